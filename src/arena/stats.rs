@@ -1,0 +1,123 @@
+//! Win/loss/draw tallies and Wilson score intervals.
+
+use serde::Serialize;
+
+/// Wins, losses and draws from one side's view, with the summed disc margin.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Tally {
+    /// Games won.
+    pub wins: u32,
+    /// Games lost.
+    pub losses: u32,
+    /// Games drawn.
+    pub draws: u32,
+    /// Sum of final disc differences (own minus opponent's).
+    pub margin_sum: i64,
+}
+
+impl Tally {
+    /// Adds one game with final disc difference `margin` from this side's view.
+    pub fn record(&mut self, margin: i32) {
+        match margin.cmp(&0) {
+            std::cmp::Ordering::Greater => self.wins += 1,
+            std::cmp::Ordering::Less => self.losses += 1,
+            std::cmp::Ordering::Equal => self.draws += 1,
+        }
+        self.margin_sum += i64::from(margin);
+    }
+
+    /// Games counted.
+    pub fn games(&self) -> u32 {
+        self.wins + self.losses + self.draws
+    }
+
+    /// Share of games won (draws count as not won); 0 with no games.
+    pub fn win_rate(&self) -> f64 {
+        ratio(self.wins, self.games())
+    }
+
+    /// Mean final disc difference; 0 with no games.
+    pub fn mean_margin(&self) -> f64 {
+        if self.games() == 0 {
+            0.0
+        } else {
+            self.margin_sum as f64 / f64::from(self.games())
+        }
+    }
+
+    /// The Wilson 95% interval of the win rate.
+    pub fn win_interval(&self) -> (f64, f64) {
+        wilson_interval(self.wins, self.games())
+    }
+
+    /// The sum of two tallies.
+    pub fn merged(&self, other: &Tally) -> Tally {
+        Tally {
+            wins: self.wins + other.wins,
+            losses: self.losses + other.losses,
+            draws: self.draws + other.draws,
+            margin_sum: self.margin_sum + other.margin_sum,
+        }
+    }
+}
+
+fn ratio(part: u32, whole: u32) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        f64::from(part) / f64::from(whole)
+    }
+}
+
+/// z for a two-sided 95% interval.
+const Z_95: f64 = 1.959_963_984_540_054;
+
+/// The Wilson score 95% interval for `successes` out of `trials`; (0, 1) with no trials.
+///
+/// ```
+/// let (low, high) = othello_arena::arena::wilson_interval(50, 100);
+/// assert!((low - 0.4038).abs() < 1e-4 && (high - 0.5962).abs() < 1e-4);
+/// ```
+pub fn wilson_interval(successes: u32, trials: u32) -> (f64, f64) {
+    if trials == 0 {
+        return (0.0, 1.0);
+    }
+    let n = f64::from(trials);
+    let p = f64::from(successes) / n;
+    let z2 = Z_95 * Z_95;
+    let center = (p + z2 / (2.0 * n)) / (1.0 + z2 / n);
+    let half = Z_95 * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt() / (1.0 + z2 / n);
+    ((center - half).max(0.0), (center + half).min(1.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wilson_matches_published_values() {
+        // Reference values from the Wilson formula (e.g. Newcombe 1998, table I: 81/263).
+        let (low, high) = wilson_interval(81, 263);
+        assert!(
+            (low - 0.2553).abs() < 5e-4 && (high - 0.3662).abs() < 5e-4,
+            "{low} {high}"
+        );
+        let (low, high) = wilson_interval(0, 10);
+        assert!(low == 0.0 && (high - 0.2775).abs() < 5e-4, "{high}");
+        let (low, high) = wilson_interval(10, 10);
+        assert!((low - 0.7225).abs() < 5e-4 && high == 1.0, "{low}");
+        assert_eq!(wilson_interval(0, 0), (0.0, 1.0));
+    }
+
+    #[test]
+    fn tally_counts_and_means() {
+        let mut t = Tally::default();
+        for margin in [10, -4, 0, 2] {
+            t.record(margin);
+        }
+        assert_eq!((t.wins, t.losses, t.draws, t.games()), (2, 1, 1, 4));
+        assert_eq!(t.win_rate(), 0.5);
+        assert_eq!(t.mean_margin(), 2.0);
+        assert_eq!(t.merged(&t).games(), 8);
+    }
+}

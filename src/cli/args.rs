@@ -1,0 +1,137 @@
+//! Command-line arguments as clap parses them (raw; validated in the commands).
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Measure how well LLM agents play Othello against classical engines.
+#[derive(Debug, Parser)]
+#[command(name = "othello-arena", version, about)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Count the leaves of the game tree (the last line printed is the count).
+    Perft(PerftArgs),
+    /// Show an engine's move, score, nodes and time in one position.
+    Analyze(AnalyzeArgs),
+    /// Play a match between two engine specs and print the results.
+    Play(PlayArgs),
+    /// List every attacker line that wipes out an engine within N plies.
+    Wipeouts(WipeoutArgs),
+    /// Measure speed: perft leaves/s and alpha-beta nodes/s.
+    Bench(BenchArgs),
+}
+
+/// A position given on the command line.
+#[derive(Debug, Args)]
+pub struct PositionArgs {
+    /// 64 characters a1..h8 row by row: X = black, O = white, - = empty
+    /// (default: the start position).
+    #[arg(long)]
+    pub board: Option<String>,
+    /// Side to move: black or white.
+    #[arg(long, default_value = "black")]
+    pub side: String,
+}
+
+/// `perft`.
+#[derive(Debug, Args)]
+pub struct PerftArgs {
+    /// Plies to count.
+    pub depth: u32,
+    #[command(flatten)]
+    pub position: PositionArgs,
+    /// a: pass = 1 ply, finished games are leaves (default); b: exact depth only;
+    /// c: pass = 0 ply.
+    #[arg(long, default_value = "a")]
+    pub convention: String,
+}
+
+/// `analyze`.
+#[derive(Debug, Args)]
+pub struct AnalyzeArgs {
+    /// Engine spec (random, n-hand:3, greedy, search, alphabeta:4, ...).
+    #[arg(long)]
+    pub engine: String,
+    #[command(flatten)]
+    pub position: PositionArgs,
+    /// Seed for engines with random choices.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Print one JSON object (keys move, score, nodes, ms, candidates).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `play`.
+#[derive(Debug, Args)]
+pub struct PlayArgs {
+    /// Spec of the player that starts as black.
+    #[arg(long)]
+    pub black: String,
+    /// Spec of the player that starts as white.
+    #[arg(long)]
+    pub white: String,
+    /// Number of games.
+    #[arg(long, default_value_t = 1)]
+    pub games: usize,
+    /// Alternate colors: each spec plays half the games as black; a pair of games
+    /// shares its random opening.
+    #[arg(long)]
+    pub swap: bool,
+    /// Random opening plies (seeded) so that games differ.
+    #[arg(long, default_value_t = 0)]
+    pub opening_random: usize,
+    /// Seed for openings and engines' random choices.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Games played at once (default: the number of CPU cores).
+    #[arg(long)]
+    pub parallel: Option<usize>,
+    /// Write the per-player, per-color results as CSV to this file.
+    #[arg(long)]
+    pub csv: Option<PathBuf>,
+    /// Print one JSON object instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// Print the board after every move (plays one game at a time).
+    #[arg(long)]
+    pub show: bool,
+}
+
+/// `wipeouts`.
+#[derive(Debug, Args)]
+pub struct WipeoutArgs {
+    /// The engine to wipe out.
+    #[arg(long)]
+    pub vs: String,
+    /// The attacker's color.
+    #[arg(long, default_value = "black")]
+    pub attacker: String,
+    /// Longest line searched, in plies from the start (both sides' moves).
+    #[arg(long)]
+    pub max_plies: usize,
+    /// Seed for engines with random choices.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Print one JSON object (keys count, sequences).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `bench`.
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// perft, alphabeta or all.
+    #[arg(default_value = "all")]
+    pub what: String,
+    /// Perft depth.
+    #[arg(long, default_value_t = 11)]
+    pub perft_depth: u32,
+}

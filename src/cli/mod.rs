@@ -1,0 +1,139 @@
+//! The command line: parses arguments, runs a subcommand, prints its results.
+//! The only module that prints to stdout or reads the environment.
+
+mod args;
+mod bench;
+mod play;
+
+pub use args::Cli;
+
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+
+use crate::arena::find_wipeouts;
+use crate::engine::EngineSpec;
+use crate::othello::{perft, Board, Color, Convention};
+use args::{AnalyzeArgs, Command, PerftArgs, PositionArgs, WipeoutArgs};
+
+/// Runs the parsed command line.
+pub fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Perft(args) => run_perft(args),
+        Command::Analyze(args) => run_analyze(args),
+        Command::Play(args) => play::run(args),
+        Command::Wipeouts(args) => run_wipeouts(args),
+        Command::Bench(args) => bench::run(args),
+    }
+}
+
+fn parse_color(text: &str, flag: &str) -> Result<Color> {
+    text.parse().with_context(|| format!("bad {flag}"))
+}
+
+fn parse_spec(text: &str, flag: &str) -> Result<EngineSpec> {
+    text.parse().with_context(|| format!("bad {flag}"))
+}
+
+impl PositionArgs {
+    fn board(&self) -> Result<Board> {
+        let side = parse_color(&self.side, "--side")?;
+        match &self.board {
+            None => Ok(Board::new().with_side_to_move(side)),
+            Some(text) => Board::parse_squares(text, side).context("bad --board"),
+        }
+    }
+}
+
+fn run_perft(args: PerftArgs) -> Result<()> {
+    let board = args.position.board()?;
+    let convention: Convention = args.convention.parse().context("bad --convention")?;
+    let start = Instant::now();
+    let leaves = perft(&board, args.depth, convention);
+    let secs = start.elapsed().as_secs_f64();
+    eprintln!(
+        "perft depth {} convention {convention}: {:.3} s, {:.3e} leaves/s",
+        args.depth,
+        secs,
+        leaves as f64 / secs.max(1e-9)
+    );
+    println!("{leaves}");
+    Ok(())
+}
+
+fn run_analyze(args: AnalyzeArgs) -> Result<()> {
+    let spec = parse_spec(&args.engine, "--engine")?;
+    if spec == EngineSpec::Human {
+        bail!("bad --engine: human cannot be analysed; choose an engine such as n-hand:3 or search");
+    }
+    let board = args.position.board()?;
+    if board.is_game_over() {
+        bail!("the game is over in this position: give a --board where a side can move");
+    }
+    let mut engine = spec.build(args.seed);
+    let start = Instant::now();
+    let decision = engine.choose(&board)?;
+    let ms = start.elapsed().as_secs_f64() * 1000.0;
+    if args.json {
+        let mut value = serde_json::to_value(&decision)?;
+        value["ms"] = serde_json::json!(ms);
+        println!("{value}");
+        return Ok(());
+    }
+    println!("{board}\n");
+    println!("engine:  {}", engine.name());
+    println!("move:    {}", decision.mv);
+    match decision.score {
+        Some(score) => println!("score:   {score}"),
+        None => println!("score:   (this engine gives none)"),
+    }
+    println!("nodes:   {}", decision.nodes);
+    println!("ms:      {ms:.3}");
+    if !decision.candidates.is_empty() {
+        println!("candidates:");
+        for c in &decision.candidates {
+            let mark = if crate::othello::Move::Place(c.square) == decision.mv {
+                "  <- chosen"
+            } else {
+                ""
+            };
+            println!("  {}: {}{mark}", c.square, format_value(c.value));
+        }
+    }
+    Ok(())
+}
+
+/// A value with at most three decimals and no trailing zeros.
+fn format_value(value: f64) -> String {
+    let text = format!("{value:.3}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+fn run_wipeouts(args: WipeoutArgs) -> Result<()> {
+    let spec = parse_spec(&args.vs, "--vs")?;
+    if spec == EngineSpec::Human {
+        bail!("bad --vs: the wipeout search needs an engine that answers by itself, not human");
+    }
+    let attacker = parse_color(&args.attacker, "--attacker")?;
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let start = Instant::now();
+    let lines = find_wipeouts(&spec, attacker, args.max_plies, args.seed, threads)?;
+    let text: Vec<String> = lines
+        .iter()
+        .map(|line| line.iter().map(ToString::to_string).collect::<Vec<_>>().join(" "))
+        .collect();
+    if args.json {
+        println!("{}", serde_json::json!({ "count": lines.len(), "sequences": text }));
+    } else {
+        for line in &text {
+            println!("{line}");
+        }
+        println!(
+            "{} line(s) in which {attacker} wipes out {spec} within {} plies ({:.1} s)",
+            lines.len(),
+            args.max_plies,
+            start.elapsed().as_secs_f64()
+        );
+    }
+    Ok(())
+}

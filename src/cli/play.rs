@@ -1,0 +1,167 @@
+//! `play`: an engine match, its table, JSON and CSV.
+
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use serde_json::json;
+
+use super::args::PlayArgs;
+use super::parse_spec;
+use crate::arena::{run_match, MatchConfig, MatchEvent, SpecTally, Tally};
+use crate::engine::EngineSpec;
+
+pub(super) fn run(args: PlayArgs) -> Result<()> {
+    let players = [parse_spec(&args.black, "--black")?, parse_spec(&args.white, "--white")?];
+    if args.games == 0 {
+        anyhow::bail!("bad --games: 0 games would measure nothing; give 1 or more");
+    }
+    let human = players.contains(&EngineSpec::Human);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // A person or a board printout needs one game at a time.
+    let parallel = if human || args.show {
+        1
+    } else {
+        args.parallel.unwrap_or(cores).max(1)
+    };
+    let config = MatchConfig {
+        players,
+        games: args.games,
+        swap: args.swap,
+        opening_plies: args.opening_random,
+        seed: args.seed,
+        parallel,
+    };
+    let done = AtomicUsize::new(0);
+    let start = Instant::now();
+    let show = args.show || human;
+    let report = |event: MatchEvent<'_>| match event {
+        MatchEvent::Ply { game, board, mv } if show => {
+            eprintln!("game {} : {} played {mv}\n{board}\n", game + 1, !board.side_to_move());
+        }
+        MatchEvent::Ply { .. } => {}
+        MatchEvent::GameDone { .. } => {
+            let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+            if !args.json && (n.is_multiple_of(10) || n == config.games) {
+                eprint!("\r{n}/{} games, {:.1} s", config.games, start.elapsed().as_secs_f64());
+            }
+        }
+    };
+    let result = run_match(&config, &report)?;
+    if !args.json {
+        eprintln!();
+    }
+    if let Some(path) = &args.csv {
+        std::fs::write(path, csv_table(&result.tallies))
+            .with_context(|| format!("cannot write --csv {}", path.display()))?;
+    }
+    if args.json {
+        let players: Vec<_> = result.tallies.iter().map(tally_json).collect();
+        println!("{}", json!({ "games": config.games, "players": players }));
+    } else {
+        print!(
+            "{}",
+            text_table(&config, &result.tallies, start.elapsed().as_secs_f64())
+        );
+    }
+    Ok(())
+}
+
+fn stats_json(t: &Tally) -> serde_json::Value {
+    let (ci_low, ci_high) = t.win_interval();
+    json!({
+        "games": t.games(),
+        "wins": t.wins,
+        "losses": t.losses,
+        "draws": t.draws,
+        "win_rate": t.win_rate(),
+        "ci_low": ci_low,
+        "ci_high": ci_high,
+        "mean_disc_diff": t.mean_margin(),
+    })
+}
+
+fn tally_json(t: &SpecTally) -> serde_json::Value {
+    let mut value = stats_json(&t.overall);
+    value["spec"] = json!(t.spec);
+    value["as_black"] = stats_json(&t.as_black);
+    value["as_white"] = stats_json(&t.as_white);
+    value
+}
+
+fn rows(tallies: &[SpecTally; 2]) -> Vec<(&str, &'static str, &Tally)> {
+    tallies
+        .iter()
+        .flat_map(|t| {
+            [
+                (t.spec.as_str(), "all", &t.overall),
+                (t.spec.as_str(), "black", &t.as_black),
+                (t.spec.as_str(), "white", &t.as_white),
+            ]
+        })
+        .collect()
+}
+
+fn text_table(config: &MatchConfig, tallies: &[SpecTally; 2], secs: f64) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} vs {}: {} games{}, {} random opening plies, seed {} ({secs:.1} s)",
+        config.players[0],
+        config.players[1],
+        config.games,
+        if config.swap { ", colors alternating" } else { "" },
+        config.opening_plies,
+        config.seed,
+    );
+    let width = tallies.iter().map(|t| t.spec.len()).max().unwrap_or(6).max(6);
+    let _ = writeln!(
+        out,
+        "{:width$}  color  games   wins losses  draws   win%  95% CI (Wilson)  mean disc diff",
+        "player"
+    );
+    for (spec, color, t) in rows(tallies) {
+        if t.games() == 0 {
+            continue;
+        }
+        let (low, high) = t.win_interval();
+        let _ = writeln!(
+            out,
+            "{spec:width$}  {color:5}  {:5}  {:5}  {:5}  {:5}  {:5.1}  [{:5.1}, {:5.1}]   {:+7.2}",
+            t.games(),
+            t.wins,
+            t.losses,
+            t.draws,
+            100.0 * t.win_rate(),
+            100.0 * low,
+            100.0 * high,
+            t.mean_margin(),
+        );
+    }
+    let _ = writeln!(
+        out,
+        "win% counts a draw as not won; the interval is the Wilson 95% score interval of wins/games."
+    );
+    out
+}
+
+fn csv_table(tallies: &[SpecTally; 2]) -> String {
+    let mut out = String::from("player,color,games,wins,losses,draws,win_rate,ci_low,ci_high,mean_disc_diff\n");
+    for (spec, color, t) in rows(tallies) {
+        let (low, high) = t.win_interval();
+        let _ = writeln!(
+            out,
+            "{spec},{color},{},{},{},{},{:.4},{:.4},{:.4},{:.3}",
+            t.games(),
+            t.wins,
+            t.losses,
+            t.draws,
+            t.win_rate(),
+            low,
+            high,
+            t.mean_margin()
+        );
+    }
+    out
+}

@@ -1,0 +1,121 @@
+//! Classical players behind one trait, built from spec strings.
+//!
+//! | spec | engine |
+//! |---|---|
+//! | `random` | uniform over legal moves (seeded) |
+//! | `n-hand[:N]` | seed 000: best average disc difference N plies ahead |
+//! | `n-least[:N]` | seed 000: fewest opponent moves on average N plies ahead |
+//! | `n-most[:N]` | seed 000: most own moves on average N plies ahead |
+//! | `greedy` | seed 001's one-ply AI from the public build |
+//! | `search` | seed 001's `ai.ts` negamax alpha-beta |
+//! | `alphabeta:D[:weight\|count]` | seed 004's fail-hard alpha-beta, node counting included |
+//! | `human` | a person typing moves on stdin |
+//!
+//! Engines see only the rules ([`crate::othello`]).
+
+mod alphabeta;
+mod greedy;
+mod human;
+mod nhand;
+mod random;
+mod search;
+mod spec;
+mod weights;
+
+pub use alphabeta::{AlphaBeta, Evaluation};
+pub use greedy::Greedy;
+pub use human::Human;
+pub use nhand::{Lookahead, Metric};
+pub use random::Random;
+pub use search::Search;
+pub use spec::{EngineSpec, ParseSpecError, VALID_SPECS};
+pub use weights::WEIGHTS;
+
+use crate::othello::{Board, Move, Square};
+use serde::Serialize;
+
+/// One candidate move and the value an engine gave it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Candidate {
+    /// The square.
+    #[serde(rename = "move", serialize_with = "serialize_display")]
+    pub square: Square,
+    /// The engine's value for it (its meaning depends on the engine).
+    pub value: f64,
+}
+
+/// What an engine decided and how it got there.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Decision {
+    /// The move chosen.
+    #[serde(rename = "move", serialize_with = "serialize_display")]
+    pub mv: Move,
+    /// The engine's score for the chosen move, when it computes one.
+    pub score: Option<f64>,
+    /// Positions the engine visited (its own counting convention).
+    pub nodes: u64,
+    /// Every candidate with its value, for engines that score each root move.
+    pub candidates: Vec<Candidate>,
+}
+
+impl Decision {
+    /// A decision with only a move.
+    pub fn bare(mv: Move) -> Decision {
+        Decision {
+            mv,
+            score: None,
+            nodes: 0,
+            candidates: Vec::new(),
+        }
+    }
+}
+
+fn serialize_display<T: std::fmt::Display, S: serde::Serializer>(value: &T, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(value)
+}
+
+/// Why an engine could not give a move.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    /// The person's input stream ended.
+    #[error("input ended before a move was entered: type a move such as d3")]
+    InputClosed,
+    /// The engine broke the rules (a bug in the engine, never silently replaced).
+    #[error("engine {engine} chose an illegal move")]
+    Illegal {
+        /// The engine's spec.
+        engine: String,
+        /// The refused move.
+        #[source]
+        source: crate::othello::IllegalMove,
+    },
+    /// Reading or writing the person's terminal failed.
+    #[error("terminal I/O failed")]
+    Io(#[from] std::io::Error),
+}
+
+/// A player that picks moves.
+pub trait Engine: Send {
+    /// The spec string this engine was built from.
+    fn name(&self) -> String;
+
+    /// Picks a move in a position where the side to move has at least one placement.
+    fn decide(&mut self, board: &Board) -> Result<Decision, EngineError>;
+
+    /// Picks a move in any position that is not over: passes when no placement exists.
+    fn choose(&mut self, board: &Board) -> Result<Decision, EngineError> {
+        if board.legal_moves().is_empty() {
+            Ok(Decision::bare(Move::Pass))
+        } else {
+            self.decide(board)
+        }
+    }
+}
+
+/// Picks among `tied` with `rng`: the rule for engines whose ties are random.
+fn pick_tied<R: rand::Rng>(tied: &[Square], rng: &mut R) -> Square {
+    tied[rng.gen_range(0..tied.len())]
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,203 @@
+//! Bitboards and the shift-based move generator.
+//!
+//! Bit `i` is square `i` (a1 = bit 0, h1 = bit 7, a8 = bit 56). Shifting left by 1
+//! moves a disc one column right, by 8 one row down. Masks stop runs from wrapping
+//! around the board edges.
+
+use std::fmt;
+
+use super::square::Square;
+
+/// Every square except those in columns a and h: masks horizontal and diagonal runs.
+const NOT_EDGE_COLUMNS: u64 = 0x7e7e_7e7e_7e7e_7e7e;
+/// Every square except those in rows 1 and 8: masks vertical and diagonal runs.
+const NOT_EDGE_ROWS: u64 = 0x00ff_ffff_ffff_ff00;
+/// Column a.
+const COLUMN_A: u64 = 0x0101_0101_0101_0101;
+/// Column h.
+const COLUMN_H: u64 = 0x8080_8080_8080_8080;
+/// Row 1 (the top row).
+const ROW_1: u64 = 0x0000_0000_0000_00ff;
+/// Row 8 (the bottom row).
+const ROW_8: u64 = 0xff00_0000_0000_0000;
+
+/// A set of squares.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Bitboard(pub u64);
+
+impl Bitboard {
+    /// The empty set.
+    pub const EMPTY: Bitboard = Bitboard(0);
+
+    /// Number of squares in the set.
+    pub const fn count(self) -> u32 {
+        self.0.count_ones()
+    }
+
+    /// Whether the set is empty.
+    pub const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// Whether `sq` is in the set.
+    pub const fn contains(self, sq: Square) -> bool {
+        self.0 & sq.bit() != 0
+    }
+
+    /// The squares in row-major order (a1, b1, ..., h8).
+    pub fn squares(self) -> Squares {
+        Squares(self.0)
+    }
+}
+
+impl fmt::Display for Bitboard {
+    /// Squares separated by ", " in row-major order (seed 000's list format).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, sq) in self.squares().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{sq}")?;
+        }
+        Ok(())
+    }
+}
+
+impl IntoIterator for Bitboard {
+    type Item = Square;
+    type IntoIter = Squares;
+
+    fn into_iter(self) -> Squares {
+        self.squares()
+    }
+}
+
+/// Iterator over the squares of a [`Bitboard`], lowest index first.
+#[derive(Clone, Debug)]
+pub struct Squares(u64);
+
+impl Iterator for Squares {
+    type Item = Square;
+
+    fn next(&mut self) -> Option<Square> {
+        if self.0 == 0 {
+            return None;
+        }
+        let index = self.0.trailing_zeros() as u8;
+        self.0 &= self.0 - 1;
+        Square::new(index)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.0.count_ones() as usize;
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for Squares {}
+
+/// The four line directions as (shift, mask for the opponent discs a run may cross).
+/// Each is used both ways: `<<` and `>>`.
+const DIRECTIONS: [(u32, u64); 4] = [
+    (1, NOT_EDGE_COLUMNS),
+    (8, NOT_EDGE_ROWS),
+    (7, NOT_EDGE_COLUMNS & NOT_EDGE_ROWS),
+    (9, NOT_EDGE_COLUMNS & NOT_EDGE_ROWS),
+];
+
+/// Squares where the player owning `player` may place a disc, given the opponent's
+/// discs `opponent` (Kogge-Stone style fills along the 8 directions).
+#[inline]
+pub fn legal_moves(player: u64, opponent: u64) -> u64 {
+    let empty = !(player | opponent);
+    let mut moves = 0;
+    for (shift, mask) in DIRECTIONS {
+        let crossable = opponent & mask;
+        let shift2 = shift * 2;
+
+        let pairs = crossable & (crossable << shift);
+        let mut run = crossable & (player << shift);
+        run |= crossable & (run << shift);
+        run |= pairs & (run << shift2);
+        run |= pairs & (run << shift2);
+        moves |= run << shift;
+
+        let pairs = crossable & (crossable >> shift);
+        let mut run = crossable & (player >> shift);
+        run |= crossable & (run >> shift);
+        run |= pairs & (run >> shift2);
+        run |= pairs & (run >> shift2);
+        moves |= run >> shift;
+    }
+    moves & empty
+}
+
+/// The opponent discs flipped when the player places a disc on `square`.
+/// Returns 0 when the placement flips nothing (it is then illegal).
+#[inline]
+pub fn flips(player: u64, opponent: u64, square: Square) -> u64 {
+    let placed = square.bit();
+    let mut flipped = 0;
+    for (shift, mask) in DIRECTIONS {
+        let crossable = opponent & mask;
+
+        let mut run = crossable & (placed << shift);
+        run |= crossable & (run << shift);
+        run |= crossable & (run << shift);
+        run |= crossable & (run << shift);
+        run |= crossable & (run << shift);
+        run |= crossable & (run << shift);
+        let closed = ((run << shift) & player != 0) as u64;
+        flipped |= run & closed.wrapping_neg();
+
+        let mut run = crossable & (placed >> shift);
+        run |= crossable & (run >> shift);
+        run |= crossable & (run >> shift);
+        run |= crossable & (run >> shift);
+        run |= crossable & (run >> shift);
+        run |= crossable & (run >> shift);
+        let closed = ((run >> shift) & player != 0) as u64;
+        flipped |= run & closed.wrapping_neg();
+    }
+    flipped
+}
+
+/// Squares of `set` from which every square up to the board edge, walking along
+/// `shift` toward lower indices (or higher ones when `toward_lower` is false),
+/// is also in `set`, the square itself included.
+fn runs_to_edge(set: u64, shift: u32, toward_lower: bool) -> u64 {
+    // A run toward lower indices starts at the edge it walks off and grows by
+    // stepping to higher indices; squares a step would reach only by wrapping
+    // around a side edge are masked out.
+    let (edge, wrapped) = match (shift, toward_lower) {
+        (1, true) => (COLUMN_A, COLUMN_A),
+        (1, false) => (COLUMN_H, COLUMN_H),
+        (8, true) => (ROW_1, 0),
+        (8, false) => (ROW_8, 0),
+        (9, true) => (COLUMN_A | ROW_1, COLUMN_A),
+        (9, false) => (COLUMN_H | ROW_8, COLUMN_H),
+        (7, true) => (COLUMN_H | ROW_1, COLUMN_H),
+        (7, false) => (COLUMN_A | ROW_8, COLUMN_A),
+        _ => unreachable!("line shifts are 1, 7, 8 and 9"),
+    };
+    let mut run = set & edge;
+    for _ in 0..7 {
+        let step = if toward_lower { run << shift } else { run >> shift };
+        run |= set & step & !wrapped;
+    }
+    run
+}
+
+/// Stable discs of `player` by seed 000's definition: a disc is stable when, on each
+/// of its four lines (row, column, two diagonals), either its own discs run unbroken
+/// from it to an edge in one of the two directions, or the whole line is filled.
+pub fn stable_discs(player: u64, opponent: u64) -> u64 {
+    let occupied = player | opponent;
+    let mut stable = player;
+    for (shift, _) in DIRECTIONS {
+        let own_to_edge = runs_to_edge(player, shift, true) | runs_to_edge(player, shift, false);
+        let line_full = runs_to_edge(occupied, shift, true) & runs_to_edge(occupied, shift, false);
+        stable &= own_to_edge | line_full;
+    }
+    stable
+}
