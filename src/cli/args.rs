@@ -35,9 +35,12 @@ pub struct PositionArgs {
     /// (default: the start position).
     #[arg(long)]
     pub board: Option<String>,
-    /// Side to move: black or white.
+    /// Side to move with --board: black or white.
     #[arg(long, default_value = "black")]
     pub side: String,
+    /// Moves played from that position first, such as "c4 c3 c2" (passes as "pass").
+    #[arg(long)]
+    pub moves: Option<String>,
 }
 
 /// `perft`.

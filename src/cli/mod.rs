@@ -13,7 +13,7 @@ use anyhow::{bail, Context, Result};
 
 use crate::arena::find_wipeouts;
 use crate::engine::EngineSpec;
-use crate::othello::{perft, Board, Color, Convention};
+use crate::othello::{perft, Board, Color, Convention, Move};
 use args::{AnalyzeArgs, Command, PerftArgs, PositionArgs, WipeoutArgs};
 
 /// Runs the parsed command line.
@@ -38,10 +38,15 @@ fn parse_spec(text: &str, flag: &str) -> Result<EngineSpec> {
 impl PositionArgs {
     fn board(&self) -> Result<Board> {
         let side = parse_color(&self.side, "--side")?;
-        match &self.board {
-            None => Ok(Board::new().with_side_to_move(side)),
-            Some(text) => Board::parse_squares(text, side).context("bad --board"),
+        let mut board = match &self.board {
+            None => Board::new().with_side_to_move(side),
+            Some(text) => Board::parse_squares(text, side).context("bad --board")?,
+        };
+        for (i, text) in self.moves.iter().flat_map(|m| m.split_whitespace()).enumerate() {
+            let mv: Move = text.parse().with_context(|| format!("bad --moves: move {} {text:?}", i + 1))?;
+            board = board.try_play(mv).with_context(|| format!("bad --moves: move {} {text:?}", i + 1))?;
         }
+        Ok(board)
     }
 }
 
@@ -92,7 +97,7 @@ fn run_analyze(args: AnalyzeArgs) -> Result<()> {
     if !decision.candidates.is_empty() {
         println!("candidates:");
         for c in &decision.candidates {
-            let mark = if crate::othello::Move::Place(c.square) == decision.mv {
+            let mark = if Move::Place(c.square) == decision.mv {
                 "  <- chosen"
             } else {
                 ""

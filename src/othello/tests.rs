@@ -231,8 +231,8 @@ fn relative_and_english_renderings() {
         labels: Labels::English,
         perspective: Perspective::Relative,
     });
-    // White to move: white discs are drawn as B.
-    assert!(relative.contains("4 . . . B B . . . \n"), "{relative}");
+    // White to move: white discs are drawn as B, black ones as W.
+    assert!(relative.contains("4 . . . W W . . . \n5 . . . W B"), "{relative}");
     assert!(relative.contains("White to move (B = discs of the side to move"));
     assert!(relative.ends_with("Legal moves: c3, e3, c5"));
     let absolute = white_to_move.to_string();
