@@ -105,7 +105,10 @@ mod tests {
         let (low, high) = wilson_interval(0, 10);
         assert!(low.abs() < 1e-12 && (high - 0.2775).abs() < 5e-4, "{low} {high}");
         let (low, high) = wilson_interval(10, 10);
-        assert!((low - 0.7225).abs() < 5e-4 && (high - 1.0).abs() < 1e-12, "{low} {high}");
+        assert!(
+            (low - 0.7225).abs() < 5e-4 && (high - 1.0).abs() < 1e-12,
+            "{low} {high}"
+        );
         assert_eq!(wilson_interval(0, 0), (0.0, 1.0));
     }
 

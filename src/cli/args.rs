@@ -33,7 +33,7 @@ pub enum Command {
 pub struct PositionArgs {
     /// 64 characters a1..h8 row by row: X = black, O = white, - = empty
     /// (default: the start position).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub board: Option<String>,
     /// Side to move with --board: black or white.
     #[arg(long, default_value = "black")]

@@ -67,9 +67,11 @@ fn bench_search() {
         let total: u64 = nodes.iter().sum();
         nodes.sort_unstable();
         println!(
-            "  {} midgame positions (20 random plies), depth {depth}: median {} nodes, mean {:.0}; {:.3e} nodes/s",
+            "  {} midgame positions (20 random plies), depth {depth}: nodes median {}, p90 {}, max {}, mean {:.0}; {:.3e} nodes/s",
             positions.len(),
             nodes[nodes.len() / 2],
+            nodes[nodes.len() * 9 / 10],
+            nodes[nodes.len() - 1],
             total as f64 / nodes.len() as f64,
             total as f64 / secs
         );

@@ -43,8 +43,12 @@ impl PositionArgs {
             Some(text) => Board::parse_squares(text, side).context("bad --board")?,
         };
         for (i, text) in self.moves.iter().flat_map(|m| m.split_whitespace()).enumerate() {
-            let mv: Move = text.parse().with_context(|| format!("bad --moves: move {} {text:?}", i + 1))?;
-            board = board.try_play(mv).with_context(|| format!("bad --moves: move {} {text:?}", i + 1))?;
+            let mv: Move = text
+                .parse()
+                .with_context(|| format!("bad --moves: move {} {text:?}", i + 1))?;
+            board = board
+                .try_play(mv)
+                .with_context(|| format!("bad --moves: move {} {text:?}", i + 1))?;
         }
         Ok(board)
     }

@@ -4,11 +4,17 @@ use super::*;
 use crate::othello::{transform_square, Board, Color, Move, Square};
 
 fn after(moves: &str) -> Board {
-    moves.split_whitespace().fold(Board::new(), |b, m| b.play(m.parse().unwrap()))
+    moves
+        .split_whitespace()
+        .fold(Board::new(), |b, m| b.play(m.parse().unwrap()))
 }
 
 fn values(decision: &Decision) -> Vec<(String, f64)> {
-    decision.candidates.iter().map(|c| (c.square.to_string(), c.value)).collect()
+    decision
+        .candidates
+        .iter()
+        .map(|c| (c.square.to_string(), c.value))
+        .collect()
 }
 
 #[test]
@@ -70,8 +76,15 @@ fn seed_001_greedy_scores_at_ply_8_of_the_13_0_game() {
     let decision = Greedy.choose(&board).unwrap();
     assert_eq!(
         values(&decision),
-        [("b2", -214.0), ("b4", -26.0), ("f4", -12.0), ("b6", -22.0), ("f6", -14.0), ("d7", -18.0)]
-            .map(|(s, v)| (s.to_string(), v))
+        [
+            ("b2", -214.0),
+            ("b4", -26.0),
+            ("f4", -12.0),
+            ("b6", -22.0),
+            ("f6", -14.0),
+            ("d7", -18.0)
+        ]
+        .map(|(s, v)| (s.to_string(), v))
     );
     assert_eq!(decision.mv.to_string(), "f4");
     let losing = board
@@ -79,7 +92,9 @@ fn seed_001_greedy_scores_at_ply_8_of_the_13_0_game() {
         .squares()
         .filter(|&sq| {
             let next = board.play(Move::Place(sq));
-            next.legal_moves().squares().any(|reply| next.play(Move::Place(reply)).count(Color::White) == 0)
+            next.legal_moves()
+                .squares()
+                .any(|reply| next.play(Move::Place(reply)).count(Color::White) == 0)
         })
         .count();
     assert_eq!(losing, 4);
@@ -111,17 +126,29 @@ fn lookahead_values_at_the_start() {
 #[test]
 fn lookahead_handles_passes_and_game_end_inside_the_horizon() {
     // FFO #20 has 6 empties: every line ends within 8 plies, with passes on the way.
-    let board = Board::parse_squares("XXXOXXXXOXXXXXXXOOXXXXXXOOOXXXXXOOOXXOO-OOOOO---OOOOOOO-OOOOOOO-", Color::Black).unwrap();
+    let board = Board::parse_squares(
+        "XXXOXXXXOXXXXXXXOOXXXXXXOOOXXXXXOOOXXOO-OOOOO---OOOOOOO-OOOOOOO-",
+        Color::Black,
+    )
+    .unwrap();
     let (candidates, _) = Lookahead::new(Metric::DiscDifference, 8, 1).evaluate(&board);
     // With a horizon past the end, n-hand averages final disc differences.
     assert!(candidates.iter().all(|c| c.value.abs() <= 64.0));
     let (at_end, _) = Lookahead::new(Metric::OwnMoves, 8, 1).evaluate(&board);
-    assert!(at_end.iter().all(|c| c.value == 0.0), "nobody can move once the game is over");
+    assert!(
+        at_end.iter().all(|c| c.value == 0.0),
+        "nobody can move once the game is over"
+    );
 }
 
 #[test]
 fn lookahead_ties_are_seeded() {
-    let choose = |seed| Lookahead::new(Metric::DiscDifference, 3, seed).choose(&Board::new()).unwrap().mv;
+    let choose = |seed| {
+        Lookahead::new(Metric::DiscDifference, 3, seed)
+            .choose(&Board::new())
+            .unwrap()
+            .mv
+    };
     assert_eq!(choose(7), choose(7));
     let picked: std::collections::HashSet<Move> = (0..64).map(choose).collect();
     assert_eq!(picked.len(), 4, "all four symmetric first moves are tied");
@@ -132,14 +159,21 @@ fn search_reads_to_the_end_with_few_empties() {
     // FFO #20: 6 empties, black to move, H5 wins by 6 under perfect play when the
     // empty squares left at the end go to the winner (the FFO scoring). The seeds'
     // engines count discs only, and the same line ends one disc ahead with squares empty.
-    let board = Board::parse_squares("XXXOXXXXOXXXXXXXOOXXXXXXOOOXXXXXOOOXXOO-OOOOO---OOOOOOO-OOOOOOO-", Color::Black).unwrap();
+    let board = Board::parse_squares(
+        "XXXOXXXXOXXXXXXXOOXXXXXXOOOXXXXXOOOXXOO-OOOOO---OOOOOOO-OOOOOOO-",
+        Color::Black,
+    )
+    .unwrap();
     let decision = Search::new().choose(&board).unwrap();
     assert_eq!(decision.mv.to_string(), "h5");
     assert_eq!(decision.score, Some(100_000.0));
     // Seed 004's alpha-beta, deep enough to reach every end, agrees: +1 disc, times 100.
     let ab = AlphaBeta::new(12, Evaluation::Count).choose(&board).unwrap();
     assert_eq!(ab.mv.to_string(), "h5");
-    assert_eq!(values(&ab), [("h5", 100.0), ("f6", -400.0), ("g6", -200.0), ("h6", -1000.0)].map(|(s, v)| (s.to_string(), v)));
+    assert_eq!(
+        values(&ab),
+        [("h5", 100.0), ("f6", -400.0), ("g6", -200.0), ("h6", -1000.0)].map(|(s, v)| (s.to_string(), v))
+    );
 }
 
 #[test]
@@ -158,13 +192,28 @@ fn symmetric_positions_get_symmetric_scores() {
     let board = after("f5 f6 e6 f4 e3 c5 c4 e7");
     for symmetry in 0..8 {
         let image = board.transformed(symmetry);
-        for spec in ["alphabeta:4", "alphabeta:3:count", "greedy", "n-hand:3", "n-least:2", "n-most:2"] {
+        for spec in [
+            "alphabeta:4",
+            "alphabeta:3:count",
+            "greedy",
+            "n-hand:3",
+            "n-least:2",
+            "n-most:2",
+        ] {
             let spec: EngineSpec = spec.parse().unwrap();
             let original = spec.build(1).choose(&board).unwrap();
             let mapped = spec.build(1).choose(&image).unwrap();
             for c in &original.candidates {
-                let twin = mapped.candidates.iter().find(|m| m.square == transform_square(c.square, symmetry)).unwrap();
-                assert!((twin.value - c.value).abs() < 1e-9, "{spec} {} under symmetry {symmetry}", c.square);
+                let twin = mapped
+                    .candidates
+                    .iter()
+                    .find(|m| m.square == transform_square(c.square, symmetry))
+                    .unwrap();
+                assert!(
+                    (twin.value - c.value).abs() < 1e-9,
+                    "{spec} {} under symmetry {symmetry}",
+                    c.square
+                );
             }
         }
         let search = Search::new().choose(&board).unwrap().score;
@@ -177,7 +226,10 @@ fn random_is_seeded_and_legal() {
     let board = after("f5 f6 e6");
     let moves: Vec<Move> = (0..20).map(|s| Random::new(s).choose(&board).unwrap().mv).collect();
     assert!(moves.iter().all(|&m| board.is_legal(m)));
-    assert_eq!(Random::new(3).choose(&board).unwrap().mv, Random::new(3).choose(&board).unwrap().mv);
+    assert_eq!(
+        Random::new(3).choose(&board).unwrap().mv,
+        Random::new(3).choose(&board).unwrap().mv
+    );
     assert!(moves.iter().collect::<std::collections::HashSet<_>>().len() > 1);
 }
 
@@ -200,7 +252,12 @@ fn human_reprompts_until_a_legal_move() {
     assert_eq!(decision.mv.to_string(), "d3");
     let shown = String::from_utf8(output).unwrap();
     assert!(shown.contains("invalid square \"zz\""), "{shown}");
-    assert!(shown.contains("a1 is not legal here; choose one of [d3, c4, f5, e6]"), "{shown}");
-    let err = Human::new(b"".as_slice(), Vec::new()).choose(&Board::new()).unwrap_err();
+    assert!(
+        shown.contains("a1 is not legal here; choose one of [d3, c4, f5, e6]"),
+        "{shown}"
+    );
+    let err = Human::new(b"".as_slice(), Vec::new())
+        .choose(&Board::new())
+        .unwrap_err();
     assert!(matches!(err, EngineError::InputClosed));
 }
