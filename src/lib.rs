@@ -5,9 +5,12 @@
 //! - [`arena`]: games, matches, statistics, wipeout search.
 //! - [`cli`]: the command line (the only module that reads the environment).
 
+pub mod agent;
 pub mod arena;
 pub mod cli;
 pub mod engine;
+pub mod llm;
 pub mod othello;
+pub mod tools;
 
 pub use othello::{Board, Color, Move, Square};

@@ -1,0 +1,142 @@
+//! Errors from chat backends, and whether they are worth retrying.
+
+/// A chat request that failed.
+#[derive(Debug, thiserror::Error)]
+pub enum LlmError {
+    /// No connection to the server.
+    #[error("cannot connect to {url}: is the server running? (set --host or OLLAMA_HOST)")]
+    Connect {
+        /// The URL tried.
+        url: String,
+        /// The transport error.
+        #[source]
+        source: reqwest::Error,
+    },
+    /// The server did not answer within the timeout.
+    #[error("no answer from {url} within {timeout_s} s: raise --timeout or use a smaller model")]
+    Timeout {
+        /// The URL tried.
+        url: String,
+        /// The timeout in seconds.
+        timeout_s: f64,
+    },
+    /// Another transport failure (connection dropped, body cut short).
+    #[error("request to {url} failed")]
+    Transport {
+        /// The URL tried.
+        url: String,
+        /// The transport error.
+        #[source]
+        source: reqwest::Error,
+    },
+    /// The model is not on the server.
+    #[error("model {model:?} not found on {host}: pull it first (ollama pull {model}) or check --model; server said: {body}")]
+    ModelNotFound {
+        /// The model asked for.
+        model: String,
+        /// The server.
+        host: String,
+        /// The server's error body.
+        body: String,
+    },
+    /// The model cannot take tools.
+    #[error("model {model:?} does not support tools: use --mode direct, or a model whose template supports tools; server said: {body}")]
+    ToolsUnsupported {
+        /// The model asked for.
+        model: String,
+        /// The server's error body.
+        body: String,
+    },
+    /// The model cannot think, but `think` was set.
+    #[error("model {model:?} does not support thinking: drop --think; server said: {body}")]
+    ThinkingUnsupported {
+        /// The model asked for.
+        model: String,
+        /// The server's error body.
+        body: String,
+    },
+    /// Any other HTTP error status.
+    #[error("server answered HTTP {code} from {url}: {body}")]
+    Status {
+        /// The status code.
+        code: u16,
+        /// The URL.
+        url: String,
+        /// The body, as received.
+        body: String,
+        /// Seconds the server asked us to wait (Retry-After), if any.
+        retry_after_s: Option<f64>,
+    },
+    /// A 200 answer whose body is not the expected JSON.
+    #[error("cannot decode the answer from {url}: {source}; body: {body}")]
+    Decode {
+        /// The URL.
+        url: String,
+        /// The body, as received.
+        body: String,
+        /// The JSON error.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// Transient failures kept happening.
+    #[error("gave up after {attempts} attempts")]
+    RetriesExhausted {
+        /// Attempts made (1 + retries).
+        attempts: u32,
+        /// The last failure.
+        #[source]
+        last: Box<LlmError>,
+    },
+}
+
+/// Whether a failure may go away on its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RetryClass {
+    /// Worth another attempt after a pause.
+    Transient,
+    /// Will fail the same way again.
+    Permanent,
+}
+
+/// Connect, timeout, transport errors, truncated or undecodable bodies, 429 and 5xx
+/// are transient; other statuses (404 model not found, 400 capability) are permanent.
+pub fn retry_class(err: &LlmError) -> RetryClass {
+    match err {
+        LlmError::Connect { .. } | LlmError::Timeout { .. } | LlmError::Transport { .. } | LlmError::Decode { .. } => {
+            RetryClass::Transient
+        }
+        LlmError::Status { code, .. } if *code == 429 || *code >= 500 => RetryClass::Transient,
+        _ => RetryClass::Permanent,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn errors_are_send_and_sync() {
+        assert_send_sync::<LlmError>();
+    }
+
+    #[test]
+    fn statuses_are_classified() {
+        let status = |code| LlmError::Status {
+            code,
+            url: "u".into(),
+            body: String::new(),
+            retry_after_s: None,
+        };
+        assert_eq!(retry_class(&status(429)), RetryClass::Transient);
+        assert_eq!(retry_class(&status(503)), RetryClass::Transient);
+        assert_eq!(retry_class(&status(400)), RetryClass::Permanent);
+        let missing = LlmError::ModelNotFound {
+            model: "m".into(),
+            host: "h".into(),
+            body: String::new(),
+        };
+        assert_eq!(retry_class(&missing), RetryClass::Permanent);
+    }
+}

@@ -1,0 +1,82 @@
+//! `OLLAMA_HOST` read the way Ollama's own clients read it.
+
+/// The address Ollama's clients use when `OLLAMA_HOST` is unset.
+pub const DEFAULT_OLLAMA_HOST: &str = "http://127.0.0.1:11434";
+
+/// A host value that cannot be a server address.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("invalid Ollama host {text:?}: expected host[:port] or http(s)://host[:port], such as 127.0.0.1:11434")]
+pub struct ParseHostError {
+    /// The value given.
+    pub text: String,
+}
+
+/// The base URL for a `--host` / `OLLAMA_HOST` value, following Ollama's rules: no
+/// scheme means `http` and port 11434; `http://` without a port means 80, `https://`
+/// 443; an empty host means 127.0.0.1; a path is kept.
+///
+/// ```
+/// use othello_arena::llm::ollama_base_url;
+/// assert_eq!(ollama_base_url("").unwrap(), "http://127.0.0.1:11434");
+/// assert_eq!(ollama_base_url("0.0.0.0").unwrap(), "http://0.0.0.0:11434");
+/// assert_eq!(ollama_base_url("https://ollama.example.com").unwrap(), "https://ollama.example.com:443");
+/// ```
+pub fn ollama_base_url(value: &str) -> Result<String, ParseHostError> {
+    let err = || ParseHostError { text: value.to_string() };
+    let trimmed = value.trim();
+    let (scheme, rest, default_port) = match trimmed.split_once("://") {
+        None => ("http", trimmed, "11434"),
+        Some(("http", rest)) => ("http", rest, "80"),
+        Some(("https", rest)) => ("https", rest, "443"),
+        Some(_) => return Err(err()),
+    };
+    let (hostport, path) = match rest.split_once('/') {
+        Some((hostport, path)) => (hostport, format!("/{path}")),
+        None => (rest, String::new()),
+    };
+    let (host, port) = split_host_port(hostport).unwrap_or((hostport, default_port));
+    let host = if host.is_empty() { "127.0.0.1" } else { host };
+    let port = if port.is_empty() { default_port } else { port };
+    if port.parse::<u16>().is_err() || host.contains(char::is_whitespace) {
+        return Err(err());
+    }
+    let host = if host.contains(':') { format!("[{host}]") } else { host.to_string() };
+    Ok(format!("{scheme}://{host}:{port}{}", path.trim_end_matches('/')))
+}
+
+/// Splits `host:port` or `[v6]:port`; `None` when there is no port.
+fn split_host_port(hostport: &str) -> Option<(&str, &str)> {
+    if let Some(rest) = hostport.strip_prefix('[') {
+        let (host, after) = rest.split_once(']')?;
+        let port = after.strip_prefix(':')?;
+        return Some((host, port));
+    }
+    let (host, port) = hostport.rsplit_once(':')?;
+    if host.contains(':') {
+        return None; // a bare IPv6 address
+    }
+    Some((host, port))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts_follow_ollama_rules() {
+        for (input, expected) in [
+            ("", "http://127.0.0.1:11434"),
+            ("127.0.0.1", "http://127.0.0.1:11434"),
+            ("example.com:8080", "http://example.com:8080"),
+            (":9999", "http://127.0.0.1:9999"),
+            ("http://example.com", "http://example.com:80"),
+            ("https://example.com/ollama/", "https://example.com:443/ollama"),
+            ("http://10.0.0.5:11434", "http://10.0.0.5:11434"),
+            ("[::1]:11434", "http://[::1]:11434"),
+        ] {
+            assert_eq!(ollama_base_url(input).unwrap(), expected, "{input}");
+        }
+        assert!(ollama_base_url("ftp://x").is_err());
+        assert!(ollama_base_url("host:notaport").is_err());
+    }
+}

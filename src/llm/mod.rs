@@ -1,0 +1,27 @@
+//! Chat backends: typed messages, the Ollama `/api/chat` client, retry policy.
+//!
+//! Every backend sits behind [`ChatBackend`], so the agent's loop, policy, logs and
+//! statistics do not depend on the server's API.
+
+mod error;
+mod host;
+mod ollama;
+mod retry;
+mod types;
+
+pub use error::{retry_class, LlmError, RetryClass};
+pub use host::{ollama_base_url, ParseHostError, DEFAULT_OLLAMA_HOST};
+pub use ollama::OllamaBackend;
+pub use retry::RetryPolicy;
+pub use types::{
+    ChatOptions, ChatReply, ChatRequest, Exchange, FunctionCall, FunctionSpec, Message, Role, Think, ToolCall, ToolSpec,
+};
+
+/// A chat server: sends one request, returns the exchange with its raw bodies.
+pub trait ChatBackend: Send + Sync {
+    /// Sends `request`; transient failures are retried inside.
+    fn chat(&self, request: &ChatRequest) -> Result<Exchange, LlmError>;
+
+    /// What and where the backend is, for the run configuration.
+    fn describe(&self) -> String;
+}

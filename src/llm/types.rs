@@ -1,0 +1,195 @@
+//! Chat messages, tool calls and requests, shared by every backend.
+//!
+//! The serde shapes are Ollama's `/api/chat` wire format; other backends convert.
+//! Wire types accept whatever the server sends (`#[serde(default)]`, unknown
+//! fields ignored) and leave out absent optional fields when sending.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Who wrote a message.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// Instructions for the model.
+    System,
+    /// The harness, speaking for the user.
+    #[default]
+    User,
+    /// The model.
+    Assistant,
+    /// A tool result.
+    Tool,
+}
+
+/// One chat message.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Message {
+    /// The author.
+    pub role: Role,
+    /// The text.
+    pub content: String,
+    /// The model's separate reasoning, when the server splits it out (logged, never parsed for a move).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thinking: Option<String>,
+    /// Structured tool calls.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+    /// For a tool result: the tool's name (Ollama).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_name: Option<String>,
+    /// For a tool result: the id of the call it answers (OpenAI-compatible servers).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
+}
+
+impl Message {
+    /// A message with only a role and text.
+    pub fn new(role: Role, content: impl Into<String>) -> Message {
+        Message {
+            role,
+            content: content.into(),
+            ..Message::default()
+        }
+    }
+
+    /// A tool result answering `call`.
+    pub fn tool_result(call: &ToolCall, content: impl Into<String>) -> Message {
+        Message {
+            role: Role::Tool,
+            content: content.into(),
+            tool_name: Some(call.function.name.clone()),
+            tool_call_id: call.id.clone(),
+            ..Message::default()
+        }
+    }
+}
+
+/// A tool call made by the model.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ToolCall {
+    /// The call's id, when the server gives one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// Which function, with what arguments.
+    pub function: FunctionCall,
+}
+
+/// The function part of a tool call.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct FunctionCall {
+    /// The tool's name.
+    pub name: String,
+    /// The arguments as the server sent them: an object (Ollama) or a JSON string (OpenAI).
+    pub arguments: Value,
+}
+
+/// A tool offered to the model.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ToolSpec {
+    /// Always `function`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// The function's name, description and JSON schema.
+    pub function: FunctionSpec,
+}
+
+/// Name, description and parameter schema of a tool.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FunctionSpec {
+    /// The tool's name.
+    pub name: String,
+    /// What it does, for the model.
+    pub description: String,
+    /// JSON schema of the arguments.
+    pub parameters: Value,
+}
+
+/// Whether and how much the model should think (Ollama's `think`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum Think {
+    /// On or off.
+    Enabled(bool),
+    /// A level: low, medium, high (or max).
+    Level(String),
+}
+
+/// Sampling and context options (Ollama's `options`; unset ones are left out).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChatOptions {
+    /// Sampling temperature.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
+    /// Sampling seed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seed: Option<i64>,
+    /// Context window in tokens.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub num_ctx: Option<u32>,
+    /// Most tokens to generate per answer (-1: no limit).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub num_predict: Option<i32>,
+    /// Nucleus sampling.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub top_p: Option<f64>,
+    /// Top-k sampling.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub top_k: Option<u32>,
+}
+
+impl ChatOptions {
+    /// Whether no option is set.
+    pub fn is_empty(&self) -> bool {
+        *self == ChatOptions::default()
+    }
+}
+
+/// One chat request, independent of the backend.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChatRequest {
+    /// Model name.
+    pub model: String,
+    /// The conversation so far.
+    pub messages: Vec<Message>,
+    /// Tools offered (none in direct mode).
+    pub tools: Vec<ToolSpec>,
+    /// Sampling options.
+    pub options: ChatOptions,
+    /// Thinking switch, when set.
+    pub think: Option<Think>,
+    /// How long the server keeps the model loaded, when set (Ollama).
+    pub keep_alive: Option<String>,
+}
+
+/// The model's answer to one request, independent of the backend.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ChatReply {
+    /// The assistant message.
+    pub message: Message,
+    /// Tokens in the prompt, as the server counted them.
+    pub prompt_tokens: Option<u64>,
+    /// Tokens generated.
+    pub completion_tokens: Option<u64>,
+    /// Why generation stopped (`stop`, `length`, ...).
+    pub done_reason: Option<String>,
+}
+
+/// One request/response round trip, with both bodies exactly as sent and received.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Exchange {
+    /// The request body as sent.
+    pub request: Value,
+    /// The response body as received (a JSON string value when it was not JSON).
+    pub response: Value,
+    /// The decoded answer.
+    pub reply: ChatReply,
+    /// Wall time of the successful HTTP attempt, in milliseconds.
+    pub latency_ms: f64,
+    /// Transient failures retried before this answer.
+    pub retries: u32,
+}
