@@ -11,6 +11,7 @@ pub mod cli;
 pub mod engine;
 pub mod llm;
 pub mod othello;
+pub mod record;
 pub mod tools;
 
 pub use othello::{Board, Color, Move, Square};

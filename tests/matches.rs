@@ -1,17 +1,21 @@
 //! Match scheduling and statistics.
 
-use othello_arena::arena::{find_wipeouts, random_opening, run_match, MatchConfig, MatchEvent};
+use othello_arena::arena::{find_wipeouts, random_opening, run_match, MatchConfig, MatchEvent, PlayerSpec, RunOptions};
 use othello_arena::engine::EngineSpec;
 use othello_arena::othello::{Board, Color, Move};
 
 fn config(a: &str, b: &str, games: usize, swap: bool, parallel: usize) -> MatchConfig {
+    let spec = |text: &str| PlayerSpec::Engine(text.parse::<EngineSpec>().unwrap());
     MatchConfig {
-        players: [a.parse().unwrap(), b.parse().unwrap()],
+        players: [spec(a), spec(b)],
         games,
         swap,
-        opening_plies: 4,
         seed: 11,
-        parallel,
+        run: RunOptions {
+            opening_plies: 4,
+            parallel,
+            log_dir: None,
+        },
     }
 }
 

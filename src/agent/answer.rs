@@ -34,7 +34,9 @@ impl FromStr for AnswerPolicy {
             "last" => Ok(AnswerPolicy::Last),
             "first" => Ok(AnswerPolicy::First),
             "strict" => Ok(AnswerPolicy::Strict),
-            other => Err(format!("invalid answer policy {other:?}: expected last, first or strict")),
+            other => Err(format!(
+                "invalid answer policy {other:?}: expected last, first or strict"
+            )),
         }
     }
 }
@@ -126,7 +128,11 @@ pub fn parse_answer(content: &str, legal: Bitboard, policy: AnswerPolicy) -> Ans
     if policy == AnswerPolicy::Strict && !clean {
         return Answer::NotStrict;
     }
-    let kind = if clean { AnswerKind::Clean } else { AnswerKind::Extracted };
+    let kind = if clean {
+        AnswerKind::Clean
+    } else {
+        AnswerKind::Extracted
+    };
     let pick = match policy {
         AnswerPolicy::First => found.iter().find(|sq| legal.contains(**sq)),
         AnswerPolicy::Last | AnswerPolicy::Strict => found.iter().rev().find(|sq| legal.contains(**sq)),
@@ -161,8 +167,14 @@ mod tests {
                 .fold(0, |a, b| a | b);
             let content = fields[3].replace("\\n", "\n");
             let got = match parse_answer(&content, Bitboard(legal), policy) {
-                Answer::Move { square, kind: AnswerKind::Clean } => format!("{square} clean"),
-                Answer::Move { square, kind: AnswerKind::Extracted } => format!("{square} extracted"),
+                Answer::Move {
+                    square,
+                    kind: AnswerKind::Clean,
+                } => format!("{square} clean"),
+                Answer::Move {
+                    square,
+                    kind: AnswerKind::Extracted,
+                } => format!("{square} extracted"),
                 Answer::Illegal { .. } => "illegal".to_string(),
                 Answer::NotStrict => "notstrict".to_string(),
                 Answer::NoCoordinate => "none".to_string(),
@@ -176,7 +188,10 @@ mod tests {
     #[test]
     fn coordinates_stand_alone() {
         // Japanese text may touch a coordinate ("c4は"); ASCII letters and digits may not.
-        let found: Vec<String> = coordinates("D3, e6; a1b2 x9 h8. c4は").iter().map(ToString::to_string).collect();
+        let found: Vec<String> = coordinates("D3, e6; a1b2 x9 h8. c4は")
+            .iter()
+            .map(ToString::to_string)
+            .collect();
         assert_eq!(found, ["d3", "e6", "h8", "c4"]);
     }
 }

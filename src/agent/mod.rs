@@ -1,3 +1,14 @@
-//! The LLM player.
+//! The LLM player: prompts, the conversation loop, its retry/fallback policy, and
+//! reading answers.
+
 mod answer;
+mod config;
+mod prompt;
+mod recover;
+mod runner;
+
 pub use answer::{answer_text, coordinates, parse_answer, Answer, AnswerKind, AnswerPolicy};
+pub use config::{AgentConfig, InvalidPolicy, Mode};
+pub use prompt::{sha256_hex, Prompt, PromptError};
+pub use recover::recover_tool_calls;
+pub use runner::{Agent, AgentError, AgentMove, MoveContext};

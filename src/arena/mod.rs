@@ -1,11 +1,17 @@
-//! Games between players, matches with statistics, and the wipeout search.
+//! Games between players, matches and evaluations with statistics, wipeout search.
 
+mod eval;
 mod game;
 mod matchup;
+mod player;
+mod schedule;
 mod stats;
 mod wipeouts;
 
-pub use game::{play_game, random_opening, GameRecord, PlyObserver};
-pub use matchup::{run_match, MatchConfig, MatchError, MatchEvent, MatchResult, SpecTally};
-pub use stats::{wilson_interval, Tally};
+pub use eval::{run_eval, AgentStats, EvalConfig, EvalResult, OpponentResult};
+pub use game::{play_game, random_opening, GameContext, GameError, GameRecord, PlyObserver, PlyRecord};
+pub use matchup::{run_match, MatchConfig, MatchResult, SpecTally};
+pub use player::{LlmPlayer, PlayError, Played, Player, PlayerSpec};
+pub use schedule::{derive_seed, run_games, MatchError, MatchEvent, RunOptions, ScheduledGame};
+pub use stats::{percentile, wilson_interval, Tally};
 pub use wipeouts::{find_wipeouts, WipeoutError};

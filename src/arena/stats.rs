@@ -113,6 +113,15 @@ mod tests {
     }
 
     #[test]
+    fn percentiles_by_nearest_rank() {
+        let values = [5.0, 1.0, 4.0, 2.0, 3.0];
+        assert_eq!(percentile(&values, 50.0), Some(3.0));
+        assert_eq!(percentile(&values, 95.0), Some(5.0));
+        assert_eq!(percentile(&values, 0.0), Some(1.0));
+        assert_eq!(percentile(&[], 50.0), None);
+    }
+
+    #[test]
     fn tally_counts_and_means() {
         let mut t = Tally::default();
         for margin in [10, -4, 0, 2] {
@@ -123,4 +132,15 @@ mod tests {
         assert_eq!(t.mean_margin(), 2.0);
         assert_eq!(t.merged(&t).games(), 8);
     }
+}
+
+/// The `p`-th percentile (0..=100) of `values` by nearest rank; `None` when empty.
+pub fn percentile(values: &[f64], p: f64) -> Option<f64> {
+    if values.is_empty() {
+        return None;
+    }
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
+    Some(sorted[rank.clamp(1, sorted.len()) - 1])
 }

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use super::matchup::derive_seed;
+use super::schedule::derive_seed;
 use crate::engine::{EngineError, EngineSpec};
 use crate::othello::{Board, Color, Move};
 

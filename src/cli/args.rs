@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+use super::agent_args::AgentArgs;
+
 /// Measure how well LLM agents play Othello against classical engines.
 #[derive(Debug, Parser)]
 #[command(name = "othello-arena", version, about)]
@@ -20,8 +22,10 @@ pub enum Command {
     Perft(PerftArgs),
     /// Show an engine's move, score, nodes and time in one position.
     Analyze(AnalyzeArgs),
-    /// Play a match between two engine specs and print the results.
+    /// Play a match between two players (engines or llm:MODEL) and print the results.
     Play(PlayArgs),
+    /// Evaluate an LLM agent: N games as black and N as white against each opponent.
+    Eval(EvalArgs),
     /// List every attacker line that wipes out an engine within N plies.
     Wipeouts(WipeoutArgs),
     /// Measure speed: perft leaves/s and alpha-beta nodes/s.
@@ -106,6 +110,45 @@ pub struct PlayArgs {
     /// Print the board after every move (plays one game at a time).
     #[arg(long)]
     pub show: bool,
+    /// Folder for the run's logs (default with an llm: player: logs/<time>-<players>).
+    #[arg(long)]
+    pub log_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub agent: AgentArgs,
+}
+
+/// `eval`.
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    /// The LLM player: llm:MODEL.
+    #[arg(long = "agent")]
+    pub agent_spec: String,
+    /// Opponents, comma-separated engine specs.
+    #[arg(long, value_delimiter = ',', default_value = "n-hand:3,n-least:3,n-most:3,random")]
+    pub vs: Vec<String>,
+    /// Games per color per opponent.
+    #[arg(long, default_value_t = 1)]
+    pub games: usize,
+    /// Random opening plies (seeded) so that games differ.
+    #[arg(long, default_value_t = 0)]
+    pub opening_random: usize,
+    /// Seed for openings and engines' random choices.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Games played at once (the server must serve that many requests in parallel).
+    #[arg(long, default_value_t = 1)]
+    pub parallel: usize,
+    /// Write seed 000's CSV (model,date,games_per_matchup,opponent,b_win,...) to this file.
+    #[arg(long)]
+    pub csv: Option<PathBuf>,
+    /// Folder for the run's logs (default logs/<time>-<model>).
+    #[arg(long)]
+    pub log_dir: Option<PathBuf>,
+    /// Print one JSON object (keys opponents and agent) instead of the tables.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub agent: AgentArgs,
 }
 
 /// `wipeouts`.

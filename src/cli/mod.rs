@@ -1,9 +1,12 @@
 //! The command line: parses arguments, runs a subcommand, prints its results.
 //! The only module that prints to stdout or reads the environment.
 
+mod agent_args;
 mod args;
 mod bench;
+mod eval;
 mod play;
+mod run_dir;
 
 pub use args::Cli;
 
@@ -18,13 +21,34 @@ use args::{AnalyzeArgs, Command, PerftArgs, PositionArgs, WipeoutArgs};
 
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> Result<()> {
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_writer(std::io::stderr)
+        .try_init();
+    let ollama_host = std::env::var("OLLAMA_HOST").ok().filter(|h| !h.trim().is_empty());
     match cli.command {
         Command::Perft(args) => run_perft(args),
         Command::Analyze(args) => run_analyze(args),
-        Command::Play(args) => play::run(args),
+        Command::Play(args) => play::run(args, ollama_host),
+        Command::Eval(args) => eval::run(args, ollama_host),
         Command::Wipeouts(args) => run_wipeouts(args),
         Command::Bench(args) => bench::run(args),
     }
+}
+
+/// A tally as JSON: counts, win rate and its Wilson interval, mean disc difference.
+fn tally_json(t: &crate::arena::Tally) -> serde_json::Value {
+    let (ci_low, ci_high) = t.win_interval();
+    serde_json::json!({
+        "games": t.games(),
+        "wins": t.wins,
+        "losses": t.losses,
+        "draws": t.draws,
+        "win_rate": t.win_rate(),
+        "ci_low": ci_low,
+        "ci_high": ci_high,
+        "mean_disc_diff": t.mean_margin(),
+    })
 }
 
 fn parse_color(text: &str, flag: &str) -> Result<Color> {

@@ -1,4 +1,4 @@
-//! `play`: an engine match, its table, JSON and CSV.
+//! `play`: a match between two players, its table, JSON, CSV and logs.
 
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -7,31 +7,65 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use serde_json::json;
 
+use super::agent_args::parse_player;
 use super::args::PlayArgs;
-use super::parse_spec;
-use crate::arena::{run_match, MatchConfig, MatchEvent, SpecTally, Tally};
-use crate::engine::EngineSpec;
+use super::run_dir::{create_run_dir, utc_now, write_json};
+use super::tally_json;
+use crate::arena::{run_match, MatchConfig, MatchEvent, PlayerSpec, RunOptions, SpecTally, Tally};
 
-pub(super) fn run(args: PlayArgs) -> Result<()> {
-    let players = [parse_spec(&args.black, "--black")?, parse_spec(&args.white, "--white")?];
+pub(super) fn run(args: PlayArgs, ollama_host_env: Option<String>) -> Result<()> {
     if args.games == 0 {
         anyhow::bail!("bad --games: 0 games would measure nothing; give 1 or more");
     }
-    let human = players.contains(&EngineSpec::Human);
+    let make_backend = || args.agent.backend(ollama_host_env.clone());
+    let players = [
+        parse_player(&args.black, "--black", &args.agent, &make_backend)?,
+        parse_player(&args.white, "--white", &args.agent, &make_backend)?,
+    ];
+    let human = players.iter().any(PlayerSpec::is_human);
+    let has_llm = players.iter().any(|p| p.agent_config().is_some());
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    // A person or a board printout needs one game at a time.
+    // A person or a board printout needs one game at a time; a model server, by default too.
+    let default_parallel = if has_llm { 1 } else { cores };
     let parallel = if human || args.show {
         1
     } else {
-        args.parallel.unwrap_or(cores).max(1)
+        args.parallel.unwrap_or(default_parallel).max(1)
+    };
+    let log_dir = if args.log_dir.is_some() || has_llm {
+        let dir = create_run_dir(args.log_dir.as_deref(), &format!("{}-vs-{}", players[0], players[1]))?;
+        let described: Vec<_> = players
+            .iter()
+            .map(|p| json!({ "spec": p.to_string(), "agent": p.agent_config().map(|c| c.to_json()) }))
+            .collect();
+        write_json(
+            &dir,
+            "run.json",
+            &json!({
+                "harness": { "name": "othello-arena", "version": env!("CARGO_PKG_VERSION") },
+                "command": "play",
+                "created_utc": utc_now().0,
+                "players": described,
+                "games": args.games,
+                "swap": args.swap,
+                "opening_random": args.opening_random,
+                "seed": args.seed,
+            }),
+        )?;
+        Some(dir)
+    } else {
+        None
     };
     let config = MatchConfig {
         players,
         games: args.games,
         swap: args.swap,
-        opening_plies: args.opening_random,
         seed: args.seed,
-        parallel,
+        run: RunOptions {
+            opening_plies: args.opening_random,
+            parallel,
+            log_dir: log_dir.clone(),
+        },
     };
     let done = AtomicUsize::new(0);
     let start = Instant::now();
@@ -57,36 +91,25 @@ pub(super) fn run(args: PlayArgs) -> Result<()> {
             .with_context(|| format!("cannot write --csv {}", path.display()))?;
     }
     if args.json {
-        let players: Vec<_> = result.tallies.iter().map(tally_json).collect();
+        let players: Vec<_> = result.tallies.iter().map(spec_json).collect();
         println!("{}", json!({ "games": config.games, "players": players }));
     } else {
         print!(
             "{}",
             text_table(&config, &result.tallies, start.elapsed().as_secs_f64())
         );
+        if let Some(dir) = &log_dir {
+            println!("logs: {}", dir.display());
+        }
     }
     Ok(())
 }
 
-fn stats_json(t: &Tally) -> serde_json::Value {
-    let (ci_low, ci_high) = t.win_interval();
-    json!({
-        "games": t.games(),
-        "wins": t.wins,
-        "losses": t.losses,
-        "draws": t.draws,
-        "win_rate": t.win_rate(),
-        "ci_low": ci_low,
-        "ci_high": ci_high,
-        "mean_disc_diff": t.mean_margin(),
-    })
-}
-
-fn tally_json(t: &SpecTally) -> serde_json::Value {
-    let mut value = stats_json(&t.overall);
+fn spec_json(t: &SpecTally) -> serde_json::Value {
+    let mut value = tally_json(&t.overall);
     value["spec"] = json!(t.spec);
-    value["as_black"] = stats_json(&t.as_black);
-    value["as_white"] = stats_json(&t.as_white);
+    value["as_black"] = tally_json(&t.as_black);
+    value["as_white"] = tally_json(&t.as_white);
     value
 }
 
@@ -112,7 +135,7 @@ fn text_table(config: &MatchConfig, tallies: &[SpecTally; 2], secs: f64) -> Stri
         config.players[1],
         config.games,
         if config.swap { ", colors alternating" } else { "" },
-        config.opening_plies,
+        config.run.opening_plies,
         config.seed,
     );
     let width = tallies.iter().map(|t| t.spec.len()).max().unwrap_or(6).max(6);

@@ -22,7 +22,9 @@ pub struct ParseHostError {
 /// assert_eq!(ollama_base_url("https://ollama.example.com").unwrap(), "https://ollama.example.com:443");
 /// ```
 pub fn ollama_base_url(value: &str) -> Result<String, ParseHostError> {
-    let err = || ParseHostError { text: value.to_string() };
+    let err = || ParseHostError {
+        text: value.to_string(),
+    };
     let trimmed = value.trim();
     let (scheme, rest, default_port) = match trimmed.split_once("://") {
         None => ("http", trimmed, "11434"),
@@ -40,7 +42,11 @@ pub fn ollama_base_url(value: &str) -> Result<String, ParseHostError> {
     if port.parse::<u16>().is_err() || host.contains(char::is_whitespace) {
         return Err(err());
     }
-    let host = if host.contains(':') { format!("[{host}]") } else { host.to_string() };
+    let host = if host.contains(':') {
+        format!("[{host}]")
+    } else {
+        host.to_string()
+    };
     Ok(format!("{scheme}://{host}:{port}{}", path.trim_end_matches('/')))
 }
 

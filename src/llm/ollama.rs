@@ -70,13 +70,25 @@ impl OllamaBackend {
 
     fn attempt(&self, url: &str, model: &str, body: &Value) -> Result<(Value, ChatReply, f64), LlmError> {
         let start = Instant::now();
-        let response = self.http.post(url).json(body).send().map_err(|e| transport_error(e, url, self.timeout))?;
+        let response = self
+            .http
+            .post(url)
+            .json(body)
+            .send()
+            .map_err(|e| transport_error(e, url, self.timeout))?;
         let status = response.status();
         let retry_after_s = retry_after(&response);
         let text = response.text().map_err(|e| transport_error(e, url, self.timeout))?;
         let latency_ms = start.elapsed().as_secs_f64() * 1000.0;
         if !status.is_success() {
-            return Err(status_error(status.as_u16(), url, &self.base_url, model, text, retry_after_s));
+            return Err(status_error(
+                status.as_u16(),
+                url,
+                &self.base_url,
+                model,
+                text,
+                retry_after_s,
+            ));
         }
         let raw: Value = serde_json::from_str(&text).map_err(|source| LlmError::Decode {
             url: url.to_string(),
@@ -160,11 +172,25 @@ pub(crate) fn transport_error(err: reqwest::Error, url: &str, timeout: Duration)
 
 /// Seconds from a `Retry-After: <seconds>` header.
 pub(crate) fn retry_after(response: &reqwest::blocking::Response) -> Option<f64> {
-    response.headers().get(reqwest::header::RETRY_AFTER)?.to_str().ok()?.trim().parse().ok()
+    response
+        .headers()
+        .get(reqwest::header::RETRY_AFTER)?
+        .to_str()
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
 }
 
 /// Maps an error status to the error that names its fix.
-pub(crate) fn status_error(code: u16, url: &str, host: &str, model: &str, body: String, retry_after_s: Option<f64>) -> LlmError {
+pub(crate) fn status_error(
+    code: u16,
+    url: &str,
+    host: &str,
+    model: &str,
+    body: String,
+    retry_after_s: Option<f64>,
+) -> LlmError {
     let lower = body.to_ascii_lowercase();
     if code == 404 && lower.contains("not found") {
         LlmError::ModelNotFound {

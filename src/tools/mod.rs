@@ -99,7 +99,10 @@ impl ToolRegistry {
     pub fn call(&self, board: &Board, name: &str, arguments: &Value) -> ToolOutcome {
         let result = match name {
             SimulateMove::NAME => run(&self.simulate_move, board, arguments),
-            _ => Err(format!("unknown tool {name:?}; the available tools are: {}", self.names().join(", "))),
+            _ => Err(format!(
+                "unknown tool {name:?}; the available tools are: {}",
+                self.names().join(", ")
+            )),
         };
         match result {
             Ok(value) => ToolOutcome {

@@ -45,8 +45,14 @@ impl SimulateMove {
         let me = board.side_to_move();
         let legal = board.legal_moves();
         if !legal.contains(square) {
-            let why = if board.disc_at(square).is_some() { "the square is occupied" } else { "it flips no disc" };
-            return Err(format!("{square} is not a legal move for {me} ({why}); legal moves: {legal}"));
+            let why = if board.disc_at(square).is_some() {
+                "the square is occupied"
+            } else {
+                "it flips no disc"
+            };
+            return Err(format!(
+                "{square} is not a legal move for {me} ({why}); legal moves: {legal}"
+            ));
         }
         let after = board.play_unchecked(Move::Place(square));
         let stable_before = board.stable_discs(me).count() as i32;
@@ -69,7 +75,10 @@ impl Tool for SimulateMove {
     type Args = SimulateMoveArgs;
 
     fn call(&self, board: &Board, args: SimulateMoveArgs) -> Result<Value, String> {
-        let square: Square = args.coord.parse().map_err(|e: crate::othello::ParseSquareError| e.to_string())?;
+        let square: Square = args
+            .coord
+            .parse()
+            .map_err(|e: crate::othello::ParseSquareError| e.to_string())?;
         let result = self.simulate(board, square)?;
         serde_json::to_value(result).map_err(|e| format!("internal error encoding the result: {e}"))
     }

@@ -56,18 +56,33 @@ fn simulate_move_reports_seed_000_fields() {
 #[test]
 fn bad_calls_return_errors_for_the_model() {
     let err = call(json!({"coord": "d4"}));
-    assert_eq!(err["error"], "d4 is not a legal move for black (the square is occupied); legal moves: d3, c4, f5, e6");
+    assert_eq!(
+        err["error"],
+        "d4 is not a legal move for black (the square is occupied); legal moves: d3, c4, f5, e6"
+    );
     let err = call(json!({"coord": "a1"}));
     assert!(err["error"].as_str().unwrap().contains("flips no disc"));
     let err = call(json!({"coord": "z9"}));
     assert!(err["error"].as_str().unwrap().contains("invalid square"));
     let err = call(json!({"row": 2, "col": 3}));
-    assert!(err["error"].as_str().unwrap().starts_with("invalid arguments for simulate_move"), "{err}");
+    assert!(
+        err["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("invalid arguments for simulate_move"),
+        "{err}"
+    );
     assert!(err["error"].as_str().unwrap().contains("coord"));
     let err = call(json!("not json"));
     assert!(err["error"].as_str().unwrap().contains("not JSON"));
     let registry = ToolRegistry::new(SimulateMove::default());
     let outcome = registry.call(&Board::new(), "play_move", &json!({"coord": "d3"}));
     assert!(outcome.is_error);
-    assert!(outcome.content.contains("unknown tool \\\"play_move\\\"; the available tools are: simulate_move"), "{}", outcome.content);
+    assert!(
+        outcome
+            .content
+            .contains("unknown tool \\\"play_move\\\"; the available tools are: simulate_move"),
+        "{}",
+        outcome.content
+    );
 }

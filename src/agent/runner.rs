@@ -1,0 +1,259 @@
+//! The conversation loop: sessions of turns, tool calls, answers, fallback.
+//!
+//! Per move: up to `max_sessions` sessions. A session starts from the system prompt
+//! and the board; each turn is one request. Tool calls (structured, or recovered from
+//! text) are run and answered, and the session goes on. A final answer with a legal
+//! move ends the move. An answer without one fails the session (`retry`), or is
+//! answered with the legal moves and the session goes on (`feedback`). A session
+//! also ends when its turns are spent. When every session failed, the fallback
+//! engine plays and the move is recorded as `fallback`.
+
+use std::sync::Arc;
+
+use super::answer::{parse_answer, Answer};
+use super::config::{AgentConfig, InvalidPolicy, Mode};
+use super::recover::recover_tool_calls;
+use crate::engine::{Engine, EngineError};
+use crate::llm::{ChatBackend, ChatRequest, LlmError, Message, Role, ToolCall};
+use crate::othello::{Board, Labels, Move};
+use crate::record::{AgentDecision, Event, ExchangeRecord, GameLog, LogError, MoveSource};
+use crate::tools::{SimulateMove, ToolRegistry};
+
+/// Where the current decision sits, for the log.
+#[derive(Clone, Copy, Debug)]
+pub struct MoveContext<'a> {
+    /// Game number in the run.
+    pub game: usize,
+    /// Ply being decided (from 1).
+    pub ply: usize,
+    /// The game's log, if any.
+    pub log: Option<&'a GameLog>,
+}
+
+/// The agent's move and how it got there.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AgentMove {
+    /// The move played.
+    pub mv: Move,
+    /// Counts, tokens, latency and source.
+    pub decision: AgentDecision,
+}
+
+/// A failure of the harness (not of the model) while the agent decides.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    /// The server could not be used.
+    #[error("model {model:?} on {backend}: the chat request failed")]
+    Llm {
+        /// The model.
+        model: String,
+        /// The backend description.
+        backend: String,
+        /// The failure.
+        #[source]
+        source: LlmError,
+    },
+    /// The log could not be written.
+    #[error(transparent)]
+    Log(#[from] LogError),
+    /// The fallback engine failed.
+    #[error("the fallback player failed")]
+    Fallback(#[source] EngineError),
+}
+
+/// The LLM player.
+pub struct Agent {
+    config: Arc<AgentConfig>,
+    backend: Arc<dyn ChatBackend>,
+    tools: ToolRegistry,
+    fallback: Box<dyn Engine>,
+}
+
+/// How a session ended without a move.
+enum SessionEnd {
+    Decided(Move),
+    Failed(&'static str),
+}
+
+impl Agent {
+    /// An agent using `backend`, with its fallback seeded by `seed`.
+    pub fn new(config: Arc<AgentConfig>, backend: Arc<dyn ChatBackend>, seed: u64) -> Agent {
+        let tools = ToolRegistry::new(SimulateMove { style: config.style });
+        let fallback = config.fallback.build(seed);
+        Agent {
+            config,
+            backend,
+            tools,
+            fallback,
+        }
+    }
+
+    /// The agent's spec string (`llm:MODEL`).
+    pub fn name(&self) -> String {
+        format!("llm:{}", self.config.model)
+    }
+
+    /// Decides a move in `board`, where the side to move has a legal placement.
+    pub fn decide(&mut self, board: &Board, ctx: MoveContext<'_>) -> Result<AgentMove, AgentError> {
+        let mut decision = AgentDecision::default();
+        let mut failures: Vec<&'static str> = Vec::new();
+        for session in 1..=self.config.max_sessions {
+            decision.sessions = session;
+            match self.session(board, session, ctx, &mut decision)? {
+                SessionEnd::Decided(mv) => {
+                    decision.source = Some(MoveSource::Llm);
+                    return Ok(AgentMove { mv, decision });
+                }
+                SessionEnd::Failed(why) => failures.push(why),
+            }
+        }
+        let fallback = self.fallback.choose(board).map_err(AgentError::Fallback)?;
+        decision.source = Some(MoveSource::Fallback);
+        decision.answer_kind = None;
+        decision.fallback_reason = Some(format!(
+            "no legal move from the model in {} session(s) ({}); {} played",
+            failures.len(),
+            failures.join(", "),
+            self.fallback.name()
+        ));
+        Ok(AgentMove {
+            mv: fallback.mv,
+            decision,
+        })
+    }
+
+    fn request(&self, messages: &[Message]) -> ChatRequest {
+        ChatRequest {
+            model: self.config.model.clone(),
+            messages: messages.to_vec(),
+            tools: if self.config.mode == Mode::Tool {
+                self.tools.specs()
+            } else {
+                Vec::new()
+            },
+            options: self.config.options.clone(),
+            think: self.config.think.clone(),
+            keep_alive: self.config.keep_alive.clone(),
+        }
+    }
+
+    fn first_messages(&self, board: &Board) -> Vec<Message> {
+        let mut messages = Vec::new();
+        if let Some(prompt) = &self.config.system_prompt {
+            messages.push(Message::new(Role::System, prompt.text.clone()));
+        }
+        messages.push(Message::new(Role::User, board.to_text(self.config.style)));
+        messages
+    }
+
+    fn session(
+        &self,
+        board: &Board,
+        session: u32,
+        ctx: MoveContext<'_>,
+        decision: &mut AgentDecision,
+    ) -> Result<SessionEnd, AgentError> {
+        let mut messages = self.first_messages(board);
+        let turns = match (self.config.mode, self.config.on_invalid) {
+            (Mode::Direct, InvalidPolicy::Retry) => 1,
+            _ => self.config.max_turns,
+        };
+        for turn in 1..=turns {
+            let exchange = self
+                .backend
+                .chat(&self.request(&messages))
+                .map_err(|source| AgentError::Llm {
+                    model: self.config.model.clone(),
+                    backend: self.backend.describe(),
+                    source,
+                })?;
+            decision.turns += 1;
+            decision.prompt_tokens += exchange.reply.prompt_tokens.unwrap_or(0);
+            decision.completion_tokens += exchange.reply.completion_tokens.unwrap_or(0);
+            decision.latency_ms += exchange.latency_ms;
+            if let Some(log) = ctx.log {
+                log.write(Event::Exchange(ExchangeRecord {
+                    game: ctx.game,
+                    ply: ctx.ply,
+                    color: board.side_to_move().to_string(),
+                    session,
+                    turn,
+                    latency_ms: exchange.latency_ms,
+                    retries: exchange.retries,
+                    request: exchange.request,
+                    response: exchange.response,
+                }))?;
+            }
+            let mut reply = exchange.reply.message;
+            reply.role = Role::Assistant;
+            if self.config.mode == Mode::Tool {
+                let calls = self.tool_calls(&mut reply, decision);
+                if !calls.is_empty() {
+                    messages.push(reply);
+                    for call in &calls {
+                        let outcome = self.tools.call(board, &call.function.name, &call.function.arguments);
+                        decision.tool_errors += u32::from(outcome.is_error);
+                        messages.push(Message::tool_result(call, outcome.content));
+                    }
+                    continue;
+                }
+            }
+            match parse_answer(&reply.content, board.legal_moves(), self.config.answer) {
+                Answer::Move { square, kind } => {
+                    decision.answer_kind = Some(kind);
+                    return Ok(SessionEnd::Decided(Move::Place(square)));
+                }
+                invalid => {
+                    decision.invalid_answers += 1;
+                    if self.config.on_invalid == InvalidPolicy::Retry {
+                        return Ok(SessionEnd::Failed("invalid answer"));
+                    }
+                    messages.push(reply);
+                    messages.push(Message::new(Role::User, self.feedback(board, &invalid)));
+                }
+            }
+        }
+        Ok(SessionEnd::Failed("turns used up"))
+    }
+
+    /// The reply's tool calls: structured ones, or else ones recovered from its text.
+    /// Recovered calls are written into the reply as structured calls with ids
+    /// `recovered-N`, so the history stays valid for servers that pair tool results
+    /// with calls; the raw response in the log keeps what the model wrote.
+    fn tool_calls(&self, reply: &mut Message, decision: &mut AgentDecision) -> Vec<ToolCall> {
+        if !reply.tool_calls.is_empty() {
+            decision.tool_calls += reply.tool_calls.len() as u32;
+            return reply.tool_calls.clone();
+        }
+        let mut recovered = recover_tool_calls(&reply.content);
+        for (i, call) in recovered.iter_mut().enumerate() {
+            call.id = Some(format!("recovered-{}", decision.recovered_tool_calls as usize + i + 1));
+        }
+        decision.recovered_tool_calls += recovered.len() as u32;
+        reply.tool_calls = recovered.clone();
+        recovered
+    }
+
+    /// The message telling the model its answer held no legal move.
+    fn feedback(&self, board: &Board, answer: &Answer) -> String {
+        let legal = board.legal_moves();
+        let named = match answer {
+            Answer::Illegal { found } => found.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "),
+            _ => String::new(),
+        };
+        match (self.config.style.labels, named.is_empty()) {
+            (Labels::Japanese, false) => {
+                format!("{named} には置けません。置ける位置: {legal}。この中から座標を1つだけ答えてください。")
+            }
+            (Labels::Japanese, true) => {
+                format!("回答に置ける座標がありません。置ける位置: {legal}。この中から座標を1つだけ答えてください。")
+            }
+            (Labels::English, false) => {
+                format!("{named} is not a legal move. Legal moves: {legal}. Answer with exactly one of them.")
+            }
+            (Labels::English, true) => {
+                format!("Your answer names no legal move. Legal moves: {legal}. Answer with exactly one of them.")
+            }
+        }
+    }
+}

@@ -1,0 +1,255 @@
+//! `eval`: the agent against each opponent, N games as black and N as white, with the
+//! agent's statistics.
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use super::game::GameRecord;
+use super::player::PlayerSpec;
+use super::schedule::{derive_seed, run_games, MatchError, MatchEvent, RunOptions, ScheduledGame};
+use super::stats::{percentile, wilson_interval, Tally};
+use crate::agent::AnswerKind;
+use crate::othello::Color;
+use crate::record::{AgentDecision, MoveSource};
+
+/// What an evaluation plays.
+#[derive(Clone, Debug)]
+pub struct EvalConfig {
+    /// The LLM player.
+    pub agent: PlayerSpec,
+    /// The opponents, in table order.
+    pub opponents: Vec<PlayerSpec>,
+    /// Games with the agent as black, and as many as white, per opponent.
+    pub games_per_color: usize,
+    /// Fixes openings and seeded players. Game pair i meets the same opening against
+    /// every opponent, and its two games (agent black, agent white) share it.
+    pub seed: u64,
+    /// Opening plies, parallelism and logging.
+    pub run: RunOptions,
+}
+
+/// What the agent did over a set of moves.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct AgentStats {
+    /// Moves the agent was asked for (forced passes excluded).
+    pub moves: u32,
+    /// Moves the model itself decided.
+    pub llm_moves: u32,
+    /// Moves the fallback played.
+    pub fallback_moves: u32,
+    /// Model moves whose answer was exactly one coordinate.
+    pub clean_answers: u32,
+    /// Model moves whose coordinate was extracted from prose.
+    pub extracted_answers: u32,
+    /// Final answers without a legal move (each cost a session or a feedback turn).
+    pub invalid_answers: u32,
+    /// Requests sent.
+    pub requests: u32,
+    /// Structured tool calls.
+    pub tool_calls: u32,
+    /// Tool calls recovered from text.
+    pub recovered_tool_calls: u32,
+    /// Tool calls answered with an error.
+    pub tool_errors: u32,
+    /// Prompt tokens.
+    pub prompt_tokens: u64,
+    /// Generated tokens.
+    pub completion_tokens: u64,
+    /// Per-move latency (all requests of the move), milliseconds.
+    #[serde(skip)]
+    pub move_latencies_ms: Vec<f64>,
+}
+
+impl AgentStats {
+    /// Adds one decision.
+    pub fn add(&mut self, d: &AgentDecision) {
+        self.moves += 1;
+        match d.source {
+            Some(MoveSource::Fallback) => self.fallback_moves += 1,
+            _ => self.llm_moves += 1,
+        }
+        match d.answer_kind {
+            Some(AnswerKind::Clean) => self.clean_answers += 1,
+            Some(AnswerKind::Extracted) => self.extracted_answers += 1,
+            None => {}
+        }
+        self.invalid_answers += d.invalid_answers;
+        self.requests += d.turns;
+        self.tool_calls += d.tool_calls;
+        self.recovered_tool_calls += d.recovered_tool_calls;
+        self.tool_errors += d.tool_errors;
+        self.prompt_tokens += d.prompt_tokens;
+        self.completion_tokens += d.completion_tokens;
+        self.move_latencies_ms.push(d.latency_ms);
+    }
+
+    /// The sum of two sets of statistics.
+    pub fn merge(&mut self, other: &AgentStats) {
+        self.moves += other.moves;
+        self.llm_moves += other.llm_moves;
+        self.fallback_moves += other.fallback_moves;
+        self.clean_answers += other.clean_answers;
+        self.extracted_answers += other.extracted_answers;
+        self.invalid_answers += other.invalid_answers;
+        self.requests += other.requests;
+        self.tool_calls += other.tool_calls;
+        self.recovered_tool_calls += other.recovered_tool_calls;
+        self.tool_errors += other.tool_errors;
+        self.prompt_tokens += other.prompt_tokens;
+        self.completion_tokens += other.completion_tokens;
+        self.move_latencies_ms.extend_from_slice(&other.move_latencies_ms);
+    }
+
+    fn per_move(&self, total: f64) -> f64 {
+        if self.moves == 0 {
+            0.0
+        } else {
+            total / f64::from(self.moves)
+        }
+    }
+
+    /// Share of moves the model decided itself, with its Wilson 95% interval.
+    pub fn llm_share(&self) -> (f64, f64, f64) {
+        let share = if self.moves == 0 {
+            0.0
+        } else {
+            f64::from(self.llm_moves) / f64::from(self.moves)
+        };
+        let (low, high) = wilson_interval(self.llm_moves, self.moves);
+        (share, low, high)
+    }
+
+    /// The statistics as JSON, with derived rates.
+    pub fn to_json(&self) -> Value {
+        let (share, low, high) = self.llm_share();
+        json!({
+            "moves": self.moves,
+            "llm_moves": self.llm_moves,
+            "fallback_moves": self.fallback_moves,
+            "llm_share": share,
+            "llm_share_ci_low": low,
+            "llm_share_ci_high": high,
+            "clean_answers": self.clean_answers,
+            "extracted_answers": self.extracted_answers,
+            "invalid_answers": self.invalid_answers,
+            "invalid_answers_per_move": self.per_move(f64::from(self.invalid_answers)),
+            "requests_per_move": self.per_move(f64::from(self.requests)),
+            "tool_calls": self.tool_calls,
+            "recovered_tool_calls": self.recovered_tool_calls,
+            "tool_errors": self.tool_errors,
+            "tool_calls_per_move": self.per_move(f64::from(self.tool_calls)),
+            "recovered_tool_calls_per_move": self.per_move(f64::from(self.recovered_tool_calls)),
+            "prompt_tokens_per_move": self.per_move(self.prompt_tokens as f64),
+            "completion_tokens_per_move": self.per_move(self.completion_tokens as f64),
+            "latency_ms_p50": percentile(&self.move_latencies_ms, 50.0),
+            "latency_ms_p95": percentile(&self.move_latencies_ms, 95.0),
+        })
+    }
+}
+
+/// The agent's results against one opponent.
+#[derive(Clone, Debug, Default)]
+pub struct OpponentResult {
+    /// The opponent's spec.
+    pub opponent: String,
+    /// Games with the agent as black (agent's view).
+    pub as_black: Tally,
+    /// Games with the agent as white (agent's view).
+    pub as_white: Tally,
+    /// What the agent did in these games.
+    pub agent: AgentStats,
+}
+
+impl OpponentResult {
+    /// Both colors together.
+    pub fn overall(&self) -> Tally {
+        self.as_black.merged(&self.as_white)
+    }
+}
+
+/// A finished evaluation.
+#[derive(Clone, Debug)]
+pub struct EvalResult {
+    /// Per opponent, in the configured order.
+    pub opponents: Vec<OpponentResult>,
+    /// Over all games.
+    pub agent: AgentStats,
+    /// Every game in schedule order: (opponent index, agent color, record).
+    pub games: Vec<(usize, Color, GameRecord)>,
+}
+
+impl EvalConfig {
+    /// Players list: the agent first, then the opponents.
+    fn players(&self) -> Vec<PlayerSpec> {
+        std::iter::once(self.agent.clone())
+            .chain(self.opponents.iter().cloned())
+            .collect()
+    }
+
+    /// The schedule, with each game's opponent index and the agent's color.
+    pub fn schedule(&self) -> Vec<(usize, Color, ScheduledGame)> {
+        let mut schedule = Vec::new();
+        for (k, _) in self.opponents.iter().enumerate() {
+            for pair in 0..self.games_per_color {
+                let opening_seed = derive_seed(self.seed, pair as u64 * 2);
+                for agent_color in Color::BOTH {
+                    let index = schedule.len();
+                    let (black, white) = match agent_color {
+                        Color::Black => (0, k + 1),
+                        Color::White => (k + 1, 0),
+                    };
+                    schedule.push((
+                        k,
+                        agent_color,
+                        ScheduledGame {
+                            black,
+                            white,
+                            opening_seed,
+                            seed: derive_seed(self.seed, index as u64 * 2 + 1),
+                        },
+                    ));
+                }
+            }
+        }
+        schedule
+    }
+}
+
+/// Plays the evaluation; `report` sees every move and finished game.
+pub fn run_eval(config: &EvalConfig, report: &(dyn Fn(MatchEvent<'_>) + Sync)) -> Result<EvalResult, MatchError> {
+    let schedule = config.schedule();
+    let games: Vec<ScheduledGame> = schedule.iter().map(|(_, _, g)| g.clone()).collect();
+    let records = run_games(&config.players(), &games, &config.run, report)?;
+    let mut opponents: Vec<OpponentResult> = config
+        .opponents
+        .iter()
+        .map(|o| OpponentResult {
+            opponent: o.to_string(),
+            ..OpponentResult::default()
+        })
+        .collect();
+    let mut all = AgentStats::default();
+    let mut played = Vec::new();
+    for ((k, agent_color, _), record) in schedule.into_iter().zip(records) {
+        let result = &mut opponents[k];
+        let margin = record.margin_for(agent_color);
+        match agent_color {
+            Color::Black => result.as_black.record(margin),
+            Color::White => result.as_white.record(margin),
+        }
+        for ply in record.plies.iter().filter(|p| p.color == agent_color) {
+            if let Some(decision) = &ply.played.agent {
+                result.agent.add(decision);
+            }
+        }
+        played.push((k, agent_color, record));
+    }
+    for result in &opponents {
+        all.merge(&result.agent);
+    }
+    Ok(EvalResult {
+        opponents,
+        agent: all,
+        games: played,
+    })
+}

@@ -1,0 +1,135 @@
+//! Players: classical engines and the LLM agent behind one interface.
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::agent::{Agent, AgentConfig, AgentError, MoveContext};
+use crate::engine::{Engine, EngineError, EngineSpec};
+use crate::llm::ChatBackend;
+use crate::othello::{Board, Move};
+use crate::record::{AgentDecision, MoveSource};
+
+/// A move with where it came from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Played {
+    /// The move.
+    pub mv: Move,
+    /// Engine, model or fallback.
+    pub source: MoveSource,
+    /// The agent's account, for LLM players.
+    pub agent: Option<AgentDecision>,
+}
+
+/// Why a player could not move (a harness failure, never a model mistake).
+#[derive(Debug, thiserror::Error)]
+pub enum PlayError {
+    /// An engine failed.
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+    /// The agent's server or log failed.
+    #[error(transparent)]
+    Agent(#[from] AgentError),
+}
+
+/// Anything that picks moves in a game.
+pub trait Player: Send {
+    /// The spec string.
+    fn name(&self) -> String;
+
+    /// Picks a move where the side to move has a legal placement.
+    fn play(&mut self, board: &Board, ctx: MoveContext<'_>) -> Result<Played, PlayError>;
+}
+
+struct EnginePlayer(Box<dyn Engine>);
+
+impl Player for EnginePlayer {
+    fn name(&self) -> String {
+        self.0.name()
+    }
+
+    fn play(&mut self, board: &Board, _ctx: MoveContext<'_>) -> Result<Played, PlayError> {
+        let decision = self.0.choose(board)?;
+        Ok(Played {
+            mv: decision.mv,
+            source: MoveSource::Engine,
+            agent: None,
+        })
+    }
+}
+
+impl Player for Agent {
+    fn name(&self) -> String {
+        Agent::name(self)
+    }
+
+    fn play(&mut self, board: &Board, ctx: MoveContext<'_>) -> Result<Played, PlayError> {
+        let choice = self.decide(board, ctx)?;
+        Ok(Played {
+            mv: choice.mv,
+            source: choice.decision.source.unwrap_or(MoveSource::Llm),
+            agent: Some(choice.decision),
+        })
+    }
+}
+
+/// An LLM player's settings and server.
+#[derive(Clone)]
+pub struct LlmPlayer {
+    /// How the agent plays.
+    pub config: Arc<AgentConfig>,
+    /// The server it talks to.
+    pub backend: Arc<dyn ChatBackend>,
+}
+
+/// A player spec: an engine spec string, or `llm:MODEL` with its settings.
+#[derive(Clone)]
+pub enum PlayerSpec {
+    /// A classical engine (or `human`).
+    Engine(EngineSpec),
+    /// The LLM agent.
+    Llm(LlmPlayer),
+}
+
+impl PlayerSpec {
+    /// Builds the player; `seed` fixes its random choices (the agent's fallback too).
+    pub fn build(&self, seed: u64) -> Box<dyn Player> {
+        match self {
+            PlayerSpec::Engine(spec) => Box::new(EnginePlayer(spec.build(seed))),
+            PlayerSpec::Llm(llm) => Box::new(Agent::new(llm.config.clone(), llm.backend.clone(), seed)),
+        }
+    }
+
+    /// Whether this is a person at the terminal.
+    pub fn is_human(&self) -> bool {
+        matches!(self, PlayerSpec::Engine(EngineSpec::Human))
+    }
+
+    /// The agent settings, for an LLM player.
+    pub fn agent_config(&self) -> Option<&AgentConfig> {
+        match self {
+            PlayerSpec::Llm(llm) => Some(&llm.config),
+            PlayerSpec::Engine(_) => None,
+        }
+    }
+}
+
+impl From<EngineSpec> for PlayerSpec {
+    fn from(spec: EngineSpec) -> Self {
+        PlayerSpec::Engine(spec)
+    }
+}
+
+impl fmt::Display for PlayerSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PlayerSpec::Engine(spec) => spec.fmt(f),
+            PlayerSpec::Llm(llm) => write!(f, "llm:{}", llm.config.model),
+        }
+    }
+}
+
+impl fmt::Debug for PlayerSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "PlayerSpec({self})")
+    }
+}

@@ -1,0 +1,301 @@
+//! JSONL run logs: this module doc is the wire-format specification.
+//!
+//! A run folder (`logs/<run-id>/` by default) holds:
+//! - `run.json`: the run's configuration (harness version, command, players, agent
+//!   settings with each prompt's text and sha256, options, policy, seed);
+//! - `game-<NNNN>.jsonl`: one file per game, one [`Record`] per line, flushed line by
+//!   line, so a crash loses at most the line being written;
+//! - `results.json` (and `results.csv` when asked): the end-of-run summary.
+//!
+//! Every line is an object with `schema_version`, `time_ms` (Unix milliseconds) and
+//! `type`, one of:
+//! - `game_start`: `game`, `black`, `white` (player specs), `start_board` (64
+//!   characters), `opening` (the random opening moves), `seed`;
+//! - `exchange`: one LLM round trip: `game`, `ply`, `color`, `session`, `turn`,
+//!   `latency_ms`, `retries`, and the raw `request` and `response` bodies exactly as
+//!   sent and received (seed 000's `{"request":..,"response":..}` shape, plus metadata);
+//! - `move`: `game`, `ply`, `color`, `player`, `move` (`d3` or `pass`), `source`
+//!   (`engine`, `llm`, `fallback` or `forced_pass`), `board_after` (64 characters),
+//!   and for the agent `agent` ([`AgentDecision`]);
+//! - `game_end`: `game`, `black_discs`, `white_discs`, `winner` (`black`, `white` or
+//!   `draw`), `moves` (every move of the game, opening included).
+//!
+//! Plies count from 1 at the start position of the game, opening moves included.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Version of this format; bumped on any incompatible change.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// One line of a game log.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    /// The format version.
+    pub schema_version: u32,
+    /// When the line was written, Unix milliseconds.
+    pub time_ms: u64,
+    /// What happened.
+    #[serde(flatten)]
+    pub event: Event,
+}
+
+/// The kinds of log lines.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Event {
+    /// A game begins.
+    GameStart(GameStart),
+    /// One request/response round trip with the model.
+    Exchange(ExchangeRecord),
+    /// A move was played.
+    Move(MoveRecord),
+    /// The game is over.
+    GameEnd(GameEnd),
+}
+
+/// `game_start`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameStart {
+    /// Game number in the run (from 1).
+    pub game: usize,
+    /// Black's player spec.
+    pub black: String,
+    /// White's player spec.
+    pub white: String,
+    /// The start position, 64 characters.
+    pub start_board: String,
+    /// The random opening moves played before the players took over.
+    pub opening: Vec<String>,
+    /// The game's seed.
+    pub seed: u64,
+}
+
+/// `exchange`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ExchangeRecord {
+    /// Game number.
+    pub game: usize,
+    /// The ply being decided.
+    pub ply: usize,
+    /// The agent's color.
+    pub color: String,
+    /// Session (tool mode) or attempt (direct mode), from 1.
+    pub session: u32,
+    /// Turn within the session, from 1.
+    pub turn: u32,
+    /// Wall time of the successful HTTP attempt.
+    pub latency_ms: f64,
+    /// Transient failures retried first.
+    pub retries: u32,
+    /// The request body exactly as sent.
+    pub request: Value,
+    /// The response body exactly as received.
+    pub response: Value,
+}
+
+/// Where a move came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MoveSource {
+    /// A classical engine or a person.
+    Engine,
+    /// The random opening.
+    Opening,
+    /// The model's own answer.
+    Llm,
+    /// The fallback player, after the model failed.
+    Fallback,
+    /// A pass with no alternative (nobody was asked).
+    ForcedPass,
+}
+
+/// `move`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MoveRecord {
+    /// Game number.
+    pub game: usize,
+    /// Ply number (from 1).
+    pub ply: usize,
+    /// The mover.
+    pub color: String,
+    /// The mover's spec.
+    pub player: String,
+    /// `d3` or `pass`.
+    #[serde(rename = "move")]
+    pub mv: String,
+    /// Where the move came from.
+    pub source: MoveSource,
+    /// The position after the move, 64 characters.
+    pub board_after: String,
+    /// The agent's account of the decision, for LLM players.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<AgentDecision>,
+}
+
+/// How the agent reached a move: everything the statistics are computed from.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct AgentDecision {
+    /// `llm` or `fallback`.
+    pub source: Option<MoveSource>,
+    /// Sessions (tool mode) or attempts (direct mode) started.
+    pub sessions: u32,
+    /// Requests sent.
+    pub turns: u32,
+    /// Structured tool calls (`tool_calls`).
+    pub tool_calls: u32,
+    /// Tool calls recovered from JSON text in `content`.
+    pub recovered_tool_calls: u32,
+    /// Tool calls that returned an error (bad square, bad arguments, unknown tool).
+    pub tool_errors: u32,
+    /// Final answers without a legal move.
+    pub invalid_answers: u32,
+    /// How the chosen move was read (`clean` or `extracted`), for model moves.
+    pub answer_kind: Option<crate::agent::AnswerKind>,
+    /// Prompt tokens over all requests.
+    pub prompt_tokens: u64,
+    /// Generated tokens over all requests.
+    pub completion_tokens: u64,
+    /// Sum of request latencies.
+    pub latency_ms: f64,
+    /// Why the fallback played, when it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fallback_reason: Option<String>,
+}
+
+/// `game_end`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameEnd {
+    /// Game number.
+    pub game: usize,
+    /// Black's discs.
+    pub black_discs: u32,
+    /// White's discs.
+    pub white_discs: u32,
+    /// `black`, `white` or `draw`.
+    pub winner: String,
+    /// Every move, opening included.
+    pub moves: Vec<String>,
+}
+
+/// Milliseconds since the Unix epoch.
+pub fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// A game's JSONL file, written and flushed one line at a time. Shared by the two
+/// players and the game loop of one game.
+#[derive(Debug)]
+pub struct GameLog {
+    path: PathBuf,
+    writer: Mutex<BufWriter<File>>,
+}
+
+/// Writing a log failed.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write log {path}: check that the folder is writable and the disk not full")]
+pub struct LogError {
+    /// The file.
+    pub path: PathBuf,
+    /// The I/O error.
+    #[source]
+    pub source: std::io::Error,
+}
+
+impl GameLog {
+    /// Creates (truncates) the log at `path`.
+    pub fn create(path: &Path) -> Result<GameLog, LogError> {
+        let file = File::create(path).map_err(|source| LogError {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Ok(GameLog {
+            path: path.to_path_buf(),
+            writer: Mutex::new(BufWriter::new(file)),
+        })
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends one record and flushes it.
+    pub fn write(&self, event: Event) -> Result<(), LogError> {
+        let record = Record {
+            schema_version: SCHEMA_VERSION,
+            time_ms: now_ms(),
+            event,
+        };
+        let line = serde_json::to_string(&record).map_err(|e| LogError {
+            path: self.path.clone(),
+            source: e.into(),
+        })?;
+        let mut writer = self.writer.lock().unwrap_or_else(|p| p.into_inner());
+        writeln!(writer, "{line}")
+            .and_then(|()| writer.flush())
+            .map_err(|source| LogError {
+                path: self.path.clone(),
+                source,
+            })
+    }
+}
+
+/// A log line that cannot be read back.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadLogError {
+    /// The file cannot be opened or read.
+    #[error("cannot read log {path}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A line is not a record of this format.
+    #[error("{path}:{line}: not a log record ({source}): {text}")]
+    Line {
+        /// The file.
+        path: PathBuf,
+        /// Line number from 1.
+        line: usize,
+        /// The text of the line.
+        text: String,
+        /// The decode error.
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
+/// Reads every record of a game log.
+pub fn read_game_log(path: &Path) -> Result<Vec<Record>, ReadLogError> {
+    let io = |source| ReadLogError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let reader = BufReader::new(File::open(path).map_err(io)?);
+    let mut records = Vec::new();
+    for (index, line) in reader.lines().enumerate() {
+        let text = line.map_err(io)?;
+        if text.trim().is_empty() {
+            continue;
+        }
+        let record = serde_json::from_str(&text).map_err(|source| ReadLogError::Line {
+            path: path.to_path_buf(),
+            line: index + 1,
+            text: text.clone(),
+            source,
+        })?;
+        records.push(record);
+    }
+    Ok(records)
+}
