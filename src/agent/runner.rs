@@ -51,7 +51,7 @@ pub enum AgentError {
         backend: String,
         /// The failure.
         #[source]
-        source: LlmError,
+        source: Box<LlmError>,
     },
     /// The log could not be written.
     #[error(transparent)]
@@ -165,7 +165,7 @@ impl Agent {
                 .map_err(|source| AgentError::Llm {
                     model: self.config.model.clone(),
                     backend: self.backend.describe(),
-                    source,
+                    source: Box::new(source),
                 })?;
             decision.turns += 1;
             decision.prompt_tokens += exchange.reply.prompt_tokens.unwrap_or(0);

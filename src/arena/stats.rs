@@ -90,6 +90,17 @@ pub fn wilson_interval(successes: u32, trials: u32) -> (f64, f64) {
     ((center - half).max(0.0), (center + half).min(1.0))
 }
 
+/// The `p`-th percentile (0..=100) of `values` by nearest rank; `None` when empty.
+pub fn percentile(values: &[f64], p: f64) -> Option<f64> {
+    if values.is_empty() {
+        return None;
+    }
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
+    Some(sorted[rank.clamp(1, sorted.len()) - 1])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -132,15 +143,4 @@ mod tests {
         assert_eq!(t.mean_margin(), 2.0);
         assert_eq!(t.merged(&t).games(), 8);
     }
-}
-
-/// The `p`-th percentile (0..=100) of `values` by nearest rank; `None` when empty.
-pub fn percentile(values: &[f64], p: f64) -> Option<f64> {
-    if values.is_empty() {
-        return None;
-    }
-    let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
-    Some(sorted[rank.clamp(1, sorted.len()) - 1])
 }

@@ -35,7 +35,7 @@ impl OllamaBackend {
     pub fn new(base_url: &str, timeout: Duration, retry: RetryPolicy) -> Result<OllamaBackend, LlmError> {
         Ok(OllamaBackend {
             base_url: base_url.trim_end_matches('/').to_string(),
-            http: http_client(timeout, &base_url.to_string())?,
+            http: http_client(timeout, base_url)?,
             timeout,
             retry,
         })
