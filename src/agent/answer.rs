@@ -118,13 +118,21 @@ fn is_clean(text: &str) -> bool {
 }
 
 /// Reads the move from a final answer's `content` under `policy`.
-pub fn parse_answer(content: &str, legal: Bitboard, policy: AnswerPolicy) -> Answer {
+///
+/// With `think_first` (direct mode, where the model's template may open the `<think>`
+/// block itself) an answer without `</think>` counts only when it is clean: prose
+/// without a closing tag is unfinished thinking, and digging a coordinate out of it
+/// would invent a move the model never chose.
+pub fn parse_answer(content: &str, legal: Bitboard, policy: AnswerPolicy, think_first: bool) -> Answer {
     let text = answer_text(content);
     let found = coordinates(text);
     if found.is_empty() {
         return Answer::NoCoordinate;
     }
     let clean = is_clean(text);
+    if think_first && !clean && !content.contains("</think>") {
+        return Answer::NoCoordinate;
+    }
     if policy == AnswerPolicy::Strict && !clean {
         return Answer::NotStrict;
     }
@@ -166,7 +174,7 @@ mod tests {
                 .map(|s| s.trim().parse::<Square>().unwrap().bit())
                 .fold(0, |a, b| a | b);
             let content = fields[3].replace("\\n", "\n");
-            let got = match parse_answer(&content, Bitboard(legal), policy) {
+            let got = match parse_answer(&content, Bitboard(legal), policy, false) {
                 Answer::Move {
                     square,
                     kind: AnswerKind::Clean,
@@ -183,6 +191,31 @@ mod tests {
             rows += 1;
         }
         assert!(rows >= 20);
+    }
+
+    #[test]
+    fn direct_mode_never_reads_a_move_out_of_unfinished_thinking() {
+        let legal = Bitboard("d3".parse::<Square>().unwrap().bit());
+        assert_eq!(
+            parse_answer("d3 looks good", legal, AnswerPolicy::Last, true),
+            Answer::NoCoordinate
+        );
+        let closed = parse_answer("d3 looks good</think>\nd3", legal, AnswerPolicy::Last, true);
+        assert!(matches!(
+            closed,
+            Answer::Move {
+                kind: AnswerKind::Clean,
+                ..
+            }
+        ));
+        let bare = parse_answer("d3", legal, AnswerPolicy::Last, true);
+        assert!(matches!(
+            bare,
+            Answer::Move {
+                kind: AnswerKind::Clean,
+                ..
+            }
+        ));
     }
 
     #[test]

@@ -18,7 +18,8 @@ pub enum Mode {
     #[default]
     Tool,
     /// One request per attempt, no tools; the answer follows `</think>` (seed 000's
-    /// fine-tuned direct model).
+    /// fine-tuned direct model, whose template opens the `<think>` block). Without
+    /// `</think>`, only a bare coordinate counts as an answer.
     Direct,
 }
 

@@ -198,7 +198,8 @@ impl Agent {
                     continue;
                 }
             }
-            match parse_answer(&reply.content, board.legal_moves(), self.config.answer) {
+            let think_first = self.config.mode == Mode::Direct;
+            match parse_answer(&reply.content, board.legal_moves(), self.config.answer, think_first) {
                 Answer::Move { square, kind } => {
                     decision.answer_kind = Some(kind);
                     return Ok(SessionEnd::Decided(Move::Place(square)));

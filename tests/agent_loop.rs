@@ -1,0 +1,279 @@
+//! The agent loop through the real HTTP client against the scripted Ollama server,
+//! one test per path (see tests/support for what the stub stands in for).
+
+mod support;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use othello_arena::agent::{Agent, AgentConfig, AnswerKind, AnswerPolicy, InvalidPolicy, Mode, MoveContext, Prompt};
+use othello_arena::llm::{ChatBackend, OllamaBackend, RetryPolicy};
+use othello_arena::othello::{Board, Move};
+use othello_arena::record::{read_game_log, Event, GameLog, MoveSource};
+use serde_json::{json, Value};
+use support::{Reply, StubServer};
+
+fn backend(server: &StubServer) -> Arc<dyn ChatBackend> {
+    let retry = RetryPolicy {
+        max_retries: 2,
+        initial_backoff: Duration::from_millis(10),
+        max_backoff: Duration::from_millis(50),
+    };
+    Arc::new(OllamaBackend::new(&server.url, Duration::from_secs(10), retry).unwrap())
+}
+
+fn decide(server: &StubServer, config: AgentConfig) -> (Move, othello_arena::record::AgentDecision) {
+    let mut agent = Agent::new(Arc::new(config), backend(server), 7);
+    let ctx = MoveContext {
+        game: 1,
+        ply: 1,
+        log: None,
+    };
+    let choice = agent.decide(&Board::new(), ctx).expect("the harness does not fail");
+    (choice.mv, choice.decision)
+}
+
+fn config() -> AgentConfig {
+    AgentConfig::new("stub-model")
+}
+
+fn scripted(replies: Vec<Reply>) -> StubServer {
+    let replies = std::sync::Mutex::new(replies.into_iter());
+    StubServer::start(move |_, _| {
+        replies
+            .lock()
+            .unwrap()
+            .next()
+            .unwrap_or_else(|| Reply::content("no more script"))
+    })
+}
+
+#[test]
+fn tool_use_then_a_clean_answer() {
+    let server = scripted(vec![
+        Reply::tool_call("simulate_move", json!({"coord": "d3"})),
+        Reply::content("d3"),
+    ]);
+    let mut config = config();
+    config.system_prompt = Some(Prompt::from_text("inline", "You play Othello."));
+    let (mv, decision) = decide(&server, config);
+    assert_eq!(mv.to_string(), "d3");
+    assert_eq!(decision.source, Some(MoveSource::Llm));
+    assert_eq!(
+        (decision.tool_calls, decision.recovered_tool_calls, decision.turns),
+        (1, 0, 2)
+    );
+    assert_eq!(decision.answer_kind, Some(AnswerKind::Clean));
+    assert_eq!((decision.prompt_tokens, decision.completion_tokens), (200, 20));
+    let requests = server.requests();
+    // The first request: stream off, the tool schema, system prompt then the board.
+    assert_eq!(requests[0]["stream"], false);
+    assert_eq!(requests[0]["model"], "stub-model");
+    assert_eq!(requests[0]["tools"][0]["function"]["name"], "simulate_move");
+    assert_eq!(
+        requests[0]["tools"][0]["function"]["parameters"]["required"],
+        json!(["coord"])
+    );
+    assert_eq!(
+        requests[0]["messages"][0],
+        json!({"role": "system", "content": "You play Othello."})
+    );
+    assert!(requests[0]["messages"][1]["content"]
+        .as_str()
+        .unwrap()
+        .ends_with("置ける位置: d3, c4, f5, e6"));
+    assert!(requests[0].get("options").is_none(), "unset options are left out");
+    // The second carries the assistant's call and the tool result, named for Ollama.
+    let tool_message = &requests[1]["messages"][3];
+    assert_eq!(tool_message["role"], "tool");
+    assert_eq!(tool_message["tool_name"], "simulate_move");
+    let result: Value = serde_json::from_str(tool_message["content"].as_str().unwrap()).unwrap();
+    assert_eq!(result["flipped"], json!(["d4"]));
+    assert_eq!(
+        requests[1]["messages"][2]["tool_calls"][0]["function"]["arguments"],
+        json!({"coord": "d3"})
+    );
+}
+
+#[test]
+fn an_illegal_coordinate_in_a_tool_call_is_answered_and_the_session_goes_on() {
+    let server = scripted(vec![
+        Reply::tool_call("simulate_move", json!({"coord": "a1"})),
+        Reply::content("c4"),
+    ]);
+    let (mv, decision) = decide(&server, config());
+    assert_eq!(mv.to_string(), "c4");
+    assert_eq!(decision.tool_errors, 1);
+    let tool_message = &server.requests()[1]["messages"][2];
+    assert!(tool_message["content"]
+        .as_str()
+        .unwrap()
+        .contains("a1 is not a legal move for black"));
+}
+
+#[test]
+fn an_unknown_tool_gets_the_list_of_tools() {
+    let server = scripted(vec![
+        Reply::tool_call("play_move", json!({"coord": "d3"})),
+        Reply::content("d3"),
+    ]);
+    let (_, decision) = decide(&server, config());
+    assert_eq!(decision.tool_errors, 1);
+    let content = server.requests()[1]["messages"][2]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        content.contains("unknown tool") && content.contains("simulate_move"),
+        "{content}"
+    );
+}
+
+#[test]
+fn a_natural_language_answer_is_extracted_and_counted_apart() {
+    let server = scripted(vec![Reply::content("最終的な座標指定は f5 を採用する。")]);
+    let (mv, decision) = decide(&server, config());
+    assert_eq!(mv.to_string(), "f5");
+    assert_eq!(decision.answer_kind, Some(AnswerKind::Extracted));
+}
+
+#[test]
+fn several_coordinates_follow_the_answer_policy() {
+    let answer = "d3 flips one disc, c4 too; I choose e6.";
+    for (policy, expected) in [(AnswerPolicy::Last, "e6"), (AnswerPolicy::First, "d3")] {
+        let server = scripted(vec![Reply::content(answer)]);
+        let mut config = config();
+        config.answer = policy;
+        assert_eq!(decide(&server, config).0.to_string(), expected);
+    }
+    // Strict refuses prose; with every session failing the fallback plays.
+    let server = StubServer::start(move |_, _| Reply::content(answer));
+    let mut config = config();
+    config.answer = AnswerPolicy::Strict;
+    let (_, decision) = decide(&server, config);
+    assert_eq!(decision.source, Some(MoveSource::Fallback));
+    assert_eq!(decision.invalid_answers, 3);
+}
+
+#[test]
+fn an_illegal_final_move_retries_with_a_new_session() {
+    let server = scripted(vec![Reply::content("a1"), Reply::content("d3")]);
+    let (mv, decision) = decide(&server, config());
+    assert_eq!(mv.to_string(), "d3");
+    assert_eq!((decision.sessions, decision.invalid_answers), (2, 1));
+    // The second session starts over: only the board again.
+    assert_eq!(server.requests()[1]["messages"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn an_illegal_final_move_gets_feedback_in_the_same_session() {
+    let server = scripted(vec![Reply::content("a1"), Reply::content("d3")]);
+    let mut config = config();
+    config.on_invalid = InvalidPolicy::Feedback;
+    let (mv, decision) = decide(&server, config);
+    assert_eq!(mv.to_string(), "d3");
+    assert_eq!((decision.sessions, decision.invalid_answers), (1, 1));
+    let messages = server.requests()[1]["messages"].as_array().unwrap().clone();
+    assert_eq!(messages.len(), 3);
+    assert_eq!(messages[1], json!({"role": "assistant", "content": "a1"}));
+    assert_eq!(
+        messages[2]["content"],
+        "a1 には置けません。置ける位置: d3, c4, f5, e6。この中から座標を1つだけ答えてください。"
+    );
+}
+
+#[test]
+fn a_tool_call_written_as_text_is_recovered_and_counted() {
+    let fenced = "```json\n{\"name\": \"simulate_move\", \"arguments\": {\"coord\": \"f5\"}}\n```";
+    let server = scripted(vec![Reply::content(fenced), Reply::content("f5")]);
+    let (mv, decision) = decide(&server, config());
+    assert_eq!(mv.to_string(), "f5");
+    assert_eq!((decision.tool_calls, decision.recovered_tool_calls), (0, 1));
+    let messages = server.requests()[1]["messages"].as_array().unwrap().clone();
+    assert_eq!(messages[1]["tool_calls"][0]["id"], "recovered-1");
+    assert_eq!(messages[2]["role"], "tool");
+}
+
+#[test]
+fn thinking_is_never_parsed_for_the_move() {
+    let server = scripted(vec![Reply::message(
+        json!({"role": "assistant", "thinking": "e6 is best", "content": "c4"}),
+    )]);
+    assert_eq!(decide(&server, config()).0.to_string(), "c4");
+    let server = scripted(vec![
+        Reply::message(json!({"role": "assistant", "thinking": "play e6", "content": ""})),
+        Reply::content("d3"),
+    ]);
+    let (mv, decision) = decide(&server, config());
+    assert_eq!((mv.to_string().as_str(), decision.invalid_answers), ("d3", 1));
+}
+
+#[test]
+fn a_model_that_never_answers_falls_back_and_says_why() {
+    let server = StubServer::start(|_, _| Reply::tool_call("simulate_move", json!({"coord": "d3"})));
+    let mut config = config();
+    config.max_turns = 4;
+    config.max_sessions = 2;
+    let (mv, decision) = decide(&server, config);
+    assert!(Board::new().is_legal(mv));
+    assert_eq!(decision.source, Some(MoveSource::Fallback));
+    assert_eq!((decision.sessions, decision.turns, decision.tool_calls), (2, 8, 8));
+    assert!(decision.fallback_reason.unwrap().contains("turns used up"));
+    assert_eq!(server.requests().len(), 8, "every loop is bounded");
+}
+
+#[test]
+fn direct_mode_sends_no_tools_and_reads_after_think() {
+    let server = scripted(vec![Reply::content(
+        "<think>\n候補手を評価する:\n  e6: 3手先で黒が平均3.0石\n</think>\n\ne6",
+    )]);
+    let mut direct = config();
+    direct.mode = Mode::Direct;
+    let (mv, decision) = decide(&server, direct.clone());
+    assert_eq!(mv.to_string(), "e6");
+    assert_eq!(decision.answer_kind, Some(AnswerKind::Clean));
+    assert!(server.requests()[0].get("tools").is_none());
+    // Three attempts, then the fallback.
+    let server = StubServer::start(|_, _| Reply::content("<think>hmm"));
+    let (_, decision) = decide(&server, direct);
+    assert_eq!(
+        (decision.sessions, decision.turns, decision.source),
+        (3, 3, Some(MoveSource::Fallback))
+    );
+}
+
+#[test]
+fn every_exchange_is_logged_raw_with_its_place() {
+    let server = scripted(vec![
+        Reply::tool_call("simulate_move", json!({"coord": "d3"})),
+        Reply::content("d3"),
+    ]);
+    let dir = std::env::temp_dir().join(format!("othello-agent-log-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("game.jsonl");
+    let log = GameLog::create(&path).unwrap();
+    let mut agent = Agent::new(Arc::new(config()), backend(&server), 1);
+    agent
+        .decide(
+            &Board::new(),
+            MoveContext {
+                game: 3,
+                ply: 1,
+                log: Some(&log),
+            },
+        )
+        .unwrap();
+    let records = read_game_log(&path).unwrap();
+    assert_eq!(records.len(), 2);
+    for (i, record) in records.iter().enumerate() {
+        let Event::Exchange(exchange) = &record.event else {
+            panic!("an exchange record")
+        };
+        assert_eq!(
+            (exchange.game, exchange.ply, exchange.session, exchange.turn),
+            (3, 1, 1, i as u32 + 1)
+        );
+        assert_eq!(exchange.request, server.requests()[i], "the request exactly as sent");
+        assert_eq!(exchange.response["prompt_eval_count"], 100, "the response as received");
+    }
+}

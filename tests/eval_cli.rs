@@ -1,0 +1,248 @@
+//! `eval` end to end through the binary, against the scripted Ollama server on
+//! 127.0.0.1 (a model that checks one move with the tool, then answers legally).
+
+mod support;
+
+use std::path::Path;
+use std::process::Command;
+
+use othello_arena::record::{read_game_log, Event, MoveSource};
+use serde_json::{json, Value};
+use support::{legal_moves_in, Reply, StubServer};
+
+/// Turn 1: call simulate_move on the first legal move; turn 2: answer the last one.
+fn playing_model() -> StubServer {
+    StubServer::start(|request, _| {
+        let legal = legal_moves_in(request);
+        let last_role = request["messages"]
+            .as_array()
+            .and_then(|m| m.last())
+            .map(|m| m["role"].clone());
+        if last_role == Some(json!("tool")) {
+            Reply::content(legal.last().map_or("pass", String::as_str))
+        } else {
+            Reply::tool_call(
+                "simulate_move",
+                json!({"coord": legal.first().cloned().unwrap_or_default()}),
+            )
+        }
+    })
+}
+
+fn run(args: &[&str], host: &str) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_othello-arena"))
+        .args(args)
+        .env("OLLAMA_HOST", host)
+        .output()
+        .expect("the binary runs")
+}
+
+fn temp_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("othello-eval-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+#[test]
+fn eval_reports_tables_statistics_csv_and_logs() {
+    let server = playing_model();
+    let dir = temp_dir("full");
+    let csv = dir.with_extension("csv");
+    let output = run(
+        &[
+            "eval",
+            "--agent",
+            "llm:stub-model",
+            "--vs",
+            "random,greedy",
+            "--games",
+            "2",
+            "--opening-random",
+            "2",
+            "--system",
+            "tool-ja",
+            "--parallel",
+            "2",
+            "--log-dir",
+            dir.to_str().unwrap(),
+            "--csv",
+            csv.to_str().unwrap(),
+            "--json",
+        ],
+        server.url.trim_start_matches("http://"),
+    );
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let summary: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let opponents = summary["opponents"].as_array().unwrap();
+    assert_eq!(opponents.len(), 2);
+    assert_eq!(opponents[0]["opponent"], "random");
+    for o in opponents {
+        assert_eq!(o["as_black"]["games"], 2);
+        assert_eq!(o["as_white"]["games"], 2);
+        for key in ["wins", "losses", "draws", "win_rate", "ci_low", "ci_high"] {
+            assert!(o["overall"].get(key).is_some(), "{key}");
+        }
+    }
+    let agent = &summary["agent"];
+    assert_eq!(agent["fallback_moves"], 0);
+    assert_eq!(agent["llm_share"], 1.0);
+    assert_eq!(agent["tool_calls_per_move"], 1.0);
+    assert_eq!(agent["recovered_tool_calls"], 0);
+    assert_eq!(agent["clean_answers"], agent["moves"]);
+    assert_eq!(agent["requests_per_move"], 2.0);
+    assert!(agent["latency_ms_p95"].as_f64().unwrap() >= agent["latency_ms_p50"].as_f64().unwrap());
+
+    // The run folder: configuration with the prompt and its hash, results, 8 game logs.
+    let run_json: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
+    assert_eq!(run_json["agent"]["model"], "stub-model");
+    assert_eq!(run_json["agent"]["system_prompt"]["sha256"].as_str().unwrap().len(), 64);
+    assert!(run_json["agent"]["system_prompt"]["text"]
+        .as_str()
+        .unwrap()
+        .contains("simulate_move"));
+    assert_eq!(run_json["backend"], format!("ollama {}", server.url));
+    let results: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();
+    assert_eq!(results["agent"], summary["agent"]);
+    let mut exchanges = 0;
+    let mut agent_moves = 0;
+    for game in 1..=8 {
+        let records = read_game_log(&dir.join(format!("game-{game:04}.jsonl"))).unwrap();
+        assert!(matches!(records.first().unwrap().event, Event::GameStart(_)));
+        assert!(matches!(records.last().unwrap().event, Event::GameEnd(_)));
+        for record in &records {
+            match &record.event {
+                Event::Exchange(e) => {
+                    exchanges += 1;
+                    assert_eq!(e.request["model"], "stub-model");
+                    assert!(e.response.get("message").is_some());
+                }
+                Event::Move(m) if m.agent.is_some() => {
+                    agent_moves += 1;
+                    assert_eq!(m.source, MoveSource::Llm);
+                }
+                _ => {}
+            }
+        }
+    }
+    assert_eq!(agent_moves, agent["moves"].as_u64().unwrap());
+    assert_eq!(exchanges, server.requests().len(), "every exchange is logged");
+    assert_eq!(exchanges as u64, 2 * agent_moves);
+
+    // Seed 000's CSV columns.
+    let table = std::fs::read_to_string(&csv).unwrap();
+    let mut lines = table.lines();
+    assert_eq!(
+        lines.next(),
+        Some("model,date,games_per_matchup,opponent,b_win,b_lose,b_draw,w_win,w_lose,w_draw")
+    );
+    let row: Vec<&str> = lines.next().unwrap().split(',').collect();
+    assert_eq!((row[0], row[2], row[3]), ("stub-model", "2", "random"));
+    assert!(Path::new(&dir.join("results.csv")).is_file());
+}
+
+#[test]
+fn eval_prints_a_table_a_reader_can_check() {
+    let server = playing_model();
+    let dir = temp_dir("text");
+    let output = run(
+        &[
+            "eval",
+            "--agent",
+            "llm:stub-model",
+            "--vs",
+            "random",
+            "--games",
+            "1",
+            "--log-dir",
+            dir.to_str().unwrap(),
+        ],
+        &server.url,
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    for needle in [
+        "95% CI (Wilson)",
+        "model-decided",
+        "decided by the model",
+        "extracted from prose",
+        "latency per move",
+        "logs: ",
+    ] {
+        assert!(stdout.contains(needle), "missing {needle:?} in\n{stdout}");
+    }
+}
+
+#[test]
+fn eval_stops_with_the_fix_when_the_model_is_missing() {
+    let server = StubServer::start(|_, _| Reply::error(404, "model \"nope\" not found, try pulling it first"));
+    let dir = temp_dir("missing");
+    let output = run(
+        &[
+            "eval",
+            "--agent",
+            "llm:nope",
+            "--vs",
+            "random",
+            "--log-dir",
+            dir.to_str().unwrap(),
+        ],
+        &server.url,
+    );
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("ollama pull nope") && stderr.contains("logs so far are in"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"));
+}
+
+#[test]
+fn eval_refuses_bad_settings_clearly() {
+    for (args, needle) in [
+        (vec!["eval", "--agent", "random", "--vs", "greedy"], "give llm:MODEL"),
+        (vec!["eval", "--agent", "llm:m", "--vs", "grandmaster"], "llm:MODEL"),
+        (
+            vec!["eval", "--agent", "llm:m", "--mode", "chat"],
+            "expected tool or direct",
+        ),
+        (
+            vec!["eval", "--agent", "llm:m", "--system", "no-such-prompt"],
+            "give a file path or a name",
+        ),
+        (vec!["eval", "--agent", "llm:m", "--fallback", "human"], "not human"),
+        (
+            vec!["eval", "--agent", "llm:m", "--think", "maybe"],
+            "expected true, false",
+        ),
+        (vec!["eval", "--agent", "llm:m", "--games", "0"], "bad --games"),
+    ] {
+        let output = run(&args, "127.0.0.1:9");
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(needle), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn play_accepts_an_llm_player_and_writes_logs() {
+    let server = playing_model();
+    let dir = temp_dir("play");
+    let output = run(
+        &[
+            "play",
+            "--black",
+            "greedy",
+            "--white",
+            "llm:stub-model",
+            "--log-dir",
+            dir.to_str().unwrap(),
+            "--json",
+        ],
+        &server.url,
+    );
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let summary: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(summary["players"][1]["spec"], "llm:stub-model");
+    assert!(read_game_log(&dir.join("game-0001.jsonl")).unwrap().len() > 30);
+}

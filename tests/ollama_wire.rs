@@ -1,0 +1,151 @@
+//! The Ollama client over real HTTP: request shape, retries, and errors that name the fix.
+
+mod support;
+
+use std::time::Duration;
+
+use othello_arena::llm::{
+    ChatBackend, ChatOptions, ChatRequest, LlmError, Message, OllamaBackend, RetryPolicy, Role, Think,
+};
+use serde_json::json;
+use support::{Reply, StubServer};
+
+fn client(server: &StubServer, max_retries: u32) -> OllamaBackend {
+    let retry = RetryPolicy {
+        max_retries,
+        initial_backoff: Duration::from_millis(5),
+        max_backoff: Duration::from_millis(20),
+    };
+    OllamaBackend::new(&server.url, Duration::from_secs(5), retry).unwrap()
+}
+
+fn request() -> ChatRequest {
+    ChatRequest {
+        model: "gemma4:e4b".to_string(),
+        messages: vec![Message::new(Role::User, "hello")],
+        tools: Vec::new(),
+        options: ChatOptions::default(),
+        think: None,
+        keep_alive: None,
+    }
+}
+
+#[test]
+fn options_think_and_keep_alive_are_sent_as_ollama_expects() {
+    let server = StubServer::start(|_, _| Reply::content("d3"));
+    let mut req = request();
+    req.options = ChatOptions {
+        temperature: Some(0.0),
+        seed: Some(101),
+        num_ctx: Some(8192),
+        num_predict: Some(512),
+        ..ChatOptions::default()
+    };
+    req.think = Some(Think::Level("low".into()));
+    req.keep_alive = Some("10m".into());
+    let exchange = client(&server, 0).chat(&req).unwrap();
+    assert_eq!(
+        server.requests()[0],
+        json!({
+            "model": "gemma4:e4b",
+            "messages": [{"role": "user", "content": "hello"}],
+            "stream": false,
+            "options": {"temperature": 0.0, "seed": 101, "num_ctx": 8192, "num_predict": 512},
+            "think": "low",
+            "keep_alive": "10m"
+        })
+    );
+    assert_eq!(exchange.request, server.requests()[0]);
+    assert_eq!(exchange.reply.message.content, "d3");
+    assert_eq!(exchange.reply.prompt_tokens, Some(100));
+    let mut off = request();
+    off.think = Some(Think::Enabled(false));
+    client(&server, 0).chat(&off).unwrap();
+    assert_eq!(server.requests()[1]["think"], false);
+}
+
+#[test]
+fn transient_failures_are_retried() {
+    let server = StubServer::start(|_, n| match n {
+        0 => Reply::error(500, "internal"),
+        1 => Reply {
+            retry_after: Some(0),
+            ..Reply::error(429, "slow down")
+        },
+        2 => Reply {
+            status: 200,
+            body: "{not json".into(),
+            retry_after: None,
+        },
+        _ => Reply::content("c4"),
+    });
+    let exchange = client(&server, 3).chat(&request()).unwrap();
+    assert_eq!(exchange.retries, 3);
+    assert_eq!(exchange.reply.message.content, "c4");
+}
+
+#[test]
+fn retries_are_bounded_and_keep_the_last_body() {
+    let server = StubServer::start(|_, _| Reply {
+        status: 200,
+        body: "{truncated".into(),
+        retry_after: None,
+    });
+    let err = client(&server, 2).chat(&request()).unwrap_err();
+    assert_eq!(server.requests().len(), 3, "max_retries counts extra attempts");
+    let LlmError::RetriesExhausted { attempts: 3, last } = &err else {
+        panic!("{err}")
+    };
+    assert!(last.to_string().contains("body: {truncated"), "{last}");
+}
+
+#[test]
+fn permanent_failures_name_the_model_and_the_fix() {
+    let server = StubServer::start(|_, _| Reply::error(404, "model \"gemma4:e4b\" not found, try pulling it first"));
+    let err = client(&server, 3).chat(&request()).unwrap_err().to_string();
+    assert_eq!(server.requests().len(), 1, "not retried");
+    assert!(
+        err.contains("model \"gemma4:e4b\" not found") && err.contains("ollama pull gemma4:e4b"),
+        "{err}"
+    );
+
+    let server =
+        StubServer::start(|_, _| Reply::error(400, "registry.ollama.ai/library/gemma3:4b does not support tools"));
+    let err = client(&server, 3).chat(&request()).unwrap_err().to_string();
+    assert!(err.contains("does not support tools: use --mode direct"), "{err}");
+
+    let server = StubServer::start(|_, _| Reply::error(400, "\"gemma3:4b\" does not support thinking"));
+    let err = client(&server, 3).chat(&request()).unwrap_err().to_string();
+    assert!(err.contains("drop --think"), "{err}");
+}
+
+#[test]
+fn an_unreachable_server_says_how_to_point_at_one() {
+    // A port that nothing listens on: bind, read the port, close.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let backend = OllamaBackend::new(
+        &format!("http://127.0.0.1:{port}"),
+        Duration::from_secs(2),
+        RetryPolicy {
+            max_retries: 1,
+            initial_backoff: Duration::ZERO,
+            max_backoff: Duration::ZERO,
+        },
+    )
+    .unwrap();
+    let err = backend.chat(&request()).unwrap_err();
+    let text = format!(
+        "{err}: {}",
+        std::error::Error::source(&err)
+            .map(|s| s.to_string())
+            .unwrap_or_default()
+    );
+    assert!(
+        text.contains("gave up after 2 attempts") && text.contains("set --host or OLLAMA_HOST"),
+        "{text}"
+    );
+}

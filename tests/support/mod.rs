@@ -1,0 +1,152 @@
+//! A scripted HTTP server on 127.0.0.1 that speaks Ollama's `/api/chat` wire format.
+//!
+//! It stands in for a real Ollama server in the cases a real model will not produce on
+//! demand (an illegal tool coordinate, prose answers, HTTP failures): each test scripts
+//! the replies. Requests are recorded as received.
+
+#![allow(dead_code)] // each test binary uses part of this module
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+/// One scripted HTTP reply.
+pub struct Reply {
+    pub status: u16,
+    pub body: String,
+    pub retry_after: Option<u32>,
+}
+
+impl Reply {
+    /// A 200 chat answer with this assistant message.
+    pub fn message(message: Value) -> Reply {
+        let body = json!({
+            "model": "stub",
+            "created_at": "2026-11-29T00:00:00Z",
+            "message": message,
+            "done": true,
+            "done_reason": "stop",
+            "total_duration": 1_000_000,
+            "prompt_eval_count": 100,
+            "eval_count": 10,
+        });
+        Reply {
+            status: 200,
+            body: body.to_string(),
+            retry_after: None,
+        }
+    }
+
+    /// A final answer with `content`.
+    pub fn content(content: &str) -> Reply {
+        Reply::message(json!({"role": "assistant", "content": content}))
+    }
+
+    /// A structured `simulate_move` call.
+    pub fn tool_call(name: &str, arguments: Value) -> Reply {
+        Reply::message(json!({
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [{"function": {"index": 0, "name": name, "arguments": arguments}}]
+        }))
+    }
+
+    /// An error status with Ollama's `{"error": ...}` body.
+    pub fn error(status: u16, message: &str) -> Reply {
+        Reply {
+            status,
+            body: json!({"error": message}).to_string(),
+            retry_after: None,
+        }
+    }
+}
+
+type Handler = dyn Fn(&Value, usize) -> Reply + Send + Sync;
+
+/// The running stub server.
+pub struct StubServer {
+    pub url: String,
+    requests: Arc<Mutex<Vec<Value>>>,
+}
+
+impl StubServer {
+    /// Starts a server answering request number `n` (from 0) with `handler(request, n)`.
+    pub fn start(handler: impl Fn(&Value, usize) -> Reply + Send + Sync + 'static) -> StubServer {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let seen = requests.clone();
+        let handler: Arc<Handler> = Arc::new(handler);
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let (seen, handler) = (seen.clone(), handler.clone());
+                std::thread::spawn(move || serve(stream, &seen, handler.as_ref()));
+            }
+        });
+        StubServer { url, requests }
+    }
+
+    /// Requests received so far (their JSON bodies).
+    pub fn requests(&self) -> Vec<Value> {
+        self.requests.lock().unwrap().clone()
+    }
+}
+
+fn serve(stream: TcpStream, seen: &Mutex<Vec<Value>>, handler: &Handler) {
+    stream.set_read_timeout(Some(Duration::from_secs(10))).ok();
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut length = 0;
+    let mut request_line = String::new();
+    if reader.read_line(&mut request_line).unwrap_or(0) == 0 {
+        return;
+    }
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+            break;
+        }
+        if let Some((name, value)) = line.split_once(':') {
+            if name.eq_ignore_ascii_case("content-length") {
+                length = value.trim().parse().unwrap_or(0);
+            }
+        }
+    }
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).ok();
+    let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let index = {
+        let mut seen = seen.lock().unwrap();
+        seen.push(request.clone());
+        seen.len() - 1
+    };
+    let reply = handler(&request, index);
+    let mut out = stream;
+    let retry = reply
+        .retry_after
+        .map(|s| format!("Retry-After: {s}\r\n"))
+        .unwrap_or_default();
+    let head = format!(
+        "HTTP/1.1 {} Stub\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n{retry}\r\n",
+        reply.status,
+        reply.body.len()
+    );
+    out.write_all(head.as_bytes()).ok();
+    out.write_all(reply.body.as_bytes()).ok();
+    out.flush().ok();
+}
+
+/// The legal moves listed in the last user message of a request (seed 000's board text).
+pub fn legal_moves_in(request: &Value) -> Vec<String> {
+    let messages = request["messages"].as_array().cloned().unwrap_or_default();
+    let board = messages
+        .iter()
+        .find(|m| m["role"] == "user")
+        .and_then(|m| m["content"].as_str())
+        .unwrap_or("");
+    let line = board.lines().last().unwrap_or("");
+    let list = line.split_once(": ").map(|(_, l)| l).unwrap_or("");
+    list.split(", ").filter(|s| s.len() == 2).map(str::to_string).collect()
+}
