@@ -246,3 +246,68 @@ fn play_accepts_an_llm_player_and_writes_logs() {
     assert_eq!(summary["players"][1]["spec"], "llm:stub-model");
     assert!(read_game_log(&dir.join("game-0001.jsonl")).unwrap().len() > 30);
 }
+
+#[test]
+fn an_agent_file_sets_the_agent_and_flags_override_it() {
+    let server = playing_model();
+    let dir = temp_dir("agentfile");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("agent.toml");
+    std::fs::write(
+        &file,
+        "system = \"tool-en\"\nlabels = \"en\"\nthink = false\non_invalid = \"feedback\"\nmax_turns = 6\nfallback = \"greedy\"\n[options]\ntemperature = 0.0\nseed = 42\nnum_ctx = 4096\n",
+    )
+    .unwrap();
+    let logs = dir.join("run");
+    let output = run(
+        &[
+            "eval",
+            "--agent",
+            "llm:stub-model",
+            "--vs",
+            "random",
+            "--agent-file",
+            file.to_str().unwrap(),
+            "--max-turns",
+            "5",
+            "--log-dir",
+            logs.to_str().unwrap(),
+            "--json",
+        ],
+        &server.url,
+    );
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let run_json: Value = serde_json::from_str(&std::fs::read_to_string(logs.join("run.json")).unwrap()).unwrap();
+    let agent = &run_json["agent"];
+    assert_eq!(agent["system_prompt"]["source"], "tool-en");
+    assert_eq!(
+        (agent["board_labels"].as_str(), agent["think"].as_bool()),
+        (Some("en"), Some(false))
+    );
+    assert_eq!(
+        (agent["on_invalid"].as_str(), agent["fallback"].as_str()),
+        (Some("feedback"), Some("greedy"))
+    );
+    assert_eq!(agent["max_turns"], 5, "the flag overrides the file");
+    assert_eq!(
+        agent["options"],
+        json!({"temperature": 0.0, "seed": 42, "num_ctx": 4096})
+    );
+    let first = &server.requests()[0];
+    assert_eq!(first["options"]["seed"], 42);
+    assert_eq!(first["think"], false);
+    assert!(first["messages"][1]["content"]
+        .as_str()
+        .unwrap()
+        .contains("Legal moves: "));
+    std::fs::write(&file, "temprature = 0.5\n").unwrap();
+    let output = run(
+        &["eval", "--agent", "llm:m", "--agent-file", file.to_str().unwrap()],
+        &server.url,
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.code() == Some(2) && stderr.contains("unknown field `temprature`"),
+        "{stderr}"
+    );
+}

@@ -85,6 +85,42 @@ fn transient_failures_are_retried() {
 }
 
 #[test]
+fn a_response_slower_than_the_timeout_is_retried() {
+    let server = StubServer::start(|_, n| {
+        if n == 0 {
+            std::thread::sleep(Duration::from_millis(1500));
+        }
+        Reply::content("e6")
+    });
+    let retry = RetryPolicy {
+        max_retries: 1,
+        initial_backoff: Duration::ZERO,
+        max_backoff: Duration::ZERO,
+    };
+    let backend = OllamaBackend::new(&server.url, Duration::from_millis(500), retry).unwrap();
+    let exchange = backend.chat(&request()).unwrap();
+    assert_eq!((exchange.retries, exchange.reply.message.content.as_str()), (1, "e6"));
+    // Without retries the timeout is reported with the fix.
+    let slow = StubServer::start(|_, _| {
+        std::thread::sleep(Duration::from_millis(1500));
+        Reply::content("e6")
+    });
+    let retry = RetryPolicy {
+        max_retries: 0,
+        ..retry
+    };
+    let err = OllamaBackend::new(&slow.url, Duration::from_millis(500), retry)
+        .unwrap()
+        .chat(&request())
+        .unwrap_err();
+    let last = match &err {
+        LlmError::RetriesExhausted { last, .. } => last.to_string(),
+        other => other.to_string(),
+    };
+    assert!(last.contains("within 0.5 s: raise --timeout"), "{last}");
+}
+
+#[test]
 fn retries_are_bounded_and_keep_the_last_body() {
     let server = StubServer::start(|_, _| Reply {
         status: 200,

@@ -1,0 +1,92 @@
+//! Agent benchmarks (`cargo bench --bench agent`), printing figures:
+//! 1. the harness's own CPU time per LLM exchange against a zero-latency scripted
+//!    server (process CPU time / exchanges; the scripted server's own CPU is included,
+//!    so this is an upper bound);
+//! 2. wall time of 8 games against a server that takes 200 ms per answer, with
+//!    `--parallel 1` and `--parallel 4`.
+
+#[path = "../tests/support/mod.rs"]
+mod support;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use othello_arena::agent::AgentConfig;
+use othello_arena::arena::{run_eval, EvalConfig, LlmPlayer, PlayerSpec, RunOptions};
+use othello_arena::engine::EngineSpec;
+use othello_arena::llm::{OllamaBackend, RetryPolicy};
+use serde_json::json;
+use support::{legal_moves_in, Reply, StubServer};
+
+/// CPU seconds used by this process so far (user + system), from /proc/self/stat.
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map_or("", |(_, rest)| rest)
+        .split_whitespace()
+        .collect();
+    let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<f64>().ok()).unwrap_or(0.0);
+    // Fields 14 and 15 of stat (utime, stime) are at 11 and 12 after the command name.
+    (ticks(11) + ticks(12)) / 100.0
+}
+
+fn eval(server: &StubServer, games_per_color: usize, parallel: usize) -> (u32, Duration) {
+    let backend = Arc::new(OllamaBackend::new(&server.url, Duration::from_secs(30), RetryPolicy::default()).unwrap());
+    let config = EvalConfig {
+        agent: PlayerSpec::Llm(LlmPlayer {
+            config: Arc::new(AgentConfig::new("bench")),
+            backend,
+        }),
+        opponents: vec![PlayerSpec::Engine(EngineSpec::Random)],
+        games_per_color,
+        seed: 1,
+        run: RunOptions {
+            opening_plies: 0,
+            parallel,
+            log_dir: None,
+        },
+    };
+    let start = Instant::now();
+    let result = run_eval(&config, &|_| {}).expect("the evaluation runs");
+    (result.agent.requests, start.elapsed())
+}
+
+fn main() {
+    // 1. Zero-latency server: one tool call then an answer per move.
+    let instant = StubServer::start(|request, _| {
+        let legal = legal_moves_in(request);
+        if request["messages"]
+            .as_array()
+            .and_then(|m| m.last())
+            .is_some_and(|m| m["role"] == "tool")
+        {
+            Reply::content(&legal[0])
+        } else {
+            Reply::tool_call("simulate_move", json!({"coord": legal[0]}))
+        }
+    });
+    let cpu_before = cpu_seconds();
+    let (exchanges, wall) = eval(&instant, 10, 1);
+    let cpu = cpu_seconds() - cpu_before;
+    println!(
+        "zero-latency server: {exchanges} exchanges in {:.2} s wall, {:.2} s CPU = {:.3} ms CPU per exchange (harness + scripted server)",
+        wall.as_secs_f64(),
+        cpu,
+        1000.0 * cpu / f64::from(exchanges)
+    );
+
+    // 2. A server that takes 200 ms per answer: 8 games, parallel 1 vs 4.
+    let slow = StubServer::start(|request, _| {
+        std::thread::sleep(Duration::from_millis(200));
+        Reply::content(&legal_moves_in(request)[0])
+    });
+    let (requests, serial) = eval(&slow, 4, 1);
+    let (_, parallel) = eval(&slow, 4, 4);
+    println!(
+        "200 ms server, 8 games ({requests} requests): --parallel 1 {:.1} s, --parallel 4 {:.1} s ({:.2} of the serial time)",
+        serial.as_secs_f64(),
+        parallel.as_secs_f64(),
+        parallel.as_secs_f64() / serial.as_secs_f64()
+    );
+}
