@@ -11,7 +11,9 @@ use serde::Deserialize;
 use crate::agent::{AgentConfig, AnswerPolicy, InvalidPolicy, Mode, Prompt};
 use crate::arena::{LlmPlayer, PlayerSpec};
 use crate::engine::EngineSpec;
-use crate::llm::{ollama_base_url, ChatBackend, ChatOptions, OllamaBackend, RetryPolicy, Think, DEFAULT_OLLAMA_HOST};
+use crate::llm::{
+    ollama_base_url, ChatBackend, ChatOptions, OllamaBackend, OpenAiBackend, RetryPolicy, Think, DEFAULT_OLLAMA_HOST,
+};
 use crate::othello::{Labels, Perspective, TextStyle};
 
 /// Settings of `llm:MODEL` players (flags override the `--agent-file`).
@@ -20,9 +22,17 @@ pub struct AgentArgs {
     /// TOML file with agent settings (same names as these flags, options in [options]).
     #[arg(long)]
     pub agent_file: Option<PathBuf>,
-    /// Ollama server: host[:port] or URL (default: $OLLAMA_HOST, else 127.0.0.1:11434).
+    /// Server API: ollama (/api/chat) or openai (/v1/chat/completions: llama-server, vLLM, LM Studio).
+    #[arg(long)]
+    pub api: Option<String>,
+    /// Server address: host[:port] or URL (default for ollama: $OLLAMA_HOST, else
+    /// 127.0.0.1:11434; for openai: 127.0.0.1:8080).
     #[arg(long)]
     pub host: Option<String>,
+    /// Environment variable holding the API key for --api openai (sent as a bearer
+    /// token, never written to logs).
+    #[arg(long, default_value = "OPENAI_API_KEY")]
+    pub api_key_env: String,
     /// tool (simulate_move, several turns) or direct (one answer after </think>).
     #[arg(long)]
     pub mode: Option<String>,
@@ -80,6 +90,7 @@ pub struct AgentArgs {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct AgentFile {
+    api: Option<String>,
     host: Option<String>,
     mode: Option<String>,
     system: Option<String>,
@@ -197,33 +208,46 @@ impl AgentArgs {
         Ok(config)
     }
 
-    /// The server URL: --host, else the agent file, else `ollama_host_env` ($OLLAMA_HOST).
-    pub fn base_url(&self, ollama_host_env: Option<String>) -> Result<String> {
-        let file = self.file()?;
-        let raw = self
-            .host
-            .clone()
-            .or(file.host)
-            .or(ollama_host_env)
-            .unwrap_or_else(|| DEFAULT_OLLAMA_HOST.to_string());
-        ollama_base_url(&raw).context("bad --host (or OLLAMA_HOST)")
-    }
-
-    /// The chat backend these flags point at.
-    pub fn backend(&self, ollama_host_env: Option<String>) -> Result<Arc<dyn ChatBackend>> {
+    /// The chat backend these flags point at; `env` looks up environment variables
+    /// (`OLLAMA_HOST`, the API key variable).
+    pub fn backend(&self, env: &dyn Fn(&str) -> Option<String>) -> Result<Arc<dyn ChatBackend>> {
         if !(self.timeout > 0.0 && self.timeout.is_finite()) {
             bail!("bad --timeout {}: give a positive number of seconds", self.timeout);
         }
+        let file = self.file()?;
         let retry = RetryPolicy {
             max_retries: self.max_retries,
             ..RetryPolicy::default()
         };
-        let url = self.base_url(ollama_host_env)?;
-        Ok(Arc::new(OllamaBackend::new(
-            &url,
-            Duration::from_secs_f64(self.timeout),
-            retry,
-        )?))
+        let timeout = Duration::from_secs_f64(self.timeout);
+        let host = self.host.clone().or(file.host);
+        match self
+            .api
+            .clone()
+            .or(file.api)
+            .as_deref()
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+        {
+            None | Some("ollama") => {
+                let raw = host
+                    .or_else(|| env("OLLAMA_HOST"))
+                    .unwrap_or_else(|| DEFAULT_OLLAMA_HOST.to_string());
+                let url = ollama_base_url(&raw).context("bad --host (or OLLAMA_HOST)")?;
+                Ok(Arc::new(OllamaBackend::new(&url, timeout, retry)?))
+            }
+            Some("openai") => {
+                let raw = host.unwrap_or_else(|| "127.0.0.1:8080".to_string());
+                let url = if raw.contains("://") {
+                    raw
+                } else {
+                    format!("http://{raw}")
+                };
+                let key = env(&self.api_key_env);
+                Ok(Arc::new(OpenAiBackend::new(&url, key, timeout, retry)?))
+            }
+            Some(other) => bail!("bad --api {other:?}: expected ollama or openai"),
+        }
     }
 }
 

@@ -14,11 +14,11 @@ use super::tally_json;
 use crate::arena::{run_eval, AgentStats, EvalConfig, EvalResult, MatchEvent, RunOptions};
 use crate::llm::ChatBackend;
 
-pub(super) fn run(args: EvalArgs, ollama_host_env: Option<String>) -> Result<()> {
+pub(super) fn run(args: EvalArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
     if args.games == 0 {
         bail!("bad --games: 0 games per color would measure nothing; give 1 or more");
     }
-    let backend: Arc<dyn ChatBackend> = args.agent.backend(ollama_host_env)?;
+    let backend: Arc<dyn ChatBackend> = args.agent.backend(env)?;
     let make_backend = || Ok(backend.clone());
     let agent = parse_player(&args.agent_spec, "--agent", &args.agent, &make_backend)?;
     let Some(agent_config) = agent.agent_config().cloned() else {

@@ -25,12 +25,12 @@ pub fn run(cli: Cli) -> Result<()> {
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
         .with_writer(std::io::stderr)
         .try_init();
-    let ollama_host = std::env::var("OLLAMA_HOST").ok().filter(|h| !h.trim().is_empty());
+    let env = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
     match cli.command {
         Command::Perft(args) => run_perft(args),
         Command::Analyze(args) => run_analyze(args),
-        Command::Play(args) => play::run(args, ollama_host),
-        Command::Eval(args) => eval::run(args, ollama_host),
+        Command::Play(args) => play::run(args, &env),
+        Command::Eval(args) => eval::run(args, &env),
         Command::Wipeouts(args) => run_wipeouts(args),
         Command::Bench(args) => bench::run(args),
     }

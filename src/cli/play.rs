@@ -13,11 +13,11 @@ use super::run_dir::{create_run_dir, utc_now, write_json};
 use super::tally_json;
 use crate::arena::{run_match, MatchConfig, MatchEvent, PlayerSpec, RunOptions, SpecTally, Tally};
 
-pub(super) fn run(args: PlayArgs, ollama_host_env: Option<String>) -> Result<()> {
+pub(super) fn run(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
     if args.games == 0 {
         anyhow::bail!("bad --games: 0 games would measure nothing; give 1 or more");
     }
-    let make_backend = || args.agent.backend(ollama_host_env.clone());
+    let make_backend = || args.agent.backend(env);
     let players = [
         parse_player(&args.black, "--black", &args.agent, &make_backend)?,
         parse_player(&args.white, "--white", &args.agent, &make_backend)?,

@@ -1,4 +1,5 @@
-//! Chat backends: typed messages, the Ollama `/api/chat` client, retry policy.
+//! Chat backends: typed messages, the Ollama `/api/chat` and OpenAI-compatible
+//! `/v1/chat/completions` clients, retry policy.
 //!
 //! Every backend sits behind [`ChatBackend`], so the agent's loop, policy, logs and
 //! statistics do not depend on the server's API.
@@ -6,12 +7,14 @@
 mod error;
 mod host;
 mod ollama;
+mod openai;
 mod retry;
 mod types;
 
 pub use error::{retry_class, LlmError, RetryClass};
 pub use host::{ollama_base_url, ParseHostError, DEFAULT_OLLAMA_HOST};
 pub use ollama::OllamaBackend;
+pub use openai::OpenAiBackend;
 pub use retry::RetryPolicy;
 pub use types::{
     ChatOptions, ChatReply, ChatRequest, Exchange, FunctionCall, FunctionSpec, Message, Role, Think, ToolCall, ToolSpec,

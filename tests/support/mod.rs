@@ -54,6 +54,21 @@ impl Reply {
         }))
     }
 
+    /// An OpenAI-compatible chat completion with this assistant message.
+    pub fn openai(message: Value) -> Reply {
+        let body = json!({
+            "id": "chatcmpl-stub",
+            "object": "chat.completion",
+            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 120, "completion_tokens": 8, "total_tokens": 128},
+        });
+        Reply {
+            status: 200,
+            body: body.to_string(),
+            retry_after: None,
+        }
+    }
+
     /// An error status with Ollama's `{"error": ...}` body.
     pub fn error(status: u16, message: &str) -> Reply {
         Reply {
@@ -70,6 +85,7 @@ type Handler = dyn Fn(&Value, usize) -> Reply + Send + Sync;
 pub struct StubServer {
     pub url: String,
     requests: Arc<Mutex<Vec<Value>>>,
+    authorizations: Arc<Mutex<Vec<Option<String>>>>,
 }
 
 impl StubServer {
@@ -78,15 +94,25 @@ impl StubServer {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
         let url = format!("http://{}", listener.local_addr().unwrap());
         let requests = Arc::new(Mutex::new(Vec::new()));
-        let seen = requests.clone();
+        let authorizations = Arc::new(Mutex::new(Vec::new()));
+        let (seen, auth) = (requests.clone(), authorizations.clone());
         let handler: Arc<Handler> = Arc::new(handler);
         std::thread::spawn(move || {
             for stream in listener.incoming().flatten() {
-                let (seen, handler) = (seen.clone(), handler.clone());
-                std::thread::spawn(move || serve(stream, &seen, handler.as_ref()));
+                let (seen, auth, handler) = (seen.clone(), auth.clone(), handler.clone());
+                std::thread::spawn(move || serve(stream, &seen, &auth, handler.as_ref()));
             }
         });
-        StubServer { url, requests }
+        StubServer {
+            url,
+            requests,
+            authorizations,
+        }
+    }
+
+    /// The Authorization header of each request, in order.
+    pub fn authorizations(&self) -> Vec<Option<String>> {
+        self.authorizations.lock().unwrap().clone()
     }
 
     /// Requests received so far (their JSON bodies).
@@ -95,10 +121,11 @@ impl StubServer {
     }
 }
 
-fn serve(stream: TcpStream, seen: &Mutex<Vec<Value>>, handler: &Handler) {
+fn serve(stream: TcpStream, seen: &Mutex<Vec<Value>>, auth: &Mutex<Vec<Option<String>>>, handler: &Handler) {
     stream.set_read_timeout(Some(Duration::from_secs(10))).ok();
     let mut reader = BufReader::new(stream.try_clone().unwrap());
     let mut length = 0;
+    let mut authorization = None;
     let mut request_line = String::new();
     if reader.read_line(&mut request_line).unwrap_or(0) == 0 {
         return;
@@ -112,11 +139,15 @@ fn serve(stream: TcpStream, seen: &Mutex<Vec<Value>>, handler: &Handler) {
             if name.eq_ignore_ascii_case("content-length") {
                 length = value.trim().parse().unwrap_or(0);
             }
+            if name.eq_ignore_ascii_case("authorization") {
+                authorization = Some(value.trim().to_string());
+            }
         }
     }
     let mut body = vec![0; length];
     reader.read_exact(&mut body).ok();
     let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    auth.lock().unwrap().push(authorization);
     let index = {
         let mut seen = seen.lock().unwrap();
         seen.push(request.clone());
