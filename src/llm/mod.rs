@@ -6,6 +6,7 @@
 
 mod error;
 mod host;
+mod http;
 mod ollama;
 mod openai;
 mod retry;

@@ -1,11 +1,12 @@
 //! The Ollama backend: `POST /api/chat` with `stream: false`.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::error::LlmError;
+use super::http::{http_client, post_json, Target};
 use super::retry::RetryPolicy;
 use super::types::{ChatReply, ChatRequest, Exchange, Message};
 use super::ChatBackend;
@@ -69,35 +70,16 @@ impl OllamaBackend {
     }
 
     fn attempt(&self, url: &str, model: &str, body: &Value) -> Result<(Value, ChatReply, f64), LlmError> {
-        let start = Instant::now();
-        let response = self
-            .http
-            .post(url)
-            .json(body)
-            .send()
-            .map_err(|e| transport_error(e, url, self.timeout))?;
-        let status = response.status();
-        let retry_after_s = retry_after(&response);
-        let text = response.text().map_err(|e| transport_error(e, url, self.timeout))?;
-        let latency_ms = start.elapsed().as_secs_f64() * 1000.0;
-        if !status.is_success() {
-            return Err(status_error(
-                status.as_u16(),
-                url,
-                &self.base_url,
-                model,
-                text,
-                retry_after_s,
-            ));
-        }
-        let raw: Value = serde_json::from_str(&text).map_err(|source| LlmError::Decode {
-            url: url.to_string(),
-            body: text.clone(),
-            source,
-        })?;
+        let target = Target {
+            url,
+            base_url: &self.base_url,
+            model,
+            timeout: self.timeout,
+        };
+        let (raw, text, latency_ms) = post_json(&self.http, &target, body, None)?;
         let wire: WireResponse = serde_json::from_value(raw.clone()).map_err(|source| LlmError::Decode {
             url: url.to_string(),
-            body: text.clone(),
+            body: text,
             source,
         })?;
         if let Some(message) = wire.error {
@@ -135,85 +117,5 @@ impl ChatBackend for OllamaBackend {
 
     fn describe(&self) -> String {
         format!("ollama {}", self.base_url)
-    }
-}
-
-/// A blocking HTTP client with a per-request timeout.
-pub(crate) fn http_client(timeout: Duration, url: &str) -> Result<reqwest::blocking::Client, LlmError> {
-    reqwest::blocking::Client::builder()
-        .timeout(timeout)
-        .connect_timeout(timeout.min(Duration::from_secs(10)))
-        .build()
-        .map_err(|source| LlmError::Transport {
-            url: url.to_string(),
-            source,
-        })
-}
-
-/// Classifies a reqwest failure.
-pub(crate) fn transport_error(err: reqwest::Error, url: &str, timeout: Duration) -> LlmError {
-    if err.is_timeout() {
-        LlmError::Timeout {
-            url: url.to_string(),
-            timeout_s: timeout.as_secs_f64(),
-        }
-    } else if err.is_connect() {
-        LlmError::Connect {
-            url: url.to_string(),
-            source: err,
-        }
-    } else {
-        LlmError::Transport {
-            url: url.to_string(),
-            source: err,
-        }
-    }
-}
-
-/// Seconds from a `Retry-After: <seconds>` header.
-pub(crate) fn retry_after(response: &reqwest::blocking::Response) -> Option<f64> {
-    response
-        .headers()
-        .get(reqwest::header::RETRY_AFTER)?
-        .to_str()
-        .ok()?
-        .trim()
-        .parse()
-        .ok()
-}
-
-/// Maps an error status to the error that names its fix.
-pub(crate) fn status_error(
-    code: u16,
-    url: &str,
-    host: &str,
-    model: &str,
-    body: String,
-    retry_after_s: Option<f64>,
-) -> LlmError {
-    let lower = body.to_ascii_lowercase();
-    if code == 404 && lower.contains("not found") {
-        LlmError::ModelNotFound {
-            model: model.to_string(),
-            host: host.to_string(),
-            body,
-        }
-    } else if code == 400 && lower.contains("does not support tools") {
-        LlmError::ToolsUnsupported {
-            model: model.to_string(),
-            body,
-        }
-    } else if code == 400 && lower.contains("does not support thinking") {
-        LlmError::ThinkingUnsupported {
-            model: model.to_string(),
-            body,
-        }
-    } else {
-        LlmError::Status {
-            code,
-            url: url.to_string(),
-            body,
-            retry_after_s,
-        }
     }
 }

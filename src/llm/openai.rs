@@ -9,12 +9,12 @@
 //! reply's `reasoning_content` is read as thinking. The API key goes in the
 //! `Authorization` header only, never in a logged body.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 
 use super::error::LlmError;
-use super::ollama::{http_client, retry_after, status_error, transport_error};
+use super::http::{http_client, post_json, Target};
 use super::retry::RetryPolicy;
 use super::types::{ChatReply, ChatRequest, Exchange, FunctionCall, Message, Role, Think, ToolCall};
 use super::ChatBackend;
@@ -121,31 +121,13 @@ impl OpenAiBackend {
     }
 
     fn attempt(&self, url: &str, model: &str, body: &Value) -> Result<(Value, ChatReply, f64), LlmError> {
-        let start = Instant::now();
-        let mut builder = self.http.post(url).json(body);
-        if let Some(key) = &self.api_key {
-            builder = builder.bearer_auth(key);
-        }
-        let response = builder.send().map_err(|e| transport_error(e, url, self.timeout))?;
-        let status = response.status();
-        let retry_after_s = retry_after(&response);
-        let text = response.text().map_err(|e| transport_error(e, url, self.timeout))?;
-        let latency_ms = start.elapsed().as_secs_f64() * 1000.0;
-        if !status.is_success() {
-            return Err(status_error(
-                status.as_u16(),
-                url,
-                &self.base_url,
-                model,
-                text,
-                retry_after_s,
-            ));
-        }
-        let raw: Value = serde_json::from_str(&text).map_err(|source| LlmError::Decode {
-            url: url.to_string(),
-            body: text.clone(),
-            source,
-        })?;
+        let target = Target {
+            url,
+            base_url: &self.base_url,
+            model,
+            timeout: self.timeout,
+        };
+        let (raw, text, latency_ms) = post_json(&self.http, &target, body, self.api_key.as_deref())?;
         let reply = OpenAiBackend::parse_response(&raw).map_err(|why| LlmError::Status {
             code: 502,
             url: url.to_string(),

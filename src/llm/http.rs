@@ -1,0 +1,124 @@
+//! The HTTP round trip shared by the backends: one POST of a JSON body, with every
+//! failure mapped to the [`LlmError`] that names its fix.
+
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::error::LlmError;
+
+/// Where a request goes, for the request and its error messages.
+pub(crate) struct Target<'a> {
+    /// The full endpoint URL.
+    pub url: &'a str,
+    /// The server's base URL.
+    pub base_url: &'a str,
+    /// The model asked for.
+    pub model: &'a str,
+    /// The request timeout.
+    pub timeout: Duration,
+}
+
+/// POSTs `body` as JSON (with a bearer token when given) and returns the decoded JSON
+/// answer, its text as received, and the latency in milliseconds.
+pub(crate) fn post_json(
+    http: &reqwest::blocking::Client,
+    target: &Target<'_>,
+    body: &Value,
+    bearer: Option<&str>,
+) -> Result<(Value, String, f64), LlmError> {
+    let url = target.url;
+    let start = Instant::now();
+    let mut request = http.post(url).json(body);
+    if let Some(token) = bearer {
+        request = request.bearer_auth(token);
+    }
+    let response = request.send().map_err(|e| transport_error(e, url, target.timeout))?;
+    let status = response.status();
+    let retry_after_s = retry_after(&response);
+    let text = response.text().map_err(|e| transport_error(e, url, target.timeout))?;
+    let latency_ms = start.elapsed().as_secs_f64() * 1000.0;
+    if !status.is_success() {
+        return Err(status_error(status.as_u16(), target, text, retry_after_s));
+    }
+    let raw: Value = serde_json::from_str(&text).map_err(|source| LlmError::Decode {
+        url: url.to_string(),
+        body: text.clone(),
+        source,
+    })?;
+    Ok((raw, text, latency_ms))
+}
+
+/// A blocking HTTP client with a per-request timeout.
+pub(crate) fn http_client(timeout: Duration, url: &str) -> Result<reqwest::blocking::Client, LlmError> {
+    reqwest::blocking::Client::builder()
+        .timeout(timeout)
+        .connect_timeout(timeout.min(Duration::from_secs(10)))
+        .build()
+        .map_err(|source| LlmError::Transport {
+            url: url.to_string(),
+            source,
+        })
+}
+
+/// Classifies a reqwest failure.
+fn transport_error(err: reqwest::Error, url: &str, timeout: Duration) -> LlmError {
+    if err.is_timeout() {
+        LlmError::Timeout {
+            url: url.to_string(),
+            timeout_s: timeout.as_secs_f64(),
+        }
+    } else if err.is_connect() {
+        LlmError::Connect {
+            url: url.to_string(),
+            source: err,
+        }
+    } else {
+        LlmError::Transport {
+            url: url.to_string(),
+            source: err,
+        }
+    }
+}
+
+/// Seconds from a `Retry-After: <seconds>` header.
+fn retry_after(response: &reqwest::blocking::Response) -> Option<f64> {
+    response
+        .headers()
+        .get(reqwest::header::RETRY_AFTER)?
+        .to_str()
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// Maps an error status to the error that names its fix.
+fn status_error(code: u16, target: &Target<'_>, body: String, retry_after_s: Option<f64>) -> LlmError {
+    let (url, host, model) = (target.url, target.base_url, target.model);
+    let lower = body.to_ascii_lowercase();
+    if code == 404 && lower.contains("not found") {
+        LlmError::ModelNotFound {
+            model: model.to_string(),
+            host: host.to_string(),
+            body,
+        }
+    } else if code == 400 && lower.contains("does not support tools") {
+        LlmError::ToolsUnsupported {
+            model: model.to_string(),
+            body,
+        }
+    } else if code == 400 && lower.contains("does not support thinking") {
+        LlmError::ThinkingUnsupported {
+            model: model.to_string(),
+            body,
+        }
+    } else {
+        LlmError::Status {
+            code,
+            url: url.to_string(),
+            body,
+            retry_after_s,
+        }
+    }
+}
