@@ -277,3 +277,30 @@ fn every_exchange_is_logged_raw_with_its_place() {
         assert_eq!(exchange.response["prompt_eval_count"], 100, "the response as received");
     }
 }
+
+#[test]
+fn a_spent_tool_budget_withholds_tools_and_asks_for_the_answer() {
+    let call = || Reply::content("{\"name\": \"simulate_move\", \"arguments\": {\"coord\": \"c4\"}}");
+    let server = scripted(vec![call(), call(), Reply::content("f5")]);
+    let mut config = config();
+    config.max_tool_rounds = 1;
+    config.on_invalid = InvalidPolicy::Feedback;
+    let (mv, decision) = decide(&server, config);
+    assert_eq!(mv.to_string(), "f5");
+    // Round 1 ran the call; turn 2's call text came when tools were withheld: not a move (c4).
+    assert_eq!(
+        (decision.recovered_tool_calls, decision.invalid_answers, decision.turns),
+        (1, 1, 3)
+    );
+    let requests = server.requests();
+    assert!(requests[0].get("tools").is_some());
+    assert!(requests[1].get("tools").is_none() && requests[2].get("tools").is_none());
+    let asked = requests[1]["messages"].as_array().unwrap().last().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        asked,
+        "シミュレーションはここまでです。置ける位置: d3, c4, f5, e6。この中から座標を1つだけ答えてください。"
+    );
+}

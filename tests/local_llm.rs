@@ -5,85 +5,150 @@
 
 use std::process::Command;
 
+use othello_arena::agent::AnswerKind;
 use othello_arena::record::{read_game_log, Event, MoveSource};
 
-#[test]
-#[ignore = "needs a running llama-server: see the module docs (CI runs it)"]
-fn one_full_game_against_random_through_a_real_model() {
+/// What one logged game shows about the agent.
+#[derive(Debug, Default)]
+struct Counts {
+    finished: bool,
+    exchanges: u32,
+    requests_in_decisions: u32,
+    model_moves: u32,
+    fallback_moves: u32,
+    structured_calls: u32,
+    recovered_calls: u32,
+    clean: u32,
+    extracted: u32,
+    invalid: u32,
+    generated_tokens: u64,
+    latencies_ms: Vec<f64>,
+}
+
+impl Counts {
+    fn print(&self, label: &str) {
+        let mut sorted = self.latencies_ms.clone();
+        sorted.sort_by(f64::total_cmp);
+        let seconds: f64 = sorted.iter().sum::<f64>() / 1000.0;
+        println!(
+            "{label}: {} moves asked, {} decided by the model, {} by the fallback; {} exchanges; tool calls {} structured, \
+             {} recovered from text; answers {} clean, {} extracted, {} invalid; latency per exchange median {:.0} ms, \
+             max {:.0} ms; {:.1} generated tokens/s",
+            self.model_moves + self.fallback_moves,
+            self.model_moves,
+            self.fallback_moves,
+            self.exchanges,
+            self.structured_calls,
+            self.recovered_calls,
+            self.clean,
+            self.extracted,
+            self.invalid,
+            sorted.get(sorted.len() / 2).copied().unwrap_or(0.0),
+            sorted.last().copied().unwrap_or(0.0),
+            self.generated_tokens as f64 / seconds.max(1e-9),
+        );
+    }
+}
+
+/// Plays one game of the local model (black) against random and reads its log back.
+fn play(name: &str, extra: &[&str]) -> Counts {
     let url = std::env::var("OTHELLO_ARENA_LLM_URL")
         .expect("set OTHELLO_ARENA_LLM_URL to the server printed by scripts/local-llm.sh start");
-    let dir = std::env::temp_dir().join(format!("othello-local-llm-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("othello-local-llm-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
+    let mut args = vec![
+        "play",
+        "--black",
+        "llm:qwen2.5-coder-0.5b",
+        "--white",
+        "random",
+        "--api",
+        "openai",
+        "--host",
+        &url,
+        "--timeout",
+        "120",
+        "--log-dir",
+        dir.to_str().unwrap(),
+        "--json",
+    ];
+    args.extend_from_slice(extra);
     let output = Command::new(env!("CARGO_BIN_EXE_othello-arena"))
-        .args([
-            "play",
-            "--black",
-            "llm:qwen2.5-coder-0.5b",
-            "--white",
-            "random",
-            "--api",
-            "openai",
-            "--host",
-            &url,
-            "--agent-file",
-            "prompts/small-model.toml",
-            "--timeout",
-            "120",
-            "--log-dir",
-            dir.to_str().unwrap(),
-            "--json",
-        ])
+        .args(&args)
         .output()
         .expect("the binary runs");
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-
-    let records = read_game_log(&dir.join("game-0001.jsonl")).expect("the game log reads back");
-    let ended = records.iter().any(|r| matches!(r.event, Event::GameEnd(_)));
-    assert!(ended, "the game completes");
-    let (mut exchanges, mut turns, mut model, mut fallback, mut structured, mut recovered, mut clean, mut extracted) =
-        (0u32, 0u32, 0u32, 0u32, 0u32, 0u32, 0u32, 0u32);
-    let mut latencies = Vec::new();
-    let mut generated = 0u64;
-    for record in &records {
+    let mut counts = Counts::default();
+    for record in read_game_log(&dir.join("game-0001.jsonl")).expect("the game log reads back") {
         match &record.event {
+            Event::GameEnd(_) => counts.finished = true,
             Event::Exchange(e) => {
-                exchanges += 1;
-                latencies.push(e.latency_ms);
+                counts.exchanges += 1;
+                counts.latencies_ms.push(e.latency_ms);
                 assert!(e.request["messages"].is_array(), "the request is logged as sent");
                 assert!(e.response["choices"].is_array(), "the response is logged as received");
             }
             Event::Move(m) => {
-                if let Some(d) = &m.agent {
-                    turns += d.turns;
-                    structured += d.tool_calls;
-                    recovered += d.recovered_tool_calls;
-                    generated += d.completion_tokens;
-                    match m.source {
-                        MoveSource::Llm => model += 1,
-                        MoveSource::Fallback => fallback += 1,
-                        _ => {}
-                    }
-                    match d.answer_kind {
-                        Some(othello_arena::agent::AnswerKind::Clean) => clean += 1,
-                        Some(othello_arena::agent::AnswerKind::Extracted) => extracted += 1,
-                        None => {}
-                    }
+                let Some(d) = &m.agent else { continue };
+                counts.requests_in_decisions += d.turns;
+                counts.structured_calls += d.tool_calls;
+                counts.recovered_calls += d.recovered_tool_calls;
+                counts.invalid += d.invalid_answers;
+                counts.generated_tokens += d.completion_tokens;
+                match m.source {
+                    MoveSource::Llm => counts.model_moves += 1,
+                    MoveSource::Fallback => counts.fallback_moves += 1,
+                    _ => {}
+                }
+                match d.answer_kind {
+                    Some(AnswerKind::Clean) => counts.clean += 1,
+                    Some(AnswerKind::Extracted) => counts.extracted += 1,
+                    None => {}
                 }
             }
-            _ => {}
+            Event::GameStart(_) => {}
         }
     }
-    latencies.sort_by(f64::total_cmp);
-    let total_s: f64 = latencies.iter().sum::<f64>() / 1000.0;
-    println!(
-        "local model: {} moves ({model} by the model, {fallback} by the fallback); {exchanges} exchanges; \
-         tool calls {structured} structured, {recovered} recovered from text; answers {clean} clean, {extracted} extracted; \
-         latency per exchange median {:.0} ms, max {:.0} ms; {:.1} generated tokens/s",
-        model + fallback,
-        latencies[latencies.len() / 2],
-        latencies[latencies.len() - 1],
-        generated as f64 / total_s.max(1e-9),
+    counts
+}
+
+#[test]
+#[ignore = "needs a running llama-server: see the module docs (CI runs it)"]
+fn one_full_game_against_random_through_a_real_model() {
+    let counts = play("direct", &["--agent-file", "prompts/small-model.toml"]);
+    counts.print("local model, direct mode, full game");
+    assert!(counts.finished, "the game completes");
+    assert_eq!(
+        counts.exchanges, counts.requests_in_decisions,
+        "every exchange is in the log"
     );
-    assert_eq!(exchanges, turns, "every exchange is in the log");
-    assert!(model >= 1, "at least one move was decided by the model itself");
+    assert!(
+        counts.model_moves >= 1,
+        "at least one move was decided by the model itself"
+    );
+}
+
+#[test]
+#[ignore = "needs a running llama-server: see the module docs (CI runs it)"]
+fn tool_mode_through_a_real_model() {
+    // 50 random opening plies leave a handful of moves: enough to exercise the tool loop.
+    let counts = play(
+        "tools",
+        &[
+            "--agent-file",
+            "prompts/small-model-tools.toml",
+            "--opening-random",
+            "50",
+        ],
+    );
+    counts.print("local model, tool mode, from ply 51");
+    assert!(counts.finished, "the game completes");
+    assert_eq!(
+        counts.exchanges, counts.requests_in_decisions,
+        "every exchange is in the log"
+    );
+    assert!(
+        counts.structured_calls + counts.recovered_calls >= 1,
+        "the model called simulate_move"
+    );
 }

@@ -32,6 +32,7 @@ fn every_prompt_loads_by_name_and_describes_its_rendering() {
         ("tool-en", "B is a black disc, W a white disc"),
         ("direct-ja", "</think> の後に"),
         ("small-model", "B = black disc, W = white disc"),
+        ("small-model-tools", "simulate_move"),
     ] {
         let prompt = Prompt::load(name, Path::new("prompts")).unwrap();
         assert!(prompt.text.contains(needle), "{name}");

@@ -80,6 +80,9 @@ pub enum Answer {
     NotStrict,
     /// No coordinate at all (empty, prose only, or an unfinished `<think>` block).
     NoCoordinate,
+    /// A tool call written as text when no tools are offered (the agent's tool budget
+    /// is spent): never read as a move.
+    ToolCallText,
 }
 
 /// The text that counts as the answer: after the last `</think>`; empty when a
@@ -185,7 +188,7 @@ mod tests {
                 } => format!("{square} extracted"),
                 Answer::Illegal { .. } => "illegal".to_string(),
                 Answer::NotStrict => "notstrict".to_string(),
-                Answer::NoCoordinate => "none".to_string(),
+                Answer::NoCoordinate | Answer::ToolCallText => "none".to_string(),
             };
             assert_eq!(got, fields[2].trim(), "line {}: {line}", number + 1);
             rows += 1;

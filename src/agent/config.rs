@@ -77,6 +77,9 @@ pub struct AgentConfig {
     pub max_turns: u32,
     /// Sessions (tool mode) or attempts (direct mode) per move (A).
     pub max_sessions: u32,
+    /// Rounds of tool calls per session; once spent, tools are withheld and the model
+    /// is asked for its answer (`u32::MAX`: bounded only by `max_turns`, seed 000).
+    pub max_tool_rounds: u32,
     /// Who plays when the model fails.
     pub fallback: EngineSpec,
     /// Which coordinate of an answer counts.
@@ -98,6 +101,7 @@ impl AgentConfig {
             keep_alive: None,
             max_turns: 10,
             max_sessions: 3,
+            max_tool_rounds: u32::MAX,
             fallback: EngineSpec::Random,
             answer: AnswerPolicy::Last,
             on_invalid: InvalidPolicy::Retry,
@@ -117,6 +121,7 @@ impl AgentConfig {
             "keep_alive": self.keep_alive,
             "max_turns": self.max_turns,
             "max_sessions": self.max_sessions,
+            "max_tool_rounds": (self.max_tool_rounds != u32::MAX).then_some(self.max_tool_rounds),
             "fallback": self.fallback.to_string(),
             "answer": self.answer.to_string(),
             "on_invalid": self.on_invalid.to_string(),

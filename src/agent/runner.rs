@@ -122,15 +122,11 @@ impl Agent {
         })
     }
 
-    fn request(&self, messages: &[Message]) -> ChatRequest {
+    fn request(&self, messages: &[Message], offer_tools: bool) -> ChatRequest {
         ChatRequest {
             model: self.config.model.clone(),
             messages: messages.to_vec(),
-            tools: if self.config.mode == Mode::Tool {
-                self.tools.specs()
-            } else {
-                Vec::new()
-            },
+            tools: if offer_tools { self.tools.specs() } else { Vec::new() },
             options: self.config.options.clone(),
             think: self.config.think.clone(),
             keep_alive: self.config.keep_alive.clone(),
@@ -158,10 +154,12 @@ impl Agent {
             (Mode::Direct, InvalidPolicy::Retry) => 1,
             _ => self.config.max_turns,
         };
+        let mut tool_rounds = 0;
         for turn in 1..=turns {
+            let offer_tools = self.config.mode == Mode::Tool && tool_rounds < self.config.max_tool_rounds;
             let exchange = self
                 .backend
-                .chat(&self.request(&messages))
+                .chat(&self.request(&messages, offer_tools))
                 .map_err(|source| AgentError::Llm {
                     model: self.config.model.clone(),
                     backend: self.backend.describe(),
@@ -186,7 +184,7 @@ impl Agent {
             }
             let mut reply = exchange.reply.message;
             reply.role = Role::Assistant;
-            if self.config.mode == Mode::Tool {
+            if offer_tools {
                 let calls = self.tool_calls(&mut reply, decision);
                 if !calls.is_empty() {
                     messages.push(reply);
@@ -195,11 +193,23 @@ impl Agent {
                         decision.tool_errors += u32::from(outcome.is_error);
                         messages.push(Message::tool_result(call, outcome.content));
                     }
+                    tool_rounds += 1;
+                    if tool_rounds == self.config.max_tool_rounds {
+                        messages.push(Message::new(Role::User, self.answer_now(board)));
+                    }
                     continue;
                 }
             }
             let think_first = self.config.mode == Mode::Direct;
-            match parse_answer(&reply.content, board.legal_moves(), self.config.answer, think_first) {
+            let answer =
+                if self.config.mode == Mode::Tool && !offer_tools && !recover_tool_calls(&reply.content).is_empty() {
+                    // A tool call written as text once tools are withdrawn is not an answer:
+                    // its coordinate is a square to simulate, not a move.
+                    Answer::ToolCallText
+                } else {
+                    parse_answer(&reply.content, board.legal_moves(), self.config.answer, think_first)
+                };
+            match answer {
                 Answer::Move { square, kind } => {
                     decision.answer_kind = Some(kind);
                     return Ok(SessionEnd::Decided(Move::Place(square)));
@@ -235,8 +245,24 @@ impl Agent {
         recovered
     }
 
+    /// The message sent once the tool budget is spent (tools are then withheld).
+    fn answer_now(&self, board: &Board) -> String {
+        let legal = board.legal_moves();
+        match self.config.style.labels {
+            Labels::Japanese => {
+                format!("シミュレーションはここまでです。置ける位置: {legal}。この中から座標を1つだけ答えてください。")
+            }
+            Labels::English => {
+                format!("No more simulations. Legal moves: {legal}. Answer now with exactly one of them.")
+            }
+        }
+    }
+
     /// The message telling the model its answer held no legal move.
     fn feedback(&self, board: &Board, answer: &Answer) -> String {
+        if *answer == Answer::ToolCallText {
+            return self.answer_now(board);
+        }
         let legal = board.legal_moves();
         let named = match answer {
             Answer::Illegal { found } => found.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "),

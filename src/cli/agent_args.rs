@@ -69,6 +69,10 @@ pub struct AgentArgs {
     /// Sessions per move, A (default 3).
     #[arg(long)]
     pub max_sessions: Option<u32>,
+    /// Rounds of tool calls per session before tools are withheld and an answer is
+    /// asked for (default: no limit but --max-turns).
+    #[arg(long)]
+    pub max_tool_rounds: Option<u32>,
     /// Engine spec that moves when the model fails (default random).
     #[arg(long)]
     pub fallback: Option<String>,
@@ -100,6 +104,7 @@ struct AgentFile {
     keep_alive: Option<String>,
     max_turns: Option<u32>,
     max_sessions: Option<u32>,
+    max_tool_rounds: Option<u32>,
     fallback: Option<String>,
     answer: Option<String>,
     on_invalid: Option<String>,
@@ -189,6 +194,9 @@ impl AgentArgs {
         config.keep_alive = pick(&self.keep_alive, &file.keep_alive);
         config.max_turns = self.max_turns.or(file.max_turns).unwrap_or(config.max_turns);
         config.max_sessions = self.max_sessions.or(file.max_sessions).unwrap_or(config.max_sessions);
+        if let Some(rounds) = self.max_tool_rounds.or(file.max_tool_rounds) {
+            config.max_tool_rounds = rounds;
+        }
         if config.max_turns == 0 || config.max_sessions == 0 {
             bail!("bad --max-turns/--max-sessions: both must be at least 1");
         }
