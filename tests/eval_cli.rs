@@ -244,6 +244,11 @@ fn play_accepts_an_llm_player_and_writes_logs() {
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let summary: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(summary["players"][1]["spec"], "llm:stub-model");
+    assert_eq!(summary["players"][1]["agent"]["llm_share"], 1.0);
+    assert!(
+        summary["players"][0].get("agent").is_none(),
+        "engines have no agent statistics"
+    );
     assert!(read_game_log(&dir.join("game-0001.jsonl")).unwrap().len() > 30);
 }
 

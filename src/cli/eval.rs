@@ -9,9 +9,9 @@ use serde_json::{json, Value};
 
 use super::agent_args::parse_player;
 use super::args::EvalArgs;
+use super::report::{agent_lines, share, tally_header, tally_json, tally_row};
 use super::run_dir::{create_run_dir, utc_now, write_json};
-use super::tally_json;
-use crate::arena::{run_eval, AgentStats, EvalConfig, EvalResult, MatchEvent, RunOptions};
+use crate::arena::{run_eval, EvalConfig, EvalResult, MatchEvent, RunOptions};
 use crate::llm::ChatBackend;
 
 pub(super) fn run(args: EvalArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
@@ -138,75 +138,6 @@ fn seed_csv(result: &EvalResult, model: &str, games_per_color: usize) -> String 
     out
 }
 
-fn share(part: u32, whole: u32) -> String {
-    if whole == 0 {
-        "-".to_string()
-    } else {
-        format!("{:.1}%", 100.0 * f64::from(part) / f64::from(whole))
-    }
-}
-
-fn agent_lines(stats: &AgentStats, out: &mut String) {
-    let (llm, low, high) = stats.llm_share();
-    let per_move = |x: f64| {
-        if stats.moves == 0 {
-            0.0
-        } else {
-            x / f64::from(stats.moves)
-        }
-    };
-    let _ = writeln!(out, "  moves asked             {}", stats.moves);
-    let _ = writeln!(
-        out,
-        "  decided by the model    {} ({:.1}%, 95% CI [{:.1}, {:.1}]); by the fallback {}",
-        stats.llm_moves,
-        100.0 * llm,
-        100.0 * low,
-        100.0 * high,
-        stats.fallback_moves
-    );
-    let _ = writeln!(
-        out,
-        "  model answers           clean {} ({}), extracted from prose {} ({})",
-        stats.clean_answers,
-        share(stats.clean_answers, stats.llm_moves),
-        stats.extracted_answers,
-        share(stats.extracted_answers, stats.llm_moves)
-    );
-    let _ = writeln!(
-        out,
-        "  invalid answers         {} ({:.2} per move)",
-        stats.invalid_answers,
-        per_move(f64::from(stats.invalid_answers))
-    );
-    let _ = writeln!(
-        out,
-        "  tool calls per move     {:.2} structured, {:.2} recovered from text; {} returned an error",
-        per_move(f64::from(stats.tool_calls)),
-        per_move(f64::from(stats.recovered_tool_calls)),
-        stats.tool_errors
-    );
-    let _ = writeln!(
-        out,
-        "  requests per move       {:.2}",
-        per_move(f64::from(stats.requests))
-    );
-    let _ = writeln!(
-        out,
-        "  tokens per move         prompt {:.0}, generated {:.0}",
-        per_move(stats.prompt_tokens as f64),
-        per_move(stats.completion_tokens as f64)
-    );
-    let json = stats.to_json();
-    let ms = |key: &str| json[key].as_f64().map_or("-".to_string(), |v| format!("{v:.0} ms"));
-    let _ = writeln!(
-        out,
-        "  latency per move        p50 {}, p95 {}",
-        ms("latency_ms_p50"),
-        ms("latency_ms_p95")
-    );
-}
-
 fn text_report(result: &EvalResult, model: &str, games_per_color: usize) -> String {
     let mut out = String::new();
     let _ = writeln!(
@@ -220,17 +151,13 @@ fn text_report(result: &EvalResult, model: &str, games_per_color: usize) -> Stri
         .max()
         .unwrap_or(8)
         .max(8);
-    let _ = writeln!(
-        out,
-        "{:width$}  color  games  wins losses draws   win%  95% CI (Wilson)   disc diff  model-decided moves",
-        "opponent"
-    );
+    let _ = writeln!(out, "{}  model-decided moves", tally_header("opponent", width));
     for o in &result.opponents {
-        for (label, tally) in [("black", o.as_black), ("white", o.as_white), ("all", o.overall())] {
-            let (low, high) = tally.win_interval();
-            let model_col = if label == "all" {
+        for (color, tally) in [("black", o.as_black), ("white", o.as_white), ("all", o.overall())] {
+            let name = if color == "black" { o.opponent.as_str() } else { "" };
+            let model = if color == "all" {
                 format!(
-                    "{} of {} ({})",
+                    "  {} of {} ({})",
                     o.agent.llm_moves,
                     o.agent.moves,
                     share(o.agent.llm_moves, o.agent.moves)
@@ -238,19 +165,7 @@ fn text_report(result: &EvalResult, model: &str, games_per_color: usize) -> Stri
             } else {
                 String::new()
             };
-            let _ = writeln!(
-                out,
-                "{:width$}  {label:5}  {:5}  {:4} {:6} {:5}  {:5.1}  [{:5.1}, {:5.1}]     {:+7.2}  {model_col}",
-                if label == "black" { o.opponent.as_str() } else { "" },
-                tally.games(),
-                tally.wins,
-                tally.losses,
-                tally.draws,
-                100.0 * tally.win_rate(),
-                100.0 * low,
-                100.0 * high,
-                tally.mean_margin(),
-            );
+            let _ = writeln!(out, "{}{model}", tally_row(name, width, color, &tally));
         }
     }
     let _ = writeln!(

@@ -6,6 +6,7 @@ mod args;
 mod bench;
 mod eval;
 mod play;
+mod report;
 mod run_dir;
 
 pub use args::Cli;
@@ -34,21 +35,6 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Wipeouts(args) => run_wipeouts(args),
         Command::Bench(args) => bench::run(args),
     }
-}
-
-/// A tally as JSON: counts, win rate and its Wilson interval, mean disc difference.
-fn tally_json(t: &crate::arena::Tally) -> serde_json::Value {
-    let (ci_low, ci_high) = t.win_interval();
-    serde_json::json!({
-        "games": t.games(),
-        "wins": t.wins,
-        "losses": t.losses,
-        "draws": t.draws,
-        "win_rate": t.win_rate(),
-        "ci_low": ci_low,
-        "ci_high": ci_high,
-        "mean_disc_diff": t.mean_margin(),
-    })
 }
 
 fn parse_color(text: &str, flag: &str) -> Result<Color> {

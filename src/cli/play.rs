@@ -9,9 +9,11 @@ use serde_json::json;
 
 use super::agent_args::parse_player;
 use super::args::PlayArgs;
+use super::report::{agent_lines, tally_header, tally_json, tally_row};
 use super::run_dir::{create_run_dir, utc_now, write_json};
-use super::tally_json;
-use crate::arena::{run_match, MatchConfig, MatchEvent, PlayerSpec, RunOptions, SpecTally, Tally};
+use crate::arena::{
+    run_match, AgentStats, MatchConfig, MatchEvent, MatchResult, PlayerSpec, RunOptions, SpecTally, Tally,
+};
 
 pub(super) fn run(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
     if args.games == 0 {
@@ -90,19 +92,56 @@ pub(super) fn run(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>) -> Resul
         std::fs::write(path, csv_table(&result.tallies))
             .with_context(|| format!("cannot write --csv {}", path.display()))?;
     }
+    let agents = agent_stats(&config, &result);
     if args.json {
-        let players: Vec<_> = result.tallies.iter().map(spec_json).collect();
+        let players: Vec<_> = result
+            .tallies
+            .iter()
+            .zip(&agents)
+            .map(|(tally, stats)| {
+                let mut value = spec_json(tally);
+                if let Some(stats) = stats {
+                    value["agent"] = stats.to_json();
+                }
+                value
+            })
+            .collect();
         println!("{}", json!({ "games": config.games, "players": players }));
     } else {
         print!(
             "{}",
             text_table(&config, &result.tallies, start.elapsed().as_secs_f64())
         );
+        for (tally, stats) in result.tallies.iter().zip(&agents) {
+            if let Some(stats) = stats {
+                let mut lines = format!(
+                    "{} (a move the fallback played is never counted as the model's):\n",
+                    tally.spec
+                );
+                agent_lines(stats, &mut lines);
+                print!("{lines}");
+            }
+        }
         if let Some(dir) = &log_dir {
             println!("logs: {}", dir.display());
         }
     }
     Ok(())
+}
+
+/// What each LLM player did over the match (`None` for engines), in players order.
+fn agent_stats(config: &MatchConfig, result: &MatchResult) -> [Option<AgentStats>; 2] {
+    let mut stats: [Option<AgentStats>; 2] =
+        std::array::from_fn(|i| config.players[i].agent_config().map(|_| AgentStats::default()));
+    for (first_color, record) in &result.games {
+        for ply in &record.plies {
+            let player = usize::from(ply.color != *first_color);
+            if let (Some(stats), Some(decision)) = (stats[player].as_mut(), &ply.played.agent) {
+                stats.add(decision);
+            }
+        }
+    }
+    stats
 }
 
 fn spec_json(t: &SpecTally) -> serde_json::Value {
@@ -139,28 +178,11 @@ fn text_table(config: &MatchConfig, tallies: &[SpecTally; 2], secs: f64) -> Stri
         config.seed,
     );
     let width = tallies.iter().map(|t| t.spec.len()).max().unwrap_or(6).max(6);
-    let _ = writeln!(
-        out,
-        "{:width$}  color  games   wins losses  draws   win%  95% CI (Wilson)  mean disc diff",
-        "player"
-    );
+    let _ = writeln!(out, "{}", tally_header("player", width));
     for (spec, color, t) in rows(tallies) {
-        if t.games() == 0 {
-            continue;
+        if t.games() > 0 {
+            let _ = writeln!(out, "{}", tally_row(spec, width, color, t));
         }
-        let (low, high) = t.win_interval();
-        let _ = writeln!(
-            out,
-            "{spec:width$}  {color:5}  {:5}  {:5}  {:5}  {:5}  {:5.1}  [{:5.1}, {:5.1}]   {:+7.2}",
-            t.games(),
-            t.wins,
-            t.losses,
-            t.draws,
-            100.0 * t.win_rate(),
-            100.0 * low,
-            100.0 * high,
-            t.mean_margin(),
-        );
     }
     let _ = writeln!(
         out,

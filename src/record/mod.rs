@@ -106,8 +106,6 @@ pub struct ExchangeRecord {
 pub enum MoveSource {
     /// A classical engine or a person.
     Engine,
-    /// The random opening.
-    Opening,
     /// The model's own answer.
     Llm,
     /// The fallback player, after the model failed.

@@ -1,0 +1,110 @@
+//! Text and JSON pieces shared by the commands' reports.
+
+use std::fmt::Write as _;
+
+use crate::arena::{AgentStats, Tally};
+
+/// A tally as JSON: counts, win rate and its Wilson interval, mean disc difference.
+pub(super) fn tally_json(t: &Tally) -> serde_json::Value {
+    let (ci_low, ci_high) = t.win_interval();
+    serde_json::json!({
+        "games": t.games(),
+        "wins": t.wins,
+        "losses": t.losses,
+        "draws": t.draws,
+        "win_rate": t.win_rate(),
+        "ci_low": ci_low,
+        "ci_high": ci_high,
+        "mean_disc_diff": t.mean_margin(),
+    })
+}
+
+/// The header of a results table whose first column is `first` (`width` wide).
+pub(super) fn tally_header(first: &str, width: usize) -> String {
+    format!("{first:width$}  color  games   wins losses  draws   win%  95% CI (Wilson)  mean disc diff")
+}
+
+/// One row of a results table: counts, win rate, its Wilson interval, mean margin.
+pub(super) fn tally_row(first: &str, width: usize, color: &str, t: &Tally) -> String {
+    let (low, high) = t.win_interval();
+    format!(
+        "{first:width$}  {color:5}  {:5}  {:5}  {:5}  {:5}  {:5.1}  [{:5.1}, {:5.1}]   {:+7.2}",
+        t.games(),
+        t.wins,
+        t.losses,
+        t.draws,
+        100.0 * t.win_rate(),
+        100.0 * low,
+        100.0 * high,
+        t.mean_margin(),
+    )
+}
+
+pub(super) fn share(part: u32, whole: u32) -> String {
+    if whole == 0 {
+        "-".to_string()
+    } else {
+        format!("{:.1}%", 100.0 * f64::from(part) / f64::from(whole))
+    }
+}
+
+pub(super) fn agent_lines(stats: &AgentStats, out: &mut String) {
+    let (llm, low, high) = stats.llm_share();
+    let per_move = |x: f64| {
+        if stats.moves == 0 {
+            0.0
+        } else {
+            x / f64::from(stats.moves)
+        }
+    };
+    let _ = writeln!(out, "  moves asked             {}", stats.moves);
+    let _ = writeln!(
+        out,
+        "  decided by the model    {} ({:.1}%, 95% CI [{:.1}, {:.1}]); by the fallback {}",
+        stats.llm_moves,
+        100.0 * llm,
+        100.0 * low,
+        100.0 * high,
+        stats.fallback_moves
+    );
+    let _ = writeln!(
+        out,
+        "  model answers           clean {} ({}), extracted from prose {} ({})",
+        stats.clean_answers,
+        share(stats.clean_answers, stats.llm_moves),
+        stats.extracted_answers,
+        share(stats.extracted_answers, stats.llm_moves)
+    );
+    let _ = writeln!(
+        out,
+        "  invalid answers         {} ({:.2} per move)",
+        stats.invalid_answers,
+        per_move(f64::from(stats.invalid_answers))
+    );
+    let _ = writeln!(
+        out,
+        "  tool calls per move     {:.2} structured, {:.2} recovered from text; {} returned an error",
+        per_move(f64::from(stats.tool_calls)),
+        per_move(f64::from(stats.recovered_tool_calls)),
+        stats.tool_errors
+    );
+    let _ = writeln!(
+        out,
+        "  requests per move       {:.2}",
+        per_move(f64::from(stats.requests))
+    );
+    let _ = writeln!(
+        out,
+        "  tokens per move         prompt {:.0}, generated {:.0}",
+        per_move(stats.prompt_tokens as f64),
+        per_move(stats.completion_tokens as f64)
+    );
+    let json = stats.to_json();
+    let ms = |key: &str| json[key].as_f64().map_or("-".to_string(), |v| format!("{v:.0} ms"));
+    let _ = writeln!(
+        out,
+        "  latency per move        p50 {}, p95 {}",
+        ms("latency_ms_p50"),
+        ms("latency_ms_p95")
+    );
+}
