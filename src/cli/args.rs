@@ -30,6 +30,8 @@ pub enum Command {
     Wipeouts(WipeoutArgs),
     /// Measure speed: perft leaves/s and alpha-beta nodes/s.
     Bench(BenchArgs),
+    /// Replay a game log ply by ply: positions, the model's exchanges, moves, score.
+    Replay(ReplayArgs),
 }
 
 /// A position given on the command line.
@@ -180,4 +182,17 @@ pub struct BenchArgs {
     /// Perft depth.
     #[arg(long, default_value_t = 11)]
     pub perft_depth: u32,
+}
+
+/// `replay`.
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// A game log (game-NNNN.jsonl) or a seed 000 log of {"request","response"} lines.
+    pub log: PathBuf,
+    /// Show only this ply.
+    #[arg(long)]
+    pub ply: Option<usize>,
+    /// Print the replay as one JSON object.
+    #[arg(long)]
+    pub json: bool,
 }

@@ -6,6 +6,7 @@ mod args;
 mod bench;
 mod eval;
 mod play;
+mod replay;
 mod report;
 mod run_dir;
 
@@ -34,6 +35,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Eval(args) => eval::run(args, &env),
         Command::Wipeouts(args) => run_wipeouts(args),
         Command::Bench(args) => bench::run(args),
+        Command::Replay(args) => replay::run(args),
     }
 }
 

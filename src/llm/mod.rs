@@ -29,3 +29,13 @@ pub trait ChatBackend: Send + Sync {
     /// What and where the backend is, for the run configuration.
     fn describe(&self) -> String;
 }
+
+/// Decodes a logged response body of either API (OpenAI-compatible bodies have
+/// `choices`, Ollama's a `message`); `None` when it is neither.
+pub fn decode_reply(raw: &serde_json::Value) -> Option<ChatReply> {
+    if raw.get("choices").is_some() {
+        OpenAiBackend::parse_response(raw).ok()
+    } else {
+        OllamaBackend::parse_response(raw).ok()
+    }
+}

@@ -69,6 +69,22 @@ impl OllamaBackend {
         body
     }
 
+    /// Reads a 200 body into a reply; an `{"error": ...}` body (Ollama reports some
+    /// failures inside a 200) or an undecodable one is an error message.
+    pub fn parse_response(raw: &Value) -> Result<ChatReply, String> {
+        let wire: WireResponse =
+            serde_json::from_value(raw.clone()).map_err(|e| format!("not an Ollama chat response ({e})"))?;
+        if let Some(message) = wire.error {
+            return Err(format!("the server reported an error: {message}"));
+        }
+        Ok(ChatReply {
+            message: wire.message,
+            prompt_tokens: wire.prompt_eval_count,
+            completion_tokens: wire.eval_count,
+            done_reason: wire.done_reason,
+        })
+    }
+
     fn attempt(&self, url: &str, model: &str, body: &Value) -> Result<(Value, ChatReply, f64), LlmError> {
         let target = Target {
             url,
@@ -77,26 +93,12 @@ impl OllamaBackend {
             timeout: self.timeout,
         };
         let (raw, text, latency_ms) = post_json(&self.http, &target, body, None)?;
-        let wire: WireResponse = serde_json::from_value(raw.clone()).map_err(|source| LlmError::Decode {
+        let reply = OllamaBackend::parse_response(&raw).map_err(|why| LlmError::Status {
+            code: 502,
             url: url.to_string(),
-            body: text,
-            source,
+            body: format!("{why}: {text}"),
+            retry_after_s: None,
         })?;
-        if let Some(message) = wire.error {
-            // Ollama reports some failures inside a 200 body.
-            return Err(LlmError::Status {
-                code: 500,
-                url: url.to_string(),
-                body: message,
-                retry_after_s: None,
-            });
-        }
-        let reply = ChatReply {
-            message: wire.message,
-            prompt_tokens: wire.prompt_eval_count,
-            completion_tokens: wire.eval_count,
-            done_reason: wire.done_reason,
-        };
         Ok((raw, reply, latency_ms))
     }
 }

@@ -152,6 +152,53 @@ impl Board {
     }
 }
 
+impl Board {
+    /// Parses the board text this module writes (either labels, either perspective),
+    /// such as the user message of a logged request.
+    ///
+    /// ```
+    /// use othello_arena::othello::Board;
+    /// let text = Board::new().to_string();
+    /// assert_eq!(Board::parse_text(&text).unwrap(), Board::new());
+    /// ```
+    pub fn parse_text(text: &str) -> Result<Board, ParseBoardError> {
+        let side = if text.contains("黒の手番") || text.contains("Black to move") {
+            Color::Black
+        } else if text.contains("白の手番") || text.contains("White to move") {
+            Color::White
+        } else {
+            return Err(ParseBoardError::Text {
+                reason: "no turn line (黒の手番 / 白の手番 / Black to move / White to move)",
+            });
+        };
+        let relative = text.contains("B=手番側") || text.contains("B = discs of the side to move");
+        let mut cells = String::new();
+        for row in 1..=8u8 {
+            let line = text
+                .lines()
+                .find(|l| l.trim_start().starts_with(char::from(b'0' + row)))
+                .ok_or(ParseBoardError::Text {
+                    reason: "a row line 1-8 is missing",
+                })?;
+            let row_cells: String = line.trim_start()[1..].chars().filter(|c| !c.is_whitespace()).collect();
+            if row_cells.chars().count() != 8 {
+                return Err(ParseBoardError::Text {
+                    reason: "a row does not have 8 squares",
+                });
+            }
+            cells.push_str(&row_cells);
+        }
+        let board = Board::parse_squares(&cells, Color::Black)?;
+        let (b, w) = (board.discs(Color::Black).0, board.discs(Color::White).0);
+        let (black, white) = if relative && side == Color::White {
+            (w, b)
+        } else {
+            (b, w)
+        };
+        Ok(Board::from_bitboards(black, white, side).expect("the two letters never share a square"))
+    }
+}
+
 impl fmt::Display for Board {
     /// Seed 000's text (absolute colors, Japanese labels).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -167,6 +214,12 @@ pub enum ParseBoardError {
     Length {
         /// How many non-whitespace characters were found.
         found: usize,
+    },
+    /// Board text without the expected lines.
+    #[error("cannot read the board text: {reason}")]
+    Text {
+        /// What is missing.
+        reason: &'static str,
     },
     /// A character that is not a disc or an empty square.
     #[error("board has {ch:?} at {square}: use X (black), O (white) or - (empty)")]

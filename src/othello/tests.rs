@@ -271,3 +271,16 @@ fn a_full_game_fills_the_board() {
     let placements = game.moves().iter().filter(|m| matches!(m, Move::Place(_))).count();
     assert_eq!(placements as u32, 60 - game.board().empties());
 }
+
+#[test]
+fn board_text_parses_back_in_every_style() {
+    for board in sample_positions().into_iter().step_by(17) {
+        for labels in [Labels::Japanese, Labels::English] {
+            for perspective in [Perspective::Absolute, Perspective::Relative] {
+                let text = board.to_text(TextStyle { labels, perspective });
+                assert_eq!(Board::parse_text(&text).unwrap(), board, "{text}");
+            }
+        }
+    }
+    assert!(Board::parse_text("hello").is_err());
+}

@@ -22,6 +22,10 @@
 //!
 //! Plies count from 1 at the start position of the game, opening moves included.
 
+mod replay;
+
+pub use replay::{replay_records, replay_seed_lines, ExchangeView, GameReplay, PlyView, ReplayError, ToolView};
+
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};

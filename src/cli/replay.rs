@@ -1,0 +1,177 @@
+//! `replay`: a game log, ply by ply, as text or JSON.
+
+use std::fmt::Write as _;
+
+use anyhow::{bail, Context, Result};
+use serde_json::Value;
+
+use super::args::ReplayArgs;
+use crate::othello::Color;
+use crate::record::{read_game_log, replay_records, replay_seed_lines, ExchangeView, GameReplay, PlyView};
+
+pub(super) fn run(args: ReplayArgs) -> Result<()> {
+    let replay = load(&args.log)?;
+    let plies: Vec<&PlyView> = replay
+        .plies
+        .iter()
+        .filter(|p| args.ply.is_none_or(|n| p.ply == n))
+        .collect();
+    if let (Some(n), true) = (args.ply, plies.is_empty()) {
+        bail!("bad --ply {n}: the log has plies {}", ply_range(&replay));
+    }
+    if args.json {
+        let mut value = serde_json::to_value(&replay)?;
+        value["plies"] = serde_json::to_value(&plies)?;
+        println!("{value}");
+    } else {
+        print!("{}", render(&replay, &plies, args.ply.is_none()));
+    }
+    Ok(())
+}
+
+fn ply_range(replay: &GameReplay) -> String {
+    match (replay.plies.first(), replay.plies.last()) {
+        (Some(a), Some(b)) => format!("{} to {}", a.ply, b.ply),
+        _ => "none".to_string(),
+    }
+}
+
+/// Reads our game log, or a seed 000 log of bare exchange lines.
+pub(super) fn load(path: &std::path::Path) -> Result<GameReplay> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let first: Value = text
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .map(serde_json::from_str)
+        .transpose()
+        .with_context(|| format!("{} is not JSONL: give a game log from a run folder", path.display()))?
+        .unwrap_or(Value::Null);
+    let replay = if first.get("schema_version").is_some() {
+        replay_records(&read_game_log(path)?)
+    } else if first.get("request").is_some() && first.get("response").is_some() {
+        let lines = text
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(serde_json::from_str)
+            .collect::<Result<Vec<Value>, _>>()
+            .with_context(|| format!("{} has a line that is not JSON", path.display()))?;
+        replay_seed_lines(&lines)
+    } else {
+        bail!(
+            "{} is neither a game log (schema_version) nor a seed log ({{\"request\", \"response\"}} lines)",
+            path.display()
+        );
+    };
+    replay.with_context(|| format!("cannot replay {}", path.display()))
+}
+
+/// A compact one-line view of a tool result.
+fn compact_result(result: &str) -> String {
+    let Ok(value) = serde_json::from_str::<Value>(result) else {
+        return result.to_string();
+    };
+    if let Some(error) = value["error"].as_str() {
+        return format!("error: {error}");
+    }
+    let list = |key: &str| {
+        value[key].as_array().map_or(String::new(), |a| {
+            a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" ")
+        })
+    };
+    format!(
+        "mine {}, theirs {}, stable {:+}, flipped [{}], opponent moves [{}]",
+        value["my_stones"],
+        value["opponent_stones"],
+        value["stable_gained"].as_i64().unwrap_or(0),
+        list("flipped"),
+        list("opponent_valid_moves")
+    )
+}
+
+fn indent(text: &str, prefix: &str) -> String {
+    text.trim_end().lines().map(|l| format!("{prefix}{l}\n")).collect()
+}
+
+fn render_exchange(out: &mut String, e: &ExchangeView) {
+    let tokens = match e.tokens {
+        (Some(p), Some(c)) => format!(", tokens {p} in / {c} out"),
+        _ => String::new(),
+    };
+    let latency = e
+        .latency_ms
+        .map_or("latency not logged".to_string(), |ms| format!("{ms:.0} ms"));
+    let _ = writeln!(
+        out,
+        "  exchange: session {}, turn {}, {latency}{tokens}",
+        e.session, e.turn
+    );
+    if let Some(thinking) = &e.thinking {
+        let _ = write!(out, "    thinking:\n{}", indent(thinking, "      "));
+    }
+    if !e.content.trim().is_empty() {
+        let _ = write!(out, "    content:\n{}", indent(&e.content, "      "));
+    }
+    for call in &e.tool_calls {
+        let how = if call.recovered {
+            " (written as text, recovered)"
+        } else {
+            ""
+        };
+        let result = call
+            .result
+            .as_deref()
+            .map_or("(no result in the log)".to_string(), compact_result);
+        let _ = writeln!(out, "    tool {} {}{how} -> {result}", call.name, call.arguments);
+    }
+    if let Some(answer) = &e.answer {
+        let _ = writeln!(out, "    answer read as: {answer}");
+    }
+}
+
+fn render(replay: &GameReplay, plies: &[&PlyView], whole: bool) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "black: {}  white: {}", replay.black, replay.white);
+    if !replay.opening.is_empty() {
+        let _ = writeln!(out, "random opening: {}", replay.opening.join(" "));
+    }
+    for ply in plies {
+        let _ = writeln!(out, "\nply {}: {} ({}) to move", ply.ply, ply.color, ply.player);
+        let _ = write!(out, "{}", indent(&ply.board().to_string(), "  "));
+        for exchange in &ply.exchanges {
+            render_exchange(&mut out, exchange);
+        }
+        let source = ply
+            .source
+            .map_or("model answer".to_string(), |s| format!("{s:?}").to_lowercase());
+        let detail = ply.agent.as_ref().map_or(String::new(), |a| {
+            format!(
+                "; {} request(s), {} tool call(s) + {} recovered, {} invalid answer(s), {} / {} tokens, {:.0} ms{}",
+                a.turns,
+                a.tool_calls,
+                a.recovered_tool_calls,
+                a.invalid_answers,
+                a.prompt_tokens,
+                a.completion_tokens,
+                a.latency_ms,
+                a.fallback_reason.as_deref().map_or(String::new(), |r| format!("; {r}"))
+            )
+        });
+        let _ = writeln!(out, "  move: {} ({source}{detail})", ply.mv.as_deref().unwrap_or("?"));
+    }
+    if whole {
+        match replay.final_discs {
+            Some((black, white)) => {
+                let winner = match black.cmp(&white) {
+                    std::cmp::Ordering::Greater => Color::Black.to_string(),
+                    std::cmp::Ordering::Less => Color::White.to_string(),
+                    std::cmp::Ordering::Equal => "draw".to_string(),
+                };
+                let _ = writeln!(out, "\nfinal: black {black}, white {white} ({winner})");
+            }
+            None => {
+                let _ = writeln!(out, "\nthe log ends before the game does");
+            }
+        }
+    }
+    out
+}
