@@ -316,3 +316,60 @@ fn an_agent_file_sets_the_agent_and_flags_override_it() {
         "{stderr}"
     );
 }
+
+#[test]
+fn stats_recomputes_the_eval_from_logs_and_groups_by_prompt() {
+    let server = playing_model();
+    let (first, second) = (temp_dir("stats-a"), temp_dir("stats-b"));
+    let mut summaries = Vec::new();
+    for (dir, prompt) in [(&first, "tool-ja"), (&second, "tool-en")] {
+        let output = run(
+            &[
+                "eval",
+                "--agent",
+                "llm:stub-model",
+                "--vs",
+                "random,greedy",
+                "--games",
+                "1",
+                "--system",
+                prompt,
+                "--log-dir",
+                dir.to_str().unwrap(),
+                "--json",
+            ],
+            &server.url,
+        );
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        summaries.push(serde_json::from_slice::<Value>(&output.stdout).unwrap());
+    }
+    let output = Command::new(env!("CARGO_BIN_EXE_othello-arena"))
+        .args(["stats", first.to_str().unwrap(), second.to_str().unwrap(), "--json"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let stats: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let groups = stats["groups"].as_array().unwrap();
+    assert_eq!(groups.len(), 4, "2 prompts x 2 opponents");
+    for (summary, dir) in summaries.iter().zip([&first, &second]) {
+        let run: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
+        let hash = &run["agent"]["system_prompt"]["sha256"].as_str().unwrap()[..12];
+        for opponent in summary["opponents"].as_array().unwrap() {
+            let group = groups
+                .iter()
+                .find(|g| g["prompt_sha256"] == hash && g["opponent"] == opponent["opponent"])
+                .expect("a group per prompt and opponent");
+            assert_eq!(group["as_black"], opponent["as_black"]);
+            assert_eq!(group["as_white"], opponent["as_white"]);
+            assert_eq!(
+                group["agent"], opponent["agent"],
+                "statistics from the logs equal the run's own"
+            );
+        }
+    }
+    let output = Command::new(env!("CARGO_BIN_EXE_othello-arena"))
+        .args(["stats", "Cargo.toml"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+}

@@ -32,6 +32,8 @@ pub enum Command {
     Bench(BenchArgs),
     /// Replay a game log ply by ply: positions, the model's exchanges, moves, score.
     Replay(ReplayArgs),
+    /// Recompute results and agent statistics from logs, grouped by model, prompt and opponent.
+    Stats(StatsArgs),
 }
 
 /// A position given on the command line.
@@ -193,6 +195,17 @@ pub struct ReplayArgs {
     #[arg(long)]
     pub ply: Option<usize>,
     /// Print the replay as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `stats`.
+#[derive(Debug, Args)]
+pub struct StatsArgs {
+    /// Run folders and/or game logs (game-NNNN.jsonl).
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Print one JSON object (key groups) instead of the tables.
     #[arg(long)]
     pub json: bool,
 }

@@ -9,6 +9,7 @@ mod play;
 mod replay;
 mod report;
 mod run_dir;
+mod stats;
 
 pub use args::Cli;
 
@@ -36,6 +37,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Wipeouts(args) => run_wipeouts(args),
         Command::Bench(args) => bench::run(args),
         Command::Replay(args) => replay::run(args),
+        Command::Stats(args) => stats::run(args),
     }
 }
 

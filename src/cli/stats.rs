@@ -1,0 +1,195 @@
+//! `stats`: results and agent statistics recomputed from logs, over any set of runs,
+//! grouped by model, prompt hash and opponent.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use serde_json::{json, Value};
+
+use super::args::StatsArgs;
+use super::report::{agent_lines, share, tally_header, tally_json, tally_row};
+use crate::arena::{AgentStats, Tally};
+use crate::record::{read_game_log, Event};
+
+/// Games of one (model, prompt, opponent) group.
+#[derive(Default)]
+struct Group {
+    as_black: Tally,
+    as_white: Tally,
+    agent: AgentStats,
+    unfinished: u32,
+}
+
+/// The key: model spec, prompt sha256 (or `-`), opponent spec.
+type Key = (String, String, String);
+
+/// Every game log under the given paths, with the prompt hash of its run.
+fn game_logs(paths: &[PathBuf]) -> Result<Vec<(PathBuf, String)>> {
+    let mut logs = Vec::new();
+    for path in paths {
+        let files: Vec<PathBuf> = if path.is_dir() {
+            let mut found: Vec<PathBuf> = std::fs::read_dir(path)
+                .with_context(|| format!("cannot read the folder {}", path.display()))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| {
+                    p.file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(|n| n.starts_with("game-") && n.ends_with(".jsonl"))
+                })
+                .collect();
+            found.sort();
+            if found.is_empty() {
+                bail!(
+                    "{} holds no game-NNNN.jsonl logs: give a run folder from logs/",
+                    path.display()
+                );
+            }
+            found
+        } else if path.is_file() {
+            vec![path.clone()]
+        } else {
+            bail!("{} does not exist: give run folders or game logs", path.display());
+        };
+        let run_dir = if path.is_dir() {
+            path.as_path()
+        } else {
+            path.parent().unwrap_or(Path::new("."))
+        };
+        let prompt = prompt_hash(run_dir);
+        logs.extend(files.into_iter().map(|f| (f, prompt.clone())));
+    }
+    Ok(logs)
+}
+
+/// The system prompt's sha256 recorded in a run folder's run.json, or `-`.
+fn prompt_hash(run_dir: &Path) -> String {
+    let run: Value = std::fs::read_to_string(run_dir.join("run.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or(Value::Null);
+    let from_agent = |agent: &Value| {
+        agent["system_prompt"]["sha256"]
+            .as_str()
+            .map(|h| h[..12.min(h.len())].to_string())
+    };
+    from_agent(&run["agent"])
+        .or_else(|| {
+            run["players"]
+                .as_array()
+                .and_then(|ps| ps.iter().find_map(|p| from_agent(&p["agent"])))
+        })
+        .unwrap_or_else(|| "-".to_string())
+}
+
+pub(super) fn run(args: StatsArgs) -> Result<()> {
+    let mut groups: BTreeMap<Key, Group> = BTreeMap::new();
+    for (path, prompt) in game_logs(&args.paths)? {
+        let records = read_game_log(&path)?;
+        let Some(start) = records.iter().find_map(|r| match &r.event {
+            Event::GameStart(s) => Some(s.clone()),
+            _ => None,
+        }) else {
+            bail!("{} has no game_start record: is it a game log?", path.display());
+        };
+        let agent_is_black = start.black.starts_with("llm:");
+        if !agent_is_black && !start.white.starts_with("llm:") {
+            continue; // an engine match: no agent to measure
+        }
+        let (model, opponent) = if agent_is_black {
+            (&start.black, &start.white)
+        } else {
+            (&start.white, &start.black)
+        };
+        let agent_color = if agent_is_black { "black" } else { "white" };
+        let group = groups
+            .entry((model.clone(), prompt.clone(), opponent.clone()))
+            .or_default();
+        let mut finished = false;
+        for record in &records {
+            match &record.event {
+                Event::Move(m) if m.color == agent_color => {
+                    if let Some(decision) = &m.agent {
+                        group.agent.add(decision);
+                    }
+                }
+                Event::GameEnd(end) => {
+                    finished = true;
+                    let margin = end.black_discs as i32 - end.white_discs as i32;
+                    if agent_is_black {
+                        group.as_black.record(margin);
+                    } else {
+                        group.as_white.record(-margin);
+                    }
+                }
+                _ => {}
+            }
+        }
+        group.unfinished += u32::from(!finished);
+    }
+    if groups.is_empty() {
+        bail!("no game with an llm: player in these logs");
+    }
+    if args.json {
+        let list: Vec<Value> = groups
+            .iter()
+            .map(|((model, prompt, opponent), g)| {
+                json!({
+                    "model": model, "prompt_sha256": prompt, "opponent": opponent,
+                    "as_black": tally_json(&g.as_black), "as_white": tally_json(&g.as_white),
+                    "overall": tally_json(&g.as_black.merged(&g.as_white)),
+                    "unfinished_games": g.unfinished, "agent": g.agent.to_json(),
+                })
+            })
+            .collect();
+        println!("{}", json!({ "groups": list }));
+        return Ok(());
+    }
+    let mut out = String::new();
+    let mut models: BTreeMap<(String, String), AgentStats> = BTreeMap::new();
+    for ((model, prompt, _), g) in &groups {
+        models
+            .entry((model.clone(), prompt.clone()))
+            .or_default()
+            .merge(&g.agent);
+    }
+    for ((model, prompt), all) in &models {
+        let _ = writeln!(out, "{model}, system prompt sha256 {prompt}");
+        let width = groups.keys().map(|k| k.2.len()).max().unwrap_or(8).max(8);
+        let _ = writeln!(out, "{}  model-decided moves", tally_header("opponent", width));
+        for ((_, _, opponent), g) in groups.iter().filter(|(k, _)| &k.0 == model && &k.1 == prompt) {
+            for (color, tally) in [
+                ("black", g.as_black),
+                ("white", g.as_white),
+                ("all", g.as_black.merged(&g.as_white)),
+            ] {
+                let name = if color == "black" { opponent.as_str() } else { "" };
+                let extra = if color == "all" {
+                    let unfinished = if g.unfinished > 0 {
+                        format!("; {} unfinished game(s) not counted", g.unfinished)
+                    } else {
+                        String::new()
+                    };
+                    format!(
+                        "  {} of {} ({}){unfinished}",
+                        g.agent.llm_moves,
+                        g.agent.moves,
+                        share(g.agent.llm_moves, g.agent.moves)
+                    )
+                } else {
+                    String::new()
+                };
+                let _ = writeln!(out, "{}{extra}", tally_row(name, width, color, &tally));
+            }
+        }
+        let _ = writeln!(
+            out,
+            "Agent, all these games (a move the fallback played is never counted as the model's):"
+        );
+        agent_lines(all, &mut out);
+        out.push('\n');
+    }
+    print!("{out}");
+    Ok(())
+}
