@@ -34,6 +34,8 @@ pub enum Command {
     Replay(ReplayArgs),
     /// Recompute results and agent statistics from logs, grouped by model, prompt and opponent.
     Stats(StatsArgs),
+    /// Write a self-contained HTML report: results, charts and every game replayable.
+    Report(ReportArgs),
 }
 
 /// A position given on the command line.
@@ -208,4 +210,15 @@ pub struct StatsArgs {
     /// Print one JSON object (key groups) instead of the tables.
     #[arg(long)]
     pub json: bool,
+}
+
+/// `report`.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Run folders and/or game logs.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// The HTML file to write.
+    #[arg(short, long, default_value = "report.html")]
+    pub output: PathBuf,
 }

@@ -8,6 +8,7 @@ mod eval;
 mod play;
 mod replay;
 mod report;
+mod report_html;
 mod run_dir;
 mod stats;
 
@@ -38,6 +39,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Bench(args) => bench::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Stats(args) => stats::run(args),
+        Command::Report(args) => report_html::run(args),
     }
 }
 

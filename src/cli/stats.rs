@@ -15,15 +15,21 @@ use crate::record::{read_game_log, Event};
 
 /// Games of one (model, prompt, opponent) group.
 #[derive(Default)]
-struct Group {
-    as_black: Tally,
-    as_white: Tally,
-    agent: AgentStats,
-    unfinished: u32,
+pub(super) struct Group {
+    /// Games with the agent as black (agent's view).
+    pub as_black: Tally,
+    /// Games with the agent as white.
+    pub as_white: Tally,
+    /// What the agent did.
+    pub agent: AgentStats,
+    /// Logs whose game did not end.
+    pub unfinished: u32,
+    /// The group's game logs.
+    pub logs: Vec<PathBuf>,
 }
 
 /// The key: model spec, prompt sha256 (or `-`), opponent spec.
-type Key = (String, String, String);
+pub(super) type Key = (String, String, String);
 
 /// Every game log under the given paths, with the prompt hash of its run.
 fn game_logs(paths: &[PathBuf]) -> Result<Vec<(PathBuf, String)>> {
@@ -83,9 +89,10 @@ fn prompt_hash(run_dir: &Path) -> String {
         .unwrap_or_else(|| "-".to_string())
 }
 
-pub(super) fn run(args: StatsArgs) -> Result<()> {
+/// Groups every game with an `llm:` player in `paths` by (model, prompt, opponent).
+pub(super) fn collect_groups(paths: &[PathBuf]) -> Result<BTreeMap<Key, Group>> {
     let mut groups: BTreeMap<Key, Group> = BTreeMap::new();
-    for (path, prompt) in game_logs(&args.paths)? {
+    for (path, prompt) in game_logs(paths)? {
         let records = read_game_log(&path)?;
         let Some(start) = records.iter().find_map(|r| match &r.event {
             Event::GameStart(s) => Some(s.clone()),
@@ -106,6 +113,7 @@ pub(super) fn run(args: StatsArgs) -> Result<()> {
         let group = groups
             .entry((model.clone(), prompt.clone(), opponent.clone()))
             .or_default();
+        group.logs.push(path.clone());
         let mut finished = false;
         for record in &records {
             match &record.event {
@@ -131,19 +139,28 @@ pub(super) fn run(args: StatsArgs) -> Result<()> {
     if groups.is_empty() {
         bail!("no game with an llm: player in these logs");
     }
-    if args.json {
-        let list: Vec<Value> = groups
-            .iter()
-            .map(|((model, prompt, opponent), g)| {
-                json!({
-                    "model": model, "prompt_sha256": prompt, "opponent": opponent,
-                    "as_black": tally_json(&g.as_black), "as_white": tally_json(&g.as_white),
-                    "overall": tally_json(&g.as_black.merged(&g.as_white)),
-                    "unfinished_games": g.unfinished, "agent": g.agent.to_json(),
-                })
+    Ok(groups)
+}
+
+/// The groups as JSON: per-color tallies, unfinished games and agent statistics.
+pub(super) fn groups_json(groups: &BTreeMap<Key, Group>) -> Vec<Value> {
+    groups
+        .iter()
+        .map(|((model, prompt, opponent), g)| {
+            json!({
+                "model": model, "prompt_sha256": prompt, "opponent": opponent,
+                "as_black": tally_json(&g.as_black), "as_white": tally_json(&g.as_white),
+                "overall": tally_json(&g.as_black.merged(&g.as_white)),
+                "unfinished_games": g.unfinished, "agent": g.agent.to_json(),
             })
-            .collect();
-        println!("{}", json!({ "groups": list }));
+        })
+        .collect()
+}
+
+pub(super) fn run(args: StatsArgs) -> Result<()> {
+    let groups = collect_groups(&args.paths)?;
+    if args.json {
+        println!("{}", json!({ "groups": groups_json(&groups) }));
         return Ok(());
     }
     let mut out = String::new();

@@ -1,0 +1,120 @@
+//! `report`: one self-contained HTML file (no network, no external assets) with the
+//! results table, charts and every game replayable. Model text is untrusted: the data
+//! travels as JSON inside a `<script type="application/json">` block with `<`, `>`
+//! and `&` escaped, and the page inserts every string with `textContent`.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use serde_json::{json, Value};
+
+use super::args::ReportArgs;
+use super::replay::load;
+use super::stats::{collect_groups, groups_json};
+use crate::othello::{Color, Move};
+use crate::record::GameReplay;
+
+const TEMPLATE: &str = include_str!("report.html");
+
+pub(super) fn run(args: ReportArgs) -> Result<()> {
+    let groups = collect_groups(&args.paths)?;
+    let mut games = Vec::new();
+    let mut latencies = Vec::new();
+    for group in groups.values() {
+        latencies.extend_from_slice(&group.agent.move_latencies_ms);
+        for path in &group.logs {
+            games.push(game_json(path, &load(path)?)?);
+        }
+    }
+    let data = json!({
+        "sources": args.paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+        "groups": groups_json(&groups),
+        "latencies_ms": latencies,
+        "games": games,
+    });
+    let html = TEMPLATE.replace("/*DATA*/", &script_safe_json(&data));
+    std::fs::write(&args.output, html).with_context(|| format!("cannot write {}", args.output.display()))?;
+    println!("wrote {} ({} games)", args.output.display(), games.len());
+    Ok(())
+}
+
+/// JSON that cannot close its `<script>` element or open markup: `<`, `>`, `&` and the
+/// JavaScript line separators become `\u` escapes (still the same JSON value).
+pub(super) fn script_safe_json(value: &Value) -> String {
+    value
+        .to_string()
+        .replace('<', "\\u003c")
+        .replace('>', "\\u003e")
+        .replace('&', "\\u0026")
+        .replace('\u{2028}', "\\u2028")
+        .replace('\u{2029}', "\\u2029")
+}
+
+/// One game for the page: each ply with the position after it.
+fn game_json(path: &Path, replay: &GameReplay) -> Result<Value> {
+    let agent_color = if replay.black.starts_with("llm:") {
+        Color::Black
+    } else {
+        Color::White
+    };
+    let mut plies = Vec::new();
+    for ply in &replay.plies {
+        let mv: Move = ply
+            .mv
+            .as_deref()
+            .unwrap_or("pass")
+            .parse()
+            .with_context(|| format!("bad move in {}", path.display()))?;
+        let after = ply
+            .board()
+            .try_play(mv)
+            .with_context(|| format!("illegal move in {}", path.display()))?;
+        let (black, white) = (after.count(Color::Black), after.count(Color::White));
+        let margin = if agent_color == Color::Black {
+            black as i32 - white as i32
+        } else {
+            white as i32 - black as i32
+        };
+        let summary = ply.agent.as_ref().map(|a| {
+            format!(
+                "{} request(s), {} tool call(s) + {} recovered, {} invalid answer(s), {:.0} ms{}",
+                a.turns,
+                a.tool_calls,
+                a.recovered_tool_calls,
+                a.invalid_answers,
+                a.latency_ms,
+                a.fallback_reason.as_deref().map_or(String::new(), |r| format!("; {r}"))
+            )
+        });
+        plies.push(json!({
+            "ply": ply.ply,
+            "color": ply.color,
+            "player": ply.player,
+            "move": ply.mv,
+            "source": ply.source,
+            "board_after": after.to_squares_string(),
+            "discs_after": [black, white],
+            "agent_margin_after": margin,
+            "exchanges": ply.exchanges,
+            "summary": summary,
+        }));
+    }
+    Ok(json!({
+        "name": path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+        "black": replay.black,
+        "white": replay.white,
+        "agent_color": agent_color.to_string(),
+        "plies": plies,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn script_safe_json_cannot_close_the_script_element() {
+        let value = serde_json::json!({"content": "</script><img src=x onerror=alert(1)> & \u{2028}"});
+        let text = super::script_safe_json(&value);
+        assert!(!text.contains('<') && !text.contains('>') && !text.contains('&'));
+        assert_eq!(serde_json::from_str::<serde_json::Value>(&text).unwrap(), value);
+    }
+}
