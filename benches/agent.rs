@@ -41,6 +41,7 @@ fn eval(server: &StubServer, games_per_color: usize, parallel: usize) -> (u32, D
         opponents: vec![PlayerSpec::Engine(EngineSpec::Random)],
         games_per_color,
         seed: 1,
+        opening_seed: None,
         run: RunOptions {
             opening_plies: 0,
             parallel,

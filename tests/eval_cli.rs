@@ -373,3 +373,151 @@ fn stats_recomputes_the_eval_from_logs_and_groups_by_prompt() {
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
 }
+
+/// A model that answers with the first (or last) legal move, without tools.
+fn simple_model(last: bool) -> StubServer {
+    StubServer::start(move |request, _| {
+        let legal = legal_moves_in(request);
+        Reply::content(if last { legal.last() } else { legal.first() }.map_or("", String::as_str))
+    })
+}
+
+fn scores(dir: &Path) -> Vec<(String, f64)> {
+    let mut out = Vec::new();
+    for game in 1.. {
+        let path = dir.join(format!("game-{game:04}.jsonl"));
+        if !path.exists() {
+            break;
+        }
+        let records = read_game_log(&path).unwrap();
+        let (mut opponent, mut agent_black, mut score) = (String::new(), true, 0.0);
+        for r in &records {
+            match &r.event {
+                Event::GameStart(s) => {
+                    agent_black = s.black.starts_with("llm:");
+                    opponent = if agent_black { s.white.clone() } else { s.black.clone() };
+                }
+                Event::GameEnd(e) => {
+                    let margin = (e.black_discs as i32 - e.white_discs as i32) * if agent_black { 1 } else { -1 };
+                    score = match margin.signum() {
+                        1 => 1.0,
+                        0 => 0.5,
+                        _ => 0.0,
+                    };
+                }
+                _ => {}
+            }
+        }
+        out.push((opponent, score));
+    }
+    out
+}
+
+#[test]
+fn compare_pairs_games_on_shared_openings() {
+    let (first, last) = (simple_model(false), simple_model(true));
+    let dirs = [temp_dir("cmp-a"), temp_dir("cmp-b"), temp_dir("cmp-c")];
+    for (dir, server, prompt, opening_seed) in [
+        (&dirs[0], &first, "tool-ja", "5"),
+        (&dirs[1], &last, "tool-en", "5"),
+        (&dirs[2], &last, "tool-en", "6"),
+    ] {
+        let output = run(
+            &[
+                "eval",
+                "--agent",
+                "llm:m",
+                "--vs",
+                "random,greedy",
+                "--games",
+                "4",
+                "--opening-random",
+                "4",
+                "--seed",
+                "9",
+                "--opening-seed",
+                opening_seed,
+                "--mode",
+                "direct",
+                "--system",
+                prompt,
+                "--log-dir",
+                dir.to_str().unwrap(),
+                "--json",
+            ],
+            &server.url,
+        );
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    }
+    let output = Command::new(env!("CARGO_BIN_EXE_othello-arena"))
+        .args([
+            "compare",
+            dirs[0].to_str().unwrap(),
+            dirs[1].to_str().unwrap(),
+            dirs[2].to_str().unwrap(),
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    // Expected pairs, computed here from the two runs' logs: same schedule, same openings.
+    let (a, b) = (scores(&dirs[0]), scores(&dirs[1]));
+    for opponent in ["random", "greedy"] {
+        let pairs: Vec<(f64, f64)> = a
+            .iter()
+            .zip(&b)
+            .filter(|(x, _)| x.0 == opponent)
+            .map(|(x, y)| (x.1, y.1))
+            .collect();
+        let better = pairs.iter().filter(|(x, y)| y > x).count();
+        let worse = pairs.iter().filter(|(x, y)| y < x).count();
+        let paired = report["comparisons"][0]["paired"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["opponent"] == opponent)
+            .unwrap();
+        assert_eq!(paired["pairs"], 8);
+        assert_eq!(
+            (
+                paired["other_better"].as_u64().unwrap() as usize,
+                paired["other_worse"].as_u64().unwrap() as usize
+            ),
+            (better, worse)
+        );
+        assert!(paired["p_value"].as_f64().unwrap() <= 1.0);
+    }
+    let differences: Vec<&str> = report["comparisons"][0]["differences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d.as_str().unwrap())
+        .collect();
+    assert!(
+        differences.iter().any(|d| d.starts_with("system prompt sha256")),
+        "{differences:?}"
+    );
+    assert!(
+        !differences.iter().any(|d| d.starts_with("board_labels")),
+        "the same labels: {differences:?}"
+    );
+    // A run on other openings cannot be paired.
+    let other = &report["comparisons"][1];
+    assert!(other["differences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|d| d.as_str().unwrap().starts_with("opening_seed")));
+    assert!(other["paired"].as_array().unwrap().iter().all(|p| p["pairs"] == 0));
+    // The text form names the test and the differences.
+    let text = Command::new(env!("CARGO_BIN_EXE_othello-arena"))
+        .args(["compare", dirs[0].to_str().unwrap(), dirs[1].to_str().unwrap()])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("game pairs on the same openings") && text.contains("sign test p ="),
+        "{text}"
+    );
+}

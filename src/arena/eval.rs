@@ -21,9 +21,13 @@ pub struct EvalConfig {
     pub opponents: Vec<PlayerSpec>,
     /// Games with the agent as black, and as many as white, per opponent.
     pub games_per_color: usize,
-    /// Fixes openings and seeded players. Game pair i meets the same opening against
-    /// every opponent, and its two games (agent black, agent white) share it.
+    /// Fixes the seeded players (and the openings, unless `opening_seed` is set).
     pub seed: u64,
+    /// Fixes the random openings: game pair i meets the same opening against every
+    /// opponent, its two games (agent black, agent white) share it, and every run with
+    /// the same opening seed plays the same openings, so two prompts meet the same
+    /// positions.
+    pub opening_seed: Option<u64>,
     /// Opening plies, parallelism and logging.
     pub run: RunOptions,
 }
@@ -191,7 +195,7 @@ impl EvalConfig {
         let mut schedule = Vec::new();
         for (k, _) in self.opponents.iter().enumerate() {
             for pair in 0..self.games_per_color {
-                let opening_seed = derive_seed(self.seed, pair as u64 * 2);
+                let opening_seed = derive_seed(self.opening_seed.unwrap_or(self.seed), pair as u64 * 2);
                 for agent_color in Color::BOTH {
                     let index = schedule.len();
                     let (black, white) = match agent_color {

@@ -36,6 +36,8 @@ pub enum Command {
     Stats(StatsArgs),
     /// Write a self-contained HTML report: results, charts and every game replayable.
     Report(ReportArgs),
+    /// Compare runs side by side; runs that share openings are compared game pair by pair.
+    Compare(CompareArgs),
 }
 
 /// A position given on the command line.
@@ -138,9 +140,13 @@ pub struct EvalArgs {
     /// Random opening plies (seeded) so that games differ.
     #[arg(long, default_value_t = 0)]
     pub opening_random: usize,
-    /// Seed for openings and engines' random choices.
+    /// Seed for engines' random choices (and openings, unless --opening-seed is given).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Seed for the random openings alone: runs with the same value meet the same
+    /// positions, so their games can be compared pair by pair (see `compare`).
+    #[arg(long)]
+    pub opening_seed: Option<u64>,
     /// Games played at once (the server must serve that many requests in parallel).
     #[arg(long, default_value_t = 1)]
     pub parallel: usize,
@@ -221,4 +227,15 @@ pub struct ReportArgs {
     /// The HTML file to write.
     #[arg(short, long, default_value = "report.html")]
     pub output: PathBuf,
+}
+
+/// `compare`.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// Run folders: the first is the baseline, each other one is compared with it.
+    #[arg(required = true, num_args = 2..)]
+    pub runs: Vec<PathBuf>,
+    /// Print one JSON object (keys runs and comparisons) instead of the tables.
+    #[arg(long)]
+    pub json: bool,
 }

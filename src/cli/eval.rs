@@ -50,6 +50,7 @@ pub(super) fn run(args: EvalArgs, env: &dyn Fn(&str) -> Option<String>) -> Resul
             "games_per_color": args.games,
             "opening_random": args.opening_random,
             "seed": args.seed,
+            "opening_seed": args.opening_seed.unwrap_or(args.seed),
             "parallel": args.parallel,
         }),
     )?;
@@ -58,6 +59,7 @@ pub(super) fn run(args: EvalArgs, env: &dyn Fn(&str) -> Option<String>) -> Resul
         opponents,
         games_per_color: args.games,
         seed: args.seed,
+        opening_seed: args.opening_seed,
         run: RunOptions {
             opening_plies: args.opening_random,
             parallel: args.parallel.max(1),

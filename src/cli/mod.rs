@@ -4,6 +4,7 @@
 mod agent_args;
 mod args;
 mod bench;
+mod compare;
 mod eval;
 mod play;
 mod replay;
@@ -40,6 +41,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Replay(args) => replay::run(args),
         Command::Stats(args) => stats::run(args),
         Command::Report(args) => report_html::run(args),
+        Command::Compare(args) => compare::run(args),
     }
 }
 
