@@ -304,3 +304,23 @@ fn a_spent_tool_budget_withholds_tools_and_asks_for_the_answer() {
         "シミュレーションはここまでです。置ける位置: d3, c4, f5, e6。この中から座標を1つだけ答えてください。"
     );
 }
+
+#[test]
+fn a_user_template_wraps_the_board() {
+    let server = scripted(vec![Reply::content("d3")]);
+    let mut config = config();
+    config.user_template = Some(Prompt::from_text(
+        "inline",
+        "{board}\n\nYou play {color}: {legal_moves}",
+    ));
+    decide(&server, config);
+    let user = server.requests()[0]["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(user.starts_with("  a b c d e f g h\n"));
+    assert!(
+        user.ends_with("置ける位置: d3, c4, f5, e6\n\nYou play black: d3, c4, f5, e6"),
+        "{user}"
+    );
+}

@@ -125,7 +125,7 @@ fn eval_reports_tables_statistics_csv_and_logs() {
         }
     }
     assert_eq!(agent_moves, agent["moves"].as_u64().unwrap());
-    assert_eq!(exchanges, server.requests().len(), "every exchange is logged");
+    assert_eq!(exchanges, server.chat_requests().len(), "every exchange is logged");
     assert_eq!(exchanges as u64, 2 * agent_moves);
 
     // Seed 000's CSV columns.
@@ -298,7 +298,7 @@ fn an_agent_file_sets_the_agent_and_flags_override_it() {
         agent["options"],
         json!({"temperature": 0.0, "seed": 42, "num_ctx": 4096})
     );
-    let first = &server.requests()[0];
+    let first = &server.chat_requests()[0];
     assert_eq!(first["options"]["seed"], 42);
     assert_eq!(first["think"], false);
     assert!(first["messages"][1]["content"]

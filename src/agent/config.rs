@@ -65,6 +65,9 @@ pub struct AgentConfig {
     pub mode: Mode,
     /// The system prompt, if any.
     pub system_prompt: Option<Prompt>,
+    /// The user-message template, if any: `{board}` (the board text), `{color}` (black
+    /// or white) and `{legal_moves}` are filled in. Without one the message is the board.
+    pub user_template: Option<Prompt>,
     /// How boards are written (user message and tool results).
     pub style: TextStyle,
     /// Ollama's `think`, when set.
@@ -95,6 +98,7 @@ impl AgentConfig {
             model: model.to_string(),
             mode: Mode::Tool,
             system_prompt: None,
+            user_template: None,
             style: TextStyle::default(),
             think: None,
             options: ChatOptions::default(),
@@ -114,6 +118,7 @@ impl AgentConfig {
             "model": self.model,
             "mode": self.mode.to_string(),
             "system_prompt": self.system_prompt,
+            "user_template": self.user_template,
             "board_labels": match self.style.labels { Labels::Japanese => "ja", Labels::English => "en" },
             "board_perspective": match self.style.perspective { Perspective::Absolute => "absolute", Perspective::Relative => "relative" },
             "think": self.think,

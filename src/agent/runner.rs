@@ -138,7 +138,16 @@ impl Agent {
         if let Some(prompt) = &self.config.system_prompt {
             messages.push(Message::new(Role::System, prompt.text.clone()));
         }
-        messages.push(Message::new(Role::User, board.to_text(self.config.style)));
+        let text = board.to_text(self.config.style);
+        let user = match &self.config.user_template {
+            Some(template) => template
+                .text
+                .replace("{board}", &text)
+                .replace("{color}", board.side_to_move().name())
+                .replace("{legal_moves}", &board.legal_moves().to_string()),
+            None => text,
+        };
+        messages.push(Message::new(Role::User, user));
         messages
     }
 

@@ -39,6 +39,10 @@ pub struct AgentArgs {
     /// System prompt: a file, or a name in prompts/ (such as tool-ja).
     #[arg(long)]
     pub system: Option<String>,
+    /// User-message template: a file, or a name in prompts/; {board}, {color} and
+    /// {legal_moves} are filled in (default: the board text alone).
+    #[arg(long)]
+    pub user_template: Option<String>,
     /// Board text labels: ja (seed 000) or en.
     #[arg(long)]
     pub labels: Option<String>,
@@ -98,6 +102,7 @@ struct AgentFile {
     host: Option<String>,
     mode: Option<String>,
     system: Option<String>,
+    user_template: Option<String>,
     labels: Option<String>,
     perspective: Option<String>,
     think: Option<toml::Value>,
@@ -150,6 +155,16 @@ impl AgentArgs {
         }
         if let Some(system) = pick(&self.system, &file.system) {
             config.system_prompt = Some(Prompt::load(&system, prompts).context("bad --system")?);
+        }
+        if let Some(template) = pick(&self.user_template, &file.user_template) {
+            let template = Prompt::load(&template, prompts).context("bad --user-template")?;
+            if !template.text.contains("{board}") {
+                bail!(
+                    "bad --user-template {}: it must contain {{board}} where the board goes",
+                    template.source
+                );
+            }
+            config.user_template = Some(template);
         }
         let labels = match pick(&self.labels, &file.labels)
             .as_deref()

@@ -38,6 +38,8 @@ pub enum Command {
     Report(ReportArgs),
     /// Compare runs side by side; runs that share openings are compared game pair by pair.
     Compare(CompareArgs),
+    /// Write an Ollama Modelfile, and optionally create the model on the server.
+    Modelfile(ModelfileArgs),
 }
 
 /// A position given on the command line.
@@ -238,4 +240,30 @@ pub struct CompareArgs {
     /// Print one JSON object (keys runs and comparisons) instead of the tables.
     #[arg(long)]
     pub json: bool,
+}
+
+/// `modelfile`.
+#[derive(Debug, Args)]
+pub struct ModelfileArgs {
+    /// The base model (FROM): model:tag, a GGUF path or a safetensors folder.
+    #[arg(long)]
+    pub from: String,
+    /// System prompt: a file, or a name in prompts/.
+    #[arg(long)]
+    pub system: Option<String>,
+    /// Prompt template file (TEMPLATE, Go template syntax).
+    #[arg(long)]
+    pub template: Option<PathBuf>,
+    /// A parameter, such as temperature=0.3 or stop="<|im_end|>" (repeatable).
+    #[arg(long = "param", value_name = "KEY=VALUE")]
+    pub params: Vec<String>,
+    /// Write the Modelfile here (default: standard output).
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// Create the model NAME on the Ollama server (POST /api/create), showing its progress.
+    #[arg(long, value_name = "NAME")]
+    pub create: Option<String>,
+    /// Ollama server: host[:port] or URL (default: $OLLAMA_HOST, else 127.0.0.1:11434).
+    #[arg(long)]
+    pub host: Option<String>,
 }

@@ -36,6 +36,7 @@ pub(super) fn run(args: EvalArgs, env: &dyn Fn(&str) -> Option<String>) -> Resul
         bail!("bad --vs: eval runs unattended; use `play` to play the agent yourself");
     }
     let log_dir = create_run_dir(args.log_dir.as_deref(), &agent_config.model)?;
+    let model_info = backend.model_info(&agent_config.model);
     let (created, _) = utc_now();
     write_json(
         &log_dir,
@@ -45,6 +46,8 @@ pub(super) fn run(args: EvalArgs, env: &dyn Fn(&str) -> Option<String>) -> Resul
             "command": "eval",
             "created_utc": created,
             "backend": backend.describe(),
+            "model_digest": model_info.as_ref().map(|m| m["digest"].clone()),
+            "model_info": model_info,
             "agent": agent_config.to_json(),
             "opponents": opponents.iter().map(ToString::to_string).collect::<Vec<_>>(),
             "games_per_color": args.games,

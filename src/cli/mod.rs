@@ -6,6 +6,7 @@ mod args;
 mod bench;
 mod compare;
 mod eval;
+mod modelfile;
 mod play;
 mod replay;
 mod report;
@@ -42,6 +43,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Stats(args) => stats::run(args),
         Command::Report(args) => report_html::run(args),
         Command::Compare(args) => compare::run(args),
+        Command::Modelfile(args) => modelfile::run(args, &env),
     }
 }
 

@@ -62,7 +62,7 @@ pub(crate) fn http_client(timeout: Duration, url: &str) -> Result<reqwest::block
 }
 
 /// Classifies a reqwest failure.
-fn transport_error(err: reqwest::Error, url: &str, timeout: Duration) -> LlmError {
+pub(crate) fn transport_error(err: reqwest::Error, url: &str, timeout: Duration) -> LlmError {
     if err.is_timeout() {
         LlmError::Timeout {
             url: url.to_string(),
@@ -94,7 +94,7 @@ fn retry_after(response: &reqwest::blocking::Response) -> Option<f64> {
 }
 
 /// Maps an error status to the error that names its fix.
-fn status_error(code: u16, target: &Target<'_>, body: String, retry_after_s: Option<f64>) -> LlmError {
+pub(crate) fn status_error(code: u16, target: &Target<'_>, body: String, retry_after_s: Option<f64>) -> LlmError {
     let (url, host, model) = (target.url, target.base_url, target.model);
     let lower = body.to_ascii_lowercase();
     if code == 404 && lower.contains("not found") {

@@ -28,6 +28,11 @@ pub trait ChatBackend: Send + Sync {
 
     /// What and where the backend is, for the run configuration.
     fn describe(&self) -> String;
+
+    /// What the server knows of `model` (digest, details), when it can say.
+    fn model_info(&self, _model: &str) -> Option<serde_json::Value> {
+        None
+    }
 }
 
 /// Decodes a logged response body of either API (OpenAI-compatible bodies have

@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::error::LlmError;
-use super::http::{http_client, post_json, Target};
+use super::http::{http_client, post_json, status_error, transport_error, Target};
 use super::retry::RetryPolicy;
 use super::types::{ChatReply, ChatRequest, Exchange, Message};
 use super::ChatBackend;
@@ -119,5 +119,120 @@ impl ChatBackend for OllamaBackend {
 
     fn describe(&self) -> String {
         format!("ollama {}", self.base_url)
+    }
+
+    fn model_info(&self, model: &str) -> Option<Value> {
+        OllamaBackend::model_info(self, model)
+    }
+}
+
+impl OllamaBackend {
+    /// `POST /api/create`: creates `model` from the request fields (`from`, `system`,
+    /// `template`, `parameters`), calling `progress` with each streamed status line.
+    pub fn create_model(&self, body: &Value, progress: &mut dyn FnMut(&str)) -> Result<(), LlmError> {
+        use std::io::BufRead;
+        let url = format!("{}/api/create", self.base_url);
+        let model = body["model"].as_str().unwrap_or_default().to_string();
+        let response = self
+            .http
+            .post(&url)
+            .json(body)
+            .send()
+            .map_err(|e| transport_error(e, &url, self.timeout))?;
+        let status = response.status();
+        if !status.is_success() {
+            let text = response.text().unwrap_or_default();
+            let target = Target {
+                url: &url,
+                base_url: &self.base_url,
+                model: &model,
+                timeout: self.timeout,
+            };
+            return Err(status_error(status.as_u16(), &target, text, None));
+        }
+        let mut success = false;
+        for line in std::io::BufReader::new(response).lines() {
+            let line = line.map_err(|e| LlmError::Status {
+                code: 502,
+                url: url.clone(),
+                body: format!("stream cut: {e}"),
+                retry_after_s: None,
+            })?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            let value: Value = serde_json::from_str(&line).map_err(|source| LlmError::Decode {
+                url: url.clone(),
+                body: line.clone(),
+                source,
+            })?;
+            if let Some(error) = value["error"].as_str() {
+                return Err(LlmError::Status {
+                    code: 400,
+                    url: url.clone(),
+                    body: error.to_string(),
+                    retry_after_s: None,
+                });
+            }
+            if let Some(status) = value["status"].as_str() {
+                progress(status);
+                success |= status == "success";
+            }
+        }
+        if success {
+            Ok(())
+        } else {
+            Err(LlmError::Status {
+                code: 502,
+                url,
+                body: "the stream ended without \"success\"".into(),
+                retry_after_s: None,
+            })
+        }
+    }
+
+    /// What the server knows of `model`: `details`, `capabilities`, `parameters` and
+    /// `modified_at` from `POST /api/show`, and its `digest` from `GET /api/tags`.
+    /// `None` when the server does not have the model (or is not Ollama).
+    pub fn model_info(&self, model: &str) -> Option<Value> {
+        let url = format!("{}/api/show", self.base_url);
+        let show: Value = self
+            .http
+            .post(&url)
+            .json(&json!({ "model": model }))
+            .send()
+            .ok()?
+            .error_for_status()
+            .ok()?
+            .json()
+            .ok()?;
+        let tags: Value = self
+            .http
+            .get(format!("{}/api/tags", self.base_url))
+            .send()
+            .ok()
+            .and_then(|r| r.json().ok())
+            .unwrap_or(Value::Null);
+        let wanted = if model.contains(':') {
+            model.to_string()
+        } else {
+            format!("{model}:latest")
+        };
+        let digest = tags["models"]
+            .as_array()
+            .and_then(|models| {
+                models
+                    .iter()
+                    .find(|m| m["name"] == wanted.as_str() || m["model"] == wanted.as_str())
+            })
+            .and_then(|m| m["digest"].as_str())
+            .map(str::to_string);
+        Some(json!({
+            "digest": digest,
+            "details": show["details"],
+            "capabilities": show["capabilities"],
+            "parameters": show["parameters"],
+            "modified_at": show["modified_at"],
+        }))
     }
 }

@@ -40,6 +40,14 @@ impl Reply {
         }
     }
 
+    /// The same status with another JSON body.
+    pub fn with_body(self, body: Value) -> Reply {
+        Reply {
+            body: body.to_string(),
+            ..self
+        }
+    }
+
     /// A final answer with `content`.
     pub fn content(content: &str) -> Reply {
         Reply::message(json!({"role": "assistant", "content": content}))
@@ -79,7 +87,7 @@ impl Reply {
     }
 }
 
-type Handler = dyn Fn(&Value, usize) -> Reply + Send + Sync;
+type Handler = dyn Fn(&str, &Value, usize) -> Reply + Send + Sync;
 
 /// The running stub server.
 pub struct StubServer {
@@ -91,6 +99,11 @@ pub struct StubServer {
 impl StubServer {
     /// Starts a server answering request number `n` (from 0) with `handler(request, n)`.
     pub fn start(handler: impl Fn(&Value, usize) -> Reply + Send + Sync + 'static) -> StubServer {
+        StubServer::start_routed(move |_, request, n| handler(request, n))
+    }
+
+    /// Like `start`, with the request path (such as `/api/show`) passed to the handler.
+    pub fn start_routed(handler: impl Fn(&str, &Value, usize) -> Reply + Send + Sync + 'static) -> StubServer {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
         let url = format!("http://{}", listener.local_addr().unwrap());
         let requests = Arc::new(Mutex::new(Vec::new()));
@@ -108,6 +121,14 @@ impl StubServer {
             requests,
             authorizations,
         }
+    }
+
+    /// Chat requests received so far (those with `messages`; not /api/show, /api/tags).
+    pub fn chat_requests(&self) -> Vec<Value> {
+        self.requests()
+            .into_iter()
+            .filter(|r| r.get("messages").is_some())
+            .collect()
     }
 
     /// The Authorization header of each request, in order.
@@ -153,7 +174,8 @@ fn serve(stream: TcpStream, seen: &Mutex<Vec<Value>>, auth: &Mutex<Vec<Option<St
         seen.push(request.clone());
         seen.len() - 1
     };
-    let reply = handler(&request, index);
+    let path = request_line.split_whitespace().nth(1).unwrap_or("/").to_string();
+    let reply = handler(&path, &request, index);
     let mut out = stream;
     let retry = reply
         .retry_after
