@@ -43,3 +43,41 @@ proptest! {
         prop_assert!(plies <= 120);
     }
 }
+
+mod llm_inputs {
+    use othello_arena::agent::{parse_answer, recover_tool_calls, AnswerPolicy};
+    use othello_arena::llm::decode_reply;
+    use othello_arena::othello::Board;
+    use othello_arena::tools::{SimulateMove, ToolRegistry};
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn the_answer_parser_never_panics_and_only_returns_legal_moves(text in "\\PC{0,200}", first in any::<bool>()) {
+            let board = Board::new();
+            let policy = if first { AnswerPolicy::First } else { AnswerPolicy::Last };
+            if let othello_arena::agent::Answer::Move { square, .. } = parse_answer(&text, board.legal_moves(), policy, false) {
+                prop_assert!(board.legal_moves().contains(square));
+            }
+            let _ = recover_tool_calls(&text);
+        }
+
+        #[test]
+        fn tool_arguments_never_panic(raw in "\\PC{0,80}") {
+            let registry = ToolRegistry::new(SimulateMove::default());
+            for args in [serde_json::Value::String(raw.clone()), serde_json::json!({"coord": raw.clone()})] {
+                let outcome = registry.call(&Board::new(), "simulate_move", &args);
+                prop_assert!(serde_json::from_str::<serde_json::Value>(&outcome.content).is_ok());
+            }
+        }
+
+        #[test]
+        fn response_decoding_never_panics(raw in "\\PC{0,120}") {
+            if let Ok(value) = serde_json::from_str::<serde_json::Value>(&raw) {
+                let _ = decode_reply(&value);
+            }
+            let _ = decode_reply(&serde_json::json!({"message": {"content": raw.clone(), "tool_calls": [{"function": {"name": raw.clone()}}]}}));
+            let _ = decode_reply(&serde_json::json!({"choices": [{"message": {"content": raw, "tool_calls": "x"}}]}));
+        }
+    }
+}
