@@ -185,3 +185,21 @@ fn wipeouts_reproduce_seed_001() {
     let value = json(&["wipeouts", "--vs", "search", "--max-plies", "11", "--json"]);
     assert_eq!(value["count"], 0);
 }
+
+#[test]
+fn solve_reports_the_exact_result() {
+    // FFO #1: G8, +18.
+    let value = json(&[
+        "solve",
+        "--board",
+        "--XXXXX--OOOXX-O-OOOXXOX-OXOXOXXOXXXOXXX--XOXOXX-XXXOOO--OOOOO--",
+        "--side",
+        "black",
+        "--json",
+    ]);
+    assert_eq!(value["best_moves"], serde_json::json!(["g8"]));
+    assert_eq!(value["score"], 18);
+    assert!(value["nodes"].as_u64().unwrap() > 0 && value["ms"].is_number());
+    let output = arena(&["solve"]);
+    assert_eq!(output.status.code(), Some(2), "60 empties is refused with a reason");
+}

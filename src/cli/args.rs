@@ -30,6 +30,8 @@ pub enum Command {
     Wipeouts(WipeoutArgs),
     /// Measure speed: perft leaves/s and alpha-beta nodes/s.
     Bench(BenchArgs),
+    /// Solve a position exactly: best moves and final disc difference (empties to the winner).
+    Solve(SolveArgs),
     /// Replay a game log ply by ply: positions, the model's exchanges, moves, score.
     Replay(ReplayArgs),
     /// Recompute results and agent statistics from logs, grouped by model, prompt and opponent.
@@ -266,4 +268,14 @@ pub struct ModelfileArgs {
     /// Ollama server: host[:port] or URL (default: $OLLAMA_HOST, else 127.0.0.1:11434).
     #[arg(long)]
     pub host: Option<String>,
+}
+
+/// `solve`.
+#[derive(Debug, Args)]
+pub struct SolveArgs {
+    #[command(flatten)]
+    pub position: PositionArgs,
+    /// Print one JSON object (keys best_moves, score, nodes, ms).
+    #[arg(long)]
+    pub json: bool,
 }

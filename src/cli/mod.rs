@@ -23,7 +23,7 @@ use anyhow::{bail, Context, Result};
 use crate::arena::find_wipeouts;
 use crate::engine::EngineSpec;
 use crate::othello::{perft, Board, Color, Convention, Move};
-use args::{AnalyzeArgs, Command, PerftArgs, PositionArgs, WipeoutArgs};
+use args::{AnalyzeArgs, Command, PerftArgs, PositionArgs, SolveArgs, WipeoutArgs};
 
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> Result<()> {
@@ -39,6 +39,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Eval(args) => eval::run(args, &env),
         Command::Wipeouts(args) => run_wipeouts(args),
         Command::Bench(args) => bench::run(args),
+        Command::Solve(args) => run_solve(args),
         Command::Replay(args) => replay::run(args),
         Command::Stats(args) => stats::run(args),
         Command::Report(args) => report_html::run(args),
@@ -136,6 +137,47 @@ fn run_analyze(args: AnalyzeArgs) -> Result<()> {
 fn format_value(value: f64) -> String {
     let text = format!("{value:.3}");
     text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+fn run_solve(args: SolveArgs) -> Result<()> {
+    let board = args.position.board()?;
+    if board.empties() > 30 {
+        bail!(
+            "{} empty squares is too many to solve exactly here: give a position with at most 30",
+            board.empties()
+        );
+    }
+    let start = Instant::now();
+    let solution = crate::engine::Solver::new().solve(&board);
+    let ms = start.elapsed().as_secs_f64() * 1000.0;
+    let best: Vec<String> = solution.best_moves.iter().map(ToString::to_string).collect();
+    if args.json {
+        println!(
+            "{}",
+            serde_json::json!({ "best_moves": best, "score": solution.score, "nodes": solution.nodes, "ms": ms })
+        );
+    } else {
+        println!("{board}\n");
+        println!(
+            "best moves: {}",
+            if best.is_empty() {
+                "(none: pass or game over)".to_string()
+            } else {
+                best.join(", ")
+            }
+        );
+        println!(
+            "score:      {:+} (final disc difference for {}, empties to the winner)",
+            solution.score,
+            board.side_to_move()
+        );
+        println!("nodes:      {}", solution.nodes);
+        println!(
+            "ms:         {ms:.1} ({:.2e} nodes/s)",
+            solution.nodes as f64 / (ms / 1000.0).max(1e-9)
+        );
+    }
+    Ok(())
 }
 
 fn run_wipeouts(args: WipeoutArgs) -> Result<()> {

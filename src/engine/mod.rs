@@ -19,6 +19,7 @@ mod human;
 mod nhand;
 mod random;
 mod search;
+mod solver;
 mod spec;
 mod weights;
 
@@ -28,6 +29,7 @@ pub use human::Human;
 pub use nhand::{Lookahead, Metric};
 pub use random::Random;
 pub use search::Search;
+pub use solver::{Solution, Solver};
 pub use spec::{EngineSpec, ParseSpecError, VALID_SPECS};
 pub use weights::WEIGHTS;
 

@@ -1,0 +1,66 @@
+//! The exact endgame solver against the FFO test suite (tests/data/ffo-endgames.txt):
+//! every position up to 20 empties in `cargo test`; #40-#49 in an ignored test and in
+//! `othello-arena bench solve`.
+
+use othello_arena::engine::Solver;
+use othello_arena::othello::{Board, Color, Square};
+
+struct Problem {
+    id: u32,
+    board: Board,
+    best: Vec<Square>,
+    score: i32,
+    empties: u32,
+}
+
+fn problems() -> Vec<Problem> {
+    include_str!("data/ffo-endgames.txt")
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|line| {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            let side = if f[2] == "X" { Color::Black } else { Color::White };
+            Problem {
+                id: f[0].parse().unwrap(),
+                board: Board::parse_squares(f[1], side).unwrap(),
+                best: f[3].split(',').map(|s| s.parse().unwrap()).collect(),
+                score: f[4].parse().unwrap(),
+                empties: f[5].parse().unwrap(),
+            }
+        })
+        .collect()
+}
+
+fn check(filter: impl Fn(&Problem) -> bool) {
+    let mut solver = Solver::new();
+    for p in problems().into_iter().filter(|p| filter(p)) {
+        assert_eq!(p.board.empties(), p.empties, "#{}", p.id);
+        let start = std::time::Instant::now();
+        let solution = solver.solve(&p.board);
+        println!(
+            "#{} ({} empties): {:+} in {:.2} s, {} nodes",
+            p.id,
+            p.empties,
+            solution.score,
+            start.elapsed().as_secs_f64(),
+            solution.nodes
+        );
+        assert_eq!(solution.score, p.score, "#{} score", p.id);
+        let mut best = solution.best_moves.clone();
+        let mut want = p.best.clone();
+        best.sort();
+        want.sort();
+        assert_eq!(best, want, "#{} best moves", p.id);
+    }
+}
+
+#[test]
+fn ffo_positions_up_to_20_empties() {
+    check(|p| p.empties <= 20);
+}
+
+#[test]
+#[ignore = "minutes: run with --ignored --nocapture"]
+fn ffo_40_to_49() {
+    check(|p| (40..=49).contains(&p.id));
+}
