@@ -1,8 +1,13 @@
 //! othello-arena: measure how well LLM agents play Othello.
 //!
+//! Dependencies point downward only:
 //! - [`othello`]: the rules on bitboards (pure, no I/O).
-//! - [`engine`]: classical players built from spec strings.
-//! - [`arena`]: games, matches, statistics, wipeout search.
+//! - [`engine`]: classical players built from spec strings, and the exact endgame solver.
+//! - [`llm`]: chat backends (Ollama, OpenAI-compatible), retry policy.
+//! - [`tools`]: the `simulate_move` tool.
+//! - [`record`]: the JSONL log format, its writer, reader and replay.
+//! - [`agent`]: the LLM player (conversation loop, policy, answer parsing, prompts).
+//! - [`arena`]: games, matches, evaluations, statistics, wipeout search.
 //! - [`cli`]: the command line (the only module that reads the environment).
 
 pub mod agent;
