@@ -5,9 +5,9 @@
 //! - [`engine`]: classical players built from spec strings, and the exact endgame solver.
 //! - [`llm`]: chat backends (Ollama, OpenAI-compatible), retry policy.
 //! - [`tools`]: the `simulate_move` tool.
-//! - [`record`]: the JSONL log format, its writer, reader and replay.
+//! - [`record`]: the JSONL log format (the wire specification), writer and reader.
 //! - [`agent`]: the LLM player (conversation loop, policy, answer parsing, prompts).
-//! - [`arena`]: games, matches, evaluations, statistics, wipeout search.
+//! - [`arena`]: games, matches, evaluations, statistics, replay, wipeout search.
 //! - [`cli`]: the command line (the only module that reads the environment).
 
 pub mod agent;

@@ -51,15 +51,7 @@ impl fmt::Display for AnswerPolicy {
     }
 }
 
-/// How a move was read from the answer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum AnswerKind {
-    /// The answer was exactly one coordinate.
-    Clean,
-    /// The coordinate was picked out of longer text.
-    Extracted,
-}
+pub use crate::record::AnswerKind;
 
 /// What an answer amounts to.
 #[derive(Clone, Debug, PartialEq, Eq)]

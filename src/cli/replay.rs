@@ -6,8 +6,9 @@ use anyhow::{bail, Context, Result};
 use serde_json::Value;
 
 use super::args::ReplayArgs;
+use crate::arena::{replay_records, replay_seed_lines, ExchangeView, GameReplay, PlyView};
 use crate::othello::Color;
-use crate::record::{read_game_log, replay_records, replay_seed_lines, ExchangeView, GameReplay, PlyView};
+use crate::record::read_game_log;
 
 pub(super) fn run(args: ReplayArgs) -> Result<()> {
     let replay = load(&args.log)?;

@@ -11,8 +11,8 @@ use serde_json::{json, Value};
 use super::args::ReportArgs;
 use super::replay::load;
 use super::stats::{collect_groups, groups_json};
+use crate::arena::GameReplay;
 use crate::othello::{Color, Move};
-use crate::record::GameReplay;
 
 const TEMPLATE: &str = include_str!("report.html");
 

@@ -22,10 +22,6 @@
 //!
 //! Plies count from 1 at the start position of the game, opening moves included.
 
-mod replay;
-
-pub use replay::{replay_records, replay_seed_lines, ExchangeView, GameReplay, PlyView, ReplayError, ToolView};
-
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -159,7 +155,7 @@ pub struct AgentDecision {
     /// Final answers without a legal move.
     pub invalid_answers: u32,
     /// How the chosen move was read (`clean` or `extracted`), for model moves.
-    pub answer_kind: Option<crate::agent::AnswerKind>,
+    pub answer_kind: Option<AnswerKind>,
     /// Prompt tokens over all requests.
     pub prompt_tokens: u64,
     /// Generated tokens over all requests.
@@ -169,6 +165,16 @@ pub struct AgentDecision {
     /// Why the fallback played, when it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fallback_reason: Option<String>,
+}
+
+/// How a model's move was read from its answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AnswerKind {
+    /// The answer was exactly one coordinate.
+    Clean,
+    /// The coordinate was picked out of longer text.
+    Extracted,
 }
 
 /// `game_end`.

@@ -7,10 +7,10 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{AgentDecision, Event, MoveSource, Record};
 use crate::agent::{parse_answer, recover_tool_calls, Answer, AnswerPolicy};
 use crate::llm::{decode_reply, Role};
 use crate::othello::{Board, Color, Move};
+use crate::record::{AgentDecision, Event, MoveSource, Record};
 
 /// One tool call and what it returned.
 #[derive(Clone, Debug, PartialEq, Serialize)]
