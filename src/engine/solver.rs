@@ -77,6 +77,11 @@ fn parity_order(moves: u64, empty: u64) -> [u64; 2] {
     [moves & odd, moves & !odd]
 }
 
+/// An ordering penalty from the square weights: corners low, X-squares high.
+fn weight_penalty(square: Square) -> i32 {
+    -crate::engine::WEIGHTS[square.index()] / 10
+}
+
 impl Solver {
     /// A solver with an empty table.
     pub fn new() -> Solver {
@@ -166,10 +171,11 @@ impl Solver {
             for square in Bitboard(moves) {
                 let f = flips(player, opponent, square);
                 let replies = legal_moves(opponent & !f, player | f | square.bit()).count_ones() as i32;
+                // Fewest opponent replies first; among equals, corners before X-squares.
                 let key = if u32::from(hint) == square.index() as u32 {
-                    -100
+                    -1000
                 } else {
-                    replies
+                    16 * replies + 2 * weight_penalty(square)
                 };
                 ordered.push((key, square.bit()));
             }
