@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 
 use super::agent_args::parse_player;
 use super::args::EvalArgs;
-use super::report::{agent_lines, share, tally_header, tally_json, tally_row};
+use super::report::{agent_lines, opponent_rows, tally_header, tally_json};
 use super::run_dir::{create_run_dir, utc_now, write_json};
 use crate::arena::{run_eval, EvalConfig, EvalResult, MatchEvent, RunOptions};
 use crate::llm::ChatBackend;
@@ -158,20 +158,7 @@ fn text_report(result: &EvalResult, model: &str, games_per_color: usize) -> Stri
         .max(8);
     let _ = writeln!(out, "{}  model-decided moves", tally_header("opponent", width));
     for o in &result.opponents {
-        for (color, tally) in [("black", o.as_black), ("white", o.as_white), ("all", o.overall())] {
-            let name = if color == "black" { o.opponent.as_str() } else { "" };
-            let model = if color == "all" {
-                format!(
-                    "  {} of {} ({})",
-                    o.agent.llm_moves,
-                    o.agent.moves,
-                    share(o.agent.llm_moves, o.agent.moves)
-                )
-            } else {
-                String::new()
-            };
-            let _ = writeln!(out, "{}{model}", tally_row(name, width, color, &tally));
-        }
+        opponent_rows(&mut out, &o.opponent, width, [o.as_black, o.as_white], &o.agent, "");
     }
     let _ = writeln!(
         out,

@@ -40,6 +40,33 @@ pub(super) fn tally_row(first: &str, width: usize, color: &str, t: &Tally) -> St
     )
 }
 
+/// The three rows (black, white, all) of one opponent, the last with the model-decided
+/// share and `note`.
+pub(super) fn opponent_rows(
+    out: &mut String,
+    opponent: &str,
+    width: usize,
+    colors: [Tally; 2],
+    agent: &AgentStats,
+    note: &str,
+) {
+    let [black, white] = colors;
+    for (color, tally) in [("black", black), ("white", white), ("all", black.merged(&white))] {
+        let name = if color == "black" { opponent } else { "" };
+        let model = if color == "all" {
+            format!(
+                "  {} of {} ({}){note}",
+                agent.llm_moves,
+                agent.moves,
+                share(agent.llm_moves, agent.moves)
+            )
+        } else {
+            String::new()
+        };
+        let _ = writeln!(out, "{}{model}", tally_row(name, width, color, &tally));
+    }
+}
+
 pub(super) fn share(part: u32, whole: u32) -> String {
     if whole == 0 {
         "-".to_string()

@@ -9,7 +9,7 @@ use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
 
 use super::args::StatsArgs;
-use super::report::{agent_lines, share, tally_header, tally_json, tally_row};
+use super::report::{agent_lines, opponent_rows, tally_header, tally_json};
 use crate::arena::{AgentStats, Tally};
 use crate::record::{read_game_log, Event};
 
@@ -176,29 +176,12 @@ pub(super) fn run(args: StatsArgs) -> Result<()> {
         let width = groups.keys().map(|k| k.2.len()).max().unwrap_or(8).max(8);
         let _ = writeln!(out, "{}  model-decided moves", tally_header("opponent", width));
         for ((_, _, opponent), g) in groups.iter().filter(|(k, _)| &k.0 == model && &k.1 == prompt) {
-            for (color, tally) in [
-                ("black", g.as_black),
-                ("white", g.as_white),
-                ("all", g.as_black.merged(&g.as_white)),
-            ] {
-                let name = if color == "black" { opponent.as_str() } else { "" };
-                let extra = if color == "all" {
-                    let unfinished = if g.unfinished > 0 {
-                        format!("; {} unfinished game(s) not counted", g.unfinished)
-                    } else {
-                        String::new()
-                    };
-                    format!(
-                        "  {} of {} ({}){unfinished}",
-                        g.agent.llm_moves,
-                        g.agent.moves,
-                        share(g.agent.llm_moves, g.agent.moves)
-                    )
-                } else {
-                    String::new()
-                };
-                let _ = writeln!(out, "{}{extra}", tally_row(name, width, color, &tally));
-            }
+            let note = if g.unfinished > 0 {
+                format!("; {} unfinished game(s) not counted", g.unfinished)
+            } else {
+                String::new()
+            };
+            opponent_rows(&mut out, opponent, width, [g.as_black, g.as_white], &g.agent, &note);
         }
         let _ = writeln!(
             out,

@@ -53,19 +53,6 @@ pub struct ParseSpecError {
 }
 
 impl EngineSpec {
-    /// Whether the engine's choice depends on a random seed.
-    pub fn is_seeded(&self) -> bool {
-        matches!(self, EngineSpec::Random | EngineSpec::Lookahead { .. })
-    }
-
-    /// Whether the same position always gets the same move.
-    pub fn is_deterministic(&self) -> bool {
-        matches!(
-            self,
-            EngineSpec::Greedy | EngineSpec::Search | EngineSpec::AlphaBeta { .. }
-        )
-    }
-
     /// Builds the engine; `seed` fixes its random choices. `human` reads stdin and
     /// prompts on stderr.
     pub fn build(&self, seed: u64) -> Box<dyn Engine> {
