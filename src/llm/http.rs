@@ -6,6 +6,8 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use super::error::LlmError;
+use super::retry::RetryPolicy;
+use super::types::{ChatReply, Exchange};
 
 /// Where a request goes, for the request and its error messages.
 pub(crate) struct Target<'a> {
@@ -19,9 +21,40 @@ pub(crate) struct Target<'a> {
     pub timeout: Duration,
 }
 
+/// One chat round trip shared by the backends: POSTs `body` (retrying transient
+/// failures under `retry`), decodes the answer with `parse`, and keeps both bodies.
+/// An answer `parse` rejects is a (transient) 502 carrying the body as received.
+pub(crate) fn chat_exchange(
+    http: &reqwest::blocking::Client,
+    target: &Target<'_>,
+    bearer: Option<&str>,
+    retry: &RetryPolicy,
+    body: Value,
+    parse: fn(&Value) -> Result<ChatReply, String>,
+) -> Result<Exchange, LlmError> {
+    let attempt = || -> Result<(Value, ChatReply, f64), LlmError> {
+        let (raw, text, latency_ms) = post_json(http, target, &body, bearer)?;
+        let reply = parse(&raw).map_err(|why| LlmError::Status {
+            code: 502,
+            url: target.url.to_string(),
+            body: format!("{why}: {text}"),
+            retry_after_s: None,
+        })?;
+        Ok((raw, reply, latency_ms))
+    };
+    let ((response, reply, latency_ms), retries) = retry.run(attempt)?;
+    Ok(Exchange {
+        request: body,
+        response,
+        reply,
+        latency_ms,
+        retries,
+    })
+}
+
 /// POSTs `body` as JSON (with a bearer token when given) and returns the decoded JSON
 /// answer, its text as received, and the latency in milliseconds.
-pub(crate) fn post_json(
+fn post_json(
     http: &reqwest::blocking::Client,
     target: &Target<'_>,
     body: &Value,

@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::error::LlmError;
-use super::http::{http_client, post_json, status_error, transport_error, Target};
+use super::http::{chat_exchange, http_client, status_error, transport_error, Target};
 use super::retry::RetryPolicy;
 use super::types::{ChatReply, ChatRequest, Exchange, Message};
 use super::ChatBackend;
@@ -84,37 +84,26 @@ impl OllamaBackend {
             done_reason: wire.done_reason,
         })
     }
-
-    fn attempt(&self, url: &str, model: &str, body: &Value) -> Result<(Value, ChatReply, f64), LlmError> {
-        let target = Target {
-            url,
-            base_url: &self.base_url,
-            model,
-            timeout: self.timeout,
-        };
-        let (raw, text, latency_ms) = post_json(&self.http, &target, body, None)?;
-        let reply = OllamaBackend::parse_response(&raw).map_err(|why| LlmError::Status {
-            code: 502,
-            url: url.to_string(),
-            body: format!("{why}: {text}"),
-            retry_after_s: None,
-        })?;
-        Ok((raw, reply, latency_ms))
-    }
 }
 
 impl ChatBackend for OllamaBackend {
     fn chat(&self, request: &ChatRequest) -> Result<Exchange, LlmError> {
         let url = format!("{}/api/chat", self.base_url);
+        let target = Target {
+            url: &url,
+            base_url: &self.base_url,
+            model: &request.model,
+            timeout: self.timeout,
+        };
         let body = OllamaBackend::wire_request(request);
-        let ((response, reply, latency_ms), retries) = self.retry.run(|| self.attempt(&url, &request.model, &body))?;
-        Ok(Exchange {
-            request: body,
-            response,
-            reply,
-            latency_ms,
-            retries,
-        })
+        chat_exchange(
+            &self.http,
+            &target,
+            None,
+            &self.retry,
+            body,
+            OllamaBackend::parse_response,
+        )
     }
 
     fn describe(&self) -> String {

@@ -14,7 +14,7 @@ use std::time::Duration;
 use serde_json::{json, Map, Value};
 
 use super::error::LlmError;
-use super::http::{http_client, post_json, Target};
+use super::http::{chat_exchange, http_client, Target};
 use super::retry::RetryPolicy;
 use super::types::{ChatReply, ChatRequest, Exchange, FunctionCall, Message, Role, Think, ToolCall};
 use super::ChatBackend;
@@ -119,23 +119,6 @@ impl OpenAiBackend {
             done_reason: text(&choice["finish_reason"]),
         })
     }
-
-    fn attempt(&self, url: &str, model: &str, body: &Value) -> Result<(Value, ChatReply, f64), LlmError> {
-        let target = Target {
-            url,
-            base_url: &self.base_url,
-            model,
-            timeout: self.timeout,
-        };
-        let (raw, text, latency_ms) = post_json(&self.http, &target, body, self.api_key.as_deref())?;
-        let reply = OpenAiBackend::parse_response(&raw).map_err(|why| LlmError::Status {
-            code: 502,
-            url: url.to_string(),
-            body: format!("{why}: {text}"),
-            retry_after_s: None,
-        })?;
-        Ok((raw, reply, latency_ms))
-    }
 }
 
 /// One message in OpenAI's shape.
@@ -172,15 +155,21 @@ fn wire_message(message: &Message) -> Value {
 impl ChatBackend for OpenAiBackend {
     fn chat(&self, request: &ChatRequest) -> Result<Exchange, LlmError> {
         let url = format!("{}/v1/chat/completions", self.base_url);
+        let target = Target {
+            url: &url,
+            base_url: &self.base_url,
+            model: &request.model,
+            timeout: self.timeout,
+        };
         let body = OpenAiBackend::wire_request(request);
-        let ((response, reply, latency_ms), retries) = self.retry.run(|| self.attempt(&url, &request.model, &body))?;
-        Ok(Exchange {
-            request: body,
-            response,
-            reply,
-            latency_ms,
-            retries,
-        })
+        chat_exchange(
+            &self.http,
+            &target,
+            self.api_key.as_deref(),
+            &self.retry,
+            body,
+            OpenAiBackend::parse_response,
+        )
     }
 
     fn describe(&self) -> String {
