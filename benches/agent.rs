@@ -46,6 +46,7 @@ fn eval(server: &StubServer, games_per_color: usize, parallel: usize) -> (u32, D
             opening_plies: 0,
             parallel,
             log_dir: None,
+            ..RunOptions::default()
         },
     };
     let start = Instant::now();

@@ -12,7 +12,11 @@ fn main() -> ExitCode {
             for cause in err.chain().skip(1) {
                 eprintln!("  caused by: {cause}");
             }
-            ExitCode::from(2)
+            if err.downcast_ref::<cli::Interrupted>().is_some() {
+                ExitCode::from(130) // the shell's code for a run stopped by Ctrl-C
+            } else {
+                ExitCode::from(2)
+            }
         }
     }
 }

@@ -106,7 +106,7 @@ fn play(name: &str, extra: &[&str]) -> Counts {
                     None => {}
                 }
             }
-            Event::GameStart(_) => {}
+            Event::GameStart(_) | Event::GameStopped(_) => {}
         }
     }
     counts

@@ -15,6 +15,7 @@ fn config(a: &str, b: &str, games: usize, swap: bool, parallel: usize) -> MatchC
             opening_plies: 4,
             parallel,
             log_dir: None,
+            ..RunOptions::default()
         },
     }
 }

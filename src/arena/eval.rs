@@ -178,13 +178,15 @@ pub struct EvalResult {
     pub opponents: Vec<OpponentResult>,
     /// Over all games.
     pub agent: AgentStats,
-    /// Every game in schedule order: (opponent index, agent color, record).
+    /// Every finished game in schedule order: (opponent index, agent color, record).
     pub games: Vec<(usize, Color, GameRecord)>,
+    /// Scheduled games that did not finish (the run was stopped); counted nowhere.
+    pub unfinished: usize,
 }
 
 impl EvalConfig {
     /// Players list: the agent first, then the opponents.
-    fn players(&self) -> Vec<PlayerSpec> {
+    pub fn players(&self) -> Vec<PlayerSpec> {
         std::iter::once(self.agent.clone())
             .chain(self.opponents.iter().cloned())
             .collect()
@@ -234,7 +236,12 @@ pub fn run_eval(config: &EvalConfig, report: &(dyn Fn(MatchEvent<'_>) + Sync)) -
         .collect();
     let mut all = AgentStats::default();
     let mut played = Vec::new();
+    let mut unfinished = 0;
     for ((k, agent_color, _), record) in schedule.into_iter().zip(records) {
+        let Some(record) = record else {
+            unfinished += 1;
+            continue;
+        };
         let result = &mut opponents[k];
         let margin = record.margin_for(agent_color);
         match agent_color {
@@ -255,5 +262,6 @@ pub fn run_eval(config: &EvalConfig, report: &(dyn Fn(MatchEvent<'_>) + Sync)) -
         opponents,
         agent: all,
         games: played,
+        unfinished,
     })
 }

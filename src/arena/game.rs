@@ -1,12 +1,14 @@
 //! One game between two players, logged move by move.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::player::{PlayError, Played, Player};
 use crate::agent::MoveContext;
 use crate::othello::{Board, ByColor, Color, Game, Move, Outcome};
-use crate::record::{Event, GameLog, LogError, MoveRecord, MoveSource};
+use crate::record::{Event, GameLog, GameStopped, LogError, MoveRecord, MoveSource};
 
 /// One move of a finished game, with its source.
 #[derive(Clone, Debug, PartialEq)]
@@ -57,6 +59,12 @@ pub enum GameError {
         #[source]
         source: crate::othello::IllegalMove,
     },
+    /// The run was stopped before this ply (the game is logged as unfinished).
+    #[error("stopped before ply {ply}")]
+    Stopped {
+        /// The ply that was not played.
+        ply: usize,
+    },
     /// The log could not be written.
     #[error(transparent)]
     Log(#[from] LogError),
@@ -73,6 +81,8 @@ pub struct GameContext<'a> {
     pub log: Option<&'a GameLog>,
     /// Sees every move after the opening.
     pub observer: Option<PlyObserver<'a>>,
+    /// When set, the game stops before its next move.
+    pub stop: Option<&'a AtomicBool>,
 }
 
 /// `plies` uniformly random moves from `start` (passes when forced), seeded by `seed`.
@@ -93,7 +103,9 @@ pub fn random_opening(start: Board, plies: usize, seed: u64) -> Game {
 }
 
 /// Plays `game` (typically a random opening) to the end. Forced passes are played
-/// without asking anyone. Every move after the opening is logged.
+/// without asking anyone. Every move after the opening is logged. When `ctx.stop` is
+/// set the game ends before its next move with [`GameError::Stopped`], logged as a
+/// `game_stopped` record.
 pub fn play_game(
     mut game: Game,
     mut players: ByColor<&mut dyn Player>,
@@ -106,6 +118,16 @@ pub fn play_game(
         let board = *game.board();
         let color = board.side_to_move();
         let ply = game.moves().len() + 1;
+        if ctx.stop.is_some_and(|stop| stop.load(Ordering::Relaxed)) {
+            if let Some(log) = ctx.log {
+                log.write(Event::GameStopped(GameStopped {
+                    game: ctx.number,
+                    ply,
+                    reason: "interrupted".to_string(),
+                }))?;
+            }
+            return Err(GameError::Stopped { ply });
+        }
         let player = &mut players[color];
         let played = if board.must_pass() {
             Played {

@@ -97,7 +97,7 @@ pub fn run_match(config: &MatchConfig, report: &(dyn Fn(MatchEvent<'_>) + Sync))
     let games: Vec<(Color, GameRecord)> = records
         .into_iter()
         .enumerate()
-        .map(|(i, r)| (config.first_player_color(i), r))
+        .filter_map(|(i, r)| Some((config.first_player_color(i), r?)))
         .collect();
     for (first_color, record) in &games {
         tallies[0].record(*first_color, record.margin_for(*first_color));

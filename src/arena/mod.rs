@@ -1,11 +1,12 @@
 //! Games between players, matches and evaluations with statistics, replay of logged
-//! games, wipeout search.
+//! games, resuming interrupted runs, wipeout search.
 
 mod eval;
 mod game;
 mod matchup;
 mod player;
 mod replay;
+mod resume;
 mod schedule;
 mod stats;
 mod wipeouts;
@@ -15,6 +16,7 @@ pub use game::{play_game, random_opening, GameContext, GameError, GameRecord, Pl
 pub use matchup::{run_match, MatchConfig, MatchResult, SpecTally};
 pub use player::{LlmPlayer, PlayError, Played, Player, PlayerSpec};
 pub use replay::{replay_records, replay_seed_lines, ExchangeView, GameReplay, PlyView, ReplayError, ToolView};
+pub use resume::{game_log_path, load_resume_state, rebuild_game, ResumeError, ResumeState};
 pub use schedule::{derive_seed, run_games, MatchError, MatchEvent, RunOptions, ScheduledGame};
 pub use stats::{percentile, wilson_interval, Tally};
 pub use wipeouts::{find_wipeouts, WipeoutError};

@@ -263,7 +263,7 @@ pub fn replay_records(records: &[Record]) -> Result<GameReplay, ReplayError> {
                 })?;
             }
             Event::GameEnd(end) => replay.final_discs = Some((end.black_discs, end.white_discs)),
-            Event::GameStart(_) => {}
+            Event::GameStart(_) | Event::GameStopped(_) => {}
         }
     }
     Ok(replay)

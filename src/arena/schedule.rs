@@ -1,11 +1,13 @@
 //! Running a schedule of games in parallel, each with its own log file.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use super::game::{play_game, random_opening, GameContext, GameError, GameRecord};
 use super::player::{Player, PlayerSpec};
+use super::resume::game_log_path;
 use crate::othello::{Board, ByColor, Move, Outcome};
 use crate::record::{Event, GameEnd, GameLog, GameStart, LogError};
 
@@ -31,6 +33,10 @@ pub struct RunOptions {
     pub parallel: usize,
     /// Where each game's JSONL log goes (`game-NNNN.jsonl`), if anywhere.
     pub log_dir: Option<PathBuf>,
+    /// Games finished by an earlier, interrupted run, by schedule index: not played again.
+    pub finished: BTreeMap<usize, GameRecord>,
+    /// When set, no new game starts and games in flight stop before their next move.
+    pub stop: Option<Arc<AtomicBool>>,
 }
 
 /// Progress reports from running games.
@@ -95,7 +101,7 @@ fn play_scheduled(
     let mut white: Box<dyn Player> = players[scheduled.white].build(player_seed(scheduled.white));
     let opening = random_opening(Board::new(), options.opening_plies, scheduled.opening_seed);
     let log = match &options.log_dir {
-        Some(dir) => Some(GameLog::create(&dir.join(format!("game-{number:04}.jsonl")))?),
+        Some(dir) => Some(GameLog::create(&game_log_path(dir, number))?),
         None => None,
     };
     if let Some(log) = &log {
@@ -113,6 +119,7 @@ fn play_scheduled(
         number,
         log: log.as_ref(),
         observer: Some(&mut observe),
+        stop: options.stop.as_deref(),
     };
     let record = play_game(
         opening,
@@ -143,40 +150,57 @@ fn play_scheduled(
     Ok(record)
 }
 
-/// Plays every scheduled game, up to `options.parallel` at once, and returns the
-/// records in schedule order. On a failure no new game starts, games in flight
-/// finish, and the first failure in schedule order is returned.
+/// Plays every scheduled game that `options.finished` does not already hold, up to
+/// `options.parallel` at once, and returns the records in schedule order: `None` for a
+/// game that `options.stop` kept from finishing. On a failure no new game starts, games
+/// in flight finish, and the first failure in schedule order is returned.
 pub fn run_games(
     players: &[PlayerSpec],
     schedule: &[ScheduledGame],
     options: &RunOptions,
     report: &(dyn Fn(MatchEvent<'_>) + Sync),
-) -> Result<Vec<GameRecord>, MatchError> {
+) -> Result<Vec<Option<GameRecord>>, MatchError> {
     type Slot = Option<Result<GameRecord, MatchError>>;
+    let mut slots: Vec<Slot> = (0..schedule.len()).map(|_| None).collect();
+    for (&index, record) in &options.finished {
+        if let Some(slot) = slots.get_mut(index) {
+            report(MatchEvent::GameDone { game: index, record });
+            *slot = Some(Ok(record.clone()));
+        }
+    }
+    let pending: Vec<usize> = (0..schedule.len()).filter(|i| slots[*i].is_none()).collect();
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Slot>> = Mutex::new((0..schedule.len()).map(|_| None).collect());
-    let workers = options.parallel.clamp(1, schedule.len().max(1));
+    let stopped = || options.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed));
+    let results = Mutex::new(slots);
+    let workers = options.parallel.clamp(1, pending.len().max(1));
     std::thread::scope(|scope| {
         for _ in 0..workers {
             scope.spawn(|| loop {
-                let index = next.fetch_add(1, Ordering::Relaxed);
-                let Some(scheduled) = schedule.get(index) else { break };
-                let outcome = play_scheduled(players, index, scheduled, options, report);
+                if stopped() {
+                    break;
+                }
+                let Some(&index) = pending.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                    break;
+                };
+                let outcome = play_scheduled(players, index, &schedule[index], options, report);
+                let outcome = match outcome {
+                    Err(MatchError::Game {
+                        source: GameError::Stopped { .. },
+                        ..
+                    }) => continue,
+                    other => other,
+                };
                 if outcome.is_err() {
-                    next.store(schedule.len(), Ordering::Relaxed);
+                    next.store(pending.len(), Ordering::Relaxed);
                 }
                 results.lock().unwrap_or_else(|p| p.into_inner())[index] = Some(outcome);
             });
         }
     });
-    let mut records = Vec::with_capacity(schedule.len());
-    for slot in results
+    results
         .into_inner()
         .unwrap_or_else(|p| p.into_inner())
         .into_iter()
-        .flatten()
-    {
-        records.push(slot?);
-    }
-    Ok(records)
+        .map(Option::transpose)
+        .collect()
 }

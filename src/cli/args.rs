@@ -133,8 +133,14 @@ pub struct PlayArgs {
 #[derive(Debug, Args)]
 pub struct EvalArgs {
     /// The LLM player: llm:MODEL.
-    #[arg(long = "agent")]
-    pub agent_spec: String,
+    #[arg(long = "agent", required_unless_present = "resume")]
+    pub agent_spec: Option<String>,
+    /// Continue the interrupted run in this folder with the settings in its run.json:
+    /// finished games are kept, unfinished ones are played again.
+    #[arg(long, value_name = "RUN-DIR", conflicts_with_all = [
+        "agent_spec", "vs", "games", "opening_random", "seed", "opening_seed", "log_dir", "AgentArgs",
+    ])]
+    pub resume: Option<PathBuf>,
     /// Opponents, comma-separated engine specs.
     #[arg(long, value_delimiter = ',', default_value = "n-hand:3,n-least:3,n-most:3,random")]
     pub vs: Vec<String>,
@@ -151,9 +157,10 @@ pub struct EvalArgs {
     /// positions, so their games can be compared pair by pair (see `compare`).
     #[arg(long)]
     pub opening_seed: Option<u64>,
-    /// Games played at once (the server must serve that many requests in parallel).
-    #[arg(long, default_value_t = 1)]
-    pub parallel: usize,
+    /// Games played at once (the server must serve that many requests in parallel);
+    /// default 1, or the interrupted run's value with --resume.
+    #[arg(long)]
+    pub parallel: Option<usize>,
     /// Write seed 000's CSV (model,date,games_per_matchup,opponent,b_win,...) to this file.
     #[arg(long)]
     pub csv: Option<PathBuf>,

@@ -1,31 +1,57 @@
 //! `eval`: the LLM agent against each opponent, with tables, CSV, JSON and logs.
 
 use std::fmt::Write as _;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
+
+use clap::Parser;
 
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{json, Value};
 
 use super::agent_args::parse_player;
-use super::args::EvalArgs;
+use super::args::{Cli, Command, EvalArgs};
 use super::report::{agent_lines, opponent_rows, tally_header, tally_json};
 use super::run_dir::{create_run_dir, utc_now, write_json};
-use crate::arena::{run_eval, EvalConfig, EvalResult, MatchEvent, RunOptions};
+use crate::arena::{load_resume_state, run_eval, EvalConfig, EvalResult, MatchEvent, RunOptions};
 use crate::llm::ChatBackend;
+use crate::record::hold_log_writes;
+
+/// The run stopped at the user's request before every game finished.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "interrupted: {finished} of {total} games finished (the table counts only those); \
+     continue with: othello-arena eval --resume {dir}"
+)]
+pub struct Interrupted {
+    /// Games finished.
+    pub finished: usize,
+    /// Games scheduled.
+    pub total: usize,
+    /// The run folder.
+    pub dir: String,
+}
 
 pub(super) fn run(args: EvalArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
+    let resuming = args.resume.is_some();
+    let (args, run_json) = match &args.resume {
+        Some(dir) => resumed_args(dir, &args)?,
+        None => {
+            let argv: Vec<String> = std::env::args().skip(1).collect();
+            (args, json!({ "argv": argv }))
+        }
+    };
+    let agent_spec = args.agent_spec.as_deref().unwrap_or_default();
     if args.games == 0 {
         bail!("bad --games: 0 games per color would measure nothing; give 1 or more");
     }
     let backend: Arc<dyn ChatBackend> = args.agent.backend(env)?;
     let make_backend = || Ok(backend.clone());
-    let agent = parse_player(&args.agent_spec, "--agent", &args.agent, &make_backend)?;
+    let agent = parse_player(agent_spec, "--agent", &args.agent, &make_backend)?;
     let Some(agent_config) = agent.agent_config().cloned() else {
-        bail!(
-            "bad --agent {:?}: eval measures an LLM player, give llm:MODEL",
-            args.agent_spec
-        );
+        bail!("bad --agent {agent_spec:?}: eval measures an LLM player, give llm:MODEL");
     };
     let opponents = args
         .vs
@@ -36,28 +62,8 @@ pub(super) fn run(args: EvalArgs, env: &dyn Fn(&str) -> Option<String>) -> Resul
         bail!("bad --vs: eval runs unattended; use `play` to play the agent yourself");
     }
     let log_dir = create_run_dir(args.log_dir.as_deref(), &agent_config.model)?;
-    let model_info = backend.model_info(&agent_config.model);
-    let (created, _) = utc_now();
-    write_json(
-        &log_dir,
-        "run.json",
-        &json!({
-            "harness": { "name": "othello-arena", "version": env!("CARGO_PKG_VERSION") },
-            "command": "eval",
-            "created_utc": created,
-            "backend": backend.describe(),
-            "model_digest": model_info.as_ref().map(|m| m["digest"].clone()),
-            "model_info": model_info,
-            "agent": agent_config.to_json(),
-            "opponents": opponents.iter().map(ToString::to_string).collect::<Vec<_>>(),
-            "games_per_color": args.games,
-            "opening_random": args.opening_random,
-            "seed": args.seed,
-            "opening_seed": args.opening_seed.unwrap_or(args.seed),
-            "parallel": args.parallel,
-        }),
-    )?;
-    let config = EvalConfig {
+    let parallel = args.parallel.unwrap_or(1).max(1);
+    let mut config = EvalConfig {
         agent,
         opponents,
         games_per_color: args.games,
@@ -65,15 +71,58 @@ pub(super) fn run(args: EvalArgs, env: &dyn Fn(&str) -> Option<String>) -> Resul
         opening_seed: args.opening_seed,
         run: RunOptions {
             opening_plies: args.opening_random,
-            parallel: args.parallel.max(1),
+            parallel,
             log_dir: Some(log_dir.clone()),
+            ..RunOptions::default()
         },
     };
-    let total = config.schedule().len() as u64;
+    let (created, _) = utc_now();
+    let run_json = if resuming {
+        let games: Vec<_> = config.schedule().into_iter().map(|(_, _, g)| g).collect();
+        let state = load_resume_state(&log_dir, &config.players(), &games)?;
+        eprintln!(
+            "resuming {}: {} of {} games already finished; {} unfinished log(s) kept aside as *.unfinished-N",
+            log_dir.display(),
+            state.finished.len(),
+            games.len(),
+            state.set_aside.len()
+        );
+        config.run.finished = state.finished;
+        let mut run_json = run_json;
+        let resumes = run_json["resumes"].as_array().cloned().unwrap_or_default();
+        let entry =
+            json!({ "created_utc": created, "parallel": parallel, "games_finished_before": config.run.finished.len() });
+        run_json["resumes"] = Value::Array(resumes.into_iter().chain([entry]).collect());
+        run_json
+    } else {
+        let model_info = backend.model_info(&agent_config.model);
+        let mut fields = json!({
+            "harness": { "name": "othello-arena", "version": env!("CARGO_PKG_VERSION") },
+            "command": "eval",
+            "created_utc": created,
+            "backend": backend.describe(),
+            "model_digest": model_info.as_ref().map(|m| m["digest"].clone()),
+            "model_info": model_info,
+            "agent": agent_config.to_json(),
+            "opponents": config.opponents.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            "games_per_color": args.games,
+            "opening_random": args.opening_random,
+            "seed": args.seed,
+            "opening_seed": args.opening_seed.unwrap_or(args.seed),
+            "parallel": parallel,
+        });
+        fields["argv"] = run_json["argv"].clone();
+        fields
+    };
+    write_json(&log_dir, "run.json", &run_json)?;
+    let stop = Arc::new(AtomicBool::new(false));
+    stop_on_ctrl_c(stop.clone());
+    config.run.stop = Some(stop);
+    let total = config.schedule().len();
     let bar = if args.json {
         ProgressBar::hidden()
     } else {
-        ProgressBar::new(total)
+        ProgressBar::new(total as u64)
     };
     bar.set_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} games  elapsed {elapsed_precise}  ETA {eta_precise}  {msg}")
@@ -90,7 +139,8 @@ pub(super) fn run(args: EvalArgs, env: &dyn Fn(&str) -> Option<String>) -> Resul
     bar.finish_and_clear();
     let summary = summary_json(&result, args.games, &log_dir.display().to_string());
     write_json(&log_dir, "results.json", &summary)?;
-    if let Some(path) = &args.csv {
+    let complete = result.unfinished == 0;
+    if let (Some(path), true) = (&args.csv, complete) {
         let csv = seed_csv(&result, &agent_config.model, args.games);
         std::fs::write(path, &csv).with_context(|| format!("cannot write --csv {}", path.display()))?;
         std::fs::write(log_dir.join("results.csv"), &csv)
@@ -102,7 +152,68 @@ pub(super) fn run(args: EvalArgs, env: &dyn Fn(&str) -> Option<String>) -> Resul
         print!("{}", text_report(&result, &agent_config.model, args.games));
         println!("logs: {}", log_dir.display());
     }
+    if !complete {
+        return Err(Interrupted {
+            finished: total - result.unfinished,
+            total,
+            dir: log_dir.display().to_string(),
+        }
+        .into());
+    }
     Ok(())
+}
+
+/// The arguments of the run in `dir`, from the `argv` its run.json keeps, with this
+/// invocation's --parallel, --csv and --json; and that run.json.
+fn resumed_args(dir: &Path, now: &EvalArgs) -> Result<(EvalArgs, Value)> {
+    let path = dir.join("run.json");
+    let text = std::fs::read_to_string(&path).with_context(|| {
+        format!(
+            "bad --resume: cannot read {}; give a run folder made by eval",
+            path.display()
+        )
+    })?;
+    let run_json: Value =
+        serde_json::from_str(&text).with_context(|| format!("bad --resume: {} is not JSON", path.display()))?;
+    let argv: Vec<String> = match run_json["argv"].as_array() {
+        Some(items) => items.iter().filter_map(|a| a.as_str().map(str::to_string)).collect(),
+        None => bail!(
+            "bad --resume: {} keeps no argv (written by an older version or another command); start a new run",
+            path.display()
+        ),
+    };
+    let cli = Cli::try_parse_from(std::iter::once("othello-arena".to_string()).chain(argv))
+        .with_context(|| format!("bad --resume: the argv in {} no longer parses", path.display()))?;
+    let Command::Eval(mut args) = cli.command else {
+        bail!("bad --resume: {} is not an eval run", path.display());
+    };
+    if args.resume.is_some() {
+        bail!("bad --resume: {} records a resume, not a run", path.display());
+    }
+    args.log_dir = Some(dir.to_path_buf());
+    args.parallel = now.parallel.or(run_json["parallel"].as_u64().map(|p| p as usize));
+    args.csv = now.csv.clone().or(args.csv);
+    args.json = now.json;
+    Ok((args, run_json))
+}
+
+/// Ctrl-C once sets `stop` (no new games; games in flight end after their current
+/// move, logged as unfinished); twice quits at once, between two log lines.
+fn stop_on_ctrl_c(stop: Arc<AtomicBool>) {
+    let presses = AtomicUsize::new(0);
+    let installed = ctrlc::set_handler(move || {
+        if presses.fetch_add(1, Ordering::SeqCst) == 0 {
+            stop.store(true, Ordering::SeqCst);
+            eprintln!("\nstopping: no new games start; games in flight stop after their current move (Ctrl-C again quits now)");
+        } else {
+            let _no_torn_lines = hold_log_writes();
+            eprintln!("\nquitting now: unfinished games are played again by eval --resume");
+            std::process::exit(130);
+        }
+    });
+    if let Err(err) = installed {
+        tracing::warn!("Ctrl-C will stop the process at once: {err}");
+    }
 }
 
 fn summary_json(result: &EvalResult, games_per_color: usize, log_dir: &str) -> Value {
@@ -120,7 +231,13 @@ fn summary_json(result: &EvalResult, games_per_color: usize, log_dir: &str) -> V
             })
         })
         .collect();
-    json!({ "opponents": opponents, "agent": result.agent.to_json(), "log_dir": log_dir })
+    json!({
+        "opponents": opponents,
+        "agent": result.agent.to_json(),
+        "complete": result.unfinished == 0,
+        "unfinished_games": result.unfinished,
+        "log_dir": log_dir,
+    })
 }
 
 /// Seed 000's Evaluator CSV: one row per opponent, W/L/D per agent color.
@@ -149,6 +266,13 @@ fn text_report(result: &EvalResult, model: &str, games_per_color: usize) -> Stri
         out,
         "llm:{model}: {games_per_color} game(s) as black and as white against each opponent"
     );
+    if result.unfinished > 0 {
+        let _ = writeln!(
+            out,
+            "PARTIAL: {} scheduled game(s) did not finish and are not counted below",
+            result.unfinished
+        );
+    }
     let width = result
         .opponents
         .iter()

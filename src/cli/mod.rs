@@ -15,6 +15,7 @@ mod run_dir;
 mod stats;
 
 pub use args::Cli;
+pub use eval::Interrupted;
 
 use std::time::Instant;
 

@@ -67,6 +67,7 @@ pub(super) fn run(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>) -> Resul
             opening_plies: args.opening_random,
             parallel,
             log_dir: log_dir.clone(),
+            ..RunOptions::default()
         },
     };
     let done = AtomicUsize::new(0);

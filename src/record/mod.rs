@@ -18,14 +18,21 @@
 //!   (`engine`, `llm`, `fallback` or `forced_pass`), `board_after` (64 characters),
 //!   and for the agent `agent` ([`AgentDecision`]);
 //! - `game_end`: `game`, `black_discs`, `white_discs`, `winner` (`black`, `white` or
-//!   `draw`), `moves` (every move of the game, opening included).
+//!   `draw`), `moves` (every move of the game, opening included);
+//! - `game_stopped`: `game`, `ply` (the next ply, never played), `reason`: the run was
+//!   interrupted and the game is unfinished (`eval --resume` plays it again from the
+//!   start and keeps this file as `game-<NNNN>.jsonl.unfinished-<k>`).
+//!
+//! A line is written whole or not at all when the run is stopped with Ctrl-C; after a
+//! crash or SIGKILL the last line may be torn, and readers that resume treat such a
+//! file as an unfinished game.
 //!
 //! Plies count from 1 at the start position of the game, opening moves included.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Mutex, RwLock, RwLockWriteGuard};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
@@ -58,6 +65,8 @@ pub enum Event {
     Move(MoveRecord),
     /// The game is over.
     GameEnd(GameEnd),
+    /// The run stopped before the game was over.
+    GameStopped(GameStopped),
 }
 
 /// `game_start`.
@@ -192,11 +201,31 @@ pub struct GameEnd {
     pub moves: Vec<String>,
 }
 
+/// `game_stopped`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameStopped {
+    /// Game number.
+    pub game: usize,
+    /// The ply that was not played.
+    pub ply: usize,
+    /// Why (`interrupted`).
+    pub reason: String,
+}
+
 /// Milliseconds since the Unix epoch.
 pub fn now_ms() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// Held (shared) by every log write; [`hold_log_writes`] takes it exclusively.
+static LOG_WRITES: RwLock<()> = RwLock::new(());
+
+/// Waits until no log line is being written and keeps new writes from starting while
+/// the guard lives: take it before exiting the process so that no line is torn.
+pub fn hold_log_writes() -> RwLockWriteGuard<'static, ()> {
+    LOG_WRITES.write().unwrap_or_else(|p| p.into_inner())
 }
 
 /// A game's JSONL file, written and flushed one line at a time. Shared by the two
@@ -247,6 +276,7 @@ impl GameLog {
             path: self.path.clone(),
             source: e.into(),
         })?;
+        let _writing = LOG_WRITES.read().unwrap_or_else(|p| p.into_inner());
         let mut writer = self.writer.lock().unwrap_or_else(|p| p.into_inner());
         writeln!(writer, "{line}")
             .and_then(|()| writer.flush())
@@ -306,4 +336,51 @@ pub fn read_game_log(path: &Path) -> Result<Vec<Record>, ReadLogError> {
         records.push(record);
     }
     Ok(records)
+}
+
+/// A game log as far as it can be read: every whole record, and whether the file ends
+/// in a line that is not one (torn by a crash).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LogPrefix {
+    /// The records before any torn line.
+    pub records: Vec<Record>,
+    /// The last line was incomplete or not a record.
+    pub torn_tail: bool,
+}
+
+/// Reads a game log that a crash may have cut short: a bad *last* line is reported
+/// as `torn_tail`; a bad line before the last is still an error.
+pub fn read_game_log_prefix(path: &Path) -> Result<LogPrefix, ReadLogError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ReadLogError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let lines: Vec<&str> = text.lines().collect();
+    let mut records = Vec::new();
+    for (index, line) in lines.iter().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str(line) {
+            Ok(record) => records.push(record),
+            Err(_) if index + 1 == lines.len() => {
+                return Ok(LogPrefix {
+                    records,
+                    torn_tail: true,
+                })
+            }
+            Err(source) => {
+                return Err(ReadLogError::Line {
+                    path: path.to_path_buf(),
+                    line: index + 1,
+                    text: line.to_string(),
+                    source,
+                })
+            }
+        }
+    }
+    Ok(LogPrefix {
+        records,
+        torn_tail: false,
+    })
 }

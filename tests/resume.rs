@@ -1,0 +1,276 @@
+//! Interrupted evaluations: SIGKILL then `eval --resume`, Ctrl-C once (partial table,
+//! unfinished games logged) and twice (quit at once), through the binary against the
+//! scripted Ollama server on 127.0.0.1. The stub stands in for a slow model that always
+//! answers the last legal move, so an unbroken run and a resumed one must agree move
+//! for move.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use othello_arena::record::{read_game_log, Event};
+use serde_json::Value;
+use support::{legal_moves_in, Reply, StubServer};
+
+fn slow_model(delay: Duration) -> StubServer {
+    StubServer::start_routed(move |path, request, _| {
+        if path == "/api/chat" {
+            std::thread::sleep(delay);
+        }
+        Reply::content(legal_moves_in(request).last().map_or("pass", String::as_str))
+    })
+}
+
+const RUN: [&str; 12] = [
+    "eval",
+    "--agent",
+    "llm:stub",
+    "--vs",
+    "random,n-hand:2",
+    "--games",
+    "2",
+    "--opening-random",
+    "4",
+    "--seed",
+    "7",
+    "--json",
+];
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("othello-resume-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn command(args: &[&str], host: &str) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_othello-arena"));
+    command.args(args).env("OLLAMA_HOST", host);
+    command
+}
+
+fn start_run(dir: &Path, host: &str, parallel: &str) -> Child {
+    let dir = dir.to_str().unwrap();
+    let args: Vec<&str> = RUN
+        .iter()
+        .copied()
+        .chain(["--log-dir", dir, "--parallel", parallel])
+        .collect();
+    command(&args, host)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts")
+}
+
+/// Number of game logs in `dir` that hold a `game_end` line.
+fn finished_logs(dir: &Path) -> usize {
+    (1..=8)
+        .filter(|n| {
+            std::fs::read_to_string(dir.join(format!("game-{n:04}.jsonl"))).is_ok_and(|t| t.contains("\"game_end\""))
+        })
+        .count()
+}
+
+fn wait_for_finished(dir: &Path, count: usize) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while finished_logs(dir) < count {
+        assert!(
+            Instant::now() < deadline,
+            "no {count} finished games in {}",
+            dir.display()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Every game's moves (from its game_end record), by log file name.
+fn games(dir: &Path) -> Vec<(String, Vec<String>)> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.starts_with("game-") && n.ends_with(".jsonl"))
+        .collect();
+    names.sort();
+    names
+        .into_iter()
+        .map(|name| {
+            let records = read_game_log(&dir.join(&name)).expect("every log line is whole");
+            let moves = records
+                .iter()
+                .find_map(|r| match &r.event {
+                    Event::GameEnd(end) => Some(end.moves.clone()),
+                    _ => None,
+                })
+                .unwrap_or_default();
+            (name, moves)
+        })
+        .collect()
+}
+
+/// The results without timings and paths.
+fn results(stdout: &[u8]) -> Value {
+    let mut value: Value = serde_json::from_slice(stdout).expect("--json prints one object");
+    let strip = |agent: &mut Value| {
+        let agent = agent.as_object_mut().unwrap();
+        agent.remove("latency_ms_p50");
+        agent.remove("latency_ms_p95");
+    };
+    strip(&mut value["agent"]);
+    for opponent in value["opponents"].as_array_mut().unwrap() {
+        strip(&mut opponent["agent"]);
+    }
+    value.as_object_mut().unwrap().remove("log_dir");
+    value
+}
+
+fn unbroken_run(name: &str, host: &str) -> (Value, Vec<(String, Vec<String>)>) {
+    let dir = temp_dir(name);
+    let output = start_run(&dir, host, "2").wait_with_output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    (results(&output.stdout), games(&dir))
+}
+
+fn send_sigint(child: &Child) {
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(status.success());
+}
+
+#[test]
+fn a_run_killed_with_sigkill_resumes_to_the_results_of_an_unbroken_run() {
+    let server = slow_model(Duration::from_millis(15));
+    let (expected, expected_games) = unbroken_run("unbroken-1", &server.url);
+    let dir = temp_dir("killed");
+    let mut child = start_run(&dir, &server.url, "2");
+    wait_for_finished(&dir, 3);
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let finished_before = finished_logs(&dir);
+    assert!(finished_before < 8, "the run ended before it could be killed");
+
+    let output = command(&["eval", "--resume", dir.to_str().unwrap(), "--json"], &server.url)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{finished_before} of 8 games already finished")),
+        "{stderr}"
+    );
+    assert_eq!(results(&output.stdout), expected);
+    assert_eq!(games(&dir), expected_games, "same games, move for move");
+    let run: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
+    assert_eq!(run["resumes"].as_array().map(Vec::len), Some(1));
+    assert_eq!(run["resumes"][0]["games_finished_before"], finished_before);
+    // A log the kill cut short is kept beside the replayed game, never overwritten.
+    let kept = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .contains(".unfinished-")
+        })
+        .count();
+    assert!(kept <= 2, "at most the two games in flight were unfinished");
+}
+
+#[test]
+fn ctrl_c_once_records_unfinished_games_and_prints_a_partial_table() {
+    let server = slow_model(Duration::from_millis(15));
+    let (expected, expected_games) = unbroken_run("unbroken-2", &server.url);
+    let dir = temp_dir("ctrl-c");
+    let child = start_run(&dir, &server.url, "2");
+    wait_for_finished(&dir, 2);
+    send_sigint(&child);
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("continue with: othello-arena eval --resume"),
+        "{stderr}"
+    );
+    let partial = results(&output.stdout);
+    assert_eq!(partial["complete"], false);
+    let unfinished = partial["unfinished_games"].as_u64().unwrap() as usize;
+    assert!(unfinished > 0);
+    // Every line of every log is whole; games stopped in flight say so.
+    let logs = games(&dir);
+    let stopped = logs
+        .iter()
+        .filter(|(name, _)| {
+            read_game_log(&dir.join(name))
+                .unwrap()
+                .iter()
+                .any(|r| matches!(r.event, Event::GameStopped(_)))
+        })
+        .count();
+    assert!((1..=2).contains(&stopped), "{stopped} games stopped in flight");
+    assert_eq!(
+        logs.iter().filter(|(_, moves)| !moves.is_empty()).count(),
+        8 - unfinished
+    );
+
+    let output = command(&["eval", "--resume", dir.to_str().unwrap(), "--json"], &server.url)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(results(&output.stdout), expected);
+    assert_eq!(games(&dir), expected_games);
+}
+
+#[test]
+fn ctrl_c_twice_quits_at_once_without_a_torn_line() {
+    // A model that takes a minute per answer: only the second Ctrl-C can end the run soon.
+    let server = slow_model(Duration::from_secs(60));
+    let dir = temp_dir("ctrl-c-twice");
+    let child = start_run(&dir, &server.url, "2");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while server.chat_requests().len() < 2 {
+        assert!(Instant::now() < deadline, "no request reached the server");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    send_sigint(&child);
+    std::thread::sleep(Duration::from_millis(200));
+    send_sigint(&child);
+    let started = Instant::now();
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "the second Ctrl-C did not quit"
+    );
+    assert_eq!(output.status.code(), Some(130));
+    for (name, _) in games(&dir) {
+        let text = std::fs::read_to_string(dir.join(&name)).unwrap();
+        assert!(text.ends_with('\n'), "{name} ends in a torn line");
+    }
+}
+
+#[test]
+fn resume_refuses_a_folder_that_is_not_an_eval_run() {
+    let dir = temp_dir("not-a-run");
+    std::fs::create_dir_all(&dir).unwrap();
+    let output = command(&["eval", "--resume", dir.to_str().unwrap()], "http://127.0.0.1:9")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("bad --resume") && stderr.contains("run.json"),
+        "{stderr}"
+    );
+
+    let output = command(
+        &["eval", "--resume", dir.to_str().unwrap(), "--games", "3"],
+        "http://127.0.0.1:9",
+    )
+    .output()
+    .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("cannot be used with"), "{stderr}");
+}
