@@ -24,6 +24,7 @@ fn ollama_with_model() -> StubServer {
             status: 200,
             body: "{\"status\":\"using existing layer sha256:abc\"}\n{\"status\":\"writing manifest\"}\n{\"status\":\"success\"}\n".into(),
             retry_after: None,
+            fault: None,
         },
         "/api/show" => Reply::message(json!({})).with_body(json!({
             "details": {"family": "qwen2", "parameter_size": "494M", "quantization_level": "Q4_K_M"},
@@ -89,6 +90,7 @@ fn create_errors_name_the_cause() {
         status: 200,
         body: "{\"status\":\"pulling manifest\"}\n{\"error\":\"pull model manifest: file does not exist\"}\n".into(),
         retry_after: None,
+        fault: None,
     });
     let output = arena(&["modelfile", "--from", "nope:1b", "--create", "x"], &server.url);
     assert_eq!(output.status.code(), Some(2));

@@ -76,6 +76,7 @@ fn transient_failures_are_retried() {
             status: 200,
             body: "{not json".into(),
             retry_after: None,
+            fault: None,
         },
         _ => Reply::content("c4"),
     });
@@ -126,6 +127,7 @@ fn retries_are_bounded_and_keep_the_last_body() {
         status: 200,
         body: "{truncated".into(),
         retry_after: None,
+        fault: None,
     });
     let err = client(&server, 2).chat(&request()).unwrap_err();
     assert_eq!(server.requests().len(), 3, "max_retries counts extra attempts");

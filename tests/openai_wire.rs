@@ -145,6 +145,7 @@ fn server_errors_keep_their_body_and_omit_the_key() {
         status: 401,
         body: "{\"error\":{\"message\":\"invalid api key\"}}".into(),
         retry_after: None,
+        fault: None,
     });
     let mut agent = Agent::new(Arc::new(AgentConfig::new("qwen")), backend(&server), 1);
     let err = agent

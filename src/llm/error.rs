@@ -78,6 +78,24 @@ pub enum LlmError {
         #[source]
         source: serde_json::Error,
     },
+    /// The answer body could not be read to its end.
+    #[error("the answer from {url} was cut short: {reason}")]
+    Body {
+        /// The URL.
+        url: String,
+        /// What the reader said.
+        reason: String,
+    },
+    /// The answer was longer than the harness reads.
+    #[error(
+        "the answer from {url} is over {limit_bytes} bytes: the model rambles; set --num-predict to bound its output"
+    )]
+    TooLarge {
+        /// The URL.
+        url: String,
+        /// The limit.
+        limit_bytes: u64,
+    },
     /// Transient failures kept happening.
     #[error("gave up after {attempts} attempts")]
     RetriesExhausted {
@@ -98,13 +116,16 @@ pub enum RetryClass {
     Permanent,
 }
 
-/// Connect, timeout, transport errors, truncated or undecodable bodies, 429 and 5xx
-/// are transient; other statuses (404 model not found, 400 capability) are permanent.
+/// Connect, timeout, transport errors, truncated, undecodable or oversized bodies, 429
+/// and 5xx are transient (a sampled answer may differ next time); other statuses (404 model not found, 400 capability) are permanent.
 pub fn retry_class(err: &LlmError) -> RetryClass {
     match err {
-        LlmError::Connect { .. } | LlmError::Timeout { .. } | LlmError::Transport { .. } | LlmError::Decode { .. } => {
-            RetryClass::Transient
-        }
+        LlmError::Connect { .. }
+        | LlmError::Timeout { .. }
+        | LlmError::Transport { .. }
+        | LlmError::Decode { .. }
+        | LlmError::Body { .. }
+        | LlmError::TooLarge { .. } => RetryClass::Transient,
         LlmError::Status { code, .. } if *code == 429 || *code >= 500 => RetryClass::Transient,
         _ => RetryClass::Permanent,
     }

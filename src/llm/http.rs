@@ -1,6 +1,7 @@
 //! The HTTP round trip shared by the backends: one POST of a JSON body, with every
 //! failure mapped to the [`LlmError`] that names its fix.
 
+use std::io::Read;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -69,7 +70,12 @@ fn post_json(
     let response = request.send().map_err(|e| transport_error(e, url, target.timeout))?;
     let status = response.status();
     let retry_after_s = retry_after(&response);
-    let text = response.text().map_err(|e| transport_error(e, url, target.timeout))?;
+    let mut text = read_body(response, url, target.timeout)?;
+    if let Some(token) = bearer.filter(|t| !t.is_empty() && text.contains(*t)) {
+        // A proxy that echoes the Authorization header must not put the key in a log
+        // line or an error message.
+        text = text.replace(token, REDACTED);
+    }
     let latency_ms = start.elapsed().as_secs_f64() * 1000.0;
     if !status.is_success() {
         return Err(status_error(status.as_u16(), target, text, retry_after_s));
@@ -80,6 +86,45 @@ fn post_json(
         source,
     })?;
     Ok((raw, text, latency_ms))
+}
+
+/// What an API key echoed back by a server is replaced with.
+pub const REDACTED: &str = "[api key redacted]";
+
+/// The longest answer body read: far beyond any chat answer (a model that rambles to
+/// its context limit writes well under a megabyte), small enough to never exhaust memory.
+pub const MAX_RESPONSE_BYTES: u64 = 16 << 20;
+
+/// Reads an answer body of at most [`MAX_RESPONSE_BYTES`].
+fn read_body(response: reqwest::blocking::Response, url: &str, timeout: Duration) -> Result<String, LlmError> {
+    let too_large = || LlmError::TooLarge {
+        url: url.to_string(),
+        limit_bytes: MAX_RESPONSE_BYTES,
+    };
+    if response.content_length().is_some_and(|n| n > MAX_RESPONSE_BYTES) {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::new();
+    response
+        .take(MAX_RESPONSE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(
+            |e| match e.into_inner().map(|inner| inner.downcast::<reqwest::Error>()) {
+                Some(Ok(err)) => transport_error(*err, url, timeout),
+                Some(Err(other)) => LlmError::Body {
+                    url: url.to_string(),
+                    reason: other.to_string(),
+                },
+                None => LlmError::Body {
+                    url: url.to_string(),
+                    reason: "the connection failed while reading the answer".to_string(),
+                },
+            },
+        )?;
+    if bytes.len() as u64 > MAX_RESPONSE_BYTES {
+        return Err(too_large());
+    }
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// A blocking HTTP client with a per-request timeout.

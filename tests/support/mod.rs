@@ -18,6 +18,18 @@ pub struct Reply {
     pub status: u16,
     pub body: String,
     pub retry_after: Option<u32>,
+    pub fault: Option<Fault>,
+}
+
+/// A way of sending a reply badly, as a failing server or network would.
+#[derive(Clone, Copy, Debug)]
+pub enum Fault {
+    /// Wait this long before answering.
+    Delay(Duration),
+    /// Read the request, then close the connection without a word.
+    Drop,
+    /// Announce the whole body, send half of it, close.
+    Truncate,
 }
 
 impl Reply {
@@ -37,6 +49,7 @@ impl Reply {
             status: 200,
             body: body.to_string(),
             retry_after: None,
+            fault: None,
         }
     }
 
@@ -44,6 +57,14 @@ impl Reply {
     pub fn with_body(self, body: Value) -> Reply {
         Reply {
             body: body.to_string(),
+            ..self
+        }
+    }
+
+    /// This reply, sent with `fault`.
+    pub fn with_fault(self, fault: Fault) -> Reply {
+        Reply {
+            fault: Some(fault),
             ..self
         }
     }
@@ -74,6 +95,7 @@ impl Reply {
             status: 200,
             body: body.to_string(),
             retry_after: None,
+            fault: None,
         }
     }
 
@@ -83,6 +105,7 @@ impl Reply {
             status,
             body: json!({"error": message}).to_string(),
             retry_after: None,
+            fault: None,
         }
     }
 }
@@ -177,6 +200,13 @@ fn serve(stream: TcpStream, seen: &Mutex<Vec<Value>>, auth: &Mutex<Vec<Option<St
     let path = request_line.split_whitespace().nth(1).unwrap_or("/").to_string();
     let reply = handler(&path, &request, index);
     let mut out = stream;
+    let mut body = reply.body.as_bytes();
+    match reply.fault {
+        Some(Fault::Delay(pause)) => std::thread::sleep(pause),
+        Some(Fault::Drop) => return,
+        Some(Fault::Truncate) => body = &body[..body.len() / 2],
+        None => {}
+    }
     let retry = reply
         .retry_after
         .map(|s| format!("Retry-After: {s}\r\n"))
@@ -187,7 +217,7 @@ fn serve(stream: TcpStream, seen: &Mutex<Vec<Value>>, auth: &Mutex<Vec<Option<St
         reply.body.len()
     );
     out.write_all(head.as_bytes()).ok();
-    out.write_all(reply.body.as_bytes()).ok();
+    out.write_all(body).ok();
     out.flush().ok();
 }
 

@@ -1,0 +1,143 @@
+//! The API key never reaches a log, a report, an error message or any output, even
+//! from a server that echoes the Authorization header back. The scripted
+//! OpenAI-compatible server on 127.0.0.1 stands in for such a proxy: it repeats the
+//! bearer token in its answers and in its error bodies.
+
+mod support;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::json;
+use support::{legal_moves_in, Reply, StubServer};
+
+const KEY: &str = "sk-live-7c1f9e2d4b8a6035";
+const KEY_VAR: &str = "ARENA_TEST_SECRET_KEY";
+
+fn run(args: &[&str], host: &str) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_othello-arena"))
+        .args(args)
+        .env(KEY_VAR, KEY)
+        .env("OLLAMA_HOST", host)
+        .output()
+        .expect("the binary runs")
+}
+
+fn assert_no_key(what: &str, text: &str) {
+    assert!(!text.contains(KEY), "the API key leaked into {what}");
+    assert!(
+        !text.contains("7c1f9e2d4b8a6035"),
+        "part of the API key leaked into {what}"
+    );
+}
+
+fn assert_no_key_in_output(what: &str, output: &Output) {
+    assert_no_key(&format!("{what} stdout"), &String::from_utf8_lossy(&output.stdout));
+    assert_no_key(&format!("{what} stderr"), &String::from_utf8_lossy(&output.stderr));
+}
+
+fn assert_no_key_in_files(dir: &Path) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
+        assert_no_key(&path.display().to_string(), &text);
+    }
+}
+
+#[test]
+fn an_echoed_api_key_is_kept_out_of_logs_reports_and_errors() {
+    let echo = format!("Bearer {KEY}");
+    let server = StubServer::start(move |request, n| {
+        let legal = legal_moves_in(request);
+        let mv = legal.last().cloned().unwrap_or_default();
+        if n % 4 == 1 {
+            Reply {
+                retry_after: Some(0),
+                ..Reply::error(503, &format!("upstream busy for {echo}"))
+            }
+        } else {
+            Reply::openai(json!({"role": "assistant", "content": format!("(auth: {echo}) {mv}")}))
+        }
+    });
+    let dir = std::env::temp_dir().join(format!("othello-secrets-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let dir_arg = dir.to_str().unwrap();
+    let host = format!("{}/v1", server.url);
+    let eval = run(
+        &[
+            "eval",
+            "--agent",
+            "llm:stub",
+            "--vs",
+            "random",
+            "--games",
+            "1",
+            "--api",
+            "openai",
+            "--host",
+            &host,
+            "--api-key-env",
+            KEY_VAR,
+            "--log-dir",
+            dir_arg,
+        ],
+        &server.url,
+    );
+    assert!(eval.status.success(), "{}", String::from_utf8_lossy(&eval.stderr));
+    assert!(
+        server
+            .authorizations()
+            .iter()
+            .all(|a| a.as_deref() == Some(format!("Bearer {KEY}").as_str())),
+        "the key was sent with every request"
+    );
+    let logs = std::fs::read_to_string(dir.join("game-0001.jsonl")).unwrap();
+    assert!(logs.contains("[api key redacted]"), "the echo was logged, redacted");
+    assert_no_key_in_output("eval", &eval);
+    assert_no_key_in_files(&dir);
+
+    let report_path = dir.with_extension("html");
+    let report = run(&["report", dir_arg, "-o", report_path.to_str().unwrap()], &server.url);
+    assert!(report.status.success(), "{}", String::from_utf8_lossy(&report.stderr));
+    assert_no_key_in_output("report", &report);
+    assert_no_key("the HTML report", &std::fs::read_to_string(&report_path).unwrap());
+    for args in [
+        vec![
+            "replay".into(),
+            dir.join("game-0001.jsonl").to_str().unwrap().to_string(),
+        ],
+        vec!["stats".into(), dir_arg.into(), "--json".into()],
+    ] {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let output = run(&args, &server.url);
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        assert_no_key_in_output(args[0], &output);
+    }
+
+    // A server that refuses the key and quotes it: the error names the status, not the key.
+    let refusing = StubServer::start(|_, _| Reply::error(401, &format!("invalid key Bearer {KEY}")));
+    let host = format!("{}/v1", refusing.url);
+    let failed = run(
+        &[
+            "eval",
+            "--agent",
+            "llm:stub",
+            "--vs",
+            "random",
+            "--api",
+            "openai",
+            "--host",
+            &host,
+            "--api-key-env",
+            KEY_VAR,
+            "--log-dir",
+            dir_arg,
+        ],
+        &refusing.url,
+    );
+    assert_eq!(failed.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&failed.stderr);
+    assert!(stderr.contains("401"), "{stderr}");
+    assert_no_key_in_output("a refused eval", &failed);
+    assert_no_key_in_files(&dir);
+}
