@@ -18,6 +18,7 @@ mod greedy;
 mod human;
 mod nhand;
 mod random;
+mod reference;
 mod search;
 mod solver;
 mod spec;
@@ -28,6 +29,9 @@ pub use greedy::Greedy;
 pub use human::Human;
 pub use nhand::{Lookahead, Metric};
 pub use random::Random;
+pub use reference::{
+    evaluate, features, MoveScores, Reference, DEFAULT_DEPTH, DEFAULT_EXACT_EMPTIES, EVAL_WEIGHTS, FEATURES,
+};
 pub use search::Search;
 pub use solver::{Solution, Solver};
 pub use spec::{EngineSpec, ParseSpecError, VALID_SPECS};

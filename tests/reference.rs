@@ -1,0 +1,134 @@
+//! The reference evaluator against exact endgame scores (outside truth: the solver,
+//! itself checked on the FFO positions).
+
+use othello_arena::arena::self_play_positions;
+use othello_arena::engine::{evaluate, features, Reference, Solver, EVAL_WEIGHTS, FEATURES};
+use othello_arena::othello::Board;
+
+/// (features, exact score) of self-play positions.
+fn exact_samples(
+    count: usize,
+    empties: std::ops::RangeInclusive<u32>,
+    seed: u64,
+) -> Vec<([f64; FEATURES], f64, Board)> {
+    let mut solver = Solver::new();
+    self_play_positions(count, empties, seed)
+        .into_iter()
+        .map(|board| {
+            let exact = f64::from(solver.solve(&board).score);
+            (features(board.player(), board.opponent()), exact, board)
+        })
+        .collect()
+}
+
+fn correlation(pairs: &[(f64, f64)]) -> f64 {
+    let n = pairs.len() as f64;
+    let (mx, my) = pairs.iter().fold((0.0, 0.0), |(a, b), (x, y)| (a + x / n, b + y / n));
+    let cov: f64 = pairs.iter().map(|(x, y)| (x - mx) * (y - my)).sum();
+    let vx: f64 = pairs.iter().map(|(x, _)| (x - mx).powi(2)).sum();
+    let vy: f64 = pairs.iter().map(|(_, y)| (y - my).powi(2)).sum();
+    cov / (vx * vy).sqrt()
+}
+
+#[test]
+fn the_evaluation_tracks_exact_scores() {
+    let samples = exact_samples(300, 14..=14, 99);
+    assert!(samples.len() >= 290, "self-play gives enough distinct positions");
+    let pairs: Vec<(f64, f64)> = samples
+        .iter()
+        .map(|(_, exact, board)| (evaluate(board.player(), board.opponent()), *exact))
+        .collect();
+    let r = correlation(&pairs);
+    println!("correlation of the static evaluation with exact scores at 14 empties: {r:.3}");
+    assert!(r > 0.75, "correlation {r:.3}");
+}
+
+#[test]
+fn searched_moves_lose_far_less_than_random_ones() {
+    // At 18 empties: the estimated best move (search only, depth 4) against the exact
+    // scores of every move.
+    let mut exact = Reference::new(18, 1);
+    let mut searched = Reference::new(0, 4);
+    let (mut search_regret, mut random_regret, mut n) = (0.0, 0.0, 0.0);
+    for board in self_play_positions(40, 18..=18, 5) {
+        let truth = exact.score_moves(&board);
+        assert!(truth.exact);
+        let estimate = searched.score_moves(&board);
+        assert!(!estimate.exact && estimate.depth == 4);
+        let pick = estimate.best_moves()[0];
+        search_regret += truth.regret(pick).unwrap();
+        let mean: f64 = truth
+            .scores
+            .iter()
+            .map(|(sq, _)| truth.regret(*sq).unwrap())
+            .sum::<f64>()
+            / truth.scores.len() as f64;
+        random_regret += mean;
+        n += 1.0;
+    }
+    let (search_regret, random_regret) = (search_regret / n, random_regret / n);
+    println!("mean exact regret at 18 empties: depth-4 reference {search_regret:.2}, random move {random_regret:.2}");
+    assert!(
+        search_regret < 0.4 * random_regret,
+        "{search_regret:.2} vs {random_regret:.2}"
+    );
+}
+
+#[test]
+fn exact_scores_agree_with_the_solver_and_name_every_best_move() {
+    let mut reference = Reference::default();
+    let mut solver = Solver::new();
+    for board in self_play_positions(20, 10..=14, 3) {
+        let scores = reference.score_moves(&board);
+        let solution = solver.solve(&board);
+        assert!(scores.exact);
+        assert_eq!(scores.best(), Some(f64::from(solution.score)));
+        assert_eq!(scores.best_moves(), solution.best_moves);
+    }
+}
+
+/// Refits [`EVAL_WEIGHTS`] by least squares on exact scores at 12-16 empties and prints them.
+#[test]
+#[ignore = "calibration: prints weights to paste into src/engine/reference.rs"]
+fn fit_evaluation_weights() {
+    let samples = exact_samples(3000, 12..=16, 2026);
+    let mut ata = [[0.0; FEATURES]; FEATURES];
+    let mut atb = [0.0; FEATURES];
+    for (f, y, _) in &samples {
+        for i in 0..FEATURES {
+            atb[i] += f[i] * y;
+            for j in 0..FEATURES {
+                ata[i][j] += f[i] * f[j];
+            }
+        }
+    }
+    // Gaussian elimination with partial pivoting.
+    let mut m: Vec<Vec<f64>> = (0..FEATURES).map(|i| [&ata[i][..], &[atb[i]]].concat()).collect();
+    for col in 0..FEATURES {
+        let pivot = (col..FEATURES)
+            .max_by(|&a, &b| m[a][col].abs().total_cmp(&m[b][col].abs()))
+            .unwrap();
+        m.swap(col, pivot);
+        let pivot_row = m[col].clone();
+        for (row, values) in m.iter_mut().enumerate() {
+            if row != col {
+                let factor = values[col] / pivot_row[col];
+                for (x, p) in values.iter_mut().zip(&pivot_row).skip(col) {
+                    *x -= factor * p;
+                }
+            }
+        }
+    }
+    let weights: Vec<f64> = (0..FEATURES).map(|i| m[i][FEATURES] / m[i][i]).collect();
+    let fitted: Vec<(f64, f64)> = samples
+        .iter()
+        .map(|(f, y, _)| (f.iter().zip(&weights).map(|(a, b)| a * b).sum(), *y))
+        .collect();
+    let shipped: Vec<(f64, f64)> = samples
+        .iter()
+        .map(|(f, y, _)| (f.iter().zip(EVAL_WEIGHTS).map(|(a, b)| a * b).sum(), *y))
+        .collect();
+    println!("{} positions", samples.len());
+    println!("fitted weights: {weights:.2?}, r = {:.3}", correlation(&fitted));
+    println!("shipped weights: {EVAL_WEIGHTS:?}, r = {:.3}", correlation(&shipped));
+}
