@@ -171,6 +171,19 @@ impl OpponentResult {
     }
 }
 
+/// One finished game of an evaluation.
+#[derive(Clone, Debug)]
+pub struct EvalGame {
+    /// Game number (schedule index + 1, as in its log's name).
+    pub number: usize,
+    /// Index of the opponent in [`EvalConfig::opponents`].
+    pub opponent: usize,
+    /// The agent's color.
+    pub agent_color: Color,
+    /// The game.
+    pub record: GameRecord,
+}
+
 /// A finished evaluation.
 #[derive(Clone, Debug)]
 pub struct EvalResult {
@@ -178,8 +191,8 @@ pub struct EvalResult {
     pub opponents: Vec<OpponentResult>,
     /// Over all games.
     pub agent: AgentStats,
-    /// Every finished game in schedule order: (opponent index, agent color, record).
-    pub games: Vec<(usize, Color, GameRecord)>,
+    /// Every finished game in schedule order.
+    pub games: Vec<EvalGame>,
     /// Scheduled games that did not finish (the run was stopped); counted nowhere.
     pub unfinished: usize,
 }
@@ -237,7 +250,7 @@ pub fn run_eval(config: &EvalConfig, report: &(dyn Fn(MatchEvent<'_>) + Sync)) -
     let mut all = AgentStats::default();
     let mut played = Vec::new();
     let mut unfinished = 0;
-    for ((k, agent_color, _), record) in schedule.into_iter().zip(records) {
+    for (index, ((k, agent_color, _), record)) in schedule.into_iter().zip(records).enumerate() {
         let Some(record) = record else {
             unfinished += 1;
             continue;
@@ -253,7 +266,12 @@ pub fn run_eval(config: &EvalConfig, report: &(dyn Fn(MatchEvent<'_>) + Sync)) -
                 result.agent.add(decision);
             }
         }
-        played.push((k, agent_color, record));
+        played.push(EvalGame {
+            number: index + 1,
+            opponent: k,
+            agent_color,
+            record,
+        });
     }
     for result in &opponents {
         all.merge(&result.agent);

@@ -125,8 +125,25 @@ pub struct PlayArgs {
     /// Folder for the run's logs (default with an llm: player: logs/<time>-<players>).
     #[arg(long)]
     pub log_dir: Option<PathBuf>,
+    /// Score every move of both players against the reference evaluator: mean
+    /// regret, best-move agreement and blunder rate by game phase.
+    #[arg(long)]
+    pub score_moves: bool,
+    #[command(flatten)]
+    pub reference: ReferenceArgs,
     #[command(flatten)]
     pub agent: AgentArgs,
+}
+
+/// The reference evaluator that scores moves.
+#[derive(Clone, Copy, Debug, Args)]
+pub struct ReferenceArgs {
+    /// Score positions with this many empty squares or fewer exactly (endgame solve).
+    #[arg(long, default_value_t = crate::engine::DEFAULT_EXACT_EMPTIES)]
+    pub exact_empties: u32,
+    /// Before that, estimate scores by a search this many plies deep.
+    #[arg(long, default_value_t = crate::engine::DEFAULT_DEPTH)]
+    pub reference_depth: u32,
 }
 
 /// `eval`.
@@ -170,6 +187,12 @@ pub struct EvalArgs {
     /// Print one JSON object (keys opponents and agent) instead of the tables.
     #[arg(long)]
     pub json: bool,
+    /// Score every agent move against the reference evaluator: mean regret, best-move
+    /// agreement and blunder rate by game phase (written to move-scores.jsonl too).
+    #[arg(long)]
+    pub score_moves: bool,
+    #[command(flatten)]
+    pub reference: ReferenceArgs,
     #[command(flatten)]
     pub agent: AgentArgs,
 }

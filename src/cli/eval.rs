@@ -12,10 +12,13 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{json, Value};
 
 use super::agent_args::parse_player;
-use super::args::{Cli, Command, EvalArgs};
+use super::args::{Cli, Command, EvalArgs, ReferenceArgs};
+use super::quality;
 use super::report::{agent_lines, opponent_rows, tally_header, tally_json};
 use super::run_dir::{create_run_dir, utc_now, write_json};
-use crate::arena::{load_resume_state, run_eval, EvalConfig, EvalResult, MatchEvent, RunOptions};
+use crate::arena::{
+    load_resume_state, run_eval, EvalConfig, EvalResult, GameToScore, MatchEvent, MoveQuality, RunOptions,
+};
 use crate::llm::ChatBackend;
 use crate::record::hold_log_writes;
 
@@ -110,6 +113,7 @@ pub(super) fn run(args: EvalArgs, env: &dyn Fn(&str) -> Option<String>) -> Resul
             "seed": args.seed,
             "opening_seed": args.opening_seed.unwrap_or(args.seed),
             "parallel": parallel,
+            "score_moves": args.score_moves.then(|| args.reference.to_json()),
         });
         fields["argv"] = run_json["argv"].clone();
         fields
@@ -137,7 +141,23 @@ pub(super) fn run(args: EvalArgs, env: &dyn Fn(&str) -> Option<String>) -> Resul
     let result = run_eval(&config, &report)
         .with_context(|| format!("evaluation stopped; logs so far are in {}", log_dir.display()))?;
     bar.finish_and_clear();
-    let summary = summary_json(&result, args.games, &log_dir.display().to_string());
+    let quality = args
+        .score_moves
+        .then(|| score_agent_moves(&result, config.opponents.len(), args.reference, args.json, &log_dir))
+        .transpose()?;
+    let mut summary = summary_json(&result, args.games, &log_dir.display().to_string());
+    if let Some((all, per_opponent)) = &quality {
+        summary["move_quality"] = all.to_json();
+        summary["move_quality"]["reference"] = args.reference.to_json();
+        for (value, q) in summary["opponents"]
+            .as_array_mut()
+            .into_iter()
+            .flatten()
+            .zip(per_opponent)
+        {
+            value["move_quality"] = q.to_json();
+        }
+    }
     write_json(&log_dir, "results.json", &summary)?;
     let complete = result.unfinished == 0;
     if let (Some(path), true) = (&args.csv, complete) {
@@ -150,6 +170,11 @@ pub(super) fn run(args: EvalArgs, env: &dyn Fn(&str) -> Option<String>) -> Resul
         println!("{summary}");
     } else {
         print!("{}", text_report(&result, &agent_config.model, args.games));
+        if let Some((all, _)) = &quality {
+            let mut text = quality::heading("the agent (model moves only)", args.reference);
+            quality::quality_lines(all, &mut text);
+            print!("{text}");
+        }
         println!("logs: {}", log_dir.display());
     }
     if !complete {
@@ -161,6 +186,37 @@ pub(super) fn run(args: EvalArgs, env: &dyn Fn(&str) -> Option<String>) -> Resul
         .into());
     }
     Ok(())
+}
+
+/// Scores the agent's moves of every finished game; writes move-scores.jsonl. Returns
+/// the quality over all games and per opponent.
+fn score_agent_moves(
+    result: &EvalResult,
+    opponents: usize,
+    reference: ReferenceArgs,
+    quiet: bool,
+    log_dir: &Path,
+) -> Result<(MoveQuality, Vec<MoveQuality>)> {
+    let games: Vec<GameToScore<'_>> = result
+        .games
+        .iter()
+        .map(|g| GameToScore {
+            number: g.number,
+            record: &g.record,
+            colors: vec![g.agent_color],
+        })
+        .collect();
+    let moves = quality::score(&games, reference, quiet);
+    quality::write_scores(log_dir, &moves)?;
+    let mut all = MoveQuality::default();
+    let mut per_opponent = vec![MoveQuality::default(); opponents];
+    for m in &moves {
+        all.add(m);
+        if let Some(g) = result.games.iter().find(|g| g.number == m.game) {
+            per_opponent[g.opponent].add(m);
+        }
+    }
+    Ok((all, per_opponent))
 }
 
 /// The arguments of the run in `dir`, from the `argv` its run.json keeps, with this
@@ -194,6 +250,7 @@ fn resumed_args(dir: &Path, now: &EvalArgs) -> Result<(EvalArgs, Value)> {
     args.parallel = now.parallel.or(run_json["parallel"].as_u64().map(|p| p as usize));
     args.csv = now.csv.clone().or(args.csv);
     args.json = now.json;
+    args.score_moves |= now.score_moves;
     Ok((args, run_json))
 }
 

@@ -8,6 +8,7 @@ mod compare;
 mod eval;
 mod modelfile;
 mod play;
+mod quality;
 mod replay;
 mod report;
 mod report_html;

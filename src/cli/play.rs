@@ -1,6 +1,7 @@
 //! `play`: a match between two players, its table, JSON, CSV and logs.
 
 use std::fmt::Write as _;
+use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
@@ -8,12 +9,15 @@ use anyhow::{Context, Result};
 use serde_json::json;
 
 use super::agent_args::parse_player;
-use super::args::PlayArgs;
+use super::args::{PlayArgs, ReferenceArgs};
+use super::quality;
 use super::report::{agent_lines, tally_header, tally_json, tally_row};
 use super::run_dir::{create_run_dir, utc_now, write_json};
 use crate::arena::{
-    run_match, AgentStats, MatchConfig, MatchEvent, MatchResult, PlayerSpec, RunOptions, SpecTally, Tally,
+    run_match, AgentStats, GameToScore, MatchConfig, MatchEvent, MatchResult, MoveQuality, PlayerSpec, RunOptions,
+    SpecTally, Tally,
 };
+use crate::othello::Color;
 
 pub(super) fn run(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
     if args.games == 0 {
@@ -94,6 +98,16 @@ pub(super) fn run(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>) -> Resul
             .with_context(|| format!("cannot write --csv {}", path.display()))?;
     }
     let agents = agent_stats(&config, &result);
+    let quality = if args.score_moves {
+        Some(score_both_players(
+            &result,
+            args.reference,
+            args.json,
+            log_dir.as_deref(),
+        )?)
+    } else {
+        None
+    };
     if args.json {
         let players: Vec<_> = result
             .tallies
@@ -107,6 +121,13 @@ pub(super) fn run(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>) -> Resul
                 value
             })
             .collect();
+        let mut players = players;
+        if let Some(quality) = &quality {
+            for (value, q) in players.iter_mut().zip(quality) {
+                value["move_quality"] = q.to_json();
+                value["move_quality"]["reference"] = args.reference.to_json();
+            }
+        }
         println!("{}", json!({ "games": config.games, "players": players }));
     } else {
         print!(
@@ -123,11 +144,47 @@ pub(super) fn run(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>) -> Resul
                 print!("{lines}");
             }
         }
+        for (tally, q) in result.tallies.iter().zip(quality.iter().flatten()) {
+            let mut text = quality::heading(&tally.spec, args.reference);
+            quality::quality_lines(q, &mut text);
+            print!("{text}");
+        }
         if let Some(dir) = &log_dir {
             println!("logs: {}", dir.display());
         }
     }
     Ok(())
+}
+
+/// Scores both players' moves in every game; per player in players order. Writes
+/// move-scores.jsonl when the match has a log folder.
+fn score_both_players(
+    result: &MatchResult,
+    reference: ReferenceArgs,
+    quiet: bool,
+    log_dir: Option<&Path>,
+) -> Result<[MoveQuality; 2]> {
+    let games: Vec<GameToScore<'_>> = result
+        .games
+        .iter()
+        .enumerate()
+        .map(|(i, (_, record))| GameToScore {
+            number: i + 1,
+            record,
+            colors: Color::BOTH.to_vec(),
+        })
+        .collect();
+    let moves = quality::score(&games, reference, quiet);
+    if let Some(dir) = log_dir {
+        quality::write_scores(dir, &moves)?;
+    }
+    let mut per_player: [MoveQuality; 2] = Default::default();
+    for m in &moves {
+        let first_color = result.games[m.game - 1].0;
+        let player = usize::from(m.color != first_color.to_string());
+        per_player[player].add(m);
+    }
+    Ok(per_player)
 }
 
 /// What each LLM player did over the match (`None` for engines), in players order.

@@ -139,9 +139,9 @@ impl Default for Reference {
 }
 
 /// Positions with this many empties or fewer are solved by default.
-pub const DEFAULT_EXACT_EMPTIES: u32 = 14;
+pub const DEFAULT_EXACT_EMPTIES: u32 = 18;
 /// Default search depth before that.
-pub const DEFAULT_DEPTH: u32 = 6;
+pub const DEFAULT_DEPTH: u32 = 8;
 
 /// Final disc difference for the side to move, empties to the winner.
 fn final_score(player: u64, opponent: u64) -> f64 {

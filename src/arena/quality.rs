@@ -1,0 +1,262 @@
+//! Move quality: every move of finished games scored against the reference
+//! evaluator (regret, best-move agreement, blunders), by game phase.
+//!
+//! A move's regret is the best move's score minus its own, in final discs for the
+//! mover: exact when the position had at most the reference's exact-empties, else an
+//! estimate of its depth-limited search (each scored move says which). Fallback moves
+//! are scored but kept apart: the quality of a player is measured on the moves it
+//! chose itself (model answers, engine decisions), never on moves played for it.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use super::game::GameRecord;
+use super::stats::wilson_interval;
+use crate::engine::Reference;
+use crate::othello::{Color, Move};
+use crate::record::MoveSource;
+
+/// A regret of at least this many discs is a blunder.
+pub const BLUNDER_DISCS: f64 = 10.0;
+
+/// Game phases, by empty squares before the move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Phase {
+    /// 41 or more empties (the first 20 moves).
+    Opening,
+    /// 21 to 40 empties.
+    Midgame,
+    /// 20 or fewer empties.
+    Endgame,
+}
+
+impl Phase {
+    /// The three phases in game order.
+    pub const ALL: [Phase; 3] = [Phase::Opening, Phase::Midgame, Phase::Endgame];
+
+    /// The phase of a position with `empties` empty squares.
+    pub fn of(empties: u32) -> Phase {
+        match empties {
+            41.. => Phase::Opening,
+            21..=40 => Phase::Midgame,
+            _ => Phase::Endgame,
+        }
+    }
+
+    /// Its name, with the empties it covers.
+    pub fn label(self) -> &'static str {
+        match self {
+            Phase::Opening => "opening (60-41 empty)",
+            Phase::Midgame => "midgame (40-21 empty)",
+            Phase::Endgame => "endgame (20-1 empty)",
+        }
+    }
+}
+
+/// One move measured against the reference.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ScoredMove {
+    /// Game number in the run (from 1).
+    pub game: usize,
+    /// Ply (from 1, opening included).
+    pub ply: usize,
+    /// The mover (`black` or `white`).
+    pub color: String,
+    /// How the move was chosen.
+    pub source: MoveSource,
+    /// The move.
+    #[serde(rename = "move")]
+    pub mv: String,
+    /// Empty squares before the move.
+    pub empties: u32,
+    /// The reference's best moves.
+    pub best_moves: Vec<String>,
+    /// Best score minus this move's score, in discs.
+    pub regret: f64,
+    /// Whether the scores were exact.
+    pub exact: bool,
+    /// The reference's search depth (the empties when exact).
+    pub depth: u32,
+}
+
+impl ScoredMove {
+    /// Whether the move was one of the reference's best.
+    pub fn is_best(&self) -> bool {
+        self.regret <= 0.0
+    }
+}
+
+/// Quality figures over a set of moves.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct QualityTally {
+    /// Moves counted.
+    pub moves: u32,
+    /// Moves that were among the best.
+    pub best: u32,
+    /// Moves with regret >= [`BLUNDER_DISCS`].
+    pub blunders: u32,
+    /// Moves scored exactly.
+    pub exact: u32,
+    /// Each move's regret.
+    pub regrets: Vec<f64>,
+}
+
+impl QualityTally {
+    /// Adds one move.
+    pub fn add(&mut self, m: &ScoredMove) {
+        self.moves += 1;
+        self.best += u32::from(m.is_best());
+        self.blunders += u32::from(m.regret >= BLUNDER_DISCS);
+        self.exact += u32::from(m.exact);
+        self.regrets.push(m.regret);
+    }
+
+    /// Mean regret with a normal-approximation 95% interval (`None` without moves).
+    pub fn mean_regret(&self) -> Option<(f64, f64, f64)> {
+        let n = self.regrets.len() as f64;
+        if n == 0.0 {
+            return None;
+        }
+        let mean = self.regrets.iter().sum::<f64>() / n;
+        let variance = if n > 1.0 {
+            self.regrets.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / (n - 1.0)
+        } else {
+            0.0
+        };
+        let half = 1.96 * (variance / n).sqrt();
+        Some((mean, (mean - half).max(0.0), mean + half))
+    }
+
+    /// The figures as JSON, with Wilson intervals for the two rates.
+    pub fn to_json(&self) -> Value {
+        let rate = |k: u32| {
+            let (low, high) = wilson_interval(k, self.moves);
+            json!({ "count": k, "rate": if self.moves == 0 { 0.0 } else { f64::from(k) / f64::from(self.moves) }, "ci_low": low, "ci_high": high })
+        };
+        let regret = self
+            .mean_regret()
+            .map(|(mean, low, high)| json!({ "mean": mean, "ci_low": low, "ci_high": high }));
+        json!({
+            "moves": self.moves,
+            "exact_moves": self.exact,
+            "mean_regret": regret,
+            "best_move_agreement": rate(self.best),
+            "blunders": rate(self.blunders),
+        })
+    }
+}
+
+/// A player's move quality: its own moves by phase, and the fallback moves apart.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MoveQuality {
+    /// Own moves (model or engine decisions) by [`Phase::ALL`] order.
+    pub by_phase: [QualityTally; 3],
+    /// Own moves over all phases.
+    pub all: QualityTally,
+    /// Moves the fallback played (not in the figures above).
+    pub fallback: QualityTally,
+}
+
+impl MoveQuality {
+    /// Adds one scored move where it belongs.
+    pub fn add(&mut self, m: &ScoredMove) {
+        if m.source == MoveSource::Fallback {
+            self.fallback.add(m);
+            return;
+        }
+        let phase = Phase::ALL
+            .iter()
+            .position(|p| *p == Phase::of(m.empties))
+            .expect("every phase is listed");
+        self.by_phase[phase].add(m);
+        self.all.add(m);
+    }
+
+    /// The figures as JSON.
+    pub fn to_json(&self) -> Value {
+        let phases: serde_json::Map<String, Value> = Phase::ALL
+            .iter()
+            .zip(&self.by_phase)
+            .map(|(p, t)| (json!(p).as_str().unwrap_or_default().to_string(), t.to_json()))
+            .collect();
+        json!({
+            "blunder_discs": BLUNDER_DISCS,
+            "all": self.all.to_json(),
+            "by_phase": phases,
+            "fallback_moves": self.fallback.to_json(),
+        })
+    }
+}
+
+/// Which moves of a game to score.
+#[derive(Clone, Debug)]
+pub struct GameToScore<'a> {
+    /// Game number (from 1).
+    pub number: usize,
+    /// The game.
+    pub record: &'a GameRecord,
+    /// The colors whose moves are scored.
+    pub colors: Vec<Color>,
+}
+
+/// Scores the moves (placements after the opening) of the given colors in each game,
+/// `parallel` games at a time, each worker with its own reference built by `reference`.
+/// Returns the scored moves in game and ply order.
+pub fn score_games(
+    games: &[GameToScore<'_>],
+    reference: &(dyn Fn() -> Reference + Sync),
+    parallel: usize,
+) -> Vec<ScoredMove> {
+    let next = AtomicUsize::new(0);
+    let scored: Mutex<Vec<Vec<ScoredMove>>> = Mutex::new(vec![Vec::new(); games.len()]);
+    std::thread::scope(|scope| {
+        for _ in 0..parallel.clamp(1, games.len().max(1)) {
+            scope.spawn(|| {
+                let mut reference = reference();
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(game) = games.get(index) else { break };
+                    let moves = score_game(game, &mut reference);
+                    scored.lock().unwrap_or_else(|p| p.into_inner())[index] = moves;
+                }
+            });
+        }
+    });
+    scored.into_inner().unwrap_or_else(|p| p.into_inner()).concat()
+}
+
+fn score_game(game: &GameToScore<'_>, reference: &mut Reference) -> Vec<ScoredMove> {
+    let record = game.record;
+    let mut board = *record.game.start();
+    let mut scored = Vec::new();
+    for (index, &mv) in record.game.moves().iter().enumerate() {
+        let ply = index
+            .checked_sub(record.opening_plies)
+            .and_then(|i| record.plies.get(i));
+        if let (Some(ply), Move::Place(square)) = (ply, mv) {
+            if game.colors.contains(&ply.color) && ply.played.source != MoveSource::ForcedPass {
+                let scores = reference.score_moves(&board);
+                if let Some(regret) = scores.regret(square) {
+                    scored.push(ScoredMove {
+                        game: game.number,
+                        ply: index + 1,
+                        color: ply.color.to_string(),
+                        source: ply.played.source,
+                        mv: square.to_string(),
+                        empties: board.empties(),
+                        best_moves: scores.best_moves().iter().map(ToString::to_string).collect(),
+                        regret,
+                        exact: scores.exact,
+                        depth: scores.depth,
+                    });
+                }
+            }
+        }
+        board = board.play(mv);
+    }
+    scored
+}

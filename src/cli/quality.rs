@@ -1,0 +1,110 @@
+//! `--score-moves`: move quality against the reference evaluator, as tables, JSON
+//! and `move-scores.jsonl`.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use serde_json::{json, Value};
+
+use super::args::ReferenceArgs;
+use crate::arena::{score_games, GameToScore, MoveQuality, Phase, QualityTally, ScoredMove, BLUNDER_DISCS};
+use crate::engine::Reference;
+
+impl ReferenceArgs {
+    /// A fresh reference evaluator with these settings.
+    pub(super) fn build(&self) -> Reference {
+        Reference::new(self.exact_empties, self.reference_depth)
+    }
+
+    /// The settings as JSON, for run.json and results.
+    pub(super) fn to_json(self) -> Value {
+        json!({ "exact_empties": self.exact_empties, "depth": self.reference_depth, "blunder_discs": BLUNDER_DISCS })
+    }
+
+    /// One line saying how scores were obtained.
+    pub(super) fn describe(self) -> String {
+        format!(
+            "exact at {} or fewer empty squares, else estimated by a {}-ply search",
+            self.exact_empties, self.reference_depth
+        )
+    }
+}
+
+/// Scores `games` on every CPU core, with a note on stderr (scoring takes a while).
+pub(super) fn score(games: &[GameToScore<'_>], reference: ReferenceArgs, quiet: bool) -> Vec<ScoredMove> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if !quiet {
+        eprintln!("scoring moves of {} game(s) ({})", games.len(), reference.describe());
+    }
+    score_games(games, &|| reference.build(), cores)
+}
+
+/// Writes every scored move to `dir/move-scores.jsonl`, one object per line.
+pub(super) fn write_scores(dir: &Path, moves: &[ScoredMove]) -> Result<()> {
+    let path = dir.join("move-scores.jsonl");
+    let mut out = String::new();
+    for m in moves {
+        out.push_str(&serde_json::to_string(m)?);
+        out.push('\n');
+    }
+    std::fs::File::create(&path)
+        .and_then(|mut f| f.write_all(out.as_bytes()))
+        .with_context(|| format!("cannot write {}", path.display()))
+}
+
+fn row(out: &mut String, label: &str, t: &QualityTally) {
+    let pct = |k: u32| {
+        let (low, high) = crate::arena::wilson_interval(k, t.moves);
+        let rate = if t.moves == 0 {
+            0.0
+        } else {
+            f64::from(k) / f64::from(t.moves)
+        };
+        format!("{:5.1}% [{:5.1}, {:5.1}]", 100.0 * rate, 100.0 * low, 100.0 * high)
+    };
+    let regret = t.mean_regret().map_or_else(
+        || format!("{:20}", "-"),
+        |(mean, low, high)| format!("{mean:6.2} [{low:5.2}, {high:5.2}]"),
+    );
+    let _ = writeln!(
+        out,
+        "  {label:22} {:5}  {:5}  {regret}  {}  {}",
+        t.moves,
+        t.exact,
+        pct(t.best),
+        pct(t.blunders)
+    );
+}
+
+/// The move-quality table of one player.
+pub(super) fn quality_lines(q: &MoveQuality, out: &mut String) {
+    let _ = writeln!(
+        out,
+        "  {:22} {:>5}  {:>5}  {:20}  {:22}  blunders (regret >= {BLUNDER_DISCS}) [95% CI]",
+        "phase", "moves", "exact", "mean regret [95% CI]", "best move [95% CI]"
+    );
+    for (phase, tally) in Phase::ALL.iter().zip(&q.by_phase) {
+        if tally.moves > 0 {
+            row(out, phase.label(), tally);
+        }
+    }
+    row(out, "all", &q.all);
+    if q.fallback.moves > 0 {
+        let mean = q.fallback.mean_regret().map_or(0.0, |(m, _, _)| m);
+        let _ = writeln!(
+            out,
+            "  not counted above: {} fallback move(s), mean regret {mean:.2}",
+            q.fallback.moves
+        );
+    }
+}
+
+/// The heading above a quality table.
+pub(super) fn heading(who: &str, reference: ReferenceArgs) -> String {
+    format!(
+        "Move quality of {who}, in discs against the reference ({}):\n",
+        reference.describe()
+    )
+}
