@@ -1,11 +1,13 @@
 //! Games between players, matches and evaluations with statistics, replay of logged
 //! games, resuming interrupted runs, wipeout search.
 
+mod datagen;
 mod eval;
 mod game;
 mod matchup;
 mod player;
 mod positions;
+mod probe;
 mod quality;
 mod replay;
 mod resume;
@@ -13,11 +15,13 @@ mod schedule;
 mod stats;
 mod wipeouts;
 
+pub use datagen::{Teacher, TeacherError};
 pub use eval::{run_eval, AgentStats, EvalConfig, EvalGame, EvalResult, OpponentResult};
 pub use game::{play_game, random_opening, GameContext, GameError, GameRecord, PlyObserver, PlyRecord};
 pub use matchup::{run_match, MatchConfig, MatchResult, SpecTally};
 pub use player::{LlmPlayer, PlayError, Played, Player, PlayerSpec};
 pub use positions::{self_play_positions, BadPosition, LabelledPosition};
+pub use probe::{run_probe, Grade, ProbeResult};
 pub use quality::{score_games, GameToScore, MoveQuality, Phase, QualityTally, ScoredMove, BLUNDER_DISCS};
 pub use replay::{replay_records, replay_seed_lines, ExchangeView, GameReplay, PlyView, ReplayError, ToolView};
 pub use resume::{game_log_path, load_resume_state, rebuild_game, ResumeError, ResumeState};

@@ -16,7 +16,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use super::schedule::derive_seed;
-use crate::engine::{Engine, EngineError, EngineSpec, MoveScores, Reference};
+use crate::engine::{EngineSpec, MoveScores, Reference};
 use crate::othello::{Board, Color, Move, Square};
 
 /// Share of self-play moves chosen at random rather than by the engine.
@@ -90,18 +90,15 @@ pub struct BadPosition {
 }
 
 impl LabelledPosition {
-    /// Labels `board` with `reference`'s scores and, when given, `teacher`'s move.
-    pub fn label(
-        board: &Board,
-        reference: &mut Reference,
-        teacher: Option<(&str, &mut dyn Engine)>,
-    ) -> Result<LabelledPosition, EngineError> {
+    /// Labels `board` with `reference`'s scores and, when given, a teacher's
+    /// (name, move).
+    pub fn label(board: &Board, reference: &mut Reference, teacher: Option<(&str, Move)>) -> LabelledPosition {
         let scored = reference.score_moves(board);
         let (teacher, teacher_move) = match teacher {
-            Some((name, engine)) => (Some(name.to_string()), Some(engine.choose(board)?.mv.to_string())),
+            Some((name, mv)) => (Some(name.to_string()), Some(mv.to_string())),
             None => (None, None),
         };
-        Ok(LabelledPosition {
+        LabelledPosition {
             board: board.to_squares_string(),
             side: board.side_to_move().to_string(),
             empties: board.empties(),
@@ -111,7 +108,7 @@ impl LabelledPosition {
             best: scored.best_moves().iter().map(ToString::to_string).collect(),
             teacher,
             teacher_move,
-        })
+        }
     }
 
     /// The position, checked: its discs parse and its side has a legal move.

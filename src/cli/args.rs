@@ -42,6 +42,97 @@ pub enum Command {
     Compare(CompareArgs),
     /// Write an Ollama Modelfile, and optionally create the model on the server.
     Modelfile(ModelfileArgs),
+    /// Make test positions from seeded self-play, each move labelled with its score.
+    #[command(subcommand)]
+    Positions(PositionsCommand),
+    /// Ask an LLM for one move in each test position: accuracy, regret, invalid and
+    /// fallback rates, and a CSV of input, expected and actual moves.
+    Probe(ProbeArgs),
+    /// Write LoRA training data in seed 000's format, labelled by a teacher engine.
+    Datagen(DatagenArgs),
+}
+
+/// `positions`.
+#[derive(Debug, Subcommand)]
+pub enum PositionsCommand {
+    /// Generate labelled positions (JSONL) from seeded engine self-play.
+    Generate(GenerateArgs),
+}
+
+/// `positions generate`.
+#[derive(Debug, Args)]
+pub struct GenerateArgs {
+    /// Number of distinct positions.
+    #[arg(long)]
+    pub count: usize,
+    /// Empty squares, a range such as 20-40 (each position's count drawn uniformly).
+    #[arg(long, default_value = "20-40")]
+    pub empties: String,
+    /// Seed of the self-play games.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Also label each position with this engine's move (seed 000's expected answer).
+    #[arg(long)]
+    pub teacher: Option<String>,
+    /// Output file (JSONL).
+    #[arg(short = 'o', long = "output")]
+    pub output: PathBuf,
+    #[command(flatten)]
+    pub reference: ReferenceArgs,
+}
+
+/// `probe`.
+#[derive(Debug, Args)]
+pub struct ProbeArgs {
+    /// The LLM player: llm:MODEL.
+    #[arg(long = "agent")]
+    pub agent_spec: String,
+    /// Positions file from `positions generate`.
+    #[arg(long)]
+    pub positions: PathBuf,
+    /// Positions asked at once.
+    #[arg(long, default_value_t = 1)]
+    pub parallel: usize,
+    /// Seed of the fallback's random choices.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Write one row per position (input, expected, actual, grade, regret) to this CSV.
+    #[arg(long)]
+    pub csv: Option<PathBuf>,
+    /// Folder for the exchanges log and results (default logs/<time>-probe-<model>).
+    #[arg(long)]
+    pub log_dir: Option<PathBuf>,
+    /// Print one JSON object instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub agent: AgentArgs,
+}
+
+/// `datagen`.
+#[derive(Debug, Args)]
+pub struct DatagenArgs {
+    /// The teacher: n-hand[:N], n-least[:N], n-most[:N], greedy, alphabeta:D, or
+    /// reference (the move-quality evaluator, in discs).
+    #[arg(long)]
+    pub teacher: String,
+    /// Number of examples.
+    #[arg(long)]
+    pub count: usize,
+    /// Empty squares of the positions, a range such as 4-59.
+    #[arg(long, default_value = "4-59")]
+    pub empties: String,
+    /// Seed of the self-play games and of the teacher's tie-breaks.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Language of the board text and the reasoning: ja (seed 000) or en.
+    #[arg(long, default_value = "ja")]
+    pub labels: String,
+    /// Output file (JSONL, one {"conversations": [...]} per line).
+    #[arg(short = 'o', long = "output")]
+    pub output: PathBuf,
+    #[command(flatten)]
+    pub reference: ReferenceArgs,
 }
 
 /// A position given on the command line.

@@ -8,6 +8,7 @@ mod compare;
 mod eval;
 mod modelfile;
 mod play;
+mod positions;
 mod quality;
 mod replay;
 mod report;
@@ -47,6 +48,9 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Report(args) => report_html::run(args),
         Command::Compare(args) => compare::run(args),
         Command::Modelfile(args) => modelfile::run(args, &env),
+        Command::Positions(args::PositionsCommand::Generate(args)) => positions::run_generate(args),
+        Command::Probe(args) => positions::run_probe_command(args, &env),
+        Command::Datagen(args) => positions::run_datagen(args),
     }
 }
 

@@ -176,7 +176,7 @@ impl Reference {
                 .iter()
                 .map(|&(square, _, _)| {
                     let solved = self.solver.solve(&board.play(Move::Place(square)));
-                    (square, -f64::from(solved.score))
+                    (square, f64::from(-solved.score))
                 })
                 .collect();
             return MoveScores {
@@ -191,7 +191,11 @@ impl Reference {
         for d in 1..=self.depth {
             scores = children
                 .iter()
-                .map(|&(square, p, o)| (square, -negamax(p, o, d - 1, -f64::INFINITY, f64::INFINITY, false)))
+                .map(|&(square, p, o)| {
+                    let score = -negamax(p, o, d - 1, -f64::INFINITY, f64::INFINITY, false);
+                    // Hundredths of a disc: finer digits are noise of the weights' sums.
+                    (square, (score * 100.0).round() / 100.0 + 0.0)
+                })
                 .collect();
             depth = d;
             if self.time_limit.is_some_and(|limit| start.elapsed() >= limit) {

@@ -1,0 +1,173 @@
+//! Position probes: a player is asked for one move in each labelled position (no
+//! game), and each answer is graded against the labels: seed 000's test_inference
+//! (correct / wrong / invalid / error), plus the move's regret.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use serde::Serialize;
+
+use super::player::{Played, PlayerSpec};
+use super::positions::LabelledPosition;
+use crate::agent::MoveContext;
+use crate::othello::Move;
+use crate::record::{AnswerKind, GameLog, MoveSource};
+
+/// How one answer is graded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Grade {
+    /// The player's own move matches the label.
+    Correct,
+    /// The player's own move, not the labelled one.
+    Wrong,
+    /// No legal answer: the fallback moved.
+    Invalid,
+    /// The request failed (a harness or server failure).
+    Error,
+}
+
+/// One probed position.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ProbeResult {
+    /// Position number in the file (from 1).
+    pub index: usize,
+    /// Empty squares.
+    pub empties: u32,
+    /// The move played (`None` on error).
+    #[serde(rename = "move")]
+    pub mv: Option<String>,
+    /// Where it came from.
+    pub source: Option<MoveSource>,
+    /// How the model's answer was read.
+    pub answer_kind: Option<AnswerKind>,
+    /// Against the reference's best moves.
+    pub grade: Grade,
+    /// Against the teacher's move, when the position has one.
+    pub teacher_grade: Option<Grade>,
+    /// Best score minus the move's score (`None` on error).
+    pub regret: Option<f64>,
+    /// Whether the scores are exact.
+    pub exact: bool,
+    /// Invalid answers before the move.
+    pub invalid_answers: u32,
+    /// The failure, on error.
+    pub error: Option<String>,
+}
+
+fn grade(played: &Played, labelled: &[String]) -> Grade {
+    if played.source == MoveSource::Fallback {
+        Grade::Invalid
+    } else if labelled.contains(&played.mv.to_string()) {
+        Grade::Correct
+    } else {
+        Grade::Wrong
+    }
+}
+
+/// Asks `player` for a move in every position, `parallel` at a time (each worker
+/// with its own player, seeded by `seed`), logging exchanges to `log`. Results come
+/// in file order. A position that is not playable is an error, not a panic.
+pub fn run_probe(
+    player: &PlayerSpec,
+    positions: &[LabelledPosition],
+    parallel: usize,
+    seed: u64,
+    log: Option<&GameLog>,
+    report: &(dyn Fn(&ProbeResult) + Sync),
+) -> Vec<ProbeResult> {
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<ProbeResult>>> = Mutex::new(vec![None; positions.len()]);
+    std::thread::scope(|scope| {
+        for worker in 0..parallel.clamp(1, positions.len().max(1)) {
+            let results = &results;
+            let next = &next;
+            scope.spawn(move || {
+                let mut player = player.build(seed.rotate_left(7 * worker as u32));
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(position) = positions.get(index) else { break };
+                    let result = probe_one(player.as_mut(), index + 1, position, log);
+                    report(&result);
+                    results.lock().unwrap_or_else(|p| p.into_inner())[index] = Some(result);
+                }
+            });
+        }
+    });
+    results
+        .into_inner()
+        .unwrap_or_else(|p| p.into_inner())
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
+fn probe_one(
+    player: &mut dyn super::player::Player,
+    index: usize,
+    position: &LabelledPosition,
+    log: Option<&GameLog>,
+) -> ProbeResult {
+    let failed = |error: String| ProbeResult {
+        index,
+        empties: position.empties,
+        mv: None,
+        source: None,
+        answer_kind: None,
+        grade: Grade::Error,
+        teacher_grade: position.teacher_move.as_ref().map(|_| Grade::Error),
+        regret: None,
+        exact: position.exact,
+        invalid_answers: 0,
+        error: Some(error),
+    };
+    let board = match position.position() {
+        Ok(board) => board,
+        Err(e) => return failed(e.to_string()),
+    };
+    let scores = match position.move_scores(&board) {
+        Ok(scores) => scores,
+        Err(e) => return failed(e.to_string()),
+    };
+    let ctx = MoveContext {
+        game: index,
+        ply: (61 - board.empties()) as usize,
+        log,
+    };
+    let played = match player.play(&board, ctx) {
+        Ok(played) => played,
+        Err(e) => return failed(error_chain(&e)),
+    };
+    let regret = match played.mv {
+        Move::Place(square) => scores.regret(square),
+        Move::Pass => None,
+    };
+    let agent = played.agent.as_ref();
+    ProbeResult {
+        index,
+        empties: position.empties,
+        mv: Some(played.mv.to_string()),
+        source: Some(played.source),
+        answer_kind: agent.and_then(|a| a.answer_kind),
+        grade: grade(&played, &position.best),
+        teacher_grade: position
+            .teacher_move
+            .as_ref()
+            .map(|t| grade(&played, std::slice::from_ref(t))),
+        regret,
+        exact: position.exact,
+        invalid_answers: agent.map_or(0, |a| a.invalid_answers),
+        error: None,
+    }
+}
+
+fn error_chain(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}

@@ -1,0 +1,404 @@
+//! `positions generate`, `probe` and `datagen`: labelled test positions, one-move
+//! probes of an LLM on them, and teacher-labelled training data.
+
+use std::fmt::Write as _;
+use std::io::{BufRead, BufReader, Write as _};
+use std::ops::RangeInclusive;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use anyhow::{bail, Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::{json, Value};
+
+use super::agent_args::parse_player;
+use super::args::{DatagenArgs, GenerateArgs, ProbeArgs};
+use super::run_dir::{create_run_dir, utc_now, write_json};
+use crate::arena::{
+    run_probe, self_play_positions, wilson_interval, Grade, LabelledPosition, ProbeResult, QualityTally, Teacher,
+};
+use crate::engine::{Engine, EngineSpec};
+use crate::llm::ChatBackend;
+use crate::othello::{Board, Labels};
+use crate::record::{GameLog, MoveSource};
+
+/// Parses an empties range such as `20-40` (or a single number).
+fn parse_empties(text: &str) -> Result<RangeInclusive<u32>> {
+    let bad = || format!("bad --empties {text:?}: give a range of empty squares such as 20-40 (1 to 60)");
+    let (low, high) = text.split_once('-').unwrap_or((text, text));
+    let low: u32 = low.trim().parse().with_context(bad)?;
+    let high: u32 = high.trim().parse().with_context(bad)?;
+    if low == 0 || high > 60 || low > high {
+        bail!(bad());
+    }
+    Ok(low..=high)
+}
+
+fn parse_labels(text: &str) -> Result<Labels> {
+    match text.trim() {
+        "ja" => Ok(Labels::Japanese),
+        "en" => Ok(Labels::English),
+        other => bail!("bad --labels {other:?}: expected ja or en"),
+    }
+}
+
+fn progress(total: usize, hidden: bool, what: &str) -> ProgressBar {
+    let bar = if hidden {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(total as u64)
+    };
+    let template = format!("{{bar:30}} {{pos}}/{{len}} {what}  elapsed {{elapsed_precise}}  ETA {{eta_precise}}");
+    bar.set_style(ProgressStyle::with_template(&template).unwrap_or_else(|_| ProgressStyle::default_bar()));
+    bar
+}
+
+fn write_lines(path: &Path, lines: &[String]) -> Result<()> {
+    let mut text = lines.join("\n");
+    text.push('\n');
+    std::fs::File::create(path)
+        .and_then(|mut f| f.write_all(text.as_bytes()))
+        .with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// `positions generate`.
+pub(super) fn run_generate(args: GenerateArgs) -> Result<()> {
+    let empties = parse_empties(&args.empties)?;
+    if args.count == 0 {
+        bail!("bad --count: 0 positions; give 1 or more");
+    }
+    let teacher: Option<EngineSpec> = args
+        .teacher
+        .as_deref()
+        .map(|t| t.parse().context("bad --teacher"))
+        .transpose()?;
+    if teacher == Some(EngineSpec::Human) {
+        bail!("bad --teacher human: positions are labelled unattended; give an engine spec");
+    }
+    let boards = self_play_positions(args.count, empties.clone(), args.seed);
+    if boards.len() < args.count {
+        eprintln!(
+            "only {} distinct positions with {} empties came out of self-play",
+            boards.len(),
+            args.empties
+        );
+    }
+    let bar = progress(boards.len(), false, "positions labelled");
+    let labelled: Mutex<Vec<Option<LabelledPosition>>> = Mutex::new(vec![None; boards.len()]);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    std::thread::scope(|scope| -> Result<()> {
+        let workers: Vec<_> = (0..cores.min(boards.len()))
+            .map(|worker| {
+                let (boards, labelled, next, bar, teacher) = (&boards, &labelled, &next, &bar, &teacher);
+                scope.spawn(move || -> Result<()> {
+                    let mut reference = args.reference.build();
+                    let mut engine: Option<Box<dyn Engine>> =
+                        teacher.as_ref().map(|t| t.build(args.seed.rotate_left(worker as u32)));
+                    loop {
+                        let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(board) = boards.get(index) else { return Ok(()) };
+                        let name = teacher.as_ref().map(ToString::to_string).unwrap_or_default();
+                        let teacher_move = match engine.as_mut() {
+                            Some(engine) => Some(engine.choose(board).context("bad --teacher")?.mv),
+                            None => None,
+                        };
+                        let teacher = teacher_move.map(|mv| (name.as_str(), mv));
+                        let position = LabelledPosition::label(board, &mut reference, teacher);
+                        labelled.lock().unwrap_or_else(|p| p.into_inner())[index] = Some(position);
+                        bar.inc(1);
+                    }
+                })
+            })
+            .collect();
+        for worker in workers {
+            worker
+                .join()
+                .map_err(|_| anyhow::anyhow!("a labelling thread panicked"))??;
+        }
+        Ok(())
+    })?;
+    bar.finish_and_clear();
+    let positions: Vec<LabelledPosition> = labelled
+        .into_inner()
+        .unwrap_or_else(|p| p.into_inner())
+        .into_iter()
+        .flatten()
+        .collect();
+    let lines = positions
+        .iter()
+        .map(serde_json::to_string)
+        .collect::<Result<Vec<_>, _>>()?;
+    write_lines(&args.output, &lines)?;
+    let exact = positions.iter().filter(|p| p.exact).count();
+    println!(
+        "wrote {} positions to {} ({exact} scored exactly, the rest estimated by a {}-ply search)",
+        positions.len(),
+        args.output.display(),
+        args.reference.reference_depth
+    );
+    Ok(())
+}
+
+/// Reads a positions file, naming the line of any bad entry.
+fn read_positions(path: &Path) -> Result<Vec<LabelledPosition>> {
+    let file = std::fs::File::open(path).with_context(|| {
+        format!(
+            "bad --positions: cannot read {}; make one with `positions generate`",
+            path.display()
+        )
+    })?;
+    let mut positions = Vec::new();
+    for (index, line) in BufReader::new(file).lines().enumerate() {
+        let line = line.with_context(|| format!("cannot read {}", path.display()))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let position: LabelledPosition = serde_json::from_str(&line).with_context(|| {
+            format!(
+                "bad --positions: {}:{} is not a labelled position",
+                path.display(),
+                index + 1
+            )
+        })?;
+        let board = position
+            .position()
+            .with_context(|| format!("bad --positions: {}:{}", path.display(), index + 1))?;
+        position
+            .move_scores(&board)
+            .with_context(|| format!("bad --positions: {}:{}", path.display(), index + 1))?;
+        positions.push(position);
+    }
+    if positions.is_empty() {
+        bail!("bad --positions: {} holds no positions", path.display());
+    }
+    Ok(positions)
+}
+
+/// Counts of each grade.
+fn grade_counts(grades: impl Iterator<Item = Grade>) -> [u32; 4] {
+    let mut counts = [0; 4];
+    for g in grades {
+        counts[g as usize] += 1;
+    }
+    counts
+}
+
+fn grades_json(counts: [u32; 4]) -> Value {
+    let total: u32 = counts.iter().sum();
+    let (low, high) = wilson_interval(counts[0], total);
+    json!({
+        "correct": counts[0], "wrong": counts[1], "invalid": counts[2], "error": counts[3],
+        "accuracy": if total == 0 { 0.0 } else { f64::from(counts[0]) / f64::from(total) },
+        "accuracy_ci_low": low, "accuracy_ci_high": high,
+    })
+}
+
+fn grades_line(out: &mut String, label: &str, counts: [u32; 4]) {
+    let total: u32 = counts.iter().sum();
+    let pct = |k: u32| {
+        if total == 0 {
+            0.0
+        } else {
+            100.0 * f64::from(k) / f64::from(total)
+        }
+    };
+    let (low, high) = wilson_interval(counts[0], total);
+    let _ = writeln!(
+        out,
+        "  {label}: correct {} ({:.1}% [{:.1}, {:.1}]), wrong {} ({:.1}%), invalid {} ({:.1}%), error {} ({:.1}%)",
+        counts[0],
+        pct(counts[0]),
+        100.0 * low,
+        100.0 * high,
+        counts[1],
+        pct(counts[1]),
+        counts[2],
+        pct(counts[2]),
+        counts[3],
+        pct(counts[3])
+    );
+}
+
+/// A CSV field, quoted when it needs to be.
+fn csv_field(text: &str) -> String {
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_string()
+    }
+}
+
+fn probe_csv(positions: &[LabelledPosition], results: &[ProbeResult]) -> String {
+    let mut out = String::from(
+        "index,board,side,empties,expected,teacher_move,actual,source,answer_kind,grade,teacher_grade,regret,exact,invalid_answers,error\n",
+    );
+    let name = |v: &Value| v.as_str().unwrap_or_default().to_string();
+    for (p, r) in positions.iter().zip(results) {
+        let fields = [
+            r.index.to_string(),
+            p.board.clone(),
+            p.side.clone(),
+            p.empties.to_string(),
+            p.best.join(" "),
+            p.teacher_move.clone().unwrap_or_default(),
+            r.mv.clone().unwrap_or_default(),
+            r.source.map(|s| name(&json!(s))).unwrap_or_default(),
+            r.answer_kind.map(|k| name(&json!(k))).unwrap_or_default(),
+            name(&json!(r.grade)),
+            r.teacher_grade.map(|g| name(&json!(g))).unwrap_or_default(),
+            r.regret.map(|x| format!("{x}")).unwrap_or_default(),
+            r.exact.to_string(),
+            r.invalid_answers.to_string(),
+            r.error.clone().unwrap_or_default(),
+        ];
+        let row: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
+        out.push_str(&row.join(","));
+        out.push('\n');
+    }
+    out
+}
+
+/// `probe`.
+pub(super) fn run_probe_command(args: ProbeArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
+    let positions = read_positions(&args.positions)?;
+    let backend: Arc<dyn ChatBackend> = args.agent.backend(env)?;
+    let make_backend = || Ok(backend.clone());
+    let agent = parse_player(&args.agent_spec, "--agent", &args.agent, &make_backend)?;
+    let Some(config) = agent.agent_config().cloned() else {
+        bail!(
+            "bad --agent {:?}: probe measures an LLM player, give llm:MODEL",
+            args.agent_spec
+        );
+    };
+    let dir = create_run_dir(args.log_dir.as_deref(), &format!("probe-{}", config.model))?;
+    write_json(
+        &dir,
+        "run.json",
+        &json!({
+            "harness": { "name": "othello-arena", "version": env!("CARGO_PKG_VERSION") },
+            "command": "probe",
+            "created_utc": utc_now().0,
+            "backend": backend.describe(),
+            "agent": config.to_json(),
+            "positions_file": args.positions.display().to_string(),
+            "positions": positions.len(),
+            "parallel": args.parallel,
+            "seed": args.seed,
+        }),
+    )?;
+    let log = GameLog::create(&dir.join("probe.jsonl"))?;
+    let bar = progress(positions.len(), args.json, "positions");
+    let results = run_probe(&agent, &positions, args.parallel.max(1), args.seed, Some(&log), &|_| {
+        bar.inc(1)
+    });
+    bar.finish_and_clear();
+    if let Some(failed) = results
+        .iter()
+        .find(|r| r.grade == Grade::Error)
+        .filter(|_| results.iter().all(|r| r.grade == Grade::Error))
+    {
+        bail!(
+            "every probe failed; the first: {}",
+            failed.error.as_deref().unwrap_or("unknown error")
+        );
+    }
+    let csv = probe_csv(&positions, &results);
+    std::fs::write(dir.join("probe.csv"), &csv).with_context(|| format!("cannot write {}", dir.display()))?;
+    if let Some(path) = &args.csv {
+        std::fs::write(path, &csv).with_context(|| format!("cannot write --csv {}", path.display()))?;
+    }
+    let best = grade_counts(results.iter().map(|r| r.grade));
+    let teacher = positions.iter().find_map(|p| p.teacher.clone());
+    let teacher_counts = teacher
+        .as_ref()
+        .map(|_| grade_counts(results.iter().filter_map(|r| r.teacher_grade)));
+    let mut regret = QualityTally::default();
+    let (mut exact, mut invalid_answers, mut fallback) = (0, 0, 0);
+    for r in &results {
+        invalid_answers += r.invalid_answers;
+        fallback += u32::from(r.source == Some(MoveSource::Fallback));
+        if let (Some(x), Some(MoveSource::Llm)) = (r.regret, r.source) {
+            regret.regrets.push(x);
+            regret.moves += 1;
+            exact += u32::from(r.exact);
+        }
+    }
+    let n = results.len() as u32;
+    let (fallback_low, fallback_high) = wilson_interval(fallback, n);
+    let mean = regret.mean_regret();
+    let summary = json!({
+        "positions": n,
+        "against_best": grades_json(best),
+        "teacher": teacher,
+        "against_teacher": teacher_counts.map(grades_json),
+        "model_moves": regret.moves,
+        "mean_regret": mean.map(|(m, l, h)| json!({ "mean": m, "ci_low": l, "ci_high": h, "exact_moves": exact })),
+        "fallback_moves": fallback,
+        "fallback_rate": f64::from(fallback) / f64::from(n.max(1)),
+        "fallback_ci_low": fallback_low,
+        "fallback_ci_high": fallback_high,
+        "invalid_answers": invalid_answers,
+        "invalid_answers_per_position": f64::from(invalid_answers) / f64::from(n.max(1)),
+        "log_dir": dir.display().to_string(),
+    });
+    write_json(&dir, "results.json", &summary)?;
+    if args.json {
+        println!("{summary}");
+        return Ok(());
+    }
+    let mut out = format!("{} on {} positions from {}:\n", agent, n, args.positions.display());
+    grades_line(&mut out, "against the reference's best moves", best);
+    if let (Some(name), Some(counts)) = (&teacher, teacher_counts) {
+        grades_line(
+            &mut out,
+            &format!("against {name}'s move (seed 000's test_inference)"),
+            counts,
+        );
+    }
+    if let Some((m, l, h)) = mean {
+        let _ = writeln!(
+            out,
+            "  mean regret of the model's own moves: {m:.2} discs [{l:.2}, {h:.2}] over {} moves ({exact} scored exactly)",
+            regret.moves
+        );
+    }
+    let _ = writeln!(
+        out,
+        "  fallback moves (invalid): {fallback} of {n} ({:.1}% [{:.1}, {:.1}]); invalid answers {invalid_answers} ({:.2} per position)",
+        100.0 * f64::from(fallback) / f64::from(n.max(1)),
+        100.0 * fallback_low,
+        100.0 * fallback_high,
+        f64::from(invalid_answers) / f64::from(n.max(1))
+    );
+    print!("{out}");
+    println!("logs and probe.csv: {}", dir.display());
+    Ok(())
+}
+
+/// `datagen`.
+pub(super) fn run_datagen(args: DatagenArgs) -> Result<()> {
+    let empties = parse_empties(&args.empties)?;
+    let labels = parse_labels(&args.labels)?;
+    if args.count == 0 {
+        bail!("bad --count: 0 examples; give 1 or more");
+    }
+    let mut teacher = Teacher::from_spec(&args.teacher, args.seed, args.reference.build()).context("bad --teacher")?;
+    let boards: Vec<Board> = self_play_positions(args.count, empties, args.seed);
+    let bar = progress(boards.len(), false, "examples");
+    let mut lines = Vec::with_capacity(boards.len());
+    for board in &boards {
+        let example = teacher.example(board, labels).context("bad --teacher")?;
+        lines.push(example.to_string());
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    write_lines(&args.output, &lines)?;
+    println!(
+        "wrote {} examples labelled by {} to {}",
+        lines.len(),
+        teacher.name(),
+        args.output.display()
+    );
+    Ok(())
+}
