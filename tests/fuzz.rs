@@ -5,13 +5,12 @@
 //! Plain random strings almost never contain `</think>`, a coordinate or a JSON tool
 //! call, so the inputs here are built from the pieces real outputs are made of, then
 //! mutated. Each property also checks an oracle where there is one. Run a long
-//! campaign with `PROPTEST_CASES=200000 cargo test --release --test fuzz`; proptest
-//! keeps any failing input in `proptest-regressions/fuzz.txt` (commit it: it is
-//! replayed first on every run), and a named `regress_` test below pins it too.
+//! campaign with `PROPTEST_CASES=1000000 cargo test --release --test fuzz`; proptest
+//! prints the shrunk failing input, which becomes a `regress_` test below.
 
 use othello_arena::agent::{parse_answer, recover_tool_calls, Answer, AnswerKind, AnswerPolicy};
 use othello_arena::llm::decode_reply;
-use othello_arena::othello::{Board, Labels, Move, Perspective, TextStyle};
+use othello_arena::othello::{Board, Color, Labels, Move, Perspective, TextStyle};
 use othello_arena::tools::{SimulateMove, ToolRegistry};
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
@@ -203,6 +202,31 @@ fn config() -> ProptestConfig {
     config
 }
 
+/// Found by the campaign (proptest `cc 3bc80d74...`): a coordinate wrapped in
+/// markdown and corner brackets is a clean answer; the first oracle measured
+/// cleanliness in bytes and called it wrong.
+#[test]
+fn regress_clean_answer_wrapped_in_marks() {
+    // The position of the failing case, as proptest printed it.
+    let board = Board::from_bitboards(206_225_932_288, 4_433_346_824_192, Color::Black).unwrap();
+    let e6 = "e6".parse().unwrap();
+    assert!(board.legal_moves().contains(e6));
+    assert_eq!(
+        parse_answer("e6**「「「", board.legal_moves(), AnswerPolicy::Last, false),
+        Answer::Move {
+            square: e6,
+            kind: AnswerKind::Clean
+        }
+    );
+    assert_eq!(
+        parse_answer("**「d3」**", Board::new().legal_moves(), AnswerPolicy::Last, false),
+        Answer::Move {
+            square: "d3".parse().unwrap(),
+            kind: AnswerKind::Clean
+        }
+    );
+}
+
 proptest! {
     #![proptest_config(config())]
 
@@ -218,7 +242,9 @@ proptest! {
             let answer = othello_arena::agent::answer_text(&text).to_ascii_lowercase();
             prop_assert!(answer.contains(&square.to_string()), "{square} is not in {answer:?}");
             if kind == AnswerKind::Clean {
-                prop_assert!(answer.trim().len() <= 12, "a clean answer is short: {answer:?}");
+                // Nothing but the coordinate and wrapping marks.
+                let letters: String = answer.chars().filter(|c| c.is_alphanumeric()).collect();
+                prop_assert_eq!(letters, square.to_string(), "a clean answer is one coordinate: {:?}", answer);
             }
         }
         for call in recover_tool_calls(&text) {
