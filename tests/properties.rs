@@ -25,6 +25,29 @@ proptest! {
     }
 
     #[test]
+    fn provably_stable_discs_are_never_flipped(choices in proptest::collection::vec(0usize..64, 120)) {
+        use othello_arena::othello::bitboard::provably_stable;
+        let mut board = Board::new();
+        // Squares claimed stable so far, per color.
+        let (mut black, mut white) = (0u64, 0u64);
+        for choice in choices {
+            if board.is_game_over() {
+                break;
+            }
+            prop_assert_eq!(board.discs(Color::Black).0 & black, black, "a stable black disc was flipped");
+            prop_assert_eq!(board.discs(Color::White).0 & white, white, "a stable white disc was flipped");
+            let (b, w) = (board.discs(Color::Black).0, board.discs(Color::White).0);
+            black |= provably_stable(b, w);
+            white |= provably_stable(w, b);
+            let moves: Vec<Square> = board.legal_moves().squares().collect();
+            let mv = if moves.is_empty() { Move::Pass } else { Move::Place(moves[choice % moves.len()]) };
+            board = board.try_play(mv).unwrap();
+        }
+        prop_assert_eq!(board.discs(Color::Black).0 & black, black);
+        prop_assert_eq!(board.discs(Color::White).0 & white, white);
+    }
+
+    #[test]
     fn random_games_keep_the_invariants(choices in proptest::collection::vec(0usize..64, 120)) {
         let mut board = Board::new();
         let mut plies = 0;

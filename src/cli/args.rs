@@ -311,12 +311,15 @@ pub struct WipeoutArgs {
 /// `bench`.
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// perft, alphabeta or all.
+    /// perft, alphabeta, solve or all (all: perft and alphabeta).
     #[arg(default_value = "all")]
     pub what: String,
     /// Perft depth.
     #[arg(long, default_value_t = 11)]
     pub perft_depth: u32,
+    /// FFO problems solved by `bench solve`, a range of numbers such as 40-49.
+    #[arg(long, default_value = "40-44")]
+    pub ffo: String,
 }
 
 /// `replay`.

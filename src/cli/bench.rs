@@ -2,22 +2,26 @@
 
 use std::time::Instant;
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 
 use super::args::BenchArgs;
 use crate::arena::random_opening;
-use crate::engine::{AlphaBeta, Engine, Evaluation, Search};
-use crate::othello::{perft, Board, Convention};
+use crate::engine::{AlphaBeta, Engine, Evaluation, Search, Solver};
+use crate::othello::{perft, Board, Color, Convention};
+
+/// The FFO endgame suite (id, board, side, best moves, score, empties per line).
+const FFO: &str = include_str!("../../tests/data/ffo-endgames.txt");
 
 pub(super) fn run(args: BenchArgs) -> Result<()> {
     match args.what.as_str() {
         "perft" => bench_perft(args.perft_depth),
         "alphabeta" => bench_search(),
+        "solve" => bench_solve(&args.ffo)?,
         "all" => {
             bench_perft(args.perft_depth);
             bench_search();
         }
-        other => bail!("bad bench {other:?}: choose perft, alphabeta or all"),
+        other => bail!("bad bench {other:?}: choose perft, alphabeta, solve or all"),
     }
     Ok(())
 }
@@ -86,4 +90,47 @@ fn bench_search() {
         "seed 001 search on the same positions: {total} nodes in {secs:.3} s = {:.3e} nodes/s",
         total as f64 / secs
     );
+}
+
+/// Solves FFO problems `range` (such as 40-44) one after another with one solver and
+/// checks each score against the suite.
+fn bench_solve(range: &str) -> Result<()> {
+    let bad = || format!("bad --ffo {range:?}: give problem numbers such as 40-49 (1 to 79)");
+    let (low, high) = range.split_once('-').unwrap_or((range, range));
+    let (low, high): (u32, u32) = (
+        low.trim().parse().with_context(bad)?,
+        high.trim().parse().with_context(bad)?,
+    );
+    println!("exact solve of FFO #{low}-#{high}, one thread (score and every best move)");
+    let mut solver = Solver::new();
+    let (mut total_secs, mut total_nodes) = (0.0, 0);
+    for line in FFO.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        let id: u32 = f[0].parse()?;
+        if !(low..=high).contains(&id) {
+            continue;
+        }
+        let side = if f[2] == "X" { Color::Black } else { Color::White };
+        let board = Board::parse_squares(f[1], side)?;
+        let start = Instant::now();
+        let solution = solver.solve(&board);
+        let secs = start.elapsed().as_secs_f64();
+        let expected: i32 = f[4].parse()?;
+        if solution.score != expected {
+            bail!("FFO #{id}: solved {} but the suite says {expected}", solution.score);
+        }
+        let best: Vec<String> = solution.best_moves.iter().map(ToString::to_string).collect();
+        println!(
+            "  #{id} ({} empties): {:+} {} in {secs:7.2} s, {:>12} nodes, {:.1e} nodes/s",
+            board.empties(),
+            solution.score,
+            best.join(","),
+            solution.nodes,
+            solution.nodes as f64 / secs
+        );
+        total_secs += secs;
+        total_nodes += solution.nodes;
+    }
+    println!("  total {total_secs:.2} s, {total_nodes} nodes");
+    Ok(())
 }

@@ -14,7 +14,7 @@
 use std::time::{Duration, Instant};
 
 use super::solver::Solver;
-use crate::othello::bitboard::{flips, legal_moves, stable_discs};
+use crate::othello::bitboard::{adjacent, flips, legal_moves, stable_discs};
 use crate::othello::{Bitboard, Board, Move, Square};
 
 /// Corner squares.
@@ -30,8 +30,6 @@ const C_SQUARES: [u64; 4] = [
 ];
 /// The corners one by one: a1, h1, a8, h8.
 const CORNER_LIST: [u64; 4] = [1, 1 << 7, 1 << 56, 1 << 63];
-const NOT_A: u64 = 0xfefe_fefe_fefe_fefe;
-const NOT_H: u64 = 0x7f7f_7f7f_7f7f_7f7f;
 
 /// Number of evaluation features.
 pub const FEATURES: usize = 7;
@@ -41,10 +39,7 @@ pub const EVAL_WEIGHTS: [f64; FEATURES] = [-0.62, 3.55, -0.66, 6.54, -4.52, -2.6
 
 /// Empty squares next to a disc of `bits`.
 fn frontier(bits: u64, empty: u64) -> u64 {
-    let n = (bits << 8) | (bits >> 8);
-    let e = ((bits << 1) | (bits << 9) | (bits >> 7)) & NOT_A;
-    let w = ((bits >> 1) | (bits >> 9) | (bits << 7)) & NOT_H;
-    (n | e | w) & empty
+    adjacent(bits) & empty
 }
 
 /// The evaluation features for the side to move, each as (own - opponent's).
@@ -208,6 +203,12 @@ impl Reference {
             depth,
         }
     }
+}
+
+/// The value of a position for its side to move by a `depth`-ply search over
+/// [`evaluate`] (game ends score exactly); the solver orders moves with it.
+pub(crate) fn search_value(player: u64, opponent: u64, depth: u32) -> f64 {
+    negamax(player, opponent, depth, f64::NEG_INFINITY, f64::INFINITY, false)
 }
 
 /// Depth-limited negamax alpha-beta over [`evaluate`]; game ends score exactly.

@@ -3,7 +3,8 @@
 //! ordering near the end. Scores are final disc differences for the side to move
 //! with empty squares awarded to the winner (the FFO / tournament convention).
 
-use crate::othello::bitboard::{flips, legal_moves};
+use super::reference::search_value;
+use crate::othello::bitboard::{adjacent, flips, legal_moves, provably_stable};
 use crate::othello::{Bitboard, Board, Square};
 
 /// The result of solving a position.
@@ -20,8 +21,21 @@ pub struct Solution {
 
 /// Below this many empties, moves are ordered by parity instead of mobility.
 const FASTEST_FIRST_MIN_EMPTIES: u32 = 7;
-/// Transposition table size (entries, a power of two).
-const TABLE_SIZE: usize = 1 << 20;
+/// From this many empties on, nodes try the stability cutoff.
+const STABILITY_MIN_EMPTIES: u32 = 8;
+/// From this many empties on, nodes try enhanced transposition cutoffs.
+const ETC_MIN_EMPTIES: u32 = 12;
+/// From this many empties on, moves are ordered by a shallow search.
+const SHALLOW_ORDER_MIN_EMPTIES: u32 = 17;
+/// Depth of that search.
+const SHALLOW_ORDER_DEPTH: u32 = 3;
+/// Corner squares.
+const CORNERS: u64 = 0x8100_0000_0000_0081;
+/// Weight of the opponent's potential mobility in the move order (replies weigh 16).
+const POTENTIAL_WEIGHT: i32 = 2;
+/// Transposition table size: 2^TABLE_BITS entries of 24 bytes.
+const TABLE_BITS: u32 = 21;
+const TABLE_SIZE: usize = 1 << TABLE_BITS;
 
 #[derive(Clone, Copy, Default)]
 struct Entry {
@@ -30,12 +44,17 @@ struct Entry {
     lower: i8,
     upper: i8,
     best: u8,
+    /// Empty squares of the position (0: a free slot).
+    empties: u8,
+    /// The solve that stored it: older entries give way first.
+    generation: u8,
 }
 
 /// An endgame solver with its own transposition table.
 pub struct Solver {
     table: Vec<Entry>,
     nodes: u64,
+    generation: u8,
 }
 
 impl Default for Solver {
@@ -57,7 +76,7 @@ fn final_score(player: u64, opponent: u64) -> i32 {
 
 fn slot(player: u64, opponent: u64) -> usize {
     let h = player.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ opponent.wrapping_mul(0xc2b2_ae3d_27d4_eb4f).rotate_left(29);
-    (h >> 44) as usize & (TABLE_SIZE - 1)
+    (h >> (64 - TABLE_BITS)) as usize
 }
 
 /// Squares of `bits` in quadrants holding an odd number of empties first (parity).
@@ -88,12 +107,14 @@ impl Solver {
         Solver {
             table: vec![Entry::default(); TABLE_SIZE],
             nodes: 0,
+            generation: 0,
         }
     }
 
     /// Solves `board` exactly.
     pub fn solve(&mut self, board: &Board) -> Solution {
         self.nodes = 0;
+        self.generation = self.generation.wrapping_add(1);
         let (player, opponent) = (board.player(), board.opponent());
         let moves = legal_moves(player, opponent);
         if moves == 0 {
@@ -125,6 +146,40 @@ impl Solver {
         }
     }
 
+    /// The table's entry for a position: each position may sit in two slots.
+    fn probe(&self, player: u64, opponent: u64) -> Option<Entry> {
+        let index = slot(player, opponent);
+        [index, index ^ 1]
+            .into_iter()
+            .map(|i| self.table[i])
+            .find(|e| e.empties != 0 && e.player == player && e.opponent == opponent)
+    }
+
+    /// Stores `entry` over the same position, else over the less valuable of its two
+    /// slots: one left by an earlier solve, or the one with fewer empties (the
+    /// cheaper position to search again).
+    fn store(&mut self, entry: Entry) {
+        let index = slot(entry.player, entry.opponent);
+        let value = |e: &Entry| {
+            if e.player == entry.player && e.opponent == entry.opponent {
+                -1
+            } else if e.generation != self.generation {
+                0
+            } else {
+                i32::from(e.empties) + 1
+            }
+        };
+        let target = if value(&self.table[index]) <= value(&self.table[index ^ 1]) {
+            index
+        } else {
+            index ^ 1
+        };
+        self.table[target] = Entry {
+            generation: self.generation,
+            ..entry
+        };
+    }
+
     fn search(&mut self, player: u64, opponent: u64, mut alpha: i32, mut beta: i32, passed: bool) -> i32 {
         self.nodes += 1;
         let empty = !(player | opponent);
@@ -144,12 +199,18 @@ impl Solver {
             let f = flips(player, opponent, square);
             return final_score(player | f | square.bit(), opponent & !f);
         }
+        // Stability cutoff: the opponent keeps its stable discs to the end, so the
+        // score is at most 64 - 2 * stable; worth computing only when that can fail low.
+        if empties >= STABILITY_MIN_EMPTIES && alpha >= 64 - 2 * opponent.count_ones() as i32 {
+            let upper = 64 - 2 * provably_stable(opponent, player).count_ones() as i32;
+            if upper <= alpha {
+                return upper;
+            }
+        }
         let use_table = empties > 6;
-        let index = slot(player, opponent);
         let mut hint = 64u8;
         if use_table {
-            let e = self.table[index];
-            if e.player == player && e.opponent == opponent && (e.lower != 0 || e.upper != 0 || e.best != 0) {
+            if let Some(e) = self.probe(player, opponent) {
                 let (lower, upper) = (i32::from(e.lower), i32::from(e.upper));
                 if lower >= beta {
                     return lower;
@@ -166,33 +227,49 @@ impl Solver {
             }
         }
         let original_alpha = alpha;
-        let mut ordered: Vec<(i32, u64)> = Vec::with_capacity(16);
+        // (ordering key, square, child's player, child's opponent), best first.
+        let mut ordered: Vec<(i32, u8, u64, u64)> = Vec::with_capacity(16);
         if empties >= FASTEST_FIRST_MIN_EMPTIES {
             for square in Bitboard(moves) {
                 let f = flips(player, opponent, square);
-                let replies = legal_moves(opponent & !f, player | f | square.bit()).count_ones() as i32;
-                // Fewest opponent replies first; among equals, corners before X-squares.
+                let (mine, theirs) = (player | f | square.bit(), opponent & !f);
+                if empties >= ETC_MIN_EMPTIES {
+                    // Enhanced transposition cutoff: a child already known to be bad
+                    // enough for the opponent settles this node without a search.
+                    if let Some(e) = self.probe(theirs, mine) {
+                        if -i32::from(e.upper) >= beta {
+                            return -i32::from(e.upper);
+                        }
+                    }
+                }
+                let replies = legal_moves(theirs, mine);
+                // Fewest opponent replies (corners counted twice) first, then the
+                // fewest empty squares next to our discs (their later moves); among
+                // equals, corners before X-squares.
+                let weighted = (replies.count_ones() + (replies & CORNERS).count_ones()) as i32;
+                let potential = (adjacent(mine) & empty & !square.bit()).count_ones() as i32;
                 let key = if u32::from(hint) == square.index() as u32 {
-                    -1000
+                    -100_000
+                } else if empties >= SHALLOW_ORDER_MIN_EMPTIES {
+                    // Far from the end: a shallow search with the reference evaluation.
+                    (100.0 * search_value(theirs, mine, SHALLOW_ORDER_DEPTH)) as i32
                 } else {
-                    16 * replies + 2 * weight_penalty(square)
+                    16 * weighted + POTENTIAL_WEIGHT * potential + 2 * weight_penalty(square)
                 };
-                ordered.push((key, square.bit()));
+                ordered.push((key, square.index() as u8, theirs, mine));
             }
-            ordered.sort_by_key(|&(key, _)| key);
+            ordered.sort_by_key(|&(key, ..)| key);
         } else {
             for group in parity_order(moves, empty) {
                 for square in Bitboard(group) {
-                    ordered.push((0, square.bit()));
+                    let f = flips(player, opponent, square);
+                    ordered.push((0, square.index() as u8, opponent & !f, player | f | square.bit()));
                 }
             }
         }
         let mut best = -65;
         let mut best_square = 64u8;
-        for (i, &(_, bit)) in ordered.iter().enumerate() {
-            let square = Square::new(bit.trailing_zeros() as u8).expect("a bit of the move set");
-            let f = flips(player, opponent, square);
-            let (child_player, child_opponent) = (opponent & !f, player | f | bit);
+        for (i, &(_, square, child_player, child_opponent)) in ordered.iter().enumerate() {
             let mut value;
             if i == 0 {
                 value = -self.search(child_player, child_opponent, -beta, -alpha, false);
@@ -204,7 +281,7 @@ impl Solver {
             }
             if value > best {
                 best = value;
-                best_square = square.index() as u8;
+                best_square = square;
             }
             alpha = alpha.max(value);
             if alpha >= beta {
@@ -219,13 +296,15 @@ impl Solver {
             } else {
                 (best, best)
             };
-            self.table[index] = Entry {
+            self.store(Entry {
                 player,
                 opponent,
                 lower: lower as i8,
                 upper: upper as i8,
                 best: best_square,
-            };
+                empties: empties as u8,
+                generation: 0,
+            });
         }
         best
     }

@@ -132,6 +132,17 @@ pub fn legal_moves(player: u64, opponent: u64) -> u64 {
     moves & empty
 }
 
+/// Squares next to (in any of the 8 directions) a square of `bits`.
+#[inline]
+pub fn adjacent(bits: u64) -> u64 {
+    const NOT_A: u64 = 0xfefe_fefe_fefe_fefe;
+    const NOT_H: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    let vertical = (bits << 8) | (bits >> 8);
+    let east = ((bits << 1) | (bits << 9) | (bits >> 7)) & NOT_A;
+    let west = ((bits >> 1) | (bits >> 9) | (bits << 7)) & NOT_H;
+    vertical | east | west
+}
+
 /// The opponent discs flipped when the player places a disc on `square`.
 /// Returns 0 when the placement flips nothing (it is then illegal).
 #[inline]
@@ -200,4 +211,82 @@ pub fn stable_discs(player: u64, opponent: u64) -> u64 {
         stable &= own_to_edge | line_full;
     }
     stable
+}
+
+/// Squares of each full diagonal (`row - col` constant) and anti-diagonal (`row + col`
+/// constant) of length 3 or more.
+const DIAGONALS: [u64; 22] = {
+    let mut lines = [0u64; 22];
+    let mut n = 0;
+    let mut k = 0;
+    while k < 15 {
+        let (mut diagonal, mut anti) = (0u64, 0u64);
+        let mut sq = 0;
+        while sq < 64 {
+            let (row, col) = (sq / 8, sq % 8);
+            if row + 7 - col == k {
+                diagonal |= 1 << sq;
+            }
+            if row + col == k {
+                anti |= 1 << sq;
+            }
+            sq += 1;
+        }
+        if diagonal.count_ones() >= 3 {
+            lines[n] = diagonal;
+            lines[n + 1] = anti;
+            n += 2;
+        }
+        k += 1;
+    }
+    lines
+};
+
+/// Discs of `player` that no sequence of moves can flip: on each of its four lines
+/// (row, column, two diagonals) the disc either has the board edge or a disc of this
+/// set beside it, or the line is full (no move can land on it). Found by growing the
+/// set from the corners. Unlike [`stable_discs`] (seed 000's looser definition) this
+/// set is sound, so a search may bound scores with it.
+pub fn provably_stable(player: u64, opponent: u64) -> u64 {
+    const NOT_A: u64 = !COLUMN_A;
+    const NOT_H: u64 = !COLUMN_H;
+    const EDGES: u64 = COLUMN_A | COLUMN_H | ROW_1 | ROW_8;
+    let filled = player | opponent;
+    let mut full_rows = 0;
+    let mut full_columns = 0;
+    for i in 0..8 {
+        let row = ROW_1 << (8 * i);
+        if filled & row == row {
+            full_rows |= row;
+        }
+        let column = COLUMN_A << i;
+        if filled & column == column {
+            full_columns |= column;
+        }
+    }
+    let mut full_diagonals = 0;
+    let mut full_antis = 0;
+    for pair in DIAGONALS.chunks(2) {
+        if filled & pair[0] == pair[0] {
+            full_diagonals |= pair[0];
+        }
+        if filled & pair[1] == pair[1] {
+            full_antis |= pair[1];
+        }
+    }
+    // Diagonals of one or two squares lie on the edges, which settle them anyway.
+    let (row_ok, column_ok) = (full_rows | COLUMN_A | COLUMN_H, full_columns | ROW_1 | ROW_8);
+    let (diagonal_ok, anti_ok) = (full_diagonals | EDGES, full_antis | EDGES);
+    let mut stable = 0;
+    loop {
+        let horizontal = row_ok | ((stable << 1) & NOT_A) | ((stable >> 1) & NOT_H);
+        let vertical = column_ok | (stable << 8) | (stable >> 8);
+        let diagonal = diagonal_ok | ((stable << 9) & NOT_A) | ((stable >> 9) & NOT_H);
+        let anti = anti_ok | ((stable << 7) & NOT_H) | ((stable >> 7) & NOT_A);
+        let grown = player & horizontal & vertical & diagonal & anti;
+        if grown == stable {
+            return stable;
+        }
+        stable = grown;
+    }
 }

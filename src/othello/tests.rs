@@ -284,3 +284,23 @@ fn board_text_parses_back_in_every_style() {
     }
     assert!(Board::parse_text("hello").is_err());
 }
+
+#[test]
+fn provably_stable_discs_grow_from_corners_and_full_lines() {
+    use super::bitboard::provably_stable;
+    let parse = |text: &str| Board::parse_squares(text, Color::Black).unwrap();
+    // Black a1-c1 along an otherwise empty row: anchored by the corner.
+    let row = parse(&format!("XXXO----{}", "-".repeat(56)));
+    assert_eq!(provably_stable(row.player(), row.opponent()), 0b111);
+    // The white disc at d1 is not anchored (e1 is empty): not stable.
+    assert_eq!(provably_stable(row.opponent(), row.player()), 0);
+    // A lone disc in the middle of an empty board is never stable.
+    let lone = parse(&format!("{}X{}", "-".repeat(27), "-".repeat(36)));
+    assert_eq!(provably_stable(lone.player(), lone.opponent()), 0);
+    // On a full board every disc is stable.
+    let full = parse(&"XO".repeat(32));
+    assert_eq!(provably_stable(full.player(), full.opponent()), full.player());
+    // b2 backed by a2 on its row only (a1 empty): flippable along the column.
+    let b2 = parse(&format!("--------XX{}", "-".repeat(54)));
+    assert_eq!(provably_stable(b2.player(), b2.opponent()) & (1 << 9), 0);
+}
