@@ -132,3 +132,29 @@ fn fit_evaluation_weights() {
     println!("fitted weights: {weights:.2?}, r = {:.3}", correlation(&fitted));
     println!("shipped weights: {EVAL_WEIGHTS:?}, r = {:.3}", correlation(&shipped));
 }
+
+#[test]
+fn the_evaluation_outplays_seed_004s_at_equal_depth() {
+    // Search only (no exact endgame), 3 plies each, 100 games with random openings.
+    use othello_arena::arena::{run_match, MatchConfig, PlayerSpec, RunOptions};
+    let spec = |s: &str| PlayerSpec::Engine(s.parse().unwrap());
+    let config = MatchConfig {
+        players: [spec("reference:3:0"), spec("alphabeta:3:weight")],
+        games: 100,
+        swap: true,
+        seed: 5,
+        run: RunOptions {
+            opening_plies: 6,
+            parallel: 2,
+            ..RunOptions::default()
+        },
+    };
+    let result = run_match(&config, &|_| {}).unwrap();
+    let tally = &result.tallies[0].overall;
+    let (low, _) = tally.win_interval();
+    println!(
+        "reference:3:0 vs alphabeta:3:weight: {} wins, {} losses, {} draws",
+        tally.wins, tally.losses, tally.draws
+    );
+    assert!(low > 0.5, "the lower end of the win interval is {low:.2}");
+}

@@ -18,20 +18,13 @@
 
 use serde_json::{json, Value};
 
-use crate::engine::{Engine, EngineError, EngineSpec, Metric, Reference};
+use crate::engine::{Engine, EngineError, EngineSpec, Metric};
 use crate::othello::{Board, Labels, Move, Square, TextStyle};
 
-/// Who labels the examples.
-pub enum Teacher {
-    /// An engine that values every candidate.
-    Engine {
-        /// Its spec.
-        spec: EngineSpec,
-        /// The engine.
-        engine: Box<dyn Engine>,
-    },
-    /// The reference evaluator (values in final discs).
-    Reference(Reference),
+/// The engine that labels the examples: one that values every candidate.
+pub struct Teacher {
+    spec: EngineSpec,
+    engine: Box<dyn Engine>,
 }
 
 /// A teacher that cannot label examples.
@@ -97,66 +90,38 @@ impl Meaning {
 }
 
 impl Teacher {
-    /// The teacher named by `spec` (`reference` or an engine spec), seeded by `seed`.
-    pub fn from_spec(spec: &str, seed: u64, reference: Reference) -> Result<Teacher, crate::engine::ParseSpecError> {
-        if spec.trim() == "reference" {
-            return Ok(Teacher::Reference(reference));
-        }
-        let spec: EngineSpec = spec.parse()?;
-        Ok(Teacher::Engine {
+    /// The teacher `spec`, seeded by `seed`.
+    pub fn new(spec: EngineSpec, seed: u64) -> Teacher {
+        Teacher {
             engine: spec.build(seed),
             spec,
-        })
+        }
     }
 
-    /// Its name.
+    /// Its spec.
     pub fn name(&self) -> String {
-        match self {
-            Teacher::Engine { spec, .. } => spec.to_string(),
-            Teacher::Reference(_) => "reference".to_string(),
-        }
+        self.spec.to_string()
     }
 
     fn meaning(&self) -> Option<Meaning> {
-        match self {
-            Teacher::Engine {
-                spec: EngineSpec::Lookahead { metric, plies },
-                ..
-            } => Some(match metric {
-                Metric::DiscDifference => Meaning::DiscDifference(*plies),
-                Metric::OpponentMoves => Meaning::OpponentMoves(*plies),
-                Metric::OwnMoves => Meaning::OwnMoves(*plies),
+        match self.spec {
+            EngineSpec::Lookahead { metric, plies } => Some(match metric {
+                Metric::DiscDifference => Meaning::DiscDifference(plies),
+                Metric::OpponentMoves => Meaning::OpponentMoves(plies),
+                Metric::OwnMoves => Meaning::OwnMoves(plies),
             }),
-            Teacher::Engine {
-                spec: EngineSpec::Greedy | EngineSpec::AlphaBeta { .. },
-                ..
-            }
-            | Teacher::Reference(_) => Some(Meaning::Score),
-            Teacher::Engine { .. } => None,
+            EngineSpec::Greedy | EngineSpec::AlphaBeta { .. } | EngineSpec::Reference { .. } => Some(Meaning::Score),
+            EngineSpec::Random | EngineSpec::Search | EngineSpec::Human => None,
         }
     }
 
     /// The teacher's values and choice in `board` (which has a legal move).
     fn decide(&mut self, board: &Board) -> Result<(Vec<(Square, f64)>, Square), TeacherError> {
-        let name = self.name();
-        let no_values = || TeacherError::NoValues(name.clone());
-        match self {
-            Teacher::Engine { engine, .. } => {
-                let decision = engine.choose(board)?;
-                let Move::Place(square) = decision.mv else {
-                    return Err(no_values());
-                };
-                let values: Vec<(Square, f64)> = decision.candidates.iter().map(|c| (c.square, c.value)).collect();
-                if values.is_empty() {
-                    return Err(no_values());
-                }
-                Ok((values, square))
-            }
-            Teacher::Reference(reference) => {
-                let scores = reference.score_moves(board);
-                let best = *scores.best_moves().first().ok_or_else(no_values)?;
-                Ok((scores.scores, best))
-            }
+        let decision = self.engine.choose(board)?;
+        let values: Vec<(Square, f64)> = decision.candidates.iter().map(|c| (c.square, c.value)).collect();
+        match decision.mv {
+            Move::Place(square) if !values.is_empty() => Ok((values, square)),
+            _ => Err(TeacherError::NoValues(self.name())),
         }
     }
 

@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use super::player::{Played, PlayerSpec};
 use super::positions::LabelledPosition;
+use super::schedule::derive_seed;
 use crate::agent::MoveContext;
 use crate::othello::Move;
 use crate::record::{AnswerKind, GameLog, MoveSource};
@@ -65,8 +66,9 @@ fn grade(played: &Played, labelled: &[String]) -> Grade {
     }
 }
 
-/// Asks `player` for a move in every position, `parallel` at a time (each worker
-/// with its own player, seeded by `seed`), logging exchanges to `log`. Results come
+/// Asks `player` for a move in every position, `parallel` at a time (a fresh player
+/// per position, seeded from `seed` and the position's index, so results do not
+/// depend on scheduling), logging exchanges to `log`. Results come
 /// in file order. A position that is not playable is an error, not a panic.
 pub fn run_probe(
     player: &PlayerSpec,
@@ -79,18 +81,16 @@ pub fn run_probe(
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<ProbeResult>>> = Mutex::new(vec![None; positions.len()]);
     std::thread::scope(|scope| {
-        for worker in 0..parallel.clamp(1, positions.len().max(1)) {
+        for _ in 0..parallel.clamp(1, positions.len().max(1)) {
             let results = &results;
             let next = &next;
-            scope.spawn(move || {
-                let mut player = player.build(seed.rotate_left(7 * worker as u32));
-                loop {
-                    let index = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(position) = positions.get(index) else { break };
-                    let result = probe_one(player.as_mut(), index + 1, position, log);
-                    report(&result);
-                    results.lock().unwrap_or_else(|p| p.into_inner())[index] = Some(result);
-                }
+            scope.spawn(move || loop {
+                let index = next.fetch_add(1, Ordering::Relaxed);
+                let Some(position) = positions.get(index) else { break };
+                let mut player = player.build(derive_seed(seed, index as u64));
+                let result = probe_one(player.as_mut(), index + 1, position, log);
+                report(&result);
+                results.lock().unwrap_or_else(|p| p.into_inner())[index] = Some(result);
             });
         }
     });

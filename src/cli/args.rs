@@ -113,7 +113,7 @@ pub struct ProbeArgs {
 #[derive(Debug, Args)]
 pub struct DatagenArgs {
     /// The teacher: n-hand[:N], n-least[:N], n-most[:N], greedy, alphabeta:D, or
-    /// reference (the move-quality evaluator, in discs).
+    /// reference[:D[:E]] (the move-quality evaluator, in discs).
     #[arg(long)]
     pub teacher: String,
     /// Number of examples.
@@ -131,8 +131,6 @@ pub struct DatagenArgs {
     /// Output file (JSONL, one {"conversations": [...]} per line).
     #[arg(short = 'o', long = "output")]
     pub output: PathBuf,
-    #[command(flatten)]
-    pub reference: ReferenceArgs,
 }
 
 /// A position given on the command line.

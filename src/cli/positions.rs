@@ -15,7 +15,8 @@ use super::agent_args::parse_player;
 use super::args::{DatagenArgs, GenerateArgs, ProbeArgs};
 use super::run_dir::{create_run_dir, utc_now, write_json};
 use crate::arena::{
-    run_probe, self_play_positions, wilson_interval, Grade, LabelledPosition, ProbeResult, QualityTally, Teacher,
+    derive_seed, run_probe, self_play_positions, wilson_interval, Grade, LabelledPosition, ProbeResult, QualityTally,
+    Teacher,
 };
 use crate::engine::{Engine, EngineSpec};
 use crate::llm::ChatBackend;
@@ -89,16 +90,18 @@ pub(super) fn run_generate(args: GenerateArgs) -> Result<()> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     std::thread::scope(|scope| -> Result<()> {
         let workers: Vec<_> = (0..cores.min(boards.len()))
-            .map(|worker| {
+            .map(|_| {
                 let (boards, labelled, next, bar, teacher) = (&boards, &labelled, &next, &bar, &teacher);
                 scope.spawn(move || -> Result<()> {
                     let mut reference = args.reference.build();
-                    let mut engine: Option<Box<dyn Engine>> =
-                        teacher.as_ref().map(|t| t.build(args.seed.rotate_left(worker as u32)));
                     loop {
                         let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         let Some(board) = boards.get(index) else { return Ok(()) };
                         let name = teacher.as_ref().map(ToString::to_string).unwrap_or_default();
+                        // Seeded per position, so the labels do not depend on which
+                        // worker took the position.
+                        let mut engine: Option<Box<dyn Engine>> =
+                            teacher.as_ref().map(|t| t.build(derive_seed(args.seed, index as u64)));
                         let teacher_move = match engine.as_mut() {
                             Some(engine) => Some(engine.choose(board).context("bad --teacher")?.mv),
                             None => None,
@@ -383,7 +386,8 @@ pub(super) fn run_datagen(args: DatagenArgs) -> Result<()> {
     if args.count == 0 {
         bail!("bad --count: 0 examples; give 1 or more");
     }
-    let mut teacher = Teacher::from_spec(&args.teacher, args.seed, args.reference.build()).context("bad --teacher")?;
+    let spec: EngineSpec = args.teacher.parse().context("bad --teacher")?;
+    let mut teacher = Teacher::new(spec, args.seed);
     let boards: Vec<Board> = self_play_positions(args.count, empties, args.seed);
     let bar = progress(boards.len(), false, "examples");
     let mut lines = Vec::with_capacity(boards.len());

@@ -9,6 +9,7 @@
 //! | `greedy` | seed 001's one-ply AI from the public build |
 //! | `search` | seed 001's `ai.ts` negamax alpha-beta |
 //! | `alphabeta:D[:weight\|count]` | seed 004's fail-hard alpha-beta, node counting included |
+//! | `reference[:D[:E]]` | the move-quality evaluator: exact at E (18) empties or fewer, else a D-ply (8) search |
 //! | `human` | a person typing moves on stdin |
 //!
 //! Engines see only the rules ([`crate::othello`]).

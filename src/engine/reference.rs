@@ -14,6 +14,7 @@
 use std::time::{Duration, Instant};
 
 use super::solver::Solver;
+use super::{Candidate, Decision, Engine, EngineError};
 use crate::othello::bitboard::{adjacent, flips, legal_moves, stable_discs};
 use crate::othello::{Bitboard, Board, Move, Square};
 
@@ -125,6 +126,7 @@ pub struct Reference {
     /// No new depth starts after this much time on one position.
     pub time_limit: Option<Duration>,
     solver: Solver,
+    nodes: u64,
 }
 
 impl Default for Reference {
@@ -153,11 +155,13 @@ impl Reference {
             depth: depth.max(1),
             time_limit: None,
             solver: Solver::new(),
+            nodes: 0,
         }
     }
 
     /// Scores every legal move of `board` for the side to move.
     pub fn score_moves(&mut self, board: &Board) -> MoveScores {
+        self.nodes = 0;
         let (player, opponent) = (board.player(), board.opponent());
         let children: Vec<(Square, u64, u64)> = Bitboard(legal_moves(player, opponent))
             .squares()
@@ -171,6 +175,7 @@ impl Reference {
                 .iter()
                 .map(|&(square, _, _)| {
                     let solved = self.solver.solve(&board.play(Move::Place(square)));
+                    self.nodes += solved.nodes;
                     (square, f64::from(-solved.score))
                 })
                 .collect();
@@ -184,10 +189,11 @@ impl Reference {
         let mut scores = Vec::new();
         let mut depth = 0;
         for d in 1..=self.depth {
+            let nodes = &mut self.nodes;
             scores = children
                 .iter()
                 .map(|&(square, p, o)| {
-                    let score = -negamax(p, o, d - 1, -f64::INFINITY, f64::INFINITY, false);
+                    let score = -negamax(p, o, d - 1, -f64::INFINITY, f64::INFINITY, false, nodes);
                     // Hundredths of a disc: finer digits are noise of the weights' sums.
                     (square, (score * 100.0).round() / 100.0 + 0.0)
                 })
@@ -208,17 +214,18 @@ impl Reference {
 /// The value of a position for its side to move by a `depth`-ply search over
 /// [`evaluate`] (game ends score exactly); the solver orders moves with it.
 pub(crate) fn search_value(player: u64, opponent: u64, depth: u32) -> f64 {
-    negamax(player, opponent, depth, f64::NEG_INFINITY, f64::INFINITY, false)
+    negamax(player, opponent, depth, f64::NEG_INFINITY, f64::INFINITY, false, &mut 0)
 }
 
 /// Depth-limited negamax alpha-beta over [`evaluate`]; game ends score exactly.
-fn negamax(player: u64, opponent: u64, depth: u32, mut alpha: f64, beta: f64, passed: bool) -> f64 {
+fn negamax(player: u64, opponent: u64, depth: u32, mut alpha: f64, beta: f64, passed: bool, nodes: &mut u64) -> f64 {
+    *nodes += 1;
     let moves = legal_moves(player, opponent);
     if moves == 0 {
         if passed || legal_moves(opponent, player) == 0 {
             return final_score(player, opponent);
         }
-        return -negamax(opponent, player, depth, -beta, -alpha, true);
+        return -negamax(opponent, player, depth, -beta, -alpha, true, nodes);
     }
     if depth == 0 {
         return evaluate(player, opponent);
@@ -236,7 +243,7 @@ fn negamax(player: u64, opponent: u64, depth: u32, mut alpha: f64, beta: f64, pa
     ordered.sort_by_key(|&(key, _, _)| key);
     let mut best = -f64::INFINITY;
     for (_, p, o) in ordered {
-        let value = -negamax(p, o, depth - 1, -beta, -alpha, false);
+        let value = -negamax(p, o, depth - 1, -beta, -alpha, false, nodes);
         best = best.max(value);
         alpha = alpha.max(value);
         if alpha >= beta {
@@ -244,4 +251,28 @@ fn negamax(player: u64, opponent: u64, depth: u32, mut alpha: f64, beta: f64, pa
         }
     }
     best
+}
+
+impl Engine for Reference {
+    fn name(&self) -> String {
+        format!("reference:{}:{}", self.depth, self.exact_empties)
+    }
+
+    /// The first best move in row-major order; every move's score as a candidate.
+    fn decide(&mut self, board: &Board) -> Result<Decision, EngineError> {
+        let scores = self.score_moves(board);
+        let Some(&best) = scores.best_moves().first() else {
+            return Ok(Decision::bare(Move::Pass));
+        };
+        Ok(Decision {
+            mv: Move::Place(best),
+            score: scores.best(),
+            nodes: self.nodes,
+            candidates: scores
+                .scores
+                .iter()
+                .map(|&(square, value)| Candidate { square, value })
+                .collect(),
+        })
+    }
 }

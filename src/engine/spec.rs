@@ -4,14 +4,21 @@ use std::fmt;
 use std::io::BufReader;
 use std::str::FromStr;
 
-use super::{AlphaBeta, Engine, Evaluation, Greedy, Human, Lookahead, Metric, Random, Search};
+use super::{
+    AlphaBeta, Engine, Evaluation, Greedy, Human, Lookahead, Metric, Random, Reference, Search, DEFAULT_DEPTH,
+    DEFAULT_EXACT_EMPTIES,
+};
 
 /// The spec forms, for error messages and `--help`.
 pub const VALID_SPECS: &str =
-    "random, n-hand[:N], n-least[:N], n-most[:N] (N >= 1, default 3), greedy, search, alphabeta:D[:weight|count] (D >= 1), human";
+    "random, n-hand[:N], n-least[:N], n-most[:N] (N >= 1, default 3), greedy, search, alphabeta:D[:weight|count] (D >= 1), reference[:D[:E]] (search depth D 1-12, default 8; exact at E <= 30 empties or fewer, default 18), human";
 
 /// Deepest look-ahead accepted: n-hand averages every line, so cost grows as ~10^N.
 const MAX_LOOKAHEAD: u32 = 8;
+/// Deepest reference search accepted.
+const MAX_REFERENCE_DEPTH: u32 = 12;
+/// Most empties the reference player solves exactly (a solve at 30 takes hours).
+const MAX_EXACT_EMPTIES: u32 = 30;
 /// Deepest seed 004 search accepted (no move ordering: ~10^(D/2+) nodes).
 const MAX_ALPHABETA_DEPTH: u32 = 16;
 
@@ -38,6 +45,13 @@ pub enum EngineSpec {
         /// Evaluation.
         evaluation: Evaluation,
     },
+    /// `reference:D:E`: the move-quality evaluator as a player.
+    Reference {
+        /// Search depth before the exact endgame.
+        depth: u32,
+        /// Positions with this many empties or fewer are solved exactly (0: never).
+        exact_empties: u32,
+    },
     /// `human`.
     Human,
 }
@@ -62,6 +76,7 @@ impl EngineSpec {
             EngineSpec::Greedy => Box::new(Greedy),
             EngineSpec::Search => Box::new(Search::new()),
             EngineSpec::AlphaBeta { depth, evaluation } => Box::new(AlphaBeta::new(depth, evaluation)),
+            EngineSpec::Reference { depth, exact_empties } => Box::new(Reference::new(exact_empties, depth)),
             EngineSpec::Human => Box::new(Human::new(BufReader::new(std::io::stdin()), std::io::stderr())),
         }
     }
@@ -76,6 +91,7 @@ impl fmt::Display for EngineSpec {
             EngineSpec::Greedy => f.write_str("greedy"),
             EngineSpec::Search => f.write_str("search"),
             EngineSpec::AlphaBeta { depth, evaluation } => write!(f, "alphabeta:{depth}:{}", evaluation.name()),
+            EngineSpec::Reference { depth, exact_empties } => write!(f, "reference:{depth}:{exact_empties}"),
             EngineSpec::Human => f.write_str("human"),
         }
     }
@@ -141,6 +157,21 @@ impl FromStr for EngineSpec {
                 };
                 let depth = parse_number(spec, "the depth D", depth, MAX_ALPHABETA_DEPTH)?;
                 Ok(EngineSpec::AlphaBeta { depth, evaluation })
+            }
+            "reference" => {
+                let depth = match parts.get(1) {
+                    None => DEFAULT_DEPTH,
+                    Some(d) => parse_number(spec, "the depth D", d, MAX_REFERENCE_DEPTH)?,
+                };
+                let exact_empties = match parts.get(2) {
+                    None => DEFAULT_EXACT_EMPTIES,
+                    Some(&"0") => 0,
+                    Some(e) => parse_number(spec, "the exact empties E", e, MAX_EXACT_EMPTIES)?,
+                };
+                if parts.len() > 3 {
+                    return Err(err("expected reference, reference:D or reference:D:E"));
+                }
+                Ok(EngineSpec::Reference { depth, exact_empties })
             }
             "" => Err(err("the spec is empty")),
             _ => Err(err("unknown engine")),

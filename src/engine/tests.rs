@@ -29,6 +29,9 @@ fn specs_parse_to_canonical_names() {
         ("search", "search"),
         ("alphabeta:4", "alphabeta:4:weight"),
         ("alphabeta:3:count", "alphabeta:3:count"),
+        ("reference", "reference:8:18"),
+        ("reference:4", "reference:4:18"),
+        ("reference:4:0", "reference:4:0"),
         ("human", "human"),
     ] {
         let spec: EngineSpec = text.parse().unwrap();
@@ -51,6 +54,9 @@ fn bad_specs_name_the_problem_and_the_valid_specs() {
         ("n-hand:0", "between 1 and 8"),
         ("n-most:3:4", "at most one parameter"),
         ("random:3", "takes no parameters"),
+        ("reference:13", "between 1 and 12"),
+        ("reference:4:31", "between 1 and 30"),
+        ("reference:4:2:1", "expected reference"),
     ] {
         let err = text.parse::<EngineSpec>().unwrap_err().to_string();
         assert!(err.contains(reason), "{text}: {err}");
