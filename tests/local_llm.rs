@@ -115,8 +115,12 @@ fn play(name: &str, extra: &[&str]) -> Counts {
 #[test]
 #[ignore = "needs a running llama-server: see the module docs (CI runs it)"]
 fn one_full_game_against_random_through_a_real_model() {
-    let counts = play("direct", &["--agent-file", "prompts/small-model.toml"]);
+    let counts = play("direct", &["--agent-file", "prompts/small-model.toml", "--score-moves"]);
     counts.print("local model, direct mode, full game");
+    let dir = std::env::temp_dir().join(format!("othello-local-llm-direct-{}", std::process::id()));
+    let scored = std::fs::read_to_string(dir.join("move-scores.jsonl")).expect("moves are scored");
+    let black_moves = scored.lines().filter(|l| l.contains("\"color\":\"black\"")).count() as u32;
+    assert_eq!(black_moves, counts.model_moves + counts.fallback_moves, "every agent move is scored");
     assert!(counts.finished, "the game completes");
     assert_eq!(
         counts.exchanges, counts.requests_in_decisions,
@@ -151,4 +155,43 @@ fn tool_mode_through_a_real_model() {
         counts.structured_calls + counts.recovered_calls >= 1,
         "the model called simulate_move"
     );
+}
+
+#[test]
+#[ignore = "needs a running llama-server: see the module docs (CI runs it)"]
+fn a_probe_through_a_real_model() {
+    let url = std::env::var("OTHELLO_ARENA_LLM_URL")
+        .expect("set OTHELLO_ARENA_LLM_URL to the server printed by scripts/local-llm.sh start");
+    let dir = std::env::temp_dir().join(format!("othello-local-llm-probe-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let positions = dir.join("positions.jsonl");
+    let binary = env!("CARGO_BIN_EXE_othello-arena");
+    let generated = Command::new(binary)
+        .args(["positions", "generate", "--count", "6", "--empties", "16-30", "--seed", "2"])
+        .args(["--teacher", "n-hand:3", "--reference-depth", "4", "-o", positions.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(generated.status.success(), "{}", String::from_utf8_lossy(&generated.stderr));
+    let run_dir = dir.join("run");
+    let output = Command::new(binary)
+        .args(["probe", "--agent", "llm:qwen2.5-coder-0.5b", "--positions", positions.to_str().unwrap()])
+        .args(["--agent-file", "prompts/small-model.toml", "--api", "openai", "--host", &url, "--timeout", "120"])
+        .args(["--log-dir", run_dir.to_str().unwrap(), "--json"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let summary: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    println!("local model probe, 6 positions: {summary}");
+    for against in ["against_best", "against_teacher"] {
+        let counts = &summary[against];
+        let total: u64 = ["correct", "wrong", "invalid", "error"]
+            .iter()
+            .map(|k| counts[k].as_u64().unwrap())
+            .sum();
+        assert_eq!(total, 6, "{against}: every position graded once");
+        assert_eq!(counts["error"], 0, "the server answered every request");
+    }
+    let csv = std::fs::read_to_string(run_dir.join("probe.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 7);
 }

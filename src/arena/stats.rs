@@ -87,7 +87,11 @@ pub fn wilson_interval(successes: u32, trials: u32) -> (f64, f64) {
     let z2 = Z_95 * Z_95;
     let center = (p + z2 / (2.0 * n)) / (1.0 + z2 / n);
     let half = Z_95 * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt() / (1.0 + z2 / n);
-    ((center - half).max(0.0), (center + half).min(1.0))
+    // The bounds are exactly 0 with no successes and 1 with no failures; the
+    // arithmetic above leaves rounding noise there.
+    let low = if successes == 0 { 0.0 } else { (center - half).max(0.0) };
+    let high = if successes >= trials { 1.0 } else { (center + half).min(1.0) };
+    (low, high)
 }
 
 /// The `p`-th percentile (0..=100) of `values` by nearest rank; `None` when empty.
