@@ -8,7 +8,7 @@ use std::process::Command;
 
 use othello_arena::record::{read_game_log, Event, MoveSource};
 use serde_json::{json, Value};
-use support::{legal_moves_in, Reply, StubServer};
+use support::{legal_moves_in, run_arena, Reply, StubServer};
 
 /// Turn 1: call simulate_move on the first legal move; turn 2: answer the last one.
 fn playing_model() -> StubServer {
@@ -29,14 +29,6 @@ fn playing_model() -> StubServer {
     })
 }
 
-fn run(args: &[&str], host: &str) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_othello-arena"))
-        .args(args)
-        .env("OLLAMA_HOST", host)
-        .output()
-        .expect("the binary runs")
-}
-
 fn temp_dir(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("othello-eval-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -48,7 +40,7 @@ fn eval_reports_tables_statistics_csv_and_logs() {
     let server = playing_model();
     let dir = temp_dir("full");
     let csv = dir.with_extension("csv");
-    let output = run(
+    let output = run_arena(
         &[
             "eval",
             "--agent",
@@ -144,7 +136,7 @@ fn eval_reports_tables_statistics_csv_and_logs() {
 fn eval_prints_a_table_a_reader_can_check() {
     let server = playing_model();
     let dir = temp_dir("text");
-    let output = run(
+    let output = run_arena(
         &[
             "eval",
             "--agent",
@@ -176,7 +168,7 @@ fn eval_prints_a_table_a_reader_can_check() {
 fn eval_stops_with_the_fix_when_the_model_is_missing() {
     let server = StubServer::start(|_, _| Reply::error(404, "model \"nope\" not found, try pulling it first"));
     let dir = temp_dir("missing");
-    let output = run(
+    let output = run_arena(
         &[
             "eval",
             "--agent",
@@ -217,7 +209,7 @@ fn eval_refuses_bad_settings_clearly() {
         ),
         (vec!["eval", "--agent", "llm:m", "--games", "0"], "bad --games"),
     ] {
-        let output = run(&args, "127.0.0.1:9");
+        let output = run_arena(&args, "127.0.0.1:9");
         assert_eq!(output.status.code(), Some(2), "{args:?}");
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(stderr.contains(needle), "{args:?}: {stderr}");
@@ -228,7 +220,7 @@ fn eval_refuses_bad_settings_clearly() {
 fn play_accepts_an_llm_player_and_writes_logs() {
     let server = playing_model();
     let dir = temp_dir("play");
-    let output = run(
+    let output = run_arena(
         &[
             "play",
             "--black",
@@ -264,7 +256,7 @@ fn an_agent_file_sets_the_agent_and_flags_override_it() {
     )
     .unwrap();
     let logs = dir.join("run");
-    let output = run(
+    let output = run_arena(
         &[
             "eval",
             "--agent",
@@ -306,7 +298,7 @@ fn an_agent_file_sets_the_agent_and_flags_override_it() {
         .unwrap()
         .contains("Legal moves: "));
     std::fs::write(&file, "temprature = 0.5\n").unwrap();
-    let output = run(
+    let output = run_arena(
         &["eval", "--agent", "llm:m", "--agent-file", file.to_str().unwrap()],
         &server.url,
     );
@@ -323,7 +315,7 @@ fn stats_recomputes_the_eval_from_logs_and_groups_by_prompt() {
     let (first, second) = (temp_dir("stats-a"), temp_dir("stats-b"));
     let mut summaries = Vec::new();
     for (dir, prompt) in [(&first, "tool-ja"), (&second, "tool-en")] {
-        let output = run(
+        let output = run_arena(
             &[
                 "eval",
                 "--agent",
@@ -422,7 +414,7 @@ fn compare_pairs_games_on_shared_openings() {
         (&dirs[1], &last, "tool-en", "5"),
         (&dirs[2], &last, "tool-en", "6"),
     ] {
-        let output = run(
+        let output = run_arena(
             &[
                 "eval",
                 "--agent",

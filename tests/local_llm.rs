@@ -120,7 +120,11 @@ fn one_full_game_against_random_through_a_real_model() {
     let dir = std::env::temp_dir().join(format!("othello-local-llm-direct-{}", std::process::id()));
     let scored = std::fs::read_to_string(dir.join("move-scores.jsonl")).expect("moves are scored");
     let black_moves = scored.lines().filter(|l| l.contains("\"color\":\"black\"")).count() as u32;
-    assert_eq!(black_moves, counts.model_moves + counts.fallback_moves, "every agent move is scored");
+    assert_eq!(
+        black_moves,
+        counts.model_moves + counts.fallback_moves,
+        "every agent move is scored"
+    );
     assert!(counts.finished, "the game completes");
     assert_eq!(
         counts.exchanges, counts.requests_in_decisions,
@@ -168,15 +172,50 @@ fn a_probe_through_a_real_model() {
     let positions = dir.join("positions.jsonl");
     let binary = env!("CARGO_BIN_EXE_othello-arena");
     let generated = Command::new(binary)
-        .args(["positions", "generate", "--count", "6", "--empties", "16-30", "--seed", "2"])
-        .args(["--teacher", "n-hand:3", "--reference-depth", "4", "-o", positions.to_str().unwrap()])
+        .args([
+            "positions",
+            "generate",
+            "--count",
+            "6",
+            "--empties",
+            "16-30",
+            "--seed",
+            "2",
+        ])
+        .args([
+            "--teacher",
+            "n-hand:3",
+            "--reference-depth",
+            "4",
+            "-o",
+            positions.to_str().unwrap(),
+        ])
         .output()
         .unwrap();
-    assert!(generated.status.success(), "{}", String::from_utf8_lossy(&generated.stderr));
+    assert!(
+        generated.status.success(),
+        "{}",
+        String::from_utf8_lossy(&generated.stderr)
+    );
     let run_dir = dir.join("run");
     let output = Command::new(binary)
-        .args(["probe", "--agent", "llm:qwen2.5-coder-0.5b", "--positions", positions.to_str().unwrap()])
-        .args(["--agent-file", "prompts/small-model.toml", "--api", "openai", "--host", &url, "--timeout", "120"])
+        .args([
+            "probe",
+            "--agent",
+            "llm:qwen2.5-coder-0.5b",
+            "--positions",
+            positions.to_str().unwrap(),
+        ])
+        .args([
+            "--agent-file",
+            "prompts/small-model.toml",
+            "--api",
+            "openai",
+            "--host",
+            &url,
+            "--timeout",
+            "120",
+        ])
         .args(["--log-dir", run_dir.to_str().unwrap(), "--json"])
         .output()
         .unwrap();

@@ -7,22 +7,13 @@
 mod support;
 
 use std::path::Path;
-use std::process::Command;
 
 use othello_arena::arena::rebuild_game;
 use othello_arena::engine::Solver;
 use othello_arena::othello::{Board, Move};
 use othello_arena::record::{read_game_log, MoveSource};
 use serde_json::Value;
-use support::{legal_moves_in, Reply, StubServer};
-
-fn run(args: &[&str], host: &str) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_othello-arena"))
-        .args(args)
-        .env("OLLAMA_HOST", host)
-        .output()
-        .expect("the binary runs")
-}
+use support::{legal_moves_in, run_arena, Reply, StubServer};
 
 fn scored_moves(dir: &Path) -> Vec<Value> {
     std::fs::read_to_string(dir.join("move-scores.jsonl"))
@@ -53,7 +44,7 @@ fn eval_scores_model_moves_and_keeps_fallback_moves_apart() {
     });
     let dir = std::env::temp_dir().join(format!("othello-quality-eval-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let output = run(
+    let output = run_arena(
         &[
             "eval",
             "--agent",
@@ -126,7 +117,7 @@ fn eval_scores_model_moves_and_keeps_fallback_moves_apart() {
 fn play_scores_both_players() {
     let dir = std::env::temp_dir().join(format!("othello-quality-play-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let output = run(
+    let output = run_arena(
         &[
             "play",
             "--black",

@@ -6,21 +6,12 @@
 mod support;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use othello_arena::arena::LabelledPosition;
 use othello_arena::engine::{Lookahead, Metric};
 use othello_arena::othello::{Board, Move};
 use serde_json::Value;
-use support::{Reply, StubServer};
-
-fn run(args: &[&str], host: &str) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_othello-arena"))
-        .args(args)
-        .env("OLLAMA_HOST", host)
-        .output()
-        .expect("the binary runs")
-}
+use support::{run_arena, Reply, StubServer};
 
 fn temp(name: &str) -> PathBuf {
     let path = std::env::temp_dir().join(format!("othello-positions-{name}-{}", std::process::id()));
@@ -42,7 +33,7 @@ fn generate(path: &Path, extra: &[&str]) -> Vec<LabelledPosition> {
     ];
     args.extend_from_slice(extra);
     args.extend_from_slice(&["--reference-depth", "3", "-o", path.to_str().unwrap()]);
-    let output = run(&args, "http://127.0.0.1:9");
+    let output = run_arena(&args, "http://127.0.0.1:9");
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     std::fs::read_to_string(path)
         .unwrap()
@@ -78,7 +69,7 @@ fn generated_positions_are_labelled_consistently_and_reproducibly() {
             .iter()
             .any(|c| Move::Place(c.square) == teacher && (c.value - top).abs() < 1e-9));
     }
-    let bad = run(
+    let bad = run_arena(
         &[
             "positions",
             "generate",
@@ -118,7 +109,7 @@ fn probe_grades_a_student_that_copies_the_teacher() {
     });
     let dir = temp("probe-run");
     let csv = temp("probe.csv");
-    let output = run(
+    let output = run_arena(
         &[
             "probe",
             "--agent",
@@ -178,7 +169,7 @@ fn probe_grades_a_student_that_copies_the_teacher() {
 fn probe_refuses_a_broken_positions_file() {
     let file = temp("broken.jsonl");
     std::fs::write(&file, "{\"board\": \"XO\"}\n").unwrap();
-    let output = run(
+    let output = run_arena(
         &["probe", "--agent", "llm:x", "--positions", file.to_str().unwrap()],
         "http://127.0.0.1:9",
     );
@@ -190,7 +181,7 @@ fn probe_refuses_a_broken_positions_file() {
 #[test]
 fn datagen_writes_seed_000_conversations() {
     let file = temp("train.jsonl");
-    let output = run(
+    let output = run_arena(
         &[
             "datagen",
             "--teacher",
@@ -238,7 +229,7 @@ fn datagen_writes_seed_000_conversations() {
         assert!((chosen.value - top).abs() < 1e-9, "the move is the teacher's best");
         assert!(think.contains(&format!("→ {mv} を")));
     }
-    let random = run(
+    let random = run_arena(
         &[
             "datagen",
             "--teacher",

@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::agent::{parse_answer, recover_tool_calls, Answer, AnswerPolicy};
 use crate::llm::{decode_reply, Role};
 use crate::othello::{Board, Color, Move};
-use crate::record::{AgentDecision, Event, MoveSource, Record};
+use crate::record::{game_start, AgentDecision, Event, MoveSource, Record};
 
 /// One tool call and what it returned.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -186,13 +186,7 @@ fn decode_exchange(
 
 /// Rebuilds a game from the records of one of our game logs.
 pub fn replay_records(records: &[Record]) -> Result<GameReplay, ReplayError> {
-    let start = records
-        .iter()
-        .find_map(|r| match &r.event {
-            Event::GameStart(s) => Some(s),
-            _ => None,
-        })
-        .ok_or(ReplayError::Empty)?;
+    let start = game_start(records).ok_or(ReplayError::Empty)?;
     let mut board = Board::parse_squares(&start.start_board, Color::Black).map_err(|e| ReplayError::Line {
         line: 1,
         reason: e.to_string(),

@@ -8,7 +8,7 @@ use super::game::{GameRecord, PlyRecord};
 use super::player::{Played, PlayerSpec};
 use super::schedule::ScheduledGame;
 use crate::othello::{Board, Color, Game, Move};
-use crate::record::{read_game_log_prefix, Event, ReadLogError, Record};
+use crate::record::{game_start, read_game_log_prefix, Event, ReadLogError, Record};
 
 /// What an interrupted run left behind.
 #[derive(Clone, Debug, Default)]
@@ -122,13 +122,10 @@ fn check_players(
         "{} (black) vs {} (white), seed {}",
         players[scheduled.black], players[scheduled.white], scheduled.seed
     );
-    let found = records
-        .iter()
-        .find_map(|r| match &r.event {
-            Event::GameStart(s) => Some(format!("{} (black) vs {} (white), seed {}", s.black, s.white, s.seed)),
-            _ => None,
-        })
-        .unwrap_or_else(|| "no game_start record".to_string());
+    let found = game_start(records).map_or_else(
+        || "no game_start record".to_string(),
+        |s| format!("{} (black) vs {} (white), seed {}", s.black, s.white, s.seed),
+    );
     if found == expected {
         Ok(())
     } else {
@@ -143,13 +140,7 @@ fn check_players(
 
 /// Rebuilds a finished game from its records; the error says what does not add up.
 pub fn rebuild_game(records: &[Record]) -> Result<GameRecord, String> {
-    let start = records
-        .iter()
-        .find_map(|r| match &r.event {
-            Event::GameStart(s) => Some(s),
-            _ => None,
-        })
-        .ok_or("no game_start record")?;
+    let start = game_start(records).ok_or("no game_start record")?;
     let board = Board::parse_squares(&start.start_board, Color::Black).map_err(|e| format!("start board: {e}"))?;
     let mut game = Game::new(board);
     let parse_move = |text: &str| text.parse::<Move>().map_err(|e| format!("move {text:?}: {e}"));

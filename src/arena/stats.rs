@@ -90,7 +90,11 @@ pub fn wilson_interval(successes: u32, trials: u32) -> (f64, f64) {
     // The bounds are exactly 0 with no successes and 1 with no failures; the
     // arithmetic above leaves rounding noise there.
     let low = if successes == 0 { 0.0 } else { (center - half).max(0.0) };
-    let high = if successes >= trials { 1.0 } else { (center + half).min(1.0) };
+    let high = if successes >= trials {
+        1.0
+    } else {
+        (center + half).min(1.0)
+    };
     (low, high)
 }
 

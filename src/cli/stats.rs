@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use super::args::StatsArgs;
 use super::report::{agent_lines, opponent_rows, tally_header, tally_json};
 use crate::arena::{AgentStats, Tally};
-use crate::record::{read_game_log, Event};
+use crate::record::{game_start, read_game_log, Event};
 
 /// Games of one (model, prompt, opponent) group.
 #[derive(Default)]
@@ -94,10 +94,7 @@ pub(super) fn collect_groups(paths: &[PathBuf]) -> Result<BTreeMap<Key, Group>> 
     let mut groups: BTreeMap<Key, Group> = BTreeMap::new();
     for (path, prompt) in game_logs(paths)? {
         let records = read_game_log(&path)?;
-        let Some(start) = records.iter().find_map(|r| match &r.event {
-            Event::GameStart(s) => Some(s.clone()),
-            _ => None,
-        }) else {
+        let Some(start) = game_start(&records).cloned() else {
             bail!("{} has no game_start record: is it a game log?", path.display());
         };
         let agent_is_black = start.black.starts_with("llm:");

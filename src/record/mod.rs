@@ -338,6 +338,14 @@ pub fn read_game_log(path: &Path) -> Result<Vec<Record>, ReadLogError> {
     Ok(records)
 }
 
+/// The `game_start` record among `records`, if there is one.
+pub fn game_start(records: &[Record]) -> Option<&GameStart> {
+    records.iter().find_map(|r| match &r.event {
+        Event::GameStart(start) => Some(start),
+        _ => None,
+    })
+}
+
 /// A game log as far as it can be read: every whole record, and whether the file ends
 /// in a line that is not one (torn by a crash).
 #[derive(Clone, Debug, PartialEq)]

@@ -221,6 +221,15 @@ fn serve(stream: TcpStream, seen: &Mutex<Vec<Value>>, auth: &Mutex<Vec<Option<St
     out.flush().ok();
 }
 
+/// Runs the othello-arena binary with `args`, its `OLLAMA_HOST` set to `host`.
+pub fn run_arena(args: &[&str], host: &str) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_othello-arena"))
+        .args(args)
+        .env("OLLAMA_HOST", host)
+        .output()
+        .expect("the binary runs")
+}
+
 /// The legal moves listed in the last user message of a request (seed 000's board text).
 pub fn legal_moves_in(request: &Value) -> Vec<String> {
     let messages = request["messages"].as_array().cloned().unwrap_or_default();
