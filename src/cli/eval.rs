@@ -81,22 +81,7 @@ pub(super) fn run(args: EvalArgs, env: &dyn Fn(&str) -> Option<String>) -> Resul
     };
     let (created, _) = utc_now();
     let run_json = if resuming {
-        let games: Vec<_> = config.schedule().into_iter().map(|(_, _, g)| g).collect();
-        let state = load_resume_state(&log_dir, &config.players(), &games)?;
-        eprintln!(
-            "resuming {}: {} of {} games already finished; {} unfinished log(s) kept aside as *.unfinished-N",
-            log_dir.display(),
-            state.finished.len(),
-            games.len(),
-            state.set_aside.len()
-        );
-        config.run.finished = state.finished;
-        let mut run_json = run_json;
-        let resumes = run_json["resumes"].as_array().cloned().unwrap_or_default();
-        let entry =
-            json!({ "created_utc": created, "parallel": parallel, "games_finished_before": config.run.finished.len() });
-        run_json["resumes"] = Value::Array(resumes.into_iter().chain([entry]).collect());
-        run_json
+        resume_from_logs(&mut config, &log_dir, run_json, &created)?
     } else {
         let model_info = backend.model_info(&agent_config.model);
         let mut fields = json!({
@@ -186,6 +171,29 @@ pub(super) fn run(args: EvalArgs, env: &dyn Fn(&str) -> Option<String>) -> Resul
         .into());
     }
     Ok(())
+}
+
+/// Reads back the finished games of the interrupted run in `log_dir` into `config`
+/// (unfinished logs are set aside) and returns its run.json with this resume added.
+fn resume_from_logs(config: &mut EvalConfig, log_dir: &Path, mut run_json: Value, created: &str) -> Result<Value> {
+    let games: Vec<_> = config.schedule().into_iter().map(|(_, _, g)| g).collect();
+    let state = load_resume_state(log_dir, &config.players(), &games)?;
+    eprintln!(
+        "resuming {}: {} of {} games already finished; {} unfinished log(s) kept aside as *.unfinished-N",
+        log_dir.display(),
+        state.finished.len(),
+        games.len(),
+        state.set_aside.len()
+    );
+    let entry = json!({
+        "created_utc": created,
+        "parallel": config.run.parallel,
+        "games_finished_before": state.finished.len(),
+    });
+    config.run.finished = state.finished;
+    let resumes = run_json["resumes"].as_array().cloned().unwrap_or_default();
+    run_json["resumes"] = Value::Array(resumes.into_iter().chain([entry]).collect());
+    Ok(run_json)
 }
 
 /// Scores the agent's moves of every finished game; writes move-scores.jsonl. Returns
