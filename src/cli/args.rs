@@ -244,7 +244,7 @@ pub struct EvalArgs {
     /// Continue the interrupted run in this folder with the settings in its run.json:
     /// finished games are kept, unfinished ones are played again.
     #[arg(long, value_name = "RUN-DIR", conflicts_with_all = [
-        "agent_spec", "vs", "games", "opening_random", "seed", "opening_seed", "log_dir", "AgentArgs",
+        "agent_spec", "vs", "games", "opening_random", "seed", "opening_seed", "log_dir", "AgentArgs", "ReferenceArgs",
     ])]
     pub resume: Option<PathBuf>,
     /// Opponents, comma-separated engine specs.
