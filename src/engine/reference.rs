@@ -230,19 +230,20 @@ fn negamax(player: u64, opponent: u64, depth: u32, mut alpha: f64, beta: f64, pa
     if depth == 0 {
         return evaluate(player, opponent);
     }
-    // Corners first, then by the opponent's replies, fewest first.
-    let mut ordered: Vec<(u32, u64, u64)> = Bitboard(moves)
-        .squares()
-        .map(|square| {
-            let f = flips(player, opponent, square);
-            let (p, o) = (opponent & !f, player | f | square.bit());
-            let corner_first = if square.bit() & CORNERS != 0 { 0 } else { 32 };
-            (legal_moves(p, o).count_ones() + corner_first, p, o)
-        })
-        .collect();
-    ordered.sort_by_key(|&(key, _, _)| key);
+    // Corners first, then by the opponent's replies, fewest first (on the stack: no
+    // position has more than 33 legal moves).
+    let mut ordered = [(0u32, 0u64, 0u64); 36];
+    let mut count = 0;
+    for square in Bitboard(moves) {
+        let f = flips(player, opponent, square);
+        let (p, o) = (opponent & !f, player | f | square.bit());
+        let corner_first = if square.bit() & CORNERS != 0 { 0 } else { 32 };
+        ordered[count] = (legal_moves(p, o).count_ones() + corner_first, p, o);
+        count += 1;
+    }
+    ordered[..count].sort_unstable_by_key(|&(key, p, _)| (key, p));
     let mut best = -f64::INFINITY;
-    for (_, p, o) in ordered {
+    for &(_, p, o) in &ordered[..count] {
         let value = -negamax(p, o, depth - 1, -beta, -alpha, false, nodes);
         best = best.max(value);
         alpha = alpha.max(value);

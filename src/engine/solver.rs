@@ -1,7 +1,9 @@
-//! Exact endgame solver: negamax with principal-variation search, a transposition
-//! table, fastest-first move ordering (fewest opponent replies first) and parity
-//! ordering near the end. Scores are final disc differences for the side to move
-//! with empty squares awarded to the winner (the FFO / tournament convention).
+//! Exact endgame solver: negamax with principal-variation search and a two-slot
+//! transposition table; moves ordered by a shallow search far from the end, by
+//! fastest-first (fewest opponent replies) in between and by parity near the end;
+//! enhanced transposition cutoffs and a stability cutoff. Scores are final disc
+//! differences for the side to move with empty squares awarded to the winner (the
+//! FFO / tournament convention). docs/engines.md measures each piece.
 
 use super::reference::search_value;
 use crate::othello::bitboard::{adjacent, flips, legal_moves, provably_stable};
@@ -24,11 +26,18 @@ const FASTEST_FIRST_MIN_EMPTIES: u32 = 7;
 /// From this many empties on, nodes try the stability cutoff.
 const STABILITY_MIN_EMPTIES: u32 = 8;
 /// From this many empties on, nodes try enhanced transposition cutoffs.
-const ETC_MIN_EMPTIES: u32 = 12;
+const ETC_MIN_EMPTIES: u32 = 10;
 /// From this many empties on, moves are ordered by a shallow search.
 const SHALLOW_ORDER_MIN_EMPTIES: u32 = 17;
-/// Depth of that search.
-const SHALLOW_ORDER_DEPTH: u32 = 3;
+/// Depth of that search: 3 plies, 4 from 21 empties up (near the root, where a
+/// better order saves the most).
+fn shallow_order_depth(empties: u32) -> u32 {
+    if empties >= 21 {
+        4
+    } else {
+        3
+    }
+}
 /// Corner squares.
 const CORNERS: u64 = 0x8100_0000_0000_0081;
 /// Weight of the opponent's potential mobility in the move order (replies weigh 16).
@@ -180,6 +189,20 @@ impl Solver {
         };
     }
 
+    /// A child's value for the mover: a full window for the first child, else a
+    /// null-window test, searched again with the full window when it fails high.
+    fn pvs_child(&mut self, first: bool, player: u64, opponent: u64, alpha: i32, beta: i32) -> i32 {
+        if first {
+            return -self.search(player, opponent, -beta, -alpha, false);
+        }
+        let value = -self.search(player, opponent, -alpha - 1, -alpha, false);
+        if value > alpha && value < beta {
+            -self.search(player, opponent, -beta, -value, false)
+        } else {
+            value
+        }
+    }
+
     fn search(&mut self, player: u64, opponent: u64, mut alpha: i32, mut beta: i32, passed: bool) -> i32 {
         self.nodes += 1;
         let empty = !(player | opponent);
@@ -227,9 +250,13 @@ impl Solver {
             }
         }
         let original_alpha = alpha;
-        // (ordering key, square, child's player, child's opponent), best first.
-        let mut ordered: Vec<(i32, u8, u64, u64)> = Vec::with_capacity(16);
+        let mut best = -65;
+        let mut best_square = 64u8;
         if empties >= FASTEST_FIRST_MIN_EMPTIES {
+            // (ordering key, square, child's player, child's opponent), on the stack:
+            // no position has more than 33 legal moves.
+            let mut ordered = [(0i32, 0u8, 0u64, 0u64); 36];
+            let mut count = 0;
             for square in Bitboard(moves) {
                 let f = flips(player, opponent, square);
                 let (mine, theirs) = (player | f | square.bit(), opponent & !f);
@@ -252,40 +279,41 @@ impl Solver {
                     -100_000
                 } else if empties >= SHALLOW_ORDER_MIN_EMPTIES {
                     // Far from the end: a shallow search with the reference evaluation.
-                    (100.0 * search_value(theirs, mine, SHALLOW_ORDER_DEPTH)) as i32
+                    (100.0 * search_value(theirs, mine, shallow_order_depth(empties))) as i32
                 } else {
                     16 * weighted + POTENTIAL_WEIGHT * potential + 2 * weight_penalty(square)
                 };
-                ordered.push((key, square.index() as u8, theirs, mine));
+                ordered[count] = (key, square.index() as u8, theirs, mine);
+                count += 1;
             }
-            ordered.sort_by_key(|&(key, ..)| key);
+            ordered[..count].sort_unstable_by_key(|&(key, square, ..)| (key, square));
+            for (i, &(_, square, child_player, child_opponent)) in ordered[..count].iter().enumerate() {
+                let value = self.pvs_child(i == 0, child_player, child_opponent, alpha, beta);
+                if value > best {
+                    best = value;
+                    best_square = square;
+                }
+                alpha = alpha.max(value);
+                if alpha >= beta {
+                    break;
+                }
+            }
         } else {
-            for group in parity_order(moves, empty) {
+            let mut first = true;
+            'moves: for group in parity_order(moves, empty) {
                 for square in Bitboard(group) {
                     let f = flips(player, opponent, square);
-                    ordered.push((0, square.index() as u8, opponent & !f, player | f | square.bit()));
+                    let value = self.pvs_child(first, opponent & !f, player | f | square.bit(), alpha, beta);
+                    first = false;
+                    if value > best {
+                        best = value;
+                        best_square = square.index() as u8;
+                    }
+                    alpha = alpha.max(value);
+                    if alpha >= beta {
+                        break 'moves;
+                    }
                 }
-            }
-        }
-        let mut best = -65;
-        let mut best_square = 64u8;
-        for (i, &(_, square, child_player, child_opponent)) in ordered.iter().enumerate() {
-            let mut value;
-            if i == 0 {
-                value = -self.search(child_player, child_opponent, -beta, -alpha, false);
-            } else {
-                value = -self.search(child_player, child_opponent, -alpha - 1, -alpha, false);
-                if value > alpha && value < beta {
-                    value = -self.search(child_player, child_opponent, -beta, -value, false);
-                }
-            }
-            if value > best {
-                best = value;
-                best_square = square;
-            }
-            alpha = alpha.max(value);
-            if alpha >= beta {
-                break;
             }
         }
         if use_table {
