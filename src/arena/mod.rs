@@ -26,5 +26,5 @@ pub use quality::{score_games, GameToScore, MoveQuality, Phase, QualityTally, Sc
 pub use replay::{replay_records, replay_seed_lines, ExchangeView, GameReplay, PlyView, ReplayError, ToolView};
 pub use resume::{game_log_path, load_resume_state, rebuild_game, ResumeError, ResumeState};
 pub use schedule::{derive_seed, run_games, MatchError, MatchEvent, RunOptions, ScheduledGame};
-pub use stats::{percentile, wilson_interval, Tally};
+pub use stats::{mean_interval, percentile, wilson_interval, Tally};
 pub use wipeouts::{find_wipeouts, WipeoutError};

@@ -14,7 +14,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::game::GameRecord;
-use super::stats::wilson_interval;
+use super::stats::{mean_interval, wilson_interval};
 use crate::engine::Reference;
 use crate::othello::{Color, Move};
 use crate::record::MoveSource;
@@ -115,20 +115,10 @@ impl QualityTally {
         self.regrets.push(m.regret);
     }
 
-    /// Mean regret with a normal-approximation 95% interval (`None` without moves).
+    /// Mean regret with a normal-approximation 95% interval (`None` without moves);
+    /// regret is never negative, so neither is the interval.
     pub fn mean_regret(&self) -> Option<(f64, f64, f64)> {
-        let n = self.regrets.len() as f64;
-        if n == 0.0 {
-            return None;
-        }
-        let mean = self.regrets.iter().sum::<f64>() / n;
-        let variance = if n > 1.0 {
-            self.regrets.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / (n - 1.0)
-        } else {
-            0.0
-        };
-        let half = 1.96 * (variance / n).sqrt();
-        Some((mean, (mean - half).max(0.0), mean + half))
+        mean_interval(&self.regrets).map(|(mean, low, high)| (mean, low.max(0.0), high))
     }
 
     /// The figures as JSON, with Wilson intervals for the two rates.

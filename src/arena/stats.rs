@@ -98,6 +98,23 @@ pub fn wilson_interval(successes: u32, trials: u32) -> (f64, f64) {
     (low, high)
 }
 
+/// The mean of `values` with its normal-approximation 95% interval (`None` when
+/// empty; a single value has a zero-width interval).
+pub fn mean_interval(values: &[f64]) -> Option<(f64, f64, f64)> {
+    let n = values.len() as f64;
+    if values.is_empty() {
+        return None;
+    }
+    let mean = values.iter().sum::<f64>() / n;
+    let variance = if values.len() > 1 {
+        values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)
+    } else {
+        0.0
+    };
+    let half = Z_95 * (variance / n).sqrt();
+    Some((mean, mean - half, mean + half))
+}
+
 /// The `p`-th percentile (0..=100) of `values` by nearest rank; `None` when empty.
 pub fn percentile(values: &[f64], p: f64) -> Option<f64> {
     if values.is_empty() {
@@ -138,6 +155,16 @@ mod tests {
         assert_eq!(percentile(&values, 95.0), Some(5.0));
         assert_eq!(percentile(&values, 0.0), Some(1.0));
         assert_eq!(percentile(&[], 50.0), None);
+    }
+
+    #[test]
+    fn mean_intervals_by_the_normal_approximation() {
+        // 1..=5: mean 3, sample sd sqrt(2.5), half-width 1.96 * sqrt(2.5 / 5).
+        let (mean, low, high) = mean_interval(&[1.0, 2.0, 3.0, 4.0, 5.0]).unwrap();
+        let half = 1.959_964 * 0.5f64.sqrt();
+        assert!((mean - 3.0).abs() < 1e-12 && (low - (3.0 - half)).abs() < 1e-4 && (high - (3.0 + half)).abs() < 1e-4);
+        assert_eq!(mean_interval(&[7.0]), Some((7.0, 7.0, 7.0)));
+        assert_eq!(mean_interval(&[]), None);
     }
 
     #[test]

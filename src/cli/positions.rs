@@ -15,7 +15,7 @@ use super::agent_args::parse_player;
 use super::args::{DatagenArgs, GenerateArgs, ProbeArgs};
 use super::run_dir::{create_run_dir, utc_now, write_json};
 use crate::arena::{
-    derive_seed, run_probe, self_play_positions, wilson_interval, Grade, LabelledPosition, ProbeResult, QualityTally,
+    derive_seed, mean_interval, run_probe, self_play_positions, wilson_interval, Grade, LabelledPosition, ProbeResult,
     Teacher,
 };
 use crate::engine::{Engine, EngineSpec};
@@ -316,26 +316,25 @@ pub(super) fn run_probe_command(args: ProbeArgs, env: &dyn Fn(&str) -> Option<St
     let teacher_counts = teacher
         .as_ref()
         .map(|_| grade_counts(results.iter().filter_map(|r| r.teacher_grade)));
-    let mut regret = QualityTally::default();
+    let mut regrets = Vec::new();
     let (mut exact, mut invalid_answers, mut fallback) = (0, 0, 0);
     for r in &results {
         invalid_answers += r.invalid_answers;
         fallback += u32::from(r.source == Some(MoveSource::Fallback));
         if let (Some(x), Some(MoveSource::Llm)) = (r.regret, r.source) {
-            regret.regrets.push(x);
-            regret.moves += 1;
+            regrets.push(x);
             exact += u32::from(r.exact);
         }
     }
     let n = results.len() as u32;
     let (fallback_low, fallback_high) = wilson_interval(fallback, n);
-    let mean = regret.mean_regret();
+    let mean = mean_interval(&regrets).map(|(m, low, high)| (m, low.max(0.0), high));
     let summary = json!({
         "positions": n,
         "against_best": grades_json(best),
         "teacher": teacher,
         "against_teacher": teacher_counts.map(grades_json),
-        "model_moves": regret.moves,
+        "model_moves": regrets.len(),
         "mean_regret": mean.map(|(m, l, h)| json!({ "mean": m, "ci_low": l, "ci_high": h, "exact_moves": exact })),
         "fallback_moves": fallback,
         "fallback_rate": f64::from(fallback) / f64::from(n.max(1)),
@@ -363,7 +362,7 @@ pub(super) fn run_probe_command(args: ProbeArgs, env: &dyn Fn(&str) -> Option<St
         let _ = writeln!(
             out,
             "  mean regret of the model's own moves: {m:.2} discs [{l:.2}, {h:.2}] over {} moves ({exact} scored exactly)",
-            regret.moves
+            regrets.len()
         );
     }
     let _ = writeln!(
