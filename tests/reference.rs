@@ -158,3 +158,14 @@ fn the_evaluation_outplays_seed_004s_at_equal_depth() {
     );
     assert!(low > 0.5, "the lower end of the win interval is {low:.2}");
 }
+
+#[test]
+fn a_time_limit_stops_the_deepening_at_the_last_finished_depth() {
+    let board = self_play_positions(1, 40..=40, 8)[0];
+    let mut reference = Reference::new(0, 8);
+    reference.time_limit = Some(std::time::Duration::ZERO);
+    let scores = reference.score_moves(&board);
+    assert_eq!((scores.exact, scores.depth), (false, 1), "one ply, then the time is up");
+    reference.time_limit = None;
+    assert_eq!(reference.score_moves(&board).depth, 8);
+}
