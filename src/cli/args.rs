@@ -28,7 +28,7 @@ pub enum Command {
     Eval(EvalArgs),
     /// List every attacker line that wipes out an engine within N plies.
     Wipeouts(WipeoutArgs),
-    /// Measure speed: perft leaves/s and alpha-beta nodes/s.
+    /// Measure speed: perft leaves/s, alpha-beta nodes/s, endgame solve times (FFO).
     Bench(BenchArgs),
     /// Solve a position exactly: best moves and final disc difference (empties to the winner).
     Solve(SolveArgs),
