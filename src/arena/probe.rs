@@ -2,11 +2,9 @@
 //! game), and each answer is graded against the labels: seed 000's test_inference
 //! (correct / wrong / invalid / error), plus the move's regret.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
-
 use serde::Serialize;
 
+use super::parallel::parallel_map;
 use super::player::{Played, PlayerSpec};
 use super::positions::LabelledPosition;
 use super::schedule::derive_seed;
@@ -78,28 +76,17 @@ pub fn run_probe(
     log: Option<&GameLog>,
     report: &(dyn Fn(&ProbeResult) + Sync),
 ) -> Vec<ProbeResult> {
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<ProbeResult>>> = Mutex::new(vec![None; positions.len()]);
-    std::thread::scope(|scope| {
-        for _ in 0..parallel.clamp(1, positions.len().max(1)) {
-            let results = &results;
-            let next = &next;
-            scope.spawn(move || loop {
-                let index = next.fetch_add(1, Ordering::Relaxed);
-                let Some(position) = positions.get(index) else { break };
-                let mut player = player.build(derive_seed(seed, index as u64));
-                let result = probe_one(player.as_mut(), index + 1, position, log);
-                report(&result);
-                results.lock().unwrap_or_else(|p| p.into_inner())[index] = Some(result);
-            });
-        }
-    });
-    results
-        .into_inner()
-        .unwrap_or_else(|p| p.into_inner())
-        .into_iter()
-        .flatten()
-        .collect()
+    parallel_map(
+        positions,
+        parallel,
+        || (),
+        |_, index, position| {
+            let mut player = player.build(derive_seed(seed, index as u64));
+            let result = probe_one(player.as_mut(), index + 1, position, log);
+            report(&result);
+            result
+        },
+    )
 }
 
 fn probe_one(

@@ -7,13 +7,11 @@
 //! are scored but kept apart: the quality of a player is measured on the moves it
 //! chose itself (model answers, engine decisions), never on moves played for it.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
-
 use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::game::GameRecord;
+use super::parallel::parallel_map;
 use super::stats::{mean_interval, wilson_interval};
 use crate::engine::Reference;
 use crate::othello::{Color, Move};
@@ -201,22 +199,10 @@ pub fn score_games(
     reference: &(dyn Fn() -> Reference + Sync),
     parallel: usize,
 ) -> Vec<ScoredMove> {
-    let next = AtomicUsize::new(0);
-    let scored: Mutex<Vec<Vec<ScoredMove>>> = Mutex::new(vec![Vec::new(); games.len()]);
-    std::thread::scope(|scope| {
-        for _ in 0..parallel.clamp(1, games.len().max(1)) {
-            scope.spawn(|| {
-                let mut reference = reference();
-                loop {
-                    let index = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(game) = games.get(index) else { break };
-                    let moves = score_game(game, &mut reference);
-                    scored.lock().unwrap_or_else(|p| p.into_inner())[index] = moves;
-                }
-            });
-        }
-    });
-    scored.into_inner().unwrap_or_else(|p| p.into_inner()).concat()
+    parallel_map(games, parallel, reference, |reference, _, game| {
+        score_game(game, reference)
+    })
+    .concat()
 }
 
 fn score_game(game: &GameToScore<'_>, reference: &mut Reference) -> Vec<ScoredMove> {

@@ -1,5 +1,6 @@
 //! `eval`: the LLM agent against each opponent, with tables, CSV, JSON and logs.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -15,7 +16,7 @@ use super::agent_args::parse_player;
 use super::args::{Cli, Command, EvalArgs, ReferenceArgs};
 use super::quality;
 use super::report::{agent_lines, opponent_rows, tally_header, tally_json};
-use super::run_dir::{create_run_dir, utc_now, write_json};
+use super::run_dir::{create_run_dir, run_record, utc_now, write_json};
 use crate::arena::{
     load_resume_state, run_eval, EvalConfig, EvalResult, GameToScore, MatchEvent, MoveQuality, RunOptions,
 };
@@ -84,22 +85,23 @@ pub(super) fn run(args: EvalArgs, env: &dyn Fn(&str) -> Option<String>) -> Resul
         resume_from_logs(&mut config, &log_dir, run_json, &created)?
     } else {
         let model_info = backend.model_info(&agent_config.model);
-        let mut fields = json!({
-            "harness": { "name": "othello-arena", "version": env!("CARGO_PKG_VERSION") },
-            "command": "eval",
-            "created_utc": created,
-            "backend": backend.describe(),
-            "model_digest": model_info.as_ref().map(|m| m["digest"].clone()),
-            "model_info": model_info,
-            "agent": agent_config.to_json(),
-            "opponents": config.opponents.iter().map(ToString::to_string).collect::<Vec<_>>(),
-            "games_per_color": args.games,
-            "opening_random": args.opening_random,
-            "seed": args.seed,
-            "opening_seed": args.opening_seed.unwrap_or(args.seed),
-            "parallel": parallel,
-            "score_moves": args.score_moves.then(|| args.reference.to_json()),
-        });
+        let mut fields = run_record(
+            "eval",
+            &created,
+            json!({
+                "backend": backend.describe(),
+                "model_digest": model_info.as_ref().map(|m| m["digest"].clone()),
+                "model_info": model_info,
+                "agent": agent_config.to_json(),
+                "opponents": config.opponents.iter().map(ToString::to_string).collect::<Vec<_>>(),
+                "games_per_color": args.games,
+                "opening_random": args.opening_random,
+                "seed": args.seed,
+                "opening_seed": args.opening_seed.unwrap_or(args.seed),
+                "parallel": parallel,
+                "score_moves": args.score_moves.then(|| args.reference.to_json()),
+            }),
+        );
         fields["argv"] = run_json["argv"].clone();
         fields
     };
@@ -218,10 +220,11 @@ fn score_agent_moves(
     quality::write_scores(log_dir, &moves)?;
     let mut all = MoveQuality::default();
     let mut per_opponent = vec![MoveQuality::default(); opponents];
+    let opponent_of: HashMap<usize, usize> = result.games.iter().map(|g| (g.number, g.opponent)).collect();
     for m in &moves {
         all.add(m);
-        if let Some(g) = result.games.iter().find(|g| g.number == m.game) {
-            per_opponent[g.opponent].add(m);
+        if let Some(&opponent) = opponent_of.get(&m.game) {
+            per_opponent[opponent].add(m);
         }
     }
     Ok((all, per_opponent))

@@ -12,7 +12,7 @@ use super::agent_args::parse_player;
 use super::args::{PlayArgs, ReferenceArgs};
 use super::quality;
 use super::report::{agent_lines, tally_header, tally_json, tally_row};
-use super::run_dir::{create_run_dir, utc_now, write_json};
+use super::run_dir::{create_run_dir, run_record, utc_now, write_json};
 use crate::arena::{
     run_match, AgentStats, GameToScore, MatchConfig, MatchEvent, MatchResult, MoveQuality, PlayerSpec, RunOptions,
     SpecTally, Tally,
@@ -47,16 +47,17 @@ pub(super) fn run(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>) -> Resul
         write_json(
             &dir,
             "run.json",
-            &json!({
-                "harness": { "name": "othello-arena", "version": env!("CARGO_PKG_VERSION") },
-                "command": "play",
-                "created_utc": utc_now().0,
+            &run_record(
+                "play",
+                &utc_now().0,
+                json!({
                 "players": described,
                 "games": args.games,
                 "swap": args.swap,
                 "opening_random": args.opening_random,
                 "seed": args.seed,
-            }),
+                }),
+            ),
         )?;
         Some(dir)
     } else {

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::io::{BufRead, BufReader, Write as _};
 use std::ops::RangeInclusive;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -13,12 +13,12 @@ use serde_json::{json, Value};
 
 use super::agent_args::parse_player;
 use super::args::{DatagenArgs, GenerateArgs, ProbeArgs};
-use super::run_dir::{create_run_dir, utc_now, write_json};
+use super::run_dir::{create_run_dir, run_record, utc_now, write_json};
 use crate::arena::{
-    derive_seed, mean_interval, run_probe, self_play_positions, wilson_interval, Grade, LabelledPosition, ProbeResult,
-    Teacher,
+    derive_seed, mean_interval, parallel_map, run_probe, self_play_positions, wilson_interval, Grade, LabelledPosition,
+    ProbeResult, Teacher,
 };
-use crate::engine::{Engine, EngineSpec};
+use crate::engine::EngineSpec;
 use crate::llm::ChatBackend;
 use crate::othello::{Board, Labels};
 use crate::record::{GameLog, MoveSource};
@@ -85,49 +85,31 @@ pub(super) fn run_generate(args: GenerateArgs) -> Result<()> {
         );
     }
     let bar = progress(boards.len(), false, "positions labelled");
-    let labelled: Mutex<Vec<Option<LabelledPosition>>> = Mutex::new(vec![None; boards.len()]);
-    let next = std::sync::atomic::AtomicUsize::new(0);
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    std::thread::scope(|scope| -> Result<()> {
-        let workers: Vec<_> = (0..cores.min(boards.len()))
-            .map(|_| {
-                let (boards, labelled, next, bar, teacher) = (&boards, &labelled, &next, &bar, &teacher);
-                scope.spawn(move || -> Result<()> {
-                    let mut reference = args.reference.build();
-                    loop {
-                        let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(board) = boards.get(index) else { return Ok(()) };
-                        let name = teacher.as_ref().map(ToString::to_string).unwrap_or_default();
-                        // Seeded per position, so the labels do not depend on which
-                        // worker took the position.
-                        let mut engine: Option<Box<dyn Engine>> =
-                            teacher.as_ref().map(|t| t.build(derive_seed(args.seed, index as u64)));
-                        let teacher_move = match engine.as_mut() {
-                            Some(engine) => Some(engine.choose(board).context("bad --teacher")?.mv),
-                            None => None,
-                        };
-                        let teacher = teacher_move.map(|mv| (name.as_str(), mv));
-                        let position = LabelledPosition::label(board, &mut reference, teacher);
-                        labelled.lock().unwrap_or_else(|p| p.into_inner())[index] = Some(position);
-                        bar.inc(1);
-                    }
-                })
-            })
-            .collect();
-        for worker in workers {
-            worker
-                .join()
-                .map_err(|_| anyhow::anyhow!("a labelling thread panicked"))??;
-        }
-        Ok(())
-    })?;
+    let name = teacher.as_ref().map(ToString::to_string).unwrap_or_default();
+    let labelled = parallel_map(
+        &boards,
+        cores,
+        || args.reference.build(),
+        |reference, index, board| -> Result<LabelledPosition> {
+            // The teacher is seeded per position, so the labels do not depend on which
+            // worker took the position.
+            let teacher_move = match &teacher {
+                Some(spec) => Some(
+                    spec.build(derive_seed(args.seed, index as u64))
+                        .choose(board)
+                        .context("bad --teacher")?
+                        .mv,
+                ),
+                None => None,
+            };
+            let position = LabelledPosition::label(board, reference, teacher_move.map(|mv| (name.as_str(), mv)));
+            bar.inc(1);
+            Ok(position)
+        },
+    );
     bar.finish_and_clear();
-    let positions: Vec<LabelledPosition> = labelled
-        .into_inner()
-        .unwrap_or_else(|p| p.into_inner())
-        .into_iter()
-        .flatten()
-        .collect();
+    let positions = labelled.into_iter().collect::<Result<Vec<_>>>()?;
     let lines = positions
         .iter()
         .map(serde_json::to_string)
@@ -278,17 +260,18 @@ pub(super) fn run_probe_command(args: ProbeArgs, env: &dyn Fn(&str) -> Option<St
     write_json(
         &dir,
         "run.json",
-        &json!({
-            "harness": { "name": "othello-arena", "version": env!("CARGO_PKG_VERSION") },
-            "command": "probe",
-            "created_utc": utc_now().0,
-            "backend": backend.describe(),
-            "agent": config.to_json(),
-            "positions_file": args.positions.display().to_string(),
-            "positions": positions.len(),
-            "parallel": args.parallel,
-            "seed": args.seed,
-        }),
+        &run_record(
+            "probe",
+            &utc_now().0,
+            json!({
+                "backend": backend.describe(),
+                "agent": config.to_json(),
+                "positions_file": args.positions.display().to_string(),
+                "positions": positions.len(),
+                "parallel": args.parallel,
+                "seed": args.seed,
+            }),
+        ),
     )?;
     let log = GameLog::create(&dir.join("probe.jsonl"))?;
     let bar = progress(positions.len(), args.json, "positions");

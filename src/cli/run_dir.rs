@@ -54,6 +54,20 @@ pub fn create_run_dir(dir: Option<&Path>, label: &str) -> Result<PathBuf> {
     Ok(path)
 }
 
+/// A run.json object: the harness and its version, the command and when it started,
+/// then the command's own `fields`.
+pub fn run_record(command: &str, created_utc: &str, fields: Value) -> Value {
+    let mut record = serde_json::json!({
+        "harness": { "name": "othello-arena", "version": env!("CARGO_PKG_VERSION") },
+        "command": command,
+        "created_utc": created_utc,
+    });
+    if let (Some(record), Value::Object(fields)) = (record.as_object_mut(), fields) {
+        record.extend(fields);
+    }
+    record
+}
+
 /// Writes `value` as pretty JSON to `dir/name`.
 pub fn write_json(dir: &Path, name: &str, value: &Value) -> Result<()> {
     let path = dir.join(name);

@@ -162,18 +162,11 @@ impl Reference {
     /// Scores every legal move of `board` for the side to move.
     pub fn score_moves(&mut self, board: &Board) -> MoveScores {
         self.nodes = 0;
-        let (player, opponent) = (board.player(), board.opponent());
-        let children: Vec<(Square, u64, u64)> = Bitboard(legal_moves(player, opponent))
-            .squares()
-            .map(|square| {
-                let f = flips(player, opponent, square);
-                (square, opponent & !f, player | f | square.bit())
-            })
-            .collect();
         if board.empties() <= self.exact_empties {
-            let scores = children
-                .iter()
-                .map(|&(square, _, _)| {
+            let scores = board
+                .legal_moves()
+                .squares()
+                .map(|square| {
                     let solved = self.solver.solve(&board.play(Move::Place(square)));
                     self.nodes += solved.nodes;
                     (square, f64::from(-solved.score))
@@ -185,6 +178,14 @@ impl Reference {
                 depth: board.empties(),
             };
         }
+        let (player, opponent) = (board.player(), board.opponent());
+        let children: Vec<(Square, u64, u64)> = Bitboard(legal_moves(player, opponent))
+            .squares()
+            .map(|square| {
+                let f = flips(player, opponent, square);
+                (square, opponent & !f, player | f | square.bit())
+            })
+            .collect();
         let start = Instant::now();
         let mut scores = Vec::new();
         let mut depth = 0;
