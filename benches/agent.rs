@@ -50,7 +50,10 @@ fn eval(server: &StubServer, games_per_color: usize, parallel: usize) -> (u32, D
         },
     };
     let start = Instant::now();
-    let result = run_eval(&config, &|_| {}).expect("the evaluation runs");
+    let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime starts");
+    let result = runtime
+        .block_on(run_eval(&config, &|_| {}))
+        .expect("the evaluation runs");
     (result.agent.requests, start.elapsed())
 }
 

@@ -22,14 +22,17 @@ fn backend(server: &StubServer) -> Arc<dyn ChatBackend> {
     Arc::new(OllamaBackend::new(&server.url, Duration::from_secs(10), retry).unwrap())
 }
 
-fn decide(server: &StubServer, config: AgentConfig) -> (Move, othello_arena::record::AgentDecision) {
+async fn decide(server: &StubServer, config: AgentConfig) -> (Move, othello_arena::record::AgentDecision) {
     let mut agent = Agent::new(Arc::new(config), backend(server), 7);
     let ctx = MoveContext {
         game: 1,
         ply: 1,
         log: None,
     };
-    let choice = agent.decide(&Board::new(), ctx).expect("the harness does not fail");
+    let choice = agent
+        .decide(&Board::new(), ctx)
+        .await
+        .expect("the harness does not fail");
     (choice.mv, choice.decision)
 }
 
@@ -48,15 +51,15 @@ fn scripted(replies: Vec<Reply>) -> StubServer {
     })
 }
 
-#[test]
-fn tool_use_then_a_clean_answer() {
+#[tokio::test]
+async fn tool_use_then_a_clean_answer() {
     let server = scripted(vec![
         Reply::tool_call("simulate_move", json!({"coord": "d3"})),
         Reply::content("d3"),
     ]);
     let mut config = config();
     config.system_prompt = Some(Prompt::from_text("inline", "You play Othello."));
-    let (mv, decision) = decide(&server, config);
+    let (mv, decision) = decide(&server, config).await;
     assert_eq!(mv.to_string(), "d3");
     assert_eq!(decision.source, Some(MoveSource::Llm));
     assert_eq!(
@@ -95,13 +98,13 @@ fn tool_use_then_a_clean_answer() {
     );
 }
 
-#[test]
-fn an_illegal_coordinate_in_a_tool_call_is_answered_and_the_session_goes_on() {
+#[tokio::test]
+async fn an_illegal_coordinate_in_a_tool_call_is_answered_and_the_session_goes_on() {
     let server = scripted(vec![
         Reply::tool_call("simulate_move", json!({"coord": "a1"})),
         Reply::content("c4"),
     ]);
-    let (mv, decision) = decide(&server, config());
+    let (mv, decision) = decide(&server, config()).await;
     assert_eq!(mv.to_string(), "c4");
     assert_eq!(decision.tool_errors, 1);
     let tool_message = &server.requests()[1]["messages"][2];
@@ -111,13 +114,13 @@ fn an_illegal_coordinate_in_a_tool_call_is_answered_and_the_session_goes_on() {
         .contains("a1 is not a legal move for black"));
 }
 
-#[test]
-fn an_unknown_tool_gets_the_list_of_tools() {
+#[tokio::test]
+async fn an_unknown_tool_gets_the_list_of_tools() {
     let server = scripted(vec![
         Reply::tool_call("play_move", json!({"coord": "d3"})),
         Reply::content("d3"),
     ]);
-    let (_, decision) = decide(&server, config());
+    let (_, decision) = decide(&server, config()).await;
     assert_eq!(decision.tool_errors, 1);
     let content = server.requests()[1]["messages"][2]["content"]
         .as_str()
@@ -129,48 +132,48 @@ fn an_unknown_tool_gets_the_list_of_tools() {
     );
 }
 
-#[test]
-fn a_natural_language_answer_is_extracted_and_counted_apart() {
+#[tokio::test]
+async fn a_natural_language_answer_is_extracted_and_counted_apart() {
     let server = scripted(vec![Reply::content("最終的な座標指定は f5 を採用する。")]);
-    let (mv, decision) = decide(&server, config());
+    let (mv, decision) = decide(&server, config()).await;
     assert_eq!(mv.to_string(), "f5");
     assert_eq!(decision.answer_kind, Some(AnswerKind::Extracted));
 }
 
-#[test]
-fn several_coordinates_follow_the_answer_policy() {
+#[tokio::test]
+async fn several_coordinates_follow_the_answer_policy() {
     let answer = "d3 flips one disc, c4 too; I choose e6.";
     for (policy, expected) in [(AnswerPolicy::Last, "e6"), (AnswerPolicy::First, "d3")] {
         let server = scripted(vec![Reply::content(answer)]);
         let mut config = config();
         config.answer = policy;
-        assert_eq!(decide(&server, config).0.to_string(), expected);
+        assert_eq!(decide(&server, config).await.0.to_string(), expected);
     }
     // Strict refuses prose; with every session failing the fallback plays.
     let server = StubServer::start(move |_, _| Reply::content(answer));
     let mut config = config();
     config.answer = AnswerPolicy::Strict;
-    let (_, decision) = decide(&server, config);
+    let (_, decision) = decide(&server, config).await;
     assert_eq!(decision.source, Some(MoveSource::Fallback));
     assert_eq!(decision.invalid_answers, 3);
 }
 
-#[test]
-fn an_illegal_final_move_retries_with_a_new_session() {
+#[tokio::test]
+async fn an_illegal_final_move_retries_with_a_new_session() {
     let server = scripted(vec![Reply::content("a1"), Reply::content("d3")]);
-    let (mv, decision) = decide(&server, config());
+    let (mv, decision) = decide(&server, config()).await;
     assert_eq!(mv.to_string(), "d3");
     assert_eq!((decision.sessions, decision.invalid_answers), (2, 1));
     // The second session starts over: only the board again.
     assert_eq!(server.requests()[1]["messages"].as_array().unwrap().len(), 1);
 }
 
-#[test]
-fn an_illegal_final_move_gets_feedback_in_the_same_session() {
+#[tokio::test]
+async fn an_illegal_final_move_gets_feedback_in_the_same_session() {
     let server = scripted(vec![Reply::content("a1"), Reply::content("d3")]);
     let mut config = config();
     config.on_invalid = InvalidPolicy::Feedback;
-    let (mv, decision) = decide(&server, config);
+    let (mv, decision) = decide(&server, config).await;
     assert_eq!(mv.to_string(), "d3");
     assert_eq!((decision.sessions, decision.invalid_answers), (1, 1));
     let messages = server.requests()[1]["messages"].as_array().unwrap().clone();
@@ -182,11 +185,11 @@ fn an_illegal_final_move_gets_feedback_in_the_same_session() {
     );
 }
 
-#[test]
-fn a_tool_call_written_as_text_is_recovered_and_counted() {
+#[tokio::test]
+async fn a_tool_call_written_as_text_is_recovered_and_counted() {
     let fenced = "```json\n{\"name\": \"simulate_move\", \"arguments\": {\"coord\": \"f5\"}}\n```";
     let server = scripted(vec![Reply::content(fenced), Reply::content("f5")]);
-    let (mv, decision) = decide(&server, config());
+    let (mv, decision) = decide(&server, config()).await;
     assert_eq!(mv.to_string(), "f5");
     assert_eq!((decision.tool_calls, decision.recovered_tool_calls), (0, 1));
     let messages = server.requests()[1]["messages"].as_array().unwrap().clone();
@@ -194,27 +197,27 @@ fn a_tool_call_written_as_text_is_recovered_and_counted() {
     assert_eq!(messages[2]["role"], "tool");
 }
 
-#[test]
-fn thinking_is_never_parsed_for_the_move() {
+#[tokio::test]
+async fn thinking_is_never_parsed_for_the_move() {
     let server = scripted(vec![Reply::message(
         json!({"role": "assistant", "thinking": "e6 is best", "content": "c4"}),
     )]);
-    assert_eq!(decide(&server, config()).0.to_string(), "c4");
+    assert_eq!(decide(&server, config()).await.0.to_string(), "c4");
     let server = scripted(vec![
         Reply::message(json!({"role": "assistant", "thinking": "play e6", "content": ""})),
         Reply::content("d3"),
     ]);
-    let (mv, decision) = decide(&server, config());
+    let (mv, decision) = decide(&server, config()).await;
     assert_eq!((mv.to_string().as_str(), decision.invalid_answers), ("d3", 1));
 }
 
-#[test]
-fn a_model_that_never_answers_falls_back_and_says_why() {
+#[tokio::test]
+async fn a_model_that_never_answers_falls_back_and_says_why() {
     let server = StubServer::start(|_, _| Reply::tool_call("simulate_move", json!({"coord": "d3"})));
     let mut config = config();
     config.max_turns = 4;
     config.max_sessions = 2;
-    let (mv, decision) = decide(&server, config);
+    let (mv, decision) = decide(&server, config).await;
     assert!(Board::new().is_legal(mv));
     assert_eq!(decision.source, Some(MoveSource::Fallback));
     assert_eq!((decision.sessions, decision.turns, decision.tool_calls), (2, 8, 8));
@@ -222,28 +225,28 @@ fn a_model_that_never_answers_falls_back_and_says_why() {
     assert_eq!(server.requests().len(), 8, "every loop is bounded");
 }
 
-#[test]
-fn direct_mode_sends_no_tools_and_reads_after_think() {
+#[tokio::test]
+async fn direct_mode_sends_no_tools_and_reads_after_think() {
     let server = scripted(vec![Reply::content(
         "<think>\n候補手を評価する:\n  e6: 3手先で黒が平均3.0石\n</think>\n\ne6",
     )]);
     let mut direct = config();
     direct.mode = Mode::Direct;
-    let (mv, decision) = decide(&server, direct.clone());
+    let (mv, decision) = decide(&server, direct.clone()).await;
     assert_eq!(mv.to_string(), "e6");
     assert_eq!(decision.answer_kind, Some(AnswerKind::Clean));
     assert!(server.requests()[0].get("tools").is_none());
     // Three attempts, then the fallback.
     let server = StubServer::start(|_, _| Reply::content("<think>hmm"));
-    let (_, decision) = decide(&server, direct);
+    let (_, decision) = decide(&server, direct).await;
     assert_eq!(
         (decision.sessions, decision.turns, decision.source),
         (3, 3, Some(MoveSource::Fallback))
     );
 }
 
-#[test]
-fn every_exchange_is_logged_raw_with_its_place() {
+#[tokio::test]
+async fn every_exchange_is_logged_raw_with_its_place() {
     let server = scripted(vec![
         Reply::tool_call("simulate_move", json!({"coord": "d3"})),
         Reply::content("d3"),
@@ -262,6 +265,7 @@ fn every_exchange_is_logged_raw_with_its_place() {
                 log: Some(&log),
             },
         )
+        .await
         .unwrap();
     let records = read_game_log(&path).unwrap();
     assert_eq!(records.len(), 2);
@@ -278,14 +282,14 @@ fn every_exchange_is_logged_raw_with_its_place() {
     }
 }
 
-#[test]
-fn a_spent_tool_budget_withholds_tools_and_asks_for_the_answer() {
+#[tokio::test]
+async fn a_spent_tool_budget_withholds_tools_and_asks_for_the_answer() {
     let call = || Reply::content("{\"name\": \"simulate_move\", \"arguments\": {\"coord\": \"c4\"}}");
     let server = scripted(vec![call(), call(), Reply::content("f5")]);
     let mut config = config();
     config.max_tool_rounds = 1;
     config.on_invalid = InvalidPolicy::Feedback;
-    let (mv, decision) = decide(&server, config);
+    let (mv, decision) = decide(&server, config).await;
     assert_eq!(mv.to_string(), "f5");
     // Round 1 ran the call; turn 2's call text came when tools were withheld: not a move (c4).
     assert_eq!(
@@ -305,15 +309,15 @@ fn a_spent_tool_budget_withholds_tools_and_asks_for_the_answer() {
     );
 }
 
-#[test]
-fn a_user_template_wraps_the_board() {
+#[tokio::test]
+async fn a_user_template_wraps_the_board() {
     let server = scripted(vec![Reply::content("d3")]);
     let mut config = config();
     config.user_template = Some(Prompt::from_text(
         "inline",
         "{board}\n\nYou play {color}: {legal_moves}",
     ));
-    decide(&server, config);
+    decide(&server, config).await;
     let user = server.requests()[0]["messages"][0]["content"]
         .as_str()
         .unwrap()

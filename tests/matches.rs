@@ -22,9 +22,11 @@ fn config(a: &str, b: &str, games: usize, swap: bool, parallel: usize) -> MatchC
 
 fn quiet(_: MatchEvent<'_>) {}
 
-#[test]
-fn tallies_add_up_and_mirror_each_other() {
-    let result = run_match(&config("greedy", "random", 30, true, 2), &quiet).unwrap();
+#[tokio::test]
+async fn tallies_add_up_and_mirror_each_other() {
+    let result = run_match(&config("greedy", "random", 30, true, 2), &quiet)
+        .await
+        .unwrap();
     let [a, b] = &result.tallies;
     assert_eq!(a.overall.games(), 30);
     assert_eq!((a.as_black.games(), a.as_white.games()), (15, 15));
@@ -41,10 +43,10 @@ fn tallies_add_up_and_mirror_each_other() {
     }
 }
 
-#[test]
-fn swapped_pairs_share_their_opening_and_alternate_colors() {
+#[tokio::test]
+async fn swapped_pairs_share_their_opening_and_alternate_colors() {
     let cfg = config("greedy", "search", 6, true, 1);
-    let result = run_match(&cfg, &quiet).unwrap();
+    let result = run_match(&cfg, &quiet).await.unwrap();
     for pair in result.games.chunks(2) {
         let (first, second) = (&pair[0], &pair[1]);
         assert_eq!(first.0, Color::Black);
@@ -52,41 +54,46 @@ fn swapped_pairs_share_their_opening_and_alternate_colors() {
         assert_eq!(first.1.game.moves()[..4], second.1.game.moves()[..4]);
     }
     // Without swap, openings differ from game to game and the first spec is always black.
-    let result = run_match(&config("greedy", "search", 4, false, 1), &quiet).unwrap();
+    let result = run_match(&config("greedy", "search", 4, false, 1), &quiet)
+        .await
+        .unwrap();
     assert!(result.games.iter().all(|(c, _)| *c == Color::Black));
     assert_ne!(result.games[0].1.game.moves()[..4], result.games[1].1.game.moves()[..4]);
 }
 
-#[test]
-fn results_depend_on_the_seed_not_on_parallelism() {
-    let moves = |parallel| -> Vec<Vec<Move>> {
+#[tokio::test]
+async fn results_depend_on_the_seed_not_on_parallelism() {
+    let moves = async |parallel| -> Vec<Vec<Move>> {
         run_match(&config("n-hand:2", "random", 8, true, parallel), &quiet)
+            .await
             .unwrap()
             .games
             .into_iter()
             .map(|(_, r)| r.game.moves().to_vec())
             .collect()
     };
-    assert_eq!(moves(1), moves(3));
+    assert_eq!(moves(1).await, moves(3).await);
     let mut other = config("n-hand:2", "random", 8, true, 1);
     other.seed = 12;
     let different: Vec<Vec<Move>> = run_match(&other, &quiet)
+        .await
         .unwrap()
         .games
         .into_iter()
         .map(|(_, r)| r.game.moves().to_vec())
         .collect();
-    assert_ne!(moves(1), different);
+    assert_ne!(moves(1).await, different);
 }
 
-#[test]
-fn the_observer_sees_every_move_after_the_opening() {
+#[tokio::test]
+async fn the_observer_sees_every_move_after_the_opening() {
     let seen = std::sync::Mutex::new(0usize);
     let result = run_match(&config("greedy", "greedy", 1, false, 1), &|event| {
         if let MatchEvent::Ply { .. } = event {
             *seen.lock().unwrap() += 1;
         }
     })
+    .await
     .unwrap();
     let record = &result.games[0].1;
     assert_eq!(*seen.lock().unwrap(), record.game.moves().len() - record.opening_plies);

@@ -27,11 +27,12 @@ fn request() -> ChatRequest {
         options: ChatOptions::default(),
         think: None,
         keep_alive: None,
+        affinity: None,
     }
 }
 
-#[test]
-fn options_think_and_keep_alive_are_sent_as_ollama_expects() {
+#[tokio::test]
+async fn options_think_and_keep_alive_are_sent_as_ollama_expects() {
     let server = StubServer::start(|_, _| Reply::content("d3"));
     let mut req = request();
     req.options = ChatOptions {
@@ -43,7 +44,7 @@ fn options_think_and_keep_alive_are_sent_as_ollama_expects() {
     };
     req.think = Some(Think::Level("low".into()));
     req.keep_alive = Some("10m".into());
-    let exchange = client(&server, 0).chat(&req).unwrap();
+    let exchange = client(&server, 0).chat(&req).await.unwrap();
     assert_eq!(
         server.requests()[0],
         json!({
@@ -60,12 +61,12 @@ fn options_think_and_keep_alive_are_sent_as_ollama_expects() {
     assert_eq!(exchange.reply.prompt_tokens, Some(100));
     let mut off = request();
     off.think = Some(Think::Enabled(false));
-    client(&server, 0).chat(&off).unwrap();
+    client(&server, 0).chat(&off).await.unwrap();
     assert_eq!(server.requests()[1]["think"], false);
 }
 
-#[test]
-fn transient_failures_are_retried() {
+#[tokio::test]
+async fn transient_failures_are_retried() {
     let server = StubServer::start(|_, n| match n {
         0 => Reply::error(500, "internal"),
         1 => Reply {
@@ -80,13 +81,13 @@ fn transient_failures_are_retried() {
         },
         _ => Reply::content("c4"),
     });
-    let exchange = client(&server, 3).chat(&request()).unwrap();
+    let exchange = client(&server, 3).chat(&request()).await.unwrap();
     assert_eq!(exchange.retries, 3);
     assert_eq!(exchange.reply.message.content, "c4");
 }
 
-#[test]
-fn a_response_slower_than_the_timeout_is_retried() {
+#[tokio::test]
+async fn a_response_slower_than_the_timeout_is_retried() {
     let server = StubServer::start(|_, n| {
         if n == 0 {
             std::thread::sleep(Duration::from_millis(1500));
@@ -99,7 +100,7 @@ fn a_response_slower_than_the_timeout_is_retried() {
         max_backoff: Duration::ZERO,
     };
     let backend = OllamaBackend::new(&server.url, Duration::from_millis(500), retry).unwrap();
-    let exchange = backend.chat(&request()).unwrap();
+    let exchange = backend.chat(&request()).await.unwrap();
     assert_eq!((exchange.retries, exchange.reply.message.content.as_str()), (1, "e6"));
     // Without retries the timeout is reported with the fix.
     let slow = StubServer::start(|_, _| {
@@ -113,6 +114,7 @@ fn a_response_slower_than_the_timeout_is_retried() {
     let err = OllamaBackend::new(&slow.url, Duration::from_millis(500), retry)
         .unwrap()
         .chat(&request())
+        .await
         .unwrap_err();
     let last = match &err {
         LlmError::RetriesExhausted { last, .. } => last.to_string(),
@@ -121,15 +123,15 @@ fn a_response_slower_than_the_timeout_is_retried() {
     assert!(last.contains("within 0.5 s: raise --timeout"), "{last}");
 }
 
-#[test]
-fn retries_are_bounded_and_keep_the_last_body() {
+#[tokio::test]
+async fn retries_are_bounded_and_keep_the_last_body() {
     let server = StubServer::start(|_, _| Reply {
         status: 200,
         body: "{truncated".into(),
         retry_after: None,
         fault: None,
     });
-    let err = client(&server, 2).chat(&request()).unwrap_err();
+    let err = client(&server, 2).chat(&request()).await.unwrap_err();
     assert_eq!(server.requests().len(), 3, "max_retries counts extra attempts");
     let LlmError::RetriesExhausted { attempts: 3, last } = &err else {
         panic!("{err}")
@@ -137,10 +139,10 @@ fn retries_are_bounded_and_keep_the_last_body() {
     assert!(last.to_string().contains("body: {truncated"), "{last}");
 }
 
-#[test]
-fn permanent_failures_name_the_model_and_the_fix() {
+#[tokio::test]
+async fn permanent_failures_name_the_model_and_the_fix() {
     let server = StubServer::start(|_, _| Reply::error(404, "model \"gemma4:e4b\" not found, try pulling it first"));
-    let err = client(&server, 3).chat(&request()).unwrap_err().to_string();
+    let err = client(&server, 3).chat(&request()).await.unwrap_err().to_string();
     assert_eq!(server.requests().len(), 1, "not retried");
     assert!(
         err.contains("model \"gemma4:e4b\" not found") && err.contains("ollama pull gemma4:e4b"),
@@ -149,16 +151,16 @@ fn permanent_failures_name_the_model_and_the_fix() {
 
     let server =
         StubServer::start(|_, _| Reply::error(400, "registry.ollama.ai/library/gemma3:4b does not support tools"));
-    let err = client(&server, 3).chat(&request()).unwrap_err().to_string();
+    let err = client(&server, 3).chat(&request()).await.unwrap_err().to_string();
     assert!(err.contains("does not support tools: use --mode direct"), "{err}");
 
     let server = StubServer::start(|_, _| Reply::error(400, "\"gemma3:4b\" does not support thinking"));
-    let err = client(&server, 3).chat(&request()).unwrap_err().to_string();
+    let err = client(&server, 3).chat(&request()).await.unwrap_err().to_string();
     assert!(err.contains("drop --think"), "{err}");
 }
 
-#[test]
-fn an_unreachable_server_says_how_to_point_at_one() {
+#[tokio::test]
+async fn an_unreachable_server_says_how_to_point_at_one() {
     // A port that nothing listens on: bind, read the port, close.
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -175,7 +177,7 @@ fn an_unreachable_server_says_how_to_point_at_one() {
         },
     )
     .unwrap();
-    let err = backend.chat(&request()).unwrap_err();
+    let err = backend.chat(&request()).await.unwrap_err();
     let text = format!(
         "{err}: {}",
         std::error::Error::source(&err)

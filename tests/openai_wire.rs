@@ -32,8 +32,8 @@ fn backend(server: &StubServer) -> Arc<dyn ChatBackend> {
     )
 }
 
-#[test]
-fn tool_calls_travel_in_openai_shape_and_the_key_stays_out_of_logs() {
+#[tokio::test]
+async fn tool_calls_travel_in_openai_shape_and_the_key_stays_out_of_logs() {
     let server = StubServer::start(|_, n| match n {
         0 => Reply::openai(json!({
             "role": "assistant",
@@ -61,6 +61,7 @@ fn tool_calls_travel_in_openai_shape_and_the_key_stays_out_of_logs() {
                 log: Some(&log),
             },
         )
+        .await
         .unwrap();
     assert_eq!(choice.mv.to_string(), "c4");
     assert_eq!(choice.decision.source, Some(MoveSource::Llm));
@@ -107,8 +108,8 @@ fn tool_calls_travel_in_openai_shape_and_the_key_stays_out_of_logs() {
     .contains(KEY));
 }
 
-#[test]
-fn recovered_calls_get_ids_the_server_accepts() {
+#[tokio::test]
+async fn recovered_calls_get_ids_the_server_accepts() {
     let server = StubServer::start(|_, n| match n {
         0 => Reply::openai(
             json!({"role": "assistant", "content": "```json\n{\"name\": \"simulate_move\", \"arguments\": {\"coord\": \"e6\"}}\n```"}),
@@ -125,6 +126,7 @@ fn recovered_calls_get_ids_the_server_accepts() {
                 log: None,
             },
         )
+        .await
         .unwrap();
     assert_eq!(
         (choice.mv.to_string().as_str(), choice.decision.recovered_tool_calls),
@@ -139,8 +141,8 @@ fn recovered_calls_get_ids_the_server_accepts() {
     assert_eq!(messages[2]["tool_call_id"], "recovered-1");
 }
 
-#[test]
-fn server_errors_keep_their_body_and_omit_the_key() {
+#[tokio::test]
+async fn server_errors_keep_their_body_and_omit_the_key() {
     let server = StubServer::start(|_, _| Reply {
         status: 401,
         body: "{\"error\":{\"message\":\"invalid api key\"}}".into(),
@@ -157,6 +159,7 @@ fn server_errors_keep_their_body_and_omit_the_key() {
                 log: None,
             },
         )
+        .await
         .unwrap_err();
     let mut text = err.to_string();
     let mut source = std::error::Error::source(&err);

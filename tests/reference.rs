@@ -133,8 +133,8 @@ fn fit_evaluation_weights() {
     println!("shipped weights: {EVAL_WEIGHTS:?}, r = {:.3}", correlation(&shipped));
 }
 
-#[test]
-fn the_evaluation_outplays_seed_004s_at_equal_depth() {
+#[tokio::test]
+async fn the_evaluation_outplays_seed_004s_at_equal_depth() {
     // Search only (no exact endgame), 3 plies each, 100 games with random openings.
     use othello_arena::arena::{run_match, MatchConfig, PlayerSpec, RunOptions};
     let spec = |s: &str| PlayerSpec::Engine(s.parse().unwrap());
@@ -149,7 +149,7 @@ fn the_evaluation_outplays_seed_004s_at_equal_depth() {
             ..RunOptions::default()
         },
     };
-    let result = run_match(&config, &|_| {}).unwrap();
+    let result = run_match(&config, &|_| {}).await.unwrap();
     let tally = &result.tallies[0].overall;
     let (low, _) = tally.win_interval();
     println!(

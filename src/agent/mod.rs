@@ -2,12 +2,14 @@
 //! reading answers.
 
 mod answer;
+mod blocking;
 mod config;
 mod prompt;
 mod recover;
 mod runner;
 
 pub use answer::{answer_text, coordinates, parse_answer, Answer, AnswerKind, AnswerPolicy};
+pub use blocking::BlockingEngine;
 pub use config::{AgentConfig, InvalidPolicy, Mode};
 pub use prompt::{sha256_hex, Prompt, PromptError};
 pub use recover::recover_tool_calls;

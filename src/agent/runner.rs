@@ -10,10 +10,13 @@
 
 use std::sync::Arc;
 
+use tracing::Instrument;
+
 use super::answer::{parse_answer, Answer};
+use super::blocking::BlockingEngine;
 use super::config::{AgentConfig, InvalidPolicy, Mode};
 use super::recover::recover_tool_calls;
-use crate::engine::{Engine, EngineError};
+use crate::engine::EngineError;
 use crate::llm::{ChatBackend, ChatRequest, LlmError, Message, Role, ToolCall};
 use crate::othello::{Board, Labels, Move};
 use crate::record::{AgentDecision, Event, ExchangeRecord, GameLog, LogError, MoveSource};
@@ -66,7 +69,10 @@ pub struct Agent {
     config: Arc<AgentConfig>,
     backend: Arc<dyn ChatBackend>,
     tools: ToolRegistry,
-    fallback: Box<dyn Engine>,
+    fallback: BlockingEngine,
+    /// The host that answered the last request: the next one goes there while it has
+    /// room (a fleet's prompt-cache affinity).
+    last_host: Option<String>,
 }
 
 /// How a session ended without a move.
@@ -79,12 +85,13 @@ impl Agent {
     /// An agent using `backend`, with its fallback seeded by `seed`.
     pub fn new(config: Arc<AgentConfig>, backend: Arc<dyn ChatBackend>, seed: u64) -> Agent {
         let tools = ToolRegistry::new(SimulateMove { style: config.style });
-        let fallback = config.fallback.build(seed);
+        let fallback = BlockingEngine::new(config.fallback.build(seed));
         Agent {
             config,
             backend,
             tools,
             fallback,
+            last_host: None,
         }
     }
 
@@ -94,12 +101,17 @@ impl Agent {
     }
 
     /// Decides a move in `board`, where the side to move has a legal placement.
-    pub fn decide(&mut self, board: &Board, ctx: MoveContext<'_>) -> Result<AgentMove, AgentError> {
+    pub async fn decide(&mut self, board: &Board, ctx: MoveContext<'_>) -> Result<AgentMove, AgentError> {
+        let span = tracing::debug_span!("turn", ply = ctx.ply, color = %board.side_to_move());
+        self.decide_in_span(board, ctx).instrument(span).await
+    }
+
+    async fn decide_in_span(&mut self, board: &Board, ctx: MoveContext<'_>) -> Result<AgentMove, AgentError> {
         let mut decision = AgentDecision::default();
         let mut failures: Vec<&'static str> = Vec::new();
         for session in 1..=self.config.max_sessions {
             decision.sessions = session;
-            match self.session(board, session, ctx, &mut decision)? {
+            match self.session(board, session, ctx, &mut decision).await? {
                 SessionEnd::Decided(mv) => {
                     decision.source = Some(MoveSource::Llm);
                     return Ok(AgentMove { mv, decision });
@@ -107,7 +119,7 @@ impl Agent {
                 SessionEnd::Failed(why) => failures.push(why),
             }
         }
-        let fallback = self.fallback.choose(board).map_err(AgentError::Fallback)?;
+        let fallback = self.fallback.choose(board).await.map_err(AgentError::Fallback)?;
         decision.source = Some(MoveSource::Fallback);
         decision.answer_kind = None;
         decision.fallback_reason = Some(format!(
@@ -130,6 +142,7 @@ impl Agent {
             options: self.config.options.clone(),
             think: self.config.think.clone(),
             keep_alive: self.config.keep_alive.clone(),
+            affinity: self.last_host.clone(),
         }
     }
 
@@ -151,8 +164,8 @@ impl Agent {
         messages
     }
 
-    fn session(
-        &self,
+    async fn session(
+        &mut self,
         board: &Board,
         session: u32,
         ctx: MoveContext<'_>,
@@ -169,11 +182,13 @@ impl Agent {
             let exchange = self
                 .backend
                 .chat(&self.request(&messages, offer_tools))
+                .await
                 .map_err(|source| AgentError::Llm {
                     model: self.config.model.clone(),
                     backend: self.backend.describe(),
                     source: Box::new(source),
                 })?;
+            self.last_host = Some(exchange.host.clone());
             decision.turns += 1;
             decision.prompt_tokens += exchange.reply.prompt_tokens.unwrap_or(0);
             decision.completion_tokens += exchange.reply.completion_tokens.unwrap_or(0);
@@ -187,6 +202,8 @@ impl Agent {
                     turn,
                     latency_ms: exchange.latency_ms,
                     retries: exchange.retries,
+                    host: Some(exchange.host),
+                    failures: exchange.failures,
                     request: exchange.request,
                     response: exchange.response,
                 }))?;

@@ -235,10 +235,10 @@ impl EvalConfig {
 }
 
 /// Plays the evaluation; `report` sees every move and finished game.
-pub fn run_eval(config: &EvalConfig, report: &(dyn Fn(MatchEvent<'_>) + Sync)) -> Result<EvalResult, MatchError> {
+pub async fn run_eval(config: &EvalConfig, report: &(dyn Fn(MatchEvent<'_>) + Sync)) -> Result<EvalResult, MatchError> {
     let schedule = config.schedule();
     let games: Vec<ScheduledGame> = schedule.iter().map(|(_, _, g)| g.clone()).collect();
-    let records = run_games(&config.players(), &games, &config.run, report)?;
+    let records = run_games(&config.players(), &games, &config.run, report).await?;
     let mut opponents: Vec<OpponentResult> = config
         .opponents
         .iter()

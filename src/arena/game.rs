@@ -4,6 +4,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use tracing::Instrument;
 
 use super::player::{PlayError, Played, Player};
 use crate::agent::MoveContext;
@@ -71,7 +72,7 @@ pub enum GameError {
 }
 
 /// Called after every move with the new position and the move that led to it.
-pub type PlyObserver<'a> = &'a mut dyn FnMut(&Board, Move);
+pub type PlyObserver<'a> = &'a mut (dyn FnMut(&Board, Move) + Send);
 
 /// What a game needs besides its players.
 pub struct GameContext<'a> {
@@ -106,7 +107,16 @@ pub fn random_opening(start: Board, plies: usize, seed: u64) -> Game {
 /// without asking anyone. Every move after the opening is logged. When `ctx.stop` is
 /// set the game ends before its next move with [`GameError::Stopped`], logged as a
 /// `game_stopped` record.
-pub fn play_game(
+pub async fn play_game(
+    game: Game,
+    players: ByColor<&mut dyn Player>,
+    ctx: GameContext<'_>,
+) -> Result<GameRecord, GameError> {
+    let span = tracing::debug_span!("game", id = ctx.number);
+    play_moves(game, players, ctx).instrument(span).await
+}
+
+async fn play_moves(
     mut game: Game,
     mut players: ByColor<&mut dyn Player>,
     mut ctx: GameContext<'_>,
@@ -141,11 +151,14 @@ pub fn play_game(
                 ply,
                 log: ctx.log,
             };
-            player.play(&board, move_ctx).map_err(|source| GameError::Player {
-                player: player.name(),
-                ply,
-                source,
-            })?
+            player
+                .play(&board, move_ctx)
+                .await
+                .map_err(|source| GameError::Player {
+                    player: player.name(),
+                    ply,
+                    source,
+                })?
         };
         game.try_play(played.mv).map_err(|source| GameError::Illegal {
             player: player.name(),

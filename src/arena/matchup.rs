@@ -87,9 +87,12 @@ impl MatchConfig {
     }
 }
 
-/// Plays the match; `report` sees every move and every finished game (from worker threads).
-pub fn run_match(config: &MatchConfig, report: &(dyn Fn(MatchEvent<'_>) + Sync)) -> Result<MatchResult, MatchError> {
-    let records = run_games(&config.players, &config.schedule(), &config.run, report)?;
+/// Plays the match; `report` sees every move and every finished game.
+pub async fn run_match(
+    config: &MatchConfig,
+    report: &(dyn Fn(MatchEvent<'_>) + Sync),
+) -> Result<MatchResult, MatchError> {
+    let records = run_games(&config.players, &config.schedule(), &config.run, report).await?;
     let mut tallies: [SpecTally; 2] = Default::default();
     for (i, tally) in tallies.iter_mut().enumerate() {
         tally.spec = config.players[i].to_string();

@@ -1,38 +1,30 @@
-//! A parallel map over a slice: the work queue the arena's batch jobs share.
+//! A parallel map over a slice on rayon: the batch jobs' one way to use the cores.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use rayon::prelude::*;
 
-/// `work(&mut state, index, item)` for every item, on up to `workers` threads, each
-/// with its own `state` from `new_state` (a search table, say). Items are taken in
-/// order as threads come free; the results come back in the items' order.
+/// `work(&mut state, index, item)` for every item, on a rayon pool of `workers`
+/// threads; each rayon job gets its own `state` from `new_state` (a search table,
+/// say: `map_init` builds one per job, a few per thread, never one per item). The
+/// results come back in the items' order. Call it from a blocking thread, never from
+/// an async worker: it blocks until every item is done.
 pub fn parallel_map<T: Sync, R: Send, S>(
     items: &[T],
     workers: usize,
-    new_state: impl Fn() -> S + Sync,
-    work: impl Fn(&mut S, usize, &T) -> R + Sync,
+    new_state: impl Fn() -> S + Sync + Send,
+    work: impl Fn(&mut S, usize, &T) -> R + Sync + Send,
 ) -> Vec<R> {
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<R>>> = Mutex::new((0..items.len()).map(|_| None).collect());
-    std::thread::scope(|scope| {
-        for _ in 0..workers.clamp(1, items.len().max(1)) {
-            scope.spawn(|| {
-                let mut state = new_state();
-                loop {
-                    let index = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(item) = items.get(index) else { break };
-                    let result = work(&mut state, index, item);
-                    results.lock().unwrap_or_else(|p| p.into_inner())[index] = Some(result);
-                }
-            });
-        }
-    });
-    results
-        .into_inner()
-        .unwrap_or_else(|p| p.into_inner())
-        .into_iter()
-        .map(|r| r.expect("every item is taken by exactly one worker"))
-        .collect()
+    let map = || {
+        items
+            .par_iter()
+            .enumerate()
+            .map_init(&new_state, |state, (index, item)| work(state, index, item))
+            .collect()
+    };
+    match rayon::ThreadPoolBuilder::new().num_threads(workers.max(1)).build() {
+        Ok(pool) => pool.install(map),
+        // No thread could be started for a pool of our own: rayon's global pool.
+        Err(_) => map(),
+    }
 }
 
 #[cfg(test)]

@@ -3,8 +3,8 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::agent::{Agent, AgentConfig, AgentError, MoveContext};
-use crate::engine::{Engine, EngineError, EngineSpec};
+use crate::agent::{Agent, AgentConfig, AgentError, BlockingEngine, MoveContext};
+use crate::engine::{EngineError, EngineSpec};
 use crate::llm::ChatBackend;
 use crate::othello::{Board, Move};
 use crate::record::{AgentDecision, MoveSource};
@@ -32,23 +32,26 @@ pub enum PlayError {
 }
 
 /// Anything that picks moves in a game.
+#[async_trait::async_trait]
 pub trait Player: Send {
     /// The spec string.
     fn name(&self) -> String;
 
-    /// Picks a move where the side to move has a legal placement.
-    fn play(&mut self, board: &Board, ctx: MoveContext<'_>) -> Result<Played, PlayError>;
+    /// Picks a move where the side to move has a legal placement. Engines think on a
+    /// blocking thread; the agent awaits its server.
+    async fn play(&mut self, board: &Board, ctx: MoveContext<'_>) -> Result<Played, PlayError>;
 }
 
-struct EnginePlayer(Box<dyn Engine>);
+struct EnginePlayer(BlockingEngine);
 
+#[async_trait::async_trait]
 impl Player for EnginePlayer {
     fn name(&self) -> String {
         self.0.name()
     }
 
-    fn play(&mut self, board: &Board, _ctx: MoveContext<'_>) -> Result<Played, PlayError> {
-        let decision = self.0.choose(board)?;
+    async fn play(&mut self, board: &Board, _ctx: MoveContext<'_>) -> Result<Played, PlayError> {
+        let decision = self.0.choose(board).await?;
         Ok(Played {
             mv: decision.mv,
             source: MoveSource::Engine,
@@ -57,13 +60,14 @@ impl Player for EnginePlayer {
     }
 }
 
+#[async_trait::async_trait]
 impl Player for Agent {
     fn name(&self) -> String {
         Agent::name(self)
     }
 
-    fn play(&mut self, board: &Board, ctx: MoveContext<'_>) -> Result<Played, PlayError> {
-        let choice = self.decide(board, ctx)?;
+    async fn play(&mut self, board: &Board, ctx: MoveContext<'_>) -> Result<Played, PlayError> {
+        let choice = self.decide(board, ctx).await?;
         Ok(Played {
             mv: choice.mv,
             source: choice.decision.source.unwrap_or(MoveSource::Llm),
@@ -94,7 +98,7 @@ impl PlayerSpec {
     /// Builds the player; `seed` fixes its random choices (the agent's fallback too).
     pub fn build(&self, seed: u64) -> Box<dyn Player> {
         match self {
-            PlayerSpec::Engine(spec) => Box::new(EnginePlayer(spec.build(seed))),
+            PlayerSpec::Engine(spec) => Box::new(EnginePlayer(BlockingEngine::new(spec.build(seed)))),
             PlayerSpec::Llm(llm) => Box::new(Agent::new(llm.config.clone(), llm.backend.clone(), seed)),
         }
     }

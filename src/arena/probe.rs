@@ -2,9 +2,9 @@
 //! game), and each answer is graded against the labels: seed 000's test_inference
 //! (correct / wrong / invalid / error), plus the move's regret.
 
+use futures_util::StreamExt;
 use serde::Serialize;
 
-use super::parallel::parallel_map;
 use super::player::{Played, PlayerSpec};
 use super::positions::LabelledPosition;
 use super::schedule::derive_seed;
@@ -64,11 +64,12 @@ fn grade(played: &Played, labelled: &[String]) -> Grade {
     }
 }
 
-/// Asks `player` for a move in every position, `parallel` at a time (a fresh player
+/// Asks `player` for a move in every position, `parallel` at a time (concurrently on
+/// the caller's task) (a fresh player
 /// per position, seeded from `seed` and the position's index, so results do not
 /// depend on scheduling), logging exchanges to `log`. Results come
 /// in file order. A position that is not playable is an error, not a panic.
-pub fn run_probe(
+pub async fn run_probe(
     player: &PlayerSpec,
     positions: &[LabelledPosition],
     parallel: usize,
@@ -76,20 +77,19 @@ pub fn run_probe(
     log: Option<&GameLog>,
     report: &(dyn Fn(&ProbeResult) + Sync),
 ) -> Vec<ProbeResult> {
-    parallel_map(
-        positions,
-        parallel,
-        || (),
-        |_, index, position| {
+    futures_util::stream::iter(positions.iter().enumerate())
+        .map(|(index, position)| async move {
             let mut player = player.build(derive_seed(seed, index as u64));
-            let result = probe_one(player.as_mut(), index + 1, position, log);
+            let result = probe_one(player.as_mut(), index + 1, position, log).await;
             report(&result);
             result
-        },
-    )
+        })
+        .buffered(parallel.max(1))
+        .collect()
+        .await
 }
 
-fn probe_one(
+async fn probe_one(
     player: &mut dyn super::player::Player,
     index: usize,
     position: &LabelledPosition,
@@ -121,7 +121,7 @@ fn probe_one(
         ply: (61 - board.empties()) as usize,
         log,
     };
-    let played = match player.play(&board, ctx) {
+    let played = match player.play(&board, ctx).await {
         Ok(played) => played,
         Err(e) => return failed(error_chain(&e)),
     };

@@ -1,9 +1,12 @@
-//! Running a schedule of games in parallel, each with its own log file.
+//! Running a schedule of games concurrently, each a tokio task with its own log file.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use tokio::sync::{mpsc, Semaphore};
+use tokio::task::JoinSet;
 
 use super::game::{play_game, random_opening, GameContext, GameError, GameRecord};
 use super::player::{Player, PlayerSpec};
@@ -87,20 +90,43 @@ pub fn derive_seed(seed: u64, stream: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-fn play_scheduled(
-    players: &[PlayerSpec],
+/// What a game task needs of the run, shared by every game.
+struct GameSettings {
+    players: Vec<PlayerSpec>,
+    opening_plies: usize,
+    log_dir: Option<PathBuf>,
+    stop: Option<Arc<AtomicBool>>,
+    /// Set by the first game that fails: games not yet started stay unplayed.
+    failed: AtomicBool,
+}
+
+impl GameSettings {
+    fn stopped(&self) -> bool {
+        self.failed.load(Ordering::Relaxed) || self.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed))
+    }
+}
+
+/// A move reported by a game task to the task that runs the schedule.
+struct PlyEvent {
+    game: usize,
+    board: Board,
+    mv: Move,
+}
+
+async fn play_scheduled(
+    settings: &GameSettings,
     index: usize,
     scheduled: &ScheduledGame,
-    options: &RunOptions,
-    report: &(dyn Fn(MatchEvent<'_>) + Sync),
+    plies: &mpsc::UnboundedSender<PlyEvent>,
 ) -> Result<GameRecord, MatchError> {
+    let players = &settings.players;
     let number = index + 1;
     // A player's seed depends on its place in the players list, not on its color.
     let player_seed = |index: usize| scheduled.seed.rotate_left(17 * index as u32);
     let mut black: Box<dyn Player> = players[scheduled.black].build(player_seed(scheduled.black));
     let mut white: Box<dyn Player> = players[scheduled.white].build(player_seed(scheduled.white));
-    let opening = random_opening(Board::new(), options.opening_plies, scheduled.opening_seed);
-    let log = match &options.log_dir {
+    let opening = random_opening(Board::new(), settings.opening_plies, scheduled.opening_seed);
+    let log = match &settings.log_dir {
         Some(dir) => Some(GameLog::create(&game_log_path(dir, number))?),
         None => None,
     };
@@ -114,12 +140,19 @@ fn play_scheduled(
             seed: scheduled.seed,
         }))?;
     }
-    let mut observe = |board: &Board, mv: Move| report(MatchEvent::Ply { game: index, board, mv });
+    let mut observe = |board: &Board, mv: Move| {
+        // The receiver outlives every game task; a send can only fail after it.
+        let _ = plies.send(PlyEvent {
+            game: index,
+            board: *board,
+            mv,
+        });
+    };
     let ctx = GameContext {
         number,
         log: log.as_ref(),
         observer: Some(&mut observe),
-        stop: options.stop.as_deref(),
+        stop: settings.stop.as_deref(),
     };
     let record = play_game(
         opening,
@@ -129,6 +162,7 @@ fn play_scheduled(
         },
         ctx,
     )
+    .await
     .map_err(|source| MatchError::Game { number, source })?;
     if let Some(log) = &log {
         let board = record.game.board();
@@ -143,18 +177,16 @@ fn play_scheduled(
             moves: record.game.moves().iter().map(ToString::to_string).collect(),
         }))?;
     }
-    report(MatchEvent::GameDone {
-        game: index,
-        record: &record,
-    });
     Ok(record)
 }
 
-/// Plays every scheduled game that `options.finished` does not already hold, up to
-/// `options.parallel` at once, and returns the records in schedule order: `None` for a
-/// game that `options.stop` kept from finishing. On a failure no new game starts, games
-/// in flight finish, and the first failure in schedule order is returned.
-pub fn run_games(
+/// Plays every scheduled game that `options.finished` does not already hold, each as a
+/// tokio task, up to `options.parallel` at once (a semaphore, taken in schedule order),
+/// and returns the records in schedule order: `None` for a game that `options.stop`
+/// kept from finishing. On a failure no new game starts, games in flight finish, and
+/// the first failure in schedule order is returned. `report` is called from the
+/// caller's task, never from a game's.
+pub async fn run_games(
     players: &[PlayerSpec],
     schedule: &[ScheduledGame],
     options: &RunOptions,
@@ -168,39 +200,56 @@ pub fn run_games(
             *slot = Some(Ok(record.clone()));
         }
     }
-    let pending: Vec<usize> = (0..schedule.len()).filter(|i| slots[*i].is_none()).collect();
-    let next = AtomicUsize::new(0);
-    let stopped = || options.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed));
-    let results = Mutex::new(slots);
-    let workers = options.parallel.clamp(1, pending.len().max(1));
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| loop {
-                if stopped() {
-                    break;
-                }
-                let Some(&index) = pending.get(next.fetch_add(1, Ordering::Relaxed)) else {
-                    break;
-                };
-                let outcome = play_scheduled(players, index, &schedule[index], options, report);
-                let outcome = match outcome {
-                    Err(MatchError::Game {
+    let settings = Arc::new(GameSettings {
+        players: players.to_vec(),
+        opening_plies: options.opening_plies,
+        log_dir: options.log_dir.clone(),
+        stop: options.stop.clone(),
+        failed: AtomicBool::new(false),
+    });
+    let in_flight = Arc::new(Semaphore::new(options.parallel.max(1)));
+    let (plies, mut ply_events) = mpsc::unbounded_channel();
+    let mut games = JoinSet::new();
+    for index in (0..schedule.len()).filter(|i| slots[*i].is_none()) {
+        let (settings, in_flight, plies) = (settings.clone(), in_flight.clone(), plies.clone());
+        let scheduled = schedule[index].clone();
+        games.spawn(async move {
+            let _permit = in_flight.acquire_owned().await.expect("the semaphore is never closed");
+            if settings.stopped() {
+                return (index, None);
+            }
+            let outcome = play_scheduled(&settings, index, &scheduled, &plies).await;
+            if outcome.is_err() {
+                settings.failed.store(true, Ordering::Relaxed);
+            }
+            (index, Some(outcome))
+        });
+    }
+    drop(plies);
+    loop {
+        tokio::select! {
+            biased;
+            Some(ply) = ply_events.recv() => report(MatchEvent::Ply { game: ply.game, board: &ply.board, mv: ply.mv }),
+            joined = games.join_next() => {
+                let Some(joined) = joined else { break };
+                let (index, outcome) = joined.unwrap_or_else(|err| std::panic::resume_unwind(err.into_panic()));
+                match outcome {
+                    None
+                    | Some(Err(MatchError::Game {
                         source: GameError::Stopped { .. },
                         ..
-                    }) => continue,
-                    other => other,
-                };
-                if outcome.is_err() {
-                    next.store(pending.len(), Ordering::Relaxed);
+                    })) => {}
+                    Some(Ok(record)) => {
+                        while let Ok(ply) = ply_events.try_recv() {
+                            report(MatchEvent::Ply { game: ply.game, board: &ply.board, mv: ply.mv });
+                        }
+                        report(MatchEvent::GameDone { game: index, record: &record });
+                        slots[index] = Some(Ok(record));
+                    }
+                    Some(Err(err)) => slots[index] = Some(Err(err)),
                 }
-                results.lock().unwrap_or_else(|p| p.into_inner())[index] = Some(outcome);
-            });
+            }
         }
-    });
-    results
-        .into_inner()
-        .unwrap_or_else(|p| p.into_inner())
-        .into_iter()
-        .map(Option::transpose)
-        .collect()
+    }
+    slots.into_iter().map(Option::transpose).collect()
 }

@@ -12,7 +12,8 @@ use crate::agent::{AgentConfig, AnswerPolicy, InvalidPolicy, Mode, Prompt};
 use crate::arena::{LlmPlayer, PlayerSpec};
 use crate::engine::EngineSpec;
 use crate::llm::{
-    ollama_base_url, ChatBackend, ChatOptions, OllamaBackend, OpenAiBackend, RetryPolicy, Think, DEFAULT_OLLAMA_HOST,
+    ollama_base_url, Api, ChatBackend, ChatOptions, Fleet, HostConfig, OllamaBackend, OpenAiBackend, RetryPolicy,
+    Think, DEFAULT_OLLAMA_HOST,
 };
 use crate::othello::{Labels, Perspective, TextStyle};
 
@@ -22,17 +23,6 @@ pub struct AgentArgs {
     /// TOML file with agent settings (same names as these flags, options in [options]).
     #[arg(long)]
     pub agent_file: Option<PathBuf>,
-    /// Server API: ollama (/api/chat) or openai (/v1/chat/completions: llama-server, vLLM, LM Studio).
-    #[arg(long)]
-    pub api: Option<String>,
-    /// Server address: host[:port] or URL (default for ollama: $OLLAMA_HOST, else
-    /// 127.0.0.1:11434; for openai: 127.0.0.1:8080).
-    #[arg(long)]
-    pub host: Option<String>,
-    /// Environment variable holding the API key for --api openai (sent as a bearer
-    /// token, never written to logs).
-    #[arg(long, default_value = "OPENAI_API_KEY")]
-    pub api_key_env: String,
     /// tool (simulate_move, several turns) or direct (one answer after </think>).
     #[arg(long)]
     pub mode: Option<String>,
@@ -86,12 +76,219 @@ pub struct AgentArgs {
     /// retry (new session, seed behaviour) or feedback (tell the model, continue).
     #[arg(long)]
     pub on_invalid: Option<String>,
+}
+
+/// Where `llm:MODEL` players' requests go: one server, several, or a fleet file.
+/// Not part of the run's definition: `eval --resume` takes new ones.
+#[derive(Debug, Args, Default, Clone)]
+pub struct HostArgs {
+    /// Server API: ollama (/api/chat) or openai (/v1/chat/completions: llama-server, vLLM, LM Studio).
+    #[arg(long)]
+    pub api: Option<String>,
+    /// Server address: host[:port] or URL (default for ollama: $OLLAMA_HOST, else
+    /// 127.0.0.1:11434; for openai: 127.0.0.1:8080). Several (repeated, or a comma
+    /// list) make a fleet: each request goes to the least-loaded healthy host.
+    #[arg(long, value_delimiter = ',')]
+    pub host: Vec<String>,
+    /// TOML fleet file: [[hosts]] tables with url, api (ollama|openai), max_in_flight,
+    /// optional api_key_env and models.
+    #[arg(long, value_name = "FILE", conflicts_with = "host")]
+    pub fleet: Option<PathBuf>,
+    /// Requests at once on each --host of a fleet (a fleet file sets its own).
+    #[arg(long, default_value_t = 1)]
+    pub max_in_flight: usize,
+    /// Environment variable holding the API key for --api openai (sent as a bearer
+    /// token, never written to logs).
+    #[arg(long, default_value = "OPENAI_API_KEY")]
+    pub api_key_env: String,
     /// Seconds to wait for one answer.
     #[arg(long, default_value_t = 300.0)]
     pub timeout: f64,
     /// Extra attempts after a transient HTTP failure.
     #[arg(long, default_value_t = 4)]
     pub max_retries: u32,
+}
+
+/// A `--fleet` file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FleetFile {
+    hosts: Vec<HostConfig>,
+}
+
+/// The server (or fleet) that `llm:MODEL` players talk to.
+#[derive(Clone)]
+pub struct Connection {
+    /// Where requests go.
+    pub backend: Arc<dyn ChatBackend>,
+    /// The fleet, when there are several hosts or a fleet file.
+    pub fleet: Option<Arc<Fleet>>,
+}
+
+impl Connection {
+    /// Fails, naming every host, when the fleet has no host serving `model` (a single
+    /// host is not asked: its first request says so).
+    pub fn check_model(&self, model: &str) -> Result<()> {
+        if let Some(fleet) = &self.fleet {
+            fleet.check_model(model)?;
+        }
+        Ok(())
+    }
+
+    /// Games in flight by default: the fleet's total `max_in_flight`, else 1.
+    pub fn default_parallel(&self) -> usize {
+        self.fleet.as_ref().map_or(1, |f| f.capacity().max(1))
+    }
+
+    /// The fleet's hosts for run.json (URLs without credentials), or `null`.
+    pub fn fleet_json(&self) -> serde_json::Value {
+        match &self.fleet {
+            Some(fleet) => serde_json::Value::Array(
+                fleet
+                    .hosts()
+                    .iter()
+                    .map(|h| {
+                        serde_json::json!({
+                            "url": without_credentials(&h.url),
+                            "api": h.api.to_string(),
+                            "max_in_flight": h.max_in_flight,
+                            "models": h.models,
+                        })
+                    })
+                    .collect(),
+            ),
+            None => serde_json::Value::Null,
+        }
+    }
+}
+
+/// `url` with any `user:password@` removed.
+pub fn without_credentials(url: &str) -> String {
+    match url.split_once("://") {
+        Some((scheme, rest)) => {
+            let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+            let host = authority.rsplit_once('@').map_or(authority, |(_, host)| host);
+            format!("{scheme}://{host}{path}")
+        }
+        None => url.rsplit_once('@').map_or(url, |(_, host)| host).to_string(),
+    }
+}
+
+impl HostArgs {
+    /// Whether any flag of these was given (so a resume takes these hosts).
+    pub fn given(&self) -> bool {
+        self.api.is_some() || !self.host.is_empty() || self.fleet.is_some()
+    }
+
+    /// Connects to the server(s) these flags (or the agent file's `api`/`host`) point
+    /// at; `env` looks up `OLLAMA_HOST` and API key variables. One host is a plain
+    /// backend (as before fleets); several, or a fleet file, a [`Fleet`] whose hosts
+    /// are asked for their models.
+    pub async fn connect(&self, agent: &AgentArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<Connection> {
+        if !(self.timeout > 0.0 && self.timeout <= MAX_TIMEOUT_S) {
+            bail!(
+                "bad --timeout {}: give a number of seconds from above 0 to {MAX_TIMEOUT_S}",
+                self.timeout
+            );
+        }
+        let file = agent.file()?;
+        let retry = RetryPolicy {
+            max_retries: self.max_retries,
+            ..RetryPolicy::default()
+        };
+        let timeout = Duration::from_secs_f64(self.timeout);
+        let api: Api = match self.api.clone().or(file.api) {
+            Some(text) => text.parse().map_err(|e: String| anyhow::anyhow!("bad --api: {e}"))?,
+            None => Api::Ollama,
+        };
+        let hosts = match &self.fleet {
+            Some(path) => read_fleet_file(path)?,
+            None => {
+                let mut given = self.host.clone();
+                if given.is_empty() {
+                    given.extend(file.host.iter().flat_map(|h| h.split(',').map(str::to_string)));
+                }
+                if given.is_empty() {
+                    given.push(match api {
+                        Api::Ollama => env("OLLAMA_HOST").unwrap_or_else(|| DEFAULT_OLLAMA_HOST.to_string()),
+                        Api::Openai => "127.0.0.1:8080".to_string(),
+                    });
+                }
+                if self.max_in_flight == 0 {
+                    bail!("bad --max-in-flight 0: give 1 or more requests per host");
+                }
+                given
+                    .iter()
+                    .map(|raw| {
+                        Ok(HostConfig {
+                            url: host_url(api, raw)?,
+                            api,
+                            max_in_flight: self.max_in_flight,
+                            api_key_env: Some(self.api_key_env.clone()),
+                            models: None,
+                        })
+                    })
+                    .collect::<Result<Vec<_>>>()?
+            }
+        };
+        let key = |host: &HostConfig| host.api_key_env.as_deref().and_then(env);
+        if self.fleet.is_none() && hosts.len() == 1 {
+            let host = &hosts[0];
+            let backend: Arc<dyn ChatBackend> = match host.api {
+                Api::Ollama => Arc::new(OllamaBackend::new(&host.url, timeout, retry)?),
+                Api::Openai => Arc::new(OpenAiBackend::new(&host.url, key(host), timeout, retry)?),
+            };
+            return Ok(Connection { backend, fleet: None });
+        }
+        let keys = hosts.iter().map(key).collect();
+        let fleet = Arc::new(Fleet::connect(hosts, keys, timeout, retry).await?);
+        Ok(Connection {
+            backend: fleet.clone(),
+            fleet: Some(fleet),
+        })
+    }
+}
+
+/// The longest --timeout taken: a day (a longer one is surely a typo).
+const MAX_TIMEOUT_S: f64 = 86_400.0;
+
+/// A server address as a base URL: Ollama's rules for ollama hosts, `http://` added to
+/// a bare host[:port] for openai ones.
+fn host_url(api: Api, raw: &str) -> Result<String> {
+    match api {
+        Api::Ollama => ollama_base_url(raw).with_context(|| format!("bad --host {raw:?} (or OLLAMA_HOST)")),
+        Api::Openai if raw.contains("://") => Ok(raw.trim().to_string()),
+        Api::Openai => Ok(format!("http://{}", raw.trim())),
+    }
+}
+
+/// Reads and checks a `--fleet` file.
+fn read_fleet_file(path: &Path) -> Result<Vec<HostConfig>> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read --fleet {}", path.display()))?;
+    let file: FleetFile = toml::from_str(&text).with_context(|| {
+        format!(
+            "bad --fleet {}: expected [[hosts]] tables with url, api (ollama|openai), max_in_flight, \
+             optional api_key_env and models",
+            path.display()
+        )
+    })?;
+    if file.hosts.is_empty() {
+        bail!("bad --fleet {}: it lists no [[hosts]]", path.display());
+    }
+    file.hosts
+        .into_iter()
+        .map(|mut host| {
+            if host.max_in_flight == 0 {
+                bail!(
+                    "bad --fleet {}: host {} has max_in_flight 0; give 1 or more",
+                    path.display(),
+                    host.url
+                );
+            }
+            host.url = host_url(host.api, &host.url).with_context(|| format!("bad --fleet {}", path.display()))?;
+            Ok(host)
+        })
+        .collect()
 }
 
 /// The `--agent-file` TOML file.
@@ -230,48 +427,6 @@ impl AgentArgs {
         }
         Ok(config)
     }
-
-    /// The chat backend these flags point at; `env` looks up environment variables
-    /// (`OLLAMA_HOST`, the API key variable).
-    pub fn backend(&self, env: &dyn Fn(&str) -> Option<String>) -> Result<Arc<dyn ChatBackend>> {
-        if !(self.timeout > 0.0 && self.timeout.is_finite()) {
-            bail!("bad --timeout {}: give a positive number of seconds", self.timeout);
-        }
-        let file = self.file()?;
-        let retry = RetryPolicy {
-            max_retries: self.max_retries,
-            ..RetryPolicy::default()
-        };
-        let timeout = Duration::from_secs_f64(self.timeout);
-        let host = self.host.clone().or(file.host);
-        match self
-            .api
-            .clone()
-            .or(file.api)
-            .as_deref()
-            .map(str::to_ascii_lowercase)
-            .as_deref()
-        {
-            None | Some("ollama") => {
-                let raw = host
-                    .or_else(|| env("OLLAMA_HOST"))
-                    .unwrap_or_else(|| DEFAULT_OLLAMA_HOST.to_string());
-                let url = ollama_base_url(&raw).context("bad --host (or OLLAMA_HOST)")?;
-                Ok(Arc::new(OllamaBackend::new(&url, timeout, retry)?))
-            }
-            Some("openai") => {
-                let raw = host.unwrap_or_else(|| "127.0.0.1:8080".to_string());
-                let url = if raw.contains("://") {
-                    raw
-                } else {
-                    format!("http://{raw}")
-                };
-                let key = env(&self.api_key_env);
-                Ok(Arc::new(OpenAiBackend::new(&url, key, timeout, retry)?))
-            }
-            Some(other) => bail!("bad --api {other:?}: expected ollama or openai"),
-        }
-    }
 }
 
 /// Where prompt names resolve: `./prompts` when it exists, else the source tree's.
@@ -284,13 +439,14 @@ pub fn prompts_dir() -> PathBuf {
     }
 }
 
-/// Parses a player spec: `llm:MODEL` with `agent` settings, or an engine spec.
-pub fn parse_player(
-    text: &str,
-    flag: &str,
-    agent: &AgentArgs,
-    backend: &dyn Fn() -> Result<Arc<dyn ChatBackend>>,
-) -> Result<PlayerSpec> {
+/// Whether a player spec names an LLM player (and so needs a server).
+pub fn is_llm_spec(text: &str) -> bool {
+    text.trim().starts_with("llm:")
+}
+
+/// Parses a player spec: `llm:MODEL` with `agent` settings on `connection`, or an
+/// engine spec.
+pub fn parse_player(text: &str, flag: &str, agent: &AgentArgs, connection: Option<&Connection>) -> Result<PlayerSpec> {
     if let Some(model) = text.trim().strip_prefix("llm:") {
         if model.trim().is_empty() {
             bail!("bad {flag} {text:?}: name the model, as in llm:qwen2.5-coder:0.5b");
@@ -298,9 +454,13 @@ pub fn parse_player(
         let config = agent
             .config(model.trim(), &prompts_dir())
             .with_context(|| format!("bad settings for {flag} {text}"))?;
+        let Some(connection) = connection else {
+            bail!("bad {flag} {text:?}: no model server was set up for it");
+        };
+        connection.check_model(&config.model)?;
         return Ok(PlayerSpec::Llm(LlmPlayer {
             config: Arc::new(config),
-            backend: backend()?,
+            backend: connection.backend.clone(),
         }));
     }
     let spec: EngineSpec = text

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use super::agent_args::AgentArgs;
+use super::agent_args::{AgentArgs, HostArgs};
 
 /// Measure how well LLM agents play Othello against classical engines.
 #[derive(Debug, Parser)]
@@ -107,6 +107,8 @@ pub struct ProbeArgs {
     pub json: bool,
     #[command(flatten)]
     pub agent: AgentArgs,
+    #[command(flatten)]
+    pub hosts: HostArgs,
 }
 
 /// `datagen`.
@@ -222,6 +224,8 @@ pub struct PlayArgs {
     pub reference: ReferenceArgs,
     #[command(flatten)]
     pub agent: AgentArgs,
+    #[command(flatten)]
+    pub hosts: HostArgs,
 }
 
 /// The reference evaluator that scores moves.
@@ -263,8 +267,9 @@ pub struct EvalArgs {
     /// positions, so their games can be compared pair by pair (see `compare`).
     #[arg(long)]
     pub opening_seed: Option<u64>,
-    /// Games played at once (the server must serve that many requests in parallel);
-    /// default 1, or the interrupted run's value with --resume.
+    /// Games played at once (the servers must serve that many requests in parallel);
+    /// default 1 (a fleet: its total max_in_flight), or the interrupted run's value
+    /// with --resume.
     #[arg(long)]
     pub parallel: Option<usize>,
     /// Write seed 000's CSV (model,date,games_per_matchup,opponent,b_win,...) to this file.
@@ -284,6 +289,8 @@ pub struct EvalArgs {
     pub reference: ReferenceArgs,
     #[command(flatten)]
     pub agent: AgentArgs,
+    #[command(flatten)]
+    pub hosts: HostArgs,
 }
 
 /// `wipeouts`.

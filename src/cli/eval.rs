@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use clap::Parser;
@@ -20,7 +20,6 @@ use super::run_dir::{create_run_dir, run_record, utc_now, write_json};
 use crate::arena::{
     load_resume_state, run_eval, EvalConfig, EvalResult, GameToScore, MatchEvent, MoveQuality, RunOptions,
 };
-use crate::llm::ChatBackend;
 use crate::record::hold_log_writes;
 
 /// The run stopped at the user's request before every game finished.
@@ -38,7 +37,7 @@ pub struct Interrupted {
     pub dir: String,
 }
 
-pub(super) fn run(args: EvalArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
+pub(super) async fn run(args: EvalArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
     let resuming = args.resume.is_some();
     let (args, run_json) = match &args.resume {
         Some(dir) => resumed_args(dir, &args)?,
@@ -51,22 +50,22 @@ pub(super) fn run(args: EvalArgs, env: &dyn Fn(&str) -> Option<String>) -> Resul
     if args.games == 0 {
         bail!("bad --games: 0 games per color would measure nothing; give 1 or more");
     }
-    let backend: Arc<dyn ChatBackend> = args.agent.backend(env)?;
-    let make_backend = || Ok(backend.clone());
-    let agent = parse_player(agent_spec, "--agent", &args.agent, &make_backend)?;
+    let connection = args.hosts.connect(&args.agent, env).await?;
+    let backend = connection.backend.clone();
+    let agent = parse_player(agent_spec, "--agent", &args.agent, Some(&connection))?;
     let Some(agent_config) = agent.agent_config().cloned() else {
         bail!("bad --agent {agent_spec:?}: eval measures an LLM player, give llm:MODEL");
     };
     let opponents = args
         .vs
         .iter()
-        .map(|spec| parse_player(spec, "--vs", &args.agent, &make_backend))
+        .map(|spec| parse_player(spec, "--vs", &args.agent, Some(&connection)))
         .collect::<Result<Vec<_>>>()?;
     if opponents.iter().any(|o| o.is_human()) {
         bail!("bad --vs: eval runs unattended; use `play` to play the agent yourself");
     }
     let log_dir = create_run_dir(args.log_dir.as_deref(), &agent_config.model)?;
-    let parallel = args.parallel.unwrap_or(1).max(1);
+    let parallel = args.parallel.unwrap_or_else(|| connection.default_parallel()).max(1);
     let mut config = EvalConfig {
         agent,
         opponents,
@@ -82,14 +81,15 @@ pub(super) fn run(args: EvalArgs, env: &dyn Fn(&str) -> Option<String>) -> Resul
     };
     let (created, _) = utc_now();
     let run_json = if resuming {
-        resume_from_logs(&mut config, &log_dir, run_json, &created)?
+        resume_from_logs(&mut config, &log_dir, run_json, &created, connection.fleet_json())?
     } else {
-        let model_info = backend.model_info(&agent_config.model);
+        let model_info = backend.model_info(&agent_config.model).await;
         let mut fields = run_record(
             "eval",
             &created,
             json!({
                 "backend": backend.describe(),
+                "fleet": connection.fleet_json(),
                 "model_digest": model_info.as_ref().map(|m| m["digest"].clone()),
                 "model_info": model_info,
                 "agent": agent_config.to_json(),
@@ -107,7 +107,7 @@ pub(super) fn run(args: EvalArgs, env: &dyn Fn(&str) -> Option<String>) -> Resul
     };
     write_json(&log_dir, "run.json", &run_json)?;
     let stop = Arc::new(AtomicBool::new(false));
-    stop_on_ctrl_c(stop.clone());
+    stop_on_ctrl_c(stop.clone())?;
     config.run.stop = Some(stop);
     let total = config.schedule().len();
     let bar = if args.json {
@@ -126,11 +126,17 @@ pub(super) fn run(args: EvalArgs, env: &dyn Fn(&str) -> Option<String>) -> Resul
         }
     };
     let result = run_eval(&config, &report)
+        .await
         .with_context(|| format!("evaluation stopped; logs so far are in {}", log_dir.display()))?;
     bar.finish_and_clear();
     let quality = args
         .score_moves
-        .then(|| score_agent_moves(&result, config.opponents.len(), args.reference, args.json, &log_dir))
+        .then(|| {
+            // The reference searches on blocking threads, off the async workers.
+            tokio::task::block_in_place(|| {
+                score_agent_moves(&result, config.opponents.len(), args.reference, args.json, &log_dir)
+            })
+        })
         .transpose()?;
     let mut summary = summary_json(&result, args.games, &log_dir.display().to_string());
     if let Some((all, per_opponent)) = &quality {
@@ -177,7 +183,13 @@ pub(super) fn run(args: EvalArgs, env: &dyn Fn(&str) -> Option<String>) -> Resul
 
 /// Reads back the finished games of the interrupted run in `log_dir` into `config`
 /// (unfinished logs are set aside) and returns its run.json with this resume added.
-fn resume_from_logs(config: &mut EvalConfig, log_dir: &Path, mut run_json: Value, created: &str) -> Result<Value> {
+fn resume_from_logs(
+    config: &mut EvalConfig,
+    log_dir: &Path,
+    mut run_json: Value,
+    created: &str,
+    fleet: Value,
+) -> Result<Value> {
     let games: Vec<_> = config.schedule().into_iter().map(|(_, _, g)| g).collect();
     let state = load_resume_state(log_dir, &config.players(), &games)?;
     eprintln!(
@@ -190,6 +202,7 @@ fn resume_from_logs(config: &mut EvalConfig, log_dir: &Path, mut run_json: Value
     let entry = json!({
         "created_utc": created,
         "parallel": config.run.parallel,
+        "fleet": fleet,
         "games_finished_before": state.finished.len(),
     });
     config.run.finished = state.finished;
@@ -258,6 +271,10 @@ fn resumed_args(dir: &Path, now: &EvalArgs) -> Result<(EvalArgs, Value)> {
         bail!("bad --resume: {} records a resume, not a run", path.display());
     }
     args.log_dir = Some(dir.to_path_buf());
+    if now.hosts.given() {
+        // The hosts serve the run; they do not define it: take this invocation's.
+        args.hosts = now.hosts.clone();
+    }
     args.parallel = now.parallel.or(run_json["parallel"].as_u64().map(|p| p as usize));
     args.csv = now.csv.clone().or(args.csv);
     args.json = now.json;
@@ -266,22 +283,31 @@ fn resumed_args(dir: &Path, now: &EvalArgs) -> Result<(EvalArgs, Value)> {
 }
 
 /// Ctrl-C once sets `stop` (no new games; games in flight end after their current
-/// move, logged as unfinished); twice quits at once, between two log lines.
-fn stop_on_ctrl_c(stop: Arc<AtomicBool>) {
-    let presses = AtomicUsize::new(0);
-    let installed = ctrlc::set_handler(move || {
-        if presses.fetch_add(1, Ordering::SeqCst) == 0 {
-            stop.store(true, Ordering::SeqCst);
-            eprintln!("\nstopping: no new games start; games in flight stop after their current move (Ctrl-C again quits now)");
-        } else {
+/// move, logged as unfinished); twice quits at once, between two log lines. Listens
+/// on the runtime (tokio's signal handling).
+fn stop_on_ctrl_c(stop: Arc<AtomicBool>) -> Result<()> {
+    #[cfg(unix)]
+    let mut interrupts = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
+        .context("cannot listen for Ctrl-C")?;
+    tokio::spawn(async move {
+        #[cfg(unix)]
+        let mut pressed = async || interrupts.recv().await.is_some();
+        #[cfg(not(unix))]
+        let pressed = async || tokio::signal::ctrl_c().await.is_ok();
+        if !pressed().await {
+            return;
+        }
+        stop.store(true, Ordering::SeqCst);
+        eprintln!(
+            "\nstopping: no new games start; games in flight stop after their current move (Ctrl-C again quits now)"
+        );
+        if pressed().await {
             let _no_torn_lines = hold_log_writes();
             eprintln!("\nquitting now: unfinished games are played again by eval --resume");
             std::process::exit(130);
         }
     });
-    if let Err(err) = installed {
-        tracing::warn!("Ctrl-C will stop the process at once: {err}");
-    }
+    Ok(())
 }
 
 fn summary_json(result: &EvalResult, games_per_color: usize, log_dir: &str) -> Value {

@@ -38,8 +38,8 @@ pub fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Perft(args) => run_perft(args),
         Command::Analyze(args) => run_analyze(args),
-        Command::Play(args) => play::run(args, &env),
-        Command::Eval(args) => eval::run(args, &env),
+        Command::Play(args) => runtime()?.block_on(play::run(args, &env)),
+        Command::Eval(args) => runtime()?.block_on(eval::run(args, &env)),
         Command::Wipeouts(args) => run_wipeouts(args),
         Command::Bench(args) => bench::run(args),
         Command::Solve(args) => run_solve(args),
@@ -47,11 +47,20 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Stats(args) => stats::run(args),
         Command::Report(args) => report_html::run(args),
         Command::Compare(args) => compare::run(args),
-        Command::Modelfile(args) => modelfile::run(args, &env),
+        Command::Modelfile(args) => runtime()?.block_on(modelfile::run(args, &env)),
         Command::Positions(args::PositionsCommand::Generate(args)) => positions::run_generate(args),
-        Command::Probe(args) => positions::run_probe_command(args, &env),
+        Command::Probe(args) => runtime()?.block_on(positions::run_probe_command(args, &env)),
         Command::Datagen(args) => positions::run_datagen(args),
     }
+}
+
+/// The process's one tokio runtime, for the commands that talk to model servers (the
+/// others are CPU-bound and run on plain threads).
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime (threads or file descriptors exhausted?)")
 }
 
 fn parse_color(text: &str, flag: &str) -> Result<Color> {

@@ -70,7 +70,7 @@ fn render(from: &str, system: Option<&Prompt>, template: Option<&str>, params: &
     out
 }
 
-pub(super) fn run(args: ModelfileArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
+pub(super) async fn run(args: ModelfileArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
     let system = args
         .system
         .as_deref()
@@ -114,8 +114,9 @@ pub(super) fn run(args: ModelfileArgs, env: &dyn Fn(&str) -> Option<String>) -> 
     }
     backend
         .create_model(&body, &mut |status| eprintln!("[create {name}] {status}"))
+        .await
         .with_context(|| format!("cannot create {name} from {} on {url}", args.from))?;
-    match backend.model_info(name) {
+    match backend.model_info(name).await {
         Some(info) => println!(
             "created {name}: digest {}",
             info["digest"].as_str().unwrap_or("(not listed)")

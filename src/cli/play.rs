@@ -8,7 +8,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use serde_json::json;
 
-use super::agent_args::parse_player;
+use super::agent_args::{is_llm_spec, parse_player};
 use super::args::{PlayArgs, ReferenceArgs};
 use super::quality;
 use super::report::{agent_lines, tally_header, tally_json, tally_row};
@@ -19,20 +19,27 @@ use crate::arena::{
 };
 use crate::othello::Color;
 
-pub(super) fn run(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
+pub(super) async fn run(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
     if args.games == 0 {
         anyhow::bail!("bad --games: 0 games would measure nothing; give 1 or more");
     }
-    let make_backend = || args.agent.backend(env);
+    let connection = if is_llm_spec(&args.black) || is_llm_spec(&args.white) {
+        Some(args.hosts.connect(&args.agent, env).await?)
+    } else {
+        None
+    };
     let players = [
-        parse_player(&args.black, "--black", &args.agent, &make_backend)?,
-        parse_player(&args.white, "--white", &args.agent, &make_backend)?,
+        parse_player(&args.black, "--black", &args.agent, connection.as_ref())?,
+        parse_player(&args.white, "--white", &args.agent, connection.as_ref())?,
     ];
     let human = players.iter().any(PlayerSpec::is_human);
     let has_llm = players.iter().any(|p| p.agent_config().is_some());
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     // A person or a board printout needs one game at a time; a model server, by default too.
-    let default_parallel = if has_llm { 1 } else { cores };
+    let default_parallel = match &connection {
+        Some(connection) => connection.default_parallel(),
+        None => cores,
+    };
     let parallel = if human || args.show {
         1
     } else {
@@ -90,7 +97,7 @@ pub(super) fn run(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>) -> Resul
             }
         }
     };
-    let result = run_match(&config, &report)?;
+    let result = run_match(&config, &report).await?;
     if !args.json {
         eprintln!();
     }
@@ -100,12 +107,10 @@ pub(super) fn run(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>) -> Resul
     }
     let agents = agent_stats(&config, &result);
     let quality = if args.score_moves {
-        Some(score_both_players(
-            &result,
-            args.reference,
-            args.json,
-            log_dir.as_deref(),
-        )?)
+        // The reference searches on blocking threads, off the async workers.
+        Some(tokio::task::block_in_place(|| {
+            score_both_players(&result, args.reference, args.json, log_dir.as_deref())
+        })?)
     } else {
         None
     };

@@ -5,7 +5,6 @@ use std::fmt::Write as _;
 use std::io::{BufRead, BufReader, Write as _};
 use std::ops::RangeInclusive;
 use std::path::Path;
-use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -19,7 +18,6 @@ use crate::arena::{
     ProbeResult, Teacher,
 };
 use crate::engine::EngineSpec;
-use crate::llm::ChatBackend;
 use crate::othello::{Board, Labels};
 use crate::record::{GameLog, MoveSource};
 
@@ -245,11 +243,11 @@ fn probe_csv(positions: &[LabelledPosition], results: &[ProbeResult]) -> String 
 }
 
 /// `probe`.
-pub(super) fn run_probe_command(args: ProbeArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
+pub(super) async fn run_probe_command(args: ProbeArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
     let positions = read_positions(&args.positions)?;
-    let backend: Arc<dyn ChatBackend> = args.agent.backend(env)?;
-    let make_backend = || Ok(backend.clone());
-    let agent = parse_player(&args.agent_spec, "--agent", &args.agent, &make_backend)?;
+    let connection = args.hosts.connect(&args.agent, env).await?;
+    let backend = connection.backend.clone();
+    let agent = parse_player(&args.agent_spec, "--agent", &args.agent, Some(&connection))?;
     let Some(config) = agent.agent_config().cloned() else {
         bail!(
             "bad --agent {:?}: probe measures an LLM player, give llm:MODEL",
@@ -265,6 +263,7 @@ pub(super) fn run_probe_command(args: ProbeArgs, env: &dyn Fn(&str) -> Option<St
             &utc_now().0,
             json!({
                 "backend": backend.describe(),
+                "fleet": connection.fleet_json(),
                 "agent": config.to_json(),
                 "positions_file": args.positions.display().to_string(),
                 "positions": positions.len(),
@@ -277,7 +276,8 @@ pub(super) fn run_probe_command(args: ProbeArgs, env: &dyn Fn(&str) -> Option<St
     let bar = progress(positions.len(), args.json, "positions");
     let results = run_probe(&agent, &positions, args.parallel.max(1), args.seed, Some(&log), &|_| {
         bar.inc(1)
-    });
+    })
+    .await;
     bar.finish_and_clear();
     if let Some(failed) = results
         .iter()

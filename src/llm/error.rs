@@ -78,13 +78,16 @@ pub enum LlmError {
         #[source]
         source: serde_json::Error,
     },
-    /// The answer body could not be read to its end.
-    #[error("the answer from {url} was cut short: {reason}")]
-    Body {
+    /// A JSON answer that is not the API's chat response (or an error the server
+    /// reported inside a 200 answer).
+    #[error("the answer from {url} is not a chat response ({reason}); body: {body}")]
+    UnexpectedReply {
         /// The URL.
         url: String,
-        /// What the reader said.
+        /// What was wrong with it.
         reason: String,
+        /// The body, as received.
+        body: String,
     },
     /// The answer was longer than the harness reads.
     #[error(
@@ -95,6 +98,14 @@ pub enum LlmError {
         url: String,
         /// The limit.
         limit_bytes: u64,
+    },
+    /// No host of a fleet can take the request now.
+    #[error("no host can serve model {model:?} now: {why}")]
+    NoHost {
+        /// The model.
+        model: String,
+        /// Why not.
+        why: String,
     },
     /// Transient failures kept happening.
     #[error("gave up after {attempts} attempts")]
@@ -116,7 +127,7 @@ pub enum RetryClass {
     Permanent,
 }
 
-/// Connect, timeout, transport errors, truncated, undecodable or oversized bodies, 429
+/// Connect, timeout, transport errors, truncated, undecodable, unexpected or oversized bodies, 429
 /// and 5xx are transient (a sampled answer may differ next time); other statuses (404 model not found, 400 capability) are permanent.
 pub fn retry_class(err: &LlmError) -> RetryClass {
     match err {
@@ -124,7 +135,8 @@ pub fn retry_class(err: &LlmError) -> RetryClass {
         | LlmError::Timeout { .. }
         | LlmError::Transport { .. }
         | LlmError::Decode { .. }
-        | LlmError::Body { .. }
+        | LlmError::UnexpectedReply { .. }
+        | LlmError::NoHost { .. }
         | LlmError::TooLarge { .. } => RetryClass::Transient,
         LlmError::Status { code, .. } if *code == 429 || *code >= 500 => RetryClass::Transient,
         _ => RetryClass::Permanent,

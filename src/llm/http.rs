@@ -1,14 +1,12 @@
 //! The HTTP round trip shared by the backends: one POST of a JSON body, with every
 //! failure mapped to the [`LlmError`] that names its fix.
 
-use std::io::Read;
 use std::time::{Duration, Instant};
 
+use futures_util::StreamExt;
 use serde_json::Value;
 
 use super::error::LlmError;
-use super::retry::RetryPolicy;
-use super::types::{ChatReply, Exchange};
 
 /// Where a request goes, for the request and its error messages.
 pub(crate) struct Target<'a> {
@@ -22,55 +20,57 @@ pub(crate) struct Target<'a> {
     pub timeout: Duration,
 }
 
-/// One chat round trip shared by the backends: POSTs `body` (retrying transient
-/// failures under `retry`), decodes the answer with `parse`, and keeps both bodies.
-/// An answer `parse` rejects is a (transient) 502 carrying the body as received.
-pub(crate) fn chat_exchange(
-    http: &reqwest::blocking::Client,
-    target: &Target<'_>,
-    bearer: Option<&str>,
-    retry: &RetryPolicy,
-    body: Value,
-    parse: fn(&Value) -> Result<ChatReply, String>,
-) -> Result<Exchange, LlmError> {
-    let attempt = || -> Result<(Value, ChatReply, f64), LlmError> {
-        let (raw, text, latency_ms) = post_json(http, target, &body, bearer)?;
-        let reply = parse(&raw).map_err(|why| LlmError::Status {
-            code: 502,
-            url: target.url.to_string(),
-            body: format!("{why}: {text}"),
-            retry_after_s: None,
-        })?;
-        Ok((raw, reply, latency_ms))
-    };
-    let ((response, reply, latency_ms), retries) = retry.run(attempt)?;
-    Ok(Exchange {
-        request: body,
-        response,
-        reply,
-        latency_ms,
-        retries,
-    })
+/// A JSON answer as received: decoded, its text, and the latency in milliseconds.
+pub(crate) struct Answered {
+    /// The decoded body.
+    pub raw: Value,
+    /// The body's text, as received (with any echoed key redacted).
+    pub text: String,
+    /// Wall time of the round trip.
+    pub latency_ms: f64,
 }
 
-/// POSTs `body` as JSON (with a bearer token when given) and returns the decoded JSON
-/// answer, its text as received, and the latency in milliseconds.
-fn post_json(
-    http: &reqwest::blocking::Client,
+/// POSTs `body` as JSON (with a bearer token when given) and returns the answer.
+pub(crate) async fn post_json(
+    http: &reqwest::Client,
     target: &Target<'_>,
-    body: &Value,
+    body: &impl serde::Serialize,
     bearer: Option<&str>,
-) -> Result<(Value, String, f64), LlmError> {
-    let url = target.url;
-    let start = Instant::now();
-    let mut request = http.post(url).json(body);
+) -> Result<Answered, LlmError> {
+    let mut request = http.post(target.url).json(body);
     if let Some(token) = bearer {
         request = request.bearer_auth(token);
     }
-    let response = request.send().map_err(|e| transport_error(e, url, target.timeout))?;
+    send_for_json(request, target, bearer).await
+}
+
+/// GETs `url` and returns the JSON answer (model lists, health probes).
+pub(crate) async fn get_json(
+    http: &reqwest::Client,
+    target: &Target<'_>,
+    bearer: Option<&str>,
+) -> Result<Answered, LlmError> {
+    let mut request = http.get(target.url);
+    if let Some(token) = bearer {
+        request = request.bearer_auth(token);
+    }
+    send_for_json(request, target, bearer).await
+}
+
+async fn send_for_json(
+    request: reqwest::RequestBuilder,
+    target: &Target<'_>,
+    bearer: Option<&str>,
+) -> Result<Answered, LlmError> {
+    let url = target.url;
+    let start = Instant::now();
+    let response = request
+        .send()
+        .await
+        .map_err(|e| transport_error(e, url, target.timeout))?;
     let status = response.status();
     let retry_after_s = retry_after(&response);
-    let mut text = read_body(response, url, target.timeout)?;
+    let mut text = read_body(response, url, target.timeout).await?;
     if let Some(token) = bearer.filter(|t| !t.is_empty() && text.contains(*t)) {
         // A proxy that echoes the Authorization header must not put the key in a log
         // line or an error message.
@@ -85,7 +85,7 @@ fn post_json(
         body: text.clone(),
         source,
     })?;
-    Ok((raw, text, latency_ms))
+    Ok(Answered { raw, text, latency_ms })
 }
 
 /// What an API key echoed back by a server is replaced with.
@@ -96,7 +96,7 @@ pub const REDACTED: &str = "[api key redacted]";
 pub const MAX_RESPONSE_BYTES: u64 = 16 << 20;
 
 /// Reads an answer body of at most [`MAX_RESPONSE_BYTES`].
-fn read_body(response: reqwest::blocking::Response, url: &str, timeout: Duration) -> Result<String, LlmError> {
+async fn read_body(response: reqwest::Response, url: &str, timeout: Duration) -> Result<String, LlmError> {
     let too_large = || LlmError::TooLarge {
         url: url.to_string(),
         limit_bytes: MAX_RESPONSE_BYTES,
@@ -105,31 +105,20 @@ fn read_body(response: reqwest::blocking::Response, url: &str, timeout: Duration
         return Err(too_large());
     }
     let mut bytes = Vec::new();
-    response
-        .take(MAX_RESPONSE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(
-            |e| match e.into_inner().map(|inner| inner.downcast::<reqwest::Error>()) {
-                Some(Ok(err)) => transport_error(*err, url, timeout),
-                Some(Err(other)) => LlmError::Body {
-                    url: url.to_string(),
-                    reason: other.to_string(),
-                },
-                None => LlmError::Body {
-                    url: url.to_string(),
-                    reason: "the connection failed while reading the answer".to_string(),
-                },
-            },
-        )?;
-    if bytes.len() as u64 > MAX_RESPONSE_BYTES {
-        return Err(too_large());
+    let mut chunks = response.bytes_stream();
+    while let Some(chunk) = chunks.next().await {
+        let chunk = chunk.map_err(|err| transport_error(err, url, timeout))?;
+        bytes.extend_from_slice(&chunk);
+        if bytes.len() as u64 > MAX_RESPONSE_BYTES {
+            return Err(too_large());
+        }
     }
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
-/// A blocking HTTP client with a per-request timeout.
-pub(crate) fn http_client(timeout: Duration, url: &str) -> Result<reqwest::blocking::Client, LlmError> {
-    reqwest::blocking::Client::builder()
+/// An HTTP client with a per-request timeout.
+pub(crate) fn http_client(timeout: Duration, url: &str) -> Result<reqwest::Client, LlmError> {
+    reqwest::Client::builder()
         .timeout(timeout)
         .connect_timeout(timeout.min(Duration::from_secs(10)))
         .build()
@@ -160,7 +149,7 @@ pub(crate) fn transport_error(err: reqwest::Error, url: &str, timeout: Duration)
 }
 
 /// Seconds from a `Retry-After: <seconds>` header.
-fn retry_after(response: &reqwest::blocking::Response) -> Option<f64> {
+fn retry_after(response: &reqwest::Response) -> Option<f64> {
     response
         .headers()
         .get(reqwest::header::RETRY_AFTER)?

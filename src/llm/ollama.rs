@@ -2,22 +2,39 @@
 
 use std::time::Duration;
 
-use serde::Deserialize;
-use serde_json::{json, Value};
+use futures_util::StreamExt;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use super::error::LlmError;
-use super::http::{chat_exchange, http_client, status_error, transport_error, Target};
+use super::http::{get_json, http_client, post_json, status_error, transport_error, Target};
 use super::retry::RetryPolicy;
-use super::types::{ChatReply, ChatRequest, Exchange, Message};
-use super::ChatBackend;
+use super::types::{ChatOptions, ChatReply, ChatRequest, Exchange, Message, Think, ToolSpec};
+use super::{chat_on_one_host, ChatBackend, Endpoint};
 
 /// Talks to an Ollama server.
 #[derive(Clone, Debug)]
 pub struct OllamaBackend {
     base_url: String,
-    http: reqwest::blocking::Client,
+    http: reqwest::Client,
     timeout: Duration,
     retry: RetryPolicy,
+}
+
+/// Ollama's `/api/chat` request body.
+#[derive(Debug, Serialize)]
+struct WireRequest<'a> {
+    model: &'a str,
+    messages: &'a [Message],
+    stream: bool,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    tools: &'a [ToolSpec],
+    #[serde(skip_serializing_if = "ChatOptions::is_empty")]
+    options: &'a ChatOptions,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    think: Option<&'a Think>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    keep_alive: Option<&'a str>,
 }
 
 /// Ollama's `/api/chat` answer (non-streaming); unknown fields are ignored.
@@ -28,6 +45,36 @@ struct WireResponse {
     done_reason: Option<String>,
     prompt_eval_count: Option<u64>,
     eval_count: Option<u64>,
+    error: Option<String>,
+}
+
+/// `GET /api/tags`: the models on the server.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct WireTags {
+    models: Vec<WireTag>,
+}
+
+/// One model in `/api/tags`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct WireTag {
+    name: String,
+    model: String,
+    digest: Option<String>,
+}
+
+/// `POST /api/show`'s body.
+#[derive(Debug, Serialize)]
+struct WireShow<'a> {
+    model: &'a str,
+}
+
+/// One line of `/api/create`'s streamed progress.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct WireProgress {
+    status: Option<String>,
     error: Option<String>,
 }
 
@@ -49,31 +96,22 @@ impl OllamaBackend {
 
     /// The request body exactly as it will be sent.
     pub fn wire_request(request: &ChatRequest) -> Value {
-        let mut body = json!({
-            "model": request.model,
-            "messages": request.messages,
-            "stream": false,
-        });
-        if !request.tools.is_empty() {
-            body["tools"] = json!(request.tools);
-        }
-        if !request.options.is_empty() {
-            body["options"] = json!(request.options);
-        }
-        if let Some(think) = &request.think {
-            body["think"] = json!(think);
-        }
-        if let Some(keep_alive) = &request.keep_alive {
-            body["keep_alive"] = json!(keep_alive);
-        }
-        body
+        let wire = WireRequest {
+            model: &request.model,
+            messages: &request.messages,
+            stream: false,
+            tools: &request.tools,
+            options: &request.options,
+            think: request.think.as_ref(),
+            keep_alive: request.keep_alive.as_deref(),
+        };
+        serde_json::to_value(wire).expect("a chat request always serialises")
     }
 
     /// Reads a 200 body into a reply; an `{"error": ...}` body (Ollama reports some
     /// failures inside a 200) or an undecodable one is an error message.
     pub fn parse_response(raw: &Value) -> Result<ChatReply, String> {
-        let wire: WireResponse =
-            serde_json::from_value(raw.clone()).map_err(|e| format!("not an Ollama chat response ({e})"))?;
+        let wire = WireResponse::deserialize(raw).map_err(|e| format!("not an Ollama chat response ({e})"))?;
         if let Some(message) = wire.error {
             return Err(format!("the server reported an error: {message}"));
         }
@@ -84,42 +122,29 @@ impl OllamaBackend {
             done_reason: wire.done_reason,
         })
     }
-}
 
-impl ChatBackend for OllamaBackend {
-    fn chat(&self, request: &ChatRequest) -> Result<Exchange, LlmError> {
-        let url = format!("{}/api/chat", self.base_url);
-        let target = Target {
-            url: &url,
+    fn target<'a>(&'a self, url: &'a str, model: &'a str) -> Target<'a> {
+        Target {
+            url,
             base_url: &self.base_url,
-            model: &request.model,
+            model,
             timeout: self.timeout,
-        };
-        let body = OllamaBackend::wire_request(request);
-        chat_exchange(
-            &self.http,
-            &target,
-            None,
-            &self.retry,
-            body,
-            OllamaBackend::parse_response,
-        )
+        }
     }
 
-    fn describe(&self) -> String {
-        format!("ollama {}", self.base_url)
+    async fn tags(&self) -> Result<WireTags, LlmError> {
+        let url = format!("{}/api/tags", self.base_url);
+        let answered = get_json(&self.http, &self.target(&url, ""), None).await?;
+        WireTags::deserialize(&answered.raw).map_err(|e| LlmError::UnexpectedReply {
+            url,
+            reason: format!("not an Ollama model list ({e})"),
+            body: answered.text,
+        })
     }
 
-    fn model_info(&self, model: &str) -> Option<Value> {
-        OllamaBackend::model_info(self, model)
-    }
-}
-
-impl OllamaBackend {
     /// `POST /api/create`: creates `model` from the request fields (`from`, `system`,
     /// `template`, `parameters`), calling `progress` with each streamed status line.
-    pub fn create_model(&self, body: &Value, progress: &mut dyn FnMut(&str)) -> Result<(), LlmError> {
-        use std::io::BufRead;
+    pub async fn create_model(&self, body: &Value, progress: &mut dyn FnMut(&str)) -> Result<(), LlmError> {
         let url = format!("{}/api/create", self.base_url);
         let model = body["model"].as_str().unwrap_or_default().to_string();
         let response = self
@@ -127,55 +152,31 @@ impl OllamaBackend {
             .post(&url)
             .json(body)
             .send()
+            .await
             .map_err(|e| transport_error(e, &url, self.timeout))?;
         let status = response.status();
         if !status.is_success() {
-            let text = response.text().unwrap_or_default();
-            let target = Target {
-                url: &url,
-                base_url: &self.base_url,
-                model: &model,
-                timeout: self.timeout,
-            };
-            return Err(status_error(status.as_u16(), &target, text, None));
+            let text = response.text().await.unwrap_or_default();
+            return Err(status_error(status.as_u16(), &self.target(&url, &model), text, None));
         }
         let mut success = false;
-        for line in std::io::BufReader::new(response).lines() {
-            let line = line.map_err(|e| LlmError::Status {
-                code: 502,
-                url: url.clone(),
-                body: format!("stream cut: {e}"),
-                retry_after_s: None,
-            })?;
-            if line.trim().is_empty() {
-                continue;
-            }
-            let value: Value = serde_json::from_str(&line).map_err(|source| LlmError::Decode {
-                url: url.clone(),
-                body: line.clone(),
-                source,
-            })?;
-            if let Some(error) = value["error"].as_str() {
-                return Err(LlmError::Status {
-                    code: 400,
-                    url: url.clone(),
-                    body: error.to_string(),
-                    retry_after_s: None,
-                });
-            }
-            if let Some(status) = value["status"].as_str() {
-                progress(status);
-                success |= status == "success";
+        let mut buffer = Vec::new();
+        let mut chunks = response.bytes_stream();
+        while let Some(chunk) = chunks.next().await {
+            buffer.extend_from_slice(&chunk.map_err(|e| transport_error(e, &url, self.timeout))?);
+            while let Some(end) = buffer.iter().position(|&b| b == b'\n') {
+                let line: Vec<u8> = buffer.drain(..=end).collect();
+                success |= progress_line(&url, &line, progress)?;
             }
         }
+        success |= progress_line(&url, &buffer, progress)?;
         if success {
             Ok(())
         } else {
-            Err(LlmError::Status {
-                code: 502,
+            Err(LlmError::UnexpectedReply {
                 url,
-                body: "the stream ended without \"success\"".into(),
-                retry_after_s: None,
+                reason: "the progress stream ended without \"success\"".into(),
+                body: String::new(),
             })
         }
     }
@@ -183,45 +184,112 @@ impl OllamaBackend {
     /// What the server knows of `model`: `details`, `capabilities`, `parameters` and
     /// `modified_at` from `POST /api/show`, and its `digest` from `GET /api/tags`.
     /// `None` when the server does not have the model (or is not Ollama).
-    pub fn model_info(&self, model: &str) -> Option<Value> {
+    pub async fn model_info(&self, model: &str) -> Option<Value> {
         let url = format!("{}/api/show", self.base_url);
-        let show: Value = self
-            .http
-            .post(&url)
-            .json(&json!({ "model": model }))
-            .send()
+        let show = post_json(&self.http, &self.target(&url, model), &WireShow { model }, None)
+            .await
             .ok()?
-            .error_for_status()
-            .ok()?
-            .json()
-            .ok()?;
-        let tags: Value = self
-            .http
-            .get(format!("{}/api/tags", self.base_url))
-            .send()
-            .ok()
-            .and_then(|r| r.json().ok())
-            .unwrap_or(Value::Null);
+            .raw;
+        let tags = self.tags().await.unwrap_or_default();
         let wanted = if model.contains(':') {
             model.to_string()
         } else {
             format!("{model}:latest")
         };
-        let digest = tags["models"]
-            .as_array()
-            .and_then(|models| {
-                models
-                    .iter()
-                    .find(|m| m["name"] == wanted.as_str() || m["model"] == wanted.as_str())
-            })
-            .and_then(|m| m["digest"].as_str())
-            .map(str::to_string);
-        Some(json!({
+        let digest = tags
+            .models
+            .into_iter()
+            .find(|m| m.name == wanted || m.model == wanted)
+            .and_then(|m| m.digest);
+        Some(serde_json::json!({
             "digest": digest,
             "details": show["details"],
             "capabilities": show["capabilities"],
             "parameters": show["parameters"],
             "modified_at": show["modified_at"],
         }))
+    }
+}
+
+/// Reads one line of `/api/create` progress: passes its status on, and says whether it
+/// was the final "success".
+fn progress_line(url: &str, line: &[u8], progress: &mut dyn FnMut(&str)) -> Result<bool, LlmError> {
+    let line = String::from_utf8_lossy(line);
+    if line.trim().is_empty() {
+        return Ok(false);
+    }
+    let decoded: WireProgress = serde_json::from_str(&line).map_err(|source| LlmError::Decode {
+        url: url.to_string(),
+        body: line.to_string(),
+        source,
+    })?;
+    if let Some(error) = decoded.error {
+        return Err(LlmError::Status {
+            code: 400,
+            url: url.to_string(),
+            body: error,
+            retry_after_s: None,
+        });
+    }
+    let Some(status) = decoded.status else {
+        return Ok(false);
+    };
+    progress(&status);
+    Ok(status == "success")
+}
+
+#[async_trait::async_trait]
+impl Endpoint for OllamaBackend {
+    fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    async fn attempt(&self, request: &ChatRequest) -> Result<Exchange, LlmError> {
+        let url = format!("{}/api/chat", self.base_url);
+        let body = OllamaBackend::wire_request(request);
+        let answered = post_json(&self.http, &self.target(&url, &request.model), &body, None).await?;
+        let reply = OllamaBackend::parse_response(&answered.raw).map_err(|reason| LlmError::UnexpectedReply {
+            url,
+            reason,
+            body: answered.text,
+        })?;
+        Ok(Exchange {
+            request: body,
+            response: answered.raw,
+            reply,
+            latency_ms: answered.latency_ms,
+            retries: 0,
+            host: self.base_url.clone(),
+            failures: Vec::new(),
+        })
+    }
+
+    async fn models(&self) -> Result<Vec<String>, LlmError> {
+        let tags = self.tags().await?;
+        Ok(tags
+            .models
+            .into_iter()
+            .flat_map(|m| [m.name, m.model])
+            .filter(|n| !n.is_empty())
+            .collect())
+    }
+
+    async fn model_info(&self, model: &str) -> Option<Value> {
+        OllamaBackend::model_info(self, model).await
+    }
+}
+
+#[async_trait::async_trait]
+impl ChatBackend for OllamaBackend {
+    async fn chat(&self, request: &ChatRequest) -> Result<Exchange, LlmError> {
+        chat_on_one_host(self, &self.retry, request).await
+    }
+
+    fn describe(&self) -> String {
+        format!("ollama {}", self.base_url)
+    }
+
+    async fn model_info(&self, model: &str) -> Option<Value> {
+        OllamaBackend::model_info(self, model).await
     }
 }

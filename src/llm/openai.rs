@@ -1,5 +1,5 @@
 //! The OpenAI-compatible backend: `POST /v1/chat/completions` (llama.cpp's
-//! `llama-server`, vLLM, LM Studio).
+//! `llama-server`, vLLM, LM Studio, LiteLLM).
 //!
 //! Differences from Ollama handled here: tool-call `arguments` travel as a JSON
 //! string, every tool result carries the `tool_call_id` of its call, sampling options
@@ -11,20 +11,21 @@
 
 use std::time::Duration;
 
-use serde_json::{json, Map, Value};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use super::error::LlmError;
-use super::http::{chat_exchange, http_client, Target};
+use super::http::{get_json, http_client, post_json, Target};
 use super::retry::RetryPolicy;
-use super::types::{ChatReply, ChatRequest, Exchange, FunctionCall, Message, Role, Think, ToolCall};
-use super::ChatBackend;
+use super::types::{ChatReply, ChatRequest, Exchange, FunctionCall, Message, Role, Think, ToolCall, ToolSpec};
+use super::{chat_on_one_host, ChatBackend, Endpoint};
 
 /// Talks to an OpenAI-compatible server.
 #[derive(Clone)]
 pub struct OpenAiBackend {
     base_url: String,
     api_key: Option<String>,
-    http: reqwest::blocking::Client,
+    http: reqwest::Client,
     timeout: Duration,
     retry: RetryPolicy,
 }
@@ -36,6 +37,126 @@ impl std::fmt::Debug for OpenAiBackend {
             .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
             .finish()
     }
+}
+
+/// `/v1/chat/completions` request body.
+#[derive(Debug, Serialize)]
+struct WireRequest<'a> {
+    model: &'a str,
+    messages: Vec<WireMessage<'a>>,
+    stream: bool,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    tools: &'a [ToolSpec],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    temperature: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seed: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_tokens: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    top_p: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    top_k: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    chat_template_kwargs: Option<TemplateKwargs>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reasoning_effort: Option<&'a str>,
+}
+
+/// llama-server's switch for thinking templates.
+#[derive(Debug, Serialize)]
+struct TemplateKwargs {
+    enable_thinking: bool,
+}
+
+/// One message in OpenAI's shape.
+#[derive(Debug, Serialize)]
+struct WireMessage<'a> {
+    role: Role,
+    content: &'a str,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tool_calls: Vec<WireToolCall>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_call_id: Option<String>,
+}
+
+/// A tool call in a request's history: arguments as a JSON string.
+#[derive(Debug, Serialize)]
+struct WireToolCall {
+    id: String,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    function: WireFunction,
+}
+
+/// The function of a [`WireToolCall`].
+#[derive(Debug, Serialize)]
+struct WireFunction {
+    name: String,
+    arguments: String,
+}
+
+/// `/v1/chat/completions` answer; unknown fields are ignored, nulls read as absent.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct WireResponse {
+    choices: Option<Vec<WireChoice>>,
+    usage: Option<WireUsage>,
+}
+
+/// One choice of an answer.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct WireChoice {
+    message: Option<WireReplyMessage>,
+    finish_reason: Option<String>,
+}
+
+/// The assistant message of a choice.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct WireReplyMessage {
+    content: Option<String>,
+    reasoning_content: Option<String>,
+    tool_calls: Option<Vec<WireReplyToolCall>>,
+}
+
+/// A tool call as the server sends it.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct WireReplyToolCall {
+    id: Option<String>,
+    function: Option<WireReplyFunction>,
+}
+
+/// The function of a [`WireReplyToolCall`]; `arguments` kept as sent (a JSON string).
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct WireReplyFunction {
+    name: Option<String>,
+    arguments: Value,
+}
+
+/// Token counts.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct WireUsage {
+    prompt_tokens: Option<u64>,
+    completion_tokens: Option<u64>,
+}
+
+/// `GET /v1/models`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct WireModels {
+    data: Vec<WireModel>,
+}
+
+/// One model of `/v1/models`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct WireModel {
+    id: String,
 }
 
 impl OpenAiBackend {
@@ -59,117 +180,148 @@ impl OpenAiBackend {
 
     /// The request body exactly as it will be sent.
     pub fn wire_request(request: &ChatRequest) -> Value {
-        let messages: Vec<Value> = request.messages.iter().map(wire_message).collect();
-        let mut body = json!({ "model": request.model, "messages": messages, "stream": false });
-        if !request.tools.is_empty() {
-            body["tools"] = json!(request.tools);
-        }
         let o = &request.options;
-        let fields = [
-            ("temperature", o.temperature.map(Value::from)),
-            ("seed", o.seed.map(Value::from)),
-            ("max_tokens", o.num_predict.filter(|n| *n > 0).map(Value::from)),
-            ("top_p", o.top_p.map(Value::from)),
-            ("top_k", o.top_k.map(Value::from)),
-        ];
-        for (key, value) in fields {
-            if let Some(value) = value {
-                body[key] = value;
-            }
-        }
-        match &request.think {
-            Some(Think::Enabled(on)) => body["chat_template_kwargs"] = json!({ "enable_thinking": on }),
-            Some(Think::Level(level)) => body["reasoning_effort"] = json!(level),
-            None => {}
-        }
-        body
+        let wire = WireRequest {
+            model: &request.model,
+            messages: request.messages.iter().map(wire_message).collect(),
+            stream: false,
+            tools: &request.tools,
+            temperature: o.temperature,
+            seed: o.seed,
+            max_tokens: o.num_predict.filter(|n| *n > 0),
+            top_p: o.top_p,
+            top_k: o.top_k,
+            chat_template_kwargs: match &request.think {
+                Some(Think::Enabled(on)) => Some(TemplateKwargs { enable_thinking: *on }),
+                _ => None,
+            },
+            reasoning_effort: match &request.think {
+                Some(Think::Level(level)) => Some(level),
+                _ => None,
+            },
+        };
+        serde_json::to_value(wire).expect("a chat request always serialises")
     }
 
     /// Reads a 200 body into a reply.
     pub fn parse_response(raw: &Value) -> Result<ChatReply, String> {
-        let choice = raw["choices"].get(0).ok_or("no choices in the response")?;
-        let message = &choice["message"];
-        let text = |v: &Value| v.as_str().map(str::to_string);
-        let tool_calls = message["tool_calls"]
-            .as_array()
-            .map(|calls| {
-                calls
-                    .iter()
-                    .map(|call| ToolCall {
-                        id: text(&call["id"]),
-                        function: FunctionCall {
-                            name: text(&call["function"]["name"]).unwrap_or_default(),
-                            arguments: call["function"]["arguments"].clone(),
-                        },
-                    })
-                    .collect()
+        let wire = WireResponse::deserialize(raw).map_err(|e| format!("not a chat completion ({e})"))?;
+        let choice = wire
+            .choices
+            .and_then(|choices| choices.into_iter().next())
+            .ok_or("no choices in the response")?;
+        let message = choice.message.unwrap_or_default();
+        let tool_calls = message
+            .tool_calls
+            .unwrap_or_default()
+            .into_iter()
+            .map(|call| {
+                let function = call.function.unwrap_or_default();
+                ToolCall {
+                    id: call.id,
+                    function: FunctionCall {
+                        name: function.name.unwrap_or_default(),
+                        arguments: function.arguments,
+                    },
+                }
             })
-            .unwrap_or_default();
-        let count = |key: &str| raw["usage"][key].as_u64();
+            .collect();
+        let usage = wire.usage.unwrap_or_default();
         Ok(ChatReply {
             message: Message {
                 role: Role::Assistant,
-                content: text(&message["content"]).unwrap_or_default(),
-                thinking: text(&message["reasoning_content"]).filter(|t| !t.is_empty()),
+                content: message.content.unwrap_or_default(),
+                thinking: message.reasoning_content.filter(|t| !t.is_empty()),
                 tool_calls,
                 ..Message::default()
             },
-            prompt_tokens: count("prompt_tokens"),
-            completion_tokens: count("completion_tokens"),
-            done_reason: text(&choice["finish_reason"]),
+            prompt_tokens: usage.prompt_tokens,
+            completion_tokens: usage.completion_tokens,
+            done_reason: choice.finish_reason,
         })
     }
+
+    fn target<'a>(&'a self, url: &'a str, model: &'a str) -> Target<'a> {
+        Target {
+            url,
+            base_url: &self.base_url,
+            model,
+            timeout: self.timeout,
+        }
+    }
 }
 
-/// One message in OpenAI's shape.
-fn wire_message(message: &Message) -> Value {
-    let mut out = Map::new();
-    out.insert("role".into(), json!(message.role));
-    out.insert("content".into(), json!(message.content));
-    if !message.tool_calls.is_empty() {
-        let calls: Vec<Value> = message
-            .tool_calls
-            .iter()
-            .enumerate()
-            .map(|(i, call)| {
-                let arguments = match &call.function.arguments {
+/// One message in OpenAI's shape: tool-call arguments as a string, ids on calls and
+/// on tool results.
+fn wire_message(message: &Message) -> WireMessage<'_> {
+    let tool_calls = message
+        .tool_calls
+        .iter()
+        .enumerate()
+        .map(|(i, call)| WireToolCall {
+            id: call.id.clone().unwrap_or_else(|| format!("call-{i}")),
+            kind: "function",
+            function: WireFunction {
+                name: call.function.name.clone(),
+                arguments: match &call.function.arguments {
                     Value::String(text) => text.clone(),
                     other => other.to_string(),
-                };
-                json!({
-                    "id": call.id.clone().unwrap_or_else(|| format!("call-{i}")),
-                    "type": "function",
-                    "function": { "name": call.function.name, "arguments": arguments },
-                })
-            })
-            .collect();
-        out.insert("tool_calls".into(), Value::Array(calls));
+                },
+            },
+        })
+        .collect();
+    WireMessage {
+        role: message.role,
+        content: &message.content,
+        tool_calls,
+        tool_call_id: (message.role == Role::Tool)
+            .then(|| message.tool_call_id.clone().unwrap_or_else(|| "call-0".to_string())),
     }
-    if message.role == Role::Tool {
-        let id = message.tool_call_id.clone().unwrap_or_else(|| "call-0".to_string());
-        out.insert("tool_call_id".into(), json!(id));
-    }
-    Value::Object(out)
 }
 
-impl ChatBackend for OpenAiBackend {
-    fn chat(&self, request: &ChatRequest) -> Result<Exchange, LlmError> {
+#[async_trait::async_trait]
+impl Endpoint for OpenAiBackend {
+    fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    async fn attempt(&self, request: &ChatRequest) -> Result<Exchange, LlmError> {
         let url = format!("{}/v1/chat/completions", self.base_url);
-        let target = Target {
-            url: &url,
-            base_url: &self.base_url,
-            model: &request.model,
-            timeout: self.timeout,
-        };
         let body = OpenAiBackend::wire_request(request);
-        chat_exchange(
-            &self.http,
-            &target,
-            self.api_key.as_deref(),
-            &self.retry,
-            body,
-            OpenAiBackend::parse_response,
-        )
+        let target = self.target(&url, &request.model);
+        let answered = post_json(&self.http, &target, &body, self.api_key.as_deref()).await?;
+        let reply = OpenAiBackend::parse_response(&answered.raw).map_err(|reason| LlmError::UnexpectedReply {
+            url: url.clone(),
+            reason,
+            body: answered.text,
+        })?;
+        Ok(Exchange {
+            request: body,
+            response: answered.raw,
+            reply,
+            latency_ms: answered.latency_ms,
+            retries: 0,
+            host: self.base_url.clone(),
+            failures: Vec::new(),
+        })
+    }
+
+    async fn models(&self) -> Result<Vec<String>, LlmError> {
+        let url = format!("{}/v1/models", self.base_url);
+        let answered = get_json(&self.http, &self.target(&url, ""), self.api_key.as_deref()).await?;
+        let models = WireModels::deserialize(&answered.raw).map_err(|e| LlmError::UnexpectedReply {
+            url,
+            reason: format!("not a model list ({e})"),
+            body: answered.text,
+        })?;
+        Ok(models.data.into_iter().map(|m| m.id).collect())
+    }
+}
+
+#[async_trait::async_trait]
+impl ChatBackend for OpenAiBackend {
+    async fn chat(&self, request: &ChatRequest) -> Result<Exchange, LlmError> {
+        chat_on_one_host(self, &self.retry, request).await
     }
 
     fn describe(&self) -> String {

@@ -40,27 +40,42 @@ impl RetryPolicy {
         self.initial_backoff.saturating_mul(factor).min(self.max_backoff)
     }
 
-    /// Runs `attempt` until it succeeds, fails permanently, or the retries are spent.
-    /// Returns the value and the number of retries used.
-    pub fn run<T>(&self, mut attempt: impl FnMut() -> Result<T, LlmError>) -> Result<(T, u32), LlmError> {
-        let mut retry = 0;
-        loop {
-            match attempt() {
-                Ok(value) => return Ok((value, retry)),
-                Err(err) if retry_class(&err) == RetryClass::Transient && retry < self.max_retries => {
-                    let pause = self.backoff(retry, &err);
-                    tracing::warn!(retry = retry + 1, pause_ms = pause.as_millis() as u64, error = %err, "transient failure, retrying");
-                    std::thread::sleep(pause);
-                    retry += 1;
-                }
-                Err(err) if retry_class(&err) == RetryClass::Transient => {
-                    return Err(LlmError::RetriesExhausted {
-                        attempts: retry + 1,
-                        last: Box::new(err),
-                    })
-                }
-                Err(err) => return Err(err),
+    /// A fresh count of retries under this policy, for one request.
+    pub fn start(&self) -> Retries<'_> {
+        Retries { policy: self, used: 0 }
+    }
+}
+
+/// The retries of one request: after each failed attempt, [`Retries::after_failure`]
+/// pauses and says to go on, or gives the error to return.
+#[derive(Debug)]
+pub struct Retries<'a> {
+    policy: &'a RetryPolicy,
+    used: u32,
+}
+
+impl Retries<'_> {
+    /// Retries used so far.
+    pub fn used(&self) -> u32 {
+        self.used
+    }
+
+    /// After a failed attempt: pauses and returns `Ok` when `err` is transient and
+    /// retries are left; otherwise the error the request fails with.
+    pub async fn after_failure(&mut self, err: LlmError) -> Result<(), LlmError> {
+        match retry_class(&err) {
+            RetryClass::Transient if self.used < self.policy.max_retries => {
+                let pause = self.policy.backoff(self.used, &err);
+                tracing::warn!(retry = self.used + 1, pause_ms = pause.as_millis() as u64, error = %err, "transient failure, retrying");
+                tokio::time::sleep(pause).await;
+                self.used += 1;
+                Ok(())
             }
+            RetryClass::Transient => Err(LlmError::RetriesExhausted {
+                attempts: self.used + 1,
+                last: Box::new(err),
+            }),
+            RetryClass::Permanent => Err(err),
         }
     }
 }
@@ -92,42 +107,43 @@ mod tests {
         assert_eq!(policy.backoff(0, &status(429, Some(90.0))).as_millis(), 500);
     }
 
-    #[test]
-    fn max_retries_counts_extra_attempts() {
+    /// Calls `attempt` under `policy` as the backends do; returns the outcome and calls made.
+    async fn run(
+        policy: &RetryPolicy,
+        mut attempt: impl FnMut(u32) -> Result<(), LlmError>,
+    ) -> (Result<u32, LlmError>, u32) {
+        let mut retries = policy.start();
+        let mut calls = 0;
+        loop {
+            calls += 1;
+            match attempt(calls) {
+                Ok(()) => return (Ok(retries.used()), calls),
+                Err(err) => {
+                    if let Err(err) = retries.after_failure(err).await {
+                        return (Err(err), calls);
+                    }
+                }
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn max_retries_counts_extra_attempts() {
         let policy = RetryPolicy {
             max_retries: 2,
             initial_backoff: Duration::ZERO,
             max_backoff: Duration::ZERO,
         };
-        let mut calls = 0;
-        let err = policy
-            .run(|| -> Result<(), LlmError> {
-                calls += 1;
-                Err(status(500, None))
-            })
-            .unwrap_err();
+        let (result, calls) = run(&policy, |_| Err(status(500, None))).await;
         assert_eq!(calls, 3);
-        assert!(matches!(err, LlmError::RetriesExhausted { attempts: 3, .. }));
-        let mut calls = 0;
-        let err = policy
-            .run(|| -> Result<(), LlmError> {
-                calls += 1;
-                Err(status(404, None))
-            })
-            .unwrap_err();
+        assert!(matches!(
+            result.unwrap_err(),
+            LlmError::RetriesExhausted { attempts: 3, .. }
+        ));
+        let (result, calls) = run(&policy, |_| Err(status(404, None))).await;
         assert_eq!(calls, 1, "permanent failures are not retried");
-        assert!(matches!(err, LlmError::Status { code: 404, .. }));
-        let mut calls = 0;
-        let ((), retries) = policy
-            .run(|| {
-                calls += 1;
-                if calls < 3 {
-                    Err(status(502, None))
-                } else {
-                    Ok(())
-                }
-            })
-            .unwrap();
-        assert_eq!(retries, 2);
+        assert!(matches!(result.unwrap_err(), LlmError::Status { code: 404, .. }));
+        let (result, _) = run(&policy, |calls| if calls < 3 { Err(status(502, None)) } else { Ok(()) }).await;
+        assert_eq!(result.unwrap(), 2);
     }
 }

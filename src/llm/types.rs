@@ -164,6 +164,9 @@ pub struct ChatRequest {
     pub think: Option<Think>,
     /// How long the server keeps the model loaded, when set (Ollama).
     pub keep_alive: Option<String>,
+    /// The host that answered this conversation's previous request, if any: a fleet
+    /// sends the request there while it has room (its prompt cache is warm). Never sent.
+    pub affinity: Option<String>,
 }
 
 /// The model's answer to one request, independent of the backend.
@@ -192,4 +195,17 @@ pub struct Exchange {
     pub latency_ms: f64,
     /// Transient failures retried before this answer.
     pub retries: u32,
+    /// The base URL of the server that answered.
+    pub host: String,
+    /// The failed attempts before the answer, in order (as many as `retries`).
+    pub failures: Vec<AttemptFailure>,
+}
+
+/// An attempt that failed before a request was answered (on the same host or another).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AttemptFailure {
+    /// The base URL of the server tried.
+    pub host: String,
+    /// What went wrong.
+    pub error: String,
 }

@@ -12,8 +12,10 @@
 //! - `game_start`: `game`, `black`, `white` (player specs), `start_board` (64
 //!   characters), `opening` (the random opening moves), `seed`;
 //! - `exchange`: one LLM round trip: `game`, `ply`, `color`, `session`, `turn`,
-//!   `latency_ms`, `retries`, and the raw `request` and `response` bodies exactly as
-//!   sent and received (seed 000's `{"request":..,"response":..}` shape, plus metadata);
+//!   `latency_ms`, `retries`, `host` (the base URL of the server that answered),
+//!   `failures` (when attempts failed first: `[{"host", "error"}]`, one per retry), and
+//!   the raw `request` and `response` bodies exactly as sent and received (seed 000's
+//!   `{"request":..,"response":..}` shape, plus metadata);
 //! - `move`: `game`, `ply`, `color`, `player`, `move` (`d3` or `pass`), `source`
 //!   (`engine`, `llm`, `fallback` or `forced_pass`), `board_after` (64 characters),
 //!   and for the agent `agent` ([`AgentDecision`]);
@@ -37,6 +39,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+use crate::llm::AttemptFailure;
 
 /// Version of this format; bumped on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -103,6 +107,12 @@ pub struct ExchangeRecord {
     pub latency_ms: f64,
     /// Transient failures retried first.
     pub retries: u32,
+    /// The base URL of the server that answered (absent in logs written before fleets).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+    /// The failed attempts before the answer, with the host each went to.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failures: Vec<AttemptFailure>,
     /// The request body exactly as sent.
     pub request: Value,
     /// The response body exactly as received.

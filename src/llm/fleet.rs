@@ -1,0 +1,461 @@
+//! A fleet of model servers behind one [`ChatBackend`].
+//!
+//! Each host has its own limit of requests in flight and its own health. A request
+//! goes to the host that answered the conversation's previous request while that host
+//! has room (its prompt cache is warm there), else to the least-loaded healthy host
+//! that serves the model; when every such host is full it waits for a free slot. A
+//! host that refuses connections, drops them or answers 5xx [`FAILURES_TO_TAKE_OUT`]
+//! times in a row is taken out for a backoff that doubles up to [`MAX_DOWN`], then
+//! probed (its model list asked for) before it is used again. A failed attempt is
+//! retried under the fleet's [`RetryPolicy`] on another host when there is one; every
+//! failed attempt is kept in the exchange, so a move is never lost nor asked twice
+//! without a record of it.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use tokio::sync::Notify;
+use tracing::Instrument;
+
+use super::error::LlmError;
+use super::ollama::OllamaBackend;
+use super::openai::OpenAiBackend;
+use super::retry::RetryPolicy;
+use super::types::{AttemptFailure, ChatRequest, Exchange};
+use super::{serves, ChatBackend, Endpoint};
+
+/// Failures in a row (refused or dropped connections, 5xx) that take a host out.
+pub const FAILURES_TO_TAKE_OUT: u32 = 3;
+/// The first pause before a host that was taken out is probed.
+pub const FIRST_DOWN: Duration = Duration::from_secs(1);
+/// The longest pause between two probes of a host that stays down.
+pub const MAX_DOWN: Duration = Duration::from_secs(30);
+
+/// The host named in an [`AttemptFailure`] when no host could be tried.
+pub const NO_HOST: &str = "none";
+
+/// The API a host speaks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Api {
+    /// Ollama's `/api/chat`.
+    #[default]
+    Ollama,
+    /// An OpenAI-compatible `/v1/chat/completions` (llama-server, vLLM, LiteLLM).
+    Openai,
+}
+
+impl std::str::FromStr for Api {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Api, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "ollama" => Ok(Api::Ollama),
+            "openai" => Ok(Api::Openai),
+            other => Err(format!("unknown api {other:?}: expected ollama or openai")),
+        }
+    }
+}
+
+impl std::fmt::Display for Api {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Api::Ollama => "ollama",
+            Api::Openai => "openai",
+        })
+    }
+}
+
+/// One host of a fleet: a `[[hosts]]` table of a fleet file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostConfig {
+    /// The server's base URL.
+    pub url: String,
+    /// Its API.
+    #[serde(default)]
+    pub api: Api,
+    /// Requests at once on this host.
+    #[serde(default = "one")]
+    pub max_in_flight: usize,
+    /// The environment variable holding its API key (OpenAI-compatible servers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_key_env: Option<String>,
+    /// The models it serves; asked of the server when not given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub models: Option<Vec<String>>,
+}
+
+fn one() -> usize {
+    1
+}
+
+/// A fleet that cannot serve a run.
+#[derive(Debug, thiserror::Error)]
+pub enum FleetError {
+    /// No host serves the model.
+    #[error("no host of the fleet serves model {model:?}: {}; pull the model on a host, list it under `models`, or fix --host/--fleet", hosts.join("; "))]
+    ModelNowhere {
+        /// The model.
+        model: String,
+        /// Each host with what it said.
+        hosts: Vec<String>,
+    },
+    /// A host could not be set up.
+    #[error("bad fleet host {url}")]
+    Host {
+        /// The host.
+        url: String,
+        /// Why.
+        #[source]
+        source: LlmError,
+    },
+}
+
+/// A host's live state.
+#[derive(Debug)]
+struct HostState {
+    in_flight: usize,
+    failures_in_a_row: u32,
+    down_until: Option<Instant>,
+    down_for: Duration,
+    probing: bool,
+    models: Option<Vec<String>>,
+    why_down: Option<String>,
+}
+
+/// Several model servers behind one backend.
+pub struct Fleet {
+    hosts: Vec<HostConfig>,
+    endpoints: Vec<Arc<dyn Endpoint>>,
+    state: Arc<Mutex<Vec<HostState>>>,
+    freed: Arc<Notify>,
+    retry: RetryPolicy,
+}
+
+/// A request slot taken on a host; given back when dropped.
+struct Slot<'a> {
+    fleet: &'a Fleet,
+    host: usize,
+}
+
+impl Drop for Slot<'_> {
+    fn drop(&mut self) {
+        self.fleet.lock()[self.host].in_flight -= 1;
+        self.fleet.freed.notify_waiters();
+    }
+}
+
+impl Fleet {
+    /// A fleet of `hosts` (each with the API key its `api_key_env` names, looked up by
+    /// the caller); hosts without a `models` list are asked for theirs, and a host that
+    /// does not answer starts out taken out (probed later).
+    pub async fn connect(
+        hosts: Vec<HostConfig>,
+        api_keys: Vec<Option<String>>,
+        timeout: Duration,
+        retry: RetryPolicy,
+    ) -> Result<Fleet, FleetError> {
+        let mut endpoints: Vec<Arc<dyn Endpoint>> = Vec::new();
+        for (host, key) in hosts.iter().zip(api_keys.into_iter().chain(std::iter::repeat(None))) {
+            let host_error = |source| FleetError::Host {
+                url: host.url.clone(),
+                source,
+            };
+            // Single attempts: the fleet retries, across hosts.
+            let no_retry = RetryPolicy {
+                max_retries: 0,
+                ..retry
+            };
+            let endpoint: Arc<dyn Endpoint> = match host.api {
+                Api::Ollama => Arc::new(OllamaBackend::new(&host.url, timeout, no_retry).map_err(host_error)?),
+                Api::Openai => Arc::new(OpenAiBackend::new(&host.url, key, timeout, no_retry).map_err(host_error)?),
+            };
+            endpoints.push(endpoint);
+        }
+        let listed = futures_util::future::join_all(hosts.iter().zip(&endpoints).map(|(host, endpoint)| async move {
+            match &host.models {
+                Some(models) => Ok(models.clone()),
+                None => endpoint.models().await,
+            }
+        }))
+        .await;
+        let state = listed
+            .into_iter()
+            .zip(&hosts)
+            .map(|(models, host)| {
+                let mut state = HostState {
+                    in_flight: 0,
+                    failures_in_a_row: 0,
+                    down_until: None,
+                    down_for: FIRST_DOWN,
+                    probing: false,
+                    models: None,
+                    why_down: None,
+                };
+                match models {
+                    Ok(models) => state.models = Some(models),
+                    Err(err) => {
+                        tracing::warn!(host = %host.url, error = %err, "fleet host does not answer; taken out until a probe succeeds");
+                        state.down_until = Some(Instant::now() + FIRST_DOWN);
+                        state.why_down = Some(err.to_string());
+                    }
+                }
+                state
+            })
+            .collect();
+        Ok(Fleet {
+            hosts,
+            endpoints,
+            state: Arc::new(Mutex::new(state)),
+            freed: Arc::new(Notify::new()),
+            retry,
+        })
+    }
+
+    /// The hosts as configured.
+    pub fn hosts(&self) -> &[HostConfig] {
+        &self.hosts
+    }
+
+    /// Requests the whole fleet takes at once.
+    pub fn capacity(&self) -> usize {
+        self.hosts.iter().map(|h| h.max_in_flight).sum()
+    }
+
+    /// Fails, naming every host and what it said, when no host serves `model`.
+    pub fn check_model(&self, model: &str) -> Result<(), FleetError> {
+        let state = self.lock();
+        if state
+            .iter()
+            .any(|s| s.models.as_deref().is_some_and(|m| serves(m, model)))
+        {
+            return Ok(());
+        }
+        let hosts = self
+            .hosts
+            .iter()
+            .zip(state.iter())
+            .map(|(host, s)| match (&s.models, &s.why_down) {
+                (Some(models), _) => format!("{} has {}", host.url, list_or_none(models)),
+                (None, Some(why)) => format!("{} does not answer ({why})", host.url),
+                (None, None) => format!("{} does not answer", host.url),
+            })
+            .collect();
+        Err(FleetError::ModelNowhere {
+            model: model.to_string(),
+            hosts,
+        })
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<HostState>> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Takes a slot on the best host for `model`: the `affinity` host while it has
+    /// room, else the least-loaded healthy one, avoiding `avoid` (the host that just
+    /// failed) when another can serve. Waits while every such host is full; fails at
+    /// once (transiently) when every host that serves the model is down.
+    async fn acquire(&self, model: &str, affinity: Option<&str>, avoid: Option<usize>) -> Result<Slot<'_>, LlmError> {
+        loop {
+            let freed = self.freed.notified();
+            tokio::pin!(freed);
+            freed.as_mut().enable();
+            let next_probe = {
+                let mut state = self.lock();
+                let now = Instant::now();
+                let serving: Vec<usize> = (0..state.len())
+                    .filter(|&i| state[i].models.as_deref().is_some_and(|m| serves(m, model)))
+                    .collect();
+                self.start_due_probes(&mut state, now);
+                let up = |i: &usize| state[*i].down_until.is_none();
+                let room = |i: &usize| state[*i].in_flight < self.hosts[*i].max_in_flight;
+                let open: Vec<usize> = serving.iter().copied().filter(|i| up(i) && room(i)).collect();
+                let preferred = affinity.and_then(|url| open.iter().copied().find(|&i| self.hosts[i].url == url));
+                let chosen = preferred.or_else(|| {
+                    let others: Vec<usize> = open.iter().copied().filter(|&i| Some(i) != avoid).collect();
+                    let pool = if others.is_empty() { &open } else { &others };
+                    pool.iter().copied().min_by(|&a, &b| {
+                        let load = |i: usize| state[i].in_flight as f64 / self.hosts[i].max_in_flight.max(1) as f64;
+                        load(a)
+                            .total_cmp(&load(b))
+                            .then(state[a].in_flight.cmp(&state[b].in_flight))
+                    })
+                });
+                if let Some(host) = chosen {
+                    state[host].in_flight += 1;
+                    return Ok(Slot { fleet: self, host });
+                }
+                if !serving.iter().any(up) {
+                    let why = serving
+                        .iter()
+                        .map(|&i| {
+                            format!(
+                                "{} ({})",
+                                self.hosts[i].url,
+                                state[i].why_down.as_deref().unwrap_or("down")
+                            )
+                        })
+                        .collect::<Vec<_>>();
+                    return Err(LlmError::NoHost {
+                        model: model.to_string(),
+                        why: if why.is_empty() {
+                            "no host has the model".to_string()
+                        } else {
+                            format!("every host that serves it is down: {}", why.join(", "))
+                        },
+                    });
+                }
+                state.iter().filter_map(|s| s.down_until).min()
+            };
+            match next_probe {
+                Some(at) => {
+                    tokio::select! {
+                        () = &mut freed => {}
+                        () = tokio::time::sleep_until(at.into()) => {}
+                    }
+                }
+                None => freed.await,
+            }
+        }
+    }
+
+    /// Starts a probe of every host whose time out is over.
+    fn start_due_probes(&self, state: &mut [HostState], now: Instant) {
+        for (i, host) in state.iter_mut().enumerate() {
+            if host.probing || host.down_until.is_none_or(|at| at > now) {
+                continue;
+            }
+            host.probing = true;
+            let (endpoint, shared, freed) = (self.endpoints[i].clone(), self.state.clone(), self.freed.clone());
+            let listed = self.hosts[i].models.clone();
+            tokio::spawn(async move {
+                let answer = endpoint.models().await;
+                let mut state = shared.lock().unwrap_or_else(|p| p.into_inner());
+                let host = &mut state[i];
+                host.probing = false;
+                match answer {
+                    Ok(models) => {
+                        tracing::info!(host = endpoint.base_url(), "fleet host is back");
+                        host.models = Some(listed.unwrap_or(models));
+                        host.down_until = None;
+                        host.down_for = FIRST_DOWN;
+                        host.failures_in_a_row = 0;
+                        host.why_down = None;
+                    }
+                    Err(err) => {
+                        host.down_for = (host.down_for * 2).min(MAX_DOWN);
+                        host.down_until = Some(Instant::now() + host.down_for);
+                        host.why_down = Some(err.to_string());
+                    }
+                }
+                drop(state);
+                freed.notify_waiters();
+            });
+        }
+    }
+
+    /// Counts an attempt's outcome towards its host's health.
+    fn record(&self, host: usize, result: &Result<Exchange, LlmError>) {
+        let mut state = self.lock();
+        let host_state = &mut state[host];
+        match result {
+            Err(err) if takes_host_out(err) => {
+                host_state.failures_in_a_row += 1;
+                if host_state.failures_in_a_row >= FAILURES_TO_TAKE_OUT && host_state.down_until.is_none() {
+                    tracing::warn!(host = %self.hosts[host].url, error = %err, "fleet host taken out after {} failures in a row", host_state.failures_in_a_row);
+                    host_state.down_until = Some(Instant::now() + host_state.down_for);
+                    host_state.why_down = Some(err.to_string());
+                }
+            }
+            _ => host_state.failures_in_a_row = 0,
+        }
+    }
+}
+
+/// Failures that say the host itself is in trouble (not the model or the request).
+fn takes_host_out(err: &LlmError) -> bool {
+    match err {
+        LlmError::Connect { .. } | LlmError::Transport { .. } => true,
+        LlmError::Status { code, .. } => *code >= 500,
+        _ => false,
+    }
+}
+
+fn list_or_none(models: &[String]) -> String {
+    if models.is_empty() {
+        "no models".to_string()
+    } else {
+        models.join(", ")
+    }
+}
+
+#[async_trait::async_trait]
+impl ChatBackend for Fleet {
+    async fn chat(&self, request: &ChatRequest) -> Result<Exchange, LlmError> {
+        let mut failures = Vec::new();
+        let mut last_failed = None;
+        let mut retries = self.retry.start();
+        loop {
+            let slot = match self
+                .acquire(&request.model, request.affinity.as_deref(), last_failed)
+                .await
+            {
+                Ok(slot) => slot,
+                Err(err) => {
+                    failures.push(AttemptFailure {
+                        host: NO_HOST.to_string(),
+                        error: err.to_string(),
+                    });
+                    retries.after_failure(err).await?;
+                    continue;
+                }
+            };
+            let host = slot.host;
+            let endpoint = &self.endpoints[host];
+            let span = tracing::debug_span!("request", host = endpoint.base_url(), attempt = retries.used() + 1);
+            let result = endpoint.attempt(request).instrument(span).await;
+            self.record(host, &result);
+            drop(slot);
+            match result {
+                Ok(mut exchange) => {
+                    exchange.retries = retries.used();
+                    exchange.failures = failures;
+                    return Ok(exchange);
+                }
+                Err(err) => {
+                    last_failed = Some(host);
+                    failures.push(AttemptFailure {
+                        host: endpoint.base_url().to_string(),
+                        error: err.to_string(),
+                    });
+                    retries.after_failure(err).await?;
+                }
+            }
+        }
+    }
+
+    fn describe(&self) -> String {
+        let hosts: Vec<String> = self
+            .hosts
+            .iter()
+            .map(|h| format!("{} {} (max {})", h.api, h.url, h.max_in_flight))
+            .collect();
+        format!("fleet of {}: {}", hosts.len(), hosts.join(", "))
+    }
+
+    async fn model_info(&self, model: &str) -> Option<serde_json::Value> {
+        let serving: Vec<usize> = {
+            let state = self.lock();
+            (0..state.len())
+                .filter(|&i| state[i].models.as_deref().is_some_and(|m| serves(m, model)))
+                .collect()
+        };
+        for i in serving {
+            if let Some(info) = self.endpoints[i].model_info(model).await {
+                return Some(info);
+            }
+        }
+        None
+    }
+}
