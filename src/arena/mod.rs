@@ -4,6 +4,7 @@
 mod datagen;
 mod eval;
 mod game;
+mod hosts;
 mod matchup;
 mod parallel;
 mod player;
@@ -19,6 +20,7 @@ mod wipeouts;
 pub use datagen::{Teacher, TeacherError};
 pub use eval::{run_eval, AgentStats, EvalConfig, EvalGame, EvalResult, OpponentResult};
 pub use game::{play_game, random_opening, GameContext, GameError, GameRecord, PlyObserver, PlyRecord};
+pub use hosts::{host_usage, HostUsage};
 pub use matchup::{run_match, MatchConfig, MatchResult, SpecTally};
 pub use parallel::parallel_map;
 pub use player::{LlmPlayer, PlayError, Played, Player, PlayerSpec};

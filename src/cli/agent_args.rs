@@ -469,3 +469,18 @@ pub fn parse_player(text: &str, flag: &str, agent: &AgentArgs, connection: Optio
         .with_context(|| format!("bad {flag}"))?;
     Ok(PlayerSpec::Engine(spec))
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn fleet_urls_lose_their_credentials() {
+        use super::without_credentials;
+        assert_eq!(
+            without_credentials("https://user:secret@gpu1.lan:8000/v1"),
+            "https://gpu1.lan:8000/v1"
+        );
+        assert_eq!(without_credentials("http://10.0.0.5:11434"), "http://10.0.0.5:11434");
+        assert_eq!(without_credentials("key@host:1"), "host:1");
+        assert_eq!(without_credentials("http://host/path@x"), "http://host/path@x");
+    }
+}

@@ -18,9 +18,10 @@ use super::quality;
 use super::report::{agent_lines, opponent_rows, tally_header, tally_json};
 use super::run_dir::{create_run_dir, run_record, utc_now, write_json};
 use crate::arena::{
-    load_resume_state, run_eval, EvalConfig, EvalResult, GameToScore, MatchEvent, MoveQuality, RunOptions,
+    game_log_path, host_usage, load_resume_state, run_eval, EvalConfig, EvalResult, GameToScore, HostUsage, MatchEvent,
+    MoveQuality, RunOptions,
 };
-use crate::record::hold_log_writes;
+use crate::record::{hold_log_writes, read_game_log, Event};
 
 /// The run stopped at the user's request before every game finished.
 #[derive(Debug, thiserror::Error)]
@@ -138,7 +139,9 @@ pub(super) async fn run(args: EvalArgs, env: &dyn Fn(&str) -> Option<String>) ->
             })
         })
         .transpose()?;
+    let hosts = logged_host_usage(&log_dir, total)?;
     let mut summary = summary_json(&result, args.games, &log_dir.display().to_string());
+    summary["hosts"] = serde_json::to_value(&hosts)?;
     if let Some((all, per_opponent)) = &quality {
         summary["move_quality"] = all.to_json();
         summary["move_quality"]["reference"] = args.reference.to_json();
@@ -163,6 +166,7 @@ pub(super) async fn run(args: EvalArgs, env: &dyn Fn(&str) -> Option<String>) ->
         println!("{summary}");
     } else {
         print!("{}", text_report(&result, &agent_config.model, args.games));
+        print!("{}", host_lines(&hosts));
         if let Some((all, _)) = &quality {
             let mut text = quality::heading("the agent (model moves only)", args.reference);
             quality::quality_lines(all, &mut text);
@@ -308,6 +312,44 @@ fn stop_on_ctrl_c(stop: Arc<AtomicBool>) -> Result<()> {
         }
     });
     Ok(())
+}
+
+/// Per-host usage over every game log of the run (earlier sessions of a resumed run
+/// included).
+fn logged_host_usage(log_dir: &Path, games: usize) -> Result<Vec<HostUsage>> {
+    let mut exchanges = Vec::new();
+    for number in 1..=games {
+        let path = game_log_path(log_dir, number);
+        if !path.exists() {
+            continue;
+        }
+        for record in read_game_log(&path)? {
+            if let Event::Exchange(exchange) = record.event {
+                exchanges.push(exchange);
+            }
+        }
+    }
+    Ok(host_usage(&exchanges))
+}
+
+/// The hosts' lines of the text report: requests answered and failed, latency.
+fn host_lines(hosts: &[HostUsage]) -> String {
+    let mut out = String::new();
+    let width = hosts.iter().map(|h| h.host.len()).max().unwrap_or(4).max(4);
+    let _ = writeln!(out, "{:width$}  answered  failed  latency p50     p95", "host");
+    let ms = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.0} ms"));
+    for h in hosts {
+        let _ = writeln!(
+            out,
+            "{:width$}  {:>8}  {:>6}  {:>11}  {:>6}",
+            h.host,
+            h.answered,
+            h.failures,
+            ms(h.latency_p50_ms),
+            ms(h.latency_p95_ms)
+        );
+    }
+    out
 }
 
 fn summary_json(result: &EvalResult, games_per_color: usize, log_dir: &str) -> Value {

@@ -8,6 +8,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -117,6 +118,7 @@ pub struct StubServer {
     pub url: String,
     requests: Arc<Mutex<Vec<Value>>>,
     authorizations: Arc<Mutex<Vec<Option<String>>>>,
+    killed: Arc<AtomicBool>,
 }
 
 impl StubServer {
@@ -133,17 +135,29 @@ impl StubServer {
         let authorizations = Arc::new(Mutex::new(Vec::new()));
         let (seen, auth) = (requests.clone(), authorizations.clone());
         let handler: Arc<Handler> = Arc::new(handler);
+        let killed = Arc::new(AtomicBool::new(false));
+        let dead = killed.clone();
         std::thread::spawn(move || {
             for stream in listener.incoming().flatten() {
-                let (seen, auth, handler) = (seen.clone(), auth.clone(), handler.clone());
-                std::thread::spawn(move || serve(stream, &seen, &auth, handler.as_ref()));
+                if dead.load(Ordering::SeqCst) {
+                    continue; // a dead server: the connection is closed unanswered
+                }
+                let (seen, auth, handler, dead) = (seen.clone(), auth.clone(), handler.clone(), dead.clone());
+                std::thread::spawn(move || serve(stream, &seen, &auth, handler.as_ref(), &dead));
             }
         });
         StubServer {
             url,
             requests,
             authorizations,
+            killed,
         }
+    }
+
+    /// Kills the server as a crashed host would: from now on every connection, and
+    /// every request in flight, is closed without an answer.
+    pub fn kill(&self) {
+        self.killed.store(true, Ordering::SeqCst);
     }
 
     /// Chat requests received so far (those with `messages`; not /api/show, /api/tags).
@@ -165,7 +179,13 @@ impl StubServer {
     }
 }
 
-fn serve(stream: TcpStream, seen: &Mutex<Vec<Value>>, auth: &Mutex<Vec<Option<String>>>, handler: &Handler) {
+fn serve(
+    stream: TcpStream,
+    seen: &Mutex<Vec<Value>>,
+    auth: &Mutex<Vec<Option<String>>>,
+    handler: &Handler,
+    killed: &AtomicBool,
+) {
     stream.set_read_timeout(Some(Duration::from_secs(10))).ok();
     let mut reader = BufReader::new(stream.try_clone().unwrap());
     let mut length = 0;
@@ -199,6 +219,9 @@ fn serve(stream: TcpStream, seen: &Mutex<Vec<Value>>, auth: &Mutex<Vec<Option<St
     };
     let path = request_line.split_whitespace().nth(1).unwrap_or("/").to_string();
     let reply = handler(&path, &request, index);
+    if killed.load(Ordering::SeqCst) {
+        return;
+    }
     let mut out = stream;
     let mut body = reply.body.as_bytes();
     match reply.fault {
@@ -241,4 +264,55 @@ pub fn legal_moves_in(request: &Value) -> Vec<String> {
     let line = board.lines().last().unwrap_or("");
     let list = line.split_once(": ").map(|(_, l)| l).unwrap_or("");
     list.split(", ").filter(|s| s.len() == 2).map(str::to_string).collect()
+}
+
+/// Requests a scripted host holds at once: now, at most, and in all.
+#[derive(Debug, Default)]
+pub struct InFlight {
+    now: AtomicUsize,
+    max: AtomicUsize,
+    total: AtomicUsize,
+}
+
+impl InFlight {
+    /// The most requests held at once.
+    pub fn max(&self) -> usize {
+        self.max.load(Ordering::SeqCst)
+    }
+
+    /// Chat requests answered or held, in all.
+    pub fn total(&self) -> usize {
+        self.total.load(Ordering::SeqCst)
+    }
+
+    fn enter(&self) {
+        let now = self.now.fetch_add(1, Ordering::SeqCst) + 1;
+        self.max.fetch_max(now, Ordering::SeqCst);
+        self.total.fetch_add(1, Ordering::SeqCst);
+    }
+
+    fn leave(&self) {
+        self.now.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// A scripted Ollama host of a fleet, standing in for a GPU box serving `model`: it
+/// lists the model at /api/tags and answers each chat request after `delay` with the
+/// first legal move, recording how many requests it holds at once.
+pub fn model_host(model: &str, delay: Duration) -> (StubServer, Arc<InFlight>) {
+    let in_flight = Arc::new(InFlight::default());
+    let counter = in_flight.clone();
+    let tags = json!({ "models": [{ "name": model, "model": model }] });
+    let server = StubServer::start_routed(move |path, request, _| {
+        match path {
+            "/api/tags" => return Reply::message(Value::Null).with_body(tags.clone()),
+            "/api/chat" => {}
+            _ => return Reply::message(Value::Null).with_body(json!({})),
+        }
+        counter.enter();
+        std::thread::sleep(delay);
+        counter.leave();
+        Reply::content(legal_moves_in(request).first().map_or("", String::as_str))
+    });
+    (server, in_flight)
 }

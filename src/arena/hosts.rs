@@ -1,0 +1,105 @@
+//! Per-host usage of a run, tallied from its exchange records (so a resumed run counts
+//! every request of every session, and a single host reads the same as a fleet).
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::stats::percentile;
+use crate::record::ExchangeRecord;
+
+/// What one host did in a run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct HostUsage {
+    /// The host's base URL (`unknown` for exchanges logged before hosts were named).
+    pub host: String,
+    /// Requests it answered (each an exchange in the logs).
+    pub answered: u64,
+    /// Attempts that failed on it (retried there or on another host).
+    pub failures: u64,
+    /// Median latency of its answers, in milliseconds.
+    pub latency_p50_ms: Option<f64>,
+    /// 95th percentile latency of its answers, in milliseconds.
+    pub latency_p95_ms: Option<f64>,
+}
+
+impl HostUsage {
+    /// Requests sent to it: answered plus failed.
+    pub fn requests(&self) -> u64 {
+        self.answered + self.failures
+    }
+}
+
+/// The usage of every host named in `exchanges` (answering or failing), by URL.
+pub fn host_usage<'a>(exchanges: impl IntoIterator<Item = &'a ExchangeRecord>) -> Vec<HostUsage> {
+    let mut latencies: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    let mut failures: BTreeMap<String, u64> = BTreeMap::new();
+    for exchange in exchanges {
+        let host = exchange.host.clone().unwrap_or_else(|| "unknown".to_string());
+        latencies.entry(host).or_default().push(exchange.latency_ms);
+        for failure in &exchange.failures {
+            *failures.entry(failure.host.clone()).or_default() += 1;
+        }
+    }
+    let hosts: std::collections::BTreeSet<&String> = latencies.keys().chain(failures.keys()).collect();
+    hosts
+        .into_iter()
+        .map(|host| {
+            let answered = latencies.get(host).map_or(&[][..], Vec::as_slice);
+            HostUsage {
+                host: host.clone(),
+                answered: answered.len() as u64,
+                failures: failures.get(host).copied().unwrap_or(0),
+                latency_p50_ms: percentile(answered, 50.0),
+                latency_p95_ms: percentile(answered, 95.0),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::AttemptFailure;
+
+    fn exchange(host: &str, latency_ms: f64, failed_on: &[&str]) -> ExchangeRecord {
+        ExchangeRecord {
+            game: 1,
+            ply: 1,
+            color: "black".into(),
+            session: 1,
+            turn: 1,
+            latency_ms,
+            retries: failed_on.len() as u32,
+            host: Some(host.into()),
+            failures: failed_on
+                .iter()
+                .map(|h| AttemptFailure {
+                    host: (*h).into(),
+                    error: "refused".into(),
+                })
+                .collect(),
+            request: serde_json::Value::Null,
+            response: serde_json::Value::Null,
+        }
+    }
+
+    #[test]
+    fn answers_and_failures_are_counted_per_host() {
+        let logged = [
+            exchange("http://a", 100.0, &[]),
+            exchange("http://a", 300.0, &["http://b"]),
+            exchange("http://a", 200.0, &["http://b", "http://b"]),
+        ];
+        let usage = host_usage(&logged);
+        assert_eq!(usage.len(), 2);
+        assert_eq!((usage[0].answered, usage[0].failures, usage[0].requests()), (3, 0, 3));
+        assert_eq!(usage[0].latency_p50_ms, Some(200.0));
+        assert_eq!(usage[0].latency_p95_ms, Some(300.0));
+        assert_eq!(
+            (usage[1].host.as_str(), usage[1].answered, usage[1].failures),
+            ("http://b", 0, 3)
+        );
+        assert_eq!(usage[1].latency_p50_ms, None);
+    }
+}
