@@ -124,8 +124,9 @@ start() {
     local port
     port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
     say "starting llama-server on 127.0.0.1:$port (log: $RUN/server.log)"
-    # --jinja applies the model's chat template, which is what offers it tools.
-    nohup "$SERVER_BIN" -m "$MODEL" --host 127.0.0.1 --port "$port" --jinja -c 8192 -np 1 \
+    # --jinja applies the model's chat template, which is what offers it tools; --alias is
+    # the name /v1/models lists (a fleet checks that its hosts serve the model).
+    nohup "$SERVER_BIN" -m "$MODEL" --alias qwen2.5-coder-0.5b --host 127.0.0.1 --port "$port" --jinja -c 8192 -np 1 \
         >"$RUN/server.log" 2>&1 &
     echo $! >"$RUN/server.pid"
     echo "$port" >"$RUN/server.port"

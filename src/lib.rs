@@ -3,11 +3,11 @@
 //! Dependencies point downward only:
 //! - [`othello`]: the rules on bitboards (pure, no I/O).
 //! - [`engine`]: classical players built from spec strings, and the exact endgame solver.
-//! - [`llm`]: chat backends (Ollama, OpenAI-compatible), retry policy.
+//! - [`llm`]: async chat backends (Ollama, OpenAI-compatible), retry policy, the fleet of hosts.
 //! - [`tools`]: the `simulate_move` tool.
 //! - [`record`]: the JSONL log format (the wire specification), writer and reader.
 //! - [`agent`]: the LLM player (conversation loop, policy, answer parsing, prompts).
-//! - [`arena`]: games, matches, evaluations, statistics, replay, wipeout search.
+//! - [`arena`]: games (tokio tasks), matches, evaluations, statistics, replay, wipeout search.
 //! - [`cli`]: the command line (the only module that reads the environment).
 
 pub mod agent;

@@ -15,6 +15,10 @@ struct Counts {
     exchanges: u32,
     requests_in_decisions: u32,
     model_moves: u32,
+    /// The host of each failed attempt (a fleet with a dead host).
+    failed_on: Vec<String>,
+    /// Retries in the exchange records.
+    retries: u32,
     fallback_moves: u32,
     structured_calls: u32,
     recovered_calls: u32,
@@ -50,10 +54,19 @@ impl Counts {
     }
 }
 
+fn server_url() -> String {
+    std::env::var("OTHELLO_ARENA_LLM_URL")
+        .expect("set OTHELLO_ARENA_LLM_URL to the server printed by scripts/local-llm.sh start")
+}
+
 /// Plays one game of the local model (black) against random and reads its log back.
 fn play(name: &str, extra: &[&str]) -> Counts {
-    let url = std::env::var("OTHELLO_ARENA_LLM_URL")
-        .expect("set OTHELLO_ARENA_LLM_URL to the server printed by scripts/local-llm.sh start");
+    let url = server_url();
+    play_on(name, &["--api", "openai", "--host", &url], extra)
+}
+
+/// Like [`play`], with the server flags given (a fleet, say).
+fn play_on(name: &str, servers: &[&str], extra: &[&str]) -> Counts {
     let dir = std::env::temp_dir().join(format!("othello-local-llm-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let mut args = vec![
@@ -62,16 +75,13 @@ fn play(name: &str, extra: &[&str]) -> Counts {
         "llm:qwen2.5-coder-0.5b",
         "--white",
         "random",
-        "--api",
-        "openai",
-        "--host",
-        &url,
         "--timeout",
         "120",
         "--log-dir",
         dir.to_str().unwrap(),
         "--json",
     ];
+    args.extend_from_slice(servers);
     args.extend_from_slice(extra);
     let output = Command::new(env!("CARGO_BIN_EXE_othello-arena"))
         .args(&args)
@@ -84,6 +94,8 @@ fn play(name: &str, extra: &[&str]) -> Counts {
             Event::GameEnd(_) => counts.finished = true,
             Event::Exchange(e) => {
                 counts.exchanges += 1;
+                counts.failed_on.extend(e.failures.iter().map(|f| f.host.clone()));
+                counts.retries += e.retries;
                 counts.latencies_ms.push(e.latency_ms);
                 assert!(e.request["messages"].is_array(), "the request is logged as sent");
                 assert!(e.response["choices"].is_array(), "the response is logged as received");
@@ -233,4 +245,42 @@ fn a_probe_through_a_real_model() {
     }
     let csv = std::fs::read_to_string(run_dir.join("probe.csv")).unwrap();
     assert_eq!(csv.lines().count(), 7);
+}
+
+#[test]
+#[ignore = "needs a running llama-server: see the module docs (CI runs it)"]
+fn a_fleet_with_a_dead_host_fails_over_to_the_real_model() {
+    // The dead host is listed first and said to serve the model, so the first request
+    // goes to it, is refused, and is retried on the real server.
+    let dead = "http://127.0.0.1:9";
+    let dir = std::env::temp_dir().join(format!("othello-local-llm-fleet-file-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fleet = dir.join("fleet.toml");
+    std::fs::write(
+        &fleet,
+        format!(
+            "[[hosts]]\nurl = \"{dead}\"\napi = \"openai\"\nmodels = [\"qwen2.5-coder-0.5b\"]\n\n\
+             [[hosts]]\nurl = \"{}\"\napi = \"openai\"\nmax_in_flight = 1\n",
+            server_url()
+        ),
+    )
+    .unwrap();
+    let counts = play_on(
+        "fleet",
+        &["--fleet", fleet.to_str().unwrap()],
+        &["--agent-file", "prompts/small-model.toml"],
+    );
+    counts.print("local model through a fleet with a dead host");
+    assert!(counts.finished, "the game finished");
+    assert!(!counts.failed_on.is_empty(), "the dead host was tried");
+    assert!(counts.failed_on.iter().all(|h| h == dead), "{:?}", counts.failed_on);
+    assert_eq!(
+        counts.retries as usize,
+        counts.failed_on.len(),
+        "each retry is logged with its host"
+    );
+    assert!(
+        counts.model_moves >= 1,
+        "the real model decided moves after the failover"
+    );
 }
