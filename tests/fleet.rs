@@ -9,6 +9,9 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use othello_arena::llm::{
+    Api, ChatBackend, ChatOptions, ChatRequest, Fleet, HostConfig, Message, RetryPolicy, Role, FAILURES_TO_TAKE_OUT,
+};
 use othello_arena::record::{read_game_log, Event, ExchangeRecord, MoveSource};
 use serde_json::Value;
 use support::{model_host, run_arena};
@@ -292,4 +295,65 @@ fn a_resume_takes_the_fleet_file_as_it_is_now_and_records_it() {
     assert_eq!(run["fleet"][0]["url"], first.url.trim_end_matches('/'));
     assert_eq!(run["resumes"][0]["fleet"][0]["url"], second.url.trim_end_matches('/'));
     assert_eq!(run["resumes"][0]["fleet"][0]["max_in_flight"], 3);
+}
+
+fn chat_request() -> ChatRequest {
+    ChatRequest {
+        model: "m".into(),
+        messages: vec![Message::new(Role::User, "board")],
+        tools: Vec::new(),
+        options: ChatOptions::default(),
+        think: None,
+        keep_alive: None,
+        affinity: None,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_taken_out_is_probed_and_used_again_once_it_answers() {
+    let (steady, _) = model_host("m", Duration::from_millis(300));
+    let (flaky, flaky_load) = model_host("m", Duration::from_millis(300));
+    let hosts = [&steady.url, &flaky.url]
+        .into_iter()
+        .map(|url| HostConfig {
+            url: url.clone(),
+            api: Api::Ollama,
+            max_in_flight: 1,
+            api_key_env: None,
+            models: None,
+        })
+        .collect();
+    let retry = RetryPolicy {
+        max_retries: 4,
+        initial_backoff: Duration::from_millis(10),
+        max_backoff: Duration::from_millis(50),
+    };
+    let fleet = Fleet::connect(hosts, vec![None, None], Duration::from_secs(5), retry)
+        .await
+        .unwrap();
+    flaky.kill();
+    let request = chat_request();
+    // Two requests at once: one host each. The flaky one fails until it is taken out;
+    // its requests are answered by the steady host, each failure logged.
+    let mut failures = 0;
+    for _ in 0..FAILURES_TO_TAKE_OUT {
+        let (a, b) = tokio::join!(fleet.chat(&request), fleet.chat(&request));
+        for exchange in [a.unwrap(), b.unwrap()] {
+            assert_eq!(exchange.host, steady.url.trim_end_matches('/'));
+            failures += exchange.failures.len();
+        }
+    }
+    assert_eq!(failures as u32, FAILURES_TO_TAKE_OUT);
+    // Taken out, it is not tried again while down.
+    let (a, b) = tokio::join!(fleet.chat(&request), fleet.chat(&request));
+    assert!(a.unwrap().failures.is_empty() && b.unwrap().failures.is_empty());
+    // Restarted, it is probed after its pause and takes requests again.
+    flaky.revive();
+    let before = flaky_load.total();
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    for _ in 0..3 {
+        let (a, b) = tokio::join!(fleet.chat(&request), fleet.chat(&request));
+        assert!(a.unwrap().failures.is_empty() && b.unwrap().failures.is_empty());
+    }
+    assert!(flaky_load.total() > before, "the host that came back answers again");
 }

@@ -70,6 +70,20 @@ fn render(from: &str, system: Option<&Prompt>, template: Option<&str>, params: &
     out
 }
 
+/// `POST /api/create`'s body.
+#[derive(Debug, serde::Serialize)]
+struct CreateRequest<'a> {
+    model: &'a str,
+    from: &'a str,
+    stream: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    system: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    template: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parameters: Option<&'a serde_json::Map<String, Value>>,
+}
+
 pub(super) async fn run(args: ModelfileArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
     let system = args
         .system
@@ -102,18 +116,16 @@ pub(super) async fn run(args: ModelfileArgs, env: &dyn Fn(&str) -> Option<String
         .unwrap_or_else(|| DEFAULT_OLLAMA_HOST.to_string());
     let url = ollama_base_url(&raw).context("bad --host (or OLLAMA_HOST)")?;
     let backend = OllamaBackend::new(&url, Duration::from_secs(3600), RetryPolicy::default())?;
-    let mut body = json!({ "model": name, "from": args.from, "stream": true });
-    if let Some(prompt) = &system {
-        body["system"] = json!(prompt.text);
-    }
-    if let Some(template) = &template {
-        body["template"] = json!(template);
-    }
-    if !params.is_empty() {
-        body["parameters"] = Value::Object(params);
-    }
+    let body = CreateRequest {
+        model: name,
+        from: &args.from,
+        stream: true,
+        system: system.as_ref().map(|p| p.text.as_str()),
+        template: template.as_deref(),
+        parameters: (!params.is_empty()).then_some(&params),
+    };
     backend
-        .create_model(&body, &mut |status| eprintln!("[create {name}] {status}"))
+        .create_model(name, &body, &mut |status| eprintln!("[create {name}] {status}"))
         .await
         .with_context(|| format!("cannot create {name} from {} on {url}", args.from))?;
     match backend.model_info(name).await {

@@ -306,7 +306,8 @@ impl Fleet {
                         },
                     });
                 }
-                state.iter().filter_map(|s| s.down_until).min()
+                // Wake for the next probe to start; a probe under way wakes us itself.
+                state.iter().filter(|s| !s.probing).filter_map(|s| s.down_until).min()
             };
             match next_probe {
                 Some(at) => {

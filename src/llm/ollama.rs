@@ -142,11 +142,16 @@ impl OllamaBackend {
         })
     }
 
-    /// `POST /api/create`: creates `model` from the request fields (`from`, `system`,
-    /// `template`, `parameters`), calling `progress` with each streamed status line.
-    pub async fn create_model(&self, body: &Value, progress: &mut dyn FnMut(&str)) -> Result<(), LlmError> {
+    /// `POST /api/create` with `body` (the request: `model`, `from`, `system`,
+    /// `template`, `parameters`): creates `model`, calling `progress` with each streamed
+    /// status line.
+    pub async fn create_model(
+        &self,
+        model: &str,
+        body: &impl Serialize,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<(), LlmError> {
         let url = format!("{}/api/create", self.base_url);
-        let model = body["model"].as_str().unwrap_or_default().to_string();
         let response = self
             .http
             .post(&url)
@@ -157,7 +162,7 @@ impl OllamaBackend {
         let status = response.status();
         if !status.is_success() {
             let text = response.text().await.unwrap_or_default();
-            return Err(status_error(status.as_u16(), &self.target(&url, &model), text, None));
+            return Err(status_error(status.as_u16(), &self.target(&url, model), text, None));
         }
         let mut success = false;
         let mut buffer = Vec::new();

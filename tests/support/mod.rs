@@ -160,6 +160,11 @@ impl StubServer {
         self.killed.store(true, Ordering::SeqCst);
     }
 
+    /// Brings a killed server back, as a restarted host.
+    pub fn revive(&self) {
+        self.killed.store(false, Ordering::SeqCst);
+    }
+
     /// Chat requests received so far (those with `messages`; not /api/show, /api/tags).
     pub fn chat_requests(&self) -> Vec<Value> {
         self.requests()
