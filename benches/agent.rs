@@ -16,20 +16,7 @@ use othello_arena::arena::{run_eval, EvalConfig, LlmPlayer, PlayerSpec, RunOptio
 use othello_arena::engine::EngineSpec;
 use othello_arena::llm::{OllamaBackend, RetryPolicy};
 use serde_json::json;
-use support::{legal_moves_in, Reply, StubServer};
-
-/// CPU seconds used by this process so far (user + system), from /proc/self/stat.
-fn cpu_seconds() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let fields: Vec<&str> = stat
-        .rsplit_once(')')
-        .map_or("", |(_, rest)| rest)
-        .split_whitespace()
-        .collect();
-    let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<f64>().ok()).unwrap_or(0.0);
-    // Fields 14 and 15 of stat (utime, stime) are at 11 and 12 after the command name.
-    (ticks(11) + ticks(12)) / 100.0
-}
+use support::{cpu_seconds, legal_moves_in, Reply, StubServer};
 
 fn eval(server: &StubServer, games_per_color: usize, parallel: usize) -> (u32, Duration) {
     let backend = Arc::new(OllamaBackend::new(&server.url, Duration::from_secs(30), RetryPolicy::default()).unwrap());
