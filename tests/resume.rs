@@ -121,6 +121,11 @@ fn results(stdout: &[u8]) -> Value {
     for opponent in value["opponents"].as_array_mut().unwrap() {
         strip(&mut opponent["agent"]);
     }
+    for host in value["hosts"].as_array_mut().unwrap() {
+        let host = host.as_object_mut().unwrap();
+        host.remove("latency_p50_ms");
+        host.remove("latency_p95_ms");
+    }
     value.as_object_mut().unwrap().remove("log_dir");
     value
 }

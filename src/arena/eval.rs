@@ -7,9 +7,10 @@ use serde_json::{json, Value};
 use super::game::GameRecord;
 use super::player::PlayerSpec;
 use super::schedule::{derive_seed, run_games, MatchError, MatchEvent, RunOptions, ScheduledGame};
-use super::stats::{percentile, wilson_interval, Tally};
+use super::stats::{percentile, wilson_interval};
+use super::tally::{GameSummary, Matchup};
 use crate::agent::AnswerKind;
-use crate::othello::Color;
+use crate::othello::{ByColor, Color};
 use crate::record::{AgentDecision, MoveSource};
 
 /// What an evaluation plays.
@@ -156,19 +157,8 @@ impl AgentStats {
 pub struct OpponentResult {
     /// The opponent's spec.
     pub opponent: String,
-    /// Games with the agent as black (agent's view).
-    pub as_black: Tally,
-    /// Games with the agent as white (agent's view).
-    pub as_white: Tally,
-    /// What the agent did in these games.
-    pub agent: AgentStats,
-}
-
-impl OpponentResult {
-    /// Both colors together.
-    pub fn overall(&self) -> Tally {
-        self.as_black.merged(&self.as_white)
-    }
+    /// The agent's games against it, from the agent's view.
+    pub matchup: Matchup,
 }
 
 /// One finished game of an evaluation.
@@ -250,22 +240,19 @@ pub async fn run_eval(config: &EvalConfig, report: &(dyn Fn(MatchEvent<'_>) + Sy
     let mut all = AgentStats::default();
     let mut played = Vec::new();
     let mut unfinished = 0;
-    for (index, ((k, agent_color, _), record)) in schedule.into_iter().zip(records).enumerate() {
+    let players = config.players();
+    for (index, ((k, agent_color, scheduled), record)) in schedule.into_iter().zip(records).enumerate() {
         let Some(record) = record else {
             unfinished += 1;
             continue;
         };
-        let result = &mut opponents[k];
-        let margin = record.margin_for(agent_color);
-        match agent_color {
-            Color::Black => result.as_black.record(margin),
-            Color::White => result.as_white.record(margin),
-        }
-        for ply in record.plies.iter().filter(|p| p.color == agent_color) {
-            if let Some(decision) = &ply.played.agent {
-                result.agent.add(decision);
-            }
-        }
+        let sides = ByColor {
+            black: &players[scheduled.black],
+            white: &players[scheduled.white],
+        };
+        opponents[k]
+            .matchup
+            .add(&GameSummary::from_game(index + 1, sides, &record), agent_color);
         played.push(EvalGame {
             number: index + 1,
             opponent: k,
@@ -274,7 +261,7 @@ pub async fn run_eval(config: &EvalConfig, report: &(dyn Fn(MatchEvent<'_>) + Sy
         });
     }
     for result in &opponents {
-        all.merge(&result.agent);
+        all.merge(&result.matchup.agent);
     }
     Ok(EvalResult {
         opponents,

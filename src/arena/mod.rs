@@ -15,6 +15,7 @@ mod replay;
 mod resume;
 mod schedule;
 mod stats;
+mod tally;
 mod wipeouts;
 
 pub use datagen::{Teacher, TeacherError};
@@ -31,4 +32,5 @@ pub use replay::{replay_records, replay_seed_lines, ExchangeView, GameReplay, Pl
 pub use resume::{game_log_path, load_resume_state, rebuild_game, ResumeError, ResumeState};
 pub use schedule::{derive_seed, run_games, MatchError, MatchEvent, RunOptions, ScheduledGame};
 pub use stats::{mean_interval, percentile, wilson_interval, Tally};
+pub use tally::{GameSummary, Matchup, NotAGameLog};
 pub use wipeouts::{find_wipeouts, WipeoutError};

@@ -7,7 +7,7 @@ use crate::agent::{Agent, AgentConfig, AgentError, BlockingEngine, MoveContext};
 use crate::engine::{EngineError, EngineSpec};
 use crate::llm::ChatBackend;
 use crate::othello::{Board, Move};
-use crate::record::{AgentDecision, MoveSource};
+use crate::record::{AgentDecision, MoveSource, PlayerKind};
 
 /// A move with where it came from.
 #[derive(Clone, Debug, PartialEq)]
@@ -100,6 +100,15 @@ impl PlayerSpec {
         match self {
             PlayerSpec::Engine(spec) => Box::new(EnginePlayer(BlockingEngine::new(spec.build(seed)))),
             PlayerSpec::Llm(llm) => Box::new(Agent::new(llm.config.clone(), llm.backend.clone(), seed)),
+        }
+    }
+
+    /// What kind of player this is, for the log.
+    pub fn kind(&self) -> PlayerKind {
+        match self {
+            PlayerSpec::Engine(EngineSpec::Human) => PlayerKind::Human,
+            PlayerSpec::Engine(_) => PlayerKind::Engine,
+            PlayerSpec::Llm(_) => PlayerKind::Llm,
         }
     }
 

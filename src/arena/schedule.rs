@@ -12,7 +12,7 @@ use super::game::{play_game, random_opening, GameContext, GameError, GameRecord}
 use super::player::{Player, PlayerSpec};
 use super::resume::game_log_path;
 use crate::othello::{Board, ByColor, Move, Outcome};
-use crate::record::{Event, GameEnd, GameLog, GameStart, LogError};
+use crate::record::{Event, GameEnd, GameLog, GameStart, LogError, PlayerKinds};
 
 /// One game to play: who has which color, and its seeds.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -138,6 +138,10 @@ async fn play_scheduled(
             start_board: opening.start().to_squares_string(),
             opening: opening.moves().iter().map(ToString::to_string).collect(),
             seed: scheduled.seed,
+            kinds: Some(PlayerKinds {
+                black: players[scheduled.black].kind(),
+                white: players[scheduled.white].kind(),
+            }),
         }))?;
     }
     let mut observe = |board: &Board, mv: Move| {

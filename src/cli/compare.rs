@@ -10,15 +10,7 @@ use anyhow::{Context, Result};
 use serde_json::{json, Value};
 
 use super::args::CompareArgs;
-use super::stats::{collect_groups, Group, Key};
-use crate::record::{read_game_log, Event};
-
-/// One game from the agent's view, keyed for pairing.
-struct PairKey {
-    opponent: String,
-    agent_color: String,
-    opening: Vec<String>,
-}
+use super::stats::{collect_groups, Group, GroupGame, Key};
 
 /// A run: its configuration, groups and games.
 struct Run {
@@ -42,41 +34,13 @@ fn load_run(path: &Path) -> Result<Run> {
     let groups = collect_groups(&[path.to_path_buf()])?;
     let mut games = BTreeMap::new();
     for group in groups.values() {
-        for log in &group.logs {
-            let records = read_game_log(log)?;
-            let mut key = None;
-            let mut score = None;
-            for record in &records {
-                match &record.event {
-                    Event::GameStart(s) => {
-                        let agent_black = s.black.starts_with("llm:");
-                        key = Some(PairKey {
-                            opponent: if agent_black { s.white.clone() } else { s.black.clone() },
-                            agent_color: if agent_black { "black" } else { "white" }.to_string(),
-                            opening: s.opening.clone(),
-                        });
-                    }
-                    Event::GameEnd(end) => {
-                        let margin = end.black_discs as i32 - end.white_discs as i32;
-                        let agent_margin = match key.as_ref().map(|k| k.agent_color.as_str()) {
-                            Some("black") => margin,
-                            _ => -margin,
-                        };
-                        score = Some(match agent_margin.signum() {
-                            1 => 1.0,
-                            0 => 0.5,
-                            _ => 0.0,
-                        });
-                    }
-                    _ => {}
-                }
-            }
-            if let (Some(k), Some(score)) = (key, score) {
-                let occurrence = (0..)
-                    .find(|i| !games.contains_key(&(k.opponent.clone(), k.agent_color.clone(), k.opening.clone(), *i)))
-                    .unwrap_or(0);
-                games.insert((k.opponent, k.agent_color, k.opening, occurrence), score);
-            }
+        for GroupGame { color, game, .. } in &group.games {
+            let Some(score) = game.score_for(*color) else { continue };
+            let key = (game.players[!*color].clone(), color.to_string(), game.opening.clone());
+            let occurrence = (0..)
+                .find(|i| !games.contains_key(&(key.0.clone(), key.1.clone(), key.2.clone(), *i)))
+                .unwrap_or(0);
+            games.insert((key.0, key.1, key.2, occurrence), score);
         }
     }
     Ok(Run {
@@ -227,9 +191,9 @@ fn render(runs: &[Run], opponents: &[String], comparisons: &[Value]) -> String {
                 let _ = writeln!(out, "  {:3}  (no games)", i + 1);
                 continue;
             };
-            let t = g.as_black.merged(&g.as_white);
+            let t = g.matchup.overall();
             let (low, high) = t.win_interval();
-            let a = g.agent.to_json();
+            let a = g.matchup.agent.to_json();
             let _ = writeln!(
                 out,
                 "  {:3}  {:5} {:3} {:3} {:3}  {:5.1}  [{:5.1}, {:5.1}]   {:5.1}%        {:6.2}        {:6.2}        {:7.0}  {:8.0} ms",

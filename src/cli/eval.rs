@@ -360,10 +360,10 @@ fn summary_json(result: &EvalResult, games_per_color: usize, log_dir: &str) -> V
             json!({
                 "opponent": o.opponent,
                 "games_per_color": games_per_color,
-                "as_black": tally_json(&o.as_black),
-                "as_white": tally_json(&o.as_white),
-                "overall": tally_json(&o.overall()),
-                "agent": o.agent.to_json(),
+                "as_black": tally_json(&o.matchup.as_black),
+                "as_white": tally_json(&o.matchup.as_white),
+                "overall": tally_json(&o.matchup.overall()),
+                "agent": o.matchup.agent.to_json(),
             })
         })
         .collect();
@@ -385,12 +385,12 @@ fn seed_csv(result: &EvalResult, model: &str, games_per_color: usize) -> String 
             out,
             "{model},{date},{games_per_color},{},{},{},{},{},{},{}",
             o.opponent,
-            o.as_black.wins,
-            o.as_black.losses,
-            o.as_black.draws,
-            o.as_white.wins,
-            o.as_white.losses,
-            o.as_white.draws
+            o.matchup.as_black.wins,
+            o.matchup.as_black.losses,
+            o.matchup.as_black.draws,
+            o.matchup.as_white.wins,
+            o.matchup.as_white.losses,
+            o.matchup.as_white.draws
         );
     }
     out
@@ -418,7 +418,7 @@ fn text_report(result: &EvalResult, model: &str, games_per_color: usize) -> Stri
         .max(8);
     let _ = writeln!(out, "{}  model-decided moves", tally_header("opponent", width));
     for o in &result.opponents {
-        opponent_rows(&mut out, &o.opponent, width, [o.as_black, o.as_white], &o.agent, "");
+        opponent_rows(&mut out, &o.opponent, width, [o.matchup.as_black, o.matchup.as_white], &o.matchup.agent, "");
     }
     let _ = writeln!(
         out,

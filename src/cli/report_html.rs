@@ -20,10 +20,12 @@ pub(super) fn run(args: ReportArgs) -> Result<()> {
     let groups = collect_groups(&args.paths)?;
     let mut games = Vec::new();
     let mut latencies = Vec::new();
+    let mut shown = std::collections::BTreeSet::new();
     for group in groups.values() {
-        latencies.extend_from_slice(&group.agent.move_latencies_ms);
-        for path in &group.logs {
-            games.push(game_json(path, &load(path)?)?);
+        latencies.extend_from_slice(&group.matchup.agent.move_latencies_ms);
+        // A game between two LLM players is in both players' groups: shown once.
+        for game in group.games.iter().filter(|g| shown.insert(g.log.clone())) {
+            games.push(game_json(&game.log, &load(&game.log)?)?);
         }
     }
     let data = json!({

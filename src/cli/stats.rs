@@ -10,22 +10,27 @@ use serde_json::{json, Value};
 
 use super::args::StatsArgs;
 use super::report::{agent_lines, opponent_rows, tally_header, tally_json};
-use crate::arena::{AgentStats, Tally};
-use crate::record::{game_start, read_game_log, Event};
+use crate::arena::{AgentStats, GameSummary, Matchup};
+use crate::othello::Color;
+use crate::record::read_game_log;
 
 /// Games of one (model, prompt, opponent) group.
 #[derive(Default)]
 pub(super) struct Group {
-    /// Games with the agent as black (agent's view).
-    pub as_black: Tally,
-    /// Games with the agent as white.
-    pub as_white: Tally,
-    /// What the agent did.
-    pub agent: AgentStats,
-    /// Logs whose game did not end.
-    pub unfinished: u32,
-    /// The group's game logs.
-    pub logs: Vec<PathBuf>,
+    /// The games, from the agent's view.
+    pub matchup: Matchup,
+    /// The group's games.
+    pub games: Vec<GroupGame>,
+}
+
+/// One game of a group.
+pub(super) struct GroupGame {
+    /// Its log.
+    pub log: PathBuf,
+    /// The agent's color.
+    pub color: Color,
+    /// The game.
+    pub game: GameSummary,
 }
 
 /// The key: model spec, prompt sha256 (or `-`), opponent spec.
@@ -89,49 +94,23 @@ fn prompt_hash(run_dir: &Path) -> String {
         .unwrap_or_else(|| "-".to_string())
 }
 
-/// Groups every game with an `llm:` player in `paths` by (model, prompt, opponent).
+/// Groups every game with an LLM player in `paths` by (model, prompt, opponent); a
+/// game between two LLM players counts in both players' groups.
 pub(super) fn collect_groups(paths: &[PathBuf]) -> Result<BTreeMap<Key, Group>> {
     let mut groups: BTreeMap<Key, Group> = BTreeMap::new();
     for (path, prompt) in game_logs(paths)? {
         let records = read_game_log(&path)?;
-        let Some(start) = game_start(&records).cloned() else {
-            bail!("{} has no game_start record: is it a game log?", path.display());
-        };
-        let agent_is_black = start.black.starts_with("llm:");
-        if !agent_is_black && !start.white.starts_with("llm:") {
-            continue; // an engine match: no agent to measure
+        let game = GameSummary::from_log(&records).with_context(|| format!("cannot read {}", path.display()))?;
+        for color in game.llm_colors() {
+            let key = (game.players[color].clone(), prompt.clone(), game.players[!color].clone());
+            let group = groups.entry(key).or_default();
+            group.matchup.add(&game, color);
+            group.games.push(GroupGame {
+                log: path.clone(),
+                color,
+                game: game.clone(),
+            });
         }
-        let (model, opponent) = if agent_is_black {
-            (&start.black, &start.white)
-        } else {
-            (&start.white, &start.black)
-        };
-        let agent_color = if agent_is_black { "black" } else { "white" };
-        let group = groups
-            .entry((model.clone(), prompt.clone(), opponent.clone()))
-            .or_default();
-        group.logs.push(path.clone());
-        let mut finished = false;
-        for record in &records {
-            match &record.event {
-                Event::Move(m) if m.color == agent_color => {
-                    if let Some(decision) = &m.agent {
-                        group.agent.add(decision);
-                    }
-                }
-                Event::GameEnd(end) => {
-                    finished = true;
-                    let margin = end.black_discs as i32 - end.white_discs as i32;
-                    if agent_is_black {
-                        group.as_black.record(margin);
-                    } else {
-                        group.as_white.record(-margin);
-                    }
-                }
-                _ => {}
-            }
-        }
-        group.unfinished += u32::from(!finished);
     }
     if groups.is_empty() {
         bail!("no game with an llm: player in these logs");
@@ -146,9 +125,9 @@ pub(super) fn groups_json(groups: &BTreeMap<Key, Group>) -> Vec<Value> {
         .map(|((model, prompt, opponent), g)| {
             json!({
                 "model": model, "prompt_sha256": prompt, "opponent": opponent,
-                "as_black": tally_json(&g.as_black), "as_white": tally_json(&g.as_white),
-                "overall": tally_json(&g.as_black.merged(&g.as_white)),
-                "unfinished_games": g.unfinished, "agent": g.agent.to_json(),
+                "as_black": tally_json(&g.matchup.as_black), "as_white": tally_json(&g.matchup.as_white),
+                "overall": tally_json(&g.matchup.overall()),
+                "unfinished_games": g.matchup.unfinished, "agent": g.matchup.agent.to_json(),
             })
         })
         .collect()
@@ -166,19 +145,20 @@ pub(super) fn run(args: StatsArgs) -> Result<()> {
         models
             .entry((model.clone(), prompt.clone()))
             .or_default()
-            .merge(&g.agent);
+            .merge(&g.matchup.agent);
     }
     for ((model, prompt), all) in &models {
         let _ = writeln!(out, "{model}, system prompt sha256 {prompt}");
         let width = groups.keys().map(|k| k.2.len()).max().unwrap_or(8).max(8);
         let _ = writeln!(out, "{}  model-decided moves", tally_header("opponent", width));
         for ((_, _, opponent), g) in groups.iter().filter(|(k, _)| &k.0 == model && &k.1 == prompt) {
-            let note = if g.unfinished > 0 {
-                format!("; {} unfinished game(s) not counted", g.unfinished)
+            let m = &g.matchup;
+            let note = if m.unfinished > 0 {
+                format!("; {} unfinished game(s) not counted", m.unfinished)
             } else {
                 String::new()
             };
-            opponent_rows(&mut out, opponent, width, [g.as_black, g.as_white], &g.agent, &note);
+            opponent_rows(&mut out, opponent, width, [m.as_black, m.as_white], &m.agent, &note);
         }
         let _ = writeln!(
             out,

@@ -10,7 +10,9 @@
 //! Every line is an object with `schema_version`, `time_ms` (Unix milliseconds) and
 //! `type`, one of:
 //! - `game_start`: `game`, `black`, `white` (player specs), `start_board` (64
-//!   characters), `opening` (the random opening moves), `seed`;
+//!   characters), `opening` (the random opening moves), `seed`, `kinds` (`{"black":
+//!   "llm", "white": "engine"}`: `engine`, `human` or `llm`; absent in older logs, where
+//!   an `llm:` spec is the agent);
 //! - `exchange`: one LLM round trip: `game`, `ply`, `color`, `session`, `turn`,
 //!   `latency_ms`, `retries`, `host` (the base URL of the server that answered),
 //!   `failures` (when attempts failed first: `[{"host", "error"}]`, one per retry), and
@@ -88,6 +90,55 @@ pub struct GameStart {
     pub opening: Vec<String>,
     /// The game's seed.
     pub seed: u64,
+    /// What kind of player each side is (absent in logs written before it was added).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kinds: Option<PlayerKinds>,
+}
+
+/// What kind of player a side is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PlayerKind {
+    /// A classical engine.
+    Engine,
+    /// A person at the terminal or in the browser.
+    Human,
+    /// The LLM agent.
+    Llm,
+}
+
+/// The kind of each side's player.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayerKinds {
+    /// Black's.
+    pub black: PlayerKind,
+    /// White's.
+    pub white: PlayerKind,
+}
+
+impl GameStart {
+    /// The kind of `color`'s player: as recorded, or for logs written before kinds were
+    /// recorded, read from its spec (`llm:MODEL` is the agent, `human` a person).
+    pub fn kind(&self, color: crate::othello::Color) -> PlayerKind {
+        use crate::othello::Color;
+        match (self.kinds, color) {
+            (Some(kinds), Color::Black) => kinds.black,
+            (Some(kinds), Color::White) => kinds.white,
+            (None, _) => {
+                let spec = match color {
+                    Color::Black => &self.black,
+                    Color::White => &self.white,
+                };
+                if spec.starts_with("llm:") {
+                    PlayerKind::Llm
+                } else if spec == "human" {
+                    PlayerKind::Human
+                } else {
+                    PlayerKind::Engine
+                }
+            }
+        }
+    }
 }
 
 /// `exchange`.
