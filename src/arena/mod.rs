@@ -11,10 +11,12 @@ mod player;
 mod positions;
 mod probe;
 mod quality;
+mod ratings;
 mod replay;
 mod resume;
 mod schedule;
 mod stats;
+mod stopping;
 mod tally;
 mod wipeouts;
 
@@ -31,6 +33,8 @@ pub use quality::{score_games, GameToScore, MoveQuality, Phase, QualityTally, Sc
 pub use replay::{replay_records, replay_seed_lines, ExchangeView, GameReplay, PlyView, ReplayError, ToolView};
 pub use resume::{game_log_path, load_resume_state, rebuild_game, ResumeError, ResumeState};
 pub use schedule::{derive_seed, run_games, MatchError, MatchEvent, RunOptions, ScheduledGame};
+pub use ratings::{fit_ratings, ladder_position, RatedGame, Rating, RatingError, RatingOptions};
+pub use stopping::{Decision, EloInterval, GameScore, ParseStopRuleError, StopRule, TrialUnit, Trials, Verdict};
 pub use stats::{mean_interval, percentile, wilson_interval, Tally};
 pub use tally::{GameSummary, Matchup, NotAGameLog};
 pub use wipeouts::{find_wipeouts, WipeoutError};
