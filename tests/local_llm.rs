@@ -118,7 +118,7 @@ fn play_on(name: &str, servers: &[&str], extra: &[&str]) -> Counts {
                     None => {}
                 }
             }
-            Event::GameStart(_) | Event::GameStopped(_) => {}
+            Event::GameStart(_) | Event::GameStopped(_) | Event::Forfeit(_) => {}
         }
     }
     counts

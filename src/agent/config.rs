@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 use super::answer::AnswerPolicy;
 use super::prompt::Prompt;
-use crate::engine::EngineSpec;
+use crate::engine::{EngineSpec, ParseSpecError};
 use crate::llm::{ChatOptions, Think};
 use crate::othello::{Labels, Perspective, TextStyle};
 
@@ -56,11 +56,69 @@ macro_rules! text_enum {
 text_enum!(Mode, "mode", "tool" => Mode::Tool, "direct" => Mode::Direct);
 text_enum!(InvalidPolicy, "--on-invalid policy", "retry" => InvalidPolicy::Retry, "feedback" => InvalidPolicy::Feedback);
 
+/// What happens when every session failed to give a legal move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fallback {
+    /// An engine plays the move, recorded as `fallback` (seed 000: `random`).
+    Engine(EngineSpec),
+    /// No move is played: the agent forfeits and loses the game (Kaggle, LLM Chess).
+    Forfeit,
+}
+
+/// A `--fallback` that is neither `forfeit` nor an engine spec.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ParseFallbackError {
+    /// `human`: nobody is at the terminal to stand in for the model.
+    #[error("the fallback must be forfeit or an engine, not human")]
+    Human,
+    /// Not an engine spec.
+    #[error("invalid fallback {text:?}: give forfeit or an engine spec")]
+    Spec {
+        /// The text as given.
+        text: String,
+        /// Why it is no engine spec.
+        #[source]
+        source: ParseSpecError,
+    },
+}
+
+impl FromStr for Fallback {
+    type Err = ParseFallbackError;
+
+    /// `forfeit` (any case) or an engine spec other than `human`.
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        if text.trim().eq_ignore_ascii_case("forfeit") {
+            return Ok(Fallback::Forfeit);
+        }
+        match text.parse::<EngineSpec>() {
+            Ok(EngineSpec::Human) => Err(ParseFallbackError::Human),
+            Ok(spec) => Ok(Fallback::Engine(spec)),
+            Err(source) => Err(ParseFallbackError::Spec {
+                text: text.to_string(),
+                source,
+            }),
+        }
+    }
+}
+
+impl fmt::Display for Fallback {
+    /// `forfeit`, or the engine's canonical spec.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Fallback::Engine(spec) => spec.fmt(f),
+            Fallback::Forfeit => f.write_str("forfeit"),
+        }
+    }
+}
+
 /// Everything that decides how the agent plays (and goes into the run record).
 #[derive(Clone, Debug, PartialEq)]
 pub struct AgentConfig {
     /// The model's name on the server.
     pub model: String,
+    /// Tells apart two players of one model in a tournament: the player is then
+    /// `llm:MODEL@NAME` in logs and tables.
+    pub name: Option<String>,
     /// Tool or direct.
     pub mode: Mode,
     /// The system prompt, if any.
@@ -83,8 +141,8 @@ pub struct AgentConfig {
     /// Rounds of tool calls per session; once spent, tools are withheld and the model
     /// is asked for its answer (`u32::MAX`: bounded only by `max_turns`, seed 000).
     pub max_tool_rounds: u32,
-    /// Who plays when the model fails.
-    pub fallback: EngineSpec,
+    /// Who plays when the model fails: an engine, or nobody (the game is forfeited).
+    pub fallback: Fallback,
     /// Which coordinate of an answer counts.
     pub answer: AnswerPolicy,
     /// Retry with a new session, or give feedback.
@@ -96,6 +154,7 @@ impl AgentConfig {
     pub fn new(model: &str) -> AgentConfig {
         AgentConfig {
             model: model.to_string(),
+            name: None,
             mode: Mode::Tool,
             system_prompt: None,
             user_template: None,
@@ -106,9 +165,17 @@ impl AgentConfig {
             max_turns: 10,
             max_sessions: 3,
             max_tool_rounds: u32::MAX,
-            fallback: EngineSpec::Random,
+            fallback: Fallback::Engine(EngineSpec::Random),
             answer: AnswerPolicy::Last,
             on_invalid: InvalidPolicy::Retry,
+        }
+    }
+
+    /// The player's spec: `llm:MODEL`, or `llm:MODEL@NAME` for a named player.
+    pub fn spec(&self) -> String {
+        match &self.name {
+            Some(name) => format!("llm:{}@{name}", self.model),
+            None => format!("llm:{}", self.model),
         }
     }
 
@@ -116,6 +183,7 @@ impl AgentConfig {
     pub fn to_json(&self) -> Value {
         json!({
             "model": self.model,
+            "name": self.name,
             "mode": self.mode.to_string(),
             "system_prompt": self.system_prompt,
             "user_template": self.user_template,
@@ -131,5 +199,52 @@ impl AgentConfig {
             "answer": self.answer.to_string(),
             "on_invalid": self.on_invalid.to_string(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fallbacks_read_back_as_written() {
+        for text in [
+            "forfeit",
+            "random",
+            "greedy",
+            "n-hand:3",
+            "alphabeta:4:weight",
+            "reference:8:18",
+        ] {
+            let fallback: Fallback = text.parse().unwrap();
+            assert_eq!(fallback.to_string(), text);
+            assert_eq!(fallback.to_string().parse::<Fallback>().unwrap(), fallback);
+        }
+        assert_eq!(" Forfeit ".parse::<Fallback>(), Ok(Fallback::Forfeit));
+        assert_eq!(
+            "nhand".parse::<Fallback>().unwrap().to_string(),
+            "n-hand:3",
+            "engines are written in their canonical form, as before"
+        );
+    }
+
+    #[test]
+    fn a_person_or_nonsense_is_no_fallback() {
+        assert_eq!("human".parse::<Fallback>(), Err(ParseFallbackError::Human));
+        let err = "nonsense".parse::<Fallback>().unwrap_err();
+        assert!(matches!(&err, ParseFallbackError::Spec { text, .. } if text == "nonsense"));
+        assert!(err.to_string().contains("forfeit"));
+        assert!(
+            std::error::Error::source(&err).is_some(),
+            "the engine spec error is kept"
+        );
+    }
+
+    #[test]
+    fn the_run_record_keeps_the_fallback_string() {
+        let mut config = AgentConfig::new("m");
+        assert_eq!(config.to_json()["fallback"], "random");
+        config.fallback = Fallback::Forfeit;
+        assert_eq!(config.to_json()["fallback"], "forfeit");
     }
 }

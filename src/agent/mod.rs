@@ -1,5 +1,5 @@
-//! The LLM player: prompts, the conversation loop, its retry/fallback policy, and
-//! reading answers.
+//! The LLM player: prompts, the conversation loop, its retry/fallback policy (an
+//! engine's move, or a forfeit), and reading answers.
 
 mod answer;
 mod blocking;
@@ -10,7 +10,7 @@ mod runner;
 
 pub use answer::{answer_text, coordinates, parse_answer, Answer, AnswerKind, AnswerPolicy};
 pub use blocking::BlockingEngine;
-pub use config::{AgentConfig, InvalidPolicy, Mode};
+pub use config::{AgentConfig, Fallback, InvalidPolicy, Mode, ParseFallbackError};
 pub use prompt::{sha256_hex, Prompt, PromptError};
 pub use recover::recover_tool_calls;
-pub use runner::{Agent, AgentError, AgentMove, MoveContext};
+pub use runner::{Agent, AgentChoice, AgentError, AgentMove, MoveContext};

@@ -6,7 +6,8 @@
 //! move ends the move. An answer without one fails the session (`retry`), or is
 //! answered with the legal moves and the session goes on (`feedback`). A session
 //! also ends when its turns are spent. When every session failed, the fallback
-//! engine plays and the move is recorded as `fallback`.
+//! engine plays and the move is recorded as `fallback`; with the fallback `forfeit`
+//! no move is played and the decision is recorded as `forfeit` (the game is lost).
 
 use std::sync::Arc;
 
@@ -14,7 +15,7 @@ use tracing::Instrument;
 
 use super::answer::{parse_answer, Answer};
 use super::blocking::BlockingEngine;
-use super::config::{AgentConfig, InvalidPolicy, Mode};
+use super::config::{AgentConfig, Fallback, InvalidPolicy, Mode};
 use super::recover::recover_tool_calls;
 use crate::engine::EngineError;
 use crate::llm::{ChatBackend, ChatRequest, LlmError, Message, Role, ToolCall};
@@ -42,6 +43,16 @@ pub struct AgentMove {
     pub decision: AgentDecision,
 }
 
+/// What the agent did with a position: a move, or a forfeit.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AgentChoice {
+    /// The model's move, or the fallback engine's.
+    Move(AgentMove),
+    /// Every session failed and the fallback is `forfeit`: no move, the game is lost.
+    /// The decision's source is [`MoveSource::Forfeit`].
+    Forfeit(AgentDecision),
+}
+
 /// A failure of the harness (not of the model) while the agent decides.
 #[derive(Debug, thiserror::Error)]
 pub enum AgentError {
@@ -62,6 +73,15 @@ pub enum AgentError {
     /// The fallback engine failed.
     #[error("the fallback player failed")]
     Fallback(#[source] EngineError),
+    /// A move was asked for ([`Agent::decide`]) but the agent forfeited: use
+    /// [`Agent::decide_or_forfeit`] where a forfeit can end the game.
+    #[error("{reason}: there is no move to play")]
+    Forfeited {
+        /// The decision's `fallback_reason`.
+        reason: String,
+        /// The forfeiting decision.
+        decision: Box<AgentDecision>,
+    },
 }
 
 /// The LLM player.
@@ -69,7 +89,8 @@ pub struct Agent {
     config: Arc<AgentConfig>,
     backend: Arc<dyn ChatBackend>,
     tools: ToolRegistry,
-    fallback: BlockingEngine,
+    /// The fallback engine (`None`: the agent forfeits).
+    fallback: Option<BlockingEngine>,
     /// The host that answered the last request: the next one goes there while it has
     /// room (a fleet's prompt-cache affinity).
     last_host: Option<String>,
@@ -85,7 +106,10 @@ impl Agent {
     /// An agent using `backend`, with its fallback seeded by `seed`.
     pub fn new(config: Arc<AgentConfig>, backend: Arc<dyn ChatBackend>, seed: u64) -> Agent {
         let tools = ToolRegistry::new(SimulateMove { style: config.style });
-        let fallback = BlockingEngine::new(config.fallback.build(seed));
+        let fallback = match config.fallback {
+            Fallback::Engine(spec) => Some(BlockingEngine::new(spec.build(seed))),
+            Fallback::Forfeit => None,
+        };
         Agent {
             config,
             backend,
@@ -97,16 +121,29 @@ impl Agent {
 
     /// The agent's spec string (`llm:MODEL`).
     pub fn name(&self) -> String {
-        format!("llm:{}", self.config.model)
+        self.config.spec()
     }
 
-    /// Decides a move in `board`, where the side to move has a legal placement.
+    /// Decides a move in `board`, where the side to move has a legal placement. With the
+    /// fallback `forfeit`, a decision without a move is [`AgentError::Forfeited`].
     pub async fn decide(&mut self, board: &Board, ctx: MoveContext<'_>) -> Result<AgentMove, AgentError> {
+        match self.decide_or_forfeit(board, ctx).await? {
+            AgentChoice::Move(choice) => Ok(choice),
+            AgentChoice::Forfeit(decision) => Err(AgentError::Forfeited {
+                reason: decision.fallback_reason.clone().unwrap_or_default(),
+                decision: Box::new(decision),
+            }),
+        }
+    }
+
+    /// Decides a move in `board`, where the side to move has a legal placement, or
+    /// forfeits when every session failed and the fallback is `forfeit`.
+    pub async fn decide_or_forfeit(&mut self, board: &Board, ctx: MoveContext<'_>) -> Result<AgentChoice, AgentError> {
         let span = tracing::debug_span!("turn", ply = ctx.ply, color = %board.side_to_move());
         self.decide_in_span(board, ctx).instrument(span).await
     }
 
-    async fn decide_in_span(&mut self, board: &Board, ctx: MoveContext<'_>) -> Result<AgentMove, AgentError> {
+    async fn decide_in_span(&mut self, board: &Board, ctx: MoveContext<'_>) -> Result<AgentChoice, AgentError> {
         let mut decision = AgentDecision::default();
         let mut failures: Vec<&'static str> = Vec::new();
         for session in 1..=self.config.max_sessions {
@@ -114,24 +151,29 @@ impl Agent {
             match self.session(board, session, ctx, &mut decision).await? {
                 SessionEnd::Decided(mv) => {
                     decision.source = Some(MoveSource::Llm);
-                    return Ok(AgentMove { mv, decision });
+                    return Ok(AgentChoice::Move(AgentMove { mv, decision }));
                 }
                 SessionEnd::Failed(why) => failures.push(why),
             }
         }
-        let fallback = self.fallback.choose(board).await.map_err(AgentError::Fallback)?;
-        decision.source = Some(MoveSource::Fallback);
         decision.answer_kind = None;
-        decision.fallback_reason = Some(format!(
-            "no legal move from the model in {} session(s) ({}); {} played",
+        let failed = format!(
+            "no legal move from the model in {} session(s) ({})",
             failures.len(),
-            failures.join(", "),
-            self.fallback.name()
-        ));
-        Ok(AgentMove {
+            failures.join(", ")
+        );
+        let Some(engine) = &self.fallback else {
+            decision.source = Some(MoveSource::Forfeit);
+            decision.fallback_reason = Some(format!("{failed}; the model forfeited the game"));
+            return Ok(AgentChoice::Forfeit(decision));
+        };
+        let fallback = engine.choose(board).await.map_err(AgentError::Fallback)?;
+        decision.source = Some(MoveSource::Fallback);
+        decision.fallback_reason = Some(format!("{failed}; {} played", engine.name()));
+        Ok(AgentChoice::Move(AgentMove {
             mv: fallback.mv,
             decision,
-        })
+        }))
     }
 
     fn request(&self, messages: &[Message], offer_tools: bool) -> ChatRequest {

@@ -7,7 +7,9 @@ use serde_json::{json, Value};
 use super::game::GameRecord;
 use super::player::PlayerSpec;
 use super::schedule::{derive_seed, run_games, MatchError, MatchEvent, RunOptions, ScheduledGame};
+use super::sequential::{run_sequential, Pairing, PairingStop};
 use super::stats::{percentile, wilson_interval};
+use super::stopping::StopRule;
 use super::tally::{GameSummary, Matchup};
 use crate::agent::AnswerKind;
 use crate::othello::{ByColor, Color};
@@ -70,8 +72,8 @@ impl AgentStats {
     pub fn add(&mut self, d: &AgentDecision) {
         self.moves += 1;
         match d.source {
-            Some(MoveSource::Fallback) => self.fallback_moves += 1,
-            _ => self.llm_moves += 1,
+            Some(MoveSource::Llm) | None => self.llm_moves += 1,
+            _ => self.fallback_moves += 1,
         }
         match d.answer_kind {
             Some(AnswerKind::Clean) => self.clean_answers += 1,
@@ -226,47 +228,95 @@ impl EvalConfig {
 
 /// Plays the evaluation; `report` sees every move and finished game.
 pub async fn run_eval(config: &EvalConfig, report: &(dyn Fn(MatchEvent<'_>) + Sync)) -> Result<EvalResult, MatchError> {
+    let games: Vec<ScheduledGame> = config.schedule().into_iter().map(|(_, _, g)| g).collect();
+    let records = run_games(&config.players(), &games, &config.run, report).await?;
+    Ok(config.tally(records, &|_| true))
+}
+
+/// Plays the evaluation pair by pair against each opponent until `rule` stops it (or
+/// `games_per_color` pairs are played); the stops come back with the result.
+pub async fn run_eval_sequential(
+    config: &EvalConfig,
+    rule: &StopRule,
+    report: &(dyn Fn(MatchEvent<'_>) + Sync),
+) -> Result<(EvalResult, Vec<Option<PairingStop>>), MatchError> {
     let schedule = config.schedule();
     let games: Vec<ScheduledGame> = schedule.iter().map(|(_, _, g)| g.clone()).collect();
-    let records = run_games(&config.players(), &games, &config.run, report).await?;
-    let mut opponents: Vec<OpponentResult> = config
+    // Games 2i and 2i+1 of an opponent's block are the two colours of one opening.
+    let pairings: Vec<Pairing> = config
         .opponents
         .iter()
-        .map(|o| OpponentResult {
-            opponent: o.to_string(),
-            ..OpponentResult::default()
+        .enumerate()
+        .map(|(k, opponent)| {
+            let base = k * config.games_per_color * 2;
+            Pairing {
+                label: format!("{} vs {opponent}", config.agent),
+                first: 0,
+                pairs: (0..config.games_per_color)
+                    .map(|p| [base + 2 * p, base + 2 * p + 1])
+                    .collect(),
+            }
         })
         .collect();
-    let mut all = AgentStats::default();
-    let mut played = Vec::new();
-    let mut unfinished = 0;
-    let players = config.players();
-    for (index, ((k, agent_color, scheduled), record)) in schedule.into_iter().zip(records).enumerate() {
-        let Some(record) = record else {
-            unfinished += 1;
-            continue;
-        };
-        let sides = ByColor {
-            black: &players[scheduled.black],
-            white: &players[scheduled.white],
-        };
-        opponents[k]
-            .matchup
-            .add(&GameSummary::from_game(index + 1, sides, &record), agent_color);
-        played.push(EvalGame {
-            number: index + 1,
-            opponent: k,
-            agent_color,
-            record,
-        });
+    let played = run_sequential(&config.players(), &games, &pairings, rule, &config.run, report).await?;
+    // A game after its pairing's stop was never needed: it is not an unfinished game.
+    let mut needed = vec![true; games.len()];
+    for (pairing, stop) in pairings.iter().zip(&played.stops) {
+        if let Some(stop) = stop {
+            for pair in &pairing.pairs[stop.pairs as usize..] {
+                needed[pair[0]] = false;
+                needed[pair[1]] = false;
+            }
+        }
     }
-    for result in &opponents {
-        all.merge(&result.matchup.agent);
+    Ok((config.tally(played.records, &|i| needed[i]), played.stops))
+}
+
+impl EvalConfig {
+    /// The result of the schedule's games (`None`: not finished); a game that is not
+    /// `needed` is not counted as unfinished.
+    pub fn tally(&self, records: Vec<Option<GameRecord>>, needed: &dyn Fn(usize) -> bool) -> EvalResult {
+        let config = self;
+        let schedule = config.schedule();
+        let mut opponents: Vec<OpponentResult> = config
+            .opponents
+            .iter()
+            .map(|o| OpponentResult {
+                opponent: o.to_string(),
+                ..OpponentResult::default()
+            })
+            .collect();
+        let mut all = AgentStats::default();
+        let mut played = Vec::new();
+        let mut unfinished = 0;
+        let players = config.players();
+        for (index, ((k, agent_color, scheduled), record)) in schedule.into_iter().zip(records).enumerate() {
+            let Some(record) = record else {
+                unfinished += usize::from(needed(index));
+                continue;
+            };
+            let sides = ByColor {
+                black: &players[scheduled.black],
+                white: &players[scheduled.white],
+            };
+            opponents[k]
+                .matchup
+                .add(&GameSummary::from_game(index + 1, sides, &record), agent_color);
+            played.push(EvalGame {
+                number: index + 1,
+                opponent: k,
+                agent_color,
+                record,
+            });
+        }
+        for result in &opponents {
+            all.merge(&result.matchup.agent);
+        }
+        EvalResult {
+            opponents,
+            agent: all,
+            games: played,
+            unfinished,
+        }
     }
-    Ok(EvalResult {
-        opponents,
-        agent: all,
-        games: played,
-        unfinished,
-    })
 }

@@ -6,10 +6,10 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use tracing::Instrument;
 
-use super::player::{PlayError, Played, Player};
+use super::player::{Action, PlayError, Played, Player};
 use crate::agent::MoveContext;
 use crate::othello::{Board, ByColor, Color, Game, Move, Outcome};
-use crate::record::{Event, GameLog, GameStopped, LogError, MoveRecord, MoveSource};
+use crate::record::{AgentDecision, Event, ForfeitRecord, GameLog, GameStopped, LogError, MoveRecord, MoveSource};
 
 /// One move of a finished game, with its source.
 #[derive(Clone, Debug, PartialEq)]
@@ -18,6 +18,17 @@ pub struct PlyRecord {
     pub color: Color,
     /// What was played and how.
     pub played: Played,
+}
+
+/// A side that played no move and lost: its agent's fallback is `forfeit`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Forfeit {
+    /// The forfeiting side (the side to move in the game's last position).
+    pub color: Color,
+    /// Its player's spec.
+    pub player: String,
+    /// The agent's failed decision (source `forfeit`).
+    pub agent: AgentDecision,
 }
 
 /// A finished game.
@@ -29,9 +40,13 @@ pub struct GameRecord {
     pub opening_plies: usize,
     /// The moves after the opening, passes included.
     pub plies: Vec<PlyRecord>,
-    /// The result by disc count.
+    /// The side that forfeited, when the game ended that way (`game` then stops at the
+    /// position it forfeited in, with the game not over on the board).
+    pub forfeit: Option<Forfeit>,
+    /// The result: by disc count, or after a forfeit the opponent's win.
     pub outcome: Outcome,
-    /// Black's discs minus White's at the end (empty squares are not awarded).
+    /// Black's discs minus White's at the end (empty squares are not awarded); after a
+    /// forfeit, [`GameRecord::FORFEIT_MARGIN`] for the winner (-64 when black forfeited).
     pub disc_difference: i32,
 }
 
@@ -104,8 +119,10 @@ pub fn random_opening(start: Board, plies: usize, seed: u64) -> Game {
 }
 
 /// Plays `game` (typically a random opening) to the end. Forced passes are played
-/// without asking anyone. Every move after the opening is logged. When `ctx.stop` is
-/// set the game ends before its next move with [`GameError::Stopped`], logged as a
+/// without asking anyone. Every move after the opening is logged. A player that
+/// forfeits ends the game at once, logged as a `forfeit` record and lost by that side
+/// (scored as a wipeout, [`GameRecord::FORFEIT_MARGIN`]). When `ctx.stop` is set the
+/// game ends before its next move with [`GameError::Stopped`], logged as a
 /// `game_stopped` record.
 pub async fn play_game(
     game: Game,
@@ -151,14 +168,31 @@ async fn play_moves(
                 ply,
                 log: ctx.log,
             };
-            player
-                .play(&board, move_ctx)
-                .await
-                .map_err(|source| GameError::Player {
-                    player: player.name(),
-                    ply,
-                    source,
-                })?
+            let action = player.act(&board, move_ctx).await.map_err(|source| GameError::Player {
+                player: player.name(),
+                ply,
+                source,
+            })?;
+            match action {
+                Action::Move(played) => played,
+                Action::Forfeit(agent) => {
+                    let forfeit = Forfeit {
+                        color,
+                        player: player.name(),
+                        agent,
+                    };
+                    if let Some(log) = ctx.log {
+                        log.write(Event::Forfeit(ForfeitRecord {
+                            game: ctx.number,
+                            ply,
+                            color: color.to_string(),
+                            player: forfeit.player.clone(),
+                            agent: forfeit.agent.clone(),
+                        }))?;
+                    }
+                    return Ok(GameRecord::forfeited(game, opening_plies, plies, forfeit));
+                }
+            }
         };
         game.try_play(played.mv).map_err(|source| GameError::Illegal {
             player: player.name(),
@@ -188,12 +222,46 @@ async fn play_moves(
         game,
         opening_plies,
         plies,
+        forfeit: None,
         outcome,
         disc_difference,
     })
 }
 
 impl GameRecord {
+    /// The winner's disc margin in a forfeited game: a wipeout. A forfeit must never
+    /// look like a close game, and the disc count of a board the game never finished
+    /// on says nothing about either side.
+    pub const FORFEIT_MARGIN: i32 = 64;
+
+    /// A game that ended when `forfeit.color` forfeited in `game`'s last position: the
+    /// opponent wins by [`GameRecord::FORFEIT_MARGIN`].
+    pub fn forfeited(game: Game, opening_plies: usize, plies: Vec<PlyRecord>, forfeit: Forfeit) -> GameRecord {
+        let winner = !forfeit.color;
+        let disc_difference = match winner {
+            Color::Black => GameRecord::FORFEIT_MARGIN,
+            Color::White => -GameRecord::FORFEIT_MARGIN,
+        };
+        GameRecord {
+            game,
+            opening_plies,
+            plies,
+            forfeit: Some(forfeit),
+            outcome: Outcome::Win(winner),
+            disc_difference,
+        }
+    }
+
+    /// Every decision of an LLM player in the game, with its side: the moves', then the
+    /// forfeiting one, if any (what the agent statistics count).
+    pub fn agent_decisions(&self) -> impl Iterator<Item = (Color, &AgentDecision)> {
+        let moves = self
+            .plies
+            .iter()
+            .filter_map(|ply| ply.played.agent.as_ref().map(|agent| (ply.color, agent)));
+        moves.chain(self.forfeit.iter().map(|f| (f.color, &f.agent)))
+    }
+
     /// Disc difference from `color`'s view.
     pub fn margin_for(&self, color: Color) -> i32 {
         match color {

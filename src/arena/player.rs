@@ -3,7 +3,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::agent::{Agent, AgentConfig, AgentError, BlockingEngine, MoveContext};
+use crate::agent::{Agent, AgentChoice, AgentConfig, AgentError, AgentMove, BlockingEngine, MoveContext};
 use crate::engine::{EngineError, EngineSpec};
 use crate::llm::ChatBackend;
 use crate::othello::{Board, Move};
@@ -18,6 +18,16 @@ pub struct Played {
     pub source: MoveSource,
     /// The agent's account, for LLM players.
     pub agent: Option<AgentDecision>,
+}
+
+/// What a player did with its turn: a move, or a forfeit that ends the game.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    /// A move.
+    Move(Played),
+    /// No move: the agent gave none and its fallback is `forfeit` (the decision's
+    /// source is `forfeit`). The game ends, lost by the mover.
+    Forfeit(AgentDecision),
 }
 
 /// Why a player could not move (a harness failure, never a model mistake).
@@ -38,8 +48,15 @@ pub trait Player: Send {
     fn name(&self) -> String;
 
     /// Picks a move where the side to move has a legal placement. Engines think on a
-    /// blocking thread; the agent awaits its server.
+    /// blocking thread; the agent awaits its server. An agent that forfeits has no move
+    /// to give: it fails with [`AgentError::Forfeited`] (games call [`Player::act`]).
     async fn play(&mut self, board: &Board, ctx: MoveContext<'_>) -> Result<Played, PlayError>;
+
+    /// Plays its turn where the side to move has a legal placement: a move, or (an
+    /// agent whose fallback is `forfeit`) a forfeit. Engines always move.
+    async fn act(&mut self, board: &Board, ctx: MoveContext<'_>) -> Result<Action, PlayError> {
+        Ok(Action::Move(self.play(board, ctx).await?))
+    }
 }
 
 struct EnginePlayer(BlockingEngine);
@@ -67,12 +84,22 @@ impl Player for Agent {
     }
 
     async fn play(&mut self, board: &Board, ctx: MoveContext<'_>) -> Result<Played, PlayError> {
-        let choice = self.decide(board, ctx).await?;
-        Ok(Played {
-            mv: choice.mv,
-            source: choice.decision.source.unwrap_or(MoveSource::Llm),
-            agent: Some(choice.decision),
+        Ok(agent_played(self.decide(board, ctx).await?))
+    }
+
+    async fn act(&mut self, board: &Board, ctx: MoveContext<'_>) -> Result<Action, PlayError> {
+        Ok(match self.decide_or_forfeit(board, ctx).await? {
+            AgentChoice::Move(choice) => Action::Move(agent_played(choice)),
+            AgentChoice::Forfeit(decision) => Action::Forfeit(decision),
         })
+    }
+}
+
+fn agent_played(choice: AgentMove) -> Played {
+    Played {
+        mv: choice.mv,
+        source: choice.decision.source.unwrap_or(MoveSource::Llm),
+        agent: Some(choice.decision),
     }
 }
 
@@ -136,7 +163,7 @@ impl fmt::Display for PlayerSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             PlayerSpec::Engine(spec) => spec.fmt(f),
-            PlayerSpec::Llm(llm) => write!(f, "llm:{}", llm.config.model),
+            PlayerSpec::Llm(llm) => f.write_str(&llm.config.spec()),
         }
     }
 }

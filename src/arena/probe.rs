@@ -5,7 +5,7 @@
 use futures_util::StreamExt;
 use serde::Serialize;
 
-use super::player::{Played, PlayerSpec};
+use super::player::{Action, Played, PlayerSpec};
 use super::positions::LabelledPosition;
 use super::schedule::derive_seed;
 use crate::agent::MoveContext;
@@ -121,8 +121,19 @@ async fn probe_one(
         ply: (61 - board.empties()) as usize,
         log,
     };
-    let played = match player.play(&board, ctx).await {
-        Ok(played) => played,
+    let played = match player.act(&board, ctx).await {
+        Ok(Action::Move(played)) => played,
+        Ok(Action::Forfeit(decision)) => {
+            // No legal answer and no fallback move: graded as invalid.
+            return ProbeResult {
+                grade: Grade::Invalid,
+                teacher_grade: position.teacher_move.as_ref().map(|_| Grade::Invalid),
+                source: decision.source,
+                invalid_answers: decision.invalid_answers,
+                error: None,
+                ..failed(String::new())
+            };
+        }
         Err(e) => return failed(error_chain(&e)),
     };
     let regret = match played.mv {

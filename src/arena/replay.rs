@@ -1,8 +1,8 @@
 //! Rebuilding a game, ply by ply, from its log: positions, the model's exchanges
 //! (thinking, content, tool calls with their results, how the answer was read), the
-//! moves and their sources. Also reads seed 000's bare logs (one
-//! `{"request": ..., "response": ...}` per line), rebuilding each position from the
-//! board text in the request.
+//! moves and their sources, and a forfeit that ended the game. Also reads seed 000's
+//! bare logs (one `{"request": ..., "response": ...}` per line), rebuilding each
+//! position from the board text in the request.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::agent::{parse_answer, recover_tool_calls, Answer, AnswerPolicy};
 use crate::llm::{decode_reply, Role};
 use crate::othello::{Board, Color, Move};
-use crate::record::{game_start, AgentDecision, Event, MoveSource, Record};
+use crate::record::{game_start, AgentDecision, Event, ExchangeRecord, MoveSource, Record};
 
 /// One tool call and what it returned.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -88,8 +88,34 @@ pub struct GameReplay {
     pub opening: Vec<String>,
     /// Every logged ply, in order.
     pub plies: Vec<PlyView>,
-    /// Final discs (black, white), when the game ended in the log.
+    /// The ply at which the agent forfeited, ending the game: its position, exchanges
+    /// and decision, with no move (source `forfeit`). Not among `plies`, which all
+    /// hold a move.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub forfeit: Option<PlyView>,
+    /// Final discs (black, white), when the game ended in the log (after a forfeit,
+    /// the discs on the board; the forfeiting side lost).
     pub final_discs: Option<(u32, u32)>,
+}
+
+impl GameReplay {
+    /// The winner as the log's `game_end` tells it (`black`, `white` or `draw`): the
+    /// forfeiting side's opponent, or else the side with more discs.
+    pub fn winner(&self) -> Option<String> {
+        if let Some(forfeit) = &self.forfeit {
+            return Some(
+                forfeit
+                    .color
+                    .parse::<Color>()
+                    .map_or_else(|_| "?".to_string(), |c| (!c).to_string()),
+            );
+        }
+        self.final_discs.map(|(black, white)| match black.cmp(&white) {
+            std::cmp::Ordering::Greater => Color::Black.to_string(),
+            std::cmp::Ordering::Less => Color::White.to_string(),
+            std::cmp::Ordering::Equal => "draw".to_string(),
+        })
+    }
 }
 
 /// A log that does not describe a game.
@@ -208,6 +234,7 @@ pub fn replay_records(records: &[Record]) -> Result<GameReplay, ReplayError> {
         white: start.white.clone(),
         opening: start.opening.clone(),
         plies: Vec::new(),
+        forfeit: None,
         final_discs: None,
     };
     let mut pending = Vec::new();
@@ -215,25 +242,6 @@ pub fn replay_records(records: &[Record]) -> Result<GameReplay, ReplayError> {
         match &record.event {
             Event::Exchange(e) => pending.push(e.clone()),
             Event::Move(m) => {
-                let exchanges = pending
-                    .iter()
-                    .enumerate()
-                    .map(|(i, e)| {
-                        let next = pending
-                            .get(i + 1)
-                            .filter(|n| n.session == e.session)
-                            .map(|n| &n.request);
-                        decode_exchange(
-                            (e.session, e.turn),
-                            &e.request,
-                            next,
-                            &e.response,
-                            Some(e.latency_ms),
-                            &board,
-                        )
-                    })
-                    .collect();
-                pending.clear();
                 replay.plies.push(PlyView {
                     ply: m.ply,
                     board_before: board.to_squares_string(),
@@ -241,7 +249,7 @@ pub fn replay_records(records: &[Record]) -> Result<GameReplay, ReplayError> {
                     player: m.player.clone(),
                     mv: Some(m.mv.clone()),
                     source: Some(m.source),
-                    exchanges,
+                    exchanges: decode_pending(&mut pending, &board),
                     agent: m.agent.clone(),
                     board,
                 });
@@ -256,11 +264,48 @@ pub fn replay_records(records: &[Record]) -> Result<GameReplay, ReplayError> {
                     reason: e.to_string(),
                 })?;
             }
+            Event::Forfeit(f) => {
+                replay.forfeit = Some(PlyView {
+                    ply: f.ply,
+                    board_before: board.to_squares_string(),
+                    color: f.color.clone(),
+                    player: f.player.clone(),
+                    mv: None,
+                    source: Some(MoveSource::Forfeit),
+                    exchanges: decode_pending(&mut pending, &board),
+                    agent: Some(f.agent.clone()),
+                    board,
+                });
+            }
             Event::GameEnd(end) => replay.final_discs = Some((end.black_discs, end.white_discs)),
             Event::GameStart(_) | Event::GameStopped(_) => {}
         }
     }
     Ok(replay)
+}
+
+/// Decodes the exchanges logged for one ply (in `board`) and clears them.
+fn decode_pending(pending: &mut Vec<ExchangeRecord>, board: &Board) -> Vec<ExchangeView> {
+    let exchanges = pending
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let next = pending
+                .get(i + 1)
+                .filter(|n| n.session == e.session)
+                .map(|n| &n.request);
+            decode_exchange(
+                (e.session, e.turn),
+                &e.request,
+                next,
+                &e.response,
+                Some(e.latency_ms),
+                board,
+            )
+        })
+        .collect();
+    pending.clear();
+    exchanges
 }
 
 /// Rebuilds the decisions of a seed 000 bare log: one line per exchange; consecutive
@@ -271,6 +316,7 @@ pub fn replay_seed_lines(lines: &[Value]) -> Result<GameReplay, ReplayError> {
         white: "(not in a seed log)".into(),
         opening: Vec::new(),
         plies: Vec::new(),
+        forfeit: None,
         final_discs: None,
     };
     for (index, line) in lines.iter().enumerate() {

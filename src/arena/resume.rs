@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::game::{GameRecord, PlyRecord};
+use super::game::{Forfeit, GameRecord, PlyRecord};
 use super::player::{Played, PlayerSpec};
 use super::schedule::ScheduledGame;
 use crate::othello::{Board, Color, Game, Move};
@@ -139,6 +139,10 @@ fn check_players(
 }
 
 /// Rebuilds a finished game from its records; the error says what does not add up.
+/// The moves must replay legally and end where `game_end` says: on a board where the
+/// game is over, or, after a `forfeit` record, on the board the side to move forfeited
+/// in (the game then goes to the opponent, scored [`GameRecord::FORFEIT_MARGIN`]; the
+/// disc check applies to the board).
 pub fn rebuild_game(records: &[Record]) -> Result<GameRecord, String> {
     let start = game_start(records).ok_or("no game_start record")?;
     let board = Board::parse_squares(&start.start_board, Color::Black).map_err(|e| format!("start board: {e}"))?;
@@ -149,10 +153,14 @@ pub fn rebuild_game(records: &[Record]) -> Result<GameRecord, String> {
     }
     let opening_plies = game.moves().len();
     let mut plies = Vec::new();
+    let mut forfeit: Option<Forfeit> = None;
     let mut end = None;
     for record in records {
         match &record.event {
             Event::Move(m) => {
+                if forfeit.is_some() {
+                    return Err(format!("ply {}: a move after the forfeit", m.ply));
+                }
                 let mv = parse_move(&m.mv)?;
                 let color: Color = m.color.parse().map_err(|e| format!("ply {}: {e}", m.ply))?;
                 game.try_play(mv).map_err(|e| format!("ply {}: {e}", m.ply))?;
@@ -165,27 +173,168 @@ pub fn rebuild_game(records: &[Record]) -> Result<GameRecord, String> {
                     },
                 });
             }
+            Event::Forfeit(f) => {
+                let color: Color = f.color.parse().map_err(|e| format!("forfeit at ply {}: {e}", f.ply))?;
+                let board = game.board();
+                if forfeit.is_some() || game.is_over() || board.must_pass() || board.side_to_move() != color {
+                    return Err(format!(
+                        "forfeit by {color} at ply {}, but the moves leave {} to move{}",
+                        f.ply,
+                        board.side_to_move(),
+                        if game.is_over() {
+                            " in a finished game"
+                        } else if board.must_pass() {
+                            " with no legal move"
+                        } else {
+                            ""
+                        }
+                    ));
+                }
+                forfeit = Some(Forfeit {
+                    color,
+                    player: f.player.clone(),
+                    agent: f.agent.clone(),
+                });
+            }
             Event::GameEnd(e) => end = Some(e),
             _ => {}
         }
     }
     let end = end.ok_or("no game_end record")?;
     let board = game.board();
-    if !game.is_over() || (board.count(Color::Black), board.count(Color::White)) != (end.black_discs, end.white_discs) {
+    let discs = (board.count(Color::Black), board.count(Color::White));
+    let ended = game.is_over() || forfeit.is_some();
+    if !ended || discs != (end.black_discs, end.white_discs) {
         return Err(format!(
             "the moves end at {}-{} ({}), the game_end record says {}-{}",
-            board.count(Color::Black),
-            board.count(Color::White),
+            discs.0,
+            discs.1,
             if game.is_over() { "game over" } else { "game not over" },
             end.black_discs,
             end.white_discs
         ));
     }
+    if let Some(forfeit) = forfeit {
+        let winner = (!forfeit.color).to_string();
+        if end.winner != winner {
+            return Err(format!(
+                "{} forfeited, the game_end record says the winner is {} (expected {winner})",
+                forfeit.color, end.winner
+            ));
+        }
+        return Ok(GameRecord::forfeited(game, opening_plies, plies, forfeit));
+    }
     Ok(GameRecord {
         opening_plies,
         plies,
+        forfeit: None,
         outcome: board.leader(),
         disc_difference: game.disc_difference(),
         game,
     })
+}
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::*;
+    use crate::othello::Outcome;
+    use crate::record::{AgentDecision, ForfeitRecord, GameEnd, GameStart, MoveRecord, MoveSource};
+
+    fn line(event: Event) -> Record {
+        Record {
+            schema_version: 1,
+            time_ms: 0,
+            event,
+        }
+    }
+
+    /// Black (random) plays d3, then white (`llm:m`) forfeits at ply 2; `game_end`
+    /// names `winner` with the discs on the board (4-1).
+    pub(in crate::arena) fn forfeited_log(winner: &str) -> Vec<Record> {
+        let after = Board::new().try_play("d3".parse().unwrap()).unwrap();
+        vec![
+            line(Event::GameStart(GameStart {
+                game: 1,
+                black: "random".into(),
+                white: "llm:m".into(),
+                start_board: Board::new().to_squares_string(),
+                opening: Vec::new(),
+                seed: 7,
+                kinds: None,
+            })),
+            line(Event::Move(MoveRecord {
+                game: 1,
+                ply: 1,
+                color: "black".into(),
+                player: "random".into(),
+                mv: "d3".into(),
+                source: MoveSource::Engine,
+                board_after: after.to_squares_string(),
+                agent: None,
+            })),
+            line(Event::Forfeit(ForfeitRecord {
+                game: 1,
+                ply: 2,
+                color: "white".into(),
+                player: "llm:m".into(),
+                agent: AgentDecision {
+                    source: Some(MoveSource::Forfeit),
+                    sessions: 3,
+                    turns: 3,
+                    invalid_answers: 3,
+                    ..AgentDecision::default()
+                },
+            })),
+            line(Event::GameEnd(GameEnd {
+                game: 1,
+                black_discs: 4,
+                white_discs: 1,
+                winner: winner.into(),
+                moves: vec!["d3".into()],
+            })),
+        ]
+    }
+
+    #[test]
+    fn a_forfeited_game_is_rebuilt_as_the_forfeiting_sides_wipeout_loss() {
+        let game = rebuild_game(&forfeited_log("black")).unwrap();
+        let forfeit = game.forfeit.as_ref().unwrap();
+        assert_eq!((forfeit.color, forfeit.player.as_str()), (Color::White, "llm:m"));
+        assert_eq!(forfeit.agent.source, Some(MoveSource::Forfeit));
+        assert_eq!(game.outcome, Outcome::Win(Color::Black));
+        assert_eq!(game.disc_difference, GameRecord::FORFEIT_MARGIN);
+        assert_eq!(game.margin_for(Color::White), -64);
+        assert_eq!((game.plies.len(), game.game.moves().len()), (1, 1));
+        assert!(!game.game.is_over(), "the board stays where the forfeit happened");
+        assert_eq!(game.agent_decisions().count(), 1, "the forfeiting decision");
+    }
+
+    #[test]
+    fn a_forfeit_that_does_not_add_up_is_refused() {
+        let err = rebuild_game(&forfeited_log("white")).unwrap_err();
+        assert!(
+            err.contains("white forfeited") && err.contains("winner is white"),
+            "{err}"
+        );
+        // A forfeit by the side that is not to move.
+        let mut log = forfeited_log("white");
+        if let Event::Forfeit(f) = &mut log[2].event {
+            f.color = "black".into();
+        }
+        let err = rebuild_game(&log).unwrap_err();
+        assert!(
+            err.contains("forfeit by black at ply 2, but the moves leave white to move"),
+            "{err}"
+        );
+        // A move after the forfeit.
+        let mut log = forfeited_log("black");
+        log.insert(3, log[1].clone());
+        assert!(rebuild_game(&log).unwrap_err().contains("a move after the forfeit"));
+        // The discs are the board's, not the 64-0 score.
+        let mut log = forfeited_log("black");
+        if let Event::GameEnd(end) = &mut log[3].event {
+            (end.black_discs, end.white_discs) = (64, 0);
+        }
+        assert!(rebuild_game(&log).unwrap_err().contains("the moves end at 4-1"));
+    }
 }

@@ -1,6 +1,6 @@
 //! Running a schedule of games concurrently, each a tokio task with its own log file.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -40,6 +40,9 @@ pub struct RunOptions {
     pub finished: BTreeMap<usize, GameRecord>,
     /// When set, no new game starts and games in flight stop before their next move.
     pub stop: Option<Arc<AtomicBool>>,
+    /// When set, only these schedule indices are played (the others come back `None`
+    /// unless finished): a round of a sequential run.
+    pub only: Option<BTreeSet<usize>>,
 }
 
 /// Progress reports from running games.
@@ -214,7 +217,8 @@ pub async fn run_games(
     let in_flight = Arc::new(Semaphore::new(options.parallel.max(1)));
     let (plies, mut ply_events) = mpsc::unbounded_channel();
     let mut games = JoinSet::new();
-    for index in (0..schedule.len()).filter(|i| slots[*i].is_none()) {
+    let wanted = |i: &usize| options.only.as_ref().is_none_or(|only| only.contains(i));
+    for index in (0..schedule.len()).filter(|i| slots[*i].is_none() && wanted(i)) {
         let (settings, in_flight, plies) = (settings.clone(), in_flight.clone(), plies.clone());
         let scheduled = schedule[index].clone();
         games.spawn(async move {

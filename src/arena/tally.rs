@@ -1,6 +1,9 @@
 //! One tally of a game, called by every report: `eval`'s tables, `stats`, `compare`,
 //! `rate` and tournaments all see a game as a [`GameSummary`] (built from its log, or
-//! from a game just played) and count it with [`Matchup::add`].
+//! from a game just played) and count it with [`Matchup::add`]. A forfeited game is a
+//! loss of the forfeiting side by [`GameRecord::FORFEIT_MARGIN`] discs, and the
+//! forfeiting decision counts in that side's agent statistics (as a move the model did
+//! not make).
 
 use super::eval::AgentStats;
 use super::game::GameRecord;
@@ -20,8 +23,12 @@ pub struct GameSummary {
     pub kinds: ByColor<PlayerKind>,
     /// The random opening the players started from.
     pub opening: Vec<String>,
-    /// Black's discs minus White's at the end; `None` when the game did not finish.
+    /// Black's discs minus White's at the end (after a forfeit,
+    /// [`GameRecord::FORFEIT_MARGIN`] for the winner); `None` when the game did not
+    /// finish.
     pub black_margin: Option<i32>,
+    /// The side that forfeited, when the game ended that way.
+    pub forfeit: Option<Color>,
     /// What each side's agent did (empty for engines and people).
     pub agents: ByColor<AgentStats>,
 }
@@ -47,8 +54,10 @@ impl GameSummary {
             },
             opening: start.opening.clone(),
             black_margin: None,
+            forfeit: None,
             agents: ByColor::default(),
         };
+        let mut discs = None;
         for record in records {
             match &record.event {
                 Event::Move(m) => {
@@ -56,20 +65,26 @@ impl GameSummary {
                         summary.agents[color].add(decision);
                     }
                 }
-                Event::GameEnd(end) => summary.black_margin = Some(end.black_discs as i32 - end.white_discs as i32),
+                Event::Forfeit(f) => {
+                    if let Ok(color) = f.color.parse::<Color>() {
+                        summary.agents[color].add(&f.agent);
+                        summary.forfeit = Some(color);
+                    }
+                }
+                Event::GameEnd(end) => discs = Some(end.black_discs as i32 - end.white_discs as i32),
                 _ => {}
             }
         }
+        // A forfeit without game_end (the run died in between) is an unfinished game.
+        summary.black_margin = discs.map(|discs| summary.forfeit.map_or(discs, forfeit_black_margin));
         Ok(summary)
     }
 
     /// A game just played, numbered `number`, between `players`.
     pub fn from_game(number: usize, players: ByColor<&PlayerSpec>, record: &GameRecord) -> GameSummary {
         let mut agents: ByColor<AgentStats> = ByColor::default();
-        for ply in &record.plies {
-            if let Some(decision) = &ply.played.agent {
-                agents[ply.color].add(decision);
-            }
+        for (color, decision) in record.agent_decisions() {
+            agents[color].add(decision);
         }
         GameSummary {
             number,
@@ -86,11 +101,13 @@ impl GameSummary {
                 .map(ToString::to_string)
                 .collect(),
             black_margin: Some(record.disc_difference),
+            forfeit: record.forfeit.as_ref().map(|f| f.color),
             agents,
         }
     }
 
-    /// The final disc difference from `color`'s view, when the game finished.
+    /// The final disc difference from `color`'s view, when the game finished (minus
+    /// [`GameRecord::FORFEIT_MARGIN`] for a side that forfeited, plus it for the other).
     pub fn margin_for(&self, color: Color) -> Option<i32> {
         self.black_margin.map(|m| match color {
             Color::Black => m,
@@ -98,7 +115,8 @@ impl GameSummary {
         })
     }
 
-    /// `color`'s score (1 win, 0.5 draw, 0 loss), when the game finished.
+    /// `color`'s score (1 win, 0.5 draw, 0 loss; a forfeit is a loss), when the game
+    /// finished.
     pub fn score_for(&self, color: Color) -> Option<f64> {
         self.margin_for(color).map(|m| match m.signum() {
             1 => 1.0,
@@ -116,6 +134,14 @@ impl GameSummary {
     }
 }
 
+/// Black's margin when `color` forfeited.
+fn forfeit_black_margin(color: Color) -> i32 {
+    match color {
+        Color::Black => -GameRecord::FORFEIT_MARGIN,
+        Color::White => GameRecord::FORFEIT_MARGIN,
+    }
+}
+
 /// One player's games against one opponent, from the player's view: results per color
 /// and, for an LLM player, what it did.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -128,12 +154,15 @@ pub struct Matchup {
     pub agent: AgentStats,
     /// Games that did not finish (counted in no tally).
     pub unfinished: u32,
+    /// Games the player forfeited (finished games: also counted as losses above).
+    pub forfeits: u32,
 }
 
 impl Matchup {
     /// Counts `game` from the view of its `color` side.
     pub fn add(&mut self, game: &GameSummary, color: Color) {
         self.agent.merge(&game.agents[color]);
+        self.forfeits += u32::from(game.forfeit == Some(color) && game.black_margin.is_some());
         match (game.margin_for(color), color) {
             (None, _) => self.unfinished += 1,
             (Some(margin), Color::Black) => self.as_black.record(margin),
@@ -144,5 +173,65 @@ impl Matchup {
     /// Both colors together.
     pub fn overall(&self) -> Tally {
         self.as_black.merged(&self.as_white)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::resume::{rebuild_game, tests::forfeited_log};
+    use super::*;
+    use crate::engine::EngineSpec;
+
+    #[test]
+    fn a_forfeit_is_a_64_disc_loss_from_the_log_and_from_the_game() {
+        let log = forfeited_log("black");
+        let from_log = GameSummary::from_log(&log).unwrap();
+        let record = rebuild_game(&log).unwrap();
+        let random = PlayerSpec::Engine(EngineSpec::Random);
+        let mut from_game = GameSummary::from_game(
+            1,
+            ByColor {
+                black: &random,
+                white: &random,
+            },
+            &record,
+        );
+        from_game.players = from_log.players.clone();
+        from_game.kinds = from_log.kinds;
+        assert_eq!(from_game, from_log, "both readers tally a forfeit alike");
+        assert_eq!(from_log.forfeit, Some(Color::White));
+        assert_eq!(
+            (from_log.margin_for(Color::White), from_log.margin_for(Color::Black)),
+            (Some(-64), Some(64))
+        );
+        assert_eq!(
+            (from_log.score_for(Color::White), from_log.score_for(Color::Black)),
+            (Some(0.0), Some(1.0))
+        );
+        let agent = &from_log.agents[Color::White];
+        assert_eq!((agent.moves, agent.invalid_answers, agent.requests), (1, 3, 3));
+
+        let mut matchup = Matchup::default();
+        matchup.add(&from_log, Color::White);
+        assert_eq!((matchup.as_white.losses, matchup.as_white.margin_sum), (1, -64));
+        assert_eq!((matchup.forfeits, matchup.unfinished), (1, 0));
+        let mut winner = Matchup::default();
+        winner.add(&from_log, Color::Black);
+        assert_eq!((winner.as_black.wins, winner.forfeits), (1, 0));
+    }
+
+    #[test]
+    fn a_forfeit_without_game_end_is_an_unfinished_game() {
+        let mut log = forfeited_log("black");
+        log.pop();
+        let summary = GameSummary::from_log(&log).unwrap();
+        assert_eq!((summary.black_margin, summary.forfeit), (None, Some(Color::White)));
+        let mut matchup = Matchup::default();
+        matchup.add(&summary, Color::White);
+        assert_eq!(
+            (matchup.unfinished, matchup.forfeits, matchup.as_white.games()),
+            (1, 0, 0)
+        );
+        assert_eq!(matchup.agent.moves, 1, "its decision still counts");
     }
 }

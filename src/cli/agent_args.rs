@@ -8,7 +8,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use serde::Deserialize;
 
-use crate::agent::{AgentConfig, AnswerPolicy, InvalidPolicy, Mode, Prompt};
+use crate::agent::{AgentConfig, AnswerPolicy, Fallback, InvalidPolicy, Mode, Prompt};
 use crate::arena::{LlmPlayer, PlayerSpec};
 use crate::engine::EngineSpec;
 use crate::llm::{
@@ -67,7 +67,8 @@ pub struct AgentArgs {
     /// asked for (default: no limit but --max-turns).
     #[arg(long)]
     pub max_tool_rounds: Option<u32>,
-    /// Engine spec that moves when the model fails (default random).
+    /// Who moves when every session failed: an engine spec (default random), or
+    /// forfeit (no move: the game ends, lost by the agent, scored as a 64-disc loss).
     #[arg(long)]
     pub fallback: Option<String>,
     /// Which coordinate of an answer counts: last (default), first or strict.
@@ -413,11 +414,7 @@ impl AgentArgs {
             bail!("bad --max-turns/--max-sessions: both must be at least 1");
         }
         if let Some(fallback) = pick(&self.fallback, &file.fallback) {
-            let spec: EngineSpec = fallback.parse().context("bad --fallback")?;
-            if spec == EngineSpec::Human {
-                bail!("bad --fallback: the fallback must be an engine, not human");
-            }
-            config.fallback = spec;
+            config.fallback = fallback.parse::<Fallback>().context("bad --fallback")?;
         }
         if let Some(answer) = pick(&self.answer, &file.answer) {
             config.answer = parse_with::<AnswerPolicy>(&answer, "--answer")?;

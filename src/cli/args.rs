@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 use super::agent_args::{AgentArgs, HostArgs};
+use crate::arena::StopRule;
 
 /// Measure how well LLM agents play Othello against classical engines.
 #[derive(Debug, Parser)]
@@ -36,6 +37,12 @@ pub enum Command {
     Replay(ReplayArgs),
     /// Recompute results and agent statistics from logs, grouped by model, prompt and opponent.
     Stats(StatsArgs),
+    /// Rate every player of the given runs on one Elo scale (Bradley-Terry, bootstrap
+    /// intervals), anchored to an engine.
+    Rate(RateArgs),
+    /// Play a tournament file: engines and LLM players in a gauntlet or round robin,
+    /// colour-swapped pairs on shared openings, optional early stopping; ratings at the end.
+    Tournament(TournamentArgs),
     /// Write a self-contained HTML report: results, charts and every game replayable.
     Report(ReportArgs),
     /// Compare runs side by side; runs that share openings are compared game pair by pair.
@@ -248,15 +255,21 @@ pub struct EvalArgs {
     /// Continue the interrupted run in this folder with the settings in its run.json:
     /// finished games are kept, unfinished ones are played again.
     #[arg(long, value_name = "RUN-DIR", conflicts_with_all = [
-        "agent_spec", "vs", "games", "opening_random", "seed", "opening_seed", "log_dir", "AgentArgs", "ReferenceArgs",
+        "agent_spec", "vs", "games", "opening_random", "seed", "opening_seed", "log_dir", "stop", "AgentArgs",
+        "ReferenceArgs",
     ])]
     pub resume: Option<PathBuf>,
     /// Opponents, comma-separated engine specs.
     #[arg(long, value_delimiter = ',', default_value = "n-hand:3,n-least:3,n-most:3,random")]
     pub vs: Vec<String>,
-    /// Games per color per opponent.
+    /// Games per color per opponent (with --stop: the most).
     #[arg(long, default_value_t = 1)]
     pub games: usize,
+    /// Stop each opponent's games early, deciding after every colour-swapped pair:
+    /// sprt:ELO0,ELO1[,ALPHA,BETA] (GSPRT on logistic Elo) or ci:WIDTH (the Elo
+    /// difference's 95% interval narrower than WIDTH).
+    #[arg(long, value_name = "RULE")]
+    pub stop: Option<StopRule>,
     /// Random opening plies (seeded) so that games differ.
     #[arg(long, default_value_t = 0)]
     pub opening_random: usize,
@@ -349,6 +362,66 @@ pub struct StatsArgs {
     /// Print one JSON object (key groups) instead of the tables.
     #[arg(long)]
     pub json: bool,
+}
+
+/// `rate`.
+#[derive(Debug, Args)]
+pub struct RateArgs {
+    /// Run folders and/or game logs (game-NNNN.jsonl); a game given twice counts once.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// The player held fixed, and its rating: SPEC=ELO.
+    #[arg(long, default_value = "random=0", value_parser = parse_anchor)]
+    pub anchor: (String, f64),
+    /// Bootstrap resamples for the 95% intervals.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub bootstrap: u32,
+    /// Seed of the bootstrap.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Also write the table as CSV to this file.
+    #[arg(long)]
+    pub csv: Option<PathBuf>,
+    /// Print one JSON object (keys as_played, fallback_as_loss) instead of the tables.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `tournament`.
+#[derive(Debug, Args)]
+pub struct TournamentArgs {
+    /// The tournament file (TOML: format, engines, [[llm]] players, games, stop, ...).
+    #[arg(required_unless_present = "resume")]
+    pub file: Option<PathBuf>,
+    /// Continue the interrupted tournament in this run folder.
+    #[arg(long, value_name = "RUN-DIR", conflicts_with_all = ["file", "log_dir"])]
+    pub resume: Option<PathBuf>,
+    /// Games played at once (default: the LLM players' hosts' total max_in_flight, or 1).
+    #[arg(long)]
+    pub parallel: Option<usize>,
+    /// Folder for the run (default logs/<time>-tournament).
+    #[arg(long)]
+    pub log_dir: Option<PathBuf>,
+    /// Print one JSON object (pairings and ratings) instead of the tables.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `SPEC=ELO`, such as `random=0`.
+fn parse_anchor(text: &str) -> Result<(String, f64), String> {
+    let (spec, elo) = text
+        .rsplit_once('=')
+        .ok_or_else(|| format!("{text:?} is not SPEC=ELO, such as random=0"))?;
+    let elo: f64 = elo
+        .trim()
+        .parse()
+        .ok()
+        .filter(|e: &f64| e.is_finite())
+        .ok_or_else(|| format!("{text:?}: the rating after = must be a number, such as random=0"))?;
+    if spec.trim().is_empty() {
+        return Err(format!("{text:?}: name the anchor player before =, such as random=0"));
+    }
+    Ok((spec.trim().to_string(), elo))
 }
 
 /// `report`.

@@ -18,8 +18,8 @@ use super::quality;
 use super::report::{agent_lines, opponent_rows, tally_header, tally_json};
 use super::run_dir::{create_run_dir, run_record, utc_now, write_json};
 use crate::arena::{
-    game_log_path, host_usage, load_resume_state, run_eval, EvalConfig, EvalResult, GameToScore, HostUsage, MatchEvent,
-    MoveQuality, RunOptions,
+    game_log_path, host_usage, load_resume_state, run_eval, run_eval_sequential, EvalConfig, EvalResult, GameToScore,
+    HostUsage, MatchEvent, MoveQuality, PairingStop, RunOptions,
 };
 use crate::record::{hold_log_writes, read_game_log, Event};
 
@@ -126,9 +126,12 @@ pub(super) async fn run(args: EvalArgs, env: &dyn Fn(&str) -> Option<String>) ->
             bar.inc(1);
         }
     };
-    let result = run_eval(&config, &report)
-        .await
-        .with_context(|| format!("evaluation stopped; logs so far are in {}", log_dir.display()))?;
+    let played = match &args.stop {
+        Some(rule) => run_eval_sequential(&config, rule, &report).await,
+        None => run_eval(&config, &report).await.map(|result| (result, Vec::new())),
+    };
+    let (result, stops) =
+        played.with_context(|| format!("evaluation stopped; logs so far are in {}", log_dir.display()))?;
     bar.finish_and_clear();
     let quality = args
         .score_moves
@@ -142,6 +145,10 @@ pub(super) async fn run(args: EvalArgs, env: &dyn Fn(&str) -> Option<String>) ->
     let hosts = logged_host_usage(&log_dir, total)?;
     let mut summary = summary_json(&result, args.games, &log_dir.display().to_string());
     summary["hosts"] = serde_json::to_value(&hosts)?;
+    if let Some(rule) = &args.stop {
+        summary["stop_rule"] = json!(rule.to_string());
+        summary["stops"] = serde_json::to_value(&stops)?;
+    }
     if let Some((all, per_opponent)) = &quality {
         summary["move_quality"] = all.to_json();
         summary["move_quality"]["reference"] = args.reference.to_json();
@@ -166,6 +173,7 @@ pub(super) async fn run(args: EvalArgs, env: &dyn Fn(&str) -> Option<String>) ->
         println!("{summary}");
     } else {
         print!("{}", text_report(&result, &agent_config.model, args.games));
+        print!("{}", stop_lines(&stops));
         print!("{}", host_lines(&hosts));
         if let Some((all, _)) = &quality {
             let mut text = quality::heading("the agent (model moves only)", args.reference);
@@ -289,7 +297,7 @@ fn resumed_args(dir: &Path, now: &EvalArgs) -> Result<(EvalArgs, Value)> {
 /// Ctrl-C once sets `stop` (no new games; games in flight end after their current
 /// move, logged as unfinished); twice quits at once, between two log lines. Listens
 /// on the runtime (tokio's signal handling).
-fn stop_on_ctrl_c(stop: Arc<AtomicBool>) -> Result<()> {
+pub(super) fn stop_on_ctrl_c(stop: Arc<AtomicBool>) -> Result<()> {
     #[cfg(unix)]
     let mut interrupts = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
         .context("cannot listen for Ctrl-C")?;
@@ -330,6 +338,30 @@ fn logged_host_usage(log_dir: &Path, games: usize) -> Result<Vec<HostUsage>> {
         }
     }
     Ok(host_usage(&exchanges))
+}
+
+/// Where each opponent's games stopped, and why.
+fn stop_lines(stops: &[Option<PairingStop>]) -> String {
+    let mut out = String::new();
+    for stop in stops.iter().flatten() {
+        let d = &stop.decision;
+        let why = match (d.llr, d.lower, d.upper, &d.elo) {
+            (Some(llr), Some(lower), Some(upper), _) => format!("LLR {llr:.2} in [{lower:.2}, {upper:.2}]"),
+            (_, _, _, Some(elo)) => format!("Elo {:.0} [{:.0}, {:.0}]", elo.estimate, elo.low, elo.high),
+            _ => String::new(),
+        };
+        let _ = writeln!(
+            out,
+            "{}: stopped after {} pair(s): {} ({why})",
+            stop.pairing,
+            stop.pairs,
+            serde_json::to_value(d.verdict)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default()
+        );
+    }
+    out
 }
 
 /// The hosts' lines of the text report: requests answered and failed, latency.
@@ -418,7 +450,14 @@ fn text_report(result: &EvalResult, model: &str, games_per_color: usize) -> Stri
         .max(8);
     let _ = writeln!(out, "{}  model-decided moves", tally_header("opponent", width));
     for o in &result.opponents {
-        opponent_rows(&mut out, &o.opponent, width, [o.matchup.as_black, o.matchup.as_white], &o.matchup.agent, "");
+        opponent_rows(
+            &mut out,
+            &o.opponent,
+            width,
+            [o.matchup.as_black, o.matchup.as_white],
+            &o.matchup.agent,
+            "",
+        );
     }
     let _ = writeln!(
         out,

@@ -10,11 +10,13 @@ mod modelfile;
 mod play;
 mod positions;
 mod quality;
+mod rate;
 mod replay;
 mod report;
 mod report_html;
 mod run_dir;
 mod stats;
+mod tournament;
 
 pub use args::Cli;
 pub use eval::Interrupted;
@@ -45,6 +47,8 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Solve(args) => run_solve(args),
         Command::Replay(args) => replay::run(args),
         Command::Stats(args) => stats::run(args),
+        Command::Rate(args) => rate::run(args),
+        Command::Tournament(args) => runtime()?.block_on(tournament::run(args, &env)),
         Command::Report(args) => report_html::run(args),
         Command::Compare(args) => compare::run(args),
         Command::Modelfile(args) => runtime()?.block_on(modelfile::run(args, &env)),

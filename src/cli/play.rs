@@ -198,9 +198,8 @@ fn agent_stats(config: &MatchConfig, result: &MatchResult) -> [Option<AgentStats
     let mut stats: [Option<AgentStats>; 2] =
         std::array::from_fn(|i| config.players[i].agent_config().map(|_| AgentStats::default()));
     for (first_color, record) in &result.games {
-        for ply in &record.plies {
-            let player = usize::from(ply.color != *first_color);
-            if let (Some(stats), Some(decision)) = (stats[player].as_mut(), &ply.played.agent) {
+        for (color, decision) in record.agent_decisions() {
+            if let Some(stats) = stats[usize::from(color != *first_color)].as_mut() {
                 stats.add(decision);
             }
         }

@@ -41,7 +41,7 @@ fn parse_labels(text: &str) -> Result<Labels> {
     }
 }
 
-fn progress(total: usize, hidden: bool, what: &str) -> ProgressBar {
+pub(super) fn progress(total: usize, hidden: bool, what: &str) -> ProgressBar {
     let bar = if hidden {
         ProgressBar::hidden()
     } else {

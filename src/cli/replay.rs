@@ -6,32 +6,33 @@ use anyhow::{bail, Context, Result};
 use serde_json::Value;
 
 use super::args::ReplayArgs;
-use crate::arena::{replay_records, replay_seed_lines, ExchangeView, GameReplay, PlyView};
-use crate::othello::Color;
-use crate::record::read_game_log;
+use crate::arena::{replay_records, replay_seed_lines, ExchangeView, GameRecord, GameReplay, PlyView};
+use crate::record::{read_game_log, MoveSource};
 
 pub(super) fn run(args: ReplayArgs) -> Result<()> {
     let replay = load(&args.log)?;
-    let plies: Vec<&PlyView> = replay
-        .plies
-        .iter()
-        .filter(|p| args.ply.is_none_or(|n| p.ply == n))
-        .collect();
-    if let (Some(n), true) = (args.ply, plies.is_empty()) {
+    let wanted = |p: &&PlyView| args.ply.is_none_or(|n| p.ply == n);
+    let plies: Vec<&PlyView> = replay.plies.iter().filter(wanted).collect();
+    let forfeit = replay.forfeit.as_ref().filter(wanted);
+    if let (Some(n), true, None) = (args.ply, plies.is_empty(), forfeit) {
         bail!("bad --ply {n}: the log has plies {}", ply_range(&replay));
     }
     if args.json {
         let mut value = serde_json::to_value(&replay)?;
         value["plies"] = serde_json::to_value(&plies)?;
+        if let (Some(object), None) = (value.as_object_mut(), forfeit) {
+            object.remove("forfeit");
+        }
         println!("{value}");
     } else {
-        print!("{}", render(&replay, &plies, args.ply.is_none()));
+        print!("{}", render(&replay, &plies, forfeit, args.ply.is_none()));
     }
     Ok(())
 }
 
 fn ply_range(replay: &GameReplay) -> String {
-    match (replay.plies.first(), replay.plies.last()) {
+    let last = replay.forfeit.as_ref().or(replay.plies.last());
+    match (replay.plies.first().or(last), last) {
         (Some(a), Some(b)) => format!("{} to {}", a.ply, b.ply),
         _ => "none".to_string(),
     }
@@ -129,47 +130,64 @@ fn render_exchange(out: &mut String, e: &ExchangeView) {
     }
 }
 
-fn render(replay: &GameReplay, plies: &[&PlyView], whole: bool) -> String {
+fn render_ply(out: &mut String, ply: &PlyView) {
+    let _ = writeln!(out, "\nply {}: {} ({}) to move", ply.ply, ply.color, ply.player);
+    let _ = write!(out, "{}", indent(&ply.board().to_string(), "  "));
+    for exchange in &ply.exchanges {
+        render_exchange(out, exchange);
+    }
+    let source = ply
+        .source
+        .map_or("model answer".to_string(), |s| format!("{s:?}").to_lowercase());
+    let detail = ply.agent.as_ref().map_or(String::new(), |a| {
+        format!(
+            "; {} request(s), {} tool call(s) + {} recovered, {} invalid answer(s), {} / {} tokens, {:.0} ms{}",
+            a.turns,
+            a.tool_calls,
+            a.recovered_tool_calls,
+            a.invalid_answers,
+            a.prompt_tokens,
+            a.completion_tokens,
+            a.latency_ms,
+            a.fallback_reason.as_deref().map_or(String::new(), |r| format!("; {r}"))
+        )
+    });
+    if ply.source == Some(MoveSource::Forfeit) {
+        let _ = writeln!(out, "  forfeit: no move, the game ends ({source}{detail})");
+    } else {
+        let _ = writeln!(out, "  move: {} ({source}{detail})", ply.mv.as_deref().unwrap_or("?"));
+    }
+}
+
+fn render(replay: &GameReplay, plies: &[&PlyView], forfeit: Option<&PlyView>, whole: bool) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "black: {}  white: {}", replay.black, replay.white);
     if !replay.opening.is_empty() {
         let _ = writeln!(out, "random opening: {}", replay.opening.join(" "));
     }
     for ply in plies {
-        let _ = writeln!(out, "\nply {}: {} ({}) to move", ply.ply, ply.color, ply.player);
-        let _ = write!(out, "{}", indent(&ply.board().to_string(), "  "));
-        for exchange in &ply.exchanges {
-            render_exchange(&mut out, exchange);
-        }
-        let source = ply
-            .source
-            .map_or("model answer".to_string(), |s| format!("{s:?}").to_lowercase());
-        let detail = ply.agent.as_ref().map_or(String::new(), |a| {
-            format!(
-                "; {} request(s), {} tool call(s) + {} recovered, {} invalid answer(s), {} / {} tokens, {:.0} ms{}",
-                a.turns,
-                a.tool_calls,
-                a.recovered_tool_calls,
-                a.invalid_answers,
-                a.prompt_tokens,
-                a.completion_tokens,
-                a.latency_ms,
-                a.fallback_reason.as_deref().map_or(String::new(), |r| format!("; {r}"))
-            )
-        });
-        let _ = writeln!(out, "  move: {} ({source}{detail})", ply.mv.as_deref().unwrap_or("?"));
+        render_ply(&mut out, ply);
+    }
+    if let Some(ply) = forfeit {
+        render_ply(&mut out, ply);
     }
     if whole {
-        match replay.final_discs {
-            Some((black, white)) => {
-                let winner = match black.cmp(&white) {
-                    std::cmp::Ordering::Greater => Color::Black.to_string(),
-                    std::cmp::Ordering::Less => Color::White.to_string(),
-                    std::cmp::Ordering::Equal => "draw".to_string(),
-                };
+        match (replay.final_discs, &replay.forfeit, replay.winner()) {
+            (Some((black, white)), Some(forfeit), Some(winner)) => {
+                let _ = writeln!(
+                    out,
+                    "\nfinal: {} ({}) forfeited at ply {}: {winner} wins, scored as a {}-disc win \
+                     (on the board: black {black}, white {white})",
+                    forfeit.color,
+                    forfeit.player,
+                    forfeit.ply,
+                    GameRecord::FORFEIT_MARGIN
+                );
+            }
+            (Some((black, white)), _, Some(winner)) => {
                 let _ = writeln!(out, "\nfinal: black {black}, white {white} ({winner})");
             }
-            None => {
+            _ => {
                 let _ = writeln!(out, "\nthe log ends before the game does");
             }
         }

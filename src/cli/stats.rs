@@ -37,7 +37,7 @@ pub(super) struct GroupGame {
 pub(super) type Key = (String, String, String);
 
 /// Every game log under the given paths, with the prompt hash of its run.
-fn game_logs(paths: &[PathBuf]) -> Result<Vec<(PathBuf, String)>> {
+pub(super) fn game_logs(paths: &[PathBuf]) -> Result<Vec<(PathBuf, String)>> {
     let mut logs = Vec::new();
     for path in paths {
         let files: Vec<PathBuf> = if path.is_dir() {
@@ -102,7 +102,11 @@ pub(super) fn collect_groups(paths: &[PathBuf]) -> Result<BTreeMap<Key, Group>> 
         let records = read_game_log(&path)?;
         let game = GameSummary::from_log(&records).with_context(|| format!("cannot read {}", path.display()))?;
         for color in game.llm_colors() {
-            let key = (game.players[color].clone(), prompt.clone(), game.players[!color].clone());
+            let key = (
+                game.players[color].clone(),
+                prompt.clone(),
+                game.players[!color].clone(),
+            );
             let group = groups.entry(key).or_default();
             group.matchup.add(&game, color);
             group.games.push(GroupGame {

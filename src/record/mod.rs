@@ -20,9 +20,20 @@
 //!   `{"request":..,"response":..}` shape, plus metadata);
 //! - `move`: `game`, `ply`, `color`, `player`, `move` (`d3` or `pass`), `source`
 //!   (`engine`, `llm`, `fallback` or `forced_pass`), `board_after` (64 characters),
-//!   and for the agent `agent` ([`AgentDecision`]);
-//! - `game_end`: `game`, `black_discs`, `white_discs`, `winner` (`black`, `white` or
-//!   `draw`), `moves` (every move of the game, opening included);
+//!   and for the agent `agent` ([`AgentDecision`]: its `source` is `llm`, `fallback`
+//!   or, in a `forfeit` record only, `forfeit`; `fallback_reason` says why the model's
+//!   answers did not count);
+//! - `forfeit`: `game`, `ply`, `color`, `player`, `agent` ([`AgentDecision`] with
+//!   `source: "forfeit"`): the agent, whose fallback is `forfeit`, gave no legal move
+//!   in any session, so no move was played at this ply (there is no `move` record for
+//!   it) and the game ended there, lost by `color`. Written only in such a game, as its
+//!   last record before `game_end` (older logs never hold one; a reader built before
+//!   this type existed refuses the line instead of scoring the game by its discs);
+//! - `game_end`: `game`, `black_discs`, `white_discs` (the discs on the board, also
+//!   after a forfeit), `winner` (`black`, `white` or `draw`; after a forfeit, the
+//!   forfeiting side's opponent), `moves` (every move of the game, opening included).
+//!   A game that ended with a `forfeit` is scored as a wipeout: its winner's margin is
+//!   64, whatever the discs on the board;
 //! - `game_stopped`: `game`, `ply` (the next ply, never played), `reason`: the run was
 //!   interrupted and the game is unfinished (`eval --resume` plays it again from the
 //!   start and keeps this file as `game-<NNNN>.jsonl.unfinished-<k>`).
@@ -69,6 +80,8 @@ pub enum Event {
     Exchange(ExchangeRecord),
     /// A move was played.
     Move(MoveRecord),
+    /// The agent gave no move and forfeited: the game ends.
+    Forfeit(ForfeitRecord),
     /// The game is over.
     GameEnd(GameEnd),
     /// The run stopped before the game was over.
@@ -182,6 +195,9 @@ pub enum MoveSource {
     Fallback,
     /// A pass with no alternative (nobody was asked).
     ForcedPass,
+    /// No move: the model failed and the agent's fallback is `forfeit` (the source of
+    /// a forfeiting [`AgentDecision`]; never of a played move).
+    Forfeit,
 }
 
 /// `move`.
@@ -207,10 +223,26 @@ pub struct MoveRecord {
     pub agent: Option<AgentDecision>,
 }
 
-/// How the agent reached a move: everything the statistics are computed from.
+/// `forfeit`: the agent played no move and lost the game.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ForfeitRecord {
+    /// Game number.
+    pub game: usize,
+    /// The ply at which no move was played (from 1).
+    pub ply: usize,
+    /// The forfeiting side.
+    pub color: String,
+    /// Its player's spec.
+    pub player: String,
+    /// The agent's account of the failed decision (`source: "forfeit"`).
+    pub agent: AgentDecision,
+}
+
+/// How the agent reached a move (or a forfeit): everything the statistics are computed
+/// from.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct AgentDecision {
-    /// `llm` or `fallback`.
+    /// `llm`, `fallback` or `forfeit`.
     pub source: Option<MoveSource>,
     /// Sessions (tool mode) or attempts (direct mode) started.
     pub sessions: u32,
@@ -232,7 +264,7 @@ pub struct AgentDecision {
     pub completion_tokens: u64,
     /// Sum of request latencies.
     pub latency_ms: f64,
-    /// Why the fallback played, when it did.
+    /// Why the fallback played, or why the agent forfeited.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fallback_reason: Option<String>,
 }
@@ -452,4 +484,33 @@ pub fn read_game_log_prefix(path: &Path) -> Result<LogPrefix, ReadLogError> {
         records,
         torn_tail: false,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_forfeit_line_reads_back_and_names_its_source() {
+        let record = Record {
+            schema_version: SCHEMA_VERSION,
+            time_ms: 1,
+            event: Event::Forfeit(ForfeitRecord {
+                game: 3,
+                ply: 5,
+                color: "black".into(),
+                player: "llm:m".into(),
+                agent: AgentDecision {
+                    source: Some(MoveSource::Forfeit),
+                    fallback_reason: Some("no legal move; the model forfeited the game".into()),
+                    ..AgentDecision::default()
+                },
+            }),
+        };
+        let value = serde_json::to_value(&record).unwrap();
+        assert_eq!(value["type"], "forfeit");
+        assert_eq!(value["agent"]["source"], "forfeit");
+        assert_eq!((&value["color"], &value["player"]), (&"black".into(), &"llm:m".into()));
+        assert_eq!(serde_json::from_value::<Record>(value).unwrap(), record);
+    }
 }

@@ -1,0 +1,196 @@
+//! Leaderboards: the games of any set of runs rated on one Elo scale.
+//!
+//! Players are named by their spec in the logs (`greedy`, `llm:MODEL`). A game counts
+//! once however many times it is given; unfinished games count nowhere. Games of one
+//! run between the same two players on the same opening are taken two by two, in game
+//! order, as a colour-swapped pair (their bootstrap unit). Two views: as played, and
+//! with every game in which an LLM player's fallback moved scored as that player's loss
+//! (both lose: a draw), so a rating the fallback engine earned is visible as such.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::ratings::{fit_ratings, ladder_position, RatedGame, Rating, RatingError, RatingOptions};
+use super::tally::GameSummary;
+use crate::othello::Color;
+use crate::record::PlayerKind;
+
+/// How games with fallback moves are scored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RatingView {
+    /// As the games ended.
+    AsPlayed,
+    /// A game in which an LLM player's fallback moved is that player's loss.
+    FallbackAsLoss,
+}
+
+/// One game of a run, for rating.
+#[derive(Clone, Debug)]
+pub struct RunGame {
+    /// Which run it belongs to (pairs never span runs).
+    pub run: usize,
+    /// The game.
+    pub game: GameSummary,
+}
+
+/// One player's line.
+#[derive(Clone, Debug, Serialize)]
+pub struct LeaderRow {
+    /// The player's spec.
+    pub player: String,
+    /// Engine, person or LLM.
+    pub kind: PlayerKind,
+    /// Rating, interval, games and points.
+    #[serde(flatten)]
+    pub rating: Rating,
+    /// For an LLM player: moves it was asked for, and how many the model decided.
+    pub moves: Option<(u32, u32)>,
+    /// For an LLM player: games in which its fallback moved.
+    pub fallback_games: Option<u32>,
+    /// For an LLM player: where it falls among the engines ("between a and b").
+    pub ladder: Option<String>,
+}
+
+/// A rated set of games.
+#[derive(Clone, Debug, Serialize)]
+pub struct Leaderboard {
+    /// The view the games were scored in.
+    pub view: RatingView,
+    /// The player held fixed, and its rating.
+    pub anchor: (String, f64),
+    /// Finished games rated.
+    pub games: usize,
+    /// Best first.
+    pub rows: Vec<LeaderRow>,
+}
+
+/// Why a leaderboard could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum LeaderboardError {
+    /// The anchor did not play.
+    #[error("the anchor {anchor} played none of these games: give --anchor SPEC=ELO with one of {players}")]
+    AnchorAbsent {
+        /// The anchor asked for.
+        anchor: String,
+        /// The players there are.
+        players: String,
+    },
+    /// The fit failed.
+    #[error("cannot rate these games")]
+    Fit(#[source] RatingError),
+}
+
+/// Rates the finished games of `games` in `view`, `anchor` held at `anchor_elo`;
+/// `bootstrap` resamples seeded by `seed` give the 95% intervals.
+pub fn leaderboard(
+    games: &[RunGame],
+    view: RatingView,
+    anchor: (&str, f64),
+    bootstrap: usize,
+    seed: u64,
+) -> Result<Leaderboard, LeaderboardError> {
+    let finished: Vec<&RunGame> = games.iter().filter(|g| g.game.black_margin.is_some()).collect();
+    let mut names: Vec<String> = finished
+        .iter()
+        .flat_map(|g| [g.game.players.black.clone(), g.game.players.white.clone()])
+        .collect();
+    names.sort();
+    names.dedup();
+    let index = |name: &str| names.binary_search_by(|n| n.as_str().cmp(name)).ok();
+    let Some(anchor_index) = index(anchor.0) else {
+        return Err(LeaderboardError::AnchorAbsent {
+            anchor: anchor.0.to_string(),
+            players: names.join(", "),
+        });
+    };
+    let mut pairs: BTreeMap<(usize, String, String, Vec<String>), u64> = BTreeMap::new();
+    let mut rated = Vec::new();
+    let mut kinds = vec![PlayerKind::Engine; names.len()];
+    let mut moves: Vec<Option<(u32, u32)>> = vec![None; names.len()];
+    let mut fallback_games: Vec<Option<u32>> = vec![None; names.len()];
+    for g in &finished {
+        let game = &g.game;
+        let first = index(&game.players.black).expect("every name was collected");
+        let second = index(&game.players.white).expect("every name was collected");
+        for (color, player) in [(Color::Black, first), (Color::White, second)] {
+            kinds[player] = game.kinds[color];
+            if game.kinds[color] == PlayerKind::Llm {
+                let agent = &game.agents[color];
+                let (asked, decided) = moves[player].get_or_insert((0, 0));
+                *asked += agent.moves;
+                *decided += agent.llm_moves;
+                *fallback_games[player].get_or_insert(0) += u32::from(agent.fallback_moves > 0);
+            }
+        }
+        let fell_back = |color: Color| game.kinds[color] == PlayerKind::Llm && game.agents[color].fallback_moves > 0;
+        let played = game.score_for(Color::Black).expect("only finished games are rated");
+        let score = match (view, fell_back(Color::Black), fell_back(Color::White)) {
+            (RatingView::FallbackAsLoss, true, true) => 0.5,
+            (RatingView::FallbackAsLoss, true, false) => 0.0,
+            (RatingView::FallbackAsLoss, false, true) => 1.0,
+            _ => played,
+        };
+        let (low, high) = if game.players.black <= game.players.white {
+            (&game.players.black, &game.players.white)
+        } else {
+            (&game.players.white, &game.players.black)
+        };
+        let seen = pairs
+            .entry((g.run, low.clone(), high.clone(), game.opening.clone()))
+            .or_insert(0);
+        let pair = hash_pair(g.run, low, high, &game.opening, *seen / 2);
+        *seen += 1;
+        rated.push(RatedGame {
+            first,
+            second,
+            score,
+            pair: Some(pair),
+        });
+    }
+    let options = RatingOptions {
+        anchor: anchor_index,
+        anchor_elo: anchor.1,
+        bootstrap,
+        seed,
+        confidence: 0.95,
+    };
+    let ratings = fit_ratings(names.len(), &rated, &options).map_err(LeaderboardError::Fit)?;
+    let engines: Vec<(String, f64)> = names
+        .iter()
+        .zip(&ratings)
+        .zip(&kinds)
+        .filter(|(_, kind)| **kind == PlayerKind::Engine)
+        .map(|((name, rating), _)| (name.clone(), rating.elo))
+        .collect();
+    let mut rows: Vec<LeaderRow> = names
+        .into_iter()
+        .zip(ratings)
+        .enumerate()
+        .map(|(i, (player, rating))| LeaderRow {
+            ladder: (kinds[i] == PlayerKind::Llm && !engines.is_empty()).then(|| ladder_position(&engines, rating.elo)),
+            player,
+            kind: kinds[i],
+            rating,
+            moves: moves[i],
+            fallback_games: fallback_games[i],
+        })
+        .collect();
+    rows.sort_by(|a, b| b.rating.elo.total_cmp(&a.rating.elo));
+    Ok(Leaderboard {
+        view,
+        anchor: (anchor.0.to_string(), anchor.1),
+        games: rated.len(),
+        rows,
+    })
+}
+
+/// A pair id from what identifies a pair: run, players, opening, and the pair's number
+/// among that run's games of the same players and opening.
+fn hash_pair(run: usize, low: &str, high: &str, opening: &[String], nth: u64) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    (run, low, high, opening, nth).hash(&mut hasher);
+    hasher.finish()
+}

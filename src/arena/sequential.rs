@@ -1,0 +1,142 @@
+//! Sequential stopping over a schedule: each pairing plays its colour-swapped game
+//! pairs in order, and its stop rule is asked after every whole pair. Decisions depend
+//! only on the results of the pairs before them, never on timing, so a resumed run
+//! reaches the same decisions at the same pairs.
+//!
+//! Rounds: every undecided pairing plays its next pair, all pairings at once (up to
+//! `parallel` games); then each pairing's rule is asked. Games already finished (an
+//! earlier session of the run) are read first, pair by pair, and never played again.
+
+use std::collections::BTreeSet;
+
+use serde::Serialize;
+
+use super::game::GameRecord;
+use super::player::PlayerSpec;
+use super::schedule::{run_games, MatchError, MatchEvent, RunOptions, ScheduledGame};
+use super::stopping::{Decision, GameScore, StopRule, Trials};
+use crate::othello::Color;
+
+/// One pairing of a sequential run.
+#[derive(Clone, Debug)]
+pub struct Pairing {
+    /// How reports name it (`llm:m vs greedy`).
+    pub label: String,
+    /// The player (index in the players list) whose score the rule follows.
+    pub first: usize,
+    /// Its colour-swapped game pairs as schedule indices, in playing order (the cap).
+    pub pairs: Vec<[usize; 2]>,
+}
+
+/// Where a pairing stopped, and why.
+#[derive(Clone, Debug, Serialize)]
+pub struct PairingStop {
+    /// The pairing's label.
+    pub pairing: String,
+    /// Pairs played when it stopped.
+    pub pairs: u32,
+    /// The rule's last answer (a stop, or `continue` when the cap was reached).
+    pub decision: Decision,
+}
+
+/// What a sequential run played.
+#[derive(Clone, Debug)]
+pub struct SequentialResult {
+    /// Per schedule index: the game, or `None` when it was not needed (or not finished).
+    pub records: Vec<Option<GameRecord>>,
+    /// Per pairing: where it stopped; `None` when the run was interrupted first.
+    pub stops: Vec<Option<PairingStop>>,
+}
+
+/// Plays `pairings` over `schedule` under `rule`; `options.finished` holds games an
+/// earlier session finished. Stops early (with `None` stops) when `options.stop` is set.
+pub async fn run_sequential(
+    players: &[PlayerSpec],
+    schedule: &[ScheduledGame],
+    pairings: &[Pairing],
+    rule: &StopRule,
+    options: &RunOptions,
+    report: &(dyn Fn(MatchEvent<'_>) + Sync),
+) -> Result<SequentialResult, MatchError> {
+    let mut records: Vec<Option<GameRecord>> = vec![None; schedule.len()];
+    for (&index, record) in &options.finished {
+        if let Some(slot) = records.get_mut(index) {
+            report(MatchEvent::GameDone { game: index, record });
+            *slot = Some(record.clone());
+        }
+    }
+    let mut trials = vec![Trials::new(); pairings.len()];
+    let mut next = vec![0usize; pairings.len()];
+    let mut stops: Vec<Option<PairingStop>> = vec![None; pairings.len()];
+    loop {
+        let mut to_play = BTreeSet::new();
+        for (p, pairing) in pairings.iter().enumerate() {
+            while stops[p].is_none() {
+                let Some(pair) = pairing.pairs.get(next[p]) else {
+                    // The cap: the rule's answer after the last pair, whatever it is.
+                    stops[p] = Some(PairingStop {
+                        pairing: pairing.label.clone(),
+                        pairs: next[p] as u32,
+                        decision: rule.decide(&trials[p]),
+                    });
+                    break;
+                };
+                let scores = pair.map(|i| {
+                    records[i]
+                        .as_ref()
+                        .map(|r| GameScore::from_margin(r.margin_for(color_of(&schedule[i], pairing.first))))
+                });
+                let [Some(first), Some(second)] = scores else {
+                    to_play.extend(pair.iter().filter(|&&i| records[i].is_none()));
+                    break;
+                };
+                trials[p].add_pair(first, second);
+                next[p] += 1;
+                let decision = rule.decide(&trials[p]);
+                if decision.verdict.is_stop() {
+                    stops[p] = Some(PairingStop {
+                        pairing: pairing.label.clone(),
+                        pairs: next[p] as u32,
+                        decision,
+                    });
+                }
+            }
+        }
+        if to_play.is_empty() {
+            break;
+        }
+        let round = RunOptions {
+            finished: records
+                .iter()
+                .enumerate()
+                .filter_map(|(i, r)| Some((i, r.clone()?)))
+                .collect(),
+            only: Some(to_play.clone()),
+            ..options.clone()
+        };
+        let played = run_games(players, schedule, &round, &|event| match event {
+            MatchEvent::GameDone { game, .. } if !to_play.contains(&game) => {}
+            event => report(event),
+        })
+        .await?;
+        let mut missing = false;
+        for index in &to_play {
+            missing |= played[*index].is_none();
+            records[*index] = played[*index].clone();
+        }
+        if missing {
+            // Interrupted: pairings that had not stopped keep no stop.
+            break;
+        }
+    }
+    Ok(SequentialResult { records, stops })
+}
+
+/// The colour `player` has in `game`.
+fn color_of(game: &ScheduledGame, player: usize) -> Color {
+    if game.black == player {
+        Color::Black
+    } else {
+        Color::White
+    }
+}

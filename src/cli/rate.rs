@@ -1,0 +1,151 @@
+//! `rate`: every player of the given runs on one Elo scale, as played and with
+//! fallback games scored as losses.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use serde_json::json;
+
+use super::args::RateArgs;
+use super::stats::game_logs;
+use crate::arena::{leaderboard, GameSummary, Leaderboard, RatingView, RunGame};
+use crate::record::{read_game_log, PlayerKind};
+
+pub(super) fn run(args: RateArgs) -> Result<()> {
+    let games = read_games(&args.paths)?;
+    let rate = |view| {
+        leaderboard(
+            &games,
+            view,
+            (&args.anchor.0, args.anchor.1),
+            args.bootstrap as usize,
+            args.seed,
+        )
+    };
+    let as_played = rate(RatingView::AsPlayed)?;
+    let any_fallback = as_played.rows.iter().any(|r| r.fallback_games.is_some_and(|n| n > 0));
+    let as_loss = any_fallback.then(|| rate(RatingView::FallbackAsLoss)).transpose()?;
+    if let Some(path) = &args.csv {
+        std::fs::write(path, csv(&as_played, as_loss.as_ref()))
+            .with_context(|| format!("cannot write --csv {}", path.display()))?;
+    }
+    if args.json {
+        println!("{}", json!({ "as_played": as_played, "fallback_as_loss": as_loss }));
+        return Ok(());
+    }
+    print!("{}", table(&as_played, "as played"));
+    if let Some(as_loss) = &as_loss {
+        println!();
+        print!(
+            "{}",
+            table(
+                as_loss,
+                "every game in which a fallback moved scored as the LLM player's loss"
+            )
+        );
+    }
+    Ok(())
+}
+
+/// Every game log under `paths`, each once (by its canonical path); the run of each game
+/// is the folder it lies in.
+pub(super) fn read_games(paths: &[std::path::PathBuf]) -> Result<Vec<RunGame>> {
+    let mut seen = BTreeSet::new();
+    let mut runs: Vec<std::path::PathBuf> = Vec::new();
+    let mut games = Vec::new();
+    for (path, _) in game_logs(paths)? {
+        let canonical = std::fs::canonicalize(&path).with_context(|| format!("cannot read {}", path.display()))?;
+        if !seen.insert(canonical.clone()) {
+            continue;
+        }
+        let folder = canonical.parent().unwrap_or(Path::new("/")).to_path_buf();
+        let run = match runs.iter().position(|r| *r == folder) {
+            Some(run) => run,
+            None => {
+                runs.push(folder);
+                runs.len() - 1
+            }
+        };
+        let records = read_game_log(&path)?;
+        let game = GameSummary::from_log(&records).with_context(|| format!("cannot read {}", path.display()))?;
+        games.push(RunGame { run, game });
+    }
+    Ok(games)
+}
+
+/// The text table: rank, player, rating with its interval, games, score, and for LLM
+/// players the share of moves the model decided and where it falls among the engines.
+pub(super) fn table(board: &Leaderboard, view: &str) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "Ratings ({view}): Bradley-Terry on the Elo scale, {} held at {:.0}, 95% bootstrap intervals, {} games",
+        board.anchor.0, board.anchor.1, board.games
+    );
+    let width = board.rows.iter().map(|r| r.player.len()).max().unwrap_or(6).max(6);
+    let _ = writeln!(
+        out,
+        "{:>3}  {:width$}  {:>6}  {:>15}  {:>5}  {:>6}  model moves",
+        "#", "player", "elo", "95% interval", "games", "score"
+    );
+    for (rank, row) in board.rows.iter().enumerate() {
+        let r = &row.rating;
+        let score = if r.games == 0 {
+            0.0
+        } else {
+            100.0 * r.score / f64::from(r.games)
+        };
+        let llm = match (row.kind, row.moves) {
+            (PlayerKind::Llm, Some((asked, decided))) => {
+                let share = if asked == 0 {
+                    0.0
+                } else {
+                    100.0 * f64::from(decided) / f64::from(asked)
+                };
+                let ladder = row.ladder.as_deref().map(|l| format!("; {l}")).unwrap_or_default();
+                format!("{decided}/{asked} ({share:.0}%){ladder}")
+            }
+            _ => String::new(),
+        };
+        let _ = writeln!(
+            out,
+            "{:>3}  {:width$}  {:>6.0}  {:>15}  {:>5}  {:>5.1}%  {llm}",
+            rank + 1,
+            row.player,
+            r.elo,
+            format!("[{:.0}, {:.0}]", r.low, r.high),
+            r.games,
+            score
+        );
+    }
+    out
+}
+
+fn csv(as_played: &Leaderboard, as_loss: Option<&Leaderboard>) -> String {
+    let mut out = String::from("view,player,kind,elo,low,high,games,score,model_moves,moves_asked,ladder\n");
+    for board in std::iter::once(as_played).chain(as_loss) {
+        let view = match board.view {
+            RatingView::AsPlayed => "as_played",
+            RatingView::FallbackAsLoss => "fallback_as_loss",
+        };
+        for row in &board.rows {
+            let r = &row.rating;
+            let (asked, decided) = row
+                .moves
+                .map_or((String::new(), String::new()), |(a, d)| (a.to_string(), d.to_string()));
+            let kind = serde_json::to_value(row.kind)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default();
+            let ladder = row.ladder.clone().unwrap_or_default().replace('"', "'");
+            let _ = writeln!(
+                out,
+                "{view},{},{kind},{:.1},{:.1},{:.1},{},{},{decided},{asked},\"{ladder}\"",
+                row.player, r.elo, r.low, r.high, r.games, r.score
+            );
+        }
+    }
+    out
+}

@@ -1,0 +1,363 @@
+//! `tournament FILE.toml`: engines and LLM players in a gauntlet or a round robin, each
+//! pairing in colour-swapped pairs on one opening list, optionally stopped early per
+//! pairing; logs, resume and Ctrl-C as for `eval`; ratings at the end.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use anyhow::{bail, Context, Result};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::agent_args::{parse_player, AgentArgs, HostArgs};
+use super::args::TournamentArgs;
+use super::eval::{stop_on_ctrl_c, Interrupted};
+use super::positions::progress;
+use super::rate::{read_games, table};
+use super::run_dir::{create_run_dir, run_record, utc_now, write_json};
+use crate::arena::{
+    leaderboard, load_resume_state, plan, run_games, run_sequential, Format, GameRecord, MatchEvent, PairingStop,
+    PlayerSpec, RatingView, RunOptions, StopRule,
+};
+use crate::othello::Color;
+
+/// A tournament file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TournamentFile {
+    /// `gauntlet` (every LLM player against every engine) or `round-robin`.
+    #[serde(default)]
+    format: Format,
+    /// Engine specs.
+    #[serde(default)]
+    engines: Vec<String>,
+    /// LLM players.
+    #[serde(default, rename = "llm")]
+    llms: Vec<LlmEntry>,
+    /// Games per pairing (an even number: colour-swapped pairs); with `stop`, the most.
+    games: usize,
+    /// Random opening plies.
+    #[serde(default)]
+    opening_random: usize,
+    /// Seed of the openings and the engines' choices.
+    #[serde(default = "one")]
+    seed: u64,
+    /// Per-pairing stop rule: `sprt:ELO0,ELO1[,ALPHA,BETA]` or `ci:WIDTH`.
+    stop: Option<String>,
+    /// The player ratings are anchored to, `SPEC=ELO` (default `random=0`, else the
+    /// first engine at 0).
+    anchor: Option<String>,
+}
+
+/// One LLM player of a tournament file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LlmEntry {
+    model: String,
+    /// Tells apart two players of one model (`llm:MODEL@NAME` in logs and tables).
+    name: Option<String>,
+    agent_file: Option<PathBuf>,
+    api: Option<String>,
+    #[serde(default)]
+    host: Vec<String>,
+    fleet: Option<PathBuf>,
+    max_in_flight: Option<usize>,
+    api_key_env: Option<String>,
+    timeout: Option<f64>,
+    max_retries: Option<u32>,
+}
+
+fn one() -> u64 {
+    1
+}
+
+pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
+    let (path, log_dir, text) = match (&args.file, &args.resume) {
+        (_, Some(dir)) => {
+            let run: Value = serde_json::from_str(
+                &std::fs::read_to_string(dir.join("run.json"))
+                    .with_context(|| format!("bad --resume: {} has no run.json", dir.display()))?,
+            )
+            .with_context(|| format!("bad --resume: {}/run.json is not JSON", dir.display()))?;
+            let Some(text) = run["tournament_file"].as_str() else {
+                bail!("bad --resume: {} is not a tournament run", dir.display());
+            };
+            (dir.join("run.json"), Some(dir.clone()), text.to_string())
+        }
+        (Some(file), None) => {
+            let text = std::fs::read_to_string(file)
+                .with_context(|| format!("cannot read the tournament file {}", file.display()))?;
+            (file.clone(), None, text)
+        }
+        (None, None) => bail!("give a tournament file, or --resume RUN-DIR"),
+    };
+    let file: TournamentFile = toml::from_str(&text).with_context(|| {
+        format!(
+            "bad tournament file {}: see README (format, engines, [[llm]] tables, games, opening_random, seed, stop, anchor)",
+            path.display()
+        )
+    })?;
+    if file.games < 2 || file.games % 2 == 1 {
+        bail!(
+            "bad tournament file {}: games = {} must be an even number of at least 2 (colour-swapped pairs)",
+            path.display(),
+            file.games
+        );
+    }
+    let rule: Option<StopRule> = file
+        .stop
+        .as_deref()
+        .map(str::parse)
+        .transpose()
+        .with_context(|| format!("bad stop in {}", path.display()))?;
+    let mut players: Vec<PlayerSpec> = Vec::new();
+    for engine in &file.engines {
+        players.push(parse_player(engine, "engines", &AgentArgs::default(), None)?);
+    }
+    let mut llm = Vec::new();
+    let mut fleet_capacity = 0;
+    for entry in &file.llms {
+        let agent = AgentArgs {
+            agent_file: entry.agent_file.clone(),
+            ..AgentArgs::default()
+        };
+        let hosts = HostArgs {
+            api: entry.api.clone(),
+            host: entry.host.clone(),
+            fleet: entry.fleet.clone(),
+            max_in_flight: entry.max_in_flight.unwrap_or(1),
+            api_key_env: entry
+                .api_key_env
+                .clone()
+                .unwrap_or_else(|| "OPENAI_API_KEY".to_string()),
+            timeout: entry.timeout.unwrap_or(300.0),
+            max_retries: entry.max_retries.unwrap_or(4),
+        };
+        let connection = hosts.connect(&agent, env).await?;
+        fleet_capacity += connection.default_parallel();
+        let spec = format!("llm:{}", entry.model);
+        let mut player = parse_player(&spec, "[[llm]]", &agent, Some(&connection))?;
+        if let (PlayerSpec::Llm(llm_player), Some(name)) = (&mut player, &entry.name) {
+            let mut config = (*llm_player.config).clone();
+            config.name = Some(name.clone());
+            llm_player.config = Arc::new(config);
+        }
+        llm.push(players.len());
+        players.push(player);
+    }
+    let names: Vec<String> = players.iter().map(ToString::to_string).collect();
+    if let Some(twice) = names.iter().enumerate().find(|(i, n)| names[..*i].contains(n)) {
+        bail!(
+            "bad tournament file {}: {} appears twice; give each [[llm]] of one model a name",
+            path.display(),
+            twice.1
+        );
+    }
+    if file.format == Format::Gauntlet && (llm.is_empty() || llm.len() == players.len()) {
+        bail!(
+            "bad tournament file {}: a gauntlet needs [[llm]] players and engines",
+            path.display()
+        );
+    }
+    if players.len() < 2 {
+        bail!(
+            "bad tournament file {}: a tournament needs two players or more",
+            path.display()
+        );
+    }
+    let plan = plan(&names, &llm, file.format, file.games / 2, file.seed);
+    let log_dir = match log_dir {
+        Some(dir) => dir,
+        None => create_run_dir(args.log_dir.as_deref(), "tournament")?,
+    };
+    let parallel = args.parallel.unwrap_or(fleet_capacity.max(1)).max(1);
+    let mut run = RunOptions {
+        opening_plies: file.opening_random,
+        parallel,
+        log_dir: Some(log_dir.clone()),
+        ..RunOptions::default()
+    };
+    let (created, _) = utc_now();
+    let run_json = if args.resume.is_some() {
+        let state = load_resume_state(&log_dir, &players, &plan.schedule)?;
+        eprintln!(
+            "resuming {}: {} games already finished; {} unfinished log(s) kept aside",
+            log_dir.display(),
+            state.finished.len(),
+            state.set_aside.len()
+        );
+        run.finished = state.finished;
+        let mut run_json: Value = serde_json::from_str(&std::fs::read_to_string(log_dir.join("run.json"))?)?;
+        let resumes = run_json["resumes"].as_array().cloned().unwrap_or_default();
+        run_json["resumes"] = Value::Array(
+            resumes
+                .into_iter()
+                .chain([json!({ "created_utc": created, "parallel": parallel })])
+                .collect(),
+        );
+        run_json
+    } else {
+        run_record(
+            "tournament",
+            &created,
+            json!({
+                "tournament_file": text,
+                "players": players.iter().map(|p| json!({ "spec": p.to_string(), "agent": p.agent_config().map(|c| c.to_json()) })).collect::<Vec<_>>(),
+                "pairings": plan.pairings.iter().map(|p| p.label.clone()).collect::<Vec<_>>(),
+                "parallel": parallel,
+            }),
+        )
+    };
+    write_json(&log_dir, "run.json", &run_json)?;
+    let stop = Arc::new(AtomicBool::new(false));
+    stop_on_ctrl_c(stop.clone())?;
+    run.stop = Some(stop);
+    let bar = progress(plan.schedule.len(), args.json, "games (at most)");
+    let report = |event: MatchEvent<'_>| {
+        if let MatchEvent::GameDone { .. } = event {
+            bar.inc(1);
+        }
+    };
+    let (records, stops) = match &rule {
+        Some(rule) => {
+            let played = run_sequential(&players, &plan.schedule, &plan.pairings, rule, &run, &report).await?;
+            (played.records, played.stops)
+        }
+        None => (run_games(&players, &plan.schedule, &run, &report).await?, Vec::new()),
+    };
+    bar.finish_and_clear();
+    let pairings = pairing_results(&plan, &records, &stops);
+    let interrupted = interrupted(&records, &stops, rule.is_some());
+    let anchor = anchor(&file, &names)?;
+    let games = read_games(std::slice::from_ref(&log_dir))?;
+    let rate = |view| leaderboard(&games, view, (&anchor.0, anchor.1), 1000, file.seed);
+    let as_played = rate(RatingView::AsPlayed)?;
+    let fallback = as_played.rows.iter().any(|r| r.fallback_games.is_some_and(|n| n > 0));
+    let as_loss = fallback.then(|| rate(RatingView::FallbackAsLoss)).transpose()?;
+    let summary = json!({
+        "pairings": pairings,
+        "ratings": { "as_played": as_played, "fallback_as_loss": as_loss },
+        "complete": !interrupted,
+        "log_dir": log_dir.display().to_string(),
+    });
+    write_json(&log_dir, "results.json", &summary)?;
+    if args.json {
+        println!("{summary}");
+    } else {
+        print!("{}", pairing_table(&pairings));
+        println!();
+        print!("{}", table(&as_played, "as played"));
+        if let Some(as_loss) = &as_loss {
+            println!();
+            print!(
+                "{}",
+                table(
+                    as_loss,
+                    "every game in which a fallback moved scored as the LLM player's loss"
+                )
+            );
+        }
+        println!("logs: {}", log_dir.display());
+    }
+    if interrupted {
+        return Err(Interrupted {
+            finished: records.iter().filter(|r| r.is_some()).count(),
+            total: records.len(),
+            dir: log_dir.display().to_string(),
+        }
+        .into());
+    }
+    Ok(())
+}
+
+/// The anchor: the file's, else `random` at 0 when it plays, else the first engine.
+fn anchor(file: &TournamentFile, names: &[String]) -> Result<(String, f64)> {
+    if let Some(text) = &file.anchor {
+        let (spec, elo) = text
+            .rsplit_once('=')
+            .and_then(|(s, e)| Some((s.trim().to_string(), e.trim().parse::<f64>().ok()?)))
+            .with_context(|| format!("bad anchor {text:?}: give SPEC=ELO, such as random=0"))?;
+        return Ok((spec, elo));
+    }
+    let spec = if names.iter().any(|n| n == "random") {
+        "random".to_string()
+    } else {
+        file.engines.first().cloned().unwrap_or_else(|| names[0].clone())
+    };
+    Ok((spec, 0.0))
+}
+
+/// Whether the run was interrupted: a needed game did not finish.
+fn interrupted(records: &[Option<GameRecord>], stops: &[Option<PairingStop>], sequential: bool) -> bool {
+    if sequential {
+        stops.iter().any(Option::is_none)
+    } else {
+        records.iter().any(Option::is_none)
+    }
+}
+
+/// Per pairing: games, the first player's wins, draws and losses, and the stop.
+fn pairing_results(
+    plan: &crate::arena::TournamentPlan,
+    records: &[Option<GameRecord>],
+    stops: &[Option<PairingStop>],
+) -> Vec<Value> {
+    plan.pairings
+        .iter()
+        .enumerate()
+        .map(|(p, pairing)| {
+            let (mut wins, mut draws, mut losses) = (0, 0, 0);
+            for &i in pairing.pairs.iter().flatten() {
+                let Some(record) = &records[i] else { continue };
+                let color = if plan.schedule[i].black == pairing.first {
+                    Color::Black
+                } else {
+                    Color::White
+                };
+                match record.margin_for(color).signum() {
+                    1 => wins += 1,
+                    0 => draws += 1,
+                    _ => losses += 1,
+                }
+            }
+            json!({
+                "pairing": pairing.label,
+                "games": wins + draws + losses,
+                "wins": wins, "draws": draws, "losses": losses,
+                "stop": stops.get(p).cloned().flatten(),
+            })
+        })
+        .collect()
+}
+
+fn pairing_table(pairings: &[Value]) -> String {
+    let mut out = String::new();
+    let width = pairings
+        .iter()
+        .filter_map(|p| p["pairing"].as_str())
+        .map(str::len)
+        .max()
+        .unwrap_or(8)
+        .max(8);
+    let _ = writeln!(out, "{:width$}  games  W-D-L (first player)  stop", "pairing");
+    for p in pairings {
+        let stop = match &p["stop"] {
+            Value::Null => String::new(),
+            s => format!(
+                "{} after {} pair(s)",
+                s["decision"]["verdict"].as_str().unwrap_or(""),
+                s["pairs"]
+            ),
+        };
+        let _ = writeln!(
+            out,
+            "{:width$}  {:>5}  {:>21}  {stop}",
+            p["pairing"].as_str().unwrap_or(""),
+            p["games"],
+            format!("{}-{}-{}", p["wins"], p["draws"], p["losses"])
+        );
+    }
+    out
+}

@@ -1,0 +1,271 @@
+//! Tournaments, ratings and sequential stopping through the binary. The LLM player is a
+//! scripted Ollama host on 127.0.0.1 (tests/support `model_host`) standing in for a
+//! model that always plays its first legal move.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::Value;
+use support::{model_host, run_arena};
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("othello-tournament-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn tournament(dir: &Path, text: &str, extra: &[&str]) -> std::process::Output {
+    let file = dir.join("tournament.toml");
+    std::fs::write(&file, text).unwrap();
+    let run = dir.join("run");
+    let mut args = vec![
+        "tournament",
+        file.to_str().unwrap(),
+        "--log-dir",
+        run.to_str().unwrap(),
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    run_arena(&args, "127.0.0.1:9")
+}
+
+fn json(output: &std::process::Output) -> Value {
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+fn row<'a>(ratings: &'a Value, player: &str) -> &'a Value {
+    ratings["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["player"] == player)
+        .unwrap()
+}
+
+#[test]
+fn a_gauntlet_with_a_scripted_llm_rates_it_among_the_engines() {
+    let (host, _) = model_host("m", Duration::ZERO);
+    let dir = temp_dir("gauntlet");
+    let text = format!(
+        "format = \"gauntlet\"\nengines = [\"random\", \"greedy\", \"alphabeta:2\"]\ngames = 6\nopening_random = 4\nseed = 5\n\n\
+         [[llm]]\nmodel = \"m\"\nhost = [\"{}\"]\n",
+        host.url
+    );
+    let summary = json(&tournament(&dir, &text, &[]));
+    let pairings = summary["pairings"].as_array().unwrap();
+    assert_eq!(pairings.len(), 3);
+    for p in pairings {
+        assert_eq!(p["games"], 6);
+        assert!(p["pairing"].as_str().unwrap().starts_with("llm:m vs "));
+    }
+    let ratings = &summary["ratings"]["as_played"];
+    assert_eq!(ratings["games"], 18);
+    assert_eq!(row(ratings, "random")["elo"], 0.0);
+    let llm = row(ratings, "llm:m");
+    assert_eq!(llm["kind"], "llm");
+    let ladder = llm["ladder"].as_str().unwrap();
+    assert!(
+        ["between", "above", "below", "level"]
+            .iter()
+            .any(|w| ladder.starts_with(w)),
+        "{ladder}"
+    );
+    // Each game's log names both players.
+    let run = dir.join("run");
+    let first = std::fs::read_to_string(run.join("game-0001.jsonl")).unwrap();
+    let start: Value = serde_json::from_str(first.lines().next().unwrap()).unwrap();
+    assert_eq!(
+        (start["black"].as_str(), start["white"].as_str()),
+        (Some("llm:m"), Some("random"))
+    );
+    assert_eq!(start["kinds"]["black"], "llm");
+    // `rate` over the run reads the same ratings.
+    let rated = json(&run_arena(
+        &["rate", run.to_str().unwrap(), "--seed", "5", "--json"],
+        "127.0.0.1:9",
+    ));
+    assert_eq!(rated["as_played"], *ratings);
+}
+
+#[test]
+fn rate_counts_a_game_once_and_names_a_missing_anchor() {
+    let dir = temp_dir("rate");
+    let run = dir.join("match");
+    let played = run_arena(
+        &[
+            "play",
+            "--black",
+            "greedy",
+            "--white",
+            "random",
+            "--games",
+            "8",
+            "--swap",
+            "--opening-random",
+            "4",
+            "--log-dir",
+            run.to_str().unwrap(),
+        ],
+        "127.0.0.1:9",
+    );
+    assert!(played.status.success(), "{}", String::from_utf8_lossy(&played.stderr));
+    let game = run.join("game-0001.jsonl");
+    let rated = json(&run_arena(
+        &[
+            "rate",
+            run.to_str().unwrap(),
+            run.to_str().unwrap(),
+            game.to_str().unwrap(),
+            "--json",
+        ],
+        "127.0.0.1:9",
+    ));
+    assert_eq!(
+        rated["as_played"]["games"], 8,
+        "a run given twice and one of its games again count once"
+    );
+    assert_eq!(rated["fallback_as_loss"], Value::Null, "engines never fall back");
+    let missing = run_arena(
+        &["rate", run.to_str().unwrap(), "--anchor", "alphabeta:3=1000"],
+        "127.0.0.1:9",
+    );
+    assert_eq!(missing.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&missing.stderr);
+    assert!(
+        stderr.contains("the anchor alphabeta:3 played none of these games") && stderr.contains("greedy, random"),
+        "{stderr}"
+    );
+    let bad = run_arena(&["rate", run.to_str().unwrap(), "--anchor", "random"], "127.0.0.1:9");
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("is not SPEC=ELO"));
+}
+
+#[test]
+fn an_sprt_stops_each_pairing_and_a_resume_reaches_the_same_decisions() {
+    let dir = temp_dir("sprt");
+    let text = "format = \"round-robin\"\nengines = [\"random\", \"alphabeta:1\", \"alphabeta:2\"]\ngames = 400\n\
+                opening_random = 4\nseed = 3\nstop = \"sprt:0,50\"\n";
+    let first = json(&tournament(&dir, text, &["--parallel", "2"]));
+    let stops: Vec<Value> = first["pairings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["stop"].clone())
+        .collect();
+    for stop in &stops {
+        let verdict = stop["decision"]["verdict"].as_str().unwrap();
+        assert!(verdict == "accept_h0" || verdict == "accept_h1", "{stop}");
+        assert!(stop["pairs"].as_u64().unwrap() < 200, "stopped before the cap: {stop}");
+        assert!(stop["decision"]["llr"].as_f64().is_some());
+    }
+    // As if the run had been killed in the middle: the last games of every pairing are
+    // gone; the resume replays them and stops at the same pairs with the same LLR.
+    let run = dir.join("run");
+    let mut logs: Vec<PathBuf> = std::fs::read_dir(&run)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    logs.sort();
+    for log in logs.iter().rev().take(10) {
+        std::fs::remove_file(log).unwrap();
+    }
+    let resumed = json(&run_arena(
+        &["tournament", "--resume", run.to_str().unwrap(), "--json"],
+        "127.0.0.1:9",
+    ));
+    let again: Vec<Value> = resumed["pairings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["stop"].clone())
+        .collect();
+    assert_eq!(again, stops);
+    assert_eq!(
+        resumed["ratings"]["as_played"]["rows"],
+        first["ratings"]["as_played"]["rows"]
+    );
+}
+
+#[test]
+fn bad_tournament_files_are_refused_with_the_fix() {
+    let dir = temp_dir("bad");
+    for (text, expected) in [
+        (
+            "engines = [\"random\", \"greedy\"]\ngames = 3\nformat = \"round-robin\"\n",
+            "must be an even number",
+        ),
+        (
+            "engines = [\"random\", \"greedy\"]\ngames = 2\n",
+            "a gauntlet needs [[llm]] players",
+        ),
+        (
+            "engines = [\"random\", \"greedy\"]\ngames = 2\nformat = \"round-robin\"\nstop = \"sprt:50,0\"\n",
+            "bad stop",
+        ),
+        (
+            "engines = [\"random\", \"nonsense\"]\ngames = 2\nformat = \"round-robin\"\n",
+            "bad engines",
+        ),
+        ("engines = [\"random\"]\ngames = 2\nrounds = 3\n", "bad tournament file"),
+    ] {
+        let output = tournament(&dir, text, &[]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{text}: {stderr}");
+        assert!(stderr.contains(expected), "{text}: {stderr}");
+    }
+}
+
+#[test]
+fn eval_stops_each_opponent_at_a_pair_boundary() {
+    let (host, load) = model_host("m", Duration::ZERO);
+    let dir = temp_dir("eval-stop");
+    let run = dir.join("run");
+    let summary = json(&run_arena(
+        &[
+            "eval",
+            "--agent",
+            "llm:m",
+            "--vs",
+            "random,alphabeta:2",
+            "--games",
+            "100",
+            "--stop",
+            "sprt:-200,0",
+            "--opening-random",
+            "4",
+            "--host",
+            &host.url,
+            "--log-dir",
+            run.to_str().unwrap(),
+            "--json",
+        ],
+        "127.0.0.1:9",
+    ));
+    assert_eq!(summary["complete"], true);
+    assert_eq!(summary["stop_rule"], "sprt:-200,0");
+    let stops = summary["stops"].as_array().unwrap();
+    assert_eq!(stops.len(), 2);
+    let mut games = 0;
+    for (stop, opponent) in stops.iter().zip(summary["opponents"].as_array().unwrap()) {
+        let pairs = stop["pairs"].as_u64().unwrap();
+        assert!(pairs < 100, "{stop}");
+        assert_eq!(
+            opponent["overall"]["games"].as_u64().unwrap(),
+            2 * pairs,
+            "whole pairs only"
+        );
+        games += 2 * pairs;
+    }
+    let logs = std::fs::read_dir(&run)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
+        .count();
+    assert_eq!(logs as u64, games, "no game past a stop was played");
+    assert!(load.total() > 0);
+}
