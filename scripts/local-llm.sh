@@ -122,7 +122,9 @@ start() {
     setup_model
     mkdir -p "$RUN"
     local port
-    port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    # OTHELLO_ARENA_LLM_PORT fixes the port (docs/tournament-local.toml expects 8080);
+    # otherwise a free one is taken.
+    port=${OTHELLO_ARENA_LLM_PORT:-$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}
     say "starting llama-server on 127.0.0.1:$port (log: $RUN/server.log)"
     # --jinja applies the model's chat template, which is what offers it tools; --alias is
     # the name /v1/models lists (a fleet checks that its hosts serve the model).

@@ -14,13 +14,7 @@ use othello_arena::llm::{
 };
 use othello_arena::record::{read_game_log, Event, ExchangeRecord, MoveSource};
 use serde_json::Value;
-use support::{model_host, run_arena};
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("othello-fleet-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
+use support::{model_host, run_arena, temp_dir};
 
 fn fleet_file(dir: &Path, hosts: &[(&str, usize)]) -> PathBuf {
     std::fs::create_dir_all(dir).unwrap();
@@ -79,7 +73,7 @@ fn logged(run_dir: &Path) -> (Vec<ExchangeRecord>, Vec<MoveSource>) {
 #[test]
 fn a_fleet_spreads_the_games_and_keeps_each_host_under_its_limit() {
     let hosts: Vec<_> = (0..3).map(|_| model_host("m", Duration::from_millis(50))).collect();
-    let dir = temp_dir("spread");
+    let dir = temp_dir("fleet", "spread");
     let urls: Vec<String> = hosts.iter().map(|(s, _)| s.url.clone()).collect();
     let fleet = fleet_file(&dir, &[(&urls[0], 2), (&urls[1], 2), (&urls[2], 2)]);
     let run_dir = dir.join("run");
@@ -126,7 +120,7 @@ fn a_fleet_spreads_the_games_and_keeps_each_host_under_its_limit() {
 fn a_host_that_dies_mid_run_is_taken_out_and_the_games_go_on_elsewhere() {
     let (alive, alive_load) = model_host("m", Duration::from_millis(40));
     let (doomed, doomed_load) = model_host("m", Duration::from_millis(40));
-    let dir = temp_dir("failover");
+    let dir = temp_dir("fleet", "failover");
     let fleet = fleet_file(&dir, &[(&alive.url, 2), (&doomed.url, 2)]);
     let run_dir = dir.join("run");
     let killer = std::thread::spawn(move || {
@@ -188,7 +182,7 @@ fn a_model_that_no_host_serves_is_refused_naming_each_host() {
 fn a_conversation_stays_on_the_host_that_answered_it() {
     let (a, _) = model_host("m", Duration::ZERO);
     let (b, _) = model_host("m", Duration::ZERO);
-    let dir = temp_dir("affinity");
+    let dir = temp_dir("fleet", "affinity");
     let run_dir = dir.join("run");
     let hosts = format!("{},{}", a.url, b.url);
     let output = run_arena(
@@ -230,7 +224,7 @@ fn a_conversation_stays_on_the_host_that_answered_it() {
 
 #[test]
 fn bad_fleet_files_are_refused_with_the_fix() {
-    let dir = temp_dir("bad-files");
+    let dir = temp_dir("fleet", "bad-files");
     std::fs::create_dir_all(&dir).unwrap();
     for (text, expected) in [
         (
@@ -266,7 +260,7 @@ fn bad_fleet_files_are_refused_with_the_fix() {
 fn a_resume_takes_the_fleet_file_as_it_is_now_and_records_it() {
     let (first, _) = model_host("m", Duration::ZERO);
     let (second, second_load) = model_host("m", Duration::ZERO);
-    let dir = temp_dir("resume");
+    let dir = temp_dir("fleet", "resume");
     let fleet = fleet_file(&dir, &[(&first.url, 1)]);
     let run_dir = dir.join("run");
     let output = eval(&run_dir, &fleet, "2");

@@ -11,17 +11,11 @@ use std::process::{Command, Output};
 use othello_arena::othello::{Board, Color, Move};
 use othello_arena::record::{read_game_log, Event, ForfeitRecord, GameEnd, MoveSource, Record};
 use serde_json::Value;
-use support::{run_arena, Reply, StubServer};
+use support::{run_arena, temp_dir, Reply, StubServer};
 
 /// A model that answers every request without a coordinate.
 fn hopeless_model() -> StubServer {
     StubServer::start(|_, _| Reply::content("I pass"))
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("othello-forfeit-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
 }
 
 /// 2 games as black and 2 as white against random, after a 2-ply random opening.
@@ -154,7 +148,7 @@ fn check_forfeit_results(summary: &Value) {
 #[test]
 fn a_model_without_a_legal_move_forfeits_every_game_and_every_report_counts_the_losses() {
     let server = hopeless_model();
-    let dir = temp_dir("eval");
+    let dir = temp_dir("forfeit", "eval");
     let summary = success(&forfeit_eval(&dir, &server));
     check_forfeit_results(&summary);
     assert_eq!(summary["complete"], true);
@@ -238,7 +232,7 @@ fn a_model_without_a_legal_move_forfeits_every_game_and_every_report_counts_the_
 #[test]
 fn resume_keeps_forfeited_games_as_finished_and_replays_a_missing_one() {
     let server = hopeless_model();
-    let dir = temp_dir("resume");
+    let dir = temp_dir("forfeit", "resume");
     let first = success(&forfeit_eval(&dir, &server));
     let kept: Vec<String> = [1, 2, 4]
         .iter()

@@ -284,3 +284,35 @@ fn a_fleet_with_a_dead_host_fails_over_to_the_real_model() {
         "the real model decided moves after the failover"
     );
 }
+
+#[test]
+#[ignore = "needs a running llama-server: see the module docs (CI runs it)"]
+fn the_sample_tournament_runs_against_the_local_model() {
+    // docs/tournament-local.toml as shipped, pointed at this run's server.
+    let text = std::fs::read_to_string("docs/tournament-local.toml").unwrap();
+    let url = server_url();
+    let dir = std::env::temp_dir().join(format!("othello-local-llm-tournament-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("tournament.toml");
+    std::fs::write(&file, text.replace("127.0.0.1:8080", &url)).unwrap();
+    let run = dir.join("run");
+    let output = Command::new(env!("CARGO_BIN_EXE_othello-arena"))
+        .args(["tournament", file.to_str().unwrap(), "--log-dir", run.to_str().unwrap()])
+        .output()
+        .expect("the binary runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    println!("{stdout}");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    for player in [
+        "llm:qwen2.5-coder-0.5b@direct",
+        "llm:qwen2.5-coder-0.5b@tools",
+        "random",
+    ] {
+        assert!(stdout.contains(player), "{player} is rated");
+    }
+    let results: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("results.json")).unwrap()).unwrap();
+    assert_eq!(results["complete"], true);
+    assert_eq!(results["ratings"]["as_played"]["games"], 4);
+}

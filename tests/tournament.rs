@@ -8,14 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::Value;
-use support::{model_host, run_arena};
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("othello-tournament-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use support::{model_host, run_arena, temp_dir};
 
 fn tournament(dir: &Path, text: &str, extra: &[&str]) -> std::process::Output {
     let file = dir.join("tournament.toml");
@@ -49,7 +42,7 @@ fn row<'a>(ratings: &'a Value, player: &str) -> &'a Value {
 #[test]
 fn a_gauntlet_with_a_scripted_llm_rates_it_among_the_engines() {
     let (host, _) = model_host("m", Duration::ZERO);
-    let dir = temp_dir("gauntlet");
+    let dir = temp_dir("tournament", "gauntlet");
     let text = format!(
         "format = \"gauntlet\"\nengines = [\"random\", \"greedy\", \"alphabeta:2\"]\ngames = 6\nopening_random = 4\nseed = 5\n\n\
          [[llm]]\nmodel = \"m\"\nhost = [\"{}\"]\n",
@@ -93,7 +86,7 @@ fn a_gauntlet_with_a_scripted_llm_rates_it_among_the_engines() {
 
 #[test]
 fn rate_counts_a_game_once_and_names_a_missing_anchor() {
-    let dir = temp_dir("rate");
+    let dir = temp_dir("tournament", "rate");
     let run = dir.join("match");
     let played = run_arena(
         &[
@@ -136,7 +129,8 @@ fn rate_counts_a_game_once_and_names_a_missing_anchor() {
     assert_eq!(missing.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&missing.stderr);
     assert!(
-        stderr.contains("the anchor alphabeta:3 played none of these games") && stderr.contains("greedy, random"),
+        stderr.contains("the anchor alphabeta:3:weight played none of these games")
+            && stderr.contains("greedy, random"),
         "{stderr}"
     );
     let bad = run_arena(&["rate", run.to_str().unwrap(), "--anchor", "random"], "127.0.0.1:9");
@@ -145,7 +139,7 @@ fn rate_counts_a_game_once_and_names_a_missing_anchor() {
 
 #[test]
 fn an_sprt_stops_each_pairing_and_a_resume_reaches_the_same_decisions() {
-    let dir = temp_dir("sprt");
+    let dir = temp_dir("tournament", "sprt");
     let text = "format = \"round-robin\"\nengines = [\"random\", \"alphabeta:1\", \"alphabeta:2\"]\ngames = 400\n\
                 opening_random = 4\nseed = 3\nstop = \"sprt:0,50\"\n";
     let first = json(&tournament(&dir, text, &["--parallel", "2"]));
@@ -193,7 +187,7 @@ fn an_sprt_stops_each_pairing_and_a_resume_reaches_the_same_decisions() {
 
 #[test]
 fn bad_tournament_files_are_refused_with_the_fix() {
-    let dir = temp_dir("bad");
+    let dir = temp_dir("tournament", "bad");
     for (text, expected) in [
         (
             "engines = [\"random\", \"greedy\"]\ngames = 3\nformat = \"round-robin\"\n",
@@ -223,7 +217,7 @@ fn bad_tournament_files_are_refused_with_the_fix() {
 #[test]
 fn eval_stops_each_opponent_at_a_pair_boundary() {
     let (host, load) = model_host("m", Duration::ZERO);
-    let dir = temp_dir("eval-stop");
+    let dir = temp_dir("tournament", "eval-stop");
     let run = dir.join("run");
     let summary = json(&run_arena(
         &[

@@ -11,42 +11,58 @@ use serde_json::json;
 use super::args::RateArgs;
 use super::stats::game_logs;
 use crate::arena::{leaderboard, GameSummary, Leaderboard, RatingView, RunGame};
+use crate::engine::EngineSpec;
 use crate::record::{read_game_log, PlayerKind};
 
 pub(super) fn run(args: RateArgs) -> Result<()> {
     let games = read_games(&args.paths)?;
-    let rate = |view| {
-        leaderboard(
-            &games,
-            view,
-            (&args.anchor.0, args.anchor.1),
-            args.bootstrap as usize,
-            args.seed,
-        )
-    };
-    let as_played = rate(RatingView::AsPlayed)?;
-    let any_fallback = as_played.rows.iter().any(|r| r.fallback_games.is_some_and(|n| n > 0));
-    let as_loss = any_fallback.then(|| rate(RatingView::FallbackAsLoss)).transpose()?;
+    let anchor = (player_name(&args.anchor.0), args.anchor.1);
+    let (as_played, as_loss) = both_views(&games, &anchor, args.bootstrap as usize, args.seed)?;
     if let Some(path) = &args.csv {
         std::fs::write(path, csv(&as_played, as_loss.as_ref()))
             .with_context(|| format!("cannot write --csv {}", path.display()))?;
     }
     if args.json {
         println!("{}", json!({ "as_played": as_played, "fallback_as_loss": as_loss }));
-        return Ok(());
-    }
-    print!("{}", table(&as_played, "as played"));
-    if let Some(as_loss) = &as_loss {
-        println!();
-        print!(
-            "{}",
-            table(
-                as_loss,
-                "every game in which a fallback moved scored as the LLM player's loss"
-            )
-        );
+    } else {
+        print!("{}", tables(&as_played, as_loss.as_ref()));
     }
     Ok(())
+}
+
+/// The leaderboard as played, and when an LLM player's fallback moved in some game,
+/// the one with those games scored as its losses.
+pub(super) fn both_views(
+    games: &[RunGame],
+    anchor: &(String, f64),
+    bootstrap: usize,
+    seed: u64,
+) -> Result<(Leaderboard, Option<Leaderboard>)> {
+    let rate = |view| leaderboard(games, view, (&anchor.0, anchor.1), bootstrap, seed);
+    let as_played = rate(RatingView::AsPlayed)?;
+    let any_fallback = as_played.rows.iter().any(|r| r.fallback_games.is_some_and(|n| n > 0));
+    let as_loss = any_fallback.then(|| rate(RatingView::FallbackAsLoss)).transpose()?;
+    Ok((as_played, as_loss))
+}
+
+/// The text tables of [`both_views`].
+pub(super) fn tables(as_played: &Leaderboard, as_loss: Option<&Leaderboard>) -> String {
+    let mut out = table(as_played, "as played");
+    if let Some(as_loss) = as_loss {
+        out.push('\n');
+        out.push_str(&table(
+            as_loss,
+            "every game in which a fallback moved scored as the LLM player's loss",
+        ));
+    }
+    out
+}
+
+/// A player as the logs name it: an engine spec in its full form (`reference` is
+/// `reference:8:18`), anything else as given.
+pub(super) fn player_name(spec: &str) -> String {
+    spec.parse::<EngineSpec>()
+        .map_or_else(|_| spec.trim().to_string(), |engine| engine.to_string())
 }
 
 /// Every game log under `paths`, each once (by its canonical path); the run of each game
@@ -77,7 +93,7 @@ pub(super) fn read_games(paths: &[std::path::PathBuf]) -> Result<Vec<RunGame>> {
 
 /// The text table: rank, player, rating with its interval, games, score, and for LLM
 /// players the share of moves the model decided and where it falls among the engines.
-pub(super) fn table(board: &Leaderboard, view: &str) -> String {
+fn table(board: &Leaderboard, view: &str) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,

@@ -15,11 +15,11 @@ use super::agent_args::{parse_player, AgentArgs, HostArgs};
 use super::args::TournamentArgs;
 use super::eval::{stop_on_ctrl_c, Interrupted};
 use super::positions::progress;
-use super::rate::{read_games, table};
+use super::rate::{both_views, player_name, read_games, tables};
 use super::run_dir::{create_run_dir, run_record, utc_now, write_json};
 use crate::arena::{
-    leaderboard, load_resume_state, plan, run_games, run_sequential, Format, GameRecord, MatchEvent, PairingStop,
-    PlayerSpec, RatingView, RunOptions, StopRule,
+    load_resume_state, plan, run_games, run_sequential, Format, GameRecord, MatchEvent, PairingStop, PlayerSpec,
+    RunOptions, StopRule,
 };
 use crate::othello::Color;
 
@@ -232,10 +232,7 @@ pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<Strin
     let interrupted = interrupted(&records, &stops, rule.is_some());
     let anchor = anchor(&file, &names)?;
     let games = read_games(std::slice::from_ref(&log_dir))?;
-    let rate = |view| leaderboard(&games, view, (&anchor.0, anchor.1), 1000, file.seed);
-    let as_played = rate(RatingView::AsPlayed)?;
-    let fallback = as_played.rows.iter().any(|r| r.fallback_games.is_some_and(|n| n > 0));
-    let as_loss = fallback.then(|| rate(RatingView::FallbackAsLoss)).transpose()?;
+    let (as_played, as_loss) = both_views(&games, &anchor, 1000, file.seed)?;
     let summary = json!({
         "pairings": pairings,
         "ratings": { "as_played": as_played, "fallback_as_loss": as_loss },
@@ -248,17 +245,7 @@ pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<Strin
     } else {
         print!("{}", pairing_table(&pairings));
         println!();
-        print!("{}", table(&as_played, "as played"));
-        if let Some(as_loss) = &as_loss {
-            println!();
-            print!(
-                "{}",
-                table(
-                    as_loss,
-                    "every game in which a fallback moved scored as the LLM player's loss"
-                )
-            );
-        }
+        print!("{}", tables(&as_played, as_loss.as_ref()));
         println!("logs: {}", log_dir.display());
     }
     if interrupted {
@@ -279,12 +266,14 @@ fn anchor(file: &TournamentFile, names: &[String]) -> Result<(String, f64)> {
             .rsplit_once('=')
             .and_then(|(s, e)| Some((s.trim().to_string(), e.trim().parse::<f64>().ok()?)))
             .with_context(|| format!("bad anchor {text:?}: give SPEC=ELO, such as random=0"))?;
-        return Ok((spec, elo));
+        return Ok((player_name(&spec), elo));
     }
     let spec = if names.iter().any(|n| n == "random") {
         "random".to_string()
     } else {
-        file.engines.first().cloned().unwrap_or_else(|| names[0].clone())
+        file.engines
+            .first()
+            .map_or_else(|| names[0].clone(), |e| player_name(e))
     };
     Ok((spec, 0.0))
 }

@@ -7,6 +7,7 @@ use futures_util::StreamExt;
 use serde_json::Value;
 
 use super::error::LlmError;
+use super::types::{ChatReply, Exchange};
 
 /// Where a request goes, for the request and its error messages.
 pub(crate) struct Target<'a> {
@@ -42,6 +43,33 @@ pub(crate) async fn post_json(
         request = request.bearer_auth(token);
     }
     send_for_json(request, target, bearer).await
+}
+
+/// One chat attempt: POSTs `body`, reads the answer with `parse` (a reply that is not
+/// the API's chat response is [`LlmError::UnexpectedReply`] with its body), and keeps
+/// both bodies in the exchange; `host` is the server's base URL.
+pub(crate) async fn chat_attempt(
+    http: &reqwest::Client,
+    target: &Target<'_>,
+    bearer: Option<&str>,
+    body: Value,
+    parse: fn(&Value) -> Result<ChatReply, String>,
+) -> Result<Exchange, LlmError> {
+    let answered = post_json(http, target, &body, bearer).await?;
+    let reply = parse(&answered.raw).map_err(|reason| LlmError::UnexpectedReply {
+        url: target.url.to_string(),
+        reason,
+        body: answered.text,
+    })?;
+    Ok(Exchange {
+        request: body,
+        response: answered.raw,
+        reply,
+        latency_ms: answered.latency_ms,
+        retries: 0,
+        host: target.base_url.to_string(),
+        failures: Vec::new(),
+    })
 }
 
 /// GETs `url` and returns the JSON answer (model lists, health probes).

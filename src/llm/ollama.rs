@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::error::LlmError;
-use super::http::{get_json, http_client, post_json, status_error, transport_error, Target};
+use super::http::{chat_attempt, get_json, http_client, post_json, status_error, transport_error, Target};
 use super::retry::RetryPolicy;
 use super::types::{ChatOptions, ChatReply, ChatRequest, Exchange, Message, Think, ToolSpec};
 use super::{chat_on_one_host, ChatBackend, Endpoint};
@@ -252,21 +252,8 @@ impl Endpoint for OllamaBackend {
     async fn attempt(&self, request: &ChatRequest) -> Result<Exchange, LlmError> {
         let url = format!("{}/api/chat", self.base_url);
         let body = OllamaBackend::wire_request(request);
-        let answered = post_json(&self.http, &self.target(&url, &request.model), &body, None).await?;
-        let reply = OllamaBackend::parse_response(&answered.raw).map_err(|reason| LlmError::UnexpectedReply {
-            url,
-            reason,
-            body: answered.text,
-        })?;
-        Ok(Exchange {
-            request: body,
-            response: answered.raw,
-            reply,
-            latency_ms: answered.latency_ms,
-            retries: 0,
-            host: self.base_url.clone(),
-            failures: Vec::new(),
-        })
+        let target = self.target(&url, &request.model);
+        chat_attempt(&self.http, &target, None, body, OllamaBackend::parse_response).await
     }
 
     async fn models(&self) -> Result<Vec<String>, LlmError> {

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::error::LlmError;
-use super::http::{get_json, http_client, post_json, Target};
+use super::http::{chat_attempt, get_json, http_client, Target};
 use super::retry::RetryPolicy;
 use super::types::{ChatReply, ChatRequest, Exchange, FunctionCall, Message, Role, Think, ToolCall, ToolSpec};
 use super::{chat_on_one_host, ChatBackend, Endpoint};
@@ -289,21 +289,14 @@ impl Endpoint for OpenAiBackend {
         let url = format!("{}/v1/chat/completions", self.base_url);
         let body = OpenAiBackend::wire_request(request);
         let target = self.target(&url, &request.model);
-        let answered = post_json(&self.http, &target, &body, self.api_key.as_deref()).await?;
-        let reply = OpenAiBackend::parse_response(&answered.raw).map_err(|reason| LlmError::UnexpectedReply {
-            url: url.clone(),
-            reason,
-            body: answered.text,
-        })?;
-        Ok(Exchange {
-            request: body,
-            response: answered.raw,
-            reply,
-            latency_ms: answered.latency_ms,
-            retries: 0,
-            host: self.base_url.clone(),
-            failures: Vec::new(),
-        })
+        chat_attempt(
+            &self.http,
+            &target,
+            self.api_key.as_deref(),
+            body,
+            OpenAiBackend::parse_response,
+        )
+        .await
     }
 
     async fn models(&self) -> Result<Vec<String>, LlmError> {

@@ -335,3 +335,12 @@ pub fn cpu_seconds() -> f64 {
     // Fields 14 and 15 of stat (utime, stime) are at 11 and 12 after the command name.
     (ticks(11) + ticks(12)) / 100.0
 }
+
+/// A fresh, empty folder for one test: `othello-<suite>-<name>-<pid>` under the
+/// system's temporary folder.
+pub fn temp_dir(suite: &str, name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("othello-{suite}-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("the temporary folder is writable");
+    dir
+}
