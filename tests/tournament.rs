@@ -76,6 +76,16 @@ fn a_gauntlet_with_a_scripted_llm_rates_it_among_the_engines() {
         (Some("llm:m"), Some("random"))
     );
     assert_eq!(start["kinds"]["black"], "llm");
+    // The HTML report reads a tournament folder as it reads an eval's.
+    let page = dir.join("report.html");
+    let report = run_arena(
+        &["report", run.to_str().unwrap(), "-o", page.to_str().unwrap()],
+        "127.0.0.1:9",
+    );
+    assert!(
+        String::from_utf8_lossy(&report.stdout).contains("(18 games)"),
+        "{report:?}"
+    );
     // `rate` over the run reads the same ratings.
     let rated = json(&run_arena(
         &["rate", run.to_str().unwrap(), "--seed", "5", "--json"],
@@ -155,9 +165,18 @@ fn an_sprt_stops_each_pairing_and_a_resume_reaches_the_same_decisions() {
         assert!(stop["pairs"].as_u64().unwrap() < 200, "stopped before the cap: {stop}");
         assert!(stop["decision"]["llr"].as_f64().is_some());
     }
+    // Every pair boundary is logged with the rule's answer at that moment.
+    let run = dir.join("run");
+    let decisions = std::fs::read_to_string(run.join("decisions.jsonl")).unwrap();
+    let steps: Vec<Value> = decisions.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let pairs: u64 = stops.iter().map(|s| s["pairs"].as_u64().unwrap()).sum();
+    assert_eq!(steps.len() as u64, pairs, "one decision per pair played");
+    for stop in &stops {
+        let last = steps.iter().rfind(|s| s["pairing"] == stop["pairing"]).unwrap();
+        assert_eq!(last, stop);
+    }
     // As if the run had been killed in the middle: the last games of every pairing are
     // gone; the resume replays them and stops at the same pairs with the same LLR.
-    let run = dir.join("run");
     let mut logs: Vec<PathBuf> = std::fs::read_dir(&run)
         .unwrap()
         .flatten()
@@ -179,6 +198,7 @@ fn an_sprt_stops_each_pairing_and_a_resume_reaches_the_same_decisions() {
         .map(|p| p["stop"].clone())
         .collect();
     assert_eq!(again, stops);
+    assert_eq!(std::fs::read_to_string(run.join("decisions.jsonl")).unwrap(), decisions);
     assert_eq!(
         resumed["ratings"]["as_played"]["rows"],
         first["ratings"]["as_played"]["rows"]
@@ -258,7 +278,7 @@ fn eval_stops_each_opponent_at_a_pair_boundary() {
     let logs = std::fs::read_dir(&run)
         .unwrap()
         .flatten()
-        .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
+        .filter(|e| e.file_name().to_string_lossy().starts_with("game-"))
         .count();
     assert_eq!(logs as u64, games, "no game past a stop was played");
     assert!(load.total() > 0);

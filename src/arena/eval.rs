@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use super::game::GameRecord;
 use super::player::PlayerSpec;
 use super::schedule::{derive_seed, run_games, MatchError, MatchEvent, RunOptions, ScheduledGame};
-use super::sequential::{run_sequential, Pairing, PairingStop};
+use super::sequential::{run_sequential, Pairing, SequentialResult};
 use super::stats::{percentile, wilson_interval};
 use super::stopping::StopRule;
 use super::tally::{GameSummary, Matchup};
@@ -234,12 +234,13 @@ pub async fn run_eval(config: &EvalConfig, report: &(dyn Fn(MatchEvent<'_>) + Sy
 }
 
 /// Plays the evaluation pair by pair against each opponent until `rule` stops it (or
-/// `games_per_color` pairs are played); the stops come back with the result.
+/// `games_per_color` pairs are played); the stops and the decision log come back with
+/// the result.
 pub async fn run_eval_sequential(
     config: &EvalConfig,
     rule: &StopRule,
     report: &(dyn Fn(MatchEvent<'_>) + Sync),
-) -> Result<(EvalResult, Vec<Option<PairingStop>>), MatchError> {
+) -> Result<(EvalResult, SequentialResult), MatchError> {
     let schedule = config.schedule();
     let games: Vec<ScheduledGame> = schedule.iter().map(|(_, _, g)| g.clone()).collect();
     // Games 2i and 2i+1 of an opponent's block are the two colours of one opening.
@@ -269,7 +270,8 @@ pub async fn run_eval_sequential(
             }
         }
     }
-    Ok((config.tally(played.records, &|i| needed[i]), played.stops))
+    let result = config.tally(played.records.clone(), &|i| needed[i]);
+    Ok((result, played))
 }
 
 impl EvalConfig {

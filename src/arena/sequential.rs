@@ -28,14 +28,15 @@ pub struct Pairing {
     pub pairs: Vec<[usize; 2]>,
 }
 
-/// Where a pairing stopped, and why.
+/// The rule's answer for a pairing after a number of pairs: where it stopped, or a
+/// step of the decision log.
 #[derive(Clone, Debug, Serialize)]
 pub struct PairingStop {
     /// The pairing's label.
     pub pairing: String,
-    /// Pairs played when it stopped.
+    /// Pairs played when the rule was asked.
     pub pairs: u32,
-    /// The rule's last answer (a stop, or `continue` when the cap was reached).
+    /// Its answer (for a stop: a stop verdict, or `continue` when the cap was reached).
     pub decision: Decision,
 }
 
@@ -46,6 +47,9 @@ pub struct SequentialResult {
     pub records: Vec<Option<GameRecord>>,
     /// Per pairing: where it stopped; `None` when the run was interrupted first.
     pub stops: Vec<Option<PairingStop>>,
+    /// The rule's answer at every pair boundary of every pairing, in pairing order
+    /// (the run's decision log).
+    pub decisions: Vec<PairingStop>,
 }
 
 /// Plays `pairings` over `schedule` under `rule`; `options.finished` holds games an
@@ -68,6 +72,7 @@ pub async fn run_sequential(
     let mut trials = vec![Trials::new(); pairings.len()];
     let mut next = vec![0usize; pairings.len()];
     let mut stops: Vec<Option<PairingStop>> = vec![None; pairings.len()];
+    let mut decisions: Vec<Vec<PairingStop>> = vec![Vec::new(); pairings.len()];
     loop {
         let mut to_play = BTreeSet::new();
         for (p, pairing) in pairings.iter().enumerate() {
@@ -92,14 +97,15 @@ pub async fn run_sequential(
                 };
                 trials[p].add_pair(first, second);
                 next[p] += 1;
-                let decision = rule.decide(&trials[p]);
-                if decision.verdict.is_stop() {
-                    stops[p] = Some(PairingStop {
-                        pairing: pairing.label.clone(),
-                        pairs: next[p] as u32,
-                        decision,
-                    });
+                let step = PairingStop {
+                    pairing: pairing.label.clone(),
+                    pairs: next[p] as u32,
+                    decision: rule.decide(&trials[p]),
+                };
+                if step.decision.verdict.is_stop() {
+                    stops[p] = Some(step.clone());
                 }
+                decisions[p].push(step);
             }
         }
         if to_play.is_empty() {
@@ -129,7 +135,11 @@ pub async fn run_sequential(
             break;
         }
     }
-    Ok(SequentialResult { records, stops })
+    Ok(SequentialResult {
+        records,
+        stops,
+        decisions: decisions.concat(),
+    })
 }
 
 /// The colour `player` has in `game`.

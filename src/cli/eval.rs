@@ -127,11 +127,18 @@ pub(super) async fn run(args: EvalArgs, env: &dyn Fn(&str) -> Option<String>) ->
         }
     };
     let played = match &args.stop {
-        Some(rule) => run_eval_sequential(&config, rule, &report).await,
-        None => run_eval(&config, &report).await.map(|result| (result, Vec::new())),
+        Some(rule) => run_eval_sequential(&config, rule, &report)
+            .await
+            .map(|(result, sequential)| (result, sequential.stops, sequential.decisions)),
+        None => run_eval(&config, &report)
+            .await
+            .map(|result| (result, Vec::new(), Vec::new())),
     };
-    let (result, stops) =
+    let (result, stops, decisions) =
         played.with_context(|| format!("evaluation stopped; logs so far are in {}", log_dir.display()))?;
+    if args.stop.is_some() {
+        write_decisions(&log_dir, &decisions)?;
+    }
     bar.finish_and_clear();
     let quality = args
         .score_moves
@@ -338,6 +345,17 @@ fn logged_host_usage(log_dir: &Path, games: usize) -> Result<Vec<HostUsage>> {
         }
     }
     Ok(host_usage(&exchanges))
+}
+
+/// Writes the stop rule's answer at every pair boundary to `decisions.jsonl`.
+pub(super) fn write_decisions(log_dir: &Path, decisions: &[PairingStop]) -> Result<()> {
+    let mut text = String::new();
+    for step in decisions {
+        text.push_str(&serde_json::to_string(step)?);
+        text.push('\n');
+    }
+    let path = log_dir.join("decisions.jsonl");
+    std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// Where each opponent's games stopped, and why.

@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 
 use super::agent_args::{parse_player, AgentArgs, HostArgs};
 use super::args::TournamentArgs;
-use super::eval::{stop_on_ctrl_c, Interrupted};
+use super::eval::{stop_on_ctrl_c, write_decisions, Interrupted};
 use super::positions::progress;
 use super::rate::{both_views, player_name, read_games, tables};
 use super::run_dir::{create_run_dir, run_record, utc_now, write_json};
@@ -223,6 +223,7 @@ pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<Strin
     let (records, stops) = match &rule {
         Some(rule) => {
             let played = run_sequential(&players, &plan.schedule, &plan.pairings, rule, &run, &report).await?;
+            write_decisions(&log_dir, &played.decisions)?;
             (played.records, played.stops)
         }
         None => (run_games(&players, &plan.schedule, &run, &report).await?, Vec::new()),

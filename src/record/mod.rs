@@ -5,7 +5,11 @@
 //!   settings with each prompt's text and sha256, options, policy, seed);
 //! - `game-<NNNN>.jsonl`: one file per game, one [`Record`] per line, flushed line by
 //!   line, so a crash loses at most the line being written;
-//! - `results.json` (and `results.csv` when asked): the end-of-run summary.
+//! - `results.json` (and `results.csv` when asked): the end-of-run summary;
+//! - `decisions.jsonl` (runs with `--stop` or a tournament `stop`): the stop rule's answer
+//!   at every pair boundary of every pairing, one line each: `pairing`, `pairs`, and
+//!   `decision` (`verdict`, `llr` with its `lower`/`upper` bounds for an SPRT, `elo` with
+//!   its interval, `trials`, `unit`); rewritten whole, identically, by a resume.
 //!
 //! Every line is an object with `schema_version`, `time_ms` (Unix milliseconds) and
 //! `type`, one of:
