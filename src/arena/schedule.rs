@@ -215,48 +215,58 @@ pub async fn run_games(
         failed: AtomicBool::new(false),
     });
     let in_flight = Arc::new(Semaphore::new(options.parallel.max(1)));
-    let (plies, mut ply_events) = mpsc::unbounded_channel();
+    let (plies, mut ply_events) = mpsc::unbounded_channel::<PlyEvent>();
+    let mut plies = Some(plies);
     let mut games = JoinSet::new();
     let wanted = |i: &usize| options.only.as_ref().is_none_or(|only| only.contains(i));
-    for index in (0..schedule.len()).filter(|i| slots[*i].is_none() && wanted(i)) {
-        let (settings, in_flight, plies) = (settings.clone(), in_flight.clone(), plies.clone());
-        let scheduled = schedule[index].clone();
-        games.spawn(async move {
-            let _permit = in_flight.acquire_owned().await.expect("the semaphore is never closed");
-            if settings.stopped() {
-                return (index, None);
-            }
-            let outcome = play_scheduled(&settings, index, &scheduled, &plies).await;
-            if outcome.is_err() {
-                settings.failed.store(true, Ordering::Relaxed);
-            }
-            (index, Some(outcome))
-        });
-    }
-    drop(plies);
+    let pending: Vec<usize> = (0..schedule.len())
+        .filter(|i| slots[*i].is_none() && wanted(i))
+        .collect();
+    let mut to_start = pending.into_iter().peekable();
     loop {
+        // A game starts when a permit is free, in schedule order; meanwhile moves and
+        // finished games are reported as they come.
+        let more = to_start.peek().is_some() && !settings.stopped();
+        if !more {
+            // Every game has started (or none will): the channel closes with the last.
+            plies = None;
+        }
         tokio::select! {
             biased;
             Some(ply) = ply_events.recv() => report(MatchEvent::Ply { game: ply.game, board: &ply.board, mv: ply.mv }),
-            joined = games.join_next() => {
-                let Some(joined) = joined else { break };
+            permit = in_flight.clone().acquire_owned(), if more => {
+                let permit = permit.expect("the semaphore is never closed");
+                let index = to_start.next().expect("a game is left to start");
+                let settings = settings.clone();
+                let plies = plies.clone().expect("the sender lives while games are left to start");
+                let scheduled = schedule[index].clone();
+                games.spawn(async move {
+                    let outcome = play_scheduled(&settings, index, &scheduled, &plies).await;
+                    if outcome.is_err() {
+                        settings.failed.store(true, Ordering::Relaxed);
+                    }
+                    drop(permit);
+                    (index, outcome)
+                });
+            }
+            Some(joined) = games.join_next() => {
                 let (index, outcome) = joined.unwrap_or_else(|err| std::panic::resume_unwind(err.into_panic()));
                 match outcome {
-                    None
-                    | Some(Err(MatchError::Game {
+                    Err(MatchError::Game {
                         source: GameError::Stopped { .. },
                         ..
-                    })) => {}
-                    Some(Ok(record)) => {
+                    }) => {}
+                    Ok(record) => {
                         while let Ok(ply) = ply_events.try_recv() {
                             report(MatchEvent::Ply { game: ply.game, board: &ply.board, mv: ply.mv });
                         }
                         report(MatchEvent::GameDone { game: index, record: &record });
                         slots[index] = Some(Ok(record));
                     }
-                    Some(Err(err)) => slots[index] = Some(Err(err)),
+                    Err(err) => slots[index] = Some(Err(err)),
                 }
             }
+            else => break,
         }
     }
     slots.into_iter().map(Option::transpose).collect()
