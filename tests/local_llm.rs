@@ -288,8 +288,12 @@ fn a_fleet_with_a_dead_host_fails_over_to_the_real_model() {
 #[test]
 #[ignore = "needs a running llama-server: see the module docs (CI runs it)"]
 fn the_sample_tournament_runs_against_the_local_model() {
-    // docs/tournament-local.toml as shipped, pointed at this run's server.
-    let text = std::fs::read_to_string("docs/tournament-local.toml").unwrap();
+    // docs/tournament-local.toml as shipped, pointed at this run's server, from ply 51
+    // (a 50-ply random opening) so that CI plays a few agent moves a game, not thirty.
+    let text = std::fs::read_to_string("docs/tournament-local.toml")
+        .unwrap()
+        .replace("opening_random = 4", "opening_random = 50");
+    assert!(text.contains("opening_random = 50"), "the sample file sets opening_random = 4");
     let url = server_url();
     let dir = std::env::temp_dir().join(format!("othello-local-llm-tournament-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
