@@ -140,7 +140,8 @@ fn check_forfeit_results(summary: &Value) {
     let agent = &summary["agent"];
     assert_eq!(agent["moves"], 4, "one decision per game");
     assert_eq!(agent["llm_moves"], 0, "the model decided no move");
-    assert_eq!(agent["fallback_moves"], 4, "a forfeit is a move the model did not make");
+    assert_eq!(agent["fallback_moves"], 0, "no fallback engine moved");
+    assert_eq!(agent["forfeits"], 4, "a forfeit is a move the model did not make");
     assert_eq!(agent["llm_share"], 0.0);
     assert_eq!(agent["invalid_answers"], 12);
 }

@@ -293,7 +293,10 @@ fn the_sample_tournament_runs_against_the_local_model() {
     let text = std::fs::read_to_string("docs/tournament-local.toml")
         .unwrap()
         .replace("opening_random = 4", "opening_random = 50");
-    assert!(text.contains("opening_random = 50"), "the sample file sets opening_random = 4");
+    assert!(
+        text.contains("opening_random = 50"),
+        "the sample file sets opening_random = 4"
+    );
     let url = server_url();
     let dir = std::env::temp_dir().join(format!("othello-local-llm-tournament-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);

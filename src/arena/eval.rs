@@ -44,6 +44,8 @@ pub struct AgentStats {
     pub llm_moves: u32,
     /// Moves the fallback played.
     pub fallback_moves: u32,
+    /// Games the agent forfeited (`--fallback forfeit`): asked for a move, it gave none.
+    pub forfeits: u32,
     /// Model moves whose answer was exactly one coordinate.
     pub clean_answers: u32,
     /// Model moves whose coordinate was extracted from prose.
@@ -73,6 +75,7 @@ impl AgentStats {
         self.moves += 1;
         match d.source {
             Some(MoveSource::Llm) | None => self.llm_moves += 1,
+            Some(MoveSource::Forfeit) => self.forfeits += 1,
             _ => self.fallback_moves += 1,
         }
         match d.answer_kind {
@@ -95,6 +98,7 @@ impl AgentStats {
         self.moves += other.moves;
         self.llm_moves += other.llm_moves;
         self.fallback_moves += other.fallback_moves;
+        self.forfeits += other.forfeits;
         self.clean_answers += other.clean_answers;
         self.extracted_answers += other.extracted_answers;
         self.invalid_answers += other.invalid_answers;
@@ -133,6 +137,7 @@ impl AgentStats {
             "moves": self.moves,
             "llm_moves": self.llm_moves,
             "fallback_moves": self.fallback_moves,
+            "forfeits": self.forfeits,
             "llm_share": share,
             "llm_share_ci_low": low,
             "llm_share_ci_high": high,

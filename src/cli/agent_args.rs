@@ -12,8 +12,8 @@ use crate::agent::{AgentConfig, AnswerPolicy, Fallback, InvalidPolicy, Mode, Pro
 use crate::arena::{LlmPlayer, PlayerSpec};
 use crate::engine::EngineSpec;
 use crate::llm::{
-    ollama_base_url, Api, ChatBackend, ChatOptions, Fleet, HostConfig, OllamaBackend, OpenAiBackend, RetryPolicy,
-    Think, DEFAULT_OLLAMA_HOST,
+    ollama_base_url, without_credentials, Api, ChatBackend, ChatOptions, Fleet, HostConfig, OllamaBackend,
+    OpenAiBackend, RetryPolicy, Think, DEFAULT_OLLAMA_HOST,
 };
 use crate::othello::{Labels, Perspective, TextStyle};
 
@@ -163,18 +163,6 @@ impl Connection {
     }
 }
 
-/// `url` with any `user:password@` removed.
-pub fn without_credentials(url: &str) -> String {
-    match url.split_once("://") {
-        Some((scheme, rest)) => {
-            let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-            let host = authority.rsplit_once('@').map_or(authority, |(_, host)| host);
-            format!("{scheme}://{host}{path}")
-        }
-        None => url.rsplit_once('@').map_or(url, |(_, host)| host).to_string(),
-    }
-}
-
 impl HostArgs {
     /// Whether any flag of these was given (so a resume takes these hosts).
     pub fn given(&self) -> bool {
@@ -258,8 +246,16 @@ const MAX_TIMEOUT_S: f64 = 86_400.0;
 fn host_url(api: Api, raw: &str) -> Result<String> {
     match api {
         Api::Ollama => ollama_base_url(raw).with_context(|| format!("bad --host {raw:?} (or OLLAMA_HOST)")),
-        Api::Openai if raw.contains("://") => Ok(raw.trim().to_string()),
-        Api::Openai => Ok(format!("http://{}", raw.trim())),
+        Api::Openai => {
+            // One spelling per server (no trailing slash, no /v1), as exchanges name it.
+            let trimmed = raw.trim().trim_end_matches('/');
+            let trimmed = trimmed.strip_suffix("/v1").unwrap_or(trimmed);
+            if trimmed.contains("://") {
+                Ok(trimmed.to_string())
+            } else {
+                Ok(format!("http://{trimmed}"))
+            }
+        }
     }
 }
 
@@ -465,19 +461,4 @@ pub fn parse_player(text: &str, flag: &str, agent: &AgentArgs, connection: Optio
         .map_err(|e| anyhow::anyhow!("{e}, llm:MODEL"))
         .with_context(|| format!("bad {flag}"))?;
     Ok(PlayerSpec::Engine(spec))
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn fleet_urls_lose_their_credentials() {
-        use super::without_credentials;
-        assert_eq!(
-            without_credentials("https://user:secret@gpu1.lan:8000/v1"),
-            "https://gpu1.lan:8000/v1"
-        );
-        assert_eq!(without_credentials("http://10.0.0.5:11434"), "http://10.0.0.5:11434");
-        assert_eq!(without_credentials("key@host:1"), "host:1");
-        assert_eq!(without_credentials("http://host/path@x"), "http://host/path@x");
-    }
 }

@@ -94,6 +94,9 @@ pub(super) fn agent_lines(stats: &AgentStats, out: &mut String) {
         100.0 * high,
         stats.fallback_moves
     );
+    if stats.forfeits > 0 {
+        let _ = writeln!(out, "  forfeited games         {}", stats.forfeits);
+    }
     let _ = writeln!(
         out,
         "  model answers           clean {} ({}), extracted from prose {} ({})",

@@ -11,7 +11,7 @@ use anyhow::{bail, Context, Result};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::agent_args::{parse_player, AgentArgs, HostArgs};
+use super::agent_args::{parse_player, AgentArgs, Connection, HostArgs};
 use super::args::TournamentArgs;
 use super::eval::{stop_on_ctrl_c, write_decisions, Interrupted};
 use super::positions::progress;
@@ -118,6 +118,7 @@ pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<Strin
     }
     let mut llm = Vec::new();
     let mut fleet_capacity = 0;
+    let mut connections: std::collections::HashMap<String, Connection> = std::collections::HashMap::new();
     for entry in &file.llms {
         let agent = AgentArgs {
             agent_file: entry.agent_file.clone(),
@@ -135,10 +136,28 @@ pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<Strin
             timeout: entry.timeout.unwrap_or(300.0),
             max_retries: entry.max_retries.unwrap_or(4),
         };
-        let connection = hosts.connect(&agent, env).await?;
-        fleet_capacity += connection.default_parallel();
+        // Players on the same hosts share one connection, so a host's max_in_flight
+        // holds across them (hosts named in an agent file are that file's own).
+        let key = if hosts.given() {
+            format!("{hosts:?}")
+        } else {
+            format!("{hosts:?} {:?}", entry.agent_file)
+        };
+        let connection = match connections.get(&key) {
+            Some(connection) => connection.clone(),
+            None => {
+                let connection = hosts
+                    .connect(&agent, env)
+                    .await
+                    .with_context(|| format!("bad [[llm]] {} in {}", entry.model, path.display()))?;
+                fleet_capacity += connection.default_parallel();
+                connections.insert(key, connection.clone());
+                connection
+            }
+        };
         let spec = format!("llm:{}", entry.model);
-        let mut player = parse_player(&spec, "[[llm]]", &agent, Some(&connection))?;
+        let mut player = parse_player(&spec, "[[llm]]", &agent, Some(&connection))
+            .with_context(|| format!("bad [[llm]] {} in {}", entry.model, path.display()))?;
         if let (PlayerSpec::Llm(llm_player), Some(name)) = (&mut player, &entry.name) {
             let mut config = (*llm_player.config).clone();
             config.name = Some(name.clone());
@@ -232,8 +251,21 @@ pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<Strin
     let pairings = pairing_results(&plan, &records, &stops);
     let interrupted = interrupted(&records, &stops, rule.is_some());
     let anchor = anchor(&file, &names)?;
-    let games = read_games(std::slice::from_ref(&log_dir))?;
-    let (as_played, as_loss) = both_views(&games, &anchor, 1000, file.seed)?;
+    // The bootstrap searches on blocking threads, off the async workers.
+    let rated = tokio::task::block_in_place(|| -> Result<_> {
+        let games = read_games(std::slice::from_ref(&log_dir))?;
+        both_views(&games, &anchor, 1000, file.seed)
+    });
+    let (as_played, as_loss) = match rated {
+        Ok(views) => (Some(views.0), views.1),
+        // An interrupted run may not rate yet (the anchor may not have played): it
+        // still says how to resume.
+        Err(err) if interrupted => {
+            eprintln!("no ratings yet: {err:#}");
+            (None, None)
+        }
+        Err(err) => return Err(err),
+    };
     let summary = json!({
         "pairings": pairings,
         "ratings": { "as_played": as_played, "fallback_as_loss": as_loss },
@@ -246,7 +278,9 @@ pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<Strin
     } else {
         print!("{}", pairing_table(&pairings));
         println!();
-        print!("{}", tables(&as_played, as_loss.as_ref()));
+        if let Some(as_played) = &as_played {
+            print!("{}", tables(as_played, as_loss.as_ref()));
+        }
         println!("logs: {}", log_dir.display());
     }
     if interrupted {

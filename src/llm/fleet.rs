@@ -7,9 +7,11 @@
 //! host that refuses connections, drops them or answers 5xx [`FAILURES_TO_TAKE_OUT`]
 //! times in a row is taken out for a backoff that doubles up to [`MAX_DOWN`], then
 //! probed (its model list asked for) before it is used again. A failed attempt is
-//! retried under the fleet's [`RetryPolicy`] on another host when there is one; every
-//! failed attempt is kept in the exchange, so a move is never lost nor asked twice
-//! without a record of it.
+//! retried under the fleet's [`RetryPolicy`] on another host when there is one (never
+//! on the host that just failed while another can serve); every failed attempt before
+//! an answer is kept in the exchange, so a move is never asked twice without a record
+//! of it. A host that answers 404 for the model loses it from its list, and the request
+//! goes to another host that lists it.
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -75,7 +77,7 @@ pub struct HostConfig {
     /// Its API.
     #[serde(default)]
     pub api: Api,
-    /// Requests at once on this host.
+    /// Requests at once on this host (at least 1).
     #[serde(default = "one")]
     pub max_in_flight: usize,
     /// The environment variable holding its API key (OpenAI-compatible servers).
@@ -151,11 +153,14 @@ impl Fleet {
     /// the caller); hosts without a `models` list are asked for theirs, and a host that
     /// does not answer starts out taken out (probed later).
     pub async fn connect(
-        hosts: Vec<HostConfig>,
+        mut hosts: Vec<HostConfig>,
         api_keys: Vec<Option<String>>,
         timeout: Duration,
         retry: RetryPolicy,
     ) -> Result<Fleet, FleetError> {
+        for host in &mut hosts {
+            host.max_in_flight = host.max_in_flight.max(1);
+        }
         let mut endpoints: Vec<Arc<dyn Endpoint>> = Vec::new();
         for (host, key) in hosts.iter().zip(api_keys.into_iter().chain(std::iter::repeat(None))) {
             let host_error = |source| FleetError::Host {
@@ -271,7 +276,11 @@ impl Fleet {
                 let up = |i: &usize| state[*i].down_until.is_none();
                 let room = |i: &usize| state[*i].in_flight < self.hosts[*i].max_in_flight;
                 let open: Vec<usize> = serving.iter().copied().filter(|i| up(i) && room(i)).collect();
-                let preferred = affinity.and_then(|url| open.iter().copied().find(|&i| self.hosts[i].url == url));
+                let preferred = affinity.and_then(|host| {
+                    open.iter()
+                        .copied()
+                        .find(|&i| Some(i) != avoid && self.endpoints[i].host() == host)
+                });
                 let chosen = preferred.or_else(|| {
                     let others: Vec<usize> = open.iter().copied().filter(|&i| Some(i) != avoid).collect();
                     let pool = if others.is_empty() { &open } else { &others };
@@ -337,7 +346,7 @@ impl Fleet {
                 host.probing = false;
                 match answer {
                     Ok(models) => {
-                        tracing::info!(host = endpoint.base_url(), "fleet host is back");
+                        tracing::info!(host = endpoint.host(), "fleet host is back");
                         host.models = Some(listed.unwrap_or(models));
                         host.down_until = None;
                         host.down_for = FIRST_DOWN;
@@ -361,6 +370,12 @@ impl Fleet {
         let mut state = self.lock();
         let host_state = &mut state[host];
         match result {
+            Err(LlmError::ModelNotFound { model, .. }) => {
+                // The host does not have the model after all: it serves the others still.
+                if let Some(models) = host_state.models.as_mut() {
+                    models.retain(|m| !serves(std::slice::from_ref(m), model));
+                }
+            }
             Err(err) if takes_host_out(err) => {
                 host_state.failures_in_a_row += 1;
                 if host_state.failures_in_a_row >= FAILURES_TO_TAKE_OUT && host_state.down_until.is_none() {
@@ -369,15 +384,18 @@ impl Fleet {
                     host_state.why_down = Some(err.to_string());
                 }
             }
-            _ => host_state.failures_in_a_row = 0,
+            Ok(_) => host_state.failures_in_a_row = 0,
+            // The host answered: a model or request problem says nothing of its health.
+            Err(_) => {}
         }
     }
 }
 
-/// Failures that say the host itself is in trouble (not the model or the request).
+/// Failures that say the host itself is in trouble (not the model or the request): a
+/// host that accepts connections but never answers (a wedged GPU) times out.
 fn takes_host_out(err: &LlmError) -> bool {
     match err {
-        LlmError::Connect { .. } | LlmError::Transport { .. } => true,
+        LlmError::Connect { .. } | LlmError::Transport { .. } | LlmError::Timeout { .. } => true,
         LlmError::Status { code, .. } => *code >= 500,
         _ => false,
     }
@@ -414,7 +432,7 @@ impl ChatBackend for Fleet {
             };
             let host = slot.host;
             let endpoint = &self.endpoints[host];
-            let span = tracing::debug_span!("request", host = endpoint.base_url(), attempt = retries.used() + 1);
+            let span = tracing::debug_span!("request", host = endpoint.host(), attempt = retries.used() + 1);
             let result = endpoint.attempt(request).instrument(span).await;
             self.record(host, &result);
             drop(slot);
@@ -427,9 +445,14 @@ impl ChatBackend for Fleet {
                 Err(err) => {
                     last_failed = Some(host);
                     failures.push(AttemptFailure {
-                        host: endpoint.base_url().to_string(),
+                        host: endpoint.host().to_string(),
                         error: err.to_string(),
                     });
+                    if matches!(err, LlmError::ModelNotFound { .. }) && self.check_model(&request.model).is_ok() {
+                        // Another host still lists the model: go there (each such miss
+                        // removes the model from one host's list, so this ends).
+                        continue;
+                    }
                     retries.after_failure(err).await?;
                 }
             }
@@ -440,7 +463,8 @@ impl ChatBackend for Fleet {
         let hosts: Vec<String> = self
             .hosts
             .iter()
-            .map(|h| format!("{} {} (max {})", h.api, h.url, h.max_in_flight))
+            .zip(&self.endpoints)
+            .map(|(h, endpoint)| format!("{} {} (max {})", h.api, endpoint.host(), h.max_in_flight))
             .collect();
         format!("fleet of {}: {}", hosts.len(), hosts.join(", "))
     }

@@ -50,6 +50,19 @@ pub fn ollama_base_url(value: &str) -> Result<String, ParseHostError> {
     Ok(format!("{scheme}://{host}:{port}{}", path.trim_end_matches('/')))
 }
 
+/// `url` with any `user:password@` removed: how a host is named in logs, tables and
+/// run.json.
+pub fn without_credentials(url: &str) -> String {
+    match url.split_once("://") {
+        Some((scheme, rest)) => {
+            let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+            let host = authority.rsplit_once('@').map_or(authority, |(_, host)| host);
+            format!("{scheme}://{host}{path}")
+        }
+        None => url.rsplit_once('@').map_or(url, |(_, host)| host).to_string(),
+    }
+}
+
 /// Splits `host:port` or `[v6]:port`; `None` when there is no port.
 fn split_host_port(hostport: &str) -> Option<(&str, &str)> {
     if let Some(rest) = hostport.strip_prefix('[') {
@@ -84,5 +97,16 @@ mod tests {
         }
         assert!(ollama_base_url("ftp://x").is_err());
         assert!(ollama_base_url("host:notaport").is_err());
+    }
+
+    #[test]
+    fn urls_lose_their_credentials() {
+        assert_eq!(
+            without_credentials("https://user:secret@gpu1.lan:8000/v1"),
+            "https://gpu1.lan:8000/v1"
+        );
+        assert_eq!(without_credentials("http://10.0.0.5:11434"), "http://10.0.0.5:11434");
+        assert_eq!(without_credentials("key@host:1"), "host:1");
+        assert_eq!(without_credentials("http://host/path@x"), "http://host/path@x");
     }
 }

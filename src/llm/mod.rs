@@ -16,7 +16,7 @@ mod types;
 
 pub use error::{retry_class, LlmError, RetryClass};
 pub use fleet::{Api, Fleet, FleetError, HostConfig, FAILURES_TO_TAKE_OUT, FIRST_DOWN, MAX_DOWN};
-pub use host::{ollama_base_url, ParseHostError, DEFAULT_OLLAMA_HOST};
+pub use host::{ollama_base_url, without_credentials, ParseHostError, DEFAULT_OLLAMA_HOST};
 pub use ollama::OllamaBackend;
 pub use openai::OpenAiBackend;
 pub use retry::RetryPolicy;
@@ -45,8 +45,8 @@ pub trait ChatBackend: Send + Sync {
 /// The backends retry attempts on one host; a [`Fleet`] retries them across hosts.
 #[async_trait::async_trait]
 pub(crate) trait Endpoint: Send + Sync {
-    /// The server's base URL.
-    fn base_url(&self) -> &str;
+    /// The server's base URL without credentials: how logs and tables name it.
+    fn host(&self) -> &str;
 
     /// One request, no retry.
     async fn attempt(&self, request: &ChatRequest) -> Result<Exchange, LlmError>;
@@ -70,7 +70,7 @@ pub(crate) async fn chat_on_one_host(
     let mut failures = Vec::new();
     let mut retries = retry.start();
     loop {
-        let span = tracing::debug_span!("request", host = endpoint.base_url(), attempt = retries.used() + 1);
+        let span = tracing::debug_span!("request", host = endpoint.host(), attempt = retries.used() + 1);
         match tracing::Instrument::instrument(endpoint.attempt(request), span).await {
             Ok(mut exchange) => {
                 exchange.retries = retries.used();
@@ -79,7 +79,7 @@ pub(crate) async fn chat_on_one_host(
             }
             Err(err) => {
                 failures.push(AttemptFailure {
-                    host: endpoint.base_url().to_string(),
+                    host: endpoint.host().to_string(),
                     error: err.to_string(),
                 });
                 retries.after_failure(err).await?;

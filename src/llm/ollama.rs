@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::error::LlmError;
+use super::host::without_credentials;
 use super::http::{chat_attempt, get_json, http_client, post_json, status_error, transport_error, Target};
 use super::retry::RetryPolicy;
 use super::types::{ChatOptions, ChatReply, ChatRequest, Exchange, Message, Think, ToolSpec};
@@ -19,6 +20,8 @@ pub struct OllamaBackend {
     http: reqwest::Client,
     timeout: Duration,
     retry: RetryPolicy,
+    /// `base_url` without credentials, for logs and messages.
+    host: String,
 }
 
 /// Ollama's `/api/chat` request body.
@@ -81,9 +84,11 @@ struct WireProgress {
 impl OllamaBackend {
     /// A backend for the server at `base_url` (such as `http://127.0.0.1:11434`).
     pub fn new(base_url: &str, timeout: Duration, retry: RetryPolicy) -> Result<OllamaBackend, LlmError> {
+        let base_url = base_url.trim_end_matches('/').to_string();
         Ok(OllamaBackend {
-            base_url: base_url.trim_end_matches('/').to_string(),
-            http: http_client(timeout, base_url)?,
+            host: without_credentials(&base_url),
+            http: http_client(timeout, &base_url)?,
+            base_url,
             timeout,
             retry,
         })
@@ -126,7 +131,7 @@ impl OllamaBackend {
     fn target<'a>(&'a self, url: &'a str, model: &'a str) -> Target<'a> {
         Target {
             url,
-            base_url: &self.base_url,
+            base_url: &self.host,
             model,
             timeout: self.timeout,
         }
@@ -245,8 +250,8 @@ fn progress_line(url: &str, line: &[u8], progress: &mut dyn FnMut(&str)) -> Resu
 
 #[async_trait::async_trait]
 impl Endpoint for OllamaBackend {
-    fn base_url(&self) -> &str {
-        &self.base_url
+    fn host(&self) -> &str {
+        &self.host
     }
 
     async fn attempt(&self, request: &ChatRequest) -> Result<Exchange, LlmError> {
@@ -278,7 +283,7 @@ impl ChatBackend for OllamaBackend {
     }
 
     fn describe(&self) -> String {
-        format!("ollama {}", self.base_url)
+        format!("ollama {}", self.host)
     }
 
     async fn model_info(&self, model: &str) -> Option<Value> {

@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::error::LlmError;
+use super::host::without_credentials;
 use super::http::{chat_attempt, get_json, http_client, Target};
 use super::retry::RetryPolicy;
 use super::types::{ChatReply, ChatRequest, Exchange, FunctionCall, Message, Role, Think, ToolCall, ToolSpec};
@@ -28,12 +29,14 @@ pub struct OpenAiBackend {
     http: reqwest::Client,
     timeout: Duration,
     retry: RetryPolicy,
+    /// `base_url` without credentials, for logs and messages.
+    host: String,
 }
 
 impl std::fmt::Debug for OpenAiBackend {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("OpenAiBackend")
-            .field("base_url", &self.base_url)
+            .field("host", &self.host)
             .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
             .finish()
     }
@@ -171,6 +174,7 @@ impl OpenAiBackend {
         let base_url = trimmed.strip_suffix("/v1").unwrap_or(trimmed).to_string();
         Ok(OpenAiBackend {
             http: http_client(timeout, &base_url)?,
+            host: without_credentials(&base_url),
             base_url,
             api_key,
             timeout,
@@ -244,7 +248,7 @@ impl OpenAiBackend {
     fn target<'a>(&'a self, url: &'a str, model: &'a str) -> Target<'a> {
         Target {
             url,
-            base_url: &self.base_url,
+            base_url: &self.host,
             model,
             timeout: self.timeout,
         }
@@ -281,8 +285,8 @@ fn wire_message(message: &Message) -> WireMessage<'_> {
 
 #[async_trait::async_trait]
 impl Endpoint for OpenAiBackend {
-    fn base_url(&self) -> &str {
-        &self.base_url
+    fn host(&self) -> &str {
+        &self.host
     }
 
     async fn attempt(&self, request: &ChatRequest) -> Result<Exchange, LlmError> {
@@ -318,6 +322,6 @@ impl ChatBackend for OpenAiBackend {
     }
 
     fn describe(&self) -> String {
-        format!("openai {}", self.base_url)
+        format!("openai {}", self.host)
     }
 }

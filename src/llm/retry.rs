@@ -34,7 +34,8 @@ impl RetryPolicy {
             ..
         } = err
         {
-            return Duration::from_secs_f64(secs.max(0.0)).min(self.max_backoff);
+            // A huge or infinite Retry-After is capped, never a panic.
+            return Duration::try_from_secs_f64(secs.max(0.0)).map_or(self.max_backoff, |d| d.min(self.max_backoff));
         }
         let factor = 2u32.saturating_pow(retry.min(16));
         self.initial_backoff.saturating_mul(factor).min(self.max_backoff)
@@ -105,6 +106,8 @@ mod tests {
         assert_eq!(pauses, [100, 200, 400, 500, 500]);
         assert_eq!(policy.backoff(0, &status(429, Some(0.25))).as_millis(), 250);
         assert_eq!(policy.backoff(0, &status(429, Some(90.0))).as_millis(), 500);
+        assert_eq!(policy.backoff(0, &status(429, Some(1e20))).as_millis(), 500);
+        assert_eq!(policy.backoff(0, &status(429, Some(f64::INFINITY))).as_millis(), 500);
     }
 
     /// Calls `attempt` under `policy` as the backends do; returns the outcome and calls made.
