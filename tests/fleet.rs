@@ -351,3 +351,79 @@ async fn a_host_taken_out_is_probed_and_used_again_once_it_answers() {
     }
     assert!(flaky_load.total() > before, "the host that came back answers again");
 }
+
+#[test]
+fn a_host_that_lacks_the_model_loses_it_and_its_requests_go_elsewhere() {
+    // The fleet file says both hosts serve the model; the first answers 404, as an
+    // Ollama host would after the model was removed from it.
+    let missing = support::StubServer::start_routed(|_, _, _| support::Reply::error(404, "model \"m\" not found"));
+    let (serving, _) = model_host("m", Duration::ZERO);
+    let dir = temp_dir("fleet", "missing-model");
+    let fleet = dir.join("fleet.toml");
+    std::fs::write(
+        &fleet,
+        format!(
+            "[[hosts]]\nurl = \"{}\"\nmodels = [\"m\"]\n\n[[hosts]]\nurl = \"{}\"\nmodels = [\"m\"]\n",
+            missing.url, serving.url
+        ),
+    )
+    .unwrap();
+    let run_dir = dir.join("run");
+    let output = eval(&run_dir, &fleet, "1");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let (exchanges, sources) = logged(&run_dir);
+    assert!(sources.iter().all(|s| *s == MoveSource::Llm));
+    let failures: Vec<_> = exchanges.iter().flat_map(|e| &e.failures).collect();
+    assert_eq!(
+        failures.len(),
+        1,
+        "one 404, then the host is no longer asked: {failures:?}"
+    );
+    assert!(failures[0].error.contains("not found"));
+}
+
+#[test]
+fn a_host_that_never_answers_is_taken_out_by_its_timeouts() {
+    // A wedged host: it accepts connections and never answers in time.
+    let (wedged, _) = model_host("m", Duration::from_secs(5));
+    let (healthy, _) = model_host("m", Duration::ZERO);
+    let dir = temp_dir("fleet", "wedged");
+    let hosts = format!("{},{}", wedged.url, healthy.url);
+    let run_dir = dir.join("run");
+    let output = run_arena(
+        &[
+            "eval",
+            "--agent",
+            "llm:m",
+            "--vs",
+            "random",
+            "--host",
+            &hosts,
+            "--timeout",
+            "0.5",
+            "--parallel",
+            "2",
+            "--log-dir",
+            run_dir.to_str().unwrap(),
+            "--json",
+        ],
+        "127.0.0.1:9",
+    );
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let (exchanges, sources) = logged(&run_dir);
+    assert!(
+        sources.iter().all(|s| *s == MoveSource::Llm),
+        "the healthy host decided every move"
+    );
+    let wedged_url = wedged.url.trim_end_matches('/');
+    let timeouts = exchanges
+        .iter()
+        .flat_map(|e| &e.failures)
+        .filter(|f| f.host == wedged_url)
+        .count();
+    assert!(
+        (1..=FAILURES_TO_TAKE_OUT as usize + 2).contains(&timeouts),
+        "{timeouts} timeouts before it was taken out"
+    );
+    assert!(exchanges.iter().all(|e| e.host.as_deref() != Some(wedged_url)));
+}

@@ -4,9 +4,10 @@
 //! goes to the host that answered the conversation's previous request while that host
 //! has room (its prompt cache is warm there), else to the least-loaded healthy host
 //! that serves the model; when every such host is full it waits for a free slot. A
-//! host that refuses connections, drops them or answers 5xx [`FAILURES_TO_TAKE_OUT`]
-//! times in a row is taken out for a backoff that doubles up to [`MAX_DOWN`], then
-//! probed (its model list asked for) before it is used again. A failed attempt is
+//! host that refuses connections, drops them, times out or answers 5xx
+//! [`FAILURES_TO_TAKE_OUT`] times in a row is taken out for [`FIRST_DOWN`], then probed
+//! (its model list asked for) before it is used again; each time it is taken out or a
+//! probe fails the pause doubles, up to [`MAX_DOWN`], until it answers a chat again. A failed attempt is
 //! retried under the fleet's [`RetryPolicy`] on another host when there is one (never
 //! on the host that just failed while another can serve); every failed attempt before
 //! an answer is kept in the exchange, so a move is never asked twice without a record
@@ -21,6 +22,7 @@ use tokio::sync::Notify;
 use tracing::Instrument;
 
 use super::error::LlmError;
+use super::host::without_credentials;
 use super::ollama::OllamaBackend;
 use super::openai::OpenAiBackend;
 use super::retry::RetryPolicy;
@@ -201,7 +203,7 @@ impl Fleet {
                 match models {
                     Ok(models) => state.models = Some(models),
                     Err(err) => {
-                        tracing::warn!(host = %host.url, error = %err, "fleet host does not answer; taken out until a probe succeeds");
+                        tracing::warn!(host = %without_credentials(&host.url), error = %err, "fleet host does not answer; taken out until a probe succeeds");
                         state.down_until = Some(Instant::now() + FIRST_DOWN);
                         state.why_down = Some(err.to_string());
                     }
@@ -349,13 +351,14 @@ impl Fleet {
                         tracing::info!(host = endpoint.host(), "fleet host is back");
                         host.models = Some(listed.unwrap_or(models));
                         host.down_until = None;
-                        host.down_for = FIRST_DOWN;
+                        // Its pause resets only when it answers a chat: a host that
+                        // lists its models but hangs on chats is out longer each time.
                         host.failures_in_a_row = 0;
                         host.why_down = None;
                     }
                     Err(err) => {
-                        host.down_for = (host.down_for * 2).min(MAX_DOWN);
                         host.down_until = Some(Instant::now() + host.down_for);
+                        host.down_for = (host.down_for * 2).min(MAX_DOWN);
                         host.why_down = Some(err.to_string());
                     }
                 }
@@ -379,12 +382,16 @@ impl Fleet {
             Err(err) if takes_host_out(err) => {
                 host_state.failures_in_a_row += 1;
                 if host_state.failures_in_a_row >= FAILURES_TO_TAKE_OUT && host_state.down_until.is_none() {
-                    tracing::warn!(host = %self.hosts[host].url, error = %err, "fleet host taken out after {} failures in a row", host_state.failures_in_a_row);
+                    tracing::warn!(host = self.endpoints[host].host(), error = %err, "fleet host taken out after {} failures in a row", host_state.failures_in_a_row);
                     host_state.down_until = Some(Instant::now() + host_state.down_for);
+                    host_state.down_for = (host_state.down_for * 2).min(MAX_DOWN);
                     host_state.why_down = Some(err.to_string());
                 }
             }
-            Ok(_) => host_state.failures_in_a_row = 0,
+            Ok(_) => {
+                host_state.failures_in_a_row = 0;
+                host_state.down_for = FIRST_DOWN;
+            }
             // The host answered: a model or request problem says nothing of its health.
             Err(_) => {}
         }
