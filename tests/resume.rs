@@ -109,7 +109,7 @@ fn games(dir: &Path) -> Vec<(String, Vec<String>)> {
         .collect()
 }
 
-/// The results without timings and paths.
+/// The results without timings, paths and host usage.
 fn results(stdout: &[u8]) -> Value {
     let mut value: Value = serde_json::from_slice(stdout).expect("--json prints one object");
     let strip = |agent: &mut Value| {
@@ -121,11 +121,8 @@ fn results(stdout: &[u8]) -> Value {
     for opponent in value["opponents"].as_array_mut().unwrap() {
         strip(&mut opponent["agent"]);
     }
-    for host in value["hosts"].as_array_mut().unwrap() {
-        let host = host.as_object_mut().unwrap();
-        host.remove("latency_p50_ms");
-        host.remove("latency_p95_ms");
-    }
+    // Per-host usage counts every request sent, the interrupted games' too: not a result.
+    value.as_object_mut().unwrap().remove("hosts");
     value.as_object_mut().unwrap().remove("log_dir");
     value
 }

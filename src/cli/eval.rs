@@ -18,10 +18,10 @@ use super::quality;
 use super::report::{agent_lines, opponent_rows, tally_header, tally_json};
 use super::run_dir::{create_run_dir, run_record, utc_now, write_json};
 use crate::arena::{
-    game_log_path, host_usage, load_resume_state, run_eval, run_eval_sequential, EvalConfig, EvalResult, GameToScore,
-    HostUsage, MatchEvent, MoveQuality, PairingStop, RunOptions,
+    host_usage, load_resume_state, run_eval, run_eval_sequential, EvalConfig, EvalResult, GameToScore, HostUsage,
+    MatchEvent, MoveQuality, PairingStop, RunOptions,
 };
-use crate::record::{hold_log_writes, read_game_log, Event};
+use crate::record::{hold_log_writes, read_game_log_prefix, Event};
 
 /// The run stopped at the user's request before every game finished.
 #[derive(Debug, thiserror::Error)]
@@ -149,7 +149,7 @@ pub(super) async fn run(args: EvalArgs, env: &dyn Fn(&str) -> Option<String>) ->
             })
         })
         .transpose()?;
-    let hosts = logged_host_usage(&log_dir, total)?;
+    let hosts = logged_host_usage(&log_dir)?;
     let mut summary = summary_json(&result, args.games, &log_dir.display().to_string());
     summary["hosts"] = serde_json::to_value(&hosts)?;
     if let Some(rule) = &args.stop {
@@ -329,16 +329,24 @@ pub(super) fn stop_on_ctrl_c(stop: Arc<AtomicBool>) -> Result<()> {
     Ok(())
 }
 
-/// Per-host usage over every game log of the run (earlier sessions of a resumed run
-/// included).
-fn logged_host_usage(log_dir: &Path, games: usize) -> Result<Vec<HostUsage>> {
+/// Per-host usage over every game log of the run: earlier sessions of a resumed run
+/// included, and the unfinished games they set aside (`*.unfinished-N`, whose requests
+/// were sent too; a line a crash cut off is skipped).
+fn logged_host_usage(log_dir: &Path) -> Result<Vec<HostUsage>> {
     let mut exchanges = Vec::new();
-    for number in 1..=games {
-        let path = game_log_path(log_dir, number);
-        if !path.exists() {
-            continue;
-        }
-        for record in read_game_log(&path)? {
+    let entries = std::fs::read_dir(log_dir).with_context(|| format!("cannot read {}", log_dir.display()))?;
+    let mut logs: Vec<_> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("game-") && n.contains(".jsonl"))
+        })
+        .collect();
+    logs.sort();
+    for path in logs {
+        for record in read_game_log_prefix(&path)?.records {
             if let Event::Exchange(exchange) = record.event {
                 exchanges.push(exchange);
             }
