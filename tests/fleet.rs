@@ -299,6 +299,7 @@ fn chat_request() -> ChatRequest {
         options: ChatOptions::default(),
         think: None,
         keep_alive: None,
+        format: None,
         affinity: None,
     }
 }

@@ -19,6 +19,8 @@ struct Counts {
     failed_on: Vec<String>,
     /// Retries in the exchange records.
     retries: u32,
+    /// Structured answers that were not JSON against the schema.
+    schema_violations: u32,
     fallback_moves: u32,
     structured_calls: u32,
     recovered_calls: u32,
@@ -106,6 +108,7 @@ fn play_on(name: &str, servers: &[&str], extra: &[&str]) -> Counts {
                 counts.structured_calls += d.tool_calls;
                 counts.recovered_calls += d.recovered_tool_calls;
                 counts.invalid += d.invalid_answers;
+                counts.schema_violations += d.schema_violations;
                 counts.generated_tokens += d.completion_tokens;
                 match m.source {
                     MoveSource::Llm => counts.model_moves += 1,
@@ -171,6 +174,32 @@ fn tool_mode_through_a_real_model() {
         counts.structured_calls + counts.recovered_calls >= 1,
         "the model called simulate_move"
     );
+}
+
+#[test]
+#[ignore = "needs a running llama-server: see the module docs (CI runs it)"]
+fn json_legal_answers_through_a_real_model() {
+    // Tool mode with one tool round, the answer held to the legal moves by llama-server's
+    // response_format (a grammar): every answer parses, only the choice is the model's.
+    let counts = play(
+        "json-legal",
+        &[
+            "--agent-file",
+            "prompts/small-model-tools.toml",
+            "--answer-format",
+            "json-legal",
+            "--opening-random",
+            "50",
+        ],
+    );
+    counts.print("local model, tool mode, json-legal answers, from ply 51");
+    println!("schema violations: {}", counts.schema_violations);
+    assert!(counts.finished, "the game completes");
+    assert_eq!(
+        counts.schema_violations, 0,
+        "the server held every answer to the schema"
+    );
+    assert!(counts.model_moves >= 1, "the model decided moves");
 }
 
 #[test]

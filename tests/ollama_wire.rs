@@ -27,6 +27,7 @@ fn request() -> ChatRequest {
         options: ChatOptions::default(),
         think: None,
         keep_alive: None,
+        format: None,
         affinity: None,
     }
 }

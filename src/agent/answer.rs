@@ -75,6 +75,8 @@ pub enum Answer {
     /// A tool call written as text when no tools are offered (the agent's tool budget
     /// is spent): never read as a move.
     ToolCallText,
+    /// A structured answer that is not JSON against the schema (`--answer-format`).
+    SchemaViolation,
 }
 
 /// The text that counts as the answer: after the last `</think>`; empty when a
@@ -180,7 +182,7 @@ mod tests {
                 } => format!("{square} extracted"),
                 Answer::Illegal { .. } => "illegal".to_string(),
                 Answer::NotStrict => "notstrict".to_string(),
-                Answer::NoCoordinate | Answer::ToolCallText => "none".to_string(),
+                Answer::NoCoordinate | Answer::ToolCallText | Answer::SchemaViolation => "none".to_string(),
             };
             assert_eq!(got, fields[2].trim(), "line {}: {line}", number + 1);
             rows += 1;

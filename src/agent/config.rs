@@ -7,6 +7,7 @@ use serde_json::{json, Value};
 
 use super::answer::AnswerPolicy;
 use super::prompt::Prompt;
+use super::structured::AnswerFormat;
 use crate::engine::{EngineSpec, ParseSpecError};
 use crate::llm::{ChatOptions, Think};
 use crate::othello::{Labels, Perspective, TextStyle};
@@ -145,6 +146,8 @@ pub struct AgentConfig {
     pub fallback: Fallback,
     /// Which coordinate of an answer counts.
     pub answer: AnswerPolicy,
+    /// Free text, or JSON held to a schema by the server.
+    pub answer_format: AnswerFormat,
     /// Retry with a new session, or give feedback.
     pub on_invalid: InvalidPolicy,
 }
@@ -167,6 +170,7 @@ impl AgentConfig {
             max_tool_rounds: u32::MAX,
             fallback: Fallback::Engine(EngineSpec::Random),
             answer: AnswerPolicy::Last,
+            answer_format: AnswerFormat::Text,
             on_invalid: InvalidPolicy::Retry,
         }
     }
@@ -197,6 +201,7 @@ impl AgentConfig {
             "max_tool_rounds": (self.max_tool_rounds != u32::MAX).then_some(self.max_tool_rounds),
             "fallback": self.fallback.to_string(),
             "answer": self.answer.to_string(),
+            "answer_format": self.answer_format.to_string(),
             "on_invalid": self.on_invalid.to_string(),
         })
     }

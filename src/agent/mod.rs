@@ -7,6 +7,7 @@ mod config;
 mod prompt;
 mod recover;
 mod runner;
+mod structured;
 
 pub use answer::{answer_text, coordinates, parse_answer, Answer, AnswerKind, AnswerPolicy};
 pub use blocking::BlockingEngine;
@@ -14,3 +15,4 @@ pub use config::{AgentConfig, Fallback, InvalidPolicy, Mode, ParseFallbackError}
 pub use prompt::{sha256_hex, Prompt, PromptError};
 pub use recover::recover_tool_calls;
 pub use runner::{Agent, AgentChoice, AgentError, AgentMove, MoveContext};
+pub use structured::{parse_structured, AnswerFormat, StructuredAnswer};

@@ -17,6 +17,7 @@ use super::answer::{parse_answer, Answer};
 use super::blocking::BlockingEngine;
 use super::config::{AgentConfig, Fallback, InvalidPolicy, Mode};
 use super::recover::recover_tool_calls;
+use super::structured::{parse_structured, AnswerFormat};
 use crate::engine::EngineError;
 use crate::llm::{ChatBackend, ChatRequest, LlmError, Message, Role, ToolCall};
 use crate::othello::{Board, Labels, Move};
@@ -176,8 +177,9 @@ impl Agent {
         }))
     }
 
-    fn request(&self, messages: &[Message], offer_tools: bool) -> ChatRequest {
+    fn request(&self, messages: &[Message], offer_tools: bool, schema: Option<serde_json::Value>) -> ChatRequest {
         ChatRequest {
+            format: schema,
             model: self.config.model.clone(),
             messages: messages.to_vec(),
             tools: if offer_tools { self.tools.specs() } else { Vec::new() },
@@ -219,11 +221,22 @@ impl Agent {
             _ => self.config.max_turns,
         };
         let mut tool_rounds = 0;
+        let format = self.config.answer_format;
+        // A free answer that was invalid is asked again once, held to the schema.
+        let (mut reask, mut reasked) = (false, false);
         for turn in 1..=turns {
-            let offer_tools = self.config.mode == Mode::Tool && tool_rounds < self.config.max_tool_rounds;
+            let held = std::mem::take(&mut reask);
+            let offer_tools = self.config.mode == Mode::Tool && tool_rounds < self.config.max_tool_rounds && !held;
+            // Only the answering request is constrained: tool rounds stay free.
+            let schema = if self.config.mode == Mode::Direct || !offer_tools {
+                format.schema(board.legal_moves())
+            } else {
+                None
+            };
+            let constrained = schema.is_some();
             let exchange = self
                 .backend
-                .chat(&self.request(&messages, offer_tools))
+                .chat(&self.request(&messages, offer_tools, schema))
                 .await
                 .map_err(|source| AgentError::Llm {
                     model: self.config.model.clone(),
@@ -269,14 +282,15 @@ impl Agent {
                 }
             }
             let think_first = self.config.mode == Mode::Direct;
-            let answer =
-                if self.config.mode == Mode::Tool && !offer_tools && !recover_tool_calls(&reply.content).is_empty() {
-                    // A tool call written as text once tools are withdrawn is not an answer:
-                    // its coordinate is a square to simulate, not a move.
-                    Answer::ToolCallText
-                } else {
-                    parse_answer(&reply.content, board.legal_moves(), self.config.answer, think_first)
-                };
+            let answer = if constrained {
+                parse_structured(&reply.content, board.legal_moves())
+            } else if self.config.mode == Mode::Tool && !offer_tools && !recover_tool_calls(&reply.content).is_empty() {
+                // A tool call written as text once tools are withdrawn is not an answer:
+                // its coordinate is a square to simulate, not a move.
+                Answer::ToolCallText
+            } else {
+                parse_answer(&reply.content, board.legal_moves(), self.config.answer, think_first)
+            };
             match answer {
                 Answer::Move { square, kind } => {
                     decision.answer_kind = Some(kind);
@@ -284,11 +298,18 @@ impl Agent {
                 }
                 invalid => {
                     decision.invalid_answers += 1;
-                    if self.config.on_invalid == InvalidPolicy::Retry {
+                    decision.schema_violations += u32::from(invalid == Answer::SchemaViolation);
+                    if format != AnswerFormat::Text && !constrained && !reasked {
+                        (reask, reasked) = (true, true);
+                    } else if self.config.on_invalid == InvalidPolicy::Retry {
                         return Ok(SessionEnd::Failed("invalid answer"));
                     }
+                    let mut feedback = self.feedback(board, &invalid);
+                    if reask {
+                        feedback = format!("{feedback} {}", self.json_instruction());
+                    }
                     messages.push(reply);
-                    messages.push(Message::new(Role::User, self.feedback(board, &invalid)));
+                    messages.push(Message::new(Role::User, feedback));
                 }
             }
         }
@@ -313,8 +334,23 @@ impl Agent {
         recovered
     }
 
+    /// The line asking for the JSON answer (empty with free-text answers).
+    fn json_instruction(&self) -> &'static str {
+        self.config
+            .answer_format
+            .instruction(self.config.style.labels == Labels::Japanese)
+    }
+
     /// The message sent once the tool budget is spent (tools are then withheld).
     fn answer_now(&self, board: &Board) -> String {
+        let text = self.answer_now_text(board);
+        match self.config.answer_format {
+            AnswerFormat::Text => text,
+            _ => format!("{text} {}", self.json_instruction()),
+        }
+    }
+
+    fn answer_now_text(&self, board: &Board) -> String {
         let legal = board.legal_moves();
         match self.config.style.labels {
             Labels::Japanese => {

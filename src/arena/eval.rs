@@ -52,6 +52,8 @@ pub struct AgentStats {
     pub extracted_answers: u32,
     /// Final answers without a legal move (each cost a session or a feedback turn).
     pub invalid_answers: u32,
+    /// Of those, structured answers that were not JSON against the schema.
+    pub schema_violations: u32,
     /// Requests sent.
     pub requests: u32,
     /// Structured tool calls.
@@ -84,6 +86,7 @@ impl AgentStats {
             None => {}
         }
         self.invalid_answers += d.invalid_answers;
+        self.schema_violations += d.schema_violations;
         self.requests += d.turns;
         self.tool_calls += d.tool_calls;
         self.recovered_tool_calls += d.recovered_tool_calls;
@@ -102,6 +105,7 @@ impl AgentStats {
         self.clean_answers += other.clean_answers;
         self.extracted_answers += other.extracted_answers;
         self.invalid_answers += other.invalid_answers;
+        self.schema_violations += other.schema_violations;
         self.requests += other.requests;
         self.tool_calls += other.tool_calls;
         self.recovered_tool_calls += other.recovered_tool_calls;
@@ -144,6 +148,7 @@ impl AgentStats {
             "clean_answers": self.clean_answers,
             "extracted_answers": self.extracted_answers,
             "invalid_answers": self.invalid_answers,
+            "schema_violations": self.schema_violations,
             "invalid_answers_per_move": self.per_move(f64::from(self.invalid_answers)),
             "requests_per_move": self.per_move(f64::from(self.requests)),
             "tool_calls": self.tool_calls,

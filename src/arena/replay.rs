@@ -7,7 +7,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::agent::{parse_answer, recover_tool_calls, Answer, AnswerPolicy};
+use crate::agent::{parse_answer, parse_structured, recover_tool_calls, Answer, AnswerPolicy};
 use crate::llm::{decode_reply, Role};
 use crate::othello::{Board, Color, Move};
 use crate::record::{game_start, AgentDecision, Event, ExchangeRecord, MoveSource, Record};
@@ -184,19 +184,25 @@ fn decode_exchange(
     } else if !tool_calls.is_empty() {
         Some("a tool call written as text while no tools were offered: not a move".to_string())
     } else {
-        Some(
-            match parse_answer(&message.content, board.legal_moves(), AnswerPolicy::Last, false) {
-                Answer::Move { square, kind } => format!("{square} ({kind:?})").to_lowercase(),
-                Answer::Illegal { found } => {
-                    format!(
-                        "illegal: {}",
-                        found.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
-                    )
-                }
-                Answer::NotStrict => "not a single coordinate".to_string(),
-                Answer::NoCoordinate | Answer::ToolCallText => "no coordinate".to_string(),
-            },
-        )
+        // A request that carried a schema asked for a structured answer.
+        let structured = request.get("format").is_some() || request.get("response_format").is_some();
+        let read = if structured {
+            parse_structured(&message.content, board.legal_moves())
+        } else {
+            parse_answer(&message.content, board.legal_moves(), AnswerPolicy::Last, false)
+        };
+        Some(match read {
+            Answer::Move { square, kind } => format!("{square} ({kind:?})").to_lowercase(),
+            Answer::Illegal { found } => {
+                format!(
+                    "illegal: {}",
+                    found.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+                )
+            }
+            Answer::NotStrict => "not a single coordinate".to_string(),
+            Answer::NoCoordinate | Answer::ToolCallText => "no coordinate".to_string(),
+            Answer::SchemaViolation => "not JSON against the schema".to_string(),
+        })
     };
     ExchangeView {
         session,

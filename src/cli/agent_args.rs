@@ -8,7 +8,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use serde::Deserialize;
 
-use crate::agent::{AgentConfig, AnswerPolicy, Fallback, InvalidPolicy, Mode, Prompt};
+use crate::agent::{AgentConfig, AnswerFormat, AnswerPolicy, Fallback, InvalidPolicy, Mode, Prompt};
 use crate::arena::{LlmPlayer, PlayerSpec};
 use crate::engine::EngineSpec;
 use crate::llm::{
@@ -77,6 +77,11 @@ pub struct AgentArgs {
     /// retry (new session, seed behaviour) or feedback (tell the model, continue).
     #[arg(long)]
     pub on_invalid: Option<String>,
+    /// text (read the move from free text), json or json-legal (the answering request
+    /// carries a JSON schema the server holds the model to: any square, or only legal
+    /// moves).
+    #[arg(long)]
+    pub answer_format: Option<String>,
 }
 
 /// Where `llm:MODEL` players' requests go: one server, several, or a fleet file.
@@ -307,6 +312,7 @@ struct AgentFile {
     fallback: Option<String>,
     answer: Option<String>,
     on_invalid: Option<String>,
+    answer_format: Option<String>,
     #[serde(default)]
     options: ChatOptions,
 }
@@ -417,6 +423,9 @@ impl AgentArgs {
         }
         if let Some(policy) = pick(&self.on_invalid, &file.on_invalid) {
             config.on_invalid = parse_with::<InvalidPolicy>(&policy, "--on-invalid")?;
+        }
+        if let Some(format) = pick(&self.answer_format, &file.answer_format) {
+            config.answer_format = parse_with::<AnswerFormat>(&format, "--answer-format")?;
         }
         Ok(config)
     }

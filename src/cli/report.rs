@@ -94,6 +94,13 @@ pub(super) fn agent_lines(stats: &AgentStats, out: &mut String) {
         100.0 * high,
         stats.fallback_moves
     );
+    if stats.schema_violations > 0 {
+        let _ = writeln!(
+            out,
+            "  schema violations       {} (structured answers that were not JSON against the schema)",
+            stats.schema_violations
+        );
+    }
     if stats.forfeits > 0 {
         let _ = writeln!(out, "  forfeited games         {}", stats.forfeits);
     }

@@ -35,6 +35,8 @@ struct WireRequest<'a> {
     #[serde(skip_serializing_if = "ChatOptions::is_empty")]
     options: &'a ChatOptions,
     #[serde(skip_serializing_if = "Option::is_none")]
+    format: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     think: Option<&'a Think>,
     #[serde(skip_serializing_if = "Option::is_none")]
     keep_alive: Option<&'a str>,
@@ -107,6 +109,7 @@ impl OllamaBackend {
             stream: false,
             tools: &request.tools,
             options: &request.options,
+            format: request.format.as_ref(),
             think: request.think.as_ref(),
             keep_alive: request.keep_alive.as_deref(),
         };

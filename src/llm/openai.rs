@@ -6,7 +6,8 @@
 //! are top-level fields (`num_predict` becomes `max_tokens`; `num_ctx` and
 //! `keep_alive` have no equivalent and are not sent), `think` becomes
 //! `chat_template_kwargs.enable_thinking` (or `reasoning_effort` for a level), and a
-//! reply's `reasoning_content` is read as thinking. The API key goes in the
+//! reply's `reasoning_content` is read as thinking; a structured answer's schema
+//! goes as `response_format: {"type": "json_schema", ...}` (Ollama: `format`). The API key goes in the
 //! `Authorization` header only, never in a logged body.
 
 use std::time::Duration;
@@ -64,6 +65,24 @@ struct WireRequest<'a> {
     chat_template_kwargs: Option<TemplateKwargs>,
     #[serde(skip_serializing_if = "Option::is_none")]
     reasoning_effort: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    response_format: Option<ResponseFormat<'a>>,
+}
+
+/// `response_format` holding the answer to a JSON schema.
+#[derive(Debug, Serialize)]
+struct ResponseFormat<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    json_schema: JsonSchemaFormat<'a>,
+}
+
+/// The named schema of a [`ResponseFormat`].
+#[derive(Debug, Serialize)]
+struct JsonSchemaFormat<'a> {
+    name: &'static str,
+    strict: bool,
+    schema: &'a Value,
 }
 
 /// llama-server's switch for thinking templates.
@@ -203,6 +222,14 @@ impl OpenAiBackend {
                 Some(Think::Level(level)) => Some(level),
                 _ => None,
             },
+            response_format: request.format.as_ref().map(|schema| ResponseFormat {
+                kind: "json_schema",
+                json_schema: JsonSchemaFormat {
+                    name: "answer",
+                    strict: true,
+                    schema,
+                },
+            }),
         };
         serde_json::to_value(wire).expect("a chat request always serialises")
     }

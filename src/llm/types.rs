@@ -164,6 +164,9 @@ pub struct ChatRequest {
     pub think: Option<Think>,
     /// How long the server keeps the model loaded, when set (Ollama).
     pub keep_alive: Option<String>,
+    /// A JSON schema the answer must follow (Ollama's `format`, OpenAI's
+    /// `response_format`), when the answer is structured.
+    pub format: Option<Value>,
     /// The host that answered this conversation's previous request, if any: a fleet
     /// sends the request there while it has room (its prompt cache is warm). Never sent.
     pub affinity: Option<String>,

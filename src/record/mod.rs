@@ -260,6 +260,9 @@ pub struct AgentDecision {
     pub tool_errors: u32,
     /// Final answers without a legal move.
     pub invalid_answers: u32,
+    /// Of those, structured answers that were not JSON against the schema.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub schema_violations: u32,
     /// How the chosen move was read (`clean` or `extracted`), for model moves.
     pub answer_kind: Option<AnswerKind>,
     /// Prompt tokens over all requests.
@@ -281,6 +284,10 @@ pub enum AnswerKind {
     Clean,
     /// The coordinate was picked out of longer text.
     Extracted,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// `game_end`.

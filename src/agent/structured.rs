@@ -1,0 +1,164 @@
+//! Structured final answers (`--answer-format json|json-legal`): the answering request
+//! carries a JSON schema that the server holds the model to while decoding (Ollama's
+//! `format`, the OpenAI-compatible `response_format`), and the move is read from the
+//! JSON. `json` allows any of the 64 squares, so a parse failure is impossible but an
+//! illegal square is not; `json-legal` allows only the legal moves, so only the choice
+//! is measured. A reply that is not JSON against the schema (a server that ignores the
+//! format, an answer cut short) is a *schema violation*, counted apart.
+
+use std::fmt;
+use std::str::FromStr;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::answer::{answer_text, Answer, AnswerKind};
+use crate::othello::{Bitboard, Square};
+use crate::tools::parameters_schema;
+
+/// How the final answer is asked for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum AnswerFormat {
+    /// Free text; the move is read from it (seed 000).
+    #[default]
+    Text,
+    /// JSON `{"move": "<square>"}`, the square one of the 64.
+    Json,
+    /// JSON `{"move": "<square>"}`, the square one of the legal moves.
+    JsonLegal,
+}
+
+impl FromStr for AnswerFormat {
+    type Err = String;
+    fn from_str(s: &str) -> Result<AnswerFormat, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "text" => Ok(AnswerFormat::Text),
+            "json" => Ok(AnswerFormat::Json),
+            "json-legal" => Ok(AnswerFormat::JsonLegal),
+            other => Err(format!(
+                "invalid answer format {other:?}: expected text, json or json-legal"
+            )),
+        }
+    }
+}
+
+impl fmt::Display for AnswerFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            AnswerFormat::Text => "text",
+            AnswerFormat::Json => "json",
+            AnswerFormat::JsonLegal => "json-legal",
+        })
+    }
+}
+
+/// The final answer as JSON.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StructuredAnswer {
+    /// The square to play, such as "d3".
+    #[serde(rename = "move")]
+    pub mv: String,
+    /// Why, in a sentence (optional).
+    #[serde(default)]
+    pub reason: String,
+}
+
+impl AnswerFormat {
+    /// The schema the answering request carries in `legal`'s position; `None` for text.
+    pub fn schema(self, legal: Bitboard) -> Option<Value> {
+        let squares: Vec<String> = match self {
+            AnswerFormat::Text => return None,
+            AnswerFormat::Json => Square::ALL.iter().map(ToString::to_string).collect(),
+            AnswerFormat::JsonLegal => legal.squares().map(|s| s.to_string()).collect(),
+        };
+        let mut schema = parameters_schema::<StructuredAnswer>();
+        schema["properties"]["move"]["enum"] = json!(squares);
+        Some(schema)
+    }
+
+    /// The line that asks for the JSON answer, in the board's language.
+    pub fn instruction(self, japanese: bool) -> &'static str {
+        match (self, japanese) {
+            (AnswerFormat::Text, _) => "",
+            (_, true) => "JSON {\"move\": \"座標\"} で答えてください。",
+            (_, false) => "Answer as JSON: {\"move\": \"<square>\"}.",
+        }
+    }
+}
+
+/// Reads a structured answer: the move named in the JSON after any `</think>`.
+pub fn parse_structured(content: &str, legal: Bitboard) -> Answer {
+    let text = answer_text(content).trim();
+    let Ok(answer) = serde_json::from_str::<StructuredAnswer>(text) else {
+        return Answer::SchemaViolation;
+    };
+    let Ok(square) = answer.mv.trim().parse::<Square>() else {
+        return Answer::SchemaViolation;
+    };
+    if legal.contains(square) {
+        Answer::Move {
+            square,
+            kind: AnswerKind::Clean,
+        }
+    } else {
+        Answer::Illegal { found: vec![square] }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::othello::Board;
+
+    #[test]
+    fn formats_parse_and_print() {
+        for text in ["text", "json", "json-legal"] {
+            assert_eq!(text.parse::<AnswerFormat>().unwrap().to_string(), text);
+        }
+        assert!("xml"
+            .parse::<AnswerFormat>()
+            .unwrap_err()
+            .contains("expected text, json or json-legal"));
+    }
+
+    #[test]
+    fn the_schema_names_the_squares_allowed() {
+        let legal = Board::new().legal_moves();
+        assert_eq!(AnswerFormat::Text.schema(legal), None);
+        let all = AnswerFormat::Json.schema(legal).unwrap();
+        assert_eq!(all["properties"]["move"]["enum"].as_array().unwrap().len(), 64);
+        assert_eq!(all["required"], json!(["move"]));
+        assert_eq!(all["additionalProperties"], false);
+        let only = AnswerFormat::JsonLegal.schema(legal).unwrap();
+        assert_eq!(only["properties"]["move"]["enum"], json!(["d3", "c4", "f5", "e6"]));
+    }
+
+    #[test]
+    fn answers_are_read_from_the_json() {
+        let legal = Board::new().legal_moves();
+        let read = |text| parse_structured(text, legal);
+        assert!(matches!(
+            read(r#"{"move": "d3"}"#),
+            Answer::Move {
+                kind: AnswerKind::Clean,
+                ..
+            }
+        ));
+        assert!(matches!(
+            read(r#"{"move": "c4", "reason": "mobility"}"#),
+            Answer::Move { .. }
+        ));
+        assert!(matches!(read(r#"<think>x</think> {"move":"f5"}"#), Answer::Move { .. }));
+        assert_eq!(
+            read(r#"{"move": "a1"}"#),
+            Answer::Illegal {
+                found: vec!["a1".parse().unwrap()]
+            }
+        );
+        for bad in ["d3", r#"{"move": "d"#, r#"{"square": "d3"}"#, r#"{"move": "z9"}"#, ""] {
+            assert_eq!(read(bad), Answer::SchemaViolation, "{bad}");
+        }
+    }
+}
