@@ -11,7 +11,7 @@ use tokio::task::JoinSet;
 use super::game::{play_game, random_opening, GameContext, GameError, GameRecord};
 use super::player::{Player, PlayerSpec};
 use super::resume::game_log_path;
-use crate::othello::{Board, ByColor, Move, Outcome};
+use crate::othello::{Board, ByColor, Color, Move, Outcome};
 use crate::record::{Event, GameEnd, GameLog, GameStart, LogError, PlayerKinds};
 
 /// One game to play: who has which color, and its seeds.
@@ -25,6 +25,17 @@ pub struct ScheduledGame {
     pub opening_seed: u64,
     /// Seed of the players' random choices (the player at list index i uses it rotated by 17 i bits).
     pub seed: u64,
+}
+
+impl ScheduledGame {
+    /// The colour the player at list index `player` has in this game.
+    pub fn color_of(&self, player: usize) -> Color {
+        if self.black == player {
+            Color::Black
+        } else {
+            Color::White
+        }
+    }
 }
 
 /// How a schedule is played.

@@ -15,7 +15,6 @@ use super::game::GameRecord;
 use super::player::PlayerSpec;
 use super::schedule::{run_games, MatchError, MatchEvent, RunOptions, ScheduledGame};
 use super::stopping::{Decision, GameScore, StopRule, Trials};
-use crate::othello::Color;
 
 /// One pairing of a sequential run.
 #[derive(Clone, Debug)]
@@ -89,7 +88,7 @@ pub async fn run_sequential(
                 let scores = pair.map(|i| {
                     records[i]
                         .as_ref()
-                        .map(|r| GameScore::from_margin(r.margin_for(color_of(&schedule[i], pairing.first))))
+                        .map(|r| GameScore::from_margin(r.margin_for(schedule[i].color_of(pairing.first))))
                 });
                 let [Some(first), Some(second)] = scores else {
                     to_play.extend(pair.iter().filter(|&&i| records[i].is_none()));
@@ -140,13 +139,4 @@ pub async fn run_sequential(
         stops,
         decisions: decisions.concat(),
     })
-}
-
-/// The colour `player` has in `game`.
-fn color_of(game: &ScheduledGame, player: usize) -> Color {
-    if game.black == player {
-        Color::Black
-    } else {
-        Color::White
-    }
 }

@@ -21,7 +21,6 @@ use crate::arena::{
     load_resume_state, plan, run_games, run_sequential, Format, GameRecord, MatchEvent, PairingStop, PlayerSpec,
     RunOptions, StopRule,
 };
-use crate::othello::Color;
 
 /// A tournament file.
 #[derive(Debug, Deserialize)]
@@ -335,11 +334,7 @@ fn pairing_results(
             let (mut wins, mut draws, mut losses) = (0, 0, 0);
             for &i in pairing.pairs.iter().flatten() {
                 let Some(record) = &records[i] else { continue };
-                let color = if plan.schedule[i].black == pairing.first {
-                    Color::Black
-                } else {
-                    Color::White
-                };
+                let color = plan.schedule[i].color_of(pairing.first);
                 match record.margin_for(color).signum() {
                     1 => wins += 1,
                     0 => draws += 1,
