@@ -161,3 +161,28 @@ async fn the_openai_backend_sends_the_schema_as_response_format() {
     );
     assert!(request.get("format").is_none());
 }
+
+#[tokio::test]
+async fn an_openai_server_that_ignores_the_schema_or_cuts_the_json_gives_counted_violations() {
+    let replies = Mutex::new(
+        vec![
+            Reply::openai(json!({"role": "assistant", "content": "d3, I think."})),
+            Reply::openai(json!({"role": "assistant", "content": "{\"move\": \"f"})),
+            Reply::openai(json!({"role": "assistant", "content": "{\"move\": \"f5\"}"})),
+        ]
+        .into_iter(),
+    );
+    let server = StubServer::start(move |_, _| replies.lock().unwrap().next().unwrap());
+    let backend: Arc<dyn ChatBackend> =
+        Arc::new(OpenAiBackend::new(&server.url, None, Duration::from_secs(5), retry()).unwrap());
+    let mut config = config(AnswerFormat::JsonLegal);
+    config.mode = Mode::Direct;
+    config.on_invalid = InvalidPolicy::Feedback;
+    let (mv, decision) = decide(backend, config).await;
+    assert_eq!(mv, "f5");
+    assert_eq!((decision.invalid_answers, decision.schema_violations), (2, 2));
+    assert!(server
+        .requests()
+        .iter()
+        .all(|r| r["response_format"]["type"] == "json_schema"));
+}
