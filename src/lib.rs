@@ -7,7 +7,8 @@
 //! - [`tools`]: the `simulate_move` tool.
 //! - [`record`]: the JSONL log format (the wire specification), writer and reader.
 //! - [`agent`]: the LLM player (conversation loop, policy, answer parsing, prompts).
-//! - [`arena`]: games (tokio tasks), matches, evaluations, statistics, replay, wipeout search.
+//! - [`arena`]: games (tokio tasks), matches, evaluations, tournaments, ratings and
+//!   sequential stopping, statistics, replay, resume, move quality, wipeout search.
 //! - [`cli`]: the command line (the only module that reads the environment).
 
 pub mod agent;
