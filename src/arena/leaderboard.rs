@@ -5,7 +5,9 @@
 //! run between the same two players on the same opening are taken two by two, in game
 //! order, as a colour-swapped pair (their bootstrap unit). Two views: as played, and
 //! with every game in which an LLM player's fallback moved scored as that player's loss
-//! (both lose: a draw), so a rating the fallback engine earned is visible as such.
+//! (both lose: a draw), so a rating the fallback engine earned is visible as such. A
+//! player with fewer than [`MIN_UNITS`] pairs has no interval (its bounds are infinite,
+//! `null` in JSON): a bootstrap of one pair would only redraw it and claim certainty.
 
 use std::collections::BTreeMap;
 
@@ -15,6 +17,9 @@ use super::ratings::{fit_ratings, ladder_position, RatedGame, Rating, RatingErro
 use super::tally::GameSummary;
 use crate::othello::Color;
 use crate::record::PlayerKind;
+
+/// Colour-swapped pairs (or single games) a player needs for an interval.
+pub const MIN_UNITS: usize = 2;
 
 /// How games with fallback moves are scored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -156,7 +161,21 @@ pub fn leaderboard(
         seed,
         confidence: 0.95,
     };
-    let ratings = fit_ratings(names.len(), &rated, &options).map_err(LeaderboardError::Fit)?;
+    let mut ratings = fit_ratings(names.len(), &rated, &options).map_err(LeaderboardError::Fit)?;
+    // A bootstrap over a single pair (or game) can only redraw it: its interval would
+    // claim a certainty the games do not have. Such a player has no interval.
+    let mut units: Vec<std::collections::BTreeSet<u64>> = vec![Default::default(); names.len()];
+    for game in &rated {
+        let unit = game.pair.expect("every rated game has a pair id");
+        units[game.first].insert(unit);
+        units[game.second].insert(unit);
+    }
+    for (i, rating) in ratings.iter_mut().enumerate() {
+        if i != anchor_index && units[i].len() < MIN_UNITS {
+            rating.low = f64::NEG_INFINITY;
+            rating.high = f64::INFINITY;
+        }
+    }
     let engines: Vec<(String, f64)> = names
         .iter()
         .zip(&ratings)

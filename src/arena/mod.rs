@@ -27,7 +27,7 @@ pub use datagen::{Teacher, TeacherError};
 pub use eval::{run_eval, run_eval_sequential, AgentStats, EvalConfig, EvalGame, EvalResult, OpponentResult};
 pub use game::{play_game, random_opening, Forfeit, GameContext, GameError, GameRecord, PlyObserver, PlyRecord};
 pub use hosts::{host_usage, HostUsage};
-pub use leaderboard::{leaderboard, LeaderRow, Leaderboard, LeaderboardError, RatingView, RunGame};
+pub use leaderboard::{leaderboard, LeaderRow, Leaderboard, LeaderboardError, RatingView, RunGame, MIN_UNITS};
 pub use matchup::{run_match, MatchConfig, MatchResult, SpecTally};
 pub use parallel::parallel_map;
 pub use player::{Action, LlmPlayer, PlayError, Played, Player, PlayerSpec};

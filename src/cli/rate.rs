@@ -131,12 +131,25 @@ fn table(board: &Leaderboard, view: &str) -> String {
             rank + 1,
             row.player,
             r.elo,
-            format!("[{:.0}, {:.0}]", r.low, r.high),
+            if r.low.is_finite() && r.high.is_finite() {
+                format!("[{:.0}, {:.0}]", r.low, r.high)
+            } else {
+                "too few games".to_string()
+            },
             r.games,
             score
         );
     }
     out
+}
+
+/// An interval bound for the CSV: empty when there is no interval.
+fn bound(value: f64) -> String {
+    if value.is_finite() {
+        format!("{value:.1}")
+    } else {
+        String::new()
+    }
 }
 
 fn csv(as_played: &Leaderboard, as_loss: Option<&Leaderboard>) -> String {
@@ -158,8 +171,13 @@ fn csv(as_played: &Leaderboard, as_loss: Option<&Leaderboard>) -> String {
             let ladder = row.ladder.clone().unwrap_or_default().replace('"', "'");
             let _ = writeln!(
                 out,
-                "{view},{},{kind},{:.1},{:.1},{:.1},{},{},{decided},{asked},\"{ladder}\"",
-                row.player, r.elo, r.low, r.high, r.games, r.score
+                "{view},{},{kind},{:.1},{},{},{},{},{decided},{asked},\"{ladder}\"",
+                row.player,
+                r.elo,
+                bound(r.low),
+                bound(r.high),
+                r.games,
+                r.score
             );
         }
     }
