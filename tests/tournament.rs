@@ -287,10 +287,15 @@ fn eval_stops_each_opponent_at_a_pair_boundary() {
 #[test]
 fn a_player_with_a_single_pair_gets_no_interval() {
     let dir = temp_dir("tournament", "one-pair");
-    let text = "format = \"round-robin\"\nengines = [\"random\", \"greedy\"]\ngames = 2\nopening_random = 4\nseed = 2\n";
+    let text =
+        "format = \"round-robin\"\nengines = [\"random\", \"greedy\"]\ngames = 2\nopening_random = 4\nseed = 2\n";
     let summary = json(&tournament(&dir, text, &[]));
     let greedy = row(&summary["ratings"]["as_played"], "greedy");
-    assert_eq!((greedy["low"].clone(), greedy["high"].clone()), (Value::Null, Value::Null), "{greedy}");
+    assert_eq!(
+        (greedy["low"].clone(), greedy["high"].clone()),
+        (Value::Null, Value::Null),
+        "{greedy}"
+    );
     let text_table = run_arena(&["rate", dir.join("run").to_str().unwrap()], "127.0.0.1:9");
     assert!(String::from_utf8_lossy(&text_table.stdout).contains("too few games"));
 }
