@@ -299,3 +299,32 @@ fn a_player_with_a_single_pair_gets_no_interval() {
     let text_table = run_arena(&["rate", dir.join("run").to_str().unwrap()], "127.0.0.1:9");
     assert!(String::from_utf8_lossy(&text_table.stdout).contains("too few games"));
 }
+
+#[test]
+fn no_output_overwrites_a_run() {
+    let dir = temp_dir("tournament", "no-overwrite");
+    let text = "format = \"round-robin\"\nengines = [\"random\", \"greedy\"]\ngames = 4\nseed = 2\n";
+    json(&tournament(&dir, text, &[]));
+    let run = dir.join("run");
+    let before = std::fs::read_to_string(run.join("game-0001.jsonl")).unwrap();
+    // A second tournament into the same folder is refused, not written over it.
+    let again = tournament(&dir, text, &[]);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("the folder is not empty"));
+    // `rate --csv` onto a game log, or into the run folder, is refused.
+    for target in [run.join("game-0001.jsonl"), run.join("table.csv")] {
+        let output = run_arena(
+            &["rate", run.to_str().unwrap(), "--csv", target.to_str().unwrap()],
+            "127.0.0.1:9",
+        );
+        assert_eq!(output.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&output.stderr).contains("write the table outside the runs"));
+    }
+    assert_eq!(std::fs::read_to_string(run.join("game-0001.jsonl")).unwrap(), before);
+    let huge = tournament(
+        &temp_dir("tournament", "huge"),
+        "engines = [\"random\", \"greedy\"]\ngames = 1000000000000\n",
+        &[],
+    );
+    assert!(String::from_utf8_lossy(&huge.stderr).contains("give at most 100000"));
+}

@@ -19,6 +19,7 @@ pub(super) fn run(args: RateArgs) -> Result<()> {
     let anchor = (player_name(&args.anchor.0), args.anchor.1);
     let (as_played, as_loss) = both_views(&games, &anchor, args.bootstrap as usize, args.seed)?;
     if let Some(path) = &args.csv {
+        refuse_output_onto_inputs(path, &args.paths)?;
         std::fs::write(path, csv(&as_played, as_loss.as_ref()))
             .with_context(|| format!("cannot write --csv {}", path.display()))?;
     }
@@ -56,6 +57,34 @@ pub(super) fn tables(as_played: &Leaderboard, as_loss: Option<&Leaderboard>) -> 
         ));
     }
     out
+}
+
+/// Refuses an output path that is one of the inputs or lies inside an input folder
+/// (through links too): a run's logs are never overwritten.
+fn refuse_output_onto_inputs(output: &Path, inputs: &[std::path::PathBuf]) -> Result<()> {
+    let resolved = match (
+        output.parent().filter(|p| !p.as_os_str().is_empty()),
+        output.file_name(),
+    ) {
+        (Some(parent), Some(name)) => std::fs::canonicalize(parent).map(|p| p.join(name)),
+        (None, Some(name)) => std::env::current_dir().map(|d| d.join(name)),
+        _ => Ok(output.to_path_buf()),
+    }
+    .unwrap_or_else(|_| output.to_path_buf());
+    let resolved = std::fs::canonicalize(&resolved).unwrap_or(resolved);
+    for input in inputs {
+        let Ok(input) = std::fs::canonicalize(input) else {
+            continue;
+        };
+        if resolved == input || (input.is_dir() && resolved.starts_with(&input)) {
+            anyhow::bail!(
+                "bad --csv {}: it is (or lies inside) the input {}; write the table outside the runs",
+                output.display(),
+                input.display()
+            );
+        }
+    }
+    Ok(())
 }
 
 /// A player as the logs name it: an engine spec in its full form (`reference` is

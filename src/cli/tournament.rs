@@ -68,6 +68,10 @@ struct LlmEntry {
     max_retries: Option<u32>,
 }
 
+/// The most games per pairing a tournament file may ask for (the schedule is built
+/// whole; far beyond any stopping rule's need).
+const MAX_GAMES_PER_PAIRING: usize = 100_000;
+
 fn one() -> u64 {
     1
 }
@@ -98,6 +102,13 @@ pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<Strin
             path.display()
         )
     })?;
+    if file.games > MAX_GAMES_PER_PAIRING {
+        bail!(
+            "bad tournament file {}: games = {} is more than one pairing can play; give at most {MAX_GAMES_PER_PAIRING}",
+            path.display(),
+            file.games
+        );
+    }
     if file.games < 2 || file.games % 2 == 1 {
         bail!(
             "bad tournament file {}: games = {} must be an even number of at least 2 (colour-swapped pairs)",
@@ -188,7 +199,18 @@ pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<Strin
     let plan = plan(&names, &llm, file.format, file.games / 2, file.seed);
     let log_dir = match log_dir {
         Some(dir) => dir,
-        None => create_run_dir(args.log_dir.as_deref(), "tournament")?,
+        None => {
+            if let Some(dir) = args.log_dir.as_deref() {
+                if std::fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_some()) {
+                    bail!(
+                        "bad --log-dir {}: the folder is not empty (a run's logs are never overwritten); \
+                         continue it with --resume {0}, or give a new folder",
+                        dir.display()
+                    );
+                }
+            }
+            create_run_dir(args.log_dir.as_deref(), "tournament")?
+        }
     };
     let parallel = args.parallel.unwrap_or(fleet_capacity.max(1)).max(1);
     let mut run = RunOptions {
