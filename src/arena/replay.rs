@@ -129,6 +129,16 @@ pub enum ReplayError {
         /// Why it cannot be used.
         reason: String,
     },
+    /// A move, forfeit or end of the game that the rules do not allow where it stands.
+    #[error("line {line}, ply {ply}: {reason}")]
+    Ply {
+        /// Line number from 1 (the record's position among the log's records).
+        line: usize,
+        /// The ply of the record.
+        ply: usize,
+        /// What the rules say.
+        reason: String,
+    },
     /// The log holds no game.
     #[error("the log holds no game_start record and no seed exchange lines")]
     Empty,
@@ -216,7 +226,12 @@ fn decode_exchange(
     }
 }
 
-/// Rebuilds a game from the records of one of our game logs.
+/// Rebuilds a game from the records of one of our game logs, checking it against the
+/// rules (every log reader that counts games relies on this check): each move must be
+/// legal and made by the side to move; a `forfeit` only by the side to move, with legal
+/// moves left, and nothing played after it; `game_end` only where the game is over (or
+/// after a forfeit), with the discs on the board and the winner they give (after a
+/// forfeit, the forfeiting side's opponent), and no move after it.
 pub fn replay_records(records: &[Record]) -> Result<GameReplay, ReplayError> {
     let start = game_start(records).ok_or(ReplayError::Empty)?;
     let mut board = Board::parse_squares(&start.start_board, Color::Black).map_err(|e| ReplayError::Line {
@@ -245,9 +260,29 @@ pub fn replay_records(records: &[Record]) -> Result<GameReplay, ReplayError> {
     };
     let mut pending = Vec::new();
     for (index, record) in records.iter().enumerate() {
+        let broken = |ply: usize, reason: String| ReplayError::Ply {
+            line: index + 1,
+            ply,
+            reason,
+        };
+        let after = if replay.final_discs.is_some() {
+            Some("game_end")
+        } else if replay.forfeit.is_some() {
+            Some("the forfeit")
+        } else {
+            None
+        };
         match &record.event {
-            Event::Exchange(e) => pending.push(e.clone()),
+            Event::Exchange(e) => pending.push(e),
             Event::Move(m) => {
+                if let Some(after) = after {
+                    return Err(broken(m.ply, format!("a move after {after}")));
+                }
+                check_mover(&board, &m.color).map_err(|reason| broken(m.ply, reason))?;
+                let mv: Move =
+                    m.mv.parse()
+                        .map_err(|e: crate::othello::ParseSquareError| broken(m.ply, e.to_string()))?;
+                let next = board.try_play(mv).map_err(|e| broken(m.ply, e.to_string()))?;
                 replay.plies.push(PlyView {
                     ply: m.ply,
                     board_before: board.to_squares_string(),
@@ -259,18 +294,33 @@ pub fn replay_records(records: &[Record]) -> Result<GameReplay, ReplayError> {
                     agent: m.agent.clone(),
                     board,
                 });
-                let mv: Move =
-                    m.mv.parse()
-                        .map_err(|e: crate::othello::ParseSquareError| ReplayError::Line {
-                            line: index + 1,
-                            reason: e.to_string(),
-                        })?;
-                board = board.try_play(mv).map_err(|e| ReplayError::Line {
-                    line: index + 1,
-                    reason: e.to_string(),
-                })?;
+                board = next;
             }
             Event::Forfeit(f) => {
+                let problem = if let Some(after) = after {
+                    Some(format!("a forfeit after {after}"))
+                } else if board.is_game_over() {
+                    Some(format!("forfeit by {} at ply {} in a finished game", f.color, f.ply))
+                } else if board.must_pass() {
+                    Some(format!(
+                        "forfeit by {} at ply {}, but the moves leave {} to move with no legal move",
+                        f.color,
+                        f.ply,
+                        board.side_to_move()
+                    ))
+                } else {
+                    check_mover(&board, &f.color).err().map(|_| {
+                        format!(
+                            "forfeit by {} at ply {}, but the moves leave {} to move",
+                            f.color,
+                            f.ply,
+                            board.side_to_move()
+                        )
+                    })
+                };
+                if let Some(reason) = problem {
+                    return Err(broken(f.ply, reason));
+                }
                 replay.forfeit = Some(PlyView {
                     ply: f.ply,
                     board_before: board.to_squares_string(),
@@ -283,15 +333,58 @@ pub fn replay_records(records: &[Record]) -> Result<GameReplay, ReplayError> {
                     board,
                 });
             }
-            Event::GameEnd(end) => replay.final_discs = Some((end.black_discs, end.white_discs)),
+            Event::GameEnd(end) => {
+                let ply = start.opening.len() + replay.plies.len() + 1;
+                if replay.final_discs.is_some() {
+                    return Err(broken(ply, "a second game_end record".into()));
+                }
+                replay.final_discs = Some((end.black_discs, end.white_discs));
+                check_end(&board, &replay, &end.winner).map_err(|reason| broken(ply, reason))?;
+            }
             Event::GameStart(_) | Event::GameStopped(_) => {}
         }
     }
     Ok(replay)
 }
 
+/// Checks that `color` (as logged) is the side to move on `board`.
+fn check_mover(board: &Board, color: &str) -> Result<(), String> {
+    let color: Color = color.parse().map_err(|e| format!("{e}"))?;
+    if color == board.side_to_move() {
+        Ok(())
+    } else {
+        Err(format!("{color} moves, but {} is to move", board.side_to_move()))
+    }
+}
+
+/// Checks a `game_end` record (already in `replay`) against `board`, where the moves end.
+fn check_end(board: &Board, replay: &GameReplay, winner: &str) -> Result<(), String> {
+    let discs = (board.count(Color::Black), board.count(Color::White));
+    let over = board.is_game_over();
+    let (black, white) = replay.final_discs.unwrap_or_default();
+    if !(over || replay.forfeit.is_some()) || discs != (black, white) {
+        return Err(format!(
+            "the moves end at {}-{} ({}), the game_end record says {black}-{white}",
+            discs.0,
+            discs.1,
+            if over { "game over" } else { "game not over" },
+        ));
+    }
+    let expected = replay.winner().unwrap_or_default();
+    if winner == expected {
+        return Ok(());
+    }
+    Err(match &replay.forfeit {
+        Some(forfeit) => format!(
+            "{} forfeited, the game_end record says the winner is {winner} (expected {expected})",
+            forfeit.color
+        ),
+        None => format!("the game_end record says the winner is {winner}, the discs say {expected}"),
+    })
+}
+
 /// Decodes the exchanges logged for one ply (in `board`) and clears them.
-fn decode_pending(pending: &mut Vec<ExchangeRecord>, board: &Board) -> Vec<ExchangeView> {
+fn decode_pending(pending: &mut Vec<&ExchangeRecord>, board: &Board) -> Vec<ExchangeView> {
     let exchanges = pending
         .iter()
         .enumerate()
