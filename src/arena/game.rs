@@ -102,21 +102,38 @@ pub struct GameContext<'a> {
 }
 
 /// `plies` uniformly random moves from `start` (passes when forced), seeded by `seed`.
-/// Stops early if the game ends.
+/// An opening leaves the players a game: a draw that ends the game is drawn again
+/// from the same seeded stream (so openings that never end one are as before), up to
+/// [`OPENING_DRAWS`] times; only a start already near its end can run out of draws,
+/// and then the last draw is returned.
 pub fn random_opening(start: Board, plies: usize, seed: u64) -> Game {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut game = Game::new(start);
-    while game.moves().len() < plies && !game.is_over() {
-        let moves: Vec<_> = game.board().legal_moves().squares().collect();
-        let mv = if moves.is_empty() {
-            Move::Pass
-        } else {
-            Move::Place(moves[rng.gen_range(0..moves.len())])
-        };
-        game.try_play(mv).expect("moves are drawn from the legal set");
+    let mut draw = || {
+        let mut game = Game::new(start);
+        while game.moves().len() < plies && !game.is_over() {
+            let moves: Vec<_> = game.board().legal_moves().squares().collect();
+            let mv = if moves.is_empty() {
+                Move::Pass
+            } else {
+                Move::Place(moves[rng.gen_range(0..moves.len())])
+            };
+            game.try_play(mv).expect("moves are drawn from the legal set");
+        }
+        game
+    };
+    let mut game = draw();
+    for _ in 1..OPENING_DRAWS {
+        if !game.is_over() {
+            break;
+        }
+        game = draw();
     }
     game
 }
+
+/// The most random openings drawn for one game before giving up on one that leaves a
+/// game to play.
+pub const OPENING_DRAWS: usize = 1000;
 
 /// Plays `game` (typically a random opening) to the end. Forced passes are played
 /// without asking anyone. Every move after the opening is logged. A player that

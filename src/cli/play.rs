@@ -1,7 +1,7 @@
 //! `play`: a match between two players, its table, JSON, CSV and logs.
 
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
@@ -10,19 +10,16 @@ use serde_json::json;
 
 use super::agent_args::{is_llm_spec, parse_player};
 use super::args::{PlayArgs, ReferenceArgs};
+use super::outputs::{check_output_flag, new_run_folder};
 use super::quality;
 use super::report::{agent_lines, tally_header, tally_json, tally_row};
-use super::run_dir::{create_run_dir, run_record, utc_now, write_json};
 use crate::arena::{
-    run_match, AgentStats, GameToScore, MatchConfig, MatchEvent, MatchResult, MoveQuality, PlayerSpec, RunOptions,
-    SpecTally, Tally,
+    run_match, run_record, utc_now, AgentStats, GameToScore, MatchConfig, MatchEvent, MatchResult, MoveQuality,
+    PlayerSpec, RunOptions, SpecTally, Tally,
 };
 use crate::othello::Color;
 
 pub(super) async fn run(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
-    if args.games == 0 {
-        anyhow::bail!("bad --games: 0 games would measure nothing; give 1 or more");
-    }
     let connection = if is_llm_spec(&args.black) || is_llm_spec(&args.white) {
         Some(args.hosts.connect(&args.agent, env).await?)
     } else {
@@ -43,16 +40,23 @@ pub(super) async fn run(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>) ->
     let parallel = if human || args.show {
         1
     } else {
-        args.parallel.unwrap_or(default_parallel).max(1)
+        args.parallel.unwrap_or(default_parallel)
     };
-    let log_dir = if args.log_dir.is_some() || has_llm {
-        let dir = create_run_dir(args.log_dir.as_deref(), &format!("{}-vs-{}", players[0], players[1]))?;
+    if let Some(csv) = &args.csv {
+        check_output_flag(
+            "--csv",
+            csv,
+            &args.log_dir.iter().map(PathBuf::as_path).collect::<Vec<_>>(),
+            &[],
+        )?;
+    }
+    let folder = if args.log_dir.is_some() || has_llm {
+        let folder = new_run_folder(args.log_dir.as_deref(), &format!("{}-vs-{}", players[0], players[1]))?;
         let described: Vec<_> = players
             .iter()
             .map(|p| json!({ "spec": p.to_string(), "agent": p.agent_config().map(|c| c.to_json()) }))
             .collect();
-        write_json(
-            &dir,
+        folder.write_json(
             "run.json",
             &run_record(
                 "play",
@@ -66,10 +70,11 @@ pub(super) async fn run(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>) ->
                 }),
             ),
         )?;
-        Some(dir)
+        Some(folder)
     } else {
         None
     };
+    let log_dir = folder.as_ref().map(|f| f.path().to_path_buf());
     let config = MatchConfig {
         players,
         games: args.games,
@@ -180,7 +185,7 @@ fn score_both_players(
             colors: Color::BOTH.to_vec(),
         })
         .collect();
-    let moves = quality::score(&games, reference, quiet);
+    let moves = quality::score(&games, reference, quiet, None)?;
     if let Some(dir) = log_dir {
         quality::write_scores(dir, &moves)?;
     }

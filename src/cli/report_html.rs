@@ -3,29 +3,33 @@
 //! travels as JSON inside a `<script type="application/json">` block with `<`, `>`
 //! and `&` escaped, and the page inserts every string with `textContent`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use serde_json::{json, Value};
 
 use super::args::ReportArgs;
-use super::replay::load;
-use super::stats::{collect_groups, groups_json};
+use super::outputs::check_output_flag;
+use super::stats::{collect_groups, groups_json, print_notes, Groups};
 use crate::arena::GameReplay;
 use crate::othello::{Color, Move};
 
 const TEMPLATE: &str = include_str!("report.html");
 
 pub(super) fn run(args: ReportArgs) -> Result<()> {
-    let groups = collect_groups(&args.paths)?;
+    let inputs: Vec<&Path> = args.paths.iter().map(PathBuf::as_path).collect();
+    check_output_flag("-o", &args.output, &inputs, &[])?;
+    let Groups { groups, logs } = collect_groups(&args.paths)?;
+    print_notes(&logs.notes);
     let mut games = Vec::new();
     let mut latencies = Vec::new();
     let mut shown = std::collections::BTreeSet::new();
     for group in groups.values() {
         latencies.extend_from_slice(&group.matchup.agent.move_latencies_ms);
         // A game between two LLM players is in both players' groups: shown once.
-        for game in group.games.iter().filter(|g| shown.insert(g.log.clone())) {
-            games.push(game_json(&game.log, &load(&game.log)?)?);
+        for game in group.games.iter().filter(|g| shown.insert(g.index)) {
+            let logged = &logs.games[game.index];
+            games.push(game_json(&logged.path, &logged.replay)?);
         }
     }
     let data = json!({
@@ -33,6 +37,7 @@ pub(super) fn run(args: ReportArgs) -> Result<()> {
         "groups": groups_json(&groups),
         "latencies_ms": latencies,
         "games": games,
+        "notes": logs.notes,
     });
     let html = TEMPLATE.replace("/*DATA*/", &script_safe_json(&data));
     std::fs::write(&args.output, html).with_context(|| format!("cannot write {}", args.output.display()))?;
