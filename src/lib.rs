@@ -18,6 +18,7 @@ pub mod engine;
 pub mod llm;
 pub mod othello;
 pub mod record;
+pub mod rules;
 pub mod tools;
 
 pub use othello::{Board, Color, Move, Square};

@@ -22,6 +22,7 @@ use crate::engine::EngineError;
 use crate::llm::{ChatBackend, ChatRequest, LlmError, Message, Role, ToolCall};
 use crate::othello::{Board, Labels, Move};
 use crate::record::{AgentDecision, Event, ExchangeRecord, GameLog, LogError, MoveSource};
+use crate::rules::{Othello, Rules};
 use crate::tools::{SimulateMove, ToolRegistry};
 
 /// Where the current decision sits, for the log.
@@ -108,7 +109,7 @@ impl Agent {
     pub fn new(config: Arc<AgentConfig>, backend: Arc<dyn ChatBackend>, seed: u64) -> Agent {
         let tools = ToolRegistry::new(SimulateMove { style: config.style });
         let fallback = match config.fallback {
-            Fallback::Engine(spec) => Some(BlockingEngine::new(spec.build(seed))),
+            Fallback::Engine(spec) => Some(BlockingEngine::new(Othello::engine(&spec, seed))),
             Fallback::Forfeit => None,
         };
         Agent {

@@ -8,8 +8,9 @@ use super::game::{Forfeit, GameRecord, PlyRecord};
 use super::player::{Played, PlayerSpec};
 use super::replay::replay_records;
 use super::schedule::ScheduledGame;
-use crate::othello::{Board, Color, Game, Move};
+use crate::othello::{Board, Color, Move};
 use crate::record::{game_start, read_game_log_prefix, Event, ReadLogError, Record};
+use crate::rules::{Line, Othello, Rules};
 
 /// What an interrupted run left behind.
 #[derive(Clone, Debug, Default)]
@@ -152,7 +153,7 @@ pub fn rebuild_game(records: &[Record]) -> Result<GameRecord, String> {
     }
     let start = game_start(records).ok_or("no game_start record")?;
     let board = Board::parse_squares(&start.start_board, Color::Black).map_err(|e| format!("start board: {e}"))?;
-    let mut game = Game::new(board);
+    let mut game = Line::<Othello>::new(board);
     let parse_move = |text: &str| text.parse::<Move>().map_err(|e| format!("move {text:?}: {e}"));
     for text in &start.opening {
         game.try_play(parse_move(text)?).map_err(|e| format!("opening: {e}"))?;
@@ -195,7 +196,7 @@ pub fn rebuild_game(records: &[Record]) -> Result<GameRecord, String> {
         plies,
         forfeit: None,
         outcome: board.leader(),
-        disc_difference: game.disc_difference(),
+        disc_difference: Othello::margin(game.board()),
         game,
     })
 }
@@ -227,6 +228,7 @@ pub(super) mod tests {
                 opening: Vec::new(),
                 seed: 7,
                 kinds: None,
+                rules: None,
             })),
             line(Event::Move(MoveRecord {
                 game: 1,
@@ -256,6 +258,7 @@ pub(super) mod tests {
                 black_discs: 4,
                 white_discs: 1,
                 winner: winner.into(),
+                margin: None,
                 moves: vec!["d3".into()],
             })),
         ]

@@ -8,6 +8,7 @@ use super::args::{BenchArgs, BenchTarget};
 use crate::arena::random_opening;
 use crate::engine::{AlphaBeta, Engine, Evaluation, Search, Solver};
 use crate::othello::{perft, Board, Color, Convention};
+use crate::rules::Othello;
 
 /// The FFO endgame suite (id, board, side, best moves, score, empties per line).
 const FFO: &str = include_str!("../../tests/data/ffo-endgames.txt");
@@ -41,7 +42,7 @@ fn bench_perft(depth: u32) {
 /// Midgame positions: 20 random plies from the start (seeds 0..), as seed 004 measured.
 fn midgame_positions(count: u64) -> Vec<Board> {
     (0..count)
-        .map(|seed| *random_opening(Board::new(), 20, seed).board())
+        .map(|seed| *random_opening::<Othello>(Board::new(), 20, seed).board())
         .filter(|b| !b.legal_moves().is_empty())
         .collect()
 }

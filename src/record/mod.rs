@@ -115,6 +115,9 @@ pub struct GameStart {
     /// What kind of player each side is (absent in logs written before it was added).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kinds: Option<PlayerKinds>,
+    /// The game (`marubatsu`); absent for Othello, the default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rules: Option<String>,
 }
 
 /// What kind of player a side is.
@@ -306,6 +309,10 @@ pub struct GameEnd {
     pub white_discs: u32,
     /// `black`, `white` or `draw`.
     pub winner: String,
+    /// Black's margin in the game's unit when it is not `black_discs - white_discs`
+    /// (a forfeit; a game won by a line, as marubatsu: 1, 0 or -1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub margin: Option<i32>,
     /// Every move, opening included.
     pub moves: Vec<String>,
 }
