@@ -6,7 +6,6 @@ use std::sync::Arc;
 use crate::agent::{Agent, AgentChoice, AgentConfig, AgentError, AgentMove, BlockingEngine, MoveContext};
 use crate::engine::{EngineError, EngineSpec};
 use crate::llm::ChatBackend;
-use crate::othello::Board;
 use crate::record::{AgentDecision, MoveSource, PlayerKind};
 use crate::rules::{Othello, Rules};
 
@@ -79,24 +78,24 @@ impl<R: Rules> Player<R> for EnginePlayer<R> {
 }
 
 #[async_trait::async_trait]
-impl Player for Agent {
+impl<R: Rules> Player<R> for Agent<R> {
     fn name(&self) -> String {
         Agent::name(self)
     }
 
-    async fn play(&mut self, board: &Board, ctx: MoveContext<'_>) -> Result<Played, PlayError> {
-        Ok(agent_played(self.decide(board, ctx).await?))
+    async fn play(&mut self, position: &R::Position, ctx: MoveContext<'_>) -> Result<Played<R>, PlayError> {
+        Ok(agent_played(self.decide(position, ctx).await?))
     }
 
-    async fn act(&mut self, board: &Board, ctx: MoveContext<'_>) -> Result<Action, PlayError> {
-        Ok(match self.decide_or_forfeit(board, ctx).await? {
+    async fn act(&mut self, position: &R::Position, ctx: MoveContext<'_>) -> Result<Action<R>, PlayError> {
+        Ok(match self.decide_or_forfeit(position, ctx).await? {
             AgentChoice::Move(choice) => Action::Move(agent_played(choice)),
             AgentChoice::Forfeit(decision) => Action::Forfeit(decision),
         })
     }
 }
 
-fn agent_played(choice: AgentMove) -> Played<Othello> {
+fn agent_played<R: Rules>(choice: AgentMove<R>) -> Played<R> {
     Played {
         mv: choice.mv,
         source: choice.decision.source.unwrap_or(MoveSource::Llm),
@@ -122,24 +121,12 @@ pub enum PlayerSpec<R: Rules = Othello> {
     Llm(LlmPlayer),
 }
 
-/// A game the LLM agent plays: how its agent is built.
-pub trait AgentGame: Rules {
-    /// The agent for `llm`, its fallback seeded by `seed`.
-    fn agent(llm: &LlmPlayer, seed: u64) -> Box<dyn Player<Self>>;
-}
-
-impl AgentGame for Othello {
-    fn agent(llm: &LlmPlayer, seed: u64) -> Box<dyn Player<Othello>> {
-        Box::new(Agent::new(llm.config.clone(), llm.backend.clone(), seed))
-    }
-}
-
-impl<R: AgentGame> PlayerSpec<R> {
+impl<R: Rules> PlayerSpec<R> {
     /// Builds the player; `seed` fixes its random choices (the agent's fallback too).
     pub fn build(&self, seed: u64) -> Box<dyn Player<R>> {
         match self {
             PlayerSpec::Engine(spec) => Box::new(EnginePlayer(BlockingEngine::new(R::engine(spec, seed)))),
-            PlayerSpec::Llm(llm) => R::agent(llm, seed),
+            PlayerSpec::Llm(llm) => Box::new(Agent::<R>::new(llm.config.clone(), llm.backend.clone(), seed)),
         }
     }
 

@@ -9,7 +9,7 @@ use tokio::sync::{mpsc, Semaphore};
 use tokio::task::JoinSet;
 
 use super::game::{play_game, random_opening, GameContext, GameError, GameRecord};
-use super::player::{AgentGame, Player, PlayerSpec};
+use super::player::{Player, PlayerSpec};
 use super::resume::game_log_path;
 use crate::othello::{ByColor, Color, Outcome};
 use crate::record::{Event, GameEnd, GameLog, GameStart, LogError, PlayerKinds};
@@ -141,7 +141,7 @@ struct PlyEvent<R: Rules> {
     mv: R::Move,
 }
 
-async fn play_scheduled<R: AgentGame>(
+async fn play_scheduled<R: Rules>(
     settings: &GameSettings<R>,
     index: usize,
     scheduled: &ScheduledGame,
@@ -221,7 +221,7 @@ async fn play_scheduled<R: AgentGame>(
 /// kept from finishing. On a failure no new game starts, games in flight finish, and
 /// the first failure in schedule order is returned. `report` is called from the
 /// caller's task, never from a game's.
-pub async fn run_games<R: AgentGame>(
+pub async fn run_games<R: Rules>(
     players: &[PlayerSpec<R>],
     schedule: &[ScheduledGame],
     options: &RunOptions<R>,

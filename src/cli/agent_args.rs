@@ -11,12 +11,12 @@ use serde::Deserialize;
 use super::limits;
 use crate::agent::{AgentConfig, AnswerFormat, AnswerPolicy, Fallback, InvalidPolicy, Mode, Prompt};
 use crate::arena::{LlmPlayer, PlayerSpec};
-use crate::engine::EngineSpec;
 use crate::llm::{
     ollama_base_url, without_credentials, Api, ChatBackend, ChatOptions, Fleet, HostConfig, OllamaBackend,
     OpenAiBackend, RetryPolicy, Think, DEFAULT_OLLAMA_HOST,
 };
 use crate::othello::{Labels, Perspective, TextStyle};
+use crate::rules::Rules;
 
 /// Settings of `llm:MODEL` players (flags override the `--agent-file`).
 #[derive(Debug, Args, Default, Clone)]
@@ -361,8 +361,9 @@ impl AgentArgs {
         })
     }
 
-    /// The agent settings for `model`; `prompts` is the folder prompt names resolve in.
-    pub fn config(&self, model: &str, prompts: &Path) -> Result<AgentConfig> {
+    /// The agent settings for `model` playing game `R`; `prompts` is the folder prompt
+    /// names resolve in.
+    pub fn config<R: Rules>(&self, model: &str, prompts: &Path) -> Result<AgentConfig> {
         let file = self.file()?;
         let pick = |flag: &Option<String>, from_file: &Option<String>| flag.clone().or_else(|| from_file.clone());
         let mut config = AgentConfig::new(model);
@@ -443,7 +444,10 @@ impl AgentArgs {
             }
         }
         if let Some(fallback) = pick(&self.fallback, &file.fallback) {
-            config.fallback = fallback.parse::<Fallback>().context("bad --fallback")?;
+            config.fallback = fallback
+                .parse::<Fallback>()
+                .and_then(|f| f.check::<R>())
+                .with_context(|| format!("bad --fallback for {}", R::NAME))?;
         }
         if let Some(answer) = pick(&self.answer, &file.answer) {
             config.answer = parse_with::<AnswerPolicy>(&answer, "--answer")?;
@@ -475,13 +479,18 @@ pub fn is_llm_spec(text: &str) -> bool {
 
 /// Parses a player spec: `llm:MODEL` with `agent` settings on `connection`, or an
 /// engine spec.
-pub fn parse_player(text: &str, flag: &str, agent: &AgentArgs, connection: Option<&Connection>) -> Result<PlayerSpec> {
+pub fn parse_player<R: Rules>(
+    text: &str,
+    flag: &str,
+    agent: &AgentArgs,
+    connection: Option<&Connection>,
+) -> Result<PlayerSpec<R>> {
     if let Some(model) = text.trim().strip_prefix("llm:") {
         if model.trim().is_empty() {
             bail!("bad {flag} {text:?}: name the model, as in llm:qwen2.5-coder:0.5b");
         }
         let config = agent
-            .config(model.trim(), &prompts_dir())
+            .config::<R>(model.trim(), &prompts_dir())
             .with_context(|| format!("bad settings for {flag} {text}"))?;
         let Some(connection) = connection else {
             bail!("bad {flag} {text:?}: no model server was set up for it");
@@ -492,7 +501,7 @@ pub fn parse_player(text: &str, flag: &str, agent: &AgentArgs, connection: Optio
             backend: connection.backend.clone(),
         }));
     }
-    let spec: EngineSpec = text
+    let spec: R::Spec = text
         .parse()
         .map_err(|e| anyhow::anyhow!("{e}, llm:MODEL"))
         .with_context(|| format!("bad {flag}"))?;

@@ -3,14 +3,17 @@
 //! engines in its own module (`othello`, `marubatsu`). Both are two-player games in
 //! which the first player is [`Color::Black`] and the second [`Color::White`].
 
+mod marubatsu;
 mod othello;
 
 use std::fmt::{Debug, Display};
 use std::str::FromStr;
 
+pub use self::marubatsu::Marubatsu;
 pub use self::othello::Othello;
 use crate::engine::EngineError;
-use crate::othello::{ByColor, Color, Outcome};
+use crate::othello::{Bitboard, ByColor, Color, Outcome, Square, TextStyle};
+use crate::tools::Tool;
 
 /// A game's rules, positions, moves and engines, for the shared parts of the harness.
 pub trait Rules: Copy + Debug + Default + Send + Sync + 'static {
@@ -61,6 +64,30 @@ pub trait Rules: Copy + Debug + Default + Send + Sync + 'static {
     fn is_human(spec: &Self::Spec) -> bool;
     /// The move an engine's decision plays.
     fn decision_move(decision: &Self::Decision) -> Self::Move;
+
+    /// The game's `simulate_move` tool for the agent.
+    type Simulate: Tool<Position = Self::Position>;
+    /// The tool, writing boards in `style`.
+    fn simulate_tool(style: TextStyle) -> Self::Simulate;
+    /// The position as the model reads it: the board, the side to move, the legal moves.
+    fn model_text(position: &Self::Position, style: TextStyle) -> String;
+    /// A side's name in prompts (`{color}` in a user template).
+    fn side_name(color: Color) -> &'static str;
+    /// A move's coordinate (a column letter, a row digit) on the 8x8 grid the answer
+    /// parser reads; `None` for a move without one (a pass).
+    fn coordinate(mv: Self::Move) -> Option<Square>;
+    /// The move at a grid coordinate, when the board has that square.
+    fn at_coordinate(square: Square) -> Option<Self::Move>;
+    /// Every square of the board, as grid coordinates.
+    fn board_coordinates() -> Bitboard;
+
+    /// The legal moves as grid coordinates.
+    fn legal_coordinates(position: &Self::Position) -> Bitboard {
+        Self::legal_moves(position)
+            .into_iter()
+            .filter_map(Self::coordinate)
+            .fold(Bitboard::EMPTY, |set, square| Bitboard(set.0 | square.bit()))
+    }
 }
 
 /// An engine of game `R`: picks a move where the side to move has a choice.

@@ -3,7 +3,8 @@
 
 use super::{GameEngine, Rules};
 use crate::engine::{Decision, Engine, EngineError, EngineSpec};
-use crate::othello::{Board, ByColor, Color, IllegalMove, Move, Outcome};
+use crate::othello::{Bitboard, Board, ByColor, Color, IllegalMove, Move, Outcome, Square, TextStyle};
+use crate::tools::SimulateMove;
 
 /// Othello (the default game).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -76,6 +77,39 @@ impl Rules for Othello {
 
     fn decision_move(decision: &Decision) -> Move {
         decision.mv
+    }
+
+    type Simulate = SimulateMove;
+
+    fn simulate_tool(style: TextStyle) -> SimulateMove {
+        SimulateMove { style }
+    }
+
+    fn model_text(position: &Board, style: TextStyle) -> String {
+        position.to_text(style)
+    }
+
+    fn side_name(color: Color) -> &'static str {
+        color.name()
+    }
+
+    fn coordinate(mv: Move) -> Option<Square> {
+        match mv {
+            Move::Place(square) => Some(square),
+            Move::Pass => None,
+        }
+    }
+
+    fn at_coordinate(square: Square) -> Option<Move> {
+        Some(Move::Place(square))
+    }
+
+    fn board_coordinates() -> Bitboard {
+        Bitboard(u64::MAX)
+    }
+
+    fn legal_coordinates(position: &Board) -> Bitboard {
+        position.legal_moves()
     }
 }
 
