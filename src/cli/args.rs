@@ -192,6 +192,10 @@ pub struct AnalyzeArgs {
 /// `play`.
 #[derive(Debug, Args)]
 pub struct PlayArgs {
+    /// The game: othello, or marubatsu (seed 003's tic-tac-toe; black is 〇, who
+    /// moves first, white is ×).
+    #[arg(long, value_enum, default_value_t = GameArg::Othello)]
+    pub game: GameArg,
     /// Spec of the player that starts as black.
     #[arg(long)]
     pub black: String,
@@ -553,4 +557,13 @@ pub enum BenchTarget {
     Alphabeta,
     /// FFO endgame solve times (`--ffo`).
     Solve,
+}
+
+/// `--game`: which game a command plays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum GameArg {
+    /// Othello (the default).
+    Othello,
+    /// Seed 003's marubatsu (tic-tac-toe).
+    Marubatsu,
 }

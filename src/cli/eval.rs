@@ -22,6 +22,7 @@ use crate::arena::{
     GameToScore, HostUsage, MatchEvent, MoveQuality, PairingStop, RunFolder, RunOptions,
 };
 use crate::record::{hold_log_writes, read_game_log_prefix, Event};
+use crate::rules::{Othello, Rules};
 
 /// The run stopped at the user's request before every game finished.
 #[derive(Debug, thiserror::Error)]
@@ -490,7 +491,11 @@ fn text_report(result: &EvalResult, model: &str, games_per_color: usize) -> Stri
         .max()
         .unwrap_or(8)
         .max(8);
-    let _ = writeln!(out, "{}  model-decided moves", tally_header("opponent", width));
+    let _ = writeln!(
+        out,
+        "{}  model-decided moves",
+        tally_header("opponent", width, Othello::MARGIN)
+    );
     for o in &result.opponents {
         opponent_rows(
             &mut out,

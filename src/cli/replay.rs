@@ -146,7 +146,7 @@ fn render_exchange(out: &mut String, e: &ExchangeView) {
 
 fn render_ply(out: &mut String, ply: &PlyView) {
     let _ = writeln!(out, "\nply {}: {} ({}) to move", ply.ply, ply.color, ply.player);
-    let _ = write!(out, "{}", indent(&ply.board().to_string(), "  "));
+    let _ = write!(out, "{}", indent(&ply.text, "  "));
     for exchange in &ply.exchanges {
         render_exchange(out, exchange);
     }

@@ -12,7 +12,7 @@ use super::args::ReportArgs;
 use super::outputs::check_output_flag;
 use super::stats::{collect_groups, groups_json, print_notes, Groups};
 use crate::arena::GameReplay;
-use crate::othello::{Color, Move};
+use crate::othello::Color;
 
 const TEMPLATE: &str = include_str!("report.html");
 
@@ -66,21 +66,10 @@ fn game_json(path: &Path, replay: &GameReplay) -> Result<Value> {
     };
     let mut plies = Vec::new();
     for ply in &replay.plies {
-        let mv: Move = ply
-            .mv
-            .as_deref()
-            .unwrap_or("pass")
-            .parse()
-            .with_context(|| format!("bad move in {}", path.display()))?;
-        let after = ply
-            .board()
-            .try_play(mv)
-            .with_context(|| format!("illegal move in {}", path.display()))?;
-        let (black, white) = (after.count(Color::Black), after.count(Color::White));
         let margin = if agent_color == Color::Black {
-            black as i32 - white as i32
+            ply.margin_after
         } else {
-            white as i32 - black as i32
+            -ply.margin_after
         };
         let summary = ply.agent.as_ref().map(|a| {
             format!(
@@ -99,8 +88,8 @@ fn game_json(path: &Path, replay: &GameReplay) -> Result<Value> {
             "player": ply.player,
             "move": ply.mv,
             "source": ply.source,
-            "board_after": after.to_squares_string(),
-            "discs_after": [black, white],
+            "board_after": ply.board_after,
+            "discs_after": [ply.pieces_after.black, ply.pieces_after.white],
             "agent_margin_after": margin,
             "exchanges": ply.exchanges,
             "summary": summary,

@@ -14,6 +14,7 @@ use super::args::StatsArgs;
 use super::report::{agent_lines, opponent_rows, tally_header, tally_json};
 use crate::arena::{read_game_logs, AgentStats, GameLogs, GameSummary, Matchup};
 use crate::othello::Color;
+use crate::rules::{Othello, Rules};
 
 /// Games of one (model, prompt, opponent) group.
 #[derive(Default)]
@@ -141,7 +142,11 @@ pub(super) fn run(args: StatsArgs) -> Result<()> {
     for ((model, prompt), all) in &models {
         let _ = writeln!(out, "{model}, system prompt sha256 {prompt}");
         let width = groups.keys().map(|k| k.2.len()).max().unwrap_or(8).max(8);
-        let _ = writeln!(out, "{}  model-decided moves", tally_header("opponent", width));
+        let _ = writeln!(
+            out,
+            "{}  model-decided moves",
+            tally_header("opponent", width, Othello::MARGIN)
+        );
         for ((_, _, opponent), g) in groups.iter().filter(|(k, _)| &k.0 == model && &k.1 == prompt) {
             let m = &g.matchup;
             let note = if m.unfinished > 0 {

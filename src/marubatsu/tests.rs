@@ -58,11 +58,6 @@ impl Record {
             Outcome::Draw => self.draw += 1,
         }
     }
-
-    fn percent(&self) -> [f64; 3] {
-        let n = f64::from(self.win + self.lose + self.draw);
-        [self.win, self.lose, self.draw].map(|k| (1000.0 * f64::from(k) / n).round() / 10.0)
-    }
 }
 
 /// Seed 003's `ai_match`: `games` games with `first` as 〇, then `games` as ×, from
@@ -624,55 +619,4 @@ fn engines_are_send() {
     error::<ParseBoardError>();
     error::<ParseMoveError>();
     error::<ParseMarubatsuSpecError>();
-}
-
-// ---- seed 003's tables ----
-
-/// Prints every pairing the seed publishes, 10,000 games each side, for
-/// `docs/marubatsu.md`: `cargo test --lib marubatsu::tests::measure -- --ignored --nocapture`.
-#[test]
-#[ignore = "prints the seed 003 tables (about a minute)"]
-fn measure_seed_tables() {
-    let pairs = [
-        ("ai1", "ai2"),
-        ("ai2", "ai2"),
-        ("ai3", "ai2"),
-        ("ai4", "ai2"),
-        ("ai5", "ai2"),
-        ("ai6", "ai2"),
-        ("ai6s", "ai2"),
-        ("ai7", "ai2"),
-        ("ai7s", "ai2"),
-        ("ai8s", "ai2"),
-        ("ai9s", "ai2"),
-        ("ai9s", "ai8s"),
-        ("ai10s", "ai2"),
-        ("ai10s:2", "ai2"),
-        ("ai10s:3", "ai2"),
-        ("ai10s:4", "ai2"),
-        ("ai10s:5", "ai2"),
-        ("ai10s", "ai9s"),
-        ("ai10s:2", "ai9s"),
-        ("ai10s:3", "ai9s"),
-        ("ai10s:4", "ai9s"),
-        ("ai10s:5", "ai9s"),
-        ("ai11s", "ai2"),
-        ("ai11s", "ai10s"),
-        ("perfect", "ai2"),
-    ];
-    println!("| pairing | o win | o lose | o draw | x win | x lose | x draw | win | lose | draw |");
-    for (seed, (first, second)) in pairs.iter().enumerate() {
-        let r = ai_match(first, second, 10_000, 2026 + seed as u64);
-        let total = Record {
-            win: r.black.win + r.white.win,
-            lose: r.black.lose + r.white.lose,
-            draw: r.black.draw + r.white.draw,
-        };
-        let cells: Vec<String> = [r.black.percent(), r.white.percent(), total.percent()]
-            .concat()
-            .iter()
-            .map(|p| format!("{p:.1}"))
-            .collect();
-        println!("| {first} vs {second} | {} |", cells.join(" | "));
-    }
 }

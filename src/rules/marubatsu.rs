@@ -18,6 +18,7 @@ impl Rules for Marubatsu {
     type Illegal = IllegalMove;
     type Spec = MarubatsuSpec;
     type Decision = Move;
+    const MARGIN: &'static str = "margin (win 1, loss -1)";
     /// A forfeit is a lost game, as any other.
     const FORFEIT_MARGIN: i32 = 1;
 
@@ -105,8 +106,8 @@ impl Rules for Marubatsu {
 
     fn side_name(color: Color) -> &'static str {
         match color {
-            Color::Black => "〇",
-            Color::White => "×",
+            Color::Black => "O",
+            Color::White => "X",
         }
     }
 

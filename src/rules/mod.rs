@@ -51,6 +51,8 @@ pub trait Rules: Copy + Debug + Default + Send + Sync + 'static {
     fn margin(position: &Self::Position) -> i32;
     /// The margin a forfeit is scored as, for the winner.
     const FORFEIT_MARGIN: i32;
+    /// What the margin counts, for table headers ("disc diff").
+    const MARGIN: &'static str;
     /// Each side's pieces on the board (discs, marks), for the log.
     fn pieces(position: &Self::Position) -> ByColor<u32>;
     /// The position as one line of square characters, for the log.
@@ -149,6 +151,40 @@ impl<R: Rules> Line<R> {
 impl<R: Rules> Default for Line<R> {
     fn default() -> Self {
         Line::new(R::start())
+    }
+}
+
+/// The games the harness plays, by name (`--game`, a log's `rules`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Game {
+    /// [`Othello`], the default.
+    Othello,
+    /// [`Marubatsu`], seed 003's tic-tac-toe.
+    Marubatsu,
+}
+
+impl FromStr for Game {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Game, String> {
+        match text.trim() {
+            Othello::NAME => Ok(Game::Othello),
+            Marubatsu::NAME => Ok(Game::Marubatsu),
+            other => Err(format!(
+                "unknown game {other:?}: this build plays {} and {}",
+                Othello::NAME,
+                Marubatsu::NAME
+            )),
+        }
+    }
+}
+
+impl Display for Game {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Game::Othello => Othello::NAME,
+            Game::Marubatsu => Marubatsu::NAME,
+        })
     }
 }
 
