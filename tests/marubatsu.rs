@@ -201,3 +201,29 @@ fn the_llm_agent_plays_marubatsu_through_the_tool_loop() {
         "{stderr}"
     );
 }
+
+#[test]
+fn move_quality_is_exact_regret_against_the_perfect_player() {
+    let result = play(&[
+        "--black",
+        "perfect",
+        "--white",
+        "ai2",
+        "--games",
+        "40",
+        "--swap",
+        "--score-moves",
+    ]);
+    let [perfect, random] = [&result["players"][0], &result["players"][1]];
+    let all = &perfect["move_quality"]["all"];
+    assert_eq!(all["moves"], all["exact_moves"], "every marubatsu score is exact");
+    assert_eq!(all["mean_regret"]["mean"], 0.0, "perfect play loses no value: {all}");
+    assert_eq!(all["blunders"]["count"], 0);
+    let blunders = random["move_quality"]["all"]["blunders"]["count"].as_u64().unwrap();
+    assert!(
+        blunders > 0,
+        "a random player throws games away: {}",
+        random["move_quality"]
+    );
+    assert_eq!(perfect["move_quality"]["reference"]["blunder_regret"], 1.0);
+}

@@ -15,12 +15,12 @@ use serde_json::{json, Value};
 use super::game::GameRecord;
 use super::parallel::parallel_map;
 use super::stats::{mean_interval, wilson_interval};
-use crate::engine::Reference;
-use crate::othello::{Color, Move};
+use crate::othello::Color;
 use crate::record::MoveSource;
+use crate::rules::{Othello, Rules};
 
-/// A regret of at least this many discs is a blunder.
-pub const BLUNDER_DISCS: f64 = 10.0;
+/// A regret of at least this many discs is an Othello blunder.
+pub const BLUNDER_DISCS: f64 = Othello::BLUNDER;
 
 /// Game phases, by empty squares before the move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -75,8 +75,10 @@ pub struct ScoredMove {
     pub empties: u32,
     /// The reference's best moves.
     pub best_moves: Vec<String>,
-    /// Best score minus this move's score, in discs.
+    /// Best score minus this move's score, in the game's unit (discs for Othello).
     pub regret: f64,
+    /// The regret is at least the game's [`Rules::BLUNDER`].
+    pub blunder: bool,
     /// Whether the scores were exact.
     pub exact: bool,
     /// The reference's search depth (the empties when exact).
@@ -97,7 +99,7 @@ pub struct QualityTally {
     pub moves: u32,
     /// Moves that were among the best.
     pub best: u32,
-    /// Moves with regret >= [`BLUNDER_DISCS`].
+    /// Moves whose regret makes them blunders ([`Rules::BLUNDER`]).
     pub blunders: u32,
     /// Moves scored exactly.
     pub exact: u32,
@@ -110,7 +112,7 @@ impl QualityTally {
     pub fn add(&mut self, m: &ScoredMove) {
         self.moves += 1;
         self.best += u32::from(m.is_best());
-        self.blunders += u32::from(m.regret >= BLUNDER_DISCS);
+        self.blunders += u32::from(m.blunder);
         self.exact += u32::from(m.exact);
         self.regrets.push(m.regret);
     }
@@ -174,7 +176,6 @@ impl MoveQuality {
             .map(|(p, t)| (json!(p).as_str().unwrap_or_default().to_string(), t.to_json()))
             .collect();
         json!({
-            "blunder_discs": BLUNDER_DISCS,
             "all": self.all.to_json(),
             "by_phase": phases,
             "fallback_moves": self.fallback.to_json(),
@@ -184,11 +185,11 @@ impl MoveQuality {
 
 /// Which moves of a game to score.
 #[derive(Clone, Debug)]
-pub struct GameToScore<'a> {
+pub struct GameToScore<'a, R: Rules = Othello> {
     /// Game number (from 1).
     pub number: usize,
     /// The game.
-    pub record: &'a GameRecord,
+    pub record: &'a GameRecord<R>,
     /// The colors whose moves are scored.
     pub colors: Vec<Color>,
 }
@@ -216,9 +217,9 @@ pub struct ScoringStopped {
 /// `parallel` games at a time, each worker with its own reference built by `reference`;
 /// publishes its progress to `watch` and stops, before the next move is scored, once
 /// `stop` is set. Returns the scored moves in game and ply order.
-pub fn score_games(
-    games: &[GameToScore<'_>],
-    reference: &(dyn Fn() -> Reference + Sync),
+pub fn score_games<R: Rules>(
+    games: &[GameToScore<'_, R>],
+    reference: &(dyn Fn() -> R::Reference + Sync),
     parallel: usize,
     watch: &ScoringWatch,
     stop: &AtomicBool,
@@ -242,9 +243,9 @@ pub fn score_games(
 }
 
 /// The game's scored moves; `None` when `stop` was set before the last one.
-fn score_game(
-    game: &GameToScore<'_>,
-    reference: &mut Reference,
+fn score_game<R: Rules>(
+    game: &GameToScore<'_, R>,
+    reference: &mut R::Reference,
     watch: &ScoringWatch,
     stop: &AtomicBool,
 ) -> Option<Vec<ScoredMove>> {
@@ -255,12 +256,12 @@ fn score_game(
         let ply = index
             .checked_sub(record.opening_plies)
             .and_then(|i| record.plies.get(i));
-        if let (Some(ply), Move::Place(square)) = (ply, mv) {
+        if let (Some(ply), Some(square)) = (ply, R::coordinate(mv)) {
             if game.colors.contains(&ply.color) && ply.played.source != MoveSource::ForcedPass {
                 if stop.load(Ordering::Relaxed) {
                     return None;
                 }
-                let scores = reference.score_moves(&board);
+                let scores = R::score_moves(reference, &board);
                 watch.moves_done.fetch_add(1, Ordering::Relaxed);
                 if let Some(regret) = scores.regret(square) {
                     scored.push(ScoredMove {
@@ -269,16 +270,17 @@ fn score_game(
                         color: ply.color.to_string(),
                         source: ply.played.source,
                         mv: square.to_string(),
-                        empties: board.empties(),
+                        empties: R::empties(&board),
                         best_moves: scores.best_moves().iter().map(ToString::to_string).collect(),
                         regret,
+                        blunder: regret >= R::BLUNDER,
                         exact: scores.exact,
                         depth: scores.depth,
                     });
                 }
             }
         }
-        board = board.play(mv);
+        board = R::play(&board, mv).expect("a game record holds legal moves");
     }
     Some(scored)
 }

@@ -49,36 +49,16 @@ pub(super) async fn run(args: EvalArgs, env: &dyn Fn(&str) -> Option<String>) ->
         }
     };
     match args.game {
-        GameArg::Othello => evaluate::<Othello>(args, run_json, resuming, env, score_agent_moves).await,
-        GameArg::Marubatsu => {
-            evaluate::<Marubatsu>(args, run_json, resuming, env, |_, _, _, _, _, _| {
-                bail!(
-                    "bad --score-moves: move quality is not measured for {} yet",
-                    Marubatsu::NAME
-                )
-            })
-            .await
-        }
+        GameArg::Othello => evaluate::<Othello>(args, run_json, resuming, env).await,
+        GameArg::Marubatsu => evaluate::<Marubatsu>(args, run_json, resuming, env).await,
     }
 }
-
-/// How `--score-moves` scores the agent's moves of an evaluation of game `R`: over all
-/// games, and per opponent.
-type Scorer<R> = fn(
-    &EvalResult<R>,
-    usize,
-    ReferenceArgs,
-    bool,
-    &Path,
-    Option<&AtomicBool>,
-) -> Result<(MoveQuality, Vec<MoveQuality>)>;
 
 async fn evaluate<R: Rules>(
     args: EvalArgs,
     run_json: Value,
     resuming: bool,
     env: &dyn Fn(&str) -> Option<String>,
-    score_agent_moves: Scorer<R>,
 ) -> Result<()> {
     let agent_spec = args.agent_spec.as_deref().unwrap_or_default();
     let connection = args.hosts.connect(&args.agent, env).await?;
@@ -142,7 +122,7 @@ async fn evaluate<R: Rules>(
                 "seed": args.seed,
                 "opening_seed": args.opening_seed.unwrap_or(args.seed),
                 "parallel": parallel,
-                "score_moves": args.score_moves.then(|| args.reference.to_json()),
+                "score_moves": args.score_moves.then(|| args.reference.to_json::<R>()),
             }),
         );
         fields["argv"] = run_json["argv"].clone();
@@ -207,7 +187,7 @@ async fn evaluate<R: Rules>(
     }
     if let Some((all, per_opponent)) = &quality {
         summary["move_quality"] = all.to_json();
-        summary["move_quality"]["reference"] = args.reference.to_json();
+        summary["move_quality"]["reference"] = args.reference.to_json::<R>();
         for (value, q) in summary["opponents"]
             .as_array_mut()
             .into_iter()
@@ -234,8 +214,8 @@ async fn evaluate<R: Rules>(
         print!("{}", stop_lines(&stops));
         print!("{}", host_lines(&hosts));
         if let Some((all, _)) = &quality {
-            let mut text = quality::heading("the agent (model moves only)", args.reference);
-            quality::quality_lines(all, &mut text);
+            let mut text = quality::heading::<R>("the agent (model moves only)", args.reference);
+            quality::quality_lines::<R>(all, &mut text);
             print!("{text}");
         }
         println!("logs: {}", log_dir.display());
@@ -283,15 +263,15 @@ fn resume_from_logs<R: Rules>(
 
 /// Scores the agent's moves of every finished game; writes move-scores.jsonl. Returns
 /// the quality over all games and per opponent.
-fn score_agent_moves(
-    result: &EvalResult,
+fn score_agent_moves<R: Rules>(
+    result: &EvalResult<R>,
     opponents: usize,
     reference: ReferenceArgs,
     quiet: bool,
     log_dir: &Path,
     stop: Option<&AtomicBool>,
 ) -> Result<(MoveQuality, Vec<MoveQuality>)> {
-    let games: Vec<GameToScore<'_>> = result
+    let games: Vec<GameToScore<'_, R>> = result
         .games
         .iter()
         .map(|g| GameToScore {

@@ -22,20 +22,12 @@ use crate::rules::{Marubatsu, Othello, Rules};
 
 pub(super) async fn run(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
     match args.game {
-        GameArg::Othello => play::<Othello>(args, env, score_both_players).await,
-        GameArg::Marubatsu => play::<Marubatsu>(args, env, |_, _, _, _| no_reference::<Marubatsu>()).await,
+        GameArg::Othello => play::<Othello>(args, env).await,
+        GameArg::Marubatsu => play::<Marubatsu>(args, env).await,
     }
 }
 
-/// How `--score-moves` scores a match of game `R`.
-type Scorer<R> = fn(&MatchResult<R>, ReferenceArgs, bool, Option<&Path>) -> Result<[MoveQuality; 2]>;
-
-/// `--score-moves` for a game without a reference evaluator yet.
-fn no_reference<R: Rules>() -> Result<[MoveQuality; 2]> {
-    anyhow::bail!("bad --score-moves: move quality is not measured for {} yet", R::NAME)
-}
-
-async fn play<R: Rules>(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>, score: Scorer<R>) -> Result<()> {
+async fn play<R: Rules>(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
     let connection = if is_llm_spec(&args.black) || is_llm_spec(&args.white) {
         Some(args.hosts.connect(&args.agent, env).await?)
     } else {
@@ -135,7 +127,7 @@ async fn play<R: Rules>(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>, sc
     let quality = if args.score_moves {
         // The reference searches on blocking threads, off the async workers.
         Some(tokio::task::block_in_place(|| {
-            score(&result, args.reference, args.json, log_dir.as_deref())
+            score_both_players(&result, args.reference, args.json, log_dir.as_deref())
         })?)
     } else {
         None
@@ -157,7 +149,7 @@ async fn play<R: Rules>(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>, sc
         if let Some(quality) = &quality {
             for (value, q) in players.iter_mut().zip(quality) {
                 value["move_quality"] = q.to_json();
-                value["move_quality"]["reference"] = args.reference.to_json();
+                value["move_quality"]["reference"] = args.reference.to_json::<R>();
             }
         }
         println!("{}", json!({ "games": config.games, "players": players }));
@@ -177,8 +169,8 @@ async fn play<R: Rules>(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>, sc
             }
         }
         for (tally, q) in result.tallies.iter().zip(quality.iter().flatten()) {
-            let mut text = quality::heading(&tally.spec, args.reference);
-            quality::quality_lines(q, &mut text);
+            let mut text = quality::heading::<R>(&tally.spec, args.reference);
+            quality::quality_lines::<R>(q, &mut text);
             print!("{text}");
         }
         if let Some(dir) = &log_dir {
@@ -190,13 +182,13 @@ async fn play<R: Rules>(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>, sc
 
 /// Scores both players' moves in every game; per player in players order. Writes
 /// move-scores.jsonl when the match has a log folder.
-fn score_both_players(
-    result: &MatchResult,
+fn score_both_players<R: Rules>(
+    result: &MatchResult<R>,
     reference: ReferenceArgs,
     quiet: bool,
     log_dir: Option<&Path>,
 ) -> Result<[MoveQuality; 2]> {
-    let games: Vec<GameToScore<'_>> = result
+    let games: Vec<GameToScore<'_, R>> = result
         .games
         .iter()
         .enumerate()

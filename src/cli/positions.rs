@@ -20,6 +20,7 @@ use crate::arena::{
 use crate::engine::EngineSpec;
 use crate::othello::{Board, Labels};
 use crate::record::{GameLog, MoveSource};
+use crate::rules::{Othello, Rules};
 
 /// Parses an empties range such as `20-40` (or a single number).
 fn parse_empties(text: &str) -> Result<RangeInclusive<u32>> {
@@ -78,7 +79,7 @@ pub(super) fn run_generate(args: GenerateArgs) -> Result<()> {
     let labelled = parallel_map(
         &boards,
         cores,
-        || args.reference.build(),
+        || Othello::reference(args.reference.exact_empties, args.reference.reference_depth),
         |reference, index, board| -> Result<LabelledPosition> {
             // The teacher is seeded per position, so the labels do not depend on which
             // worker took the position.

@@ -21,7 +21,7 @@ use anyhow::Result;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::arena::{score_games, GameToScore, ScoredMove, ScoringWatch};
-use crate::engine::Reference;
+use crate::rules::Rules;
 
 /// Work shorter than this shows no progress line.
 pub(super) const SHOW_AFTER: Duration = Duration::from_secs(1);
@@ -144,9 +144,9 @@ pub(super) fn solve_line(empties: u32, nodes: u64, checked: u32, moves: u32, ela
 /// Scores `games` on `parallel` threads with a progress line (none when `quiet`);
 /// stops before the next move once `stop` is set (eval's Ctrl-C flag), with an error
 /// that says how far it got.
-pub(super) fn score_with_progress(
-    games: &[GameToScore<'_>],
-    reference: &(dyn Fn() -> Reference + Sync),
+pub(super) fn score_with_progress<R: Rules>(
+    games: &[GameToScore<'_, R>],
+    reference: &(dyn Fn() -> R::Reference + Sync),
     parallel: usize,
     quiet: bool,
     stop: Option<&AtomicBool>,

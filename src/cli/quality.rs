@@ -10,42 +10,45 @@ use anyhow::{Context, Result};
 use serde_json::{json, Value};
 
 use super::args::ReferenceArgs;
-use crate::arena::{GameToScore, MoveQuality, Phase, QualityTally, ScoredMove, BLUNDER_DISCS};
-use crate::engine::Reference;
+use crate::arena::{GameToScore, MoveQuality, Phase, QualityTally, ScoredMove};
+use crate::rules::Rules;
 
 impl ReferenceArgs {
-    /// A fresh reference evaluator with these settings.
-    pub(super) fn build(&self) -> Reference {
-        Reference::new(self.exact_empties, self.reference_depth)
+    /// The settings as JSON, for run.json and results, for game `R`.
+    pub(super) fn to_json<R: Rules>(self) -> Value {
+        json!({
+            "exact_empties": self.exact_empties,
+            "depth": self.reference_depth,
+            "blunder_regret": R::BLUNDER,
+            "reference": self.describe::<R>(),
+        })
     }
 
-    /// The settings as JSON, for run.json and results.
-    pub(super) fn to_json(self) -> Value {
-        json!({ "exact_empties": self.exact_empties, "depth": self.reference_depth, "blunder_discs": BLUNDER_DISCS })
-    }
-
-    /// One line saying how scores were obtained.
-    pub(super) fn describe(self) -> String {
-        format!(
-            "exact at {} or fewer empty squares, else estimated by a {}-ply search",
-            self.exact_empties, self.reference_depth
-        )
+    /// One line saying how scores were obtained in game `R`.
+    pub(super) fn describe<R: Rules>(self) -> String {
+        R::describe_reference(self.exact_empties, self.reference_depth)
     }
 }
 
-/// Scores `games` on every CPU core, with a note on stderr (scoring takes a while)
-/// and a progress line on a terminal; stops before the next move once `stop` is set.
-pub(super) fn score(
-    games: &[GameToScore<'_>],
+/// Scores `games` of game `R` on every CPU core, with a note on stderr (scoring takes
+/// a while) and a progress line on a terminal; stops before the next move once `stop`
+/// is set.
+pub(super) fn score<R: Rules>(
+    games: &[GameToScore<'_, R>],
     reference: ReferenceArgs,
     quiet: bool,
     stop: Option<&AtomicBool>,
 ) -> Result<Vec<ScoredMove>> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     if !quiet {
-        eprintln!("scoring moves of {} game(s) ({})", games.len(), reference.describe());
+        eprintln!(
+            "scoring moves of {} game(s) ({})",
+            games.len(),
+            reference.describe::<R>()
+        );
     }
-    super::progress::score_with_progress(games, &|| reference.build(), cores, quiet, stop)
+    let build = || R::reference(reference.exact_empties, reference.reference_depth);
+    super::progress::score_with_progress(games, &build, cores, quiet, stop)
 }
 
 /// Writes every scored move to `dir/move-scores.jsonl`, one object per line.
@@ -85,12 +88,17 @@ fn row(out: &mut String, label: &str, t: &QualityTally) {
     );
 }
 
-/// The move-quality table of one player.
-pub(super) fn quality_lines(q: &MoveQuality, out: &mut String) {
+/// The move-quality table of one player of game `R`.
+pub(super) fn quality_lines<R: Rules>(q: &MoveQuality, out: &mut String) {
     let _ = writeln!(
         out,
-        "  {:22} {:>5}  {:>5}  {:20}  {:22}  blunders (regret >= {BLUNDER_DISCS}) [95% CI]",
-        "phase", "moves", "exact", "mean regret [95% CI]", "best move [95% CI]"
+        "  {:22} {:>5}  {:>5}  {:20}  {:22}  blunders (regret >= {}) [95% CI]",
+        "phase",
+        "moves",
+        "exact",
+        "mean regret [95% CI]",
+        "best move [95% CI]",
+        R::BLUNDER
     );
     for (phase, tally) in Phase::ALL.iter().zip(&q.by_phase) {
         if tally.moves > 0 {
@@ -109,9 +117,10 @@ pub(super) fn quality_lines(q: &MoveQuality, out: &mut String) {
 }
 
 /// The heading above a quality table.
-pub(super) fn heading(who: &str, reference: ReferenceArgs) -> String {
+pub(super) fn heading<R: Rules>(who: &str, reference: ReferenceArgs) -> String {
     format!(
-        "Move quality of {who}, in discs against the reference ({}):\n",
-        reference.describe()
+        "Move quality of {who}, regret in {} against the reference ({}):\n",
+        R::MARGIN,
+        reference.describe::<R>()
     )
 }

@@ -2,8 +2,8 @@
 //! `crate::marubatsu`.
 
 use super::{GameEngine, Rules};
-use crate::engine::EngineError;
-use crate::marubatsu::{Board, IllegalMove, MarubatsuEngine, MarubatsuSpec, Move};
+use crate::engine::{EngineError, MoveScores};
+use crate::marubatsu::{Board, IllegalMove, MarubatsuEngine, MarubatsuSpec, Move, Perfect};
 use crate::othello::{Bitboard, ByColor, Color, Outcome, Square, TextStyle};
 use crate::tools::SimulateMark;
 
@@ -119,6 +119,34 @@ impl Rules for Marubatsu {
 
     fn at_coordinate(square: Square) -> Option<Move> {
         Move::from_row_col(square.row(), square.col())
+    }
+
+    fn empties(position: &Board) -> u32 {
+        position.empties()
+    }
+
+    /// The perfect player needs no state: every score is exact.
+    type Reference = ();
+
+    fn reference(_exact_empties: u32, _depth: u32) {}
+
+    /// The game value of each move (1 a win, 0 a draw, -1 a loss), solved exactly.
+    fn score_moves(_reference: &mut (), position: &Board) -> MoveScores {
+        MoveScores {
+            scores: Perfect::score_moves(position)
+                .into_iter()
+                .filter_map(|(mv, value)| Some((Marubatsu::coordinate(mv)?, f64::from(value))))
+                .collect(),
+            exact: true,
+            depth: position.empties(),
+        }
+    }
+
+    /// Any lost value: a drawn game thrown away, or a won one drawn.
+    const BLUNDER: f64 = 1.0;
+
+    fn describe_reference(_exact_empties: u32, _depth: u32) -> String {
+        "the perfect player, every score exact: 1 a win, 0 a draw, -1 a loss".to_string()
     }
 
     fn board_coordinates() -> Bitboard {

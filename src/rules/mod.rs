@@ -11,7 +11,7 @@ use std::str::FromStr;
 
 pub use self::marubatsu::Marubatsu;
 pub use self::othello::Othello;
-use crate::engine::EngineError;
+use crate::engine::{EngineError, MoveScores};
 use crate::othello::{Bitboard, ByColor, Color, Outcome, Square, TextStyle};
 use crate::tools::Tool;
 
@@ -85,6 +85,21 @@ pub trait Rules: Copy + Debug + Default + Send + Sync + 'static {
     fn at_coordinate(square: Square) -> Option<Self::Move>;
     /// Every square of the board, as grid coordinates.
     fn board_coordinates() -> Bitboard;
+
+    /// Empty squares in `position` (move quality's game phase).
+    fn empties(position: &Self::Position) -> u32;
+    /// What scores moves for move quality: Othello's reference evaluator, marubatsu's
+    /// perfect player.
+    type Reference: Send;
+    /// The reference, exact at `exact_empties` or fewer empty squares and searching
+    /// `depth` plies before that (games solved outright ignore both).
+    fn reference(exact_empties: u32, depth: u32) -> Self::Reference;
+    /// Each legal move's score for the mover by the reference, on grid coordinates.
+    fn score_moves(reference: &mut Self::Reference, position: &Self::Position) -> MoveScores;
+    /// The regret from which a move is a blunder, in the game's unit.
+    const BLUNDER: f64;
+    /// How the reference scores moves, in a sentence.
+    fn describe_reference(exact_empties: u32, depth: u32) -> String;
 
     /// The legal moves as grid coordinates.
     fn legal_coordinates(position: &Self::Position) -> Bitboard {

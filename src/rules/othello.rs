@@ -2,7 +2,7 @@
 //! `crate::engine`.
 
 use super::{GameEngine, Rules};
-use crate::engine::{Decision, Engine, EngineError, EngineSpec};
+use crate::engine::{Decision, Engine, EngineError, EngineSpec, MoveScores, Reference};
 use crate::othello::{Bitboard, Board, ByColor, Color, IllegalMove, Move, Outcome, Square, TextStyle};
 use crate::tools::SimulateMove;
 
@@ -108,6 +108,27 @@ impl Rules for Othello {
 
     fn board_coordinates() -> Bitboard {
         Bitboard(u64::MAX)
+    }
+
+    fn empties(position: &Board) -> u32 {
+        position.empties()
+    }
+
+    type Reference = Reference;
+
+    fn reference(exact_empties: u32, depth: u32) -> Reference {
+        Reference::new(exact_empties, depth)
+    }
+
+    fn score_moves(reference: &mut Reference, position: &Board) -> MoveScores {
+        reference.score_moves(position)
+    }
+
+    /// Ten discs: a move that gives away a corner or a whole edge.
+    const BLUNDER: f64 = 10.0;
+
+    fn describe_reference(exact_empties: u32, depth: u32) -> String {
+        format!("exact at {exact_empties} or fewer empty squares, else estimated by a {depth}-ply search")
     }
 
     fn legal_coordinates(position: &Board) -> Bitboard {
