@@ -227,3 +227,66 @@ fn move_quality_is_exact_regret_against_the_perfect_player() {
     );
     assert_eq!(perfect["move_quality"]["reference"]["blunder_regret"], 1.0);
 }
+
+#[test]
+fn a_marubatsu_probe_grades_forced_wins_and_blocks_against_the_perfect_player() {
+    let dir = temp_dir("marubatsu", "probe");
+    let positions = dir.join("positions.jsonl");
+    let generate = run_arena(
+        &[
+            "positions",
+            "generate",
+            "--game",
+            "marubatsu",
+            "--count",
+            "12",
+            "--seed",
+            "5",
+            "-o",
+            positions.to_str().unwrap(),
+        ],
+        "127.0.0.1:9",
+    );
+    assert!(
+        generate.status.success(),
+        "{}",
+        String::from_utf8_lossy(&generate.stderr)
+    );
+    let lines: Vec<Value> = std::fs::read_to_string(&positions)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 12);
+    for p in &lines {
+        assert_eq!(p["game"], "marubatsu");
+        assert!(p["motif"] == "win" || p["motif"] == "block", "{p}");
+        assert!(p["exact"].as_bool().unwrap());
+    }
+    let server = simulating_model();
+    let output = run_arena(
+        &[
+            "probe",
+            "--agent",
+            "llm:stub",
+            "--positions",
+            positions.to_str().unwrap(),
+            "--log-dir",
+            dir.join("run").to_str().unwrap(),
+            "--json",
+        ],
+        server.url.trim_start_matches("http://"),
+    );
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let summary: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(summary["positions"], 12, "{summary}");
+    let graded = ["correct", "wrong"]
+        .iter()
+        .map(|k| summary["against_best"][k].as_u64().unwrap_or(0))
+        .sum::<u64>();
+    assert_eq!(graded, 12, "every answer is the model's, graded: {summary}");
+    assert_eq!(
+        summary["mean_regret"]["exact_moves"], 12,
+        "graded exactly by the perfect player"
+    );
+}

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use othello_arena::arena::LabelledPosition;
 use othello_arena::engine::{Lookahead, Metric};
 use othello_arena::othello::{Board, Move};
+use othello_arena::rules::Othello;
 use serde_json::Value;
 use support::{run_arena, Reply, StubServer};
 
@@ -54,10 +55,10 @@ fn generated_positions_are_labelled_consistently_and_reproducibly() {
         "same seed, same file"
     );
     for p in &positions {
-        let board = p.position().unwrap();
+        let board = p.position::<Othello>().unwrap();
         assert!((14..=30).contains(&p.empties) && board.empties() == p.empties);
         assert_eq!(p.exact, p.empties <= 18, "exact at the default 18 empties or fewer");
-        let scores = p.move_scores(&board).unwrap();
+        let scores = p.move_scores::<Othello>(&board).unwrap();
         assert_eq!(scores.scores.len() as u32, board.legal_moves().count());
         let best: Vec<String> = scores.best_moves().iter().map(ToString::to_string).collect();
         assert_eq!(best, p.best);
@@ -100,7 +101,10 @@ fn probe_grades_a_student_that_copies_the_teacher() {
             .and_then(|m| m["content"].as_str())
             .unwrap_or_default();
         let board = Board::parse_text(text).expect("the request holds the board text");
-        let index = lookup.iter().position(|p| p.position().unwrap() == board).unwrap();
+        let index = lookup
+            .iter()
+            .position(|p| p.position::<Othello>().unwrap() == board)
+            .unwrap();
         if index == 0 {
             Reply::content("j9")
         } else {

@@ -6,7 +6,9 @@
 //! "depth": d, "scores": {"c4": 2.0, ...}, "best": ["c4"], "teacher": "n-hand:3",
 //! "teacher_move": "d3"}`; the last two only when a teacher labelled the position.
 //! `scores` are final disc differences for the side to move (exact when `exact`,
-//! else the reference search's estimate at `depth` plies).
+//! else the reference search's estimate at `depth` plies). A position of another game
+//! says so in `game` (`marubatsu`: a 9-character board, scores 1 / 0 / -1 by the
+//! perfect player) and may name its `motif` (`win`, `block`).
 
 use std::collections::{BTreeMap, HashSet};
 use std::ops::RangeInclusive;
@@ -16,8 +18,9 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use super::schedule::derive_seed;
-use crate::engine::{EngineSpec, MoveScores, Reference};
+use crate::engine::{EngineSpec, MoveScores};
 use crate::othello::{Board, Color, Move, Square};
+use crate::rules::{Game, Othello, Rules};
 
 /// Share of self-play moves chosen at random rather than by the engine.
 const RANDOM_MOVE_SHARE: f64 = 0.25;
@@ -59,7 +62,14 @@ pub fn self_play_positions(count: usize, empties: RangeInclusive<u32>, seed: u64
 /// A position with its labels.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LabelledPosition {
-    /// The discs, 64 characters.
+    /// The game, when it is not Othello.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game: Option<String>,
+    /// What the position asks of the mover, when it was chosen for that (`win`,
+    /// `block`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub motif: Option<String>,
+    /// The board as the game's logs write it (64 characters for Othello).
     pub board: String,
     /// The side to move.
     pub side: String,
@@ -90,18 +100,24 @@ pub struct BadPosition {
 }
 
 impl LabelledPosition {
-    /// Labels `board` with `reference`'s scores and, when given, a teacher's
-    /// (name, move).
-    pub fn label(board: &Board, reference: &mut Reference, teacher: Option<(&str, Move)>) -> LabelledPosition {
-        let scored = reference.score_moves(board);
+    /// Labels `board` of game `R` with `reference`'s scores and, when given, a
+    /// teacher's (name, move).
+    pub fn label<R: Rules>(
+        board: &R::Position,
+        reference: &mut R::Reference,
+        teacher: Option<(&str, R::Move)>,
+    ) -> LabelledPosition {
+        let scored = R::score_moves(reference, board);
         let (teacher, teacher_move) = match teacher {
             Some((name, mv)) => (Some(name.to_string()), Some(mv.to_string())),
             None => (None, None),
         };
         LabelledPosition {
-            board: board.to_squares_string(),
-            side: board.side_to_move().to_string(),
-            empties: board.empties(),
+            game: (R::NAME != Othello::NAME).then(|| R::NAME.to_string()),
+            motif: None,
+            board: R::to_squares(board),
+            side: R::to_move(board).to_string(),
+            empties: R::empties(board),
             exact: scored.exact,
             depth: scored.depth,
             scores: scored.scores.iter().map(|(sq, s)| (sq.to_string(), *s)).collect(),
@@ -111,15 +127,25 @@ impl LabelledPosition {
         }
     }
 
-    /// The position, checked: its discs parse and its side has a legal move.
-    pub fn position(&self) -> Result<Board, BadPosition> {
+    /// The game the position belongs to.
+    pub fn game(&self) -> Result<Game, BadPosition> {
+        self.game
+            .as_deref()
+            .unwrap_or(Othello::NAME)
+            .parse()
+            .map_err(|reason| BadPosition { reason })
+    }
+
+    /// The position in game `R`, checked: its board parses and its side has a legal
+    /// move.
+    pub fn position<R: Rules>(&self) -> Result<R::Position, BadPosition> {
         let side: Color = self.side.parse().map_err(|e| BadPosition {
             reason: format!("side: {e}"),
         })?;
-        let board = Board::parse_squares(&self.board, side).map_err(|e| BadPosition {
+        let board = R::parse_squares(&self.board, side).map_err(|e| BadPosition {
             reason: format!("board: {e}"),
         })?;
-        if board.legal_moves().is_empty() {
+        if R::legal_moves(&board).is_empty() {
             return Err(BadPosition {
                 reason: format!("{} has no legal move in {}", self.side, self.board),
             });
@@ -128,9 +154,9 @@ impl LabelledPosition {
     }
 
     /// The stored scores as [`MoveScores`], checked against the position's legal moves.
-    pub fn move_scores(&self, board: &Board) -> Result<MoveScores, BadPosition> {
+    pub fn move_scores<R: Rules>(&self, board: &R::Position) -> Result<MoveScores, BadPosition> {
         let mut scores = Vec::new();
-        for square in board.legal_moves().squares() {
+        for square in R::legal_coordinates(board).squares() {
             let score = self.scores.get(&square.to_string()).ok_or_else(|| BadPosition {
                 reason: format!("no score for the legal move {square}"),
             })?;

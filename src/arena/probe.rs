@@ -9,8 +9,8 @@ use super::player::{Action, Played, PlayerSpec};
 use super::positions::LabelledPosition;
 use super::schedule::derive_seed;
 use crate::agent::MoveContext;
-use crate::othello::Move;
 use crate::record::{AnswerKind, GameLog, MoveSource};
+use crate::rules::Rules;
 
 /// How one answer is graded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -54,7 +54,7 @@ pub struct ProbeResult {
     pub error: Option<String>,
 }
 
-fn grade(played: &Played, labelled: &[String]) -> Grade {
+fn grade<R: Rules>(played: &Played<R>, labelled: &[String]) -> Grade {
     if played.source == MoveSource::Fallback {
         Grade::Invalid
     } else if labelled.contains(&played.mv.to_string()) {
@@ -69,8 +69,8 @@ fn grade(played: &Played, labelled: &[String]) -> Grade {
 /// per position, seeded from `seed` and the position's index, so results do not
 /// depend on scheduling), logging exchanges to `log`. Results come
 /// in file order. A position that is not playable is an error, not a panic.
-pub async fn run_probe(
-    player: &PlayerSpec,
+pub async fn run_probe<R: Rules>(
+    player: &PlayerSpec<R>,
     positions: &[LabelledPosition],
     parallel: usize,
     seed: u64,
@@ -89,8 +89,8 @@ pub async fn run_probe(
         .await
 }
 
-async fn probe_one(
-    player: &mut dyn super::player::Player,
+async fn probe_one<R: Rules>(
+    player: &mut dyn super::player::Player<R>,
     index: usize,
     position: &LabelledPosition,
     log: Option<&GameLog>,
@@ -108,17 +108,18 @@ async fn probe_one(
         invalid_answers: 0,
         error: Some(error),
     };
-    let board = match position.position() {
+    let board = match position.position::<R>() {
         Ok(board) => board,
         Err(e) => return failed(e.to_string()),
     };
-    let scores = match position.move_scores(&board) {
+    let scores = match position.move_scores::<R>(&board) {
         Ok(scores) => scores,
         Err(e) => return failed(e.to_string()),
     };
     let ctx = MoveContext {
         game: index,
-        ply: (61 - board.empties()) as usize,
+        // The ply the position would be reached at from the start.
+        ply: (R::empties(&R::start()) + 1 - R::empties(&board)) as usize,
         log,
     };
     let played = match player.act(&board, ctx).await {
@@ -136,10 +137,7 @@ async fn probe_one(
         }
         Err(e) => return failed(error_chain(&e)),
     };
-    let regret = match played.mv {
-        Move::Place(square) => scores.regret(square),
-        Move::Pass => None,
-    };
+    let regret = R::coordinate(played.mv).and_then(|square| scores.regret(square));
     let agent = played.agent.as_ref();
     ProbeResult {
         index,

@@ -71,13 +71,18 @@ pub enum PositionsCommand {
 /// `positions generate`.
 #[derive(Debug, Args)]
 pub struct GenerateArgs {
+    /// The game: othello (positions from self-play), or marubatsu (the reachable
+    /// positions where the mover wins at once or must block, each with its motif).
+    #[arg(long, value_enum, default_value_t = GameArg::Othello)]
+    pub game: GameArg,
     /// Number of distinct positions.
     #[arg(long, value_parser = limits::flag::count)]
     pub count: usize,
-    /// Empty squares, a range such as 20-40 (each position's count drawn uniformly).
-    #[arg(long, default_value = "20-40")]
-    pub empties: String,
-    /// Seed of the self-play games.
+    /// Empty squares, a range such as 20-40 (Othello: each position's count drawn
+    /// uniformly; default 20-40; marubatsu: a filter, default any).
+    #[arg(long)]
+    pub empties: Option<String>,
+    /// Seed of the self-play games (of the sample, for marubatsu).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Also label each position with this engine's move (seed 000's expected answer).

@@ -8,27 +8,31 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
 use serde_json::{json, Value};
 
 use super::agent_args::parse_player;
-use super::args::{DatagenArgs, GenerateArgs, ProbeArgs};
+use super::args::{DatagenArgs, GameArg, GenerateArgs, ProbeArgs};
 use super::outputs::{check_new_output, check_output_flag, new_run_folder};
 use crate::arena::{
     derive_seed, mean_interval, parallel_map, run_probe, run_record, self_play_positions, utc_now, wilson_interval,
-    Grade, LabelledPosition, ProbeResult, Teacher,
+    BadPosition, Grade, LabelledPosition, PlayerSpec, ProbeResult, Teacher,
 };
 use crate::engine::EngineSpec;
+use crate::marubatsu::tactical_positions;
 use crate::othello::{Board, Labels};
 use crate::record::{GameLog, MoveSource};
-use crate::rules::{Othello, Rules};
+use crate::rules::{Game, Marubatsu, Othello, Rules};
 
-/// Parses an empties range such as `20-40` (or a single number).
-fn parse_empties(text: &str) -> Result<RangeInclusive<u32>> {
-    let bad = || format!("bad --empties {text:?}: give a range of empty squares such as 20-40 (1 to 60)");
+/// Parses an empties range such as `20-40` (or a single number), of at most `most`.
+fn parse_empties(text: &str, most: u32) -> Result<RangeInclusive<u32>> {
+    let bad = || format!("bad --empties {text:?}: give a range of empty squares such as 20-40 (1 to {most})");
     let (low, high) = text.split_once('-').unwrap_or((text, text));
     let low: u32 = low.trim().parse().with_context(bad)?;
     let high: u32 = high.trim().parse().with_context(bad)?;
-    if low == 0 || high > 60 || low > high {
+    if low == 0 || high > most || low > high {
         bail!(bad());
     }
     Ok(low..=high)
@@ -55,23 +59,50 @@ fn write_lines(path: &Path, lines: &[String]) -> Result<()> {
 
 /// `positions generate`.
 pub(super) fn run_generate(args: GenerateArgs) -> Result<()> {
-    let empties = parse_empties(&args.empties)?;
     check_new_output("-o", &args.output)?;
-    let teacher: Option<EngineSpec> = args
+    match args.game {
+        GameArg::Othello => {
+            let empties = parse_empties(args.empties.as_deref().unwrap_or("20-40"), 60)?;
+            let boards = self_play_positions(args.count, empties, args.seed);
+            if boards.len() < args.count {
+                eprintln!(
+                    "only {} distinct positions with {} empties came out of self-play",
+                    boards.len(),
+                    args.empties.as_deref().unwrap_or("20-40")
+                );
+            }
+            generate::<Othello>(&args, boards.into_iter().map(|b| (b, None)).collect())
+        }
+        GameArg::Marubatsu => {
+            let empties = args.empties.as_deref().map(|e| parse_empties(e, 9)).transpose()?;
+            let mut found: Vec<_> = tactical_positions()
+                .into_iter()
+                .filter(|(board, _)| empties.as_ref().is_none_or(|e| e.contains(&board.empties())))
+                .collect();
+            found.shuffle(&mut ChaCha8Rng::seed_from_u64(args.seed));
+            if found.len() < args.count {
+                eprintln!("only {} marubatsu positions ask for a win or a block", found.len());
+            }
+            found.truncate(args.count);
+            generate::<Marubatsu>(&args, found.into_iter().map(|(b, m)| (b, Some(m.name()))).collect())
+        }
+    }
+}
+
+/// Labels `boards` of game `R` (each with its motif, if any) with the reference's
+/// scores and the teacher's move, and writes them.
+fn generate<R: Rules>(args: &GenerateArgs, boards: Vec<(R::Position, Option<&str>)>) -> Result<()> {
+    let teacher: Option<R::Spec> = args
         .teacher
         .as_deref()
-        .map(|t| t.parse().context("bad --teacher"))
-        .transpose()?;
-    if teacher == Some(EngineSpec::Human) {
+        .map(|t| {
+            t.parse()
+                .map_err(|e: <R::Spec as std::str::FromStr>::Err| anyhow::anyhow!("{e}"))
+        })
+        .transpose()
+        .context("bad --teacher")?;
+    if teacher.as_ref().is_some_and(R::is_human) {
         bail!("bad --teacher human: positions are labelled unattended; give an engine spec");
-    }
-    let boards = self_play_positions(args.count, empties.clone(), args.seed);
-    if boards.len() < args.count {
-        eprintln!(
-            "only {} distinct positions with {} empties came out of self-play",
-            boards.len(),
-            args.empties
-        );
     }
     let bar = progress(boards.len(), false, "positions labelled");
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -79,20 +110,21 @@ pub(super) fn run_generate(args: GenerateArgs) -> Result<()> {
     let labelled = parallel_map(
         &boards,
         cores,
-        || Othello::reference(args.reference.exact_empties, args.reference.reference_depth),
-        |reference, index, board| -> Result<LabelledPosition> {
+        || R::reference(args.reference.exact_empties, args.reference.reference_depth),
+        |reference, index, (board, motif)| -> Result<LabelledPosition> {
             // The teacher is seeded per position, so the labels do not depend on which
             // worker took the position.
             let teacher_move = match &teacher {
-                Some(spec) => Some(
-                    spec.build(derive_seed(args.seed, index as u64))
+                Some(spec) => Some(R::decision_move(
+                    &R::engine(spec, derive_seed(args.seed, index as u64))
                         .choose(board)
-                        .context("bad --teacher")?
-                        .mv,
-                ),
+                        .context("bad --teacher")?,
+                )),
                 None => None,
             };
-            let position = LabelledPosition::label(board, reference, teacher_move.map(|mv| (name.as_str(), mv)));
+            let mut position =
+                LabelledPosition::label::<R>(board, reference, teacher_move.map(|mv| (name.as_str(), mv)));
+            position.motif = motif.map(str::to_string);
             bar.inc(1);
             Ok(position)
         },
@@ -106,16 +138,17 @@ pub(super) fn run_generate(args: GenerateArgs) -> Result<()> {
     write_lines(&args.output, &lines)?;
     let exact = positions.iter().filter(|p| p.exact).count();
     println!(
-        "wrote {} positions to {} ({exact} scored exactly, the rest estimated by a {}-ply search)",
+        "wrote {} positions to {} ({exact} scored exactly; {})",
         positions.len(),
         args.output.display(),
-        args.reference.reference_depth
+        R::describe_reference(args.reference.exact_empties, args.reference.reference_depth)
     );
     Ok(())
 }
 
-/// Reads a positions file, naming the line of any bad entry.
-fn read_positions(path: &Path) -> Result<Vec<LabelledPosition>> {
+/// Reads a positions file, naming the line of any bad entry; every position must be
+/// of one game, which comes back with them.
+fn read_positions(path: &Path) -> Result<(Game, Vec<LabelledPosition>)> {
     let file = std::fs::File::open(path).with_context(|| {
         format!(
             "bad --positions: cannot read {}; make one with `positions generate`",
@@ -123,30 +156,40 @@ fn read_positions(path: &Path) -> Result<Vec<LabelledPosition>> {
         )
     })?;
     let mut positions = Vec::new();
+    let mut game = None;
     for (index, line) in BufReader::new(file).lines().enumerate() {
         let line = line.with_context(|| format!("cannot read {}", path.display()))?;
         if line.trim().is_empty() {
             continue;
         }
-        let position: LabelledPosition = serde_json::from_str(&line).with_context(|| {
-            format!(
-                "bad --positions: {}:{} is not a labelled position",
-                path.display(),
-                index + 1
-            )
-        })?;
-        let board = position
-            .position()
-            .with_context(|| format!("bad --positions: {}:{}", path.display(), index + 1))?;
-        position
-            .move_scores(&board)
-            .with_context(|| format!("bad --positions: {}:{}", path.display(), index + 1))?;
+        let at = || format!("bad --positions: {}:{}", path.display(), index + 1);
+        let position: LabelledPosition =
+            serde_json::from_str(&line).with_context(|| format!("{} is not a labelled position", at()))?;
+        let this = position.game().with_context(at)?;
+        if *game.get_or_insert(this) != this {
+            bail!(
+                "{}: a {this} position in a file of {} positions",
+                at(),
+                game.unwrap_or(this)
+            );
+        }
+        match this {
+            Game::Othello => check_position::<Othello>(&position),
+            Game::Marubatsu => check_position::<Marubatsu>(&position),
+        }
+        .with_context(at)?;
         positions.push(position);
     }
-    if positions.is_empty() {
-        bail!("bad --positions: {} holds no positions", path.display());
+    match game {
+        Some(game) => Ok((game, positions)),
+        None => bail!("bad --positions: {} holds no positions", path.display()),
     }
-    Ok(positions)
+}
+
+/// Checks that a labelled position of game `R` is playable and scores every legal move.
+fn check_position<R: Rules>(position: &LabelledPosition) -> Result<(), BadPosition> {
+    let board = position.position::<R>()?;
+    position.move_scores::<R>(&board).map(drop)
 }
 
 /// Counts of each grade.
@@ -235,10 +278,22 @@ fn probe_csv(positions: &[LabelledPosition], results: &[ProbeResult]) -> String 
 
 /// `probe`.
 pub(super) async fn run_probe_command(args: ProbeArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
-    let positions = read_positions(&args.positions)?;
+    let (game, positions) = read_positions(&args.positions)?;
+    match game {
+        Game::Othello => probe::<Othello>(args, positions, env).await,
+        Game::Marubatsu => probe::<Marubatsu>(args, positions, env).await,
+    }
+}
+
+/// `probe` over positions of game `R`.
+async fn probe<R: Rules>(
+    args: ProbeArgs,
+    positions: Vec<LabelledPosition>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<()> {
     let connection = args.hosts.connect(&args.agent, env).await?;
     let backend = connection.backend.clone();
-    let agent = parse_player(&args.agent_spec, "--agent", &args.agent, Some(&connection))?;
+    let agent: PlayerSpec<R> = parse_player(&args.agent_spec, "--agent", &args.agent, Some(&connection))?;
     let Some(config) = agent.agent_config().cloned() else {
         bail!(
             "bad --agent {:?}: probe measures an LLM player, give llm:MODEL",
@@ -361,7 +416,7 @@ pub(super) async fn run_probe_command(args: ProbeArgs, env: &dyn Fn(&str) -> Opt
 
 /// `datagen`.
 pub(super) fn run_datagen(args: DatagenArgs) -> Result<()> {
-    let empties = parse_empties(&args.empties)?;
+    let empties = parse_empties(&args.empties, 60)?;
     let labels = Labels::from(args.labels);
     check_new_output("-o", &args.output)?;
     let spec: EngineSpec = args.teacher.parse().context("bad --teacher")?;

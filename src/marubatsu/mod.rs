@@ -31,6 +31,7 @@ mod board;
 mod notation;
 mod perfect;
 mod spec;
+mod tactics;
 
 pub use ai::{ai_by_score, Rule, RuleEngine};
 pub use board::{
@@ -39,6 +40,7 @@ pub use board::{
 pub use notation::ParseBoardError;
 pub use perfect::Perfect;
 pub use spec::{MarubatsuSpec, ParseMarubatsuSpecError, MAX_AI10S_BONUS, VALID_SPECS};
+pub use tactics::{motif, tactical_positions, Motif};
 
 /// A marubatsu player.
 pub trait MarubatsuEngine {
