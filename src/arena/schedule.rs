@@ -11,8 +11,8 @@ use tokio::task::JoinSet;
 use super::game::{play_game, random_opening, GameContext, GameError, GameRecord};
 use super::player::{Player, PlayerSpec};
 use super::resume::game_log_path;
-use crate::othello::{Board, ByColor, Color, Move, Outcome};
-use crate::record::{Event, GameEnd, GameLog, GameStart, LogError, PlayerKinds};
+use crate::othello::{Board, ByColor, Color, Game, Move, Outcome};
+use crate::record::{Event, GameEnd, GameLog, GameStart, LogError, PlayerKind, PlayerKinds};
 
 /// One game to play: who has which color, and its seeds.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -144,20 +144,6 @@ async fn play_scheduled(
         Some(dir) => Some(GameLog::create(&game_log_path(dir, number))?),
         None => None,
     };
-    if let Some(log) = &log {
-        log.write(Event::GameStart(GameStart {
-            game: number,
-            black: players[scheduled.black].to_string(),
-            white: players[scheduled.white].to_string(),
-            start_board: opening.start().to_squares_string(),
-            opening: opening.moves().iter().map(ToString::to_string).collect(),
-            seed: scheduled.seed,
-            kinds: Some(PlayerKinds {
-                black: players[scheduled.black].kind(),
-                white: players[scheduled.white].kind(),
-            }),
-        }))?;
-    }
     let mut observe = |board: &Board, mv: Move| {
         // The receiver outlives every game task; a send can only fail after it.
         let _ = plies.send(PlyEvent {
@@ -172,22 +158,63 @@ async fn play_scheduled(
         observer: Some(&mut observe),
         stop: settings.stop.as_deref(),
     };
-    let record = play_game(
-        opening,
-        ByColor {
-            black: black.as_mut(),
-            white: white.as_mut(),
-        },
-        ctx,
-    )
-    .await
-    .map_err(|source| MatchError::Game { number, source })?;
-    if let Some(log) = &log {
+    let seat = |index: usize| Seat {
+        name: players[index].to_string(),
+        kind: players[index].kind(),
+    };
+    let seats = ByColor {
+        black: seat(scheduled.black),
+        white: seat(scheduled.white),
+    };
+    let players: ByColor<&mut dyn Player> = ByColor {
+        black: black.as_mut(),
+        white: white.as_mut(),
+    };
+    let played = play_logged(opening, players, seats, scheduled.seed, ctx).await;
+    played.map_err(|source| MatchError::Game { number, source })
+}
+
+/// How a side appears in the log: its player's name and kind.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Seat {
+    /// The player's spec string.
+    pub name: String,
+    /// Engine, person or model.
+    pub kind: PlayerKind,
+}
+
+/// Plays `opening` to the end (as [`play_game`]) between `players`, logging the game's
+/// start (with `seats` and `seed`) and end to `ctx.log` around its moves: the log of a
+/// game of a run, for games played by other drivers too (a person in the browser).
+pub async fn play_logged(
+    opening: Game,
+    players: ByColor<&mut dyn Player>,
+    seats: ByColor<Seat>,
+    seed: u64,
+    ctx: GameContext<'_>,
+) -> Result<GameRecord, GameError> {
+    let (number, log) = (ctx.number, ctx.log);
+    if let Some(log) = log {
+        log.write(Event::GameStart(GameStart {
+            game: number,
+            black: seats.black.name.clone(),
+            white: seats.white.name.clone(),
+            start_board: opening.start().to_squares_string(),
+            opening: opening.moves().iter().map(ToString::to_string).collect(),
+            seed,
+            kinds: Some(PlayerKinds {
+                black: seats.black.kind,
+                white: seats.white.kind,
+            }),
+        }))?;
+    }
+    let record = play_game(opening, players, ctx).await?;
+    if let Some(log) = log {
         let board = record.game.board();
         log.write(Event::GameEnd(GameEnd {
             game: number,
-            black_discs: board.count(crate::othello::Color::Black),
-            white_discs: board.count(crate::othello::Color::White),
+            black_discs: board.count(Color::Black),
+            white_discs: board.count(Color::White),
             winner: match record.outcome {
                 Outcome::Win(color) => color.to_string(),
                 Outcome::Draw => "draw".to_string(),
