@@ -3,14 +3,15 @@
 //! travels as JSON inside a `<script type="application/json">` block with `<`, `>`
 //! and `&` escaped, and the page inserts every string with `textContent`.
 
-use std::path::Path;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use serde_json::{json, Value};
 
 use super::args::ReportArgs;
 use super::replay::load;
-use super::stats::{collect_groups, groups_json};
+use super::stats::{collect_groups, game_logs, groups_json, Group, Key};
 use crate::arena::GameReplay;
 use crate::othello::{Color, Move};
 
@@ -18,6 +19,16 @@ const TEMPLATE: &str = include_str!("report.html");
 
 pub(super) fn run(args: ReportArgs) -> Result<()> {
     let groups = collect_groups(&args.paths)?;
+    let (html, games) = render(&args.paths, &groups, false)?;
+    std::fs::write(&args.output, html).with_context(|| format!("cannot write {}", args.output.display()))?;
+    println!("wrote {} ({games} games)", args.output.display());
+    Ok(())
+}
+
+/// The report page for `paths` and the number of games in it: the groups' results and
+/// their games, and with `all_games` every other game of `paths` too (games without an
+/// LLM player, which no group holds).
+pub(super) fn render(paths: &[PathBuf], groups: &BTreeMap<Key, Group>, all_games: bool) -> Result<(String, usize)> {
     let mut games = Vec::new();
     let mut latencies = Vec::new();
     let mut shown = std::collections::BTreeSet::new();
@@ -28,16 +39,20 @@ pub(super) fn run(args: ReportArgs) -> Result<()> {
             games.push(game_json(&game.log, &load(&game.log)?)?);
         }
     }
+    if all_games {
+        for (log, _) in game_logs(paths)? {
+            if shown.insert(log.clone()) {
+                games.push(game_json(&log, &load(&log)?)?);
+            }
+        }
+    }
     let data = json!({
-        "sources": args.paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
-        "groups": groups_json(&groups),
+        "sources": paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+        "groups": groups_json(groups),
         "latencies_ms": latencies,
         "games": games,
     });
-    let html = TEMPLATE.replace("/*DATA*/", &script_safe_json(&data));
-    std::fs::write(&args.output, html).with_context(|| format!("cannot write {}", args.output.display()))?;
-    println!("wrote {} ({} games)", args.output.display(), games.len());
-    Ok(())
+    Ok((TEMPLATE.replace("/*DATA*/", &script_safe_json(&data)), games.len()))
 }
 
 /// JSON that cannot close its `<script>` element or open markup: `<`, `>`, `&` and the
