@@ -106,6 +106,15 @@ impl Session {
         let _ = self.feed.send(text);
     }
 
+    /// Publishes a position; when the person is to move in it, their clicks are taken
+    /// from now on (before the page can see it, so no click comes too early).
+    fn show(&self, board: &Board, last: Option<Move>, flips: Bitboard, ply: usize, human: Color) {
+        if board.side_to_move() == human && !board.legal_moves().is_empty() {
+            *self.turn.lock().unwrap_or_else(|p| p.into_inner()) = Some((*board, ply));
+        }
+        self.publish(state_event(board, last, flips, ply));
+    }
+
     fn finish(&self, event: Value) {
         self.publish(event);
         self.history.lock().unwrap_or_else(|p| p.into_inner()).1 = true;
@@ -357,7 +366,7 @@ async fn run_game(
         "log": game_log_path(&dir, 1).file_name().map(|n| n.to_string_lossy().into_owned()),
     }));
     let (mut before, mut ply) = (start, 0usize);
-    session.publish(state_event(&start, None, Bitboard(0), 1));
+    session.show(&start, None, Bitboard(0), 1, human_color);
     let observed = session.clone();
     let mut observe = move |board: &Board, mv: Move| {
         ply += 1;
@@ -366,7 +375,7 @@ async fn run_game(
             observed.publish(json!({ "kind": "pass", "color": mover.to_string(), "ply": ply }));
         }
         let flips = Bitboard(board.discs(mover).0 & before.discs(!mover).0);
-        observed.publish(state_event(board, Some(mv), flips, ply + 1));
+        observed.show(board, Some(mv), flips, ply + 1, human_color);
         before = *board;
     };
     let ctx = GameContext {
@@ -467,7 +476,7 @@ impl Player for WebHuman {
     }
 
     async fn play(&mut self, board: &Board, ctx: MoveContext<'_>) -> Result<Played, PlayError> {
-        *self.session.turn.lock().unwrap_or_else(|p| p.into_inner()) = Some((*board, ctx.ply));
+        // The turn was opened when the position was shown ([`Session::show`]).
         let chosen = loop {
             match tokio::time::timeout(MOVE_WAIT, self.moves.recv()).await {
                 Ok(Some((ply, square))) if ply == ctx.ply && board.legal_moves().contains(square) => break square,
