@@ -12,8 +12,8 @@ use std::time::Duration;
 use reqwest::blocking::Client;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
-use support::serve::Served;
-use support::{legal_moves_in, temp_dir, Reply, StubServer};
+use support::serve::{simulating_model, Served};
+use support::temp_dir;
 
 fn client() -> Client {
     Client::builder().timeout(Duration::from_secs(120)).build().unwrap()
@@ -236,6 +236,13 @@ fn foreign_hosts_origins_and_large_bodies_are_refused_and_headers_set() {
         .send()
         .unwrap();
     assert_eq!(form.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    let bad = http
+        .post(format!("{}/api/games", served.url))
+        .json(&json!({"color": "black", "opponent": "alphabeta:99"}))
+        .send()
+        .unwrap();
+    assert_eq!(bad.status(), StatusCode::BAD_REQUEST);
+    // Last: the server answers before reading such a body and closes the connection.
     let huge = json!({"color": "black", "opponent": "x".repeat(100_000)});
     let big = http
         .post(format!("{}/api/games", served.url))
@@ -243,38 +250,6 @@ fn foreign_hosts_origins_and_large_bodies_are_refused_and_headers_set() {
         .send()
         .unwrap();
     assert_eq!(big.status(), StatusCode::PAYLOAD_TOO_LARGE);
-    let bad = http
-        .post(format!("{}/api/games", served.url))
-        .json(&json!({"color": "black", "opponent": "alphabeta:99"}))
-        .send()
-        .unwrap();
-    assert_eq!(bad.status(), StatusCode::BAD_REQUEST);
-}
-
-/// A model that thinks, simulates its first legal move, then plays it.
-fn thinking_model() -> StubServer {
-    StubServer::start(|request, _| {
-        let legal = legal_moves_in(request);
-        let last = request["messages"]
-            .as_array()
-            .and_then(|m| m.last())
-            .cloned()
-            .unwrap_or_default();
-        if last["role"] == "tool" {
-            Reply::message(json!({
-                "role": "assistant",
-                "thinking": format!("THINK-ANSWER {}", legal[0]),
-                "content": format!("I play {}", legal[0]),
-            }))
-        } else {
-            Reply::message(json!({
-                "role": "assistant",
-                "thinking": "THINK-SIMULATE",
-                "content": "",
-                "tool_calls": [{"function": {"name": "simulate_move", "arguments": {"coord": legal[0]}}}],
-            }))
-        }
-    })
 }
 
 /// Plays game `id` as `color` by always taking the first legal move; every event, in
@@ -327,7 +302,7 @@ fn start_game(http: &Client, url: &str, color: &str, opponent: &str) -> (u64, St
 fn a_game_against_a_model_streams_in_order_and_its_log_is_read_by_every_command() {
     let base = temp_dir("serve", "llm");
     let runs = base.join("runs");
-    let model = thinking_model();
+    let model = simulating_model("");
     let served = Served::start(&runs, "127.0.0.1:0", &["--host", &model.url]);
     let http = client();
     let (id, run) = start_game(&http, &served.url, "white", "llm:stub");
@@ -342,13 +317,16 @@ fn a_game_against_a_model_streams_in_order_and_its_log_is_read_by_every_command(
         &kinds[first..first + 5],
         ["llm_reply", "tool_result", "llm_reply", "decision", "state"]
     );
-    assert_eq!(events[first]["thinking"], "THINK-SIMULATE");
+    assert!(events[first]["thinking"]
+        .as_str()
+        .unwrap()
+        .starts_with("SIMULATE-THOUGHT"));
     assert_eq!(events[first]["tool_calls"][0]["name"], "simulate_move");
     assert!(events[first + 1]["content"].as_str().unwrap().contains("my_stones"));
     assert!(events[first + 2]["thinking"]
         .as_str()
         .unwrap()
-        .starts_with("THINK-ANSWER"));
+        .starts_with("ANSWER-THOUGHT"));
     assert_eq!(events[first + 3]["source"], "llm");
     // The page's score is the board's.
     let last_state = events.iter().rev().find(|e| e["kind"] == "state").unwrap();
@@ -422,7 +400,7 @@ fn a_game_against_a_model_streams_in_order_and_its_log_is_read_by_every_command(
 fn the_server_outlives_a_client_that_leaves_and_a_model_host_that_dies() {
     let base = temp_dir("serve", "faults");
     let runs = base.join("runs");
-    let model = thinking_model();
+    let model = simulating_model("");
     let served = Served::start(
         &runs,
         "127.0.0.1:0",

@@ -18,13 +18,14 @@ use std::time::{Duration, Instant};
 use othello_arena::{Board, Move};
 use serde_json::{json, Value};
 use support::browser::Driver;
-use support::serve::Served;
+use support::serve::{simulating_model, Served};
 use support::{legal_moves_in, temp_dir, Fault, Reply, StubServer};
 
 /// One browser at a time: the machines that run CI have few cores.
 static BROWSER: Mutex<()> = Mutex::new(());
 
-const PAYLOADS: &str = "</script><script>window.__pwned = 1</script><img src=x onerror=\"window.__pwned = 2\">";
+const HOSTILE: &str =
+    "</script><script>window.__pwned = 1</script><img src=x onerror=\"window.__pwned = 2\"> <b>bold?</b>";
 
 fn screenshot(driver: &Driver, name: &str) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -32,6 +33,18 @@ fn screenshot(driver: &Driver, name: &str) {
     if std::env::var("UPDATE_SCREENSHOTS").is_ok_and(|v| v == "1") {
         driver.screenshot(&root.join("docs").join(name));
     }
+}
+
+/// `NAME.png` of the window, then `NAME-phone.png` at 390 pixels wide, where nothing
+/// may be wider than the screen.
+fn screenshots(driver: &Driver, name: &str) {
+    screenshot(driver, &format!("{name}.png"));
+    driver.resize(390, 1400);
+    std::thread::sleep(Duration::from_millis(300));
+    let fits = driver.script("return document.documentElement.scrollWidth <= window.innerWidth + 1;");
+    assert_eq!(fits, json!(true), "nothing wider than a phone's screen");
+    screenshot(driver, &format!("{name}-phone.png"));
+    driver.resize(1300, 1500);
 }
 
 /// Clicks the first legal square until the game is over; the number of clicks.
@@ -126,45 +139,20 @@ fn a_person_plays_a_whole_game_against_greedy_by_clicking() {
     screenshot(&driver, "serve-play-greedy.png");
 }
 
-/// A model that thinks in hostile markup, simulates its first legal move, then plays it.
-fn hostile_thinking_model() -> StubServer {
-    StubServer::start(|request, _| {
-        let legal = legal_moves_in(request);
-        let last = request["messages"]
-            .as_array()
-            .and_then(|m| m.last())
-            .cloned()
-            .unwrap_or_default();
-        if last["role"] == "tool" {
-            Reply::message(json!({
-                "role": "assistant",
-                "thinking": format!("ANSWER-THOUGHT {PAYLOADS} <b>bold?</b>"),
-                "content": format!("{PAYLOADS} I play {}", legal[0]),
-            }))
-        } else {
-            Reply::message(json!({
-                "role": "assistant",
-                "thinking": format!("SIMULATE-THOUGHT {PAYLOADS}"),
-                "content": "",
-                "tool_calls": [{"function": {"name": "simulate_move", "arguments": {"coord": legal[0]}}}],
-            }))
-        }
-    })
-}
-
 #[test]
 #[ignore = "needs chromium and chromedriver: see the module docs (CI runs it)"]
 fn a_scripted_model_shows_its_thinking_and_tools_in_order_and_its_markup_stays_text() {
     let _one = BROWSER.lock().unwrap_or_else(|p| p.into_inner());
     let base = temp_dir("serve-browser", "llm");
     let runs = base.join("runs");
-    let model = hostile_thinking_model();
+    let model = simulating_model(HOSTILE);
     let served = Served::start(&runs, "127.0.0.1:0", &["--host", &model.url]);
     let driver = Driver::start();
     driver.goto(&format!("{}/", served.url));
     driver.script(
         "document.getElementById('color').value = 'black'; document.getElementById('kind').value = 'llm';
-         document.getElementById('model').value = 'hostile';",
+         document.getElementById('model').value = 'hostile';
+         document.getElementById('kind').dispatchEvent(new Event('change'));",
     );
     driver.click("#start");
     // A few moves, then a look at the log while the game is on.
@@ -215,13 +203,7 @@ fn a_scripted_model_shows_its_thinking_and_tools_in_order_and_its_markup_stays_t
         driver.script("return document.querySelectorAll('img, #log b, #log script').length;"),
         json!(0)
     );
-    screenshot(&driver, "serve-play.png");
-    driver.resize(390, 1400);
-    std::thread::sleep(Duration::from_millis(300));
-    let overflow = driver.script("return document.documentElement.scrollWidth <= window.innerWidth + 1;");
-    assert_eq!(overflow, json!(true), "nothing wider than a phone's screen");
-    screenshot(&driver, "serve-play-phone.png");
-    driver.resize(1300, 1500);
+    screenshots(&driver, "serve-play");
     click_until_the_end(&driver);
     assert_eq!(driver.script("return window.__pwned === undefined;"), json!(true));
 }
@@ -233,12 +215,14 @@ fn a_running_eval_is_followed_live_on_the_watch_page() {
     let base = temp_dir("serve-browser", "watch");
     let runs = base.join("runs");
     std::fs::create_dir_all(&runs).unwrap();
-    // A slow model: each answer takes 150 ms, so the eval runs for several seconds.
+    // A slow model: each answer takes 300 ms, so the eval runs for several seconds.
     let model = StubServer::start(|request, _| {
         let legal = legal_moves_in(request);
-        Reply::content(&format!("I play {}", legal[0])).with_fault(Fault::Delay(Duration::from_millis(150)))
+        let answer = legal.first().map_or(String::new(), |m| format!("I play {m}"));
+        Reply::content(&answer).with_fault(Fault::Delay(Duration::from_millis(300)))
     });
     let served = Served::start(&runs, "127.0.0.1:0", &[]);
+    let driver = Driver::start();
     let name = "20991231-000000-eval-live";
     let mut eval = Command::new(env!("CARGO_BIN_EXE_othello-arena"))
         .args([
@@ -257,7 +241,11 @@ fn a_running_eval_is_followed_live_on_the_watch_page() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let driver = Driver::start();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !runs.join(name).join("run.json").is_file() {
+        assert!(Instant::now() < deadline, "the eval wrote no run.json");
+        std::thread::sleep(Duration::from_millis(50));
+    }
     driver.goto(&format!("{}/watch?run={name}", served.url));
     // Moves appear while the eval is still running.
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -273,16 +261,14 @@ fn a_running_eval_is_followed_live_on_the_watch_page() {
     assert!(eval.try_wait().unwrap().is_none(), "the eval is still running");
     let board_discs = driver.script("return document.querySelectorAll('.live-game .disc').length;");
     assert!(board_discs.as_u64().unwrap() >= 4 + 6);
-    let feed = driver.script("return document.getElementById('feed').textContent;");
-    assert!(feed.as_str().unwrap().contains("llm:slow played"), "{feed}");
+    driver.wait_for(
+        "return document.getElementById('feed').textContent.includes('llm:slow played');",
+        Duration::from_secs(30),
+        "a move of the model in the live feed",
+    );
+    assert!(eval.try_wait().unwrap().is_none(), "the eval is still running");
     assert!(driver.script("return document.querySelector('#runs .live-badge') !== null;") == json!(true));
-    screenshot(&driver, "serve-watch.png");
-    driver.resize(390, 1400);
-    std::thread::sleep(Duration::from_millis(300));
-    let overflow = driver.script("return document.documentElement.scrollWidth <= window.innerWidth + 1;");
-    assert_eq!(overflow, json!(true), "nothing wider than a phone's screen");
-    screenshot(&driver, "serve-watch-phone.png");
-    driver.resize(1300, 1500);
+    screenshots(&driver, "serve-watch");
     assert!(eval.wait().unwrap().success());
     // Both games end on the page; then the run's leaderboard and its replay.
     driver.wait_for(

@@ -44,11 +44,7 @@ pub(super) fn game_logs(paths: &[PathBuf]) -> Result<Vec<(PathBuf, String)>> {
             let mut found: Vec<PathBuf> = std::fs::read_dir(path)
                 .with_context(|| format!("cannot read the folder {}", path.display()))?
                 .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| {
-                    p.file_name()
-                        .and_then(|n| n.to_str())
-                        .is_some_and(|n| n.starts_with("game-") && n.ends_with(".jsonl"))
-                })
+                .filter(|p| crate::arena::is_game_log(p))
                 .collect();
             found.sort();
             if found.is_empty() {

@@ -401,7 +401,7 @@ async fn run_game(
             }));
         }
         Err(err) => {
-            let message = error_chain(&err);
+            let message = format!("{:#}", anyhow::Error::new(err));
             tracing::warn!("a game in the browser failed: {message}");
             session.finish(json!({ "kind": "failed", "message": message }));
         }
@@ -423,17 +423,6 @@ fn state_event(board: &Board, last: Option<Move>, flips: Bitboard, next_ply: usi
         "ply": next_ply,
         "over": board.is_game_over(),
     })
-}
-
-fn error_chain(err: &dyn std::error::Error) -> String {
-    let mut text = err.to_string();
-    let mut source = err.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
 }
 
 fn agent_event(event: AgentEvent<'_>) -> Value {
@@ -558,8 +547,8 @@ impl Player for WebAgent {
             }
             Err(PlayError::Agent(err @ AgentError::Llm { .. })) => {
                 let reason = format!(
-                    "the model server failed ({}); {} played",
-                    error_chain(&err),
+                    "the model server failed ({:#}); {} played",
+                    anyhow::Error::new(err),
                     self.fallback.name()
                 );
                 self.session.publish(json!({ "kind": "error", "message": reason }));

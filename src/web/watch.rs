@@ -24,6 +24,7 @@ use serde_json::{json, Value};
 use super::assets;
 use super::guard::{resolve, PathRefused};
 use super::AppState;
+use crate::arena::is_game_log;
 
 /// How often a followed run's folder is looked at.
 const FOLLOW_EVERY: Duration = Duration::from_millis(500);
@@ -44,6 +45,14 @@ fn refused(err: PathRefused) -> Response {
         PathRefused::Outside(_) => StatusCode::NOT_FOUND,
     };
     (status, Json(json!({ "error": err.to_string() }))).into_response()
+}
+
+/// The run folder `run` names, or the refusal.
+fn run_dir(app: &AppState, run: &str) -> Result<PathBuf, PathRefused> {
+    match resolve(&app.runs, &[run])? {
+        dir if dir.is_dir() => Ok(dir),
+        _ => Err(PathRefused::Outside(run.to_string())),
+    }
 }
 
 fn failed(err: impl std::fmt::Display) -> Response {
@@ -67,11 +76,7 @@ fn game_logs(dir: &FsPath) -> Vec<PathBuf> {
         .into_iter()
         .flatten()
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("game-") && n.ends_with(".jsonl"))
-        })
+        .filter(|p| is_game_log(p))
         .collect();
     logs.sort();
     logs
@@ -169,9 +174,8 @@ fn game_glance(path: &FsPath) -> Value {
 /// `GET /api/runs/{run}`: run.json, results.json, the games at a glance and the result
 /// tables (`stats`' groups, for runs with an LLM player).
 pub async fn show(State(app): State<Arc<AppState>>, Path(run): Path<String>) -> Response {
-    let dir = match resolve(&app.runs, &[&run]) {
-        Ok(dir) if dir.is_dir() => dir,
-        Ok(_) => return refused(PathRefused::Outside(run)),
+    let dir = match run_dir(&app, &run) {
+        Ok(dir) => dir,
         Err(err) => return refused(err),
     };
     let services = app.services.clone();
@@ -196,9 +200,8 @@ pub async fn show(State(app): State<Arc<AppState>>, Path(run): Path<String>) -> 
 
 /// `GET /runs/{run}/report`: the report's page and viewer for this run.
 pub async fn report(State(app): State<Arc<AppState>>, Path(run): Path<String>) -> Response {
-    let dir = match resolve(&app.runs, &[&run]) {
-        Ok(dir) if dir.is_dir() => dir,
-        Ok(_) => return refused(PathRefused::Outside(run)),
+    let dir = match run_dir(&app, &run) {
+        Ok(dir) => dir,
         Err(err) => return refused(err),
     };
     let services = app.services.clone();
@@ -266,9 +269,8 @@ pub async fn rate(State(app): State<Arc<AppState>>, Json(request): Json<RateRequ
 /// compact event (`game_start`, `move`, `exchange`, `game_end`, `forfeit`, ...) with its
 /// `file`. Records already written come first (exchanges among them left out).
 pub async fn follow(State(app): State<Arc<AppState>>, Path(run): Path<String>) -> Response {
-    let dir = match resolve(&app.runs, &[&run]) {
-        Ok(dir) if dir.is_dir() => dir,
-        Ok(_) => return refused(PathRefused::Outside(run)),
+    let dir = match run_dir(&app, &run) {
+        Ok(dir) => dir,
         Err(err) => return refused(err),
     };
     let root = app.runs.clone();

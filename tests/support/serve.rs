@@ -4,6 +4,10 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
+use serde_json::json;
+
+use super::{legal_moves_in, Reply, StubServer};
+
 /// A running server; killed when dropped.
 pub struct Served {
     process: Child,
@@ -57,4 +61,35 @@ impl Drop for Served {
         let _ = self.process.kill();
         let _ = self.process.wait();
     }
+}
+
+/// A model that thinks ("SIMULATE-THOUGHT {extra}"), simulates its first legal move with
+/// the tool, then thinks again ("ANSWER-THOUGHT {extra}") and plays it ("{extra} I play
+/// MOVE"): `extra` is text the pages must show as it is.
+pub fn simulating_model(extra: &'static str) -> StubServer {
+    StubServer::start(move |request, _| {
+        let legal = legal_moves_in(request);
+        let Some(first) = legal.first() else {
+            return Reply::content("");
+        };
+        let last = request["messages"]
+            .as_array()
+            .and_then(|m| m.last())
+            .cloned()
+            .unwrap_or_default();
+        if last["role"] == "tool" {
+            Reply::message(json!({
+                "role": "assistant",
+                "thinking": format!("ANSWER-THOUGHT {extra}"),
+                "content": format!("{extra} I play {first}"),
+            }))
+        } else {
+            Reply::message(json!({
+                "role": "assistant",
+                "thinking": format!("SIMULATE-THOUGHT {extra}"),
+                "content": "",
+                "tool_calls": [{"function": {"name": "simulate_move", "arguments": {"coord": first}}}],
+            }))
+        }
+    })
 }

@@ -97,8 +97,8 @@
       case "engine": {
         const best = (e.candidates || []).slice().sort((a, b) => b.value - a.value).slice(0, 5)
           .map(c => c.move + " " + (Math.round(c.value * 100) / 100)).join(", ");
-        log(block("engine", e.player + " played " + e.move, [
-          ["score", e.score === null ? "" : String(e.score)], ["nodes", String(e.nodes)], ["best candidates", best]]));
+        const score = e.score === null ? "" : ", score " + (Math.round(e.score * 100) / 100);
+        log(el("div", e.player + " played " + e.move + score + ", " + e.nodes + " nodes" + (best ? "; best: " + best : ""), "entry engine"));
         break;
       }
       case "llm_reply":
