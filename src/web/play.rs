@@ -41,8 +41,9 @@ use crate::record::{AgentDecision, GameLog, MoveSource, PlayerKind};
 
 /// The longest model text sent to the page (the log keeps everything).
 const MAX_TEXT: usize = 32 * 1024;
-/// How long a game waits for the person's move before it is abandoned.
-const MOVE_WAIT: Duration = Duration::from_secs(6 * 3600);
+/// How long a game waits for the person's move before it is abandoned (it then ends
+/// as `failed`, its log without `game_end`, and its slot is freed).
+const MOVE_WAIT: Duration = Duration::from_secs(3600);
 
 /// The games played here, by id.
 pub struct Games {

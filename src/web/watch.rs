@@ -332,6 +332,9 @@ impl Tail {
                 continue;
             }
             let offset = self.offsets.get(&path).copied().unwrap_or(0);
+            if std::fs::metadata(&real).map_or(true, |m| m.len() <= offset) {
+                continue;
+            }
             let Ok(mut file) = std::fs::File::open(&real) else {
                 continue;
             };
@@ -351,13 +354,29 @@ impl Tail {
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            for line in bytes[..end].split(|&b| b == b'\n') {
-                if let Some(event) = Self::event(&name, line, first) {
-                    events.push(event);
-                }
-            }
+            let found: Vec<Value> = bytes[..end]
+                .split(|&b| b == b'\n')
+                .filter_map(|line| Self::event(&name, line, first))
+                .collect();
+            events.extend(if first { Self::catch_up(found) } else { found });
         }
         events
+    }
+
+    /// What a page opening a run needs of a game already in its log: all of a game in
+    /// play, but of a finished one only its start, its last move (the final board) and
+    /// its end, so a run of thousands of games opens quickly.
+    fn catch_up(events: Vec<Value>) -> Vec<Value> {
+        if !events.iter().any(|e| e["type"] == "game_end") {
+            return events;
+        }
+        let last_move = events.iter().rposition(|e| e["type"] == "move");
+        events
+            .into_iter()
+            .enumerate()
+            .filter(|(i, e)| e["type"] != "move" || Some(*i) == last_move)
+            .map(|(_, e)| e)
+            .collect()
     }
 
     fn event(file: &str, line: &[u8], first: bool) -> Option<Value> {
@@ -405,4 +424,31 @@ impl Tail {
 
 fn clip_text(text: &str) -> String {
     super::clip(text, MAX_TEXT)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_finished_game_is_caught_up_by_its_start_last_move_and_end() {
+        let record = |kind: &str, ply: u32| json!({ "type": kind, "ply": ply });
+        let game = vec![
+            record("game_start", 0),
+            record("move", 1),
+            record("move", 2),
+            record("move", 3),
+        ];
+        assert_eq!(Tail::catch_up(game.clone()), game, "a game in play is sent whole");
+        let mut finished = game;
+        finished.push(record("game_end", 0));
+        let kept: Vec<(String, u64)> = Tail::catch_up(finished)
+            .iter()
+            .map(|e| (e["type"].as_str().unwrap().to_string(), e["ply"].as_u64().unwrap()))
+            .collect();
+        assert_eq!(
+            kept,
+            [("game_start".into(), 0), ("move".into(), 3), ("game_end".into(), 0)]
+        );
+    }
 }

@@ -120,8 +120,9 @@
           case "move":
             g.moves.push(r.move);
             OA.drawBoard(g.board, r.board_after, { last: r.move });
-            g.line.textContent = "ply " + r.ply + ": " + r.color + " " + r.move + " (" + r.source + ") · " + g.moves.join(" ");
-            g.box.dataset.moves = String(g.moves.length);
+            g.ply = r.ply;
+            g.line.textContent = "ply " + r.ply + ": " + r.color + " " + r.move + " (" + r.source + ") · … " + g.moves.slice(-10).join(" ");
+            g.box.dataset.moves = String(r.ply);
             if (!batch.first) feed(r.file + " ply " + r.ply + ": " + r.player + " played " + r.move + " (" + r.source + ")", "move");
             break;
           case "exchange": {
@@ -133,7 +134,7 @@
             break;
           }
           case "game_end":
-            g.line.textContent = "final: black " + r.black_discs + " – white " + r.white_discs + " (" + r.winner + ") · " + g.moves.join(" ");
+            g.line.textContent = "final after " + (g.ply || 0) + " plies: black " + r.black_discs + " – white " + r.white_discs + " (" + r.winner + ")";
             g.box.classList.add("done");
             if (!batch.first) feed(r.file + " finished: " + r.black_discs + "–" + r.white_discs, "end");
             break;
