@@ -434,3 +434,33 @@ fn the_server_outlives_a_client_that_leaves_and_a_model_host_that_dies() {
     let events = play_through(&http, &served.url, id, "black", None);
     assert_eq!(events.last().unwrap()["kind"], "end");
 }
+
+#[test]
+fn connections_beyond_the_limit_wait_for_one_to_close() {
+    let base = temp_dir("serve", "connections");
+    let runs = base.join("runs");
+    fake_run(&runs, "20260101-000000-eval");
+    let served = Served::start(&runs, "127.0.0.1:0", &["--max-connections", "2"]);
+    // Two pages following a run hold both connections.
+    let follow = || {
+        let response = client()
+            .get(format!("{}/api/runs/20260101-000000-eval/follow", served.url))
+            .send()
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        response
+    };
+    let (first, _second) = (follow(), follow());
+    let quick = Client::builder().timeout(Duration::from_millis(700)).build().unwrap();
+    let url = format!("{}/api/runs", served.url);
+    assert!(quick.get(&url).send().is_err(), "a third connection waits");
+    drop(first);
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Ok(response) = quick.get(&url).send() {
+            assert_eq!(response.status(), StatusCode::OK);
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "no connection was freed");
+    }
+}

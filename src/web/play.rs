@@ -197,10 +197,15 @@ pub async fn create(State(app): State<Arc<AppState>>, Json(request): Json<NewGam
         .collect();
     let services = app.services.clone();
     let runs = app.runs.clone();
-    let dir = match tokio::task::spawn_blocking(move || services.create_run(&runs, &label, fields)).await {
-        Ok(Ok(dir)) => dir,
-        Ok(Err(err)) => return bad(StatusCode::INTERNAL_SERVER_ERROR, format!("{err:#}")),
-        Err(err) => return bad(StatusCode::INTERNAL_SERVER_ERROR, err.to_string()),
+    let created = tokio::task::spawn_blocking(move || services.create_run(&runs, &label, fields)).await;
+    let dir = match created.map_err(anyhow::Error::from).and_then(|made| made) {
+        Ok(dir) => dir,
+        Err(err) => {
+            let message = format!("{err:#}");
+            // The game never starts: its slot is free again.
+            session.finish(json!({ "kind": "failed", "message": message }));
+            return bad(StatusCode::INTERNAL_SERVER_ERROR, message);
+        }
     };
     let run = dir
         .file_name()
