@@ -34,7 +34,7 @@ use tokio::sync::{broadcast, mpsc};
 
 use super::AppState;
 use crate::agent::{Agent, AgentError, AgentEvent, BlockingEngine, Fallback, MoveContext};
-use crate::arena::{game_log_path, play_logged, GameContext, PlayError, Played, Player, PlayerSpec, Seat};
+use crate::arena::{game_log_path, play_logged, Action, GameContext, PlayError, Played, Player, PlayerSpec, Seat};
 use crate::engine::{EngineError, EngineSpec};
 use crate::othello::{Bitboard, Board, ByColor, Color, Game, Move, Square};
 use crate::record::{AgentDecision, GameLog, MoveSource, PlayerKind};
@@ -178,20 +178,26 @@ pub async fn create(State(app): State<Arc<AppState>>, Json(request): Json<NewGam
             "too many games in play here: finish one and try again",
         );
     };
-    let names = match color {
-        Color::Black => ("human".to_string(), opponent.to_string()),
-        Color::White => (opponent.to_string(), "human".to_string()),
+    // Logged as `play` logs its players: each side's spec, and the agent's settings.
+    let spec_of = |side: Color| {
+        if side == color {
+            "human".to_string()
+        } else {
+            opponent.to_string()
+        }
+    };
+    let agent_of = |side: Color| {
+        (side != color)
+            .then(|| opponent.agent_config().map(|c| c.to_json()))
+            .flatten()
     };
     let fields = json!({
-        "players": [
-            { "spec": names.0, "agent": if color == Color::White { opponent.agent_config().map(|c| c.to_json()) } else { None } },
-            { "spec": names.1, "agent": if color == Color::Black { opponent.agent_config().map(|c| c.to_json()) } else { None } },
-        ],
+        "players": Color::BOTH.map(|side| json!({ "spec": spec_of(side), "agent": agent_of(side) })),
         "games": 1,
         "human_color": color.to_string(),
     });
     // Spec strings hold ':' and '@': a folder name keeps only letters, digits, '-' and '.'.
-    let label: String = format!("serve-{}-vs-{}-{id}", names.0, names.1)
+    let label: String = format!("serve-{}-vs-{}-{id}", spec_of(Color::Black), spec_of(Color::White))
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() || c == '.' { c } else { '-' })
         .collect();
@@ -211,7 +217,7 @@ pub async fn create(State(app): State<Arc<AppState>>, Json(request): Json<NewGam
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let seed = rand::random::<u32>() as u64;
+    let seed = rand::random::<u64>();
     tokio::spawn(run_game(session, color, opponent, moves_in, dir, seed));
     Json(json!({ "id": id, "run": run })).into_response()
 }
@@ -531,20 +537,20 @@ impl Player for WebAgent {
 
     async fn play(&mut self, board: &Board, ctx: MoveContext<'_>) -> Result<Played, PlayError> {
         match self.act(board, ctx).await? {
-            crate::arena::Action::Move(played) => Ok(played),
-            crate::arena::Action::Forfeit(decision) => Err(PlayError::Agent(AgentError::Forfeited {
+            Action::Move(played) => Ok(played),
+            Action::Forfeit(decision) => Err(PlayError::Agent(AgentError::Forfeited {
                 reason: decision.fallback_reason.clone().unwrap_or_default(),
                 decision: Box::new(decision),
             })),
         }
     }
 
-    async fn act(&mut self, board: &Board, ctx: MoveContext<'_>) -> Result<crate::arena::Action, PlayError> {
+    async fn act(&mut self, board: &Board, ctx: MoveContext<'_>) -> Result<Action, PlayError> {
         match Player::act(&mut self.agent, board, ctx).await {
             Ok(action) => {
                 let decision = match &action {
-                    crate::arena::Action::Move(played) => played.agent.as_ref(),
-                    crate::arena::Action::Forfeit(decision) => Some(decision),
+                    Action::Move(played) => played.agent.as_ref(),
+                    Action::Forfeit(decision) => Some(decision),
                 };
                 if let Some(decision) = decision {
                     self.session.publish(decision_event(decision));
@@ -565,7 +571,7 @@ impl Player for WebAgent {
                     ..AgentDecision::default()
                 };
                 self.session.publish(decision_event(&decision));
-                Ok(crate::arena::Action::Move(Played {
+                Ok(Action::Move(Played {
                     mv: fallback.mv,
                     source: MoveSource::Fallback,
                     agent: Some(decision),
