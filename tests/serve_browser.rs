@@ -105,11 +105,15 @@ fn a_person_plays_a_whole_game_against_greedy_by_clicking() {
     let _one = BROWSER.lock().unwrap_or_else(|p| p.into_inner());
     let base = temp_dir("serve-browser", "greedy");
     let runs = base.join("runs");
-    let served = Served::start(&runs, "127.0.0.1:0", &[]);
+    // With a token: the printed address sets the cookie the page's requests carry.
+    let token = "a-token-for-the-browser-test";
+    let served = Served::start(&runs, "127.0.0.1:0", &["--token", token]);
     let driver = Driver::start();
-    driver.goto(&format!("{}/", served.url));
-    driver
-        .script("document.getElementById('color').value = 'black'; document.getElementById('kind').value = 'greedy';");
+    driver.goto(&format!("{}/?token={token}", served.url));
+    driver.script(
+        "document.getElementById('color').value = 'black'; document.getElementById('kind').value = 'greedy';
+         document.getElementById('kind').dispatchEvent(new Event('change'));",
+    );
     driver.click("#start");
     let clicks = click_until_the_end(&driver);
     assert!(clicks >= 5, "{clicks} clicks");
@@ -137,6 +141,20 @@ fn a_person_plays_a_whole_game_against_greedy_by_clicking() {
     let engine_entries = driver.script("return document.querySelectorAll('#log .entry.engine').length;");
     assert!(engine_entries.as_u64().unwrap() >= 5);
     screenshot(&driver, "serve-play-greedy.png");
+    // The other page too, by its link; a browser without the cookie is refused.
+    driver.click("header a[href='/watch']");
+    driver.wait_for(
+        "return document.querySelectorAll('#runs tr[data-run]').length === 1;",
+        Duration::from_secs(10),
+        "the run on the watch page",
+    );
+    let fresh = Driver::start();
+    fresh.goto(&format!("{}/watch", served.url));
+    let refused = fresh.script("return document.body.textContent;");
+    assert!(
+        refused.as_str().unwrap().contains("missing or wrong token"),
+        "{refused}"
+    );
 }
 
 #[test]
