@@ -3,6 +3,8 @@
 //! Dependencies point downward only:
 //! - [`othello`]: the rules on bitboards (pure, no I/O).
 //! - [`engine`]: classical players built from spec strings, and the exact endgame solver.
+//! - [`marubatsu`]: seed 003's tic-tac-toe: rules, text, rule-based players and a perfect one (pure, no I/O).
+//! - [`rules`]: the game trait the shared parts see a game through (Othello, marubatsu).
 //! - [`llm`]: async chat backends (Ollama, OpenAI-compatible), retry policy, the fleet of hosts.
 //! - [`tools`]: the `simulate_move` tool.
 //! - [`record`]: the JSONL log format (the wire specification), writer and reader.
@@ -17,8 +19,10 @@ pub mod arena;
 pub mod cli;
 pub mod engine;
 pub mod llm;
+pub mod marubatsu;
 pub mod othello;
 pub mod record;
+pub mod rules;
 pub mod tools;
 pub mod web;
 

@@ -10,6 +10,7 @@ use othello_arena::agent::{Agent, AgentConfig, AnswerKind, AnswerPolicy, Invalid
 use othello_arena::llm::{ChatBackend, OllamaBackend, RetryPolicy};
 use othello_arena::othello::{Board, Move};
 use othello_arena::record::{read_game_log, Event, GameLog, MoveSource};
+use othello_arena::rules::Othello;
 use serde_json::{json, Value};
 use support::{Reply, StubServer};
 
@@ -23,7 +24,7 @@ fn backend(server: &StubServer) -> Arc<dyn ChatBackend> {
 }
 
 async fn decide(server: &StubServer, config: AgentConfig) -> (Move, othello_arena::record::AgentDecision) {
-    let mut agent = Agent::new(Arc::new(config), backend(server), 7);
+    let mut agent = Agent::<Othello>::new(Arc::new(config), backend(server), 7);
     let ctx = MoveContext {
         game: 1,
         ply: 1,
@@ -255,7 +256,7 @@ async fn every_exchange_is_logged_raw_with_its_place() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("game.jsonl");
     let log = GameLog::create(&path).unwrap();
-    let mut agent = Agent::new(Arc::new(config()), backend(&server), 1);
+    let mut agent = Agent::<Othello>::new(Arc::new(config()), backend(&server), 1);
     agent
         .decide(
             &Board::new(),

@@ -38,9 +38,9 @@ fn perft_prints_the_count_last() {
 #[test]
 fn bad_input_is_a_clear_error_with_exit_code_2() {
     for (args, needle) in [
-        (vec!["perft", "3", "--convention", "z"], "expected a (pass = 1 ply"),
+        (vec!["perft", "3", "--convention", "z"], "[possible values: a, b, c]"),
         (vec!["perft", "3", "--board", "XO"], "board has 2 squares, expected 64"),
-        (vec!["perft", "3", "--side", "red"], "expected black or white"),
+        (vec!["perft", "3", "--side", "red"], "[possible values: black, white]"),
         (vec!["analyze", "--engine", "minimax"], "valid specs: random, n-hand"),
         (
             vec!["analyze", "--engine", "greedy", "--moves", "d3 d3"],
@@ -52,7 +52,7 @@ fn bad_input_is_a_clear_error_with_exit_code_2() {
         ),
         (
             vec!["play", "--black", "greedy", "--white", "random", "--games", "0"],
-            "bad --games",
+            "give 1 to 100000 games",
         ),
         (vec!["wipeouts", "--vs", "human", "--max-plies", "3"], "not human"),
     ] {

@@ -207,7 +207,10 @@ fn eval_refuses_bad_settings_clearly() {
             vec!["eval", "--agent", "llm:m", "--think", "maybe"],
             "expected true, false",
         ),
-        (vec!["eval", "--agent", "llm:m", "--games", "0"], "bad --games"),
+        (
+            vec!["eval", "--agent", "llm:m", "--games", "0"],
+            "give 1 to 100000 games",
+        ),
     ] {
         let output = run_arena(&args, "127.0.0.1:9");
         assert_eq!(output.status.code(), Some(2), "{args:?}");

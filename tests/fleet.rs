@@ -229,7 +229,7 @@ fn bad_fleet_files_are_refused_with_the_fix() {
     for (text, expected) in [
         (
             "[[hosts]]\nurl = \"127.0.0.1:1\"\nmax_in_flight = 0\n",
-            "max_in_flight 0; give 1 or more",
+            "max_in_flight 0 is out of range: give 1 to 1024",
         ),
         (
             "[[hosts]]\nurl = \"127.0.0.1:1\"\nweight = 3\n",

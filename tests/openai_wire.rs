@@ -10,6 +10,7 @@ use othello_arena::agent::{Agent, AgentConfig, AnswerKind, MoveContext};
 use othello_arena::llm::{ChatBackend, OpenAiBackend, RetryPolicy, Think};
 use othello_arena::othello::Board;
 use othello_arena::record::{read_game_log, GameLog, MoveSource};
+use othello_arena::rules::Othello;
 use serde_json::json;
 use support::{Reply, StubServer};
 
@@ -51,7 +52,7 @@ async fn tool_calls_travel_in_openai_shape_and_the_key_stays_out_of_logs() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("game.jsonl");
     let log = GameLog::create(&path).unwrap();
-    let mut agent = Agent::new(Arc::new(config), backend(&server), 1);
+    let mut agent = Agent::<Othello>::new(Arc::new(config), backend(&server), 1);
     let choice = agent
         .decide(
             &Board::new(),
@@ -116,7 +117,7 @@ async fn recovered_calls_get_ids_the_server_accepts() {
         ),
         _ => Reply::openai(json!({"role": "assistant", "content": "e6"})),
     });
-    let mut agent = Agent::new(Arc::new(AgentConfig::new("qwen")), backend(&server), 1);
+    let mut agent = Agent::<Othello>::new(Arc::new(AgentConfig::new("qwen")), backend(&server), 1);
     let choice = agent
         .decide(
             &Board::new(),
@@ -149,7 +150,7 @@ async fn server_errors_keep_their_body_and_omit_the_key() {
         retry_after: None,
         fault: None,
     });
-    let mut agent = Agent::new(Arc::new(AgentConfig::new("qwen")), backend(&server), 1);
+    let mut agent = Agent::<Othello>::new(Arc::new(AgentConfig::new("qwen")), backend(&server), 1);
     let err = agent
         .decide(
             &Board::new(),

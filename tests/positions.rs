@@ -237,7 +237,7 @@ fn datagen_writes_seed_000_conversations() {
             "--count",
             "1",
             "-o",
-            file.to_str().unwrap(),
+            file.with_extension("random.jsonl").to_str().unwrap(),
         ],
         "http://127.0.0.1:9",
     );

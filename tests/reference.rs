@@ -4,6 +4,7 @@
 use othello_arena::arena::self_play_positions;
 use othello_arena::engine::{evaluate, features, Reference, Solver, EVAL_WEIGHTS, FEATURES};
 use othello_arena::othello::Board;
+use othello_arena::rules::Othello;
 
 /// (features, exact score) of self-play positions.
 fn exact_samples(
@@ -137,7 +138,7 @@ fn fit_evaluation_weights() {
 async fn the_evaluation_outplays_seed_004s_at_equal_depth() {
     // Search only (no exact endgame), 3 plies each, 100 games with random openings.
     use othello_arena::arena::{run_match, MatchConfig, PlayerSpec, RunOptions};
-    let spec = |s: &str| PlayerSpec::Engine(s.parse().unwrap());
+    let spec = |s: &str| PlayerSpec::<Othello>::Engine(s.parse().unwrap());
     let config = MatchConfig {
         players: [spec("reference:3:0"), spec("alphabeta:3:weight")],
         games: 100,

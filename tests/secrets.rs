@@ -117,6 +117,8 @@ fn an_echoed_api_key_is_kept_out_of_logs_reports_and_errors() {
     // A server that refuses the key and quotes it: the error names the status, not the key.
     let refusing = StubServer::start(|_, _| Reply::error(401, &format!("invalid key Bearer {KEY}")));
     let host = format!("{}/v1", refusing.url);
+    let refused_dir = dir.with_extension("refused");
+    let _ = std::fs::remove_dir_all(&refused_dir);
     let failed = run(
         &[
             "eval",
@@ -131,7 +133,7 @@ fn an_echoed_api_key_is_kept_out_of_logs_reports_and_errors() {
             "--api-key-env",
             KEY_VAR,
             "--log-dir",
-            dir_arg,
+            refused_dir.to_str().unwrap(),
         ],
         &refusing.url,
     );
@@ -139,5 +141,5 @@ fn an_echoed_api_key_is_kept_out_of_logs_reports_and_errors() {
     let stderr = String::from_utf8_lossy(&failed.stderr);
     assert!(stderr.contains("401"), "{stderr}");
     assert_no_key_in_output("a refused eval", &failed);
-    assert_no_key_in_files(&dir);
+    assert_no_key_in_files(&refused_dir);
 }

@@ -56,11 +56,10 @@ fn paths_out_of_the_runs_folder_are_refused() {
     std::fs::create_dir_all(&outside).unwrap();
     std::fs::write(outside.join("secret.txt"), "SECRET-OUTSIDE").unwrap();
     std::fs::write(outside.join("run.json"), "{\"command\":\"SECRET-RUN\"}").unwrap();
-    std::fs::write(
-        outside.join("game-0001.jsonl"),
-        "{\"type\":\"move\",\"player\":\"SECRET-LOG\"}\n",
-    )
-    .unwrap();
+    // A whole game log outside, by players whose names must never show.
+    let secret_game = json!({"schema_version": 1, "time_ms": 0, "type": "game_start", "game": 1,
+        "black": "SECRET-LOG", "white": "SECRET-LOG", "start_board": "", "opening": [], "seed": 1});
+    std::fs::write(outside.join("game-0001.jsonl"), format!("{secret_game}\n")).unwrap();
     std::os::unix::fs::symlink(&outside, runs.join("link-out")).unwrap();
     std::os::unix::fs::symlink(outside.join("secret.txt"), run.join("leak.jsonl")).unwrap();
     std::os::unix::fs::symlink(outside.join("game-0001.jsonl"), run.join("game-0002.jsonl")).unwrap();
@@ -107,8 +106,18 @@ fn paths_out_of_the_runs_folder_are_refused() {
         list.contains("20260101-000000-eval") && !list.contains("link-out"),
         "{list}"
     );
-    let (_, shown) = get("/api/runs/20260101-000000-eval");
-    assert!(!shown.contains("SECRET"), "{shown}");
+    for path in ["/api/runs/20260101-000000-eval", "/runs/20260101-000000-eval/report"] {
+        let (_, shown) = get(path);
+        assert!(!shown.contains("SECRET"), "{path}: {shown}");
+    }
+    let rated = http
+        .post(format!("{}/api/rate", served.url))
+        .json(&json!({"runs": ["20260101-000000-eval"]}))
+        .send()
+        .unwrap()
+        .text()
+        .unwrap();
+    assert!(!rated.contains("SECRET"), "{rated}");
     let follow = http
         .get(format!("{}/api/runs/20260101-000000-eval/follow", served.url))
         .send()

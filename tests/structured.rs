@@ -13,6 +13,7 @@ use othello_arena::agent::{Agent, AgentConfig, AnswerFormat, AnswerKind, Invalid
 use othello_arena::llm::{ChatBackend, OllamaBackend, OpenAiBackend, RetryPolicy};
 use othello_arena::othello::Board;
 use othello_arena::record::{AgentDecision, MoveSource};
+use othello_arena::rules::Othello;
 use serde_json::{json, Value};
 use support::{Reply, StubServer};
 
@@ -36,7 +37,7 @@ fn scripted(replies: Vec<Reply>) -> StubServer {
 }
 
 async fn decide(backend: Arc<dyn ChatBackend>, config: AgentConfig) -> (String, AgentDecision) {
-    let mut agent = Agent::new(Arc::new(config), backend, 7);
+    let mut agent = Agent::<Othello>::new(Arc::new(config), backend, 7);
     let ctx = MoveContext {
         game: 1,
         ply: 1,

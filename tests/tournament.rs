@@ -310,7 +310,7 @@ fn no_output_overwrites_a_run() {
     // A second tournament into the same folder is refused, not written over it.
     let again = tournament(&dir, text, &[]);
     assert_eq!(again.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&again.stderr).contains("the folder is not empty"));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("is not empty (a run's logs are never overwritten)"));
     // `rate --csv` onto a game log, or into the run folder, is refused.
     for target in [run.join("game-0001.jsonl"), run.join("table.csv")] {
         let output = run_arena(
@@ -318,7 +318,7 @@ fn no_output_overwrites_a_run() {
             "127.0.0.1:9",
         );
         assert_eq!(output.status.code(), Some(2));
-        assert!(String::from_utf8_lossy(&output.stderr).contains("write the table outside the runs"));
+        assert!(String::from_utf8_lossy(&output.stderr).contains("inside the input folder"));
     }
     assert_eq!(std::fs::read_to_string(run.join("game-0001.jsonl")).unwrap(), before);
     let huge = tournament(
@@ -326,5 +326,5 @@ fn no_output_overwrites_a_run() {
         "engines = [\"random\", \"greedy\"]\ngames = 1000000000000\n",
         &[],
     );
-    assert!(String::from_utf8_lossy(&huge.stderr).contains("give at most 100000"));
+    assert!(String::from_utf8_lossy(&huge.stderr).contains("to 100000 games"));
 }

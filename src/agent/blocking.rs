@@ -3,18 +3,18 @@
 
 use std::sync::{Arc, Mutex};
 
-use crate::engine::{Decision, Engine, EngineError};
-use crate::othello::Board;
+use crate::engine::EngineError;
+use crate::rules::{GameEngine, Othello, Rules};
 
-/// An engine whose moves are computed on a blocking thread.
-pub struct BlockingEngine {
+/// An engine of game `R` whose moves are computed on a blocking thread.
+pub struct BlockingEngine<R: Rules = Othello> {
     name: String,
-    engine: Arc<Mutex<Box<dyn Engine>>>,
+    engine: Arc<Mutex<Box<dyn GameEngine<R>>>>,
 }
 
-impl BlockingEngine {
+impl<R: Rules> BlockingEngine<R> {
     /// Wraps `engine`.
-    pub fn new(engine: Box<dyn Engine>) -> BlockingEngine {
+    pub fn new(engine: Box<dyn GameEngine<R>>) -> BlockingEngine<R> {
         BlockingEngine {
             name: engine.name(),
             engine: Arc::new(Mutex::new(engine)),
@@ -26,13 +26,13 @@ impl BlockingEngine {
         self.name.clone()
     }
 
-    /// The engine's move in `board`, computed on a blocking thread. A panic in the
+    /// The engine's move in `position`, computed on a blocking thread. A panic in the
     /// engine is a bug and goes on unwinding here.
-    pub async fn choose(&self, board: &Board) -> Result<Decision, EngineError> {
-        let (engine, board) = (self.engine.clone(), *board);
+    pub async fn choose(&self, position: &R::Position) -> Result<R::Decision, EngineError> {
+        let (engine, position) = (self.engine.clone(), *position);
         let thinking = tokio::task::spawn_blocking(move || {
             let mut engine = engine.lock().unwrap_or_else(|p| p.into_inner());
-            engine.choose(&board)
+            engine.choose(&position)
         });
         match thinking.await {
             Ok(decision) => decision,

@@ -8,9 +8,9 @@ use serde_json::{json, Value};
 use super::answer::AnswerPolicy;
 use super::prompt::Prompt;
 use super::structured::AnswerFormat;
-use crate::engine::{EngineSpec, ParseSpecError};
 use crate::llm::{ChatOptions, Think};
 use crate::othello::{Labels, Perspective, TextStyle};
+use crate::rules::Rules;
 
 /// How the model is asked.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -58,55 +58,85 @@ text_enum!(Mode, "mode", "tool" => Mode::Tool, "direct" => Mode::Direct);
 text_enum!(InvalidPolicy, "--on-invalid policy", "retry" => InvalidPolicy::Retry, "feedback" => InvalidPolicy::Feedback);
 
 /// What happens when every session failed to give a legal move.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Fallback {
-    /// An engine plays the move, recorded as `fallback` (seed 000: `random`).
-    Engine(EngineSpec),
+    /// An engine of the game plays the move, recorded as `fallback` (seed 000:
+    /// `random`): its spec, checked for the game by [`Fallback::check`].
+    Engine(String),
     /// No move is played: the agent forfeits and loses the game (Kaggle, LLM Chess).
     Forfeit,
 }
 
-/// A `--fallback` that is neither `forfeit` nor an engine spec.
+/// A `--fallback` that is neither `forfeit` nor an engine of the game.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ParseFallbackError {
     /// `human`: nobody is at the terminal to stand in for the model.
     #[error("the fallback must be forfeit or an engine, not human")]
     Human,
-    /// Not an engine spec.
-    #[error("invalid fallback {text:?}: give forfeit or an engine spec")]
+    /// Not an engine spec of the game.
+    #[error("invalid fallback {text:?}: give forfeit or an engine spec ({reason})")]
     Spec {
         /// The text as given.
         text: String,
-        /// Why it is no engine spec.
-        #[source]
-        source: ParseSpecError,
+        /// Why it is no engine spec of the game.
+        reason: String,
     },
 }
 
 impl FromStr for Fallback {
     type Err = ParseFallbackError;
 
-    /// `forfeit` (any case) or an engine spec other than `human`.
+    /// `forfeit` (any case) or an engine spec (checked against a game by
+    /// [`Fallback::check`]), never `human`.
     fn from_str(text: &str) -> Result<Self, Self::Err> {
-        if text.trim().eq_ignore_ascii_case("forfeit") {
+        let text = text.trim();
+        if text.eq_ignore_ascii_case("forfeit") {
             return Ok(Fallback::Forfeit);
         }
-        match text.parse::<EngineSpec>() {
-            Ok(EngineSpec::Human) => Err(ParseFallbackError::Human),
-            Ok(spec) => Ok(Fallback::Engine(spec)),
-            Err(source) => Err(ParseFallbackError::Spec {
+        if text.eq_ignore_ascii_case("human") {
+            return Err(ParseFallbackError::Human);
+        }
+        if text.is_empty() {
+            return Err(ParseFallbackError::Spec {
                 text: text.to_string(),
-                source,
+                reason: "it is empty".to_string(),
+            });
+        }
+        Ok(Fallback::Engine(text.to_string()))
+    }
+}
+
+impl Fallback {
+    /// The fallback as a player of game `R`: its engine spec parsed and written in its
+    /// canonical form, or `forfeit`.
+    pub fn check<R: Rules>(&self) -> Result<Fallback, ParseFallbackError> {
+        match self.spec::<R>()? {
+            Some(spec) => Ok(Fallback::Engine(spec.to_string())),
+            None => Ok(Fallback::Forfeit),
+        }
+    }
+
+    /// The engine of game `R` that stands in for the model (`None`: forfeit).
+    pub fn spec<R: Rules>(&self) -> Result<Option<R::Spec>, ParseFallbackError> {
+        let Fallback::Engine(text) = self else {
+            return Ok(None);
+        };
+        match text.parse::<R::Spec>() {
+            Ok(spec) if R::is_human(&spec) => Err(ParseFallbackError::Human),
+            Ok(spec) => Ok(Some(spec)),
+            Err(e) => Err(ParseFallbackError::Spec {
+                text: text.clone(),
+                reason: e.to_string(),
             }),
         }
     }
 }
 
 impl fmt::Display for Fallback {
-    /// `forfeit`, or the engine's canonical spec.
+    /// `forfeit`, or the engine's spec.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Fallback::Engine(spec) => spec.fmt(f),
+            Fallback::Engine(spec) => f.write_str(spec),
             Fallback::Forfeit => f.write_str("forfeit"),
         }
     }
@@ -168,7 +198,7 @@ impl AgentConfig {
             max_turns: 10,
             max_sessions: 3,
             max_tool_rounds: u32::MAX,
-            fallback: Fallback::Engine(EngineSpec::Random),
+            fallback: Fallback::Engine("random".to_string()),
             answer: AnswerPolicy::Last,
             answer_format: AnswerFormat::Text,
             on_invalid: InvalidPolicy::Retry,
@@ -210,6 +240,7 @@ impl AgentConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::{Marubatsu, Othello};
 
     #[test]
     fn fallbacks_read_back_as_written() {
@@ -222,27 +253,39 @@ mod tests {
             "reference:8:18",
         ] {
             let fallback: Fallback = text.parse().unwrap();
-            assert_eq!(fallback.to_string(), text);
+            assert_eq!(fallback.check::<Othello>().unwrap().to_string(), text);
             assert_eq!(fallback.to_string().parse::<Fallback>().unwrap(), fallback);
         }
         assert_eq!(" Forfeit ".parse::<Fallback>(), Ok(Fallback::Forfeit));
         assert_eq!(
-            "nhand".parse::<Fallback>().unwrap().to_string(),
+            "nhand"
+                .parse::<Fallback>()
+                .unwrap()
+                .check::<Othello>()
+                .unwrap()
+                .to_string(),
             "n-hand:3",
             "engines are written in their canonical form, as before"
+        );
+        assert_eq!(
+            "ai8s"
+                .parse::<Fallback>()
+                .unwrap()
+                .check::<Marubatsu>()
+                .unwrap()
+                .to_string(),
+            "ai8s",
+            "each game checks its own engines"
         );
     }
 
     #[test]
     fn a_person_or_nonsense_is_no_fallback() {
         assert_eq!("human".parse::<Fallback>(), Err(ParseFallbackError::Human));
-        let err = "nonsense".parse::<Fallback>().unwrap_err();
+        let err = "nonsense".parse::<Fallback>().unwrap().check::<Othello>().unwrap_err();
         assert!(matches!(&err, ParseFallbackError::Spec { text, .. } if text == "nonsense"));
         assert!(err.to_string().contains("forfeit"));
-        assert!(
-            std::error::Error::source(&err).is_some(),
-            "the engine spec error is kept"
-        );
+        assert!(err.to_string().contains("valid specs"), "the engine spec error is kept");
     }
 
     #[test]

@@ -15,14 +15,15 @@ use tracing::Instrument;
 
 use super::answer::{parse_answer, Answer};
 use super::blocking::BlockingEngine;
-use super::config::{AgentConfig, Fallback, InvalidPolicy, Mode};
+use super::config::{AgentConfig, InvalidPolicy, Mode, ParseFallbackError};
 use super::recover::recover_tool_calls;
 use super::structured::{parse_structured, AnswerFormat};
 use crate::engine::EngineError;
 use crate::llm::{ChatBackend, ChatRequest, LlmError, Message, Role, ToolCall};
-use crate::othello::{Board, Labels, Move};
+use crate::othello::Labels;
 use crate::record::{AgentDecision, Event, ExchangeRecord, GameLog, LogError, MoveSource};
-use crate::tools::{SimulateMove, ToolRegistry};
+use crate::rules::{Othello, Rules};
+use crate::tools::ToolRegistry;
 
 /// Where the current decision sits, for the log.
 #[derive(Clone, Copy, Debug)]
@@ -37,18 +38,18 @@ pub struct MoveContext<'a> {
 
 /// The agent's move and how it got there.
 #[derive(Clone, Debug, PartialEq)]
-pub struct AgentMove {
+pub struct AgentMove<R: Rules = Othello> {
     /// The move played.
-    pub mv: Move,
+    pub mv: R::Move,
     /// Counts, tokens, latency and source.
     pub decision: AgentDecision,
 }
 
 /// What the agent did with a position: a move, or a forfeit.
 #[derive(Clone, Debug, PartialEq)]
-pub enum AgentChoice {
+pub enum AgentChoice<R: Rules = Othello> {
     /// The model's move, or the fallback engine's.
-    Move(AgentMove),
+    Move(AgentMove<R>),
     /// Every session failed and the fallback is `forfeit`: no move, the game is lost.
     /// The decision's source is [`MoveSource::Forfeit`].
     Forfeit(AgentDecision),
@@ -74,6 +75,9 @@ pub enum AgentError {
     /// The fallback engine failed.
     #[error("the fallback player failed")]
     Fallback(#[source] EngineError),
+    /// The fallback is not an engine of the game being played.
+    #[error("the fallback cannot play this game")]
+    BadFallback(#[source] ParseFallbackError),
     /// A move was asked for ([`Agent::decide`]) but the agent forfeited: use
     /// [`Agent::decide_or_forfeit`] where a forfeit can end the game.
     #[error("{reason}: there is no move to play")]
@@ -113,13 +117,14 @@ pub enum AgentEvent<'a> {
 /// Receives an agent's [`AgentEvent`]s; called on the agent's task, so it must be quick.
 pub type AgentObserver = Arc<dyn Fn(AgentEvent<'_>) + Send + Sync>;
 
-/// The LLM player.
-pub struct Agent {
+/// The LLM player of game `R`.
+pub struct Agent<R: Rules = Othello> {
     config: Arc<AgentConfig>,
     backend: Arc<dyn ChatBackend>,
-    tools: ToolRegistry,
-    /// The fallback engine (`None`: the agent forfeits).
-    fallback: Option<BlockingEngine>,
+    tools: ToolRegistry<R::Simulate>,
+    /// The fallback engine (`None`: the agent forfeits), or why its spec is not one
+    /// of the game's.
+    fallback: Option<Result<BlockingEngine<R>, ParseFallbackError>>,
     /// The host that answered the last request: the next one goes there while it has
     /// room (a fleet's prompt-cache affinity).
     last_host: Option<String>,
@@ -128,18 +133,21 @@ pub struct Agent {
 }
 
 /// How a session ended without a move.
-enum SessionEnd {
-    Decided(Move),
+enum SessionEnd<M> {
+    Decided(M),
     Failed(&'static str),
 }
 
-impl Agent {
-    /// An agent using `backend`, with its fallback seeded by `seed`.
-    pub fn new(config: Arc<AgentConfig>, backend: Arc<dyn ChatBackend>, seed: u64) -> Agent {
-        let tools = ToolRegistry::new(SimulateMove { style: config.style });
-        let fallback = match config.fallback {
-            Fallback::Engine(spec) => Some(BlockingEngine::new(spec.build(seed))),
-            Fallback::Forfeit => None,
+impl<R: Rules> Agent<R> {
+    /// An agent using `backend`, with its fallback seeded by `seed`. The config's
+    /// fallback is an engine of `R` (checked with [`Fallback::check`] when the config
+    /// was made); an engine spec `R` does not know is reported when the fallback plays.
+    pub fn new(config: Arc<AgentConfig>, backend: Arc<dyn ChatBackend>, seed: u64) -> Agent<R> {
+        let tools = ToolRegistry::new(R::simulate_tool(config.style));
+        let fallback = match config.fallback.spec::<R>() {
+            Ok(Some(spec)) => Some(Ok(BlockingEngine::new(R::engine(&spec, seed)))),
+            Ok(None) => None,
+            Err(unknown) => Some(Err(unknown)),
         };
         Agent {
             config,
@@ -152,7 +160,7 @@ impl Agent {
     }
 
     /// The same agent, reporting each reply and tool result to `observer`.
-    pub fn with_observer(mut self, observer: AgentObserver) -> Agent {
+    pub fn with_observer(mut self, observer: AgentObserver) -> Agent<R> {
         self.observer = Some(observer);
         self
     }
@@ -170,7 +178,7 @@ impl Agent {
 
     /// Decides a move in `board`, where the side to move has a legal placement. With the
     /// fallback `forfeit`, a decision without a move is [`AgentError::Forfeited`].
-    pub async fn decide(&mut self, board: &Board, ctx: MoveContext<'_>) -> Result<AgentMove, AgentError> {
+    pub async fn decide(&mut self, board: &R::Position, ctx: MoveContext<'_>) -> Result<AgentMove<R>, AgentError> {
         match self.decide_or_forfeit(board, ctx).await? {
             AgentChoice::Move(choice) => Ok(choice),
             AgentChoice::Forfeit(decision) => Err(AgentError::Forfeited {
@@ -182,12 +190,20 @@ impl Agent {
 
     /// Decides a move in `board`, where the side to move has a legal placement, or
     /// forfeits when every session failed and the fallback is `forfeit`.
-    pub async fn decide_or_forfeit(&mut self, board: &Board, ctx: MoveContext<'_>) -> Result<AgentChoice, AgentError> {
-        let span = tracing::debug_span!("turn", ply = ctx.ply, color = %board.side_to_move());
+    pub async fn decide_or_forfeit(
+        &mut self,
+        board: &R::Position,
+        ctx: MoveContext<'_>,
+    ) -> Result<AgentChoice<R>, AgentError> {
+        let span = tracing::debug_span!("turn", ply = ctx.ply, color = %R::to_move(board));
         self.decide_in_span(board, ctx).instrument(span).await
     }
 
-    async fn decide_in_span(&mut self, board: &Board, ctx: MoveContext<'_>) -> Result<AgentChoice, AgentError> {
+    async fn decide_in_span(
+        &mut self,
+        board: &R::Position,
+        ctx: MoveContext<'_>,
+    ) -> Result<AgentChoice<R>, AgentError> {
         let mut decision = AgentDecision::default();
         let mut failures: Vec<&'static str> = Vec::new();
         for session in 1..=self.config.max_sessions {
@@ -211,11 +227,12 @@ impl Agent {
             decision.fallback_reason = Some(format!("{failed}; the model forfeited the game"));
             return Ok(AgentChoice::Forfeit(decision));
         };
+        let engine = engine.as_ref().map_err(|e| AgentError::BadFallback(e.clone()))?;
         let fallback = engine.choose(board).await.map_err(AgentError::Fallback)?;
         decision.source = Some(MoveSource::Fallback);
         decision.fallback_reason = Some(format!("{failed}; {} played", engine.name()));
         Ok(AgentChoice::Move(AgentMove {
-            mv: fallback.mv,
+            mv: R::decision_move(&fallback),
             decision,
         }))
     }
@@ -233,18 +250,18 @@ impl Agent {
         }
     }
 
-    fn first_messages(&self, board: &Board) -> Vec<Message> {
+    fn first_messages(&self, board: &R::Position) -> Vec<Message> {
         let mut messages = Vec::new();
         if let Some(prompt) = &self.config.system_prompt {
             messages.push(Message::new(Role::System, prompt.text.clone()));
         }
-        let text = board.to_text(self.config.style);
+        let text = R::model_text(board, self.config.style);
         let user = match &self.config.user_template {
             Some(template) => template
                 .text
                 .replace("{board}", &text)
-                .replace("{color}", board.side_to_move().name())
-                .replace("{legal_moves}", &board.legal_moves().to_string()),
+                .replace("{color}", R::side_name(R::to_move(board)))
+                .replace("{legal_moves}", &R::legal_coordinates(board).to_string()),
             None => text,
         };
         messages.push(Message::new(Role::User, user));
@@ -253,11 +270,11 @@ impl Agent {
 
     async fn session(
         &mut self,
-        board: &Board,
+        board: &R::Position,
         session: u32,
         ctx: MoveContext<'_>,
         decision: &mut AgentDecision,
-    ) -> Result<SessionEnd, AgentError> {
+    ) -> Result<SessionEnd<R::Move>, AgentError> {
         let mut messages = self.first_messages(board);
         let turns = match (self.config.mode, self.config.on_invalid) {
             (Mode::Direct, InvalidPolicy::Retry) => 1,
@@ -272,7 +289,7 @@ impl Agent {
             let offer_tools = self.config.mode == Mode::Tool && tool_rounds < self.config.max_tool_rounds && !held;
             // Only the answering request is constrained: tool rounds stay free.
             let schema = if self.config.mode == Mode::Direct || !offer_tools {
-                format.schema(board.legal_moves())
+                format.schema(R::legal_coordinates(board), R::board_coordinates())
             } else {
                 None
             };
@@ -295,7 +312,7 @@ impl Agent {
                 log.write(Event::Exchange(ExchangeRecord {
                     game: ctx.game,
                     ply: ctx.ply,
-                    color: board.side_to_move().to_string(),
+                    color: R::to_move(board).to_string(),
                     session,
                     turn,
                     latency_ms: exchange.latency_ms,
@@ -336,18 +353,24 @@ impl Agent {
             }
             let think_first = self.config.mode == Mode::Direct;
             let answer = if constrained {
-                parse_structured(&reply.content, board.legal_moves())
+                parse_structured(&reply.content, R::legal_coordinates(board))
             } else if self.config.mode == Mode::Tool && !offer_tools && !recover_tool_calls(&reply.content).is_empty() {
                 // A tool call written as text once tools are withdrawn is not an answer:
                 // its coordinate is a square to simulate, not a move.
                 Answer::ToolCallText
             } else {
-                parse_answer(&reply.content, board.legal_moves(), self.config.answer, think_first)
+                parse_answer(
+                    &reply.content,
+                    R::legal_coordinates(board),
+                    self.config.answer,
+                    think_first,
+                )
             };
             match answer {
                 Answer::Move { square, kind } => {
                     decision.answer_kind = Some(kind);
-                    return Ok(SessionEnd::Decided(Move::Place(square)));
+                    let mv = R::at_coordinate(square).expect("the answer's square is one of the legal coordinates");
+                    return Ok(SessionEnd::Decided(mv));
                 }
                 invalid => {
                     decision.invalid_answers += 1;
@@ -395,7 +418,7 @@ impl Agent {
     }
 
     /// The message sent once the tool budget is spent (tools are then withheld).
-    fn answer_now(&self, board: &Board) -> String {
+    fn answer_now(&self, board: &R::Position) -> String {
         let text = self.answer_now_text(board);
         match self.config.answer_format {
             AnswerFormat::Text => text,
@@ -403,8 +426,8 @@ impl Agent {
         }
     }
 
-    fn answer_now_text(&self, board: &Board) -> String {
-        let legal = board.legal_moves();
+    fn answer_now_text(&self, board: &R::Position) -> String {
+        let legal = R::legal_coordinates(board);
         match self.config.style.labels {
             Labels::Japanese => {
                 format!("シミュレーションはここまでです。置ける位置: {legal}。この中から座標を1つだけ答えてください。")
@@ -416,11 +439,11 @@ impl Agent {
     }
 
     /// The message telling the model its answer held no legal move.
-    fn feedback(&self, board: &Board, answer: &Answer) -> String {
+    fn feedback(&self, board: &R::Position, answer: &Answer) -> String {
         if *answer == Answer::ToolCallText {
             return self.answer_now(board);
         }
-        let legal = board.legal_moves();
+        let legal = R::legal_coordinates(board);
         let named = match answer {
             Answer::Illegal { found } => found.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "),
             _ => String::new(),

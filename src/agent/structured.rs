@@ -66,11 +66,12 @@ pub struct StructuredAnswer {
 }
 
 impl AnswerFormat {
-    /// The schema the answering request carries in `legal`'s position; `None` for text.
-    pub fn schema(self, legal: Bitboard) -> Option<Value> {
+    /// The schema the answering request carries: the `move` is one of the `board`'s
+    /// squares (`json`) or of the `legal` moves (`json-legal`); `None` for text.
+    pub fn schema(self, legal: Bitboard, board: Bitboard) -> Option<Value> {
         let squares: Vec<String> = match self {
             AnswerFormat::Text => return None,
-            AnswerFormat::Json => Square::ALL.iter().map(ToString::to_string).collect(),
+            AnswerFormat::Json => board.squares().map(|s| s.to_string()).collect(),
             AnswerFormat::JsonLegal => legal.squares().map(|s| s.to_string()).collect(),
         };
         let mut schema = parameters_schema::<StructuredAnswer>();
@@ -126,12 +127,12 @@ mod tests {
     #[test]
     fn the_schema_names_the_squares_allowed() {
         let legal = Board::new().legal_moves();
-        assert_eq!(AnswerFormat::Text.schema(legal), None);
-        let all = AnswerFormat::Json.schema(legal).unwrap();
+        assert_eq!(AnswerFormat::Text.schema(legal, Bitboard(u64::MAX)), None);
+        let all = AnswerFormat::Json.schema(legal, Bitboard(u64::MAX)).unwrap();
         assert_eq!(all["properties"]["move"]["enum"].as_array().unwrap().len(), 64);
         assert_eq!(all["required"], json!(["move"]));
         assert_eq!(all["additionalProperties"], false);
-        let only = AnswerFormat::JsonLegal.schema(legal).unwrap();
+        let only = AnswerFormat::JsonLegal.schema(legal, Bitboard(u64::MAX)).unwrap();
         assert_eq!(only["properties"]["move"]["enum"], json!(["d3", "c4", "f5", "e6"]));
     }
 

@@ -8,16 +8,17 @@ use tracing::Instrument;
 
 use super::player::{Action, PlayError, Played, Player};
 use crate::agent::MoveContext;
-use crate::othello::{Board, ByColor, Color, Game, Move, Outcome};
+use crate::othello::{ByColor, Color, Outcome};
 use crate::record::{AgentDecision, Event, ForfeitRecord, GameLog, GameStopped, LogError, MoveRecord, MoveSource};
+use crate::rules::{Line, Othello, Rules};
 
 /// One move of a finished game, with its source.
 #[derive(Clone, Debug, PartialEq)]
-pub struct PlyRecord {
+pub struct PlyRecord<R: Rules = Othello> {
     /// The mover.
     pub color: Color,
     /// What was played and how.
-    pub played: Played,
+    pub played: Played<R>,
 }
 
 /// A side that played no move and lost: its agent's fallback is `forfeit`.
@@ -33,20 +34,21 @@ pub struct Forfeit {
 
 /// A finished game.
 #[derive(Clone, Debug, PartialEq)]
-pub struct GameRecord {
+pub struct GameRecord<R: Rules = Othello> {
     /// The position and moves, opening included.
-    pub game: Game,
+    pub game: Line<R>,
     /// How many of the first moves were the random opening.
     pub opening_plies: usize,
     /// The moves after the opening, passes included.
-    pub plies: Vec<PlyRecord>,
+    pub plies: Vec<PlyRecord<R>>,
     /// The side that forfeited, when the game ended that way (`game` then stops at the
     /// position it forfeited in, with the game not over on the board).
     pub forfeit: Option<Forfeit>,
-    /// The result: by disc count, or after a forfeit the opponent's win.
+    /// The result: by the rules, or after a forfeit the opponent's win.
     pub outcome: Outcome,
-    /// Black's discs minus White's at the end (empty squares are not awarded); after a
-    /// forfeit, [`GameRecord::FORFEIT_MARGIN`] for the winner (-64 when black forfeited).
+    /// Black's margin at the end in the game's unit ([`Rules::margin`]: Othello's disc
+    /// difference, empty squares not awarded); after a forfeit,
+    /// [`Rules::FORFEIT_MARGIN`] for the winner (-64 when black forfeited in Othello).
     pub disc_difference: i32,
 }
 
@@ -73,7 +75,7 @@ pub enum GameError {
         ply: usize,
         /// The refused move.
         #[source]
-        source: crate::othello::IllegalMove,
+        source: Box<dyn std::error::Error + Send + Sync>,
     },
     /// The run was stopped before this ply (the game is logged as unfinished).
     #[error("stopped before ply {ply}")]
@@ -87,63 +89,82 @@ pub enum GameError {
 }
 
 /// Called after every move with the new position and the move that led to it.
-pub type PlyObserver<'a> = &'a mut (dyn FnMut(&Board, Move) + Send);
+pub type PlyObserver<'a, R = Othello> = &'a mut (dyn FnMut(&<R as Rules>::Position, <R as Rules>::Move) + Send);
 
 /// What a game needs besides its players.
-pub struct GameContext<'a> {
+pub struct GameContext<'a, R: Rules = Othello> {
     /// Game number in the run (from 1).
     pub number: usize,
     /// The game's log, if any.
     pub log: Option<&'a GameLog>,
     /// Sees every move after the opening.
-    pub observer: Option<PlyObserver<'a>>,
+    pub observer: Option<PlyObserver<'a, R>>,
     /// When set, the game stops before its next move.
     pub stop: Option<&'a AtomicBool>,
 }
 
 /// `plies` uniformly random moves from `start` (passes when forced), seeded by `seed`.
-/// Stops early if the game ends.
-pub fn random_opening(start: Board, plies: usize, seed: u64) -> Game {
+/// An opening leaves the players a game: a draw that ends the game is drawn again
+/// from the same seeded stream (so openings that never end one are as before), up to
+/// [`OPENING_DRAWS`] times; only a start already near its end can run out of draws,
+/// and then the last draw is returned.
+pub fn random_opening<R: Rules>(start: R::Position, plies: usize, seed: u64) -> Line<R> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut game = Game::new(start);
-    while game.moves().len() < plies && !game.is_over() {
-        let moves: Vec<_> = game.board().legal_moves().squares().collect();
-        let mv = if moves.is_empty() {
-            Move::Pass
-        } else {
-            Move::Place(moves[rng.gen_range(0..moves.len())])
-        };
-        game.try_play(mv).expect("moves are drawn from the legal set");
+    let mut draw = || {
+        let mut game = Line::<R>::new(start);
+        while game.moves().len() < plies && !game.is_over() {
+            let mv = match R::forced_move(game.board()) {
+                Some(forced) => forced,
+                None => {
+                    let moves = R::legal_moves(game.board());
+                    moves[rng.gen_range(0..moves.len())]
+                }
+            };
+            game.try_play(mv).expect("moves are drawn from the legal set");
+        }
+        game
+    };
+    let mut game = draw();
+    for _ in 1..OPENING_DRAWS {
+        if !game.is_over() {
+            break;
+        }
+        game = draw();
     }
     game
 }
 
-/// Plays `game` (typically a random opening) to the end. Forced passes are played
-/// without asking anyone. Every move after the opening is logged. A player that
-/// forfeits ends the game at once, logged as a `forfeit` record and lost by that side
-/// (scored as a wipeout, [`GameRecord::FORFEIT_MARGIN`]). When `ctx.stop` is set the
+/// The most random openings drawn for one game before giving up on one that leaves a
+/// game to play.
+pub const OPENING_DRAWS: usize = 1000;
+
+/// Plays `game` (typically a random opening) to the end. Forced moves (Othello's
+/// passes) are played without asking anyone. Every move after the opening is logged.
+/// A player that forfeits ends the game at once, logged as a `forfeit` record and lost
+/// by that side (scored as [`Rules::FORFEIT_MARGIN`], a wipeout in Othello). When `ctx.stop` is set the
 /// game ends before its next move with [`GameError::Stopped`], logged as a
 /// `game_stopped` record.
-pub async fn play_game(
-    game: Game,
-    players: ByColor<&mut dyn Player>,
-    ctx: GameContext<'_>,
-) -> Result<GameRecord, GameError> {
+pub async fn play_game<R: Rules>(
+    game: Line<R>,
+    players: ByColor<&mut dyn Player<R>>,
+    ctx: GameContext<'_, R>,
+) -> Result<GameRecord<R>, GameError> {
     let span = tracing::debug_span!("game", id = ctx.number);
     play_moves(game, players, ctx).instrument(span).await
 }
 
-async fn play_moves(
-    mut game: Game,
-    mut players: ByColor<&mut dyn Player>,
-    mut ctx: GameContext<'_>,
-) -> Result<GameRecord, GameError> {
+async fn play_moves<R: Rules>(
+    mut game: Line<R>,
+    mut players: ByColor<&mut dyn Player<R>>,
+    mut ctx: GameContext<'_, R>,
+) -> Result<GameRecord<R>, GameError> {
     let opening_plies = game.moves().len();
     let mut plies = Vec::new();
-    // At most 60 placements and never two passes in a row: the loop ends.
+    // Every game's rules end it (Othello: at most 60 placements and never two passes
+    // in a row).
     while !game.is_over() {
         let board = *game.board();
-        let color = board.side_to_move();
+        let color = R::to_move(&board);
         let ply = game.moves().len() + 1;
         if ctx.stop.is_some_and(|stop| stop.load(Ordering::Relaxed)) {
             if let Some(log) = ctx.log {
@@ -156,9 +177,9 @@ async fn play_moves(
             return Err(GameError::Stopped { ply });
         }
         let player = &mut players[color];
-        let played = if board.must_pass() {
+        let played = if let Some(forced) = R::forced_move(&board) {
             Played {
-                mv: Move::Pass,
+                mv: forced,
                 source: MoveSource::ForcedPass,
                 agent: None,
             }
@@ -197,7 +218,7 @@ async fn play_moves(
         game.try_play(played.mv).map_err(|source| GameError::Illegal {
             player: player.name(),
             ply,
-            source,
+            source: Box::new(source),
         })?;
         if let Some(log) = ctx.log {
             log.write(Event::Move(MoveRecord {
@@ -207,7 +228,7 @@ async fn play_moves(
                 player: player.name(),
                 mv: played.mv.to_string(),
                 source: played.source,
-                board_after: game.board().to_squares_string(),
+                board_after: R::to_squares(game.board()),
                 agent: played.agent.clone(),
             }))?;
         }
@@ -216,8 +237,8 @@ async fn play_moves(
         }
         plies.push(PlyRecord { color, played });
     }
-    let disc_difference = game.disc_difference();
-    let outcome = game.board().leader();
+    let disc_difference = R::margin(game.board());
+    let outcome = R::outcome(game.board());
     Ok(GameRecord {
         game,
         opening_plies,
@@ -229,18 +250,20 @@ async fn play_moves(
 }
 
 impl GameRecord {
-    /// The winner's disc margin in a forfeited game: a wipeout. A forfeit must never
-    /// look like a close game, and the disc count of a board the game never finished
-    /// on says nothing about either side.
-    pub const FORFEIT_MARGIN: i32 = 64;
+    /// The winner's disc margin in a forfeited Othello game: a wipeout. A forfeit must
+    /// never look like a close game, and the disc count of a board the game never
+    /// finished on says nothing about either side.
+    pub const FORFEIT_MARGIN: i32 = Othello::FORFEIT_MARGIN;
+}
 
+impl<R: Rules> GameRecord<R> {
     /// A game that ended when `forfeit.color` forfeited in `game`'s last position: the
-    /// opponent wins by [`GameRecord::FORFEIT_MARGIN`].
-    pub fn forfeited(game: Game, opening_plies: usize, plies: Vec<PlyRecord>, forfeit: Forfeit) -> GameRecord {
+    /// opponent wins by [`Rules::FORFEIT_MARGIN`].
+    pub fn forfeited(game: Line<R>, opening_plies: usize, plies: Vec<PlyRecord<R>>, forfeit: Forfeit) -> GameRecord<R> {
         let winner = !forfeit.color;
         let disc_difference = match winner {
-            Color::Black => GameRecord::FORFEIT_MARGIN,
-            Color::White => -GameRecord::FORFEIT_MARGIN,
+            Color::Black => R::FORFEIT_MARGIN,
+            Color::White => -R::FORFEIT_MARGIN,
         };
         GameRecord {
             game,

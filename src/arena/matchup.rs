@@ -7,12 +7,13 @@ use super::player::PlayerSpec;
 use super::schedule::{derive_seed, run_games, MatchError, MatchEvent, RunOptions, ScheduledGame};
 use super::stats::Tally;
 use crate::othello::Color;
+use crate::rules::{Othello, Rules};
 
 /// What a match plays.
 #[derive(Clone, Debug)]
-pub struct MatchConfig {
+pub struct MatchConfig<R: Rules = Othello> {
     /// The two players: the first starts as black, the second as white.
-    pub players: [PlayerSpec; 2],
+    pub players: [PlayerSpec<R>; 2],
     /// Number of games.
     pub games: usize,
     /// Alternate colors: the first player is black in even games and white in odd ones.
@@ -21,7 +22,7 @@ pub struct MatchConfig {
     /// Fixes every random choice (openings and seeded engines).
     pub seed: u64,
     /// Opening plies, parallelism and logging.
-    pub run: RunOptions,
+    pub run: RunOptions<R>,
 }
 
 /// Results of one player over the match.
@@ -50,14 +51,14 @@ impl SpecTally {
 
 /// A finished match.
 #[derive(Clone, Debug)]
-pub struct MatchResult {
+pub struct MatchResult<R: Rules = Othello> {
     /// Every game in schedule order, with the color of the first player.
-    pub games: Vec<(Color, GameRecord)>,
+    pub games: Vec<(Color, GameRecord<R>)>,
     /// The two players' tallies, in `MatchConfig::players` order.
     pub tallies: [SpecTally; 2],
 }
 
-impl MatchConfig {
+impl<R: Rules> MatchConfig<R> {
     /// The first player's color in game `index`.
     pub fn first_player_color(&self, index: usize) -> Color {
         if self.swap && index % 2 == 1 {
@@ -88,16 +89,16 @@ impl MatchConfig {
 }
 
 /// Plays the match; `report` sees every move and every finished game.
-pub async fn run_match(
-    config: &MatchConfig,
-    report: &(dyn Fn(MatchEvent<'_>) + Sync),
-) -> Result<MatchResult, MatchError> {
+pub async fn run_match<R: Rules>(
+    config: &MatchConfig<R>,
+    report: &(dyn Fn(MatchEvent<'_, R>) + Sync),
+) -> Result<MatchResult<R>, MatchError> {
     let records = run_games(&config.players, &config.schedule(), &config.run, report).await?;
     let mut tallies: [SpecTally; 2] = Default::default();
     for (i, tally) in tallies.iter_mut().enumerate() {
         tally.spec = config.players[i].to_string();
     }
-    let games: Vec<(Color, GameRecord)> = records
+    let games: Vec<(Color, GameRecord<R>)> = records
         .into_iter()
         .enumerate()
         .filter_map(|(i, r)| Some((config.first_player_color(i), r?)))

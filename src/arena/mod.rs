@@ -6,6 +6,7 @@ mod eval;
 mod game;
 mod hosts;
 mod leaderboard;
+mod logs;
 mod matchup;
 mod parallel;
 mod player;
@@ -15,6 +16,7 @@ mod quality;
 mod ratings;
 mod replay;
 mod resume;
+mod run_folder;
 mod schedule;
 mod sequential;
 mod stats;
@@ -28,19 +30,25 @@ pub use eval::{run_eval, run_eval_sequential, AgentStats, EvalConfig, EvalGame, 
 pub use game::{play_game, random_opening, Forfeit, GameContext, GameError, GameRecord, PlyObserver, PlyRecord};
 pub use hosts::{host_usage, HostUsage};
 pub use leaderboard::{leaderboard, LeaderRow, Leaderboard, LeaderboardError, RatingView, RunGame, MIN_UNITS};
+pub use logs::{cut_off_note, read_game_logs, GameLogs, LoggedGame, LogsError};
 pub use matchup::{run_match, MatchConfig, MatchResult, SpecTally};
 pub use parallel::parallel_map;
 pub use player::{Action, LlmPlayer, PlayError, Played, Player, PlayerSpec};
 pub use positions::{self_play_positions, BadPosition, LabelledPosition};
 pub use probe::{run_probe, Grade, ProbeResult};
-pub use quality::{score_games, GameToScore, MoveQuality, Phase, QualityTally, ScoredMove, BLUNDER_DISCS};
+pub use quality::{
+    score_games, GameToScore, MoveQuality, Phase, QualityTally, ScoredMove, ScoringStopped, ScoringWatch, BLUNDER_DISCS,
+};
 pub use ratings::{fit_ratings, ladder_position, RatedGame, Rating, RatingError, RatingOptions};
 pub use replay::{replay_records, replay_seed_lines, ExchangeView, GameReplay, PlyView, ReplayError, ToolView};
 pub use resume::{game_log_path, is_game_log, load_resume_state, rebuild_game, ResumeError, ResumeState};
+pub use run_folder::{
+    check_output, is_run_file, run_record, utc_now, OutputError, RunFolder, RunFolderError, LOCK_FILE,
+};
 pub use schedule::{derive_seed, play_logged, run_games, MatchError, MatchEvent, RunOptions, ScheduledGame, Seat};
 pub use sequential::{run_sequential, Pairing, PairingStop, SequentialResult};
 pub use stats::{mean_interval, percentile, wilson_interval, Tally};
 pub use stopping::{Decision, GameScore, StopRule, TrialUnit, Trials, Verdict};
 pub use tally::{GameSummary, Matchup, NotAGameLog};
 pub use tournament::{plan, Format, TournamentPlan};
-pub use wipeouts::{find_wipeouts, WipeoutError};
+pub use wipeouts::{find_wipeouts, find_wipeouts_with_progress, WipeoutError};

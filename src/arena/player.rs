@@ -6,14 +6,14 @@ use std::sync::Arc;
 use crate::agent::{Agent, AgentChoice, AgentConfig, AgentError, AgentMove, BlockingEngine, MoveContext};
 use crate::engine::{EngineError, EngineSpec};
 use crate::llm::ChatBackend;
-use crate::othello::{Board, Move};
 use crate::record::{AgentDecision, MoveSource, PlayerKind};
+use crate::rules::{Othello, Rules};
 
 /// A move with where it came from.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Played {
+pub struct Played<R: Rules = Othello> {
     /// The move.
-    pub mv: Move,
+    pub mv: R::Move,
     /// Engine, model or fallback.
     pub source: MoveSource,
     /// The agent's account, for LLM players.
@@ -22,9 +22,9 @@ pub struct Played {
 
 /// What a player did with its turn: a move, or a forfeit that ends the game.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Action {
+pub enum Action<R: Rules = Othello> {
     /// A move.
-    Move(Played),
+    Move(Played<R>),
     /// No move: the agent gave none and its fallback is `forfeit` (the decision's
     /// source is `forfeit`). The game ends, lost by the mover.
     Forfeit(AgentDecision),
@@ -41,36 +41,36 @@ pub enum PlayError {
     Agent(#[from] AgentError),
 }
 
-/// Anything that picks moves in a game.
+/// Anything that picks moves in a game of `R`.
 #[async_trait::async_trait]
-pub trait Player: Send {
+pub trait Player<R: Rules = Othello>: Send {
     /// The spec string.
     fn name(&self) -> String;
 
-    /// Picks a move where the side to move has a legal placement. Engines think on a
+    /// Picks a move where the side to move has a legal move. Engines think on a
     /// blocking thread; the agent awaits its server. An agent that forfeits has no move
     /// to give: it fails with [`AgentError::Forfeited`] (games call [`Player::act`]).
-    async fn play(&mut self, board: &Board, ctx: MoveContext<'_>) -> Result<Played, PlayError>;
+    async fn play(&mut self, position: &R::Position, ctx: MoveContext<'_>) -> Result<Played<R>, PlayError>;
 
-    /// Plays its turn where the side to move has a legal placement: a move, or (an
-    /// agent whose fallback is `forfeit`) a forfeit. Engines always move.
-    async fn act(&mut self, board: &Board, ctx: MoveContext<'_>) -> Result<Action, PlayError> {
-        Ok(Action::Move(self.play(board, ctx).await?))
+    /// Plays its turn where the side to move has a legal move: a move, or (an agent
+    /// whose fallback is `forfeit`) a forfeit. Engines always move.
+    async fn act(&mut self, position: &R::Position, ctx: MoveContext<'_>) -> Result<Action<R>, PlayError> {
+        Ok(Action::Move(self.play(position, ctx).await?))
     }
 }
 
-struct EnginePlayer(BlockingEngine);
+struct EnginePlayer<R: Rules>(BlockingEngine<R>);
 
 #[async_trait::async_trait]
-impl Player for EnginePlayer {
+impl<R: Rules> Player<R> for EnginePlayer<R> {
     fn name(&self) -> String {
         self.0.name()
     }
 
-    async fn play(&mut self, board: &Board, _ctx: MoveContext<'_>) -> Result<Played, PlayError> {
-        let decision = self.0.choose(board).await?;
+    async fn play(&mut self, position: &R::Position, _ctx: MoveContext<'_>) -> Result<Played<R>, PlayError> {
+        let decision = self.0.choose(position).await?;
         Ok(Played {
-            mv: decision.mv,
+            mv: R::decision_move(&decision),
             source: MoveSource::Engine,
             agent: None,
         })
@@ -78,24 +78,24 @@ impl Player for EnginePlayer {
 }
 
 #[async_trait::async_trait]
-impl Player for Agent {
+impl<R: Rules> Player<R> for Agent<R> {
     fn name(&self) -> String {
         Agent::name(self)
     }
 
-    async fn play(&mut self, board: &Board, ctx: MoveContext<'_>) -> Result<Played, PlayError> {
-        Ok(agent_played(self.decide(board, ctx).await?))
+    async fn play(&mut self, position: &R::Position, ctx: MoveContext<'_>) -> Result<Played<R>, PlayError> {
+        Ok(agent_played(self.decide(position, ctx).await?))
     }
 
-    async fn act(&mut self, board: &Board, ctx: MoveContext<'_>) -> Result<Action, PlayError> {
-        Ok(match self.decide_or_forfeit(board, ctx).await? {
+    async fn act(&mut self, position: &R::Position, ctx: MoveContext<'_>) -> Result<Action<R>, PlayError> {
+        Ok(match self.decide_or_forfeit(position, ctx).await? {
             AgentChoice::Move(choice) => Action::Move(agent_played(choice)),
             AgentChoice::Forfeit(decision) => Action::Forfeit(decision),
         })
     }
 }
 
-fn agent_played(choice: AgentMove) -> Played {
+fn agent_played<R: Rules>(choice: AgentMove<R>) -> Played<R> {
     Played {
         mv: choice.mv,
         source: choice.decision.source.unwrap_or(MoveSource::Llm),
@@ -112,28 +112,28 @@ pub struct LlmPlayer {
     pub backend: Arc<dyn ChatBackend>,
 }
 
-/// A player spec: an engine spec string, or `llm:MODEL` with its settings.
+/// A player spec: an engine spec string of game `R`, or `llm:MODEL` with its settings.
 #[derive(Clone)]
-pub enum PlayerSpec {
+pub enum PlayerSpec<R: Rules = Othello> {
     /// A classical engine (or `human`).
-    Engine(EngineSpec),
+    Engine(R::Spec),
     /// The LLM agent.
     Llm(LlmPlayer),
 }
 
-impl PlayerSpec {
+impl<R: Rules> PlayerSpec<R> {
     /// Builds the player; `seed` fixes its random choices (the agent's fallback too).
-    pub fn build(&self, seed: u64) -> Box<dyn Player> {
+    pub fn build(&self, seed: u64) -> Box<dyn Player<R>> {
         match self {
-            PlayerSpec::Engine(spec) => Box::new(EnginePlayer(BlockingEngine::new(spec.build(seed)))),
-            PlayerSpec::Llm(llm) => Box::new(Agent::new(llm.config.clone(), llm.backend.clone(), seed)),
+            PlayerSpec::Engine(spec) => Box::new(EnginePlayer(BlockingEngine::new(R::engine(spec, seed)))),
+            PlayerSpec::Llm(llm) => Box::new(Agent::<R>::new(llm.config.clone(), llm.backend.clone(), seed)),
         }
     }
 
     /// What kind of player this is, for the log.
     pub fn kind(&self) -> PlayerKind {
         match self {
-            PlayerSpec::Engine(EngineSpec::Human) => PlayerKind::Human,
+            PlayerSpec::Engine(spec) if R::is_human(spec) => PlayerKind::Human,
             PlayerSpec::Engine(_) => PlayerKind::Engine,
             PlayerSpec::Llm(_) => PlayerKind::Llm,
         }
@@ -141,7 +141,7 @@ impl PlayerSpec {
 
     /// Whether this is a person at the terminal.
     pub fn is_human(&self) -> bool {
-        matches!(self, PlayerSpec::Engine(EngineSpec::Human))
+        matches!(self, PlayerSpec::Engine(spec) if R::is_human(spec))
     }
 
     /// The agent settings, for an LLM player.
@@ -159,7 +159,7 @@ impl From<EngineSpec> for PlayerSpec {
     }
 }
 
-impl fmt::Display for PlayerSpec {
+impl<R: Rules> fmt::Display for PlayerSpec<R> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             PlayerSpec::Engine(spec) => spec.fmt(f),
@@ -168,7 +168,7 @@ impl fmt::Display for PlayerSpec {
     }
 }
 
-impl fmt::Debug for PlayerSpec {
+impl<R: Rules> fmt::Debug for PlayerSpec<R> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "PlayerSpec({self})")
     }

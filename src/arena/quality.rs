@@ -7,6 +7,8 @@
 //! are scored but kept apart: the quality of a player is measured on the moves it
 //! chose itself (model answers, engine decisions), never on moves played for it.
 
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -191,21 +193,61 @@ pub struct GameToScore<'a> {
     pub colors: Vec<Color>,
 }
 
+/// How far a scoring is, for a progress line on another thread.
+#[derive(Debug, Default)]
+pub struct ScoringWatch {
+    /// Games scored so far.
+    pub games_done: AtomicUsize,
+    /// Moves scored so far.
+    pub moves_done: AtomicUsize,
+}
+
+/// A scoring stopped by its stop flag (Ctrl-C).
+#[derive(Debug, thiserror::Error)]
+#[error("move scoring stopped after {games_done} of {games} games")]
+pub struct ScoringStopped {
+    /// Games scored before the stop.
+    pub games_done: usize,
+    /// Games to score.
+    pub games: usize,
+}
+
 /// Scores the moves (placements after the opening) of the given colors in each game,
-/// `parallel` games at a time, each worker with its own reference built by `reference`.
-/// Returns the scored moves in game and ply order.
+/// `parallel` games at a time, each worker with its own reference built by `reference`;
+/// publishes its progress to `watch` and stops, before the next move is scored, once
+/// `stop` is set. Returns the scored moves in game and ply order.
 pub fn score_games(
     games: &[GameToScore<'_>],
     reference: &(dyn Fn() -> Reference + Sync),
     parallel: usize,
-) -> Vec<ScoredMove> {
-    parallel_map(games, parallel, reference, |reference, _, game| {
-        score_game(game, reference)
-    })
-    .concat()
+    watch: &ScoringWatch,
+    stop: &AtomicBool,
+) -> Result<Vec<ScoredMove>, ScoringStopped> {
+    let scored = parallel_map(games, parallel, reference, |reference, _, game| {
+        let moves = score_game(game, reference, watch, stop);
+        if moves.is_some() {
+            watch.games_done.fetch_add(1, Ordering::Relaxed);
+        }
+        moves
+    });
+    let stopped = || ScoringStopped {
+        games_done: watch.games_done.load(Ordering::Relaxed),
+        games: games.len(),
+    };
+    scored
+        .into_iter()
+        .map(|moves| moves.ok_or_else(stopped))
+        .collect::<Result<Vec<_>, _>>()
+        .map(|games| games.concat())
 }
 
-fn score_game(game: &GameToScore<'_>, reference: &mut Reference) -> Vec<ScoredMove> {
+/// The game's scored moves; `None` when `stop` was set before the last one.
+fn score_game(
+    game: &GameToScore<'_>,
+    reference: &mut Reference,
+    watch: &ScoringWatch,
+    stop: &AtomicBool,
+) -> Option<Vec<ScoredMove>> {
     let record = game.record;
     let mut board = *record.game.start();
     let mut scored = Vec::new();
@@ -215,7 +257,11 @@ fn score_game(game: &GameToScore<'_>, reference: &mut Reference) -> Vec<ScoredMo
             .and_then(|i| record.plies.get(i));
         if let (Some(ply), Move::Place(square)) = (ply, mv) {
             if game.colors.contains(&ply.color) && ply.played.source != MoveSource::ForcedPass {
+                if stop.load(Ordering::Relaxed) {
+                    return None;
+                }
                 let scores = reference.score_moves(&board);
+                watch.moves_done.fetch_add(1, Ordering::Relaxed);
                 if let Some(regret) = scores.regret(square) {
                     scored.push(ScoredMove {
                         game: game.number,
@@ -234,5 +280,5 @@ fn score_game(game: &GameToScore<'_>, reference: &mut Reference) -> Vec<ScoredMo
         }
         board = board.play(mv);
     }
-    scored
+    Some(scored)
 }

@@ -9,8 +9,9 @@ use serde_json::Value;
 
 use crate::agent::{parse_answer, parse_structured, recover_tool_calls, Answer, AnswerPolicy};
 use crate::llm::{decode_reply, Role};
-use crate::othello::{Board, Color, Move};
+use crate::othello::{Bitboard, Board, ByColor, Color, Outcome, TextStyle};
 use crate::record::{game_start, AgentDecision, Event, ExchangeRecord, MoveSource, Record};
+use crate::rules::{Game, Marubatsu, Othello, Rules};
 
 /// One tool call and what it returned.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -51,8 +52,11 @@ pub struct ExchangeView {
 pub struct PlyView {
     /// Ply number (from 1).
     pub ply: usize,
-    /// The position before the move, 64 characters.
+    /// The position before the move, as the log writes boards (64 characters for
+    /// Othello).
     pub board_before: String,
+    /// The position after the move (the same as before for a forfeit).
+    pub board_after: String,
     /// The side to move.
     pub color: String,
     /// The mover's spec.
@@ -66,20 +70,22 @@ pub struct PlyView {
     pub exchanges: Vec<ExchangeView>,
     /// The agent's decision record.
     pub agent: Option<AgentDecision>,
+    /// Each side's pieces (discs, marks) after the move.
     #[serde(skip)]
-    board: Board,
-}
-
-impl PlyView {
-    /// The position before the move.
-    pub fn board(&self) -> &Board {
-        &self.board
-    }
+    pub pieces_after: ByColor<u32>,
+    /// Black's margin after the move in the game's unit ([`Rules::margin`]).
+    #[serde(skip)]
+    pub margin_after: i32,
+    /// The position before the move as the model reads it.
+    #[serde(skip)]
+    pub text: String,
 }
 
 /// A game rebuilt from a log.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct GameReplay {
+    /// The game (`othello`, `marubatsu`).
+    pub game: String,
     /// Black's spec.
     pub black: String,
     /// White's spec.
@@ -96,11 +102,15 @@ pub struct GameReplay {
     /// Final discs (black, white), when the game ended in the log (after a forfeit,
     /// the discs on the board; the forfeiting side lost).
     pub final_discs: Option<(u32, u32)>,
+    /// The result where the moves end, by the rules (the winner, or a draw); `None`
+    /// while the game is not over.
+    #[serde(skip)]
+    pub outcome: Option<Outcome>,
 }
 
 impl GameReplay {
     /// The winner as the log's `game_end` tells it (`black`, `white` or `draw`): the
-    /// forfeiting side's opponent, or else the side with more discs.
+    /// forfeiting side's opponent, or else the rules' result where the moves end.
     pub fn winner(&self) -> Option<String> {
         if let Some(forfeit) = &self.forfeit {
             return Some(
@@ -110,10 +120,10 @@ impl GameReplay {
                     .map_or_else(|_| "?".to_string(), |c| (!c).to_string()),
             );
         }
-        self.final_discs.map(|(black, white)| match black.cmp(&white) {
-            std::cmp::Ordering::Greater => Color::Black.to_string(),
-            std::cmp::Ordering::Less => Color::White.to_string(),
-            std::cmp::Ordering::Equal => "draw".to_string(),
+        self.final_discs?;
+        self.outcome.map(|outcome| match outcome {
+            Outcome::Win(color) => color.to_string(),
+            Outcome::Draw => "draw".to_string(),
         })
     }
 }
@@ -129,6 +139,16 @@ pub enum ReplayError {
         /// Why it cannot be used.
         reason: String,
     },
+    /// A move, forfeit or end of the game that the rules do not allow where it stands.
+    #[error("line {line}, ply {ply}: {reason}")]
+    Ply {
+        /// Line number from 1 (the record's position among the log's records).
+        line: usize,
+        /// The ply of the record.
+        ply: usize,
+        /// What the rules say.
+        reason: String,
+    },
     /// The log holds no game.
     #[error("the log holds no game_start record and no seed exchange lines")]
     Empty,
@@ -142,7 +162,7 @@ fn decode_exchange(
     request_next: Option<&Value>,
     response: &Value,
     latency_ms: Option<f64>,
-    board: &Board,
+    legal: Bitboard,
 ) -> ExchangeView {
     let reply = decode_reply(response).unwrap_or_default();
     let message = reply.message;
@@ -187,9 +207,9 @@ fn decode_exchange(
         // A request that carried a schema asked for a structured answer.
         let structured = request.get("format").is_some() || request.get("response_format").is_some();
         let read = if structured {
-            parse_structured(&message.content, board.legal_moves())
+            parse_structured(&message.content, legal)
         } else {
-            parse_answer(&message.content, board.legal_moves(), AnswerPolicy::Last, false)
+            parse_answer(&message.content, legal, AnswerPolicy::Last, false)
         };
         Some(match read {
             Answer::Move { square, kind } => format!("{square} ({kind:?})").to_lowercase(),
@@ -216,82 +236,187 @@ fn decode_exchange(
     }
 }
 
-/// Rebuilds a game from the records of one of our game logs.
+/// Rebuilds a game from the records of one of our game logs, checking it against the
+/// rules (every log reader that counts games relies on this check): each move must be
+/// legal and made by the side to move; a `forfeit` only by the side to move, with legal
+/// moves left, and nothing played after it; `game_end` only where the game is over (or
+/// after a forfeit), with the discs on the board and the winner they give (after a
+/// forfeit, the forfeiting side's opponent), and no move after it.
 pub fn replay_records(records: &[Record]) -> Result<GameReplay, ReplayError> {
     let start = game_start(records).ok_or(ReplayError::Empty)?;
-    let mut board = Board::parse_squares(&start.start_board, Color::Black).map_err(|e| ReplayError::Line {
-        line: 1,
-        reason: e.to_string(),
-    })?;
+    let game: Game = start
+        .rules
+        .as_deref()
+        .unwrap_or(Othello::NAME)
+        .parse()
+        .map_err(|reason| ReplayError::Line { line: 1, reason })?;
+    match game {
+        Game::Othello => replay_game::<Othello>(records),
+        Game::Marubatsu => replay_game::<Marubatsu>(records),
+    }
+}
+
+/// [`replay_records`] for a log of game `R`.
+fn replay_game<R: Rules>(records: &[Record]) -> Result<GameReplay, ReplayError> {
+    let start = game_start(records).ok_or(ReplayError::Empty)?;
+    let mut board =
+        R::parse_squares(&start.start_board, Color::Black).map_err(|reason| ReplayError::Line { line: 1, reason })?;
     for (i, text) in start.opening.iter().enumerate() {
-        let mv: Move = text
-            .parse()
-            .map_err(|e: crate::othello::ParseSquareError| ReplayError::Line {
-                line: 1,
-                reason: e.to_string(),
-            })?;
-        board = board.try_play(mv).map_err(|e| ReplayError::Line {
+        let mv = crate::rules::parse_move::<R>(text).map_err(|reason| ReplayError::Line { line: 1, reason })?;
+        board = R::play(&board, mv).map_err(|e| ReplayError::Line {
             line: 1,
             reason: format!("opening move {}: {e}", i + 1),
         })?;
     }
     let mut replay = GameReplay {
+        game: R::NAME.to_string(),
         black: start.black.clone(),
         white: start.white.clone(),
         opening: start.opening.clone(),
         plies: Vec::new(),
         forfeit: None,
         final_discs: None,
+        outcome: None,
     };
     let mut pending = Vec::new();
     for (index, record) in records.iter().enumerate() {
+        let broken = |ply: usize, reason: String| ReplayError::Ply {
+            line: index + 1,
+            ply,
+            reason,
+        };
+        let after = if replay.final_discs.is_some() {
+            Some("game_end")
+        } else if replay.forfeit.is_some() {
+            Some("the forfeit")
+        } else {
+            None
+        };
         match &record.event {
-            Event::Exchange(e) => pending.push(e.clone()),
+            Event::Exchange(e) => pending.push(e),
             Event::Move(m) => {
-                replay.plies.push(PlyView {
-                    ply: m.ply,
-                    board_before: board.to_squares_string(),
-                    color: m.color.clone(),
-                    player: m.player.clone(),
-                    mv: Some(m.mv.clone()),
-                    source: Some(m.source),
-                    exchanges: decode_pending(&mut pending, &board),
-                    agent: m.agent.clone(),
-                    board,
-                });
-                let mv: Move =
-                    m.mv.parse()
-                        .map_err(|e: crate::othello::ParseSquareError| ReplayError::Line {
-                            line: index + 1,
-                            reason: e.to_string(),
-                        })?;
-                board = board.try_play(mv).map_err(|e| ReplayError::Line {
-                    line: index + 1,
-                    reason: e.to_string(),
-                })?;
+                if let Some(after) = after {
+                    return Err(broken(m.ply, format!("a move after {after}")));
+                }
+                check_mover::<R>(&board, &m.color).map_err(|reason| broken(m.ply, reason))?;
+                let mv = crate::rules::parse_move::<R>(&m.mv).map_err(|reason| broken(m.ply, reason))?;
+                let next = R::play(&board, mv).map_err(|e| broken(m.ply, e.to_string()))?;
+                replay
+                    .plies
+                    .push(ply_view::<R>(m.ply, &board, &next, (&m.color, &m.player), &mut pending));
+                let ply = replay.plies.last_mut().expect("pushed above");
+                (ply.mv, ply.source, ply.agent) = (Some(m.mv.clone()), Some(m.source), m.agent.clone());
+                board = next;
             }
             Event::Forfeit(f) => {
-                replay.forfeit = Some(PlyView {
-                    ply: f.ply,
-                    board_before: board.to_squares_string(),
-                    color: f.color.clone(),
-                    player: f.player.clone(),
-                    mv: None,
-                    source: Some(MoveSource::Forfeit),
-                    exchanges: decode_pending(&mut pending, &board),
-                    agent: Some(f.agent.clone()),
-                    board,
-                });
+                let problem = if let Some(after) = after {
+                    Some(format!("a forfeit after {after}"))
+                } else if R::is_over(&board) {
+                    Some(format!("forfeit by {} at ply {} in a finished game", f.color, f.ply))
+                } else if R::forced_move(&board).is_some() {
+                    Some(format!(
+                        "forfeit by {} at ply {}, but the moves leave {} to move with no legal move",
+                        f.color,
+                        f.ply,
+                        R::to_move(&board)
+                    ))
+                } else {
+                    check_mover::<R>(&board, &f.color).err().map(|_| {
+                        format!(
+                            "forfeit by {} at ply {}, but the moves leave {} to move",
+                            f.color,
+                            f.ply,
+                            R::to_move(&board)
+                        )
+                    })
+                };
+                if let Some(reason) = problem {
+                    return Err(broken(f.ply, reason));
+                }
+                let mut view = ply_view::<R>(f.ply, &board, &board, (&f.color, &f.player), &mut pending);
+                (view.source, view.agent) = (Some(MoveSource::Forfeit), Some(f.agent.clone()));
+                replay.forfeit = Some(view);
             }
-            Event::GameEnd(end) => replay.final_discs = Some((end.black_discs, end.white_discs)),
+            Event::GameEnd(end) => {
+                let ply = start.opening.len() + replay.plies.len() + 1;
+                if replay.final_discs.is_some() {
+                    return Err(broken(ply, "a second game_end record".into()));
+                }
+                replay.final_discs = Some((end.black_discs, end.white_discs));
+                replay.outcome = R::is_over(&board).then(|| R::outcome(&board));
+                check_end::<R>(&board, &replay, &end.winner).map_err(|reason| broken(ply, reason))?;
+            }
             Event::GameStart(_) | Event::GameStopped(_) => {}
         }
     }
     Ok(replay)
 }
 
+/// A ply from `before` to `after`, by `mover` (color and spec as logged), with the
+/// exchanges logged for it (then cleared); its move, source and decision are filled
+/// in by the caller.
+fn ply_view<R: Rules>(
+    ply: usize,
+    before: &R::Position,
+    after: &R::Position,
+    (color, player): (&str, &str),
+    pending: &mut Vec<&ExchangeRecord>,
+) -> PlyView {
+    PlyView {
+        ply,
+        board_before: R::to_squares(before),
+        board_after: R::to_squares(after),
+        color: color.to_string(),
+        player: player.to_string(),
+        mv: None,
+        source: None,
+        exchanges: decode_pending(pending, R::legal_coordinates(before)),
+        agent: None,
+        pieces_after: R::pieces(after),
+        margin_after: R::margin(after),
+        text: R::model_text(before, TextStyle::default()),
+    }
+}
+
+/// Checks that `color` (as logged) is the side to move on `board`.
+fn check_mover<R: Rules>(board: &R::Position, color: &str) -> Result<(), String> {
+    let color: Color = color.parse().map_err(|e| format!("{e}"))?;
+    if color == R::to_move(board) {
+        Ok(())
+    } else {
+        Err(format!("{color} moves, but {} is to move", R::to_move(board)))
+    }
+}
+
+/// Checks a `game_end` record (already in `replay`) against `board`, where the moves end.
+fn check_end<R: Rules>(board: &R::Position, replay: &GameReplay, winner: &str) -> Result<(), String> {
+    let pieces = R::pieces(board);
+    let discs = (pieces.black, pieces.white);
+    let over = R::is_over(board);
+    let (black, white) = replay.final_discs.unwrap_or_default();
+    if !(over || replay.forfeit.is_some()) || discs != (black, white) {
+        return Err(format!(
+            "the moves end at {}-{} ({}), the game_end record says {black}-{white}",
+            discs.0,
+            discs.1,
+            if over { "game over" } else { "game not over" },
+        ));
+    }
+    let expected = replay.winner().unwrap_or_default();
+    if winner == expected {
+        return Ok(());
+    }
+    Err(match &replay.forfeit {
+        Some(forfeit) => format!(
+            "{} forfeited, the game_end record says the winner is {winner} (expected {expected})",
+            forfeit.color
+        ),
+        None => format!("the game_end record says the winner is {winner}, the discs say {expected}"),
+    })
+}
+
 /// Decodes the exchanges logged for one ply (in `board`) and clears them.
-fn decode_pending(pending: &mut Vec<ExchangeRecord>, board: &Board) -> Vec<ExchangeView> {
+fn decode_pending(pending: &mut Vec<&ExchangeRecord>, legal: Bitboard) -> Vec<ExchangeView> {
     let exchanges = pending
         .iter()
         .enumerate()
@@ -306,7 +431,7 @@ fn decode_pending(pending: &mut Vec<ExchangeRecord>, board: &Board) -> Vec<Excha
                 next,
                 &e.response,
                 Some(e.latency_ms),
-                board,
+                legal,
             )
         })
         .collect();
@@ -318,13 +443,16 @@ fn decode_pending(pending: &mut Vec<ExchangeRecord>, board: &Board) -> Vec<Excha
 /// lines asking about the same position form one ply.
 pub fn replay_seed_lines(lines: &[Value]) -> Result<GameReplay, ReplayError> {
     let mut replay = GameReplay {
+        game: Othello::NAME.to_string(),
         black: "(not in a seed log)".into(),
         white: "(not in a seed log)".into(),
         opening: Vec::new(),
         plies: Vec::new(),
         forfeit: None,
         final_discs: None,
+        outcome: None,
     };
+    let mut last_board: Option<Board> = None;
     for (index, line) in lines.iter().enumerate() {
         let request = &line["request"];
         let messages = request["messages"].as_array().ok_or_else(|| ReplayError::Line {
@@ -343,27 +471,23 @@ pub fn replay_seed_lines(lines: &[Value]) -> Result<GameReplay, ReplayError> {
             line: index + 1,
             reason: e.to_string(),
         })?;
-        let new_ply = replay
-            .plies
-            .last()
-            .is_none_or(|p| p.board != board || messages.len() <= 1);
+        let new_ply = last_board != Some(board) || messages.len() <= 1;
         if new_ply {
-            replay.plies.push(PlyView {
-                ply: replay.plies.len() + 1,
-                board_before: board.to_squares_string(),
-                color: board.side_to_move().to_string(),
-                player: request["model"].as_str().map_or("llm".into(), |m| format!("llm:{m}")),
-                mv: None,
-                source: None,
-                exchanges: Vec::new(),
-                agent: None,
-                board,
-            });
+            let player = request["model"].as_str().map_or("llm".into(), |m| format!("llm:{m}"));
+            let color = board.side_to_move().to_string();
+            replay.plies.push(ply_view::<Othello>(
+                replay.plies.len() + 1,
+                &board,
+                &board,
+                (&color, &player),
+                &mut Vec::new(),
+            ));
+            last_board = Some(board);
         }
         let ply = replay.plies.last_mut().expect("pushed above");
         let turn = ply.exchanges.len() as u32 + 1;
         let next = lines.get(index + 1).map(|l| &l["request"]);
-        let view = decode_exchange((1, turn), request, next, &line["response"], None, &board);
+        let view = decode_exchange((1, turn), request, next, &line["response"], None, board.legal_moves());
         if let Some(answer) = view
             .answer
             .as_deref()

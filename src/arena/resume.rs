@@ -6,9 +6,11 @@ use std::path::{Path, PathBuf};
 
 use super::game::{Forfeit, GameRecord, PlyRecord};
 use super::player::{Played, PlayerSpec};
+use super::replay::replay_records;
 use super::schedule::ScheduledGame;
-use crate::othello::{Board, Color, Game, Move};
+use crate::othello::{Board, Color, Move};
 use crate::record::{game_start, read_game_log_prefix, Event, ReadLogError, Record};
+use crate::rules::{Line, Othello, Rules};
 
 /// What an interrupted run left behind.
 #[derive(Clone, Debug, Default)]
@@ -147,14 +149,19 @@ fn check_players(
 }
 
 /// Rebuilds a finished game from its records; the error says what does not add up.
-/// The moves must replay legally and end where `game_end` says: on a board where the
-/// game is over, or, after a `forfeit` record, on the board the side to move forfeited
-/// in (the game then goes to the opponent, scored [`GameRecord::FORFEIT_MARGIN`]; the
-/// disc check applies to the board).
+/// The checks are the replay's ([`replay_records`]: legal moves by the side to move, a
+/// forfeit only where one can happen, `game_end` only where the game is over or after a
+/// forfeit, with the board's discs and winner); a finished game also needs its
+/// `game_end`. After a `forfeit`, the game goes to the opponent, scored
+/// [`GameRecord::FORFEIT_MARGIN`].
 pub fn rebuild_game(records: &[Record]) -> Result<GameRecord, String> {
+    let replay = replay_records(records).map_err(|e| e.to_string())?;
+    if replay.final_discs.is_none() {
+        return Err("no game_end record".into());
+    }
     let start = game_start(records).ok_or("no game_start record")?;
     let board = Board::parse_squares(&start.start_board, Color::Black).map_err(|e| format!("start board: {e}"))?;
-    let mut game = Game::new(board);
+    let mut game = Line::<Othello>::new(board);
     let parse_move = |text: &str| text.parse::<Move>().map_err(|e| format!("move {text:?}: {e}"));
     for text in &start.opening {
         game.try_play(parse_move(text)?).map_err(|e| format!("opening: {e}"))?;
@@ -162,13 +169,9 @@ pub fn rebuild_game(records: &[Record]) -> Result<GameRecord, String> {
     let opening_plies = game.moves().len();
     let mut plies = Vec::new();
     let mut forfeit: Option<Forfeit> = None;
-    let mut end = None;
     for record in records {
         match &record.event {
             Event::Move(m) => {
-                if forfeit.is_some() {
-                    return Err(format!("ply {}: a move after the forfeit", m.ply));
-                }
                 let mv = parse_move(&m.mv)?;
                 let color: Color = m.color.parse().map_err(|e| format!("ply {}: {e}", m.ply))?;
                 game.try_play(mv).map_err(|e| format!("ply {}: {e}", m.ply))?;
@@ -183,61 +186,25 @@ pub fn rebuild_game(records: &[Record]) -> Result<GameRecord, String> {
             }
             Event::Forfeit(f) => {
                 let color: Color = f.color.parse().map_err(|e| format!("forfeit at ply {}: {e}", f.ply))?;
-                let board = game.board();
-                if forfeit.is_some() || game.is_over() || board.must_pass() || board.side_to_move() != color {
-                    return Err(format!(
-                        "forfeit by {color} at ply {}, but the moves leave {} to move{}",
-                        f.ply,
-                        board.side_to_move(),
-                        if game.is_over() {
-                            " in a finished game"
-                        } else if board.must_pass() {
-                            " with no legal move"
-                        } else {
-                            ""
-                        }
-                    ));
-                }
                 forfeit = Some(Forfeit {
                     color,
                     player: f.player.clone(),
                     agent: f.agent.clone(),
                 });
             }
-            Event::GameEnd(e) => end = Some(e),
             _ => {}
         }
     }
-    let end = end.ok_or("no game_end record")?;
-    let board = game.board();
-    let discs = (board.count(Color::Black), board.count(Color::White));
-    let ended = game.is_over() || forfeit.is_some();
-    if !ended || discs != (end.black_discs, end.white_discs) {
-        return Err(format!(
-            "the moves end at {}-{} ({}), the game_end record says {}-{}",
-            discs.0,
-            discs.1,
-            if game.is_over() { "game over" } else { "game not over" },
-            end.black_discs,
-            end.white_discs
-        ));
-    }
     if let Some(forfeit) = forfeit {
-        let winner = (!forfeit.color).to_string();
-        if end.winner != winner {
-            return Err(format!(
-                "{} forfeited, the game_end record says the winner is {} (expected {winner})",
-                forfeit.color, end.winner
-            ));
-        }
         return Ok(GameRecord::forfeited(game, opening_plies, plies, forfeit));
     }
+    let board = game.board();
     Ok(GameRecord {
         opening_plies,
         plies,
         forfeit: None,
         outcome: board.leader(),
-        disc_difference: game.disc_difference(),
+        disc_difference: Othello::margin(game.board()),
         game,
     })
 }
@@ -269,6 +236,7 @@ pub(super) mod tests {
                 opening: Vec::new(),
                 seed: 7,
                 kinds: None,
+                rules: None,
             })),
             line(Event::Move(MoveRecord {
                 game: 1,
@@ -298,6 +266,7 @@ pub(super) mod tests {
                 black_discs: 4,
                 white_discs: 1,
                 winner: winner.into(),
+                margin: None,
                 moves: vec!["d3".into()],
             })),
         ]

@@ -11,8 +11,9 @@ use tokio::task::JoinSet;
 use super::game::{play_game, random_opening, GameContext, GameError, GameRecord};
 use super::player::{Player, PlayerSpec};
 use super::resume::game_log_path;
-use crate::othello::{Board, ByColor, Color, Game, Move, Outcome};
+use crate::othello::{ByColor, Color, Outcome};
 use crate::record::{Event, GameEnd, GameLog, GameStart, LogError, PlayerKind, PlayerKinds};
+use crate::rules::{Line, Othello, Rules};
 
 /// One game to play: who has which color, and its seeds.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39,8 +40,8 @@ impl ScheduledGame {
 }
 
 /// How a schedule is played.
-#[derive(Clone, Debug, Default)]
-pub struct RunOptions {
+#[derive(Clone, Debug)]
+pub struct RunOptions<R: Rules = Othello> {
     /// Random opening plies before the players take over.
     pub opening_plies: usize,
     /// Games played at once.
@@ -48,7 +49,7 @@ pub struct RunOptions {
     /// Where each game's JSONL log goes (`game-NNNN.jsonl`), if anywhere.
     pub log_dir: Option<PathBuf>,
     /// Games finished by an earlier, interrupted run, by schedule index: not played again.
-    pub finished: BTreeMap<usize, GameRecord>,
+    pub finished: BTreeMap<usize, GameRecord<R>>,
     /// When set, no new game starts and games in flight stop before their next move.
     pub stop: Option<Arc<AtomicBool>>,
     /// When set, only these schedule indices are played (the others come back `None`
@@ -56,23 +57,36 @@ pub struct RunOptions {
     pub only: Option<BTreeSet<usize>>,
 }
 
+impl<R: Rules> Default for RunOptions<R> {
+    fn default() -> Self {
+        RunOptions {
+            opening_plies: 0,
+            parallel: 0,
+            log_dir: None,
+            finished: BTreeMap::new(),
+            stop: None,
+            only: None,
+        }
+    }
+}
+
 /// Progress reports from running games.
-pub enum MatchEvent<'a> {
+pub enum MatchEvent<'a, R: Rules = Othello> {
     /// A move was played in game `game` (schedule index), reaching `board`.
     Ply {
         /// Schedule index.
         game: usize,
         /// The position after the move.
-        board: &'a Board,
+        board: &'a R::Position,
         /// The move.
-        mv: Move,
+        mv: R::Move,
     },
     /// Game `game` finished.
     GameDone {
         /// Schedule index.
         game: usize,
         /// Its record.
-        record: &'a GameRecord,
+        record: &'a GameRecord<R>,
     },
 }
 
@@ -105,8 +119,8 @@ pub fn derive_seed(seed: u64, stream: u64) -> u64 {
 }
 
 /// What a game task needs of the run, shared by every game.
-struct GameSettings {
-    players: Vec<PlayerSpec>,
+struct GameSettings<R: Rules> {
+    players: Vec<PlayerSpec<R>>,
     opening_plies: usize,
     log_dir: Option<PathBuf>,
     stop: Option<Arc<AtomicBool>>,
@@ -114,37 +128,37 @@ struct GameSettings {
     failed: AtomicBool,
 }
 
-impl GameSettings {
+impl<R: Rules> GameSettings<R> {
     fn stopped(&self) -> bool {
         self.failed.load(Ordering::Relaxed) || self.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed))
     }
 }
 
 /// A move reported by a game task to the task that runs the schedule.
-struct PlyEvent {
+struct PlyEvent<R: Rules> {
     game: usize,
-    board: Board,
-    mv: Move,
+    board: R::Position,
+    mv: R::Move,
 }
 
-async fn play_scheduled(
-    settings: &GameSettings,
+async fn play_scheduled<R: Rules>(
+    settings: &GameSettings<R>,
     index: usize,
     scheduled: &ScheduledGame,
-    plies: &mpsc::UnboundedSender<PlyEvent>,
-) -> Result<GameRecord, MatchError> {
+    plies: &mpsc::UnboundedSender<PlyEvent<R>>,
+) -> Result<GameRecord<R>, MatchError> {
     let players = &settings.players;
     let number = index + 1;
     // A player's seed depends on its place in the players list, not on its color.
     let player_seed = |index: usize| scheduled.seed.rotate_left(17 * index as u32);
-    let mut black: Box<dyn Player> = players[scheduled.black].build(player_seed(scheduled.black));
-    let mut white: Box<dyn Player> = players[scheduled.white].build(player_seed(scheduled.white));
-    let opening = random_opening(Board::new(), settings.opening_plies, scheduled.opening_seed);
+    let mut black: Box<dyn Player<R>> = players[scheduled.black].build(player_seed(scheduled.black));
+    let mut white: Box<dyn Player<R>> = players[scheduled.white].build(player_seed(scheduled.white));
+    let opening = random_opening::<R>(R::start(), settings.opening_plies, scheduled.opening_seed);
     let log = match &settings.log_dir {
         Some(dir) => Some(GameLog::create(&game_log_path(dir, number))?),
         None => None,
     };
-    let mut observe = |board: &Board, mv: Move| {
+    let mut observe = |board: &R::Position, mv: R::Move| {
         // The receiver outlives every game task; a send can only fail after it.
         let _ = plies.send(PlyEvent {
             game: index,
@@ -166,7 +180,7 @@ async fn play_scheduled(
         black: seat(scheduled.black),
         white: seat(scheduled.white),
     };
-    let players: ByColor<&mut dyn Player> = ByColor {
+    let players: ByColor<&mut dyn Player<R>> = ByColor {
         black: black.as_mut(),
         white: white.as_mut(),
     };
@@ -186,35 +200,38 @@ pub struct Seat {
 /// Plays `opening` to the end (as [`play_game`]) between `players`, logging the game's
 /// start (with `seats` and `seed`) and end to `ctx.log` around its moves: the log of a
 /// game of a run, for games played by other drivers too (a person in the browser).
-pub async fn play_logged(
-    opening: Game,
-    players: ByColor<&mut dyn Player>,
+pub async fn play_logged<R: Rules>(
+    opening: Line<R>,
+    players: ByColor<&mut dyn Player<R>>,
     seats: ByColor<Seat>,
     seed: u64,
-    ctx: GameContext<'_>,
-) -> Result<GameRecord, GameError> {
+    ctx: GameContext<'_, R>,
+) -> Result<GameRecord<R>, GameError> {
     let (number, log) = (ctx.number, ctx.log);
     if let Some(log) = log {
         log.write(Event::GameStart(GameStart {
             game: number,
             black: seats.black.name.clone(),
             white: seats.white.name.clone(),
-            start_board: opening.start().to_squares_string(),
+            start_board: R::to_squares(opening.start()),
             opening: opening.moves().iter().map(ToString::to_string).collect(),
             seed,
             kinds: Some(PlayerKinds {
                 black: seats.black.kind,
                 white: seats.white.kind,
             }),
+            rules: (R::NAME != Othello::NAME).then(|| R::NAME.to_string()),
         }))?;
     }
     let record = play_game(opening, players, ctx).await?;
     if let Some(log) = log {
-        let board = record.game.board();
+        let pieces = R::pieces(record.game.board());
+        let margin = record.disc_difference;
         log.write(Event::GameEnd(GameEnd {
             game: number,
-            black_discs: board.count(Color::Black),
-            white_discs: board.count(Color::White),
+            black_discs: pieces.black,
+            white_discs: pieces.white,
+            margin: (margin != pieces.black as i32 - pieces.white as i32).then_some(margin),
             winner: match record.outcome {
                 Outcome::Win(color) => color.to_string(),
                 Outcome::Draw => "draw".to_string(),
@@ -231,14 +248,14 @@ pub async fn play_logged(
 /// kept from finishing. On a failure no new game starts, games in flight finish, and
 /// the first failure in schedule order is returned. `report` is called from the
 /// caller's task, never from a game's.
-pub async fn run_games(
-    players: &[PlayerSpec],
+pub async fn run_games<R: Rules>(
+    players: &[PlayerSpec<R>],
     schedule: &[ScheduledGame],
-    options: &RunOptions,
-    report: &(dyn Fn(MatchEvent<'_>) + Sync),
-) -> Result<Vec<Option<GameRecord>>, MatchError> {
-    type Slot = Option<Result<GameRecord, MatchError>>;
-    let mut slots: Vec<Slot> = (0..schedule.len()).map(|_| None).collect();
+    options: &RunOptions<R>,
+    report: &(dyn Fn(MatchEvent<'_, R>) + Sync),
+) -> Result<Vec<Option<GameRecord<R>>>, MatchError> {
+    type Slot<R> = Option<Result<GameRecord<R>, MatchError>>;
+    let mut slots: Vec<Slot<R>> = (0..schedule.len()).map(|_| None).collect();
     for (&index, record) in &options.finished {
         if let Some(slot) = slots.get_mut(index) {
             report(MatchEvent::GameDone { game: index, record });
@@ -253,7 +270,7 @@ pub async fn run_games(
         failed: AtomicBool::new(false),
     });
     let in_flight = Arc::new(Semaphore::new(options.parallel.max(1)));
-    let (plies, mut ply_events) = mpsc::unbounded_channel::<PlyEvent>();
+    let (plies, mut ply_events) = mpsc::unbounded_channel::<PlyEvent<R>>();
     let mut plies = Some(plies);
     let mut games = JoinSet::new();
     let wanted = |i: &usize| options.only.as_ref().is_none_or(|only| only.contains(i));

@@ -57,7 +57,7 @@ impl GameSummary {
             forfeit: None,
             agents: ByColor::default(),
         };
-        let mut discs = None;
+        let mut ending = None;
         for record in records {
             match &record.event {
                 Event::Move(m) => {
@@ -71,12 +71,15 @@ impl GameSummary {
                         summary.forfeit = Some(color);
                     }
                 }
-                Event::GameEnd(end) => discs = Some(end.black_discs as i32 - end.white_discs as i32),
+                Event::GameEnd(end) => ending = Some((end.black_discs as i32 - end.white_discs as i32, end.margin)),
                 _ => {}
             }
         }
-        // A forfeit without game_end (the run died in between) is an unfinished game.
-        summary.black_margin = discs.map(|discs| summary.forfeit.map_or(discs, forfeit_black_margin));
+        // A forfeit without game_end (the run died in between) is an unfinished game. The
+        // margin is the recorded one, else (Othello, as older logs) the disc difference,
+        // or a wipeout after a forfeit.
+        summary.black_margin =
+            ending.map(|(discs, margin)| margin.unwrap_or_else(|| summary.forfeit.map_or(discs, forfeit_black_margin)));
         Ok(summary)
     }
 

@@ -23,6 +23,9 @@ pub struct WipeoutError {
     pub source: EngineError,
 }
 
+/// The search is split into at least this many subtrees (when the tree has them).
+const SPLIT_SUBTREES: usize = 64;
+
 /// Move lines, each from the start position.
 type Lines = Vec<Vec<Move>>;
 
@@ -96,6 +99,19 @@ pub fn find_wipeouts(
     seed: u64,
     threads: usize,
 ) -> Result<Vec<Vec<Move>>, WipeoutError> {
+    find_wipeouts_with_progress(spec, attacker, max_plies, seed, threads, &|_, _| {})
+}
+
+/// [`find_wipeouts`] that says how far it is: `on_subtree(done, total)` is called
+/// (from the worker threads) after each of the subtrees the search is split into.
+pub fn find_wipeouts_with_progress(
+    spec: &EngineSpec,
+    attacker: Color,
+    max_plies: usize,
+    seed: u64,
+    threads: usize,
+    on_subtree: &(dyn Fn(usize, usize) + Sync),
+) -> Result<Vec<Vec<Move>>, WipeoutError> {
     let searcher = Searcher {
         spec,
         seed: derive_seed(seed, 0),
@@ -103,10 +119,15 @@ pub fn find_wipeouts(
         max_plies,
         replies: Mutex::new(HashMap::new()),
     };
-    // Expand the first two plies so the work splits into independent subtrees.
+    // Expand the first plies so the work splits into independent subtrees, enough of
+    // them to share among the threads and to report progress by.
     let mut roots: Vec<Vec<Move>> = vec![Vec::new()];
-    for _ in 0..2.min(max_plies) {
+    for _ in 0..max_plies {
+        if roots.len() >= SPLIT_SUBTREES {
+            break;
+        }
         let mut next = Vec::new();
+        let mut grew = false;
         for line in roots {
             let board = replay(&line);
             if board.is_game_over() || board.count(!attacker) == 0 {
@@ -117,12 +138,17 @@ pub fn find_wipeouts(
                 let mut longer = line.clone();
                 longer.push(mv);
                 next.push(longer);
+                grew = true;
             }
         }
         roots = next;
+        if !grew {
+            break;
+        }
     }
     let results: Vec<Mutex<Option<Result<Lines, WipeoutError>>>> = roots.iter().map(|_| Mutex::new(None)).collect();
     let next_root = std::sync::atomic::AtomicUsize::new(0);
+    let done = std::sync::atomic::AtomicUsize::new(0);
     std::thread::scope(|scope| {
         for _ in 0..threads.clamp(1, roots.len().max(1)) {
             scope.spawn(|| loop {
@@ -132,6 +158,7 @@ pub fn find_wipeouts(
                 let mut found = Vec::new();
                 let outcome = searcher.explore(replay(root), &mut line, &mut found).map(|()| found);
                 *results[i].lock().unwrap_or_else(|p| p.into_inner()) = Some(outcome);
+                on_subtree(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, roots.len());
             });
         }
     });

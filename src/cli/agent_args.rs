@@ -8,14 +8,15 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use serde::Deserialize;
 
+use super::limits;
 use crate::agent::{AgentConfig, AnswerFormat, AnswerPolicy, Fallback, InvalidPolicy, Mode, Prompt};
 use crate::arena::{LlmPlayer, PlayerSpec};
-use crate::engine::EngineSpec;
 use crate::llm::{
     ollama_base_url, without_credentials, Api, ChatBackend, ChatOptions, Fleet, HostConfig, OllamaBackend,
     OpenAiBackend, RetryPolicy, Think, DEFAULT_OLLAMA_HOST,
 };
 use crate::othello::{Labels, Perspective, TextStyle};
+use crate::rules::Rules;
 
 /// Settings of `llm:MODEL` players (flags override the `--agent-file`).
 #[derive(Debug, Args, Default, Clone)]
@@ -43,29 +44,29 @@ pub struct AgentArgs {
     #[arg(long)]
     pub think: Option<String>,
     /// Sampling temperature.
-    #[arg(long)]
+    #[arg(long, value_parser = limits::parse_temperature)]
     pub temperature: Option<f64>,
     /// Sampling seed sent to the server.
     #[arg(long)]
     pub model_seed: Option<i64>,
     /// Context window (num_ctx).
-    #[arg(long)]
+    #[arg(long, value_parser = limits::flag::num_ctx)]
     pub num_ctx: Option<u32>,
     /// Most tokens per answer (num_predict).
-    #[arg(long)]
+    #[arg(long, value_parser = limits::flag::num_predict)]
     pub num_predict: Option<i32>,
     /// How long the server keeps the model loaded (keep_alive), such as 10m.
     #[arg(long)]
     pub keep_alive: Option<String>,
     /// Requests per session, T (default 10).
-    #[arg(long)]
+    #[arg(long, value_parser = limits::flag::agent_rounds)]
     pub max_turns: Option<u32>,
     /// Sessions per move, A (default 3).
-    #[arg(long)]
+    #[arg(long, value_parser = limits::flag::agent_rounds)]
     pub max_sessions: Option<u32>,
     /// Rounds of tool calls per session before tools are withheld and an answer is
     /// asked for (default: no limit but --max-turns).
-    #[arg(long)]
+    #[arg(long, value_parser = limits::flag::tool_rounds)]
     pub max_tool_rounds: Option<u32>,
     /// Who moves when every session failed: an engine spec (default random), or
     /// forfeit (no move: the game ends, lost by the agent, scored as a 64-disc loss).
@@ -101,17 +102,17 @@ pub struct HostArgs {
     #[arg(long, value_name = "FILE", conflicts_with = "host")]
     pub fleet: Option<PathBuf>,
     /// Requests at once on each --host of a fleet (a fleet file sets its own).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = limits::flag::parallel)]
     pub max_in_flight: usize,
     /// Environment variable holding the API key for --api openai (sent as a bearer
     /// token, never written to logs).
     #[arg(long, default_value = "OPENAI_API_KEY")]
     pub api_key_env: String,
     /// Seconds to wait for one answer.
-    #[arg(long, default_value_t = 300.0)]
+    #[arg(long, default_value_t = 300.0, value_parser = limits::timeout)]
     pub timeout: f64,
     /// Extra attempts after a transient HTTP failure.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 4, value_parser = limits::flag::retries)]
     pub max_retries: u32,
 }
 
@@ -179,12 +180,13 @@ impl HostArgs {
     /// backend (as before fleets); several, or a fleet file, a [`Fleet`] whose hosts
     /// are asked for their models.
     pub async fn connect(&self, agent: &AgentArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<Connection> {
-        if !(self.timeout > 0.0 && self.timeout <= MAX_TIMEOUT_S) {
-            bail!(
-                "bad --timeout {}: give a number of seconds from above 0 to {MAX_TIMEOUT_S}",
-                self.timeout
-            );
-        }
+        limits::timeout_seconds(self.timeout).map_err(|e| anyhow::anyhow!("bad --timeout: {e}"))?;
+        limits::RETRIES
+            .check(i64::from(self.max_retries))
+            .map_err(|e| anyhow::anyhow!("bad --max-retries: {e}"))?;
+        limits::PARALLEL
+            .check(self.max_in_flight as i64)
+            .map_err(|e| anyhow::anyhow!("bad --max-in-flight: {e}"))?;
         let file = agent.file()?;
         let retry = RetryPolicy {
             max_retries: self.max_retries,
@@ -208,9 +210,6 @@ impl HostArgs {
                         Api::Openai => "127.0.0.1:8080".to_string(),
                     });
                 }
-                if self.max_in_flight == 0 {
-                    bail!("bad --max-in-flight 0: give 1 or more requests per host");
-                }
                 given
                     .iter()
                     .map(|raw| {
@@ -225,16 +224,23 @@ impl HostArgs {
                     .collect::<Result<Vec<_>>>()?
             }
         };
-        let key = |host: &HostConfig| host.api_key_env.as_deref().and_then(env);
+        // A variable named on purpose (a fleet file's, or a non-default --api-key-env)
+        // must hold a key: said now, before any request.
+        let required = self.fleet.is_some() || self.api_key_env != crate::llm::DEFAULT_KEY_ENV;
+        let keys = hosts
+            .iter()
+            .map(|host| host.api_key(env, required))
+            .collect::<Result<Vec<_>, _>>()?;
         if self.fleet.is_none() && hosts.len() == 1 {
             let host = &hosts[0];
             let backend: Arc<dyn ChatBackend> = match host.api {
                 Api::Ollama => Arc::new(OllamaBackend::new(&host.url, timeout, retry)?),
-                Api::Openai => Arc::new(OpenAiBackend::new(&host.url, key(host), timeout, retry)?),
+                Api::Openai => Arc::new(
+                    OpenAiBackend::new(&host.url, keys[0].clone(), timeout, retry)?.with_key_env(&self.api_key_env),
+                ),
             };
             return Ok(Connection { backend, fleet: None });
         }
-        let keys = hosts.iter().map(key).collect();
         let fleet = Arc::new(Fleet::connect(hosts, keys, timeout, retry).await?);
         Ok(Connection {
             backend: fleet.clone(),
@@ -242,9 +248,6 @@ impl HostArgs {
         })
     }
 }
-
-/// The longest --timeout taken: a day (a longer one is surely a typo).
-const MAX_TIMEOUT_S: f64 = 86_400.0;
 
 /// A server address as a base URL: Ollama's rules for ollama hosts, `http://` added to
 /// a bare host[:port] for openai ones.
@@ -280,12 +283,8 @@ fn read_fleet_file(path: &Path) -> Result<Vec<HostConfig>> {
     file.hosts
         .into_iter()
         .map(|mut host| {
-            if host.max_in_flight == 0 {
-                bail!(
-                    "bad --fleet {}: host {} has max_in_flight 0; give 1 or more",
-                    path.display(),
-                    host.url
-                );
+            if let Err(e) = limits::PARALLEL.check(host.max_in_flight as i64) {
+                bail!("bad --fleet {}: host {}: max_in_flight {e}", path.display(), host.url);
             }
             host.url = host_url(host.api, &host.url).with_context(|| format!("bad --fleet {}", path.display()))?;
             Ok(host)
@@ -317,6 +316,23 @@ struct AgentFile {
     options: ChatOptions,
 }
 
+/// The model options an agent file gives, checked against the flags' limits.
+fn check_options(options: &ChatOptions) -> Result<()> {
+    let bad = |key: &str, e: String| anyhow::anyhow!("{key}: {e}");
+    if let Some(t) = options.temperature {
+        limits::temperature(t).map_err(|e| bad("temperature", e))?;
+    }
+    if let Some(n) = options.num_ctx {
+        limits::NUM_CTX.check(i64::from(n)).map_err(|e| bad("num_ctx", e))?;
+    }
+    if let Some(n) = options.num_predict {
+        limits::NUM_PREDICT
+            .check(i64::from(n))
+            .map_err(|e| bad("num_predict", e))?;
+    }
+    Ok(())
+}
+
 fn parse_think(text: &str) -> Result<Think> {
     match text.trim().to_ascii_lowercase().as_str() {
         "true" => Ok(Think::Enabled(true)),
@@ -345,8 +361,9 @@ impl AgentArgs {
         })
     }
 
-    /// The agent settings for `model`; `prompts` is the folder prompt names resolve in.
-    pub fn config(&self, model: &str, prompts: &Path) -> Result<AgentConfig> {
+    /// The agent settings for `model` playing game `R`; `prompts` is the folder prompt
+    /// names resolve in.
+    pub fn config<R: Rules>(&self, model: &str, prompts: &Path) -> Result<AgentConfig> {
         let file = self.file()?;
         let pick = |flag: &Option<String>, from_file: &Option<String>| flag.clone().or_else(|| from_file.clone());
         let mut config = AgentConfig::new(model);
@@ -393,6 +410,7 @@ impl AgentArgs {
         if let Some(think) = pick(&self.think, &file_think) {
             config.think = Some(parse_think(&think)?);
         }
+        check_options(&file.options).context("bad [options] in --agent-file")?;
         config.options = file.options;
         if self.temperature.is_some() {
             config.options.temperature = self.temperature;
@@ -412,11 +430,24 @@ impl AgentArgs {
         if let Some(rounds) = self.max_tool_rounds.or(file.max_tool_rounds) {
             config.max_tool_rounds = rounds;
         }
-        if config.max_turns == 0 || config.max_sessions == 0 {
-            bail!("bad --max-turns/--max-sessions: both must be at least 1");
+        // The flags were checked as they were parsed; the file's values are checked here.
+        let rounds = [
+            ("max_turns", limits::AGENT_ROUNDS, file.max_turns),
+            ("max_sessions", limits::AGENT_ROUNDS, file.max_sessions),
+            ("max_tool_rounds", limits::TOOL_ROUNDS, file.max_tool_rounds),
+        ];
+        for (key, bounds, value) in rounds {
+            if let Some(value) = value {
+                bounds
+                    .check(i64::from(value))
+                    .map_err(|e| anyhow::anyhow!("bad {key} in --agent-file: {e}"))?;
+            }
         }
         if let Some(fallback) = pick(&self.fallback, &file.fallback) {
-            config.fallback = fallback.parse::<Fallback>().context("bad --fallback")?;
+            config.fallback = fallback
+                .parse::<Fallback>()
+                .and_then(|f| f.check::<R>())
+                .with_context(|| format!("bad --fallback for {}", R::NAME))?;
         }
         if let Some(answer) = pick(&self.answer, &file.answer) {
             config.answer = parse_with::<AnswerPolicy>(&answer, "--answer")?;
@@ -448,13 +479,18 @@ pub fn is_llm_spec(text: &str) -> bool {
 
 /// Parses a player spec: `llm:MODEL` with `agent` settings on `connection`, or an
 /// engine spec.
-pub fn parse_player(text: &str, flag: &str, agent: &AgentArgs, connection: Option<&Connection>) -> Result<PlayerSpec> {
+pub fn parse_player<R: Rules>(
+    text: &str,
+    flag: &str,
+    agent: &AgentArgs,
+    connection: Option<&Connection>,
+) -> Result<PlayerSpec<R>> {
     if let Some(model) = text.trim().strip_prefix("llm:") {
         if model.trim().is_empty() {
             bail!("bad {flag} {text:?}: name the model, as in llm:qwen2.5-coder:0.5b");
         }
         let config = agent
-            .config(model.trim(), &prompts_dir())
+            .config::<R>(model.trim(), &prompts_dir())
             .with_context(|| format!("bad settings for {flag} {text}"))?;
         let Some(connection) = connection else {
             bail!("bad {flag} {text:?}: no model server was set up for it");
@@ -465,7 +501,7 @@ pub fn parse_player(text: &str, flag: &str, agent: &AgentArgs, connection: Optio
             backend: connection.backend.clone(),
         }));
     }
-    let spec: EngineSpec = text
+    let spec: R::Spec = text
         .parse()
         .map_err(|e| anyhow::anyhow!("{e}, llm:MODEL"))
         .with_context(|| format!("bad {flag}"))?;

@@ -2,10 +2,12 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use super::agent_args::{AgentArgs, HostArgs};
+use super::limits;
 use crate::arena::StopRule;
+use crate::othello::{Color, Convention, Labels};
 
 /// Measure how well LLM agents play Othello against classical engines.
 #[derive(Debug, Parser)]
@@ -73,7 +75,7 @@ pub enum PositionsCommand {
 #[derive(Debug, Args)]
 pub struct GenerateArgs {
     /// Number of distinct positions.
-    #[arg(long)]
+    #[arg(long, value_parser = limits::flag::count)]
     pub count: usize,
     /// Empty squares, a range such as 20-40 (each position's count drawn uniformly).
     #[arg(long, default_value = "20-40")]
@@ -101,7 +103,7 @@ pub struct ProbeArgs {
     #[arg(long)]
     pub positions: PathBuf,
     /// Positions asked at once.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = limits::flag::parallel)]
     pub parallel: usize,
     /// Seed of the fallback's random choices.
     #[arg(long, default_value_t = 1)]
@@ -129,7 +131,7 @@ pub struct DatagenArgs {
     #[arg(long)]
     pub teacher: String,
     /// Number of examples.
-    #[arg(long)]
+    #[arg(long, value_parser = limits::flag::count)]
     pub count: usize,
     /// Empty squares of the positions, a range such as 4-59.
     #[arg(long, default_value = "4-59")]
@@ -138,8 +140,8 @@ pub struct DatagenArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Language of the board text and the reasoning: ja (seed 000) or en.
-    #[arg(long, default_value = "ja")]
-    pub labels: String,
+    #[arg(long, value_enum, default_value_t = LabelsArg::Ja)]
+    pub labels: LabelsArg,
     /// Output file (JSONL, one {"conversations": [...]} per line).
     #[arg(short = 'o', long = "output")]
     pub output: PathBuf,
@@ -153,8 +155,8 @@ pub struct PositionArgs {
     #[arg(long, allow_hyphen_values = true)]
     pub board: Option<String>,
     /// Side to move with --board: black or white.
-    #[arg(long, default_value = "black")]
-    pub side: String,
+    #[arg(long, value_enum, default_value_t = Side::Black)]
+    pub side: Side,
     /// Moves played from that position first, such as "c4 c3 c2" (passes as "pass").
     #[arg(long)]
     pub moves: Option<String>,
@@ -164,13 +166,14 @@ pub struct PositionArgs {
 #[derive(Debug, Args)]
 pub struct PerftArgs {
     /// Plies to count.
+    #[arg(value_parser = limits::flag::perft_depth)]
     pub depth: u32,
     #[command(flatten)]
     pub position: PositionArgs,
     /// a: pass = 1 ply, finished games are leaves (default); b: exact depth only;
     /// c: pass = 0 ply.
-    #[arg(long, default_value = "a")]
-    pub convention: String,
+    #[arg(long, value_enum, default_value_t = ConventionArg::A)]
+    pub convention: ConventionArg,
 }
 
 /// `analyze`.
@@ -192,6 +195,10 @@ pub struct AnalyzeArgs {
 /// `play`.
 #[derive(Debug, Args)]
 pub struct PlayArgs {
+    /// The game: othello, or marubatsu (seed 003's tic-tac-toe; black is 〇, who
+    /// moves first, white is ×).
+    #[arg(long, value_enum, default_value_t = GameArg::Othello)]
+    pub game: GameArg,
     /// Spec of the player that starts as black.
     #[arg(long)]
     pub black: String,
@@ -199,20 +206,20 @@ pub struct PlayArgs {
     #[arg(long)]
     pub white: String,
     /// Number of games.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = limits::flag::games)]
     pub games: usize,
     /// Alternate colors: each spec plays half the games as black; a pair of games
     /// shares its random opening.
     #[arg(long)]
     pub swap: bool,
     /// Random opening plies (seeded) so that games differ.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = limits::flag::opening_plies)]
     pub opening_random: usize,
     /// Seed for openings and engines' random choices.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Games played at once (default: the number of CPU cores).
-    #[arg(long)]
+    #[arg(long, value_parser = limits::flag::parallel)]
     pub parallel: Option<usize>,
     /// Write the per-player, per-color results as CSV to this file.
     #[arg(long)]
@@ -242,10 +249,10 @@ pub struct PlayArgs {
 #[derive(Clone, Copy, Debug, Args)]
 pub struct ReferenceArgs {
     /// Score positions with this many empty squares or fewer exactly (endgame solve).
-    #[arg(long, default_value_t = crate::engine::DEFAULT_EXACT_EMPTIES)]
+    #[arg(long, default_value_t = crate::engine::DEFAULT_EXACT_EMPTIES, value_parser = limits::flag::exact_empties)]
     pub exact_empties: u32,
     /// Before that, estimate scores by a search this many plies deep.
-    #[arg(long, default_value_t = crate::engine::DEFAULT_DEPTH)]
+    #[arg(long, default_value_t = crate::engine::DEFAULT_DEPTH, value_parser = limits::flag::reference_depth)]
     pub reference_depth: u32,
 }
 
@@ -266,7 +273,7 @@ pub struct EvalArgs {
     #[arg(long, value_delimiter = ',', default_value = "n-hand:3,n-least:3,n-most:3,random")]
     pub vs: Vec<String>,
     /// Games per color per opponent (with --stop: the most).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = limits::flag::games)]
     pub games: usize,
     /// Stop each opponent's games early, deciding after every colour-swapped pair:
     /// sprt:ELO0,ELO1[,ALPHA,BETA] (GSPRT on logistic Elo) or ci:WIDTH (the Elo
@@ -274,7 +281,7 @@ pub struct EvalArgs {
     #[arg(long, value_name = "RULE")]
     pub stop: Option<StopRule>,
     /// Random opening plies (seeded) so that games differ.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = limits::flag::opening_plies)]
     pub opening_random: usize,
     /// Seed for engines' random choices (and openings, unless --opening-seed is given).
     #[arg(long, default_value_t = 1)]
@@ -286,7 +293,7 @@ pub struct EvalArgs {
     /// Games played at once (the servers must serve that many requests in parallel);
     /// default 1 (a fleet: its total max_in_flight), or the interrupted run's value
     /// with --resume.
-    #[arg(long)]
+    #[arg(long, value_parser = limits::flag::parallel)]
     pub parallel: Option<usize>,
     /// Write seed 000's CSV (model,date,games_per_matchup,opponent,b_win,...) to this file.
     #[arg(long)]
@@ -316,10 +323,10 @@ pub struct WipeoutArgs {
     #[arg(long)]
     pub vs: String,
     /// The attacker's color.
-    #[arg(long, default_value = "black")]
-    pub attacker: String,
+    #[arg(long, value_enum, default_value_t = Side::Black)]
+    pub attacker: Side,
     /// Longest line searched, in plies from the start (both sides' moves).
-    #[arg(long)]
+    #[arg(long, value_parser = limits::flag::wipeout_plies)]
     pub max_plies: usize,
     /// Seed for engines with random choices.
     #[arg(long, default_value_t = 1)]
@@ -333,10 +340,10 @@ pub struct WipeoutArgs {
 #[derive(Debug, Args)]
 pub struct BenchArgs {
     /// perft, alphabeta, solve or all (all: perft and alphabeta).
-    #[arg(default_value = "all")]
-    pub what: String,
+    #[arg(value_enum, default_value_t = BenchTarget::All)]
+    pub what: BenchTarget,
     /// Perft depth.
-    #[arg(long, default_value_t = 11)]
+    #[arg(long, default_value_t = 11, value_parser = limits::flag::perft_depth)]
     pub perft_depth: u32,
     /// FFO problems solved by `bench solve`, a range of numbers such as 40-49.
     #[arg(long, default_value = "40-44")]
@@ -400,7 +407,7 @@ pub struct TournamentArgs {
     #[arg(long, value_name = "RUN-DIR", conflicts_with_all = ["file", "log_dir"])]
     pub resume: Option<PathBuf>,
     /// Games played at once (default: the LLM players' hosts' total max_in_flight, or 1).
-    #[arg(long)]
+    #[arg(long, value_parser = limits::flag::parallel)]
     pub parallel: Option<usize>,
     /// Folder for the run (default logs/<time>-tournament).
     #[arg(long)]
@@ -483,4 +490,83 @@ pub struct SolveArgs {
     /// Print one JSON object (keys best_moves, score, nodes, ms).
     #[arg(long)]
     pub json: bool,
+}
+
+/// A side, as flags name it.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum Side {
+    /// Black (moves first).
+    Black,
+    /// White.
+    White,
+}
+
+impl From<Side> for Color {
+    fn from(side: Side) -> Color {
+        match side {
+            Side::Black => Color::Black,
+            Side::White => Color::White,
+        }
+    }
+}
+
+/// `perft --convention`.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum ConventionArg {
+    /// Pass = 1 ply, finished games are leaves.
+    A,
+    /// Pass = 1 ply, only paths of the full depth.
+    B,
+    /// Pass = 0 ply.
+    C,
+}
+
+impl From<ConventionArg> for Convention {
+    fn from(arg: ConventionArg) -> Convention {
+        match arg {
+            ConventionArg::A => Convention::A,
+            ConventionArg::B => Convention::B,
+            ConventionArg::C => Convention::C,
+        }
+    }
+}
+
+/// `datagen --labels`.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum LabelsArg {
+    /// Japanese, as seed 000.
+    Ja,
+    /// English.
+    En,
+}
+
+impl From<LabelsArg> for Labels {
+    fn from(arg: LabelsArg) -> Labels {
+        match arg {
+            LabelsArg::Ja => Labels::Japanese,
+            LabelsArg::En => Labels::English,
+        }
+    }
+}
+
+/// What `bench` measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BenchTarget {
+    /// perft and alphabeta.
+    All,
+    /// Perft leaves per second.
+    Perft,
+    /// Alpha-beta nodes per second.
+    Alphabeta,
+    /// FFO endgame solve times (`--ffo`).
+    Solve,
+}
+
+/// `--game`: which game a command plays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum GameArg {
+    /// Othello (the default).
+    Othello,
+    /// Seed 003's marubatsu (tic-tac-toe).
+    Marubatsu,
 }

@@ -2,26 +2,26 @@
 
 use std::time::Instant;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 
-use super::args::BenchArgs;
+use super::args::{BenchArgs, BenchTarget};
 use crate::arena::random_opening;
 use crate::engine::{AlphaBeta, Engine, Evaluation, Search, Solver};
 use crate::othello::{perft, Board, Color, Convention};
+use crate::rules::Othello;
 
 /// The FFO endgame suite (id, board, side, best moves, score, empties per line).
 const FFO: &str = include_str!("../../tests/data/ffo-endgames.txt");
 
 pub(super) fn run(args: BenchArgs) -> Result<()> {
-    match args.what.as_str() {
-        "perft" => bench_perft(args.perft_depth),
-        "alphabeta" => bench_search(),
-        "solve" => bench_solve(&args.ffo)?,
-        "all" => {
+    match args.what {
+        BenchTarget::Perft => bench_perft(args.perft_depth),
+        BenchTarget::Alphabeta => bench_search(),
+        BenchTarget::Solve => bench_solve(&args.ffo)?,
+        BenchTarget::All => {
             bench_perft(args.perft_depth);
             bench_search();
         }
-        other => bail!("bad bench {other:?}: choose perft, alphabeta, solve or all"),
     }
     Ok(())
 }
@@ -42,7 +42,7 @@ fn bench_perft(depth: u32) {
 /// Midgame positions: 20 random plies from the start (seeds 0..), as seed 004 measured.
 fn midgame_positions(count: u64) -> Vec<Board> {
     (0..count)
-        .map(|seed| *random_opening(Board::new(), 20, seed).board())
+        .map(|seed| *random_opening::<Othello>(Board::new(), 20, seed).board())
         .filter(|b| !b.legal_moves().is_empty())
         .collect()
 }
@@ -92,15 +92,40 @@ fn bench_search() {
     );
 }
 
+/// The problem numbers of the FFO suite.
+fn ffo_ids() -> Vec<u32> {
+    FFO.lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| l.split_whitespace().next()?.parse().ok())
+        .collect()
+}
+
+/// Reads `--ffo` (such as 40-44, or 40): a range that holds at least one problem.
+fn ffo_range(range: &str) -> Result<(u32, u32)> {
+    let ids = ffo_ids();
+    let (first, last) = (
+        ids.iter().min().copied().unwrap_or(0),
+        ids.iter().max().copied().unwrap_or(0),
+    );
+    let valid = format!("give problem numbers from {first} to {last}, such as 40-44 or 40");
+    let (low, high) = range.split_once('-').unwrap_or((range, range));
+    let (low, high): (u32, u32) = match (low.trim().parse(), high.trim().parse()) {
+        (Ok(low), Ok(high)) => (low, high),
+        _ => bail!("bad --ffo {range:?}: {valid}"),
+    };
+    if low > high {
+        bail!("bad --ffo {range:?}: the range is empty ({low} is above {high}): {valid}");
+    }
+    if !ids.iter().any(|id| (low..=high).contains(id)) {
+        bail!("bad --ffo {range:?}: the suite has no problem in it: {valid}");
+    }
+    Ok((low, high))
+}
+
 /// Solves FFO problems `range` (such as 40-44) one after another with one solver and
 /// checks each score against the suite.
 fn bench_solve(range: &str) -> Result<()> {
-    let bad = || format!("bad --ffo {range:?}: give problem numbers such as 40-49 (1 to 79)");
-    let (low, high) = range.split_once('-').unwrap_or((range, range));
-    let (low, high): (u32, u32) = (
-        low.trim().parse().with_context(bad)?,
-        high.trim().parse().with_context(bad)?,
-    );
+    let (low, high) = ffo_range(range)?;
     println!("exact solve of FFO #{low}-#{high}, one thread (score and every best move)");
     let mut solver = Solver::new();
     let (mut total_secs, mut total_nodes) = (0.0, 0);
@@ -133,4 +158,18 @@ fn bench_solve(range: &str) -> Result<()> {
     }
     println!("  total {total_secs:.2} s, {total_nodes} nodes");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ffo_ranges_hold_a_problem() {
+        assert_eq!(ffo_range("40-44").unwrap(), (40, 44));
+        assert_eq!(ffo_range("41").unwrap(), (41, 41));
+        for bad in ["45-40", "80-90", "0", "x-3", ""] {
+            assert!(ffo_range(bad).is_err(), "{bad}");
+        }
+    }
 }

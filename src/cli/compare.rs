@@ -10,7 +10,7 @@ use anyhow::{Context, Result};
 use serde_json::{json, Value};
 
 use super::args::CompareArgs;
-use super::stats::{collect_groups, Group, GroupGame, Key};
+use super::stats::{collect_groups, print_notes, Group, Key};
 
 /// A run: its configuration, groups and games.
 struct Run {
@@ -19,6 +19,8 @@ struct Run {
     groups: BTreeMap<Key, Group>,
     /// (opponent, agent color, opening, occurrence) -> score (1 win, 0.5 draw, 0 loss).
     games: BTreeMap<(String, String, Vec<String>, usize), f64>,
+    /// What the log reader noticed (games cut off by a crash, logs reached twice).
+    notes: Vec<String>,
 }
 
 fn load_run(path: &Path) -> Result<Run> {
@@ -31,10 +33,11 @@ fn load_run(path: &Path) -> Result<Run> {
                 path.display()
             )
         })?;
-    let groups = collect_groups(&[path.to_path_buf()])?;
+    let read = collect_groups(&[path.to_path_buf()])?;
     let mut games = BTreeMap::new();
-    for group in groups.values() {
-        for GroupGame { color, game, .. } in &group.games {
+    for group in read.groups.values() {
+        for played in &group.games {
+            let (color, game) = (&played.color, read.summary(played));
             let Some(score) = game.score_for(*color) else { continue };
             let key = (game.players[!*color].clone(), color.to_string(), game.opening.clone());
             let occurrence = (0..)
@@ -46,8 +49,9 @@ fn load_run(path: &Path) -> Result<Run> {
     Ok(Run {
         path: path.to_path_buf(),
         config,
-        groups,
+        groups: read.groups,
         games,
+        notes: read.logs.notes,
     })
 }
 
@@ -143,6 +147,10 @@ fn run_json(run: &Run) -> Value {
 
 pub(super) fn run(args: CompareArgs) -> Result<()> {
     let runs = args.runs.iter().map(|p| load_run(p)).collect::<Result<Vec<_>>>()?;
+    let notes: Vec<&String> = runs.iter().flat_map(|r| &r.notes).collect();
+    for run in &runs {
+        print_notes(&run.notes);
+    }
     let base = &runs[0];
     let opponents: Vec<String> = {
         let mut all: Vec<String> = runs.iter().flat_map(|r| r.groups.keys().map(|k| k.2.clone())).collect();
@@ -164,7 +172,11 @@ pub(super) fn run(args: CompareArgs) -> Result<()> {
     if args.json {
         println!(
             "{}",
-            json!({ "runs": runs.iter().map(run_json).collect::<Vec<_>>(), "comparisons": comparisons })
+            json!({
+                "runs": runs.iter().map(run_json).collect::<Vec<_>>(),
+                "comparisons": comparisons,
+                "notes": notes,
+            })
         );
         return Ok(());
     }

@@ -14,14 +14,15 @@ use serde_json::{json, Value};
 
 use super::agent_args::parse_player;
 use super::args::{Cli, Command, EvalArgs, ReferenceArgs};
+use super::outputs::{check_output_flag, new_run_folder, resumed_run_folder};
 use super::quality;
 use super::report::{agent_lines, opponent_rows, tally_header, tally_json};
-use super::run_dir::{create_run_dir, run_record, utc_now, write_json};
 use crate::arena::{
-    host_usage, load_resume_state, run_eval, run_eval_sequential, EvalConfig, EvalResult, GameToScore, HostUsage,
-    MatchEvent, MoveQuality, PairingStop, RunOptions,
+    host_usage, load_resume_state, run_eval, run_eval_sequential, run_record, utc_now, EvalConfig, EvalResult,
+    GameToScore, HostUsage, MatchEvent, MoveQuality, PairingStop, RunFolder, RunOptions,
 };
 use crate::record::{hold_log_writes, read_game_log_prefix, Event};
+use crate::rules::{Othello, Rules};
 
 /// The run stopped at the user's request before every game finished.
 #[derive(Debug, thiserror::Error)]
@@ -48,9 +49,6 @@ pub(super) async fn run(args: EvalArgs, env: &dyn Fn(&str) -> Option<String>) ->
         }
     };
     let agent_spec = args.agent_spec.as_deref().unwrap_or_default();
-    if args.games == 0 {
-        bail!("bad --games: 0 games per color would measure nothing; give 1 or more");
-    }
     let connection = args.hosts.connect(&args.agent, env).await?;
     let backend = connection.backend.clone();
     let agent = parse_player(agent_spec, "--agent", &args.agent, Some(&connection))?;
@@ -65,8 +63,16 @@ pub(super) async fn run(args: EvalArgs, env: &dyn Fn(&str) -> Option<String>) ->
     if opponents.iter().any(|o| o.is_human()) {
         bail!("bad --vs: eval runs unattended; use `play` to play the agent yourself");
     }
-    let log_dir = create_run_dir(args.log_dir.as_deref(), &agent_config.model)?;
-    let parallel = args.parallel.unwrap_or_else(|| connection.default_parallel()).max(1);
+    if let Some(csv) = &args.csv {
+        let run = args.log_dir.as_deref().unwrap_or(Path::new(""));
+        check_output_flag("--csv", csv, &[run], &[run.join("results.csv")])?;
+    }
+    let folder = match (&args.log_dir, resuming) {
+        (Some(dir), true) => resumed_run_folder(dir)?,
+        (dir, _) => new_run_folder(dir.as_deref(), &agent_config.model)?,
+    };
+    let log_dir = folder.path().to_path_buf();
+    let parallel = args.parallel.unwrap_or_else(|| connection.default_parallel());
     let mut config = EvalConfig {
         agent,
         opponents,
@@ -106,7 +112,7 @@ pub(super) async fn run(args: EvalArgs, env: &dyn Fn(&str) -> Option<String>) ->
         fields["argv"] = run_json["argv"].clone();
         fields
     };
-    write_json(&log_dir, "run.json", &run_json)?;
+    folder.write_json("run.json", &run_json)?;
     let stop = Arc::new(AtomicBool::new(false));
     stop_on_ctrl_c(stop.clone())?;
     config.run.stop = Some(stop);
@@ -137,7 +143,7 @@ pub(super) async fn run(args: EvalArgs, env: &dyn Fn(&str) -> Option<String>) ->
     let (result, stops, decisions) =
         played.with_context(|| format!("evaluation stopped; logs so far are in {}", log_dir.display()))?;
     if args.stop.is_some() {
-        write_decisions(&log_dir, &decisions)?;
+        write_decisions(&folder, &decisions)?;
     }
     bar.finish_and_clear();
     let quality = args
@@ -145,7 +151,14 @@ pub(super) async fn run(args: EvalArgs, env: &dyn Fn(&str) -> Option<String>) ->
         .then(|| {
             // The reference searches on blocking threads, off the async workers.
             tokio::task::block_in_place(|| {
-                score_agent_moves(&result, config.opponents.len(), args.reference, args.json, &log_dir)
+                score_agent_moves(
+                    &result,
+                    config.opponents.len(),
+                    args.reference,
+                    args.json,
+                    &log_dir,
+                    config.run.stop.as_deref(),
+                )
             })
         })
         .transpose()?;
@@ -168,13 +181,15 @@ pub(super) async fn run(args: EvalArgs, env: &dyn Fn(&str) -> Option<String>) ->
             value["move_quality"] = q.to_json();
         }
     }
-    write_json(&log_dir, "results.json", &summary)?;
+    folder.write_json("results.json", &summary)?;
     let complete = result.unfinished == 0;
-    if let (Some(path), true) = (&args.csv, complete) {
+    if complete {
+        // The seed's table always lies in the run folder; --csv writes it elsewhere too.
         let csv = seed_csv(&result, &agent_config.model, args.games);
-        std::fs::write(path, &csv).with_context(|| format!("cannot write --csv {}", path.display()))?;
-        std::fs::write(log_dir.join("results.csv"), &csv)
-            .with_context(|| format!("cannot write {}", log_dir.display()))?;
+        folder.write_text("results.csv", &csv)?;
+        if let Some(path) = &args.csv {
+            std::fs::write(path, &csv).with_context(|| format!("cannot write --csv {}", path.display()))?;
+        }
     }
     if args.json {
         println!("{summary}");
@@ -238,6 +253,7 @@ fn score_agent_moves(
     reference: ReferenceArgs,
     quiet: bool,
     log_dir: &Path,
+    stop: Option<&AtomicBool>,
 ) -> Result<(MoveQuality, Vec<MoveQuality>)> {
     let games: Vec<GameToScore<'_>> = result
         .games
@@ -248,7 +264,7 @@ fn score_agent_moves(
             colors: vec![g.agent_color],
         })
         .collect();
-    let moves = quality::score(&games, reference, quiet);
+    let moves = quality::score(&games, reference, quiet, stop)?;
     quality::write_scores(log_dir, &moves)?;
     let mut all = MoveQuality::default();
     let mut per_opponent = vec![MoveQuality::default(); opponents];
@@ -263,7 +279,7 @@ fn score_agent_moves(
 }
 
 /// The arguments of the run in `dir`, from the `argv` its run.json keeps, with this
-/// invocation's --parallel, --csv and --json; and that run.json.
+/// invocation's --parallel, --csv (only when given now) and --json; and that run.json.
 fn resumed_args(dir: &Path, now: &EvalArgs) -> Result<(EvalArgs, Value)> {
     let path = dir.join("run.json");
     let text = std::fs::read_to_string(&path).with_context(|| {
@@ -295,7 +311,9 @@ fn resumed_args(dir: &Path, now: &EvalArgs) -> Result<(EvalArgs, Value)> {
         args.hosts = now.hosts.clone();
     }
     args.parallel = now.parallel.or(run_json["parallel"].as_u64().map(|p| p as usize));
-    args.csv = now.csv.clone().or(args.csv);
+    // The run's own table is results.csv in its folder; a --csv of the first session
+    // named a path of that time (a copied run must not write onto the original's).
+    args.csv = now.csv.clone();
     args.json = now.json;
     args.score_moves |= now.score_moves;
     Ok((args, run_json))
@@ -356,14 +374,13 @@ fn logged_host_usage(log_dir: &Path) -> Result<Vec<HostUsage>> {
 }
 
 /// Writes the stop rule's answer at every pair boundary to `decisions.jsonl`.
-pub(super) fn write_decisions(log_dir: &Path, decisions: &[PairingStop]) -> Result<()> {
+pub(super) fn write_decisions(folder: &RunFolder, decisions: &[PairingStop]) -> Result<()> {
     let mut text = String::new();
     for step in decisions {
         text.push_str(&serde_json::to_string(step)?);
         text.push('\n');
     }
-    let path = log_dir.join("decisions.jsonl");
-    std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))
+    Ok(folder.write_text("decisions.jsonl", &text)?)
 }
 
 /// Where each opponent's games stopped, and why.
@@ -474,7 +491,11 @@ fn text_report(result: &EvalResult, model: &str, games_per_color: usize) -> Stri
         .max()
         .unwrap_or(8)
         .max(8);
-    let _ = writeln!(out, "{}  model-decided moves", tally_header("opponent", width));
+    let _ = writeln!(
+        out,
+        "{}  model-decided moves",
+        tally_header("opponent", width, Othello::MARGIN)
+    );
     for o in &result.opponents {
         opponent_rows(
             &mut out,

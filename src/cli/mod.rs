@@ -6,15 +6,17 @@ mod args;
 mod bench;
 mod compare;
 mod eval;
+mod limits;
 mod modelfile;
+mod outputs;
 mod play;
 mod positions;
+mod progress;
 mod quality;
 mod rate;
 mod replay;
 mod report;
 mod report_html;
-mod run_dir;
 mod serve;
 mod stats;
 mod tournament;
@@ -22,13 +24,15 @@ mod tournament;
 pub use args::Cli;
 pub use eval::Interrupted;
 
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 
-use crate::arena::find_wipeouts;
-use crate::engine::EngineSpec;
-use crate::othello::{perft, Board, Color, Convention, Move};
+use crate::arena::find_wipeouts_with_progress;
+use crate::engine::{EngineSpec, SolveWatch, Solver};
+use crate::othello::{perft_with_progress, Board, Color, Convention, Move};
 use args::{AnalyzeArgs, Command, PerftArgs, PositionArgs, SolveArgs, WipeoutArgs};
 
 /// Runs the parsed command line.
@@ -69,17 +73,13 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
         .context("cannot start the async runtime (threads or file descriptors exhausted?)")
 }
 
-fn parse_color(text: &str, flag: &str) -> Result<Color> {
-    text.parse().with_context(|| format!("bad {flag}"))
-}
-
 fn parse_spec(text: &str, flag: &str) -> Result<EngineSpec> {
     text.parse().with_context(|| format!("bad {flag}"))
 }
 
 impl PositionArgs {
     fn board(&self) -> Result<Board> {
-        let side = parse_color(&self.side, "--side")?;
+        let side = Color::from(self.side);
         let mut board = match &self.board {
             None => Board::new().with_side_to_move(side),
             Some(text) => Board::parse_squares(text, side).context("bad --board")?,
@@ -98,9 +98,24 @@ impl PositionArgs {
 
 fn run_perft(args: PerftArgs) -> Result<()> {
     let board = args.position.board()?;
-    let convention: Convention = args.convention.parse().context("bad --convention")?;
+    let convention = Convention::from(args.convention);
     let start = Instant::now();
-    let leaves = perft(&board, args.depth, convention);
+    let done = Arc::new(AtomicU64::new(0));
+    let total = Arc::new(AtomicU64::new(0));
+    let (polled_done, polled_total) = (done.clone(), total.clone());
+    let what = format!("perft depth {}", args.depth);
+    let progress = progress::Progress::start(move |elapsed| {
+        let (done, total) = (
+            polled_done.load(Ordering::Relaxed),
+            polled_total.load(Ordering::Relaxed),
+        );
+        progress::steps_line(&what, done, total, "subtrees", elapsed)
+    });
+    let leaves = perft_with_progress(&board, args.depth, convention, &mut |subtrees_done, subtrees| {
+        total.store(subtrees as u64, Ordering::Relaxed);
+        done.store(subtrees_done as u64, Ordering::Relaxed);
+    });
+    drop(progress);
     let secs = start.elapsed().as_secs_f64();
     eprintln!(
         "perft depth {} convention {convention}: {:.3} s, {:.3e} leaves/s",
@@ -162,6 +177,18 @@ fn format_value(value: f64) -> String {
 
 fn run_solve(args: SolveArgs) -> Result<()> {
     let board = args.position.board()?;
+    if board.is_game_over() {
+        let (black, white) = (board.count(Color::Black), board.count(Color::White));
+        let result = match black.cmp(&white) {
+            std::cmp::Ordering::Greater => format!("black wins by {}", black - white),
+            std::cmp::Ordering::Less => format!("white wins by {}", white - black),
+            std::cmp::Ordering::Equal => "a draw".to_string(),
+        };
+        bail!(
+            "the game is over in this position: black {black}, white {white} ({result}); there is nothing to \
+             solve: give a --board or --moves where a side can move"
+        );
+    }
     if board.empties() > 30 {
         bail!(
             "{} empty squares is too many to solve exactly here: give a position with at most 30",
@@ -169,7 +196,17 @@ fn run_solve(args: SolveArgs) -> Result<()> {
         );
     }
     let start = Instant::now();
-    let solution = crate::engine::Solver::new().solve(&board);
+    let watch = Arc::new(SolveWatch::default());
+    let mut solver = Solver::new();
+    solver.watch(watch.clone());
+    let empties = board.empties();
+    let progress = progress::Progress::start(move |elapsed| {
+        let load = |counter: &std::sync::atomic::AtomicU32| counter.load(Ordering::Relaxed);
+        let nodes = watch.nodes.load(Ordering::Relaxed);
+        progress::solve_line(empties, nodes, load(&watch.moves_checked), load(&watch.moves), elapsed)
+    });
+    let solution = solver.solve(&board);
+    drop(progress);
     let ms = start.elapsed().as_secs_f64() * 1000.0;
     let best: Vec<String> = solution.best_moves.iter().map(ToString::to_string).collect();
     if args.json {
@@ -182,7 +219,7 @@ fn run_solve(args: SolveArgs) -> Result<()> {
         println!(
             "best moves: {}",
             if best.is_empty() {
-                "(none: pass or game over)".to_string()
+                "(none: the side to move must pass)".to_string()
             } else {
                 best.join(", ")
             }
@@ -206,10 +243,27 @@ fn run_wipeouts(args: WipeoutArgs) -> Result<()> {
     if spec == EngineSpec::Human {
         bail!("bad --vs: the wipeout search needs an engine that answers by itself, not human");
     }
-    let attacker = parse_color(&args.attacker, "--attacker")?;
+    let attacker = Color::from(args.attacker);
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let start = Instant::now();
-    let lines = find_wipeouts(&spec, attacker, args.max_plies, args.seed, threads)?;
+    let done = Arc::new(AtomicU64::new(0));
+    let total = Arc::new(AtomicU64::new(0));
+    let (polled_done, polled_total) = (done.clone(), total.clone());
+    let what = format!("wipeouts of {spec} within {} plies", args.max_plies);
+    let progress = progress::Progress::start(move |elapsed| {
+        let (done, total) = (
+            polled_done.load(Ordering::Relaxed),
+            polled_total.load(Ordering::Relaxed),
+        );
+        progress::steps_line(&what, done, total, "subtrees", elapsed)
+    });
+    let on_subtree = |subtrees_done: usize, subtrees: usize| {
+        total.store(subtrees as u64, Ordering::Relaxed);
+        done.fetch_max(subtrees_done as u64, Ordering::Relaxed);
+    };
+    let lines = find_wipeouts_with_progress(&spec, attacker, args.max_plies, args.seed, threads, &on_subtree);
+    drop(progress);
+    let lines = lines?;
     let text: Vec<String> = lines
         .iter()
         .map(|line| line.iter().map(ToString::to_string).collect::<Vec<_>>().join(" "))

@@ -1,7 +1,7 @@
 //! `play`: a match between two players, its table, JSON, CSV and logs.
 
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
@@ -9,26 +9,39 @@ use anyhow::{Context, Result};
 use serde_json::json;
 
 use super::agent_args::{is_llm_spec, parse_player};
-use super::args::{PlayArgs, ReferenceArgs};
+use super::args::{GameArg, PlayArgs, ReferenceArgs};
+use super::outputs::{check_output_flag, new_run_folder};
 use super::quality;
 use super::report::{agent_lines, tally_header, tally_json, tally_row};
-use super::run_dir::{create_run_dir, run_record, utc_now, write_json};
 use crate::arena::{
-    run_match, AgentStats, GameToScore, MatchConfig, MatchEvent, MatchResult, MoveQuality, PlayerSpec, RunOptions,
-    SpecTally, Tally,
+    run_match, run_record, utc_now, AgentStats, GameToScore, MatchConfig, MatchEvent, MatchResult, MoveQuality,
+    PlayerSpec, RunOptions, SpecTally, Tally,
 };
-use crate::othello::Color;
+use crate::othello::{Color, TextStyle};
+use crate::rules::{Marubatsu, Othello, Rules};
 
 pub(super) async fn run(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
-    if args.games == 0 {
-        anyhow::bail!("bad --games: 0 games would measure nothing; give 1 or more");
+    match args.game {
+        GameArg::Othello => play::<Othello>(args, env, score_both_players).await,
+        GameArg::Marubatsu => play::<Marubatsu>(args, env, |_, _, _, _| no_reference::<Marubatsu>()).await,
     }
+}
+
+/// How `--score-moves` scores a match of game `R`.
+type Scorer<R> = fn(&MatchResult<R>, ReferenceArgs, bool, Option<&Path>) -> Result<[MoveQuality; 2]>;
+
+/// `--score-moves` for a game without a reference evaluator yet.
+fn no_reference<R: Rules>() -> Result<[MoveQuality; 2]> {
+    anyhow::bail!("bad --score-moves: move quality is not measured for {} yet", R::NAME)
+}
+
+async fn play<R: Rules>(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>, score: Scorer<R>) -> Result<()> {
     let connection = if is_llm_spec(&args.black) || is_llm_spec(&args.white) {
         Some(args.hosts.connect(&args.agent, env).await?)
     } else {
         None
     };
-    let players = [
+    let players: [PlayerSpec<R>; 2] = [
         parse_player(&args.black, "--black", &args.agent, connection.as_ref())?,
         parse_player(&args.white, "--white", &args.agent, connection.as_ref())?,
     ];
@@ -43,16 +56,23 @@ pub(super) async fn run(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>) ->
     let parallel = if human || args.show {
         1
     } else {
-        args.parallel.unwrap_or(default_parallel).max(1)
+        args.parallel.unwrap_or(default_parallel)
     };
-    let log_dir = if args.log_dir.is_some() || has_llm {
-        let dir = create_run_dir(args.log_dir.as_deref(), &format!("{}-vs-{}", players[0], players[1]))?;
+    if let Some(csv) = &args.csv {
+        check_output_flag(
+            "--csv",
+            csv,
+            &args.log_dir.iter().map(PathBuf::as_path).collect::<Vec<_>>(),
+            &[],
+        )?;
+    }
+    let folder = if args.log_dir.is_some() || has_llm {
+        let folder = new_run_folder(args.log_dir.as_deref(), &format!("{}-vs-{}", players[0], players[1]))?;
         let described: Vec<_> = players
             .iter()
             .map(|p| json!({ "spec": p.to_string(), "agent": p.agent_config().map(|c| c.to_json()) }))
             .collect();
-        write_json(
-            &dir,
+        folder.write_json(
             "run.json",
             &run_record(
                 "play",
@@ -66,10 +86,11 @@ pub(super) async fn run(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>) ->
                 }),
             ),
         )?;
-        Some(dir)
+        Some(folder)
     } else {
         None
     };
+    let log_dir = folder.as_ref().map(|f| f.path().to_path_buf());
     let config = MatchConfig {
         players,
         games: args.games,
@@ -85,9 +106,14 @@ pub(super) async fn run(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>) ->
     let done = AtomicUsize::new(0);
     let start = Instant::now();
     let show = args.show || human;
-    let report = |event: MatchEvent<'_>| match event {
+    let report = |event: MatchEvent<'_, R>| match event {
         MatchEvent::Ply { game, board, mv } if show => {
-            eprintln!("game {} : {} played {mv}\n{board}\n", game + 1, !board.side_to_move());
+            eprintln!(
+                "game {} : {} played {mv}\n{}\n",
+                game + 1,
+                R::side_name(!R::to_move(board)),
+                R::model_text(board, TextStyle::default())
+            );
         }
         MatchEvent::Ply { .. } => {}
         MatchEvent::GameDone { .. } => {
@@ -102,14 +128,14 @@ pub(super) async fn run(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>) ->
         eprintln!();
     }
     if let Some(path) = &args.csv {
-        std::fs::write(path, csv_table(&result.tallies))
+        std::fs::write(path, csv_table::<R>(&result.tallies))
             .with_context(|| format!("cannot write --csv {}", path.display()))?;
     }
     let agents = agent_stats(&config, &result);
     let quality = if args.score_moves {
         // The reference searches on blocking threads, off the async workers.
         Some(tokio::task::block_in_place(|| {
-            score_both_players(&result, args.reference, args.json, log_dir.as_deref())
+            score(&result, args.reference, args.json, log_dir.as_deref())
         })?)
     } else {
         None
@@ -180,7 +206,7 @@ fn score_both_players(
             colors: Color::BOTH.to_vec(),
         })
         .collect();
-    let moves = quality::score(&games, reference, quiet);
+    let moves = quality::score(&games, reference, quiet, None)?;
     if let Some(dir) = log_dir {
         quality::write_scores(dir, &moves)?;
     }
@@ -194,7 +220,7 @@ fn score_both_players(
 }
 
 /// What each LLM player did over the match (`None` for engines), in players order.
-fn agent_stats(config: &MatchConfig, result: &MatchResult) -> [Option<AgentStats>; 2] {
+fn agent_stats<R: Rules>(config: &MatchConfig<R>, result: &MatchResult<R>) -> [Option<AgentStats>; 2] {
     let mut stats: [Option<AgentStats>; 2] =
         std::array::from_fn(|i| config.players[i].agent_config().map(|_| AgentStats::default()));
     for (first_color, record) in &result.games {
@@ -215,20 +241,21 @@ fn spec_json(t: &SpecTally) -> serde_json::Value {
     value
 }
 
-fn rows(tallies: &[SpecTally; 2]) -> Vec<(&str, &'static str, &Tally)> {
+/// Each player's rows: all games, then as each side (named as game `R` names it).
+fn rows<R: Rules>(tallies: &[SpecTally; 2]) -> Vec<(&str, &'static str, &Tally)> {
     tallies
         .iter()
         .flat_map(|t| {
             [
                 (t.spec.as_str(), "all", &t.overall),
-                (t.spec.as_str(), "black", &t.as_black),
-                (t.spec.as_str(), "white", &t.as_white),
+                (t.spec.as_str(), R::side_name(Color::Black), &t.as_black),
+                (t.spec.as_str(), R::side_name(Color::White), &t.as_white),
             ]
         })
         .collect()
 }
 
-fn text_table(config: &MatchConfig, tallies: &[SpecTally; 2], secs: f64) -> String {
+fn text_table<R: Rules>(config: &MatchConfig<R>, tallies: &[SpecTally; 2], secs: f64) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -241,8 +268,8 @@ fn text_table(config: &MatchConfig, tallies: &[SpecTally; 2], secs: f64) -> Stri
         config.seed,
     );
     let width = tallies.iter().map(|t| t.spec.len()).max().unwrap_or(6).max(6);
-    let _ = writeln!(out, "{}", tally_header("player", width));
-    for (spec, color, t) in rows(tallies) {
+    let _ = writeln!(out, "{}", tally_header("player", width, R::MARGIN));
+    for (spec, color, t) in rows::<R>(tallies) {
         if t.games() > 0 {
             let _ = writeln!(out, "{}", tally_row(spec, width, color, t));
         }
@@ -254,9 +281,9 @@ fn text_table(config: &MatchConfig, tallies: &[SpecTally; 2], secs: f64) -> Stri
     out
 }
 
-fn csv_table(tallies: &[SpecTally; 2]) -> String {
+fn csv_table<R: Rules>(tallies: &[SpecTally; 2]) -> String {
     let mut out = String::from("player,color,games,wins,losses,draws,win_rate,ci_low,ci_high,mean_disc_diff\n");
-    for (spec, color, t) in rows(tallies) {
+    for (spec, color, t) in rows::<R>(tallies) {
         let (low, high) = t.win_interval();
         let _ = writeln!(
             out,

@@ -12,10 +12,10 @@ use serde_json::{json, Value};
 
 use super::agent_args::parse_player;
 use super::args::{DatagenArgs, GenerateArgs, ProbeArgs};
-use super::run_dir::{create_run_dir, run_record, utc_now, write_json};
+use super::outputs::{check_new_output, check_output_flag, new_run_folder};
 use crate::arena::{
-    derive_seed, mean_interval, parallel_map, run_probe, self_play_positions, wilson_interval, Grade, LabelledPosition,
-    ProbeResult, Teacher,
+    derive_seed, mean_interval, parallel_map, run_probe, run_record, self_play_positions, utc_now, wilson_interval,
+    Grade, LabelledPosition, ProbeResult, Teacher,
 };
 use crate::engine::EngineSpec;
 use crate::othello::{Board, Labels};
@@ -31,14 +31,6 @@ fn parse_empties(text: &str) -> Result<RangeInclusive<u32>> {
         bail!(bad());
     }
     Ok(low..=high)
-}
-
-fn parse_labels(text: &str) -> Result<Labels> {
-    match text.trim() {
-        "ja" => Ok(Labels::Japanese),
-        "en" => Ok(Labels::English),
-        other => bail!("bad --labels {other:?}: expected ja or en"),
-    }
 }
 
 pub(super) fn progress(total: usize, hidden: bool, what: &str) -> ProgressBar {
@@ -63,9 +55,7 @@ fn write_lines(path: &Path, lines: &[String]) -> Result<()> {
 /// `positions generate`.
 pub(super) fn run_generate(args: GenerateArgs) -> Result<()> {
     let empties = parse_empties(&args.empties)?;
-    if args.count == 0 {
-        bail!("bad --count: 0 positions; give 1 or more");
-    }
+    check_new_output("-o", &args.output)?;
     let teacher: Option<EngineSpec> = args
         .teacher
         .as_deref()
@@ -254,9 +244,16 @@ pub(super) async fn run_probe_command(args: ProbeArgs, env: &dyn Fn(&str) -> Opt
             args.agent_spec
         );
     };
-    let dir = create_run_dir(args.log_dir.as_deref(), &format!("probe-{}", config.model))?;
-    write_json(
-        &dir,
+    if let Some(csv) = &args.csv {
+        let inputs: Vec<&Path> = [Some(args.positions.as_path()), args.log_dir.as_deref()]
+            .into_iter()
+            .flatten()
+            .collect();
+        check_output_flag("--csv", csv, &inputs, &[])?;
+    }
+    let folder = new_run_folder(args.log_dir.as_deref(), &format!("probe-{}", config.model))?;
+    let dir = folder.path().to_path_buf();
+    folder.write_json(
         "run.json",
         &run_record(
             "probe",
@@ -274,7 +271,7 @@ pub(super) async fn run_probe_command(args: ProbeArgs, env: &dyn Fn(&str) -> Opt
     )?;
     let log = GameLog::create(&dir.join("probe.jsonl"))?;
     let bar = progress(positions.len(), args.json, "positions");
-    let results = run_probe(&agent, &positions, args.parallel.max(1), args.seed, Some(&log), &|_| {
+    let results = run_probe(&agent, &positions, args.parallel, args.seed, Some(&log), &|_| {
         bar.inc(1)
     })
     .await;
@@ -290,7 +287,7 @@ pub(super) async fn run_probe_command(args: ProbeArgs, env: &dyn Fn(&str) -> Opt
         );
     }
     let csv = probe_csv(&positions, &results);
-    std::fs::write(dir.join("probe.csv"), &csv).with_context(|| format!("cannot write {}", dir.display()))?;
+    folder.write_text("probe.csv", &csv)?;
     if let Some(path) = &args.csv {
         std::fs::write(path, &csv).with_context(|| format!("cannot write --csv {}", path.display()))?;
     }
@@ -327,7 +324,7 @@ pub(super) async fn run_probe_command(args: ProbeArgs, env: &dyn Fn(&str) -> Opt
         "invalid_answers_per_position": f64::from(invalid_answers) / f64::from(n.max(1)),
         "log_dir": dir.display().to_string(),
     });
-    write_json(&dir, "results.json", &summary)?;
+    folder.write_json("results.json", &summary)?;
     if args.json {
         println!("{summary}");
         return Ok(());
@@ -364,10 +361,8 @@ pub(super) async fn run_probe_command(args: ProbeArgs, env: &dyn Fn(&str) -> Opt
 /// `datagen`.
 pub(super) fn run_datagen(args: DatagenArgs) -> Result<()> {
     let empties = parse_empties(&args.empties)?;
-    let labels = parse_labels(&args.labels)?;
-    if args.count == 0 {
-        bail!("bad --count: 0 examples; give 1 or more");
-    }
+    let labels = Labels::from(args.labels);
+    check_new_output("-o", &args.output)?;
     let spec: EngineSpec = args.teacher.parse().context("bad --teacher")?;
     let mut teacher = Teacher::new(spec, args.seed);
     let boards: Vec<Board> = self_play_positions(args.count, empties, args.seed);

@@ -4,12 +4,13 @@
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::Path;
+use std::sync::atomic::AtomicBool;
 
 use anyhow::{Context, Result};
 use serde_json::{json, Value};
 
 use super::args::ReferenceArgs;
-use crate::arena::{score_games, GameToScore, MoveQuality, Phase, QualityTally, ScoredMove, BLUNDER_DISCS};
+use crate::arena::{GameToScore, MoveQuality, Phase, QualityTally, ScoredMove, BLUNDER_DISCS};
 use crate::engine::Reference;
 
 impl ReferenceArgs {
@@ -32,13 +33,19 @@ impl ReferenceArgs {
     }
 }
 
-/// Scores `games` on every CPU core, with a note on stderr (scoring takes a while).
-pub(super) fn score(games: &[GameToScore<'_>], reference: ReferenceArgs, quiet: bool) -> Vec<ScoredMove> {
+/// Scores `games` on every CPU core, with a note on stderr (scoring takes a while)
+/// and a progress line on a terminal; stops before the next move once `stop` is set.
+pub(super) fn score(
+    games: &[GameToScore<'_>],
+    reference: ReferenceArgs,
+    quiet: bool,
+    stop: Option<&AtomicBool>,
+) -> Result<Vec<ScoredMove>> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     if !quiet {
         eprintln!("scoring moves of {} game(s) ({})", games.len(), reference.describe());
     }
-    score_games(games, &|| reference.build(), cores)
+    super::progress::score_with_progress(games, &|| reference.build(), cores, quiet, stop)
 }
 
 /// Writes every scored move to `dir/move-scores.jsonl`, one object per line.

@@ -1,25 +1,28 @@
 //! `rate`: every player of the given runs on one Elo scale, as played and with
 //! fallback games scored as losses.
 
-use std::collections::BTreeSet;
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use serde_json::json;
 
 use super::args::RateArgs;
-use super::stats::game_logs;
-use crate::arena::{leaderboard, GameSummary, Leaderboard, RatingView, RunGame};
+use super::outputs::check_output_flag;
+use super::stats::print_notes;
+use crate::arena::{leaderboard, read_game_logs, Leaderboard, RatingView, RunGame};
 use crate::engine::EngineSpec;
-use crate::record::{read_game_log, PlayerKind};
+use crate::record::PlayerKind;
 
 pub(super) fn run(args: RateArgs) -> Result<()> {
+    if let Some(path) = &args.csv {
+        let inputs: Vec<&Path> = args.paths.iter().map(PathBuf::as_path).collect();
+        check_output_flag("--csv", path, &inputs, &[])?;
+    }
     let games = read_games(&args.paths)?;
     let anchor = (player_name(&args.anchor.0), args.anchor.1);
     let (as_played, as_loss) = both_views(&games, &anchor, args.bootstrap as usize, args.seed)?;
     if let Some(path) = &args.csv {
-        refuse_output_onto_inputs(path, &args.paths)?;
         std::fs::write(path, csv(&as_played, as_loss.as_ref()))
             .with_context(|| format!("cannot write --csv {}", path.display()))?;
     }
@@ -59,34 +62,6 @@ pub(super) fn tables(as_played: &Leaderboard, as_loss: Option<&Leaderboard>) -> 
     out
 }
 
-/// Refuses an output path that is one of the inputs or lies inside an input folder
-/// (through links too): a run's logs are never overwritten.
-fn refuse_output_onto_inputs(output: &Path, inputs: &[std::path::PathBuf]) -> Result<()> {
-    let resolved = match (
-        output.parent().filter(|p| !p.as_os_str().is_empty()),
-        output.file_name(),
-    ) {
-        (Some(parent), Some(name)) => std::fs::canonicalize(parent).map(|p| p.join(name)),
-        (None, Some(name)) => std::env::current_dir().map(|d| d.join(name)),
-        _ => Ok(output.to_path_buf()),
-    }
-    .unwrap_or_else(|_| output.to_path_buf());
-    let resolved = std::fs::canonicalize(&resolved).unwrap_or(resolved);
-    for input in inputs {
-        let Ok(input) = std::fs::canonicalize(input) else {
-            continue;
-        };
-        if resolved == input || (input.is_dir() && resolved.starts_with(&input)) {
-            anyhow::bail!(
-                "bad --csv {}: it is (or lies inside) the input {}; write the table outside the runs",
-                output.display(),
-                input.display()
-            );
-        }
-    }
-    Ok(())
-}
-
 /// A player as the logs name it: an engine spec in its full form (`reference` is
 /// `reference:8:18`), anything else as given.
 pub(super) fn player_name(spec: &str) -> String {
@@ -94,28 +69,26 @@ pub(super) fn player_name(spec: &str) -> String {
         .map_or_else(|_| spec.trim().to_string(), |engine| engine.to_string())
 }
 
-/// Every game log under `paths`, each once (by its canonical path); the run of each game
-/// is the folder it lies in.
+/// Every game under `paths`, read by [`read_game_logs`] (each log once, checked against
+/// the rules, a game cut off by a crash unfinished; the notes go to stderr); the run of
+/// each game is the folder it lies in.
 pub(super) fn read_games(paths: &[std::path::PathBuf]) -> Result<Vec<RunGame>> {
-    let mut seen = BTreeSet::new();
-    let mut runs: Vec<std::path::PathBuf> = Vec::new();
+    let logs = read_game_logs(paths)?;
+    print_notes(&logs.notes);
+    let mut runs: Vec<&Path> = Vec::new();
     let mut games = Vec::new();
-    for (path, _) in game_logs(paths)? {
-        let canonical = std::fs::canonicalize(&path).with_context(|| format!("cannot read {}", path.display()))?;
-        if !seen.insert(canonical.clone()) {
-            continue;
-        }
-        let folder = canonical.parent().unwrap_or(Path::new("/")).to_path_buf();
-        let run = match runs.iter().position(|r| *r == folder) {
+    for logged in &logs.games {
+        let run = match runs.iter().position(|r| *r == logged.run) {
             Some(run) => run,
             None => {
-                runs.push(folder);
+                runs.push(&logged.run);
                 runs.len() - 1
             }
         };
-        let records = read_game_log(&path)?;
-        let game = GameSummary::from_log(&records).with_context(|| format!("cannot read {}", path.display()))?;
-        games.push(RunGame { run, game });
+        games.push(RunGame {
+            run,
+            game: logged.summary.clone(),
+        });
     }
     Ok(games)
 }

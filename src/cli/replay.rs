@@ -6,11 +6,12 @@ use anyhow::{bail, Context, Result};
 use serde_json::Value;
 
 use super::args::ReplayArgs;
-use crate::arena::{replay_records, replay_seed_lines, ExchangeView, GameRecord, GameReplay, PlyView};
-use crate::record::{read_game_log, MoveSource};
+use crate::arena::{cut_off_note, replay_records, replay_seed_lines, ExchangeView, GameRecord, GameReplay, PlyView};
+use crate::record::{read_game_log_prefix, MoveSource};
 
 pub(super) fn run(args: ReplayArgs) -> Result<()> {
-    let replay = load(&args.log)?;
+    let (replay, notes) = load(&args.log)?;
+    super::stats::print_notes(&notes);
     let wanted = |p: &&PlyView| args.ply.is_none_or(|n| p.ply == n);
     let plies: Vec<&PlyView> = replay.plies.iter().filter(wanted).collect();
     let forfeit = replay.forfeit.as_ref().filter(wanted);
@@ -22,6 +23,9 @@ pub(super) fn run(args: ReplayArgs) -> Result<()> {
         value["plies"] = serde_json::to_value(&plies)?;
         if let (Some(object), None) = (value.as_object_mut(), forfeit) {
             object.remove("forfeit");
+        }
+        if !notes.is_empty() {
+            value["notes"] = serde_json::to_value(&notes)?;
         }
         println!("{value}");
     } else {
@@ -38,9 +42,13 @@ fn ply_range(replay: &GameReplay) -> String {
     }
 }
 
-/// Reads our game log, or a seed 000 log of bare exchange lines.
-pub(super) fn load(path: &std::path::Path) -> Result<GameReplay> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+/// Reads our game log (its moves checked against the rules; a last line cut off by a
+/// crash leaves the game unfinished, with a note), or a seed 000 log of bare exchange
+/// lines; returns the game and the notes.
+fn load(path: &std::path::Path) -> Result<(GameReplay, Vec<String>)> {
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    // Lossy: a crash can cut a log inside a character (its last line is torn anyway).
+    let text = String::from_utf8_lossy(&bytes);
     let first: Value = text
         .lines()
         .find(|l| !l.trim().is_empty())
@@ -48,8 +56,13 @@ pub(super) fn load(path: &std::path::Path) -> Result<GameReplay> {
         .transpose()
         .with_context(|| format!("{} is not JSONL: give a game log from a run folder", path.display()))?
         .unwrap_or(Value::Null);
+    let mut notes = Vec::new();
     let replay = if first.get("schema_version").is_some() {
-        replay_records(&read_game_log(path)?)
+        let log = read_game_log_prefix(path)?;
+        if log.torn_tail {
+            notes.push(cut_off_note(path));
+        }
+        replay_records(&log.records)
     } else if first.get("request").is_some() && first.get("response").is_some() {
         let lines = text
             .lines()
@@ -64,7 +77,8 @@ pub(super) fn load(path: &std::path::Path) -> Result<GameReplay> {
             path.display()
         );
     };
-    replay.with_context(|| format!("cannot replay {}", path.display()))
+    let replay = replay.with_context(|| format!("cannot replay {}", path.display()))?;
+    Ok((replay, notes))
 }
 
 /// A compact one-line view of a tool result.
@@ -132,7 +146,7 @@ fn render_exchange(out: &mut String, e: &ExchangeView) {
 
 fn render_ply(out: &mut String, ply: &PlyView) {
     let _ = writeln!(out, "\nply {}: {} ({}) to move", ply.ply, ply.color, ply.player);
-    let _ = write!(out, "{}", indent(&ply.board().to_string(), "  "));
+    let _ = write!(out, "{}", indent(&ply.text, "  "));
     for exchange in &ply.exchanges {
         render_exchange(out, exchange);
     }

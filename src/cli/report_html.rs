@@ -3,22 +3,24 @@
 //! travels as JSON inside a `<script type="application/json">` block with `<`, `>`
 //! and `&` escaped, and the page inserts every string with `textContent`.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use serde_json::{json, Value};
 
 use super::args::ReportArgs;
-use super::replay::load;
-use super::stats::{collect_groups, game_logs, groups_json, Group, Key};
+use super::outputs::check_output_flag;
+use super::stats::{collect_groups, groups_json, print_notes, Groups};
 use crate::arena::GameReplay;
-use crate::othello::{Color, Move};
+use crate::othello::Color;
 
 const TEMPLATE: &str = include_str!("report.html");
 
 pub(super) fn run(args: ReportArgs) -> Result<()> {
+    let inputs: Vec<&Path> = args.paths.iter().map(PathBuf::as_path).collect();
+    check_output_flag("-o", &args.output, &inputs, &[])?;
     let groups = collect_groups(&args.paths)?;
+    print_notes(&groups.logs.notes);
     let (html, games) = render(&args.paths, &groups, false)?;
     std::fs::write(&args.output, html).with_context(|| format!("cannot write {}", args.output.display()))?;
     println!("wrote {} ({games} games)", args.output.display());
@@ -26,23 +28,25 @@ pub(super) fn run(args: ReportArgs) -> Result<()> {
 }
 
 /// The report page for `paths` and the number of games in it: the groups' results and
-/// their games, and with `all_games` every other game of `paths` too (games without an
-/// LLM player, which no group holds).
-pub(super) fn render(paths: &[PathBuf], groups: &BTreeMap<Key, Group>, all_games: bool) -> Result<(String, usize)> {
+/// their games, and with `all_games` every other game read too (games without an LLM
+/// player, which no group holds).
+pub(super) fn render(paths: &[PathBuf], groups: &Groups, all_games: bool) -> Result<(String, usize)> {
+    let Groups { groups, logs } = groups;
     let mut games = Vec::new();
     let mut latencies = Vec::new();
     let mut shown = std::collections::BTreeSet::new();
     for group in groups.values() {
         latencies.extend_from_slice(&group.matchup.agent.move_latencies_ms);
         // A game between two LLM players is in both players' groups: shown once.
-        for game in group.games.iter().filter(|g| shown.insert(g.log.clone())) {
-            games.push(game_json(&game.log, &load(&game.log)?)?);
+        for game in group.games.iter().filter(|g| shown.insert(g.index)) {
+            let logged = &logs.games[game.index];
+            games.push(game_json(&logged.path, &logged.replay)?);
         }
     }
     if all_games {
-        for (log, _) in game_logs(paths)? {
-            if shown.insert(log.clone()) {
-                games.push(game_json(&log, &load(&log)?)?);
+        for (index, logged) in logs.games.iter().enumerate() {
+            if shown.insert(index) {
+                games.push(game_json(&logged.path, &logged.replay)?);
             }
         }
     }
@@ -51,6 +55,7 @@ pub(super) fn render(paths: &[PathBuf], groups: &BTreeMap<Key, Group>, all_games
         "groups": groups_json(groups),
         "latencies_ms": latencies,
         "games": games,
+        "notes": logs.notes,
     });
     Ok((TEMPLATE.replace("/*DATA*/", &script_safe_json(&data)), games.len()))
 }
@@ -76,21 +81,10 @@ fn game_json(path: &Path, replay: &GameReplay) -> Result<Value> {
     };
     let mut plies = Vec::new();
     for ply in &replay.plies {
-        let mv: Move = ply
-            .mv
-            .as_deref()
-            .unwrap_or("pass")
-            .parse()
-            .with_context(|| format!("bad move in {}", path.display()))?;
-        let after = ply
-            .board()
-            .try_play(mv)
-            .with_context(|| format!("illegal move in {}", path.display()))?;
-        let (black, white) = (after.count(Color::Black), after.count(Color::White));
         let margin = if agent_color == Color::Black {
-            black as i32 - white as i32
+            ply.margin_after
         } else {
-            white as i32 - black as i32
+            -ply.margin_after
         };
         let summary = ply.agent.as_ref().map(|a| {
             format!(
@@ -109,8 +103,8 @@ fn game_json(path: &Path, replay: &GameReplay) -> Result<Value> {
             "player": ply.player,
             "move": ply.mv,
             "source": ply.source,
-            "board_after": after.to_squares_string(),
-            "discs_after": [black, white],
+            "board_after": ply.board_after,
+            "discs_after": [ply.pieces_after.black, ply.pieces_after.white],
             "agent_margin_after": margin,
             "exchanges": ply.exchanges,
             "summary": summary,

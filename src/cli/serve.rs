@@ -4,7 +4,7 @@
 //! tables, the report's page and `rate`'s leaderboard.
 
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{bail, Result};
@@ -14,9 +14,8 @@ use serde_json::{json, Value};
 use super::agent_args::{is_llm_spec, parse_player, AgentArgs, Connection, HostArgs};
 use super::rate::{both_views, read_games, tables};
 use super::report_html::render;
-use super::run_dir::{create_run_dir, run_record, utc_now, write_json};
-use super::stats::{collect_groups, groups_json};
-use crate::arena::PlayerSpec;
+use super::stats::{collect_groups, groups_json, Groups};
+use crate::arena::{read_game_logs, PlayerSpec};
 use crate::web::{generate_token, is_loopback, ServeOptions, Services};
 
 /// `serve`.
@@ -114,24 +113,24 @@ impl Services for CliServices {
         parse_player(spec, "opponent", &self.agent, connection.as_ref())
     }
 
-    fn create_run(&self, runs: &Path, label: &str, fields: Value) -> Result<PathBuf> {
-        let (created, stamp) = utc_now();
-        let dir = create_run_dir(Some(&runs.join(format!("{stamp}-{label}"))), label)?;
-        write_json(&dir, "run.json", &run_record("serve", &created, fields))?;
-        Ok(dir)
+    fn tables(&self, logs: &[PathBuf]) -> Result<Value> {
+        Ok(json!({ "groups": groups_json(&collect_groups(logs)?.groups) }))
     }
 
-    fn tables(&self, paths: &[PathBuf]) -> Result<Value> {
-        Ok(json!({ "groups": groups_json(&collect_groups(paths)?) }))
+    fn report(&self, logs: &[PathBuf]) -> Result<String> {
+        // Runs without an LLM player have no groups, only games.
+        let groups = match collect_groups(logs) {
+            Ok(groups) => groups,
+            Err(_) => Groups {
+                groups: Default::default(),
+                logs: read_game_logs(logs)?,
+            },
+        };
+        Ok(render(logs, &groups, true)?.0)
     }
 
-    fn report(&self, paths: &[PathBuf]) -> Result<String> {
-        let groups = collect_groups(paths).unwrap_or_default();
-        Ok(render(paths, &groups, true)?.0)
-    }
-
-    fn leaderboard(&self, paths: &[PathBuf]) -> Result<String> {
-        let games = read_games(paths)?;
+    fn leaderboard(&self, logs: &[PathBuf]) -> Result<String> {
+        let games = read_games(logs)?;
         // Anchored to random when it played, else to the first player by name.
         let mut names: Vec<&str> = games
             .iter()

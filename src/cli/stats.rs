@@ -1,18 +1,20 @@
 //! `stats`: results and agent statistics recomputed from logs, over any set of runs,
-//! grouped by model, prompt hash and opponent.
+//! grouped by model, prompt hash and opponent. The logs are read by
+//! [`read_game_logs`], as for every command that counts games: each once, checked
+//! against the rules, a game cut off by a crash counted as unfinished with a note.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use serde_json::{json, Value};
 
 use super::args::StatsArgs;
 use super::report::{agent_lines, opponent_rows, tally_header, tally_json};
-use crate::arena::{AgentStats, GameSummary, Matchup};
+use crate::arena::{read_game_logs, AgentStats, GameLogs, GameSummary, Matchup};
 use crate::othello::Color;
-use crate::record::read_game_log;
+use crate::rules::{Othello, Rules};
 
 /// Games of one (model, prompt, opponent) group.
 #[derive(Default)]
@@ -25,49 +27,35 @@ pub(super) struct Group {
 
 /// One game of a group.
 pub(super) struct GroupGame {
-    /// Its log.
-    pub log: PathBuf,
+    /// Its index in [`Groups::logs`].
+    pub index: usize,
     /// The agent's color.
     pub color: Color,
-    /// The game.
-    pub game: GameSummary,
 }
 
 /// The key: model spec, prompt sha256 (or `-`), opponent spec.
 pub(super) type Key = (String, String, String);
 
-/// Every game log under the given paths, with the prompt hash of its run.
-pub(super) fn game_logs(paths: &[PathBuf]) -> Result<Vec<(PathBuf, String)>> {
-    let mut logs = Vec::new();
-    for path in paths {
-        let files: Vec<PathBuf> = if path.is_dir() {
-            let mut found: Vec<PathBuf> = std::fs::read_dir(path)
-                .with_context(|| format!("cannot read the folder {}", path.display()))?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| crate::arena::is_game_log(p))
-                .collect();
-            found.sort();
-            if found.is_empty() {
-                bail!(
-                    "{} holds no game-NNNN.jsonl logs: give a run folder from logs/",
-                    path.display()
-                );
-            }
-            found
-        } else if path.is_file() {
-            vec![path.clone()]
-        } else {
-            bail!("{} does not exist: give run folders or game logs", path.display());
-        };
-        let run_dir = if path.is_dir() {
-            path.as_path()
-        } else {
-            path.parent().unwrap_or(Path::new("."))
-        };
-        let prompt = prompt_hash(run_dir);
-        logs.extend(files.into_iter().map(|f| (f, prompt.clone())));
+/// The games with an LLM player under some paths, grouped, with the reader's notes.
+pub(super) struct Groups {
+    /// The groups by (model, prompt, opponent).
+    pub groups: BTreeMap<Key, Group>,
+    /// Every game read, each once, and the notes (cut-off games, repeated paths).
+    pub logs: GameLogs,
+}
+
+impl Groups {
+    /// The game of `game`.
+    pub fn summary(&self, game: &GroupGame) -> &GameSummary {
+        &self.logs.games[game.index].summary
     }
-    Ok(logs)
+}
+
+/// Prints the reader's notes on stderr.
+pub(super) fn print_notes(notes: &[String]) {
+    for note in notes {
+        eprintln!("note: {note}");
+    }
 }
 
 /// The system prompt's sha256 recorded in a run folder's run.json, or `-`.
@@ -90,13 +78,19 @@ fn prompt_hash(run_dir: &Path) -> String {
         .unwrap_or_else(|| "-".to_string())
 }
 
-/// Groups every game with an LLM player in `paths` by (model, prompt, opponent); a
-/// game between two LLM players counts in both players' groups.
-pub(super) fn collect_groups(paths: &[PathBuf]) -> Result<BTreeMap<Key, Group>> {
+/// Groups every game with an LLM player in `paths` (read once each by
+/// [`read_game_logs`]) by (model, prompt of its run, opponent); a game between two LLM
+/// players counts in both players' groups.
+pub(super) fn collect_groups(paths: &[PathBuf]) -> Result<Groups> {
+    let logs = read_game_logs(paths)?;
     let mut groups: BTreeMap<Key, Group> = BTreeMap::new();
-    for (path, prompt) in game_logs(paths)? {
-        let records = read_game_log(&path)?;
-        let game = GameSummary::from_log(&records).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut prompts: BTreeMap<PathBuf, String> = BTreeMap::new();
+    for (index, logged) in logs.games.iter().enumerate() {
+        let prompt = prompts
+            .entry(logged.run.clone())
+            .or_insert_with(|| prompt_hash(&logged.run))
+            .clone();
+        let game = &logged.summary;
         for color in game.llm_colors() {
             let key = (
                 game.players[color].clone(),
@@ -104,18 +98,15 @@ pub(super) fn collect_groups(paths: &[PathBuf]) -> Result<BTreeMap<Key, Group>> 
                 game.players[!color].clone(),
             );
             let group = groups.entry(key).or_default();
-            group.matchup.add(&game, color);
-            group.games.push(GroupGame {
-                log: path.clone(),
-                color,
-                game: game.clone(),
-            });
+            group.matchup.add(game, color);
+            group.games.push(GroupGame { index, color });
         }
     }
     if groups.is_empty() {
+        print_notes(&logs.notes);
         bail!("no game with an llm: player in these logs");
     }
-    Ok(groups)
+    Ok(Groups { groups, logs })
 }
 
 /// The groups as JSON: per-color tallies, unfinished games and agent statistics.
@@ -134,9 +125,10 @@ pub(super) fn groups_json(groups: &BTreeMap<Key, Group>) -> Vec<Value> {
 }
 
 pub(super) fn run(args: StatsArgs) -> Result<()> {
-    let groups = collect_groups(&args.paths)?;
+    let Groups { groups, logs } = collect_groups(&args.paths)?;
+    print_notes(&logs.notes);
     if args.json {
-        println!("{}", json!({ "groups": groups_json(&groups) }));
+        println!("{}", json!({ "groups": groups_json(&groups), "notes": logs.notes }));
         return Ok(());
     }
     let mut out = String::new();
@@ -150,7 +142,11 @@ pub(super) fn run(args: StatsArgs) -> Result<()> {
     for ((model, prompt), all) in &models {
         let _ = writeln!(out, "{model}, system prompt sha256 {prompt}");
         let width = groups.keys().map(|k| k.2.len()).max().unwrap_or(8).max(8);
-        let _ = writeln!(out, "{}  model-decided moves", tally_header("opponent", width));
+        let _ = writeln!(
+            out,
+            "{}  model-decided moves",
+            tally_header("opponent", width, Othello::MARGIN)
+        );
         for ((_, _, opponent), g) in groups.iter().filter(|(k, _)| &k.0 == model && &k.1 == prompt) {
             let m = &g.matchup;
             let note = if m.unfinished > 0 {

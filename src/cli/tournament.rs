@@ -14,12 +14,13 @@ use serde_json::{json, Value};
 use super::agent_args::{parse_player, AgentArgs, Connection, HostArgs};
 use super::args::TournamentArgs;
 use super::eval::{stop_on_ctrl_c, write_decisions, Interrupted};
+use super::limits;
+use super::outputs::{new_run_folder, resumed_run_folder};
 use super::positions::progress;
 use super::rate::{both_views, player_name, read_games, tables};
-use super::run_dir::{create_run_dir, run_record, utc_now, write_json};
 use crate::arena::{
-    load_resume_state, plan, run_games, run_sequential, Format, GameRecord, MatchEvent, PairingStop, PlayerSpec,
-    RunOptions, StopRule,
+    load_resume_state, plan, run_games, run_record, run_sequential, utc_now, Format, GameRecord, MatchEvent,
+    PairingStop, PlayerSpec, RunOptions, StopRule,
 };
 
 /// A tournament file.
@@ -68,10 +69,6 @@ struct LlmEntry {
     max_retries: Option<u32>,
 }
 
-/// The most games per pairing a tournament file may ask for (the schedule is built
-/// whole; far beyond any stopping rule's need).
-const MAX_GAMES_PER_PAIRING: usize = 100_000;
-
 fn one() -> u64 {
     1
 }
@@ -102,12 +99,14 @@ pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<Strin
             path.display()
         )
     })?;
-    if file.games > MAX_GAMES_PER_PAIRING {
-        bail!(
-            "bad tournament file {}: games = {} is more than one pairing can play; give at most {MAX_GAMES_PER_PAIRING}",
-            path.display(),
-            file.games
-        );
+    let checks = [
+        ("games", &limits::GAMES, file.games),
+        ("opening_random", &limits::OPENING_PLIES, file.opening_random),
+    ];
+    for (key, bounds, value) in checks {
+        if let Err(e) = bounds.check(value as i64) {
+            bail!("bad tournament file {}: {key} = {e}", path.display());
+        }
     }
     if file.games < 2 || file.games % 2 == 1 {
         bail!(
@@ -197,22 +196,12 @@ pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<Strin
         );
     }
     let plan = plan(&names, &llm, file.format, file.games / 2, file.seed);
-    let log_dir = match log_dir {
-        Some(dir) => dir,
-        None => {
-            if let Some(dir) = args.log_dir.as_deref() {
-                if std::fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_some()) {
-                    bail!(
-                        "bad --log-dir {}: the folder is not empty (a run's logs are never overwritten); \
-                         continue it with --resume {0}, or give a new folder",
-                        dir.display()
-                    );
-                }
-            }
-            create_run_dir(args.log_dir.as_deref(), "tournament")?
-        }
+    let folder = match &log_dir {
+        Some(dir) => resumed_run_folder(dir)?,
+        None => new_run_folder(args.log_dir.as_deref(), "tournament")?,
     };
-    let parallel = args.parallel.unwrap_or(fleet_capacity.max(1)).max(1);
+    let log_dir = folder.path().to_path_buf();
+    let parallel = args.parallel.unwrap_or(fleet_capacity.max(1));
     let mut run = RunOptions {
         opening_plies: file.opening_random,
         parallel,
@@ -250,7 +239,7 @@ pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<Strin
             }),
         )
     };
-    write_json(&log_dir, "run.json", &run_json)?;
+    folder.write_json("run.json", &run_json)?;
     let stop = Arc::new(AtomicBool::new(false));
     stop_on_ctrl_c(stop.clone())?;
     run.stop = Some(stop);
@@ -263,7 +252,7 @@ pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<Strin
     let (records, stops) = match &rule {
         Some(rule) => {
             let played = run_sequential(&players, &plan.schedule, &plan.pairings, rule, &run, &report).await?;
-            write_decisions(&log_dir, &played.decisions)?;
+            write_decisions(&folder, &played.decisions)?;
             (played.records, played.stops)
         }
         None => (run_games(&players, &plan.schedule, &run, &report).await?, Vec::new()),
@@ -293,7 +282,7 @@ pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<Strin
         "complete": !interrupted,
         "log_dir": log_dir.display().to_string(),
     });
-    write_json(&log_dir, "results.json", &summary)?;
+    folder.write_json("results.json", &summary)?;
     if args.json {
         println!("{summary}");
     } else {

@@ -34,8 +34,8 @@ pub use reference::{
     evaluate, features, MoveScores, Reference, DEFAULT_DEPTH, DEFAULT_EXACT_EMPTIES, EVAL_WEIGHTS, FEATURES,
 };
 pub use search::Search;
-pub use solver::{Solution, Solver};
-pub use spec::{EngineSpec, ParseSpecError, VALID_SPECS};
+pub use solver::{Solution, SolveWatch, Solver, WATCH_EVERY};
+pub use spec::{EngineSpec, ParseSpecError, MAX_EXACT_EMPTIES, MAX_REFERENCE_DEPTH, VALID_SPECS};
 pub use weights::WEIGHTS;
 
 use crate::othello::{Board, Move, Square};

@@ -5,6 +5,9 @@
 //! differences for the side to move with empty squares awarded to the winner (the
 //! FFO / tournament convention). docs/engines.md measures each piece.
 
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::Arc;
+
 use super::reference::search_value;
 use crate::othello::bitboard::{adjacent, flips, legal_moves, provably_stable};
 use crate::othello::{Bitboard, Board, Square};
@@ -20,6 +23,20 @@ pub struct Solution {
     /// Positions visited.
     pub nodes: u64,
 }
+
+/// What a solve publishes as it runs, for a progress line on another thread.
+#[derive(Debug, Default)]
+pub struct SolveWatch {
+    /// Positions visited so far (brought up to date every [`WATCH_EVERY`] nodes).
+    pub nodes: AtomicU64,
+    /// Root moves checked for the list of best moves (0 while the score is searched).
+    pub moves_checked: AtomicU32,
+    /// Root moves to check (0 while the score is searched).
+    pub moves: AtomicU32,
+}
+
+/// Nodes between two updates of a [`SolveWatch`] (a power of two).
+pub const WATCH_EVERY: u64 = 1 << 16;
 
 /// Below this many empties, moves are ordered by parity instead of mobility.
 const FASTEST_FIRST_MIN_EMPTIES: u32 = 7;
@@ -64,6 +81,7 @@ pub struct Solver {
     table: Vec<Entry>,
     nodes: u64,
     generation: u8,
+    watch: Option<Arc<SolveWatch>>,
 }
 
 impl Default for Solver {
@@ -117,12 +135,31 @@ impl Solver {
             table: vec![Entry::default(); TABLE_SIZE],
             nodes: 0,
             generation: 0,
+            watch: None,
+        }
+    }
+
+    /// Publishes the progress of every later solve to `watch`.
+    pub fn watch(&mut self, watch: Arc<SolveWatch>) {
+        self.watch = Some(watch);
+    }
+
+    /// Brings the watch (if any) up to date.
+    #[cold]
+    fn publish(&self, checked: Option<(u32, u32)>) {
+        if let Some(watch) = &self.watch {
+            watch.nodes.store(self.nodes, Ordering::Relaxed);
+            if let Some((checked, moves)) = checked {
+                watch.moves.store(moves, Ordering::Relaxed);
+                watch.moves_checked.store(checked, Ordering::Relaxed);
+            }
         }
     }
 
     /// Solves `board` exactly.
     pub fn solve(&mut self, board: &Board) -> Solution {
         self.nodes = 0;
+        self.publish(Some((0, 0)));
         self.generation = self.generation.wrapping_add(1);
         let (player, opponent) = (board.player(), board.opponent());
         let moves = legal_moves(player, opponent);
@@ -132,6 +169,7 @@ impl Solver {
             } else {
                 -self.search(opponent, player, -64, 64, false)
             };
+            self.publish(None);
             return Solution {
                 best_moves: Vec::new(),
                 score,
@@ -141,13 +179,16 @@ impl Solver {
         let score = self.search(player, opponent, -64, 64, false);
         // Every move that reaches the optimum: a null-window test each.
         let mut best_moves = Vec::new();
-        for square in Bitboard(moves) {
+        let count = moves.count_ones();
+        for (i, square) in Bitboard(moves).into_iter().enumerate() {
+            self.publish(Some((i as u32, count)));
             let f = flips(player, opponent, square);
             let value = -self.search(opponent & !f, player | f | square.bit(), -score, -score + 1, false);
             if value >= score {
                 best_moves.push(square);
             }
         }
+        self.publish(Some((count, count)));
         Solution {
             best_moves,
             score,
@@ -205,6 +246,9 @@ impl Solver {
 
     fn search(&mut self, player: u64, opponent: u64, mut alpha: i32, mut beta: i32, passed: bool) -> i32 {
         self.nodes += 1;
+        if self.nodes & (WATCH_EVERY - 1) == 0 {
+            self.publish(None);
+        }
         let empty = !(player | opponent);
         let empties = empty.count_ones();
         if empties == 0 {
@@ -335,5 +379,29 @@ impl Solver {
             });
         }
         best
+    }
+}
+
+#[cfg(test)]
+mod watch_tests {
+    use super::*;
+
+    #[test]
+    fn a_watched_solve_publishes_its_nodes_and_the_root_moves_checked() {
+        // FFO #1 (14 empties), black to move.
+        let board = Board::parse_squares(
+            "--XXXXX--OOOXX-O-OOOXXOX-OXOXOXXOXXXOXXX--XOXOXX-XXXOOO--OOOOO--",
+            crate::othello::Color::Black,
+        )
+        .expect("a valid board");
+        let watch = Arc::new(SolveWatch::default());
+        let mut solver = Solver::new();
+        solver.watch(watch.clone());
+        let solution = solver.solve(&board);
+        assert_eq!(watch.nodes.load(Ordering::Relaxed), solution.nodes);
+        let moves = board.legal_moves().count();
+        assert_eq!(watch.moves.load(Ordering::Relaxed), moves);
+        assert_eq!(watch.moves_checked.load(Ordering::Relaxed), moves);
+        assert_eq!(solution, Solver::new().solve(&board), "watching changes nothing");
     }
 }

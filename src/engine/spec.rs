@@ -16,9 +16,9 @@ pub const VALID_SPECS: &str =
 /// Deepest look-ahead accepted: n-hand averages every line, so cost grows as ~10^N.
 const MAX_LOOKAHEAD: u32 = 8;
 /// Deepest reference search accepted.
-const MAX_REFERENCE_DEPTH: u32 = 12;
+pub const MAX_REFERENCE_DEPTH: u32 = 12;
 /// Most empties the reference player solves exactly (a solve at 30 takes hours).
-const MAX_EXACT_EMPTIES: u32 = 30;
+pub const MAX_EXACT_EMPTIES: u32 = 30;
 /// Deepest seed 004 search accepted (no move ordering: ~10^(D/2+) nodes).
 const MAX_ALPHABETA_DEPTH: u32 = 16;
 

@@ -29,15 +29,44 @@ pub enum LlmError {
         #[source]
         source: reqwest::Error,
     },
-    /// The model is not on the server.
-    #[error("model {model:?} not found on {host}: pull it first (ollama pull {model}) or check --model; server said: {body}")]
+    /// The model (or, on an OpenAI-compatible server, the route) is not on the server.
+    #[error("{hint}; server said: {body}")]
     ModelNotFound {
         /// The model asked for.
         model: String,
         /// The server.
         host: String,
+        /// What is missing and what to do, for the server's API: `ollama pull` for
+        /// Ollama; the base URL and the server's model list for an OpenAI-compatible
+        /// server.
+        hint: String,
         /// The server's error body.
         body: String,
+    },
+    /// The server refused the request's credentials (401, 403).
+    #[error("{url} refused the request with HTTP {code}: {hint}; server said: {body}")]
+    Unauthorized {
+        /// The status code.
+        code: u16,
+        /// The URL.
+        url: String,
+        /// Whether a key was sent, and which flag or variable sets it.
+        hint: String,
+        /// The body, as received (an echoed key redacted).
+        body: String,
+    },
+    /// The URL's scheme is not what the server speaks: https to a plain-HTTP port, or
+    /// http to a TLS port.
+    #[error("the server at {server} speaks {speaks}: use {fix}")]
+    WrongScheme {
+        /// The URL tried.
+        url: String,
+        /// The server's base URL as given.
+        server: String,
+        /// What the server speaks (`plain HTTP` or `TLS (https)`).
+        speaks: &'static str,
+        /// The base URL to give instead.
+        fix: String,
     },
     /// The model cannot take tools.
     #[error("model {model:?} does not support tools: use --mode direct, or a model whose template supports tools; server said: {body}")]
@@ -128,7 +157,8 @@ pub enum RetryClass {
 }
 
 /// Connect, timeout, transport errors, truncated, undecodable, unexpected or oversized bodies, 429
-/// and 5xx are transient (a sampled answer may differ next time); other statuses (404 model not found, 400 capability) are permanent.
+/// and 5xx are transient (a sampled answer may differ next time); other statuses (404 model not found, 400 capability,
+/// 401/403 credentials) and a wrong URL scheme are permanent.
 pub fn retry_class(err: &LlmError) -> RetryClass {
     match err {
         LlmError::Connect { .. }
@@ -168,8 +198,23 @@ mod tests {
         let missing = LlmError::ModelNotFound {
             model: "m".into(),
             host: "h".into(),
+            hint: String::new(),
             body: String::new(),
         };
         assert_eq!(retry_class(&missing), RetryClass::Permanent);
+        let refused = LlmError::Unauthorized {
+            code: 401,
+            url: "u".into(),
+            hint: String::new(),
+            body: String::new(),
+        };
+        assert_eq!(retry_class(&refused), RetryClass::Permanent);
+        let scheme = LlmError::WrongScheme {
+            url: "https://h:1/v1/chat/completions".into(),
+            server: "https://h:1".into(),
+            speaks: "plain HTTP",
+            fix: "http://h:1".into(),
+        };
+        assert_eq!(retry_class(&scheme), RetryClass::Permanent);
     }
 }

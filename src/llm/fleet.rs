@@ -94,6 +94,34 @@ fn one() -> usize {
     1
 }
 
+/// The variable an OpenAI-compatible host's key is read from when none is named.
+pub const DEFAULT_KEY_ENV: &str = "OPENAI_API_KEY";
+
+impl HostConfig {
+    /// The API key of an OpenAI-compatible host, from the variable its `api_key_env`
+    /// names (`lookup` reads the environment; unset and empty are alike). A variable
+    /// that was named on purpose (`required`: a fleet file's `api_key_env`, or an
+    /// `--api-key-env` other than [`DEFAULT_KEY_ENV`]) must hold a key: a run does not
+    /// start without it. Ollama hosts take no key.
+    pub fn api_key(
+        &self,
+        lookup: &dyn Fn(&str) -> Option<String>,
+        required: bool,
+    ) -> Result<Option<String>, FleetError> {
+        let Some(var) = self.api_key_env.as_deref().filter(|_| self.api == Api::Openai) else {
+            return Ok(None);
+        };
+        match lookup(var).filter(|key| !key.trim().is_empty()) {
+            Some(key) => Ok(Some(key)),
+            None if required => Err(FleetError::MissingKey {
+                url: without_credentials(&self.url),
+                var: var.to_string(),
+            }),
+            None => Ok(None),
+        }
+    }
+}
+
 /// A fleet that cannot serve a run.
 #[derive(Debug, thiserror::Error)]
 pub enum FleetError {
@@ -104,6 +132,17 @@ pub enum FleetError {
         model: String,
         /// Each host with what it said.
         hosts: Vec<String>,
+    },
+    /// The variable named to hold a host's API key is unset or empty.
+    #[error(
+        "no API key for {url}: the variable {var} is unset or empty; export {var}=<key>, or name the variable \
+         that holds the key (--api-key-env, or api_key_env in a fleet file)"
+    )]
+    MissingKey {
+        /// The host.
+        url: String,
+        /// The variable.
+        var: String,
     },
     /// A host could not be set up.
     #[error("bad fleet host {url}")]
@@ -176,7 +215,13 @@ impl Fleet {
             };
             let endpoint: Arc<dyn Endpoint> = match host.api {
                 Api::Ollama => Arc::new(OllamaBackend::new(&host.url, timeout, no_retry).map_err(host_error)?),
-                Api::Openai => Arc::new(OpenAiBackend::new(&host.url, key, timeout, no_retry).map_err(host_error)?),
+                Api::Openai => {
+                    let mut backend = OpenAiBackend::new(&host.url, key, timeout, no_retry).map_err(host_error)?;
+                    if let Some(var) = &host.api_key_env {
+                        backend = backend.with_key_env(var);
+                    }
+                    Arc::new(backend)
+                }
             };
             endpoints.push(endpoint);
         }

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::error::LlmError;
+use super::fleet::Api;
 use super::host::without_credentials;
 use super::http::{chat_attempt, get_json, http_client, post_json, status_error, transport_error, Target};
 use super::retry::RetryPolicy;
@@ -137,6 +138,8 @@ impl OllamaBackend {
             base_url: &self.host,
             model,
             timeout: self.timeout,
+            api: Api::Ollama,
+            key_env: None,
         }
     }
 
@@ -170,7 +173,13 @@ impl OllamaBackend {
         let status = response.status();
         if !status.is_success() {
             let text = response.text().await.unwrap_or_default();
-            return Err(status_error(status.as_u16(), &self.target(&url, model), text, None));
+            return Err(status_error(
+                status.as_u16(),
+                &self.target(&url, model),
+                text,
+                None,
+                false,
+            ));
         }
         let mut success = false;
         let mut buffer = Vec::new();

@@ -16,17 +16,20 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::error::LlmError;
+use super::fleet::Api;
 use super::host::without_credentials;
 use super::http::{chat_attempt, get_json, http_client, Target};
 use super::retry::RetryPolicy;
 use super::types::{ChatReply, ChatRequest, Exchange, FunctionCall, Message, Role, Think, ToolCall, ToolSpec};
-use super::{chat_on_one_host, ChatBackend, Endpoint};
+use super::{chat_on_one_host, serves, ChatBackend, Endpoint};
 
 /// Talks to an OpenAI-compatible server.
 #[derive(Clone)]
 pub struct OpenAiBackend {
     base_url: String,
     api_key: Option<String>,
+    /// The variable the key came from, for error messages.
+    key_env: Option<String>,
     http: reqwest::Client,
     timeout: Duration,
     retry: RetryPolicy,
@@ -196,6 +199,7 @@ impl OpenAiBackend {
             host: without_credentials(&base_url),
             base_url,
             api_key,
+            key_env: None,
             timeout,
             retry,
         })
@@ -278,6 +282,44 @@ impl OpenAiBackend {
             base_url: &self.host,
             model,
             timeout: self.timeout,
+            api: Api::Openai,
+            key_env: self.key_env.as_deref(),
+        }
+    }
+
+    /// Names the environment variable the API key came from, so that a refused or
+    /// missing key is reported with the variable to set.
+    pub fn with_key_env(mut self, name: &str) -> OpenAiBackend {
+        self.key_env = Some(name.to_string());
+        self
+    }
+
+    /// A 404's hint made precise by the server's model list: the model is missing
+    /// (and which ones it has), or the server has it and the route is wrong, or the
+    /// model list is not there either (the base URL is wrong).
+    async fn not_found_hint(&self, url: &str, model: &str) -> String {
+        const SHOWN: usize = 10;
+        let (host, listed) = (&self.host, format!("{}/v1/models", self.host));
+        match self.models().await {
+            Ok(models) if serves(&models, model) => format!(
+                "{url} answered 404 for model {model:?}, which {listed} lists, so the route is wrong: give \
+                 --host the server's base URL (such as http://127.0.0.1:8080, with or without /v1)"
+            ),
+            Ok(models) if models.is_empty() => {
+                format!("model {model:?} is not on {host}: {listed} lists no models; load one on the server")
+            }
+            Ok(models) => {
+                let mut names = models.iter().take(SHOWN).cloned().collect::<Vec<_>>().join(", ");
+                if models.len() > SHOWN {
+                    names.push_str(&format!(" and {} more", models.len() - SHOWN));
+                }
+                format!("model {model:?} is not on {host}: {listed} lists {names}; use one of those as llm:MODEL")
+            }
+            Err(err) => format!(
+                "{url} answered 404 for model {model:?}, and {listed} does not answer either ({err}): check \
+                 that --host is the server's base URL (such as http://127.0.0.1:8080, with or without /v1) and \
+                 that it speaks the OpenAI API (an Ollama server: --api ollama)"
+            ),
         }
     }
 }
@@ -320,14 +362,23 @@ impl Endpoint for OpenAiBackend {
         let url = format!("{}/v1/chat/completions", self.base_url);
         let body = OpenAiBackend::wire_request(request);
         let target = self.target(&url, &request.model);
-        chat_attempt(
+        let result = chat_attempt(
             &self.http,
             &target,
             self.api_key.as_deref(),
             body,
             OpenAiBackend::parse_response,
         )
-        .await
+        .await;
+        match result {
+            Err(LlmError::ModelNotFound { model, host, body, .. }) => Err(LlmError::ModelNotFound {
+                hint: self.not_found_hint(&url, &model).await,
+                model,
+                host,
+                body,
+            }),
+            other => other,
+        }
     }
 
     async fn models(&self) -> Result<Vec<String>, LlmError> {

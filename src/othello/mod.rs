@@ -16,7 +16,7 @@ pub use bitboard::Bitboard;
 pub use board::{transform_square, Board, IllegalMove, Outcome, OverlappingDiscs};
 pub use game::Game;
 pub use notation::{Labels, ParseBoardError, Perspective, TextStyle};
-pub use perft::{perft, Convention, ParseConventionError};
+pub use perft::{perft, perft_with_progress, Convention, ParseConventionError};
 pub use square::{ByColor, Color, Move, ParseColorError, ParseSquareError, Square};
 
 #[cfg(test)]

@@ -68,6 +68,75 @@ pub fn perft(board: &Board, depth: u32, convention: Convention) -> u64 {
     count(board.player(), board.opponent(), depth, convention)
 }
 
+/// Plies below the root at which [`perft_with_progress`] splits the tree.
+const SPLIT_PLIES: u32 = 3;
+
+/// [`perft`] that says how far it is: the tree is split into the subtrees
+/// [`SPLIT_PLIES`] plies down, counted one after another, and `on_subtree(done, total)`
+/// is called after each (`done` from 1 to `total`). The count is [`perft`]'s.
+///
+/// ```
+/// use othello_arena::othello::{perft, perft_with_progress, Board, Convention};
+/// let mut calls = 0;
+/// let leaves = perft_with_progress(&Board::new(), 6, Convention::A, &mut |_, _| calls += 1);
+/// assert_eq!(leaves, perft(&Board::new(), 6, Convention::A));
+/// assert_eq!(calls, 56); // the positions 3 plies from the start
+/// ```
+pub fn perft_with_progress(
+    board: &Board,
+    depth: u32,
+    convention: Convention,
+    on_subtree: &mut dyn FnMut(usize, usize),
+) -> u64 {
+    let mut subtrees = Vec::new();
+    split(
+        board.player(),
+        board.opponent(),
+        depth,
+        convention,
+        SPLIT_PLIES,
+        &mut subtrees,
+    );
+    let total = subtrees.len();
+    let mut leaves = 0;
+    for (i, &(player, opponent, depth)) in subtrees.iter().enumerate() {
+        leaves += count(player, opponent, depth, convention);
+        on_subtree(i + 1, total);
+    }
+    leaves
+}
+
+/// The positions (with their remaining depth) `plies` plies below this one whose
+/// counts sum to its count: the same walk as [`count`], stopping early where [`count`]
+/// needs no recursion (depth 1 or less, a finished game).
+fn split(player: u64, opponent: u64, depth: u32, convention: Convention, plies: u32, out: &mut Vec<(u64, u64, u32)>) {
+    let moves = legal_moves(player, opponent);
+    if plies == 0 || depth <= 1 || (moves == 0 && legal_moves(opponent, player) == 0) {
+        out.push((player, opponent, depth));
+        return;
+    }
+    if moves == 0 {
+        let depth = if convention == Convention::C { depth } else { depth - 1 };
+        split(opponent, player, depth, convention, plies - 1, out);
+        return;
+    }
+    let mut rest = moves;
+    while rest != 0 {
+        let index = rest.trailing_zeros();
+        rest &= rest - 1;
+        let square = super::Square::new(index as u8).expect("a u64 bit index is below 64");
+        let flipped = flips(player, opponent, square);
+        split(
+            opponent & !flipped,
+            player | flipped | (1u64 << index),
+            depth - 1,
+            convention,
+            plies - 1,
+            out,
+        );
+    }
+}
+
 fn count(player: u64, opponent: u64, depth: u32, convention: Convention) -> u64 {
     if depth == 0 {
         return 1;
@@ -96,4 +165,47 @@ fn count(player: u64, opponent: u64, depth: u32, convention: Convention) -> u64 
         total += count(opponent & !flipped, player | flipped | placed, depth - 1, convention);
     }
     total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::othello::Move;
+
+    #[test]
+    fn counting_by_subtrees_gives_the_same_counts() {
+        // Positions from the start to the last plies (passes and finished games
+        // inside the horizon), by a fixed pseudo-random walk.
+        let mut board = Board::new();
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut positions = vec![board];
+        while !board.is_game_over() {
+            let moves: Vec<_> = board.legal_moves().squares().collect();
+            board = if moves.is_empty() {
+                board.play(Move::Pass)
+            } else {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                board.play(Move::Place(moves[(state % moves.len() as u64) as usize]))
+            };
+            if board.empties() < 14 || board.empties().is_multiple_of(9) {
+                positions.push(board);
+            }
+        }
+        for board in positions {
+            for convention in [Convention::A, Convention::B, Convention::C] {
+                for depth in 0..=6 {
+                    let mut last = (0, 0);
+                    let split = perft_with_progress(&board, depth, convention, &mut |done, total| last = (done, total));
+                    assert_eq!(
+                        split,
+                        perft(&board, depth, convention),
+                        "{board:?} {convention} {depth}"
+                    );
+                    assert_eq!(last.0, last.1, "every subtree was reported");
+                }
+            }
+        }
+    }
 }

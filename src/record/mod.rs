@@ -43,13 +43,18 @@
 //!   start and keeps this file as `game-<NNNN>.jsonl.unfinished-<k>`).
 //!
 //! A line is written whole or not at all when the run is stopped with Ctrl-C; after a
-//! crash or SIGKILL the last line may be torn, and readers that resume treat such a
-//! file as an unfinished game.
+//! crash or SIGKILL the last line may be torn (cut off before its end, so not a whole
+//! JSON value). Readers that resume or report ([`read_game_log_prefix`]) treat such a
+//! file as an unfinished game; a line that cannot be read anywhere else in the file,
+//! or a last line that is whole JSON but not a record, is an error naming file and line.
+//!
+//! Readers refuse a record whose `schema_version` is not [`SCHEMA_VERSION`], naming
+//! the version found and the one they read, rather than guess at its fields.
 //!
 //! Plies count from 1 at the start position of the game, opening moves included.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, RwLock, RwLockWriteGuard};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -110,6 +115,9 @@ pub struct GameStart {
     /// What kind of player each side is (absent in logs written before it was added).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kinds: Option<PlayerKinds>,
+    /// The game (`marubatsu`); absent for Othello, the default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rules: Option<String>,
 }
 
 /// What kind of player a side is.
@@ -301,6 +309,10 @@ pub struct GameEnd {
     pub white_discs: u32,
     /// `black`, `white` or `draw`.
     pub winner: String,
+    /// Black's margin in the game's unit when it is not `black_discs - white_discs`
+    /// (a forfeit; a game won by a line, as marubatsu: 1, 0 or -1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub margin: Option<i32>,
     /// Every move, opening included.
     pub moves: Vec<String>,
 }
@@ -404,7 +416,7 @@ pub enum ReadLogError {
         source: std::io::Error,
     },
     /// A line is not a record of this format.
-    #[error("{path}:{line}: not a log record ({source}): {text}")]
+    #[error("{path}:{line}: not a log record ({source}): {}", shorten(.text))]
     Line {
         /// The file.
         path: PathBuf,
@@ -416,30 +428,78 @@ pub enum ReadLogError {
         #[source]
         source: serde_json::Error,
     },
+    /// A record of a format version this build does not read.
+    #[error(
+        "{path}:{line}: schema_version {found} is not one this build reads (it reads \
+         version {SCHEMA_VERSION}): read the log with the othello-arena that wrote it"
+    )]
+    Version {
+        /// The file.
+        path: PathBuf,
+        /// Line number from 1.
+        line: usize,
+        /// The version the line carries.
+        found: u64,
+    },
 }
 
-/// Reads every record of a game log.
-pub fn read_game_log(path: &Path) -> Result<Vec<Record>, ReadLogError> {
-    let io = |source| ReadLogError::Io {
+/// At most 200 characters of a line, for a message (the error keeps it whole).
+fn shorten(text: &str) -> String {
+    match text.char_indices().nth(200) {
+        Some((end, _)) => format!("{}... ({} bytes)", &text[..end], text.len()),
+        None => text.to_string(),
+    }
+}
+
+/// Decodes line `line` (from 1) of `path`: a record of this format version.
+fn decode_line(path: &Path, line: usize, bytes: &[u8]) -> Result<Record, ReadLogError> {
+    /// Just the version, to tell an unknown version from a bad line.
+    #[derive(Deserialize)]
+    struct Version {
+        schema_version: u64,
+    }
+    let version = |found: u64| ReadLogError::Version {
+        path: path.to_path_buf(),
+        line,
+        found,
+    };
+    match serde_json::from_slice::<Record>(bytes) {
+        Ok(record) if record.schema_version == SCHEMA_VERSION => Ok(record),
+        Ok(record) => Err(version(record.schema_version.into())),
+        Err(source) => match serde_json::from_slice::<Version>(bytes) {
+            Ok(v) if v.schema_version != u64::from(SCHEMA_VERSION) => Err(version(v.schema_version)),
+            _ => Err(ReadLogError::Line {
+                path: path.to_path_buf(),
+                line,
+                text: String::from_utf8_lossy(bytes).into_owned(),
+                source,
+            }),
+        },
+    }
+}
+
+/// The lines of a file's bytes, with their numbers from 1, blank ones left out.
+fn lines(bytes: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
+    bytes
+        .split(|&b| b == b'\n')
+        .enumerate()
+        .map(|(index, line)| (index + 1, line))
+        .filter(|(_, line)| !line.iter().all(u8::is_ascii_whitespace))
+}
+
+fn read_bytes(path: &Path) -> Result<Vec<u8>, ReadLogError> {
+    std::fs::read(path).map_err(|source| ReadLogError::Io {
         path: path.to_path_buf(),
         source,
-    };
-    let reader = BufReader::new(File::open(path).map_err(io)?);
-    let mut records = Vec::new();
-    for (index, line) in reader.lines().enumerate() {
-        let text = line.map_err(io)?;
-        if text.trim().is_empty() {
-            continue;
-        }
-        let record = serde_json::from_str(&text).map_err(|source| ReadLogError::Line {
-            path: path.to_path_buf(),
-            line: index + 1,
-            text: text.clone(),
-            source,
-        })?;
-        records.push(record);
-    }
-    Ok(records)
+    })
+}
+
+/// Reads every record of a game log, strictly: every line must be a whole record of
+/// this format version.
+pub fn read_game_log(path: &Path) -> Result<Vec<Record>, ReadLogError> {
+    lines(&read_bytes(path)?)
+        .map(|(line, bytes)| decode_line(path, line, bytes))
+        .collect()
 }
 
 /// The `game_start` record among `records`, if there is one.
@@ -456,39 +516,28 @@ pub fn game_start(records: &[Record]) -> Option<&GameStart> {
 pub struct LogPrefix {
     /// The records before any torn line.
     pub records: Vec<Record>,
-    /// The last line was incomplete or not a record.
+    /// The last line was cut off: not a whole JSON value.
     pub torn_tail: bool,
 }
 
-/// Reads a game log that a crash may have cut short: a bad *last* line is reported
-/// as `torn_tail`; a bad line before the last is still an error.
+/// Reads a game log that a crash may have cut short: a *last* line that is not a whole
+/// JSON value (cut off mid-write) is reported as `torn_tail`; any other bad line, a
+/// last line that is whole JSON but not a record, and a record of another
+/// `schema_version` are errors.
 pub fn read_game_log_prefix(path: &Path) -> Result<LogPrefix, ReadLogError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ReadLogError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let lines: Vec<&str> = text.lines().collect();
+    let bytes = read_bytes(path)?;
+    let last = lines(&bytes).last().map(|(line, _)| line);
     let mut records = Vec::new();
-    for (index, line) in lines.iter().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        match serde_json::from_str(line) {
+    for (line, text) in lines(&bytes) {
+        match decode_line(path, line, text) {
             Ok(record) => records.push(record),
-            Err(_) if index + 1 == lines.len() => {
+            Err(ReadLogError::Line { source, .. }) if Some(line) == last && is_cut_off(&source) => {
                 return Ok(LogPrefix {
                     records,
                     torn_tail: true,
                 })
             }
-            Err(source) => {
-                return Err(ReadLogError::Line {
-                    path: path.to_path_buf(),
-                    line: index + 1,
-                    text: line.to_string(),
-                    source,
-                })
-            }
+            Err(err) => return Err(err),
         }
     }
     Ok(LogPrefix {
@@ -497,9 +546,93 @@ pub fn read_game_log_prefix(path: &Path) -> Result<LogPrefix, ReadLogError> {
     })
 }
 
+/// Whether a line failed as a cut-off write does: the JSON ends early or turns into
+/// bytes that are not JSON (a crash can leave zeros), rather than being whole JSON of
+/// the wrong shape.
+fn is_cut_off(error: &serde_json::Error) -> bool {
+    matches!(
+        error.classify(),
+        serde_json::error::Category::Eof | serde_json::error::Category::Syntax
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A file in the temporary folder holding `text`.
+    fn log_file(name: &str, text: &str) -> PathBuf {
+        let path = std::env::temp_dir().join(format!("othello-record-{name}-{}.jsonl", std::process::id()));
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    fn stopped_line(version: u32) -> String {
+        let record = Record {
+            schema_version: version,
+            time_ms: 1,
+            event: Event::GameStopped(GameStopped {
+                game: 1,
+                ply: 5,
+                reason: "interrupted".into(),
+            }),
+        };
+        serde_json::to_string(&record).unwrap()
+    }
+
+    #[test]
+    fn a_record_of_another_schema_version_is_refused_naming_it() {
+        let line = stopped_line(SCHEMA_VERSION);
+        let path = log_file("version", &format!("{line}\n{}\n", stopped_line(7)));
+        for err in [
+            read_game_log(&path).unwrap_err(),
+            read_game_log_prefix(&path).unwrap_err(),
+        ] {
+            assert!(
+                matches!(err, ReadLogError::Version { line: 2, found: 7, .. }),
+                "{err:?}"
+            );
+            let text = err.to_string();
+            assert!(
+                text.contains("schema_version 7") && text.contains("reads version 1"),
+                "{text}"
+            );
+        }
+        // A version too large for the field is named as well.
+        let path = log_file(
+            "version-big",
+            &line.replace("\"schema_version\":1", "\"schema_version\":99999999999"),
+        );
+        let err = read_game_log(&path).unwrap_err();
+        assert!(err.to_string().contains("schema_version 99999999999"), "{err}");
+    }
+
+    #[test]
+    fn only_a_cut_off_last_line_is_a_torn_tail() {
+        let line = stopped_line(SCHEMA_VERSION);
+        let cut = &line[..line.len() / 2];
+        let torn = log_file("torn", &format!("{line}\n{cut}"));
+        let prefix = read_game_log_prefix(&torn).unwrap();
+        assert!(prefix.torn_tail);
+        assert_eq!(prefix.records.len(), 1);
+        assert!(matches!(read_game_log(&torn), Err(ReadLogError::Line { line: 2, .. })));
+        // Cut in the middle of the file: an error naming the line.
+        let middle = log_file("middle", &format!("{line}\n{cut}\n{line}\n"));
+        let err = read_game_log_prefix(&middle).unwrap_err();
+        assert!(matches!(err, ReadLogError::Line { line: 2, .. }), "{err:?}");
+        // Whole JSON that is not a record is not a cut.
+        let wrong = log_file(
+            "wrong",
+            &format!("{line}\n{{\"schema_version\":1,\"type\":\"nope\"}}\n"),
+        );
+        assert!(matches!(
+            read_game_log_prefix(&wrong),
+            Err(ReadLogError::Line { line: 2, .. })
+        ));
+        // A whole file is not torn, blank lines or not.
+        let whole = log_file("whole", &format!("{line}\n\n{line}\n\n"));
+        assert_eq!(read_game_log_prefix(&whole).unwrap().records.len(), 2);
+    }
 
     #[test]
     fn a_forfeit_line_reads_back_and_names_its_source() {

@@ -3,8 +3,10 @@
 //! A tool's failure (unknown name, bad arguments, an illegal square) is data for the
 //! model: it comes back as `{"error": "..."}` and the conversation goes on.
 
+mod simulate_mark;
 mod simulate_move;
 
+pub use simulate_mark::{SimulateMark, SimulateMarkArgs, SimulateMarkResult};
 pub use simulate_move::{SimulateMove, SimulateMoveArgs, SimulateResult};
 
 use schemars::gen::SchemaSettings;
@@ -13,7 +15,6 @@ use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 
 use crate::llm::{FunctionSpec, ToolSpec};
-use crate::othello::Board;
 
 /// A tool the model can call while deciding a move in `board`.
 pub trait Tool: Send + Sync {
@@ -23,9 +24,11 @@ pub trait Tool: Send + Sync {
     const DESCRIPTION: &'static str;
     /// Its arguments; the JSON schema sent to the model is derived from this type.
     type Args: DeserializeOwned + JsonSchema;
+    /// The position the tool looks at.
+    type Position;
 
     /// Runs the tool; `Err` is a message for the model.
-    fn call(&self, board: &Board, args: Self::Args) -> Result<Value, String>;
+    fn call(&self, position: &Self::Position, args: Self::Args) -> Result<Value, String>;
 }
 
 /// The JSON schema of `T` as sent to models: subschemas inlined, no `$schema`, and no
@@ -75,30 +78,30 @@ pub struct ToolOutcome {
 }
 
 /// The tools offered to the agent. Today: `simulate_move`.
-pub struct ToolRegistry {
-    simulate_move: SimulateMove,
+pub struct ToolRegistry<T: Tool = SimulateMove> {
+    simulate_move: T,
 }
 
-impl ToolRegistry {
+impl<T: Tool> ToolRegistry<T> {
     /// The registry with `simulate_move` rendering boards as `simulate_move` says.
-    pub fn new(simulate_move: SimulateMove) -> ToolRegistry {
+    pub fn new(simulate_move: T) -> ToolRegistry<T> {
         ToolRegistry { simulate_move }
     }
 
     /// Specs of every tool, for the request.
     pub fn specs(&self) -> Vec<ToolSpec> {
-        vec![tool_spec::<SimulateMove>()]
+        vec![tool_spec::<T>()]
     }
 
     /// Names of every tool.
     pub fn names(&self) -> Vec<&'static str> {
-        vec![SimulateMove::NAME]
+        vec![T::NAME]
     }
 
     /// Runs the tool `name` with the raw `arguments` in `board`.
-    pub fn call(&self, board: &Board, name: &str, arguments: &Value) -> ToolOutcome {
+    pub fn call(&self, position: &T::Position, name: &str, arguments: &Value) -> ToolOutcome {
         let result = match name {
-            SimulateMove::NAME => run(&self.simulate_move, board, arguments),
+            name if name == T::NAME => run(&self.simulate_move, position, arguments),
             _ => Err(format!(
                 "unknown tool {name:?}; the available tools are: {}",
                 self.names().join(", ")
@@ -117,7 +120,7 @@ impl ToolRegistry {
     }
 }
 
-fn run<T: Tool>(tool: &T, board: &Board, arguments: &Value) -> Result<Value, String> {
+fn run<T: Tool>(tool: &T, position: &T::Position, arguments: &Value) -> Result<Value, String> {
     let args = decode_args::<T::Args>(arguments).map_err(|e| {
         format!(
             "invalid arguments for {}: {e}; expected {}",
@@ -125,7 +128,7 @@ fn run<T: Tool>(tool: &T, board: &Board, arguments: &Value) -> Result<Value, Str
             parameters_schema::<T::Args>()["properties"]
         )
     })?;
-    tool.call(board, args)
+    tool.call(position, args)
 }
 
 #[cfg(test)]

@@ -73,6 +73,7 @@ impl Tool for SimulateMove {
         after the move (opponent to move), both disc counts, the stable discs gained, the flipped discs and the \
         opponent's legal replies.";
     type Args = SimulateMoveArgs;
+    type Position = Board;
 
     fn call(&self, board: &Board, args: SimulateMoveArgs) -> Result<Value, String> {
         let square: Square = args

@@ -20,7 +20,7 @@ mod play;
 mod watch;
 
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
@@ -39,14 +39,12 @@ pub trait Services: Send + Sync + 'static {
     /// The player a spec string names (`llm:MODEL` through the configured host or
     /// fleet, connected on first use; or an engine spec).
     async fn player(&self, spec: &str) -> Result<PlayerSpec>;
-    /// A fresh run folder under the runs folder, holding run.json with `fields`.
-    fn create_run(&self, runs: &Path, label: &str, fields: Value) -> Result<PathBuf>;
-    /// The result tables of run folders (`stats --json`'s groups).
-    fn tables(&self, paths: &[PathBuf]) -> Result<Value>;
-    /// The report's page for run folders (as `report` writes it), every game in it.
-    fn report(&self, paths: &[PathBuf]) -> Result<String>;
-    /// `rate`'s leaderboard tables over run folders.
-    fn leaderboard(&self, paths: &[PathBuf]) -> Result<String>;
+    /// The result tables of game logs (`stats --json`'s groups).
+    fn tables(&self, logs: &[PathBuf]) -> Result<Value>;
+    /// The report's page for game logs (as `report` writes it), every game in it.
+    fn report(&self, logs: &[PathBuf]) -> Result<String>;
+    /// `rate`'s leaderboard tables over game logs.
+    fn leaderboard(&self, logs: &[PathBuf]) -> Result<String>;
 }
 
 /// How the server runs.

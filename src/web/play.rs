@@ -17,7 +17,6 @@
 
 use std::collections::HashMap;
 use std::convert::Infallible;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -33,11 +32,15 @@ use serde_json::{json, Value};
 use tokio::sync::{broadcast, mpsc};
 
 use super::AppState;
-use crate::agent::{Agent, AgentError, AgentEvent, BlockingEngine, Fallback, MoveContext};
-use crate::arena::{game_log_path, play_logged, Action, GameContext, PlayError, Played, Player, PlayerSpec, Seat};
+use crate::agent::{Agent, AgentError, AgentEvent, BlockingEngine, MoveContext};
+use crate::arena::{
+    game_log_path, play_logged, run_record, utc_now, Action, GameContext, PlayError, Played, Player, PlayerSpec,
+    RunFolder, RunFolderError, Seat,
+};
 use crate::engine::{EngineError, EngineSpec};
-use crate::othello::{Bitboard, Board, ByColor, Color, Game, Move, Square};
+use crate::othello::{Bitboard, Board, ByColor, Color, Move, Square};
 use crate::record::{AgentDecision, GameLog, MoveSource, PlayerKind};
+use crate::rules::{Line, Othello};
 
 /// The longest model text sent to the page (the log keeps everything).
 const MAX_TEXT: usize = 32 * 1024;
@@ -196,16 +199,17 @@ pub async fn create(State(app): State<Arc<AppState>>, Json(request): Json<NewGam
         "games": 1,
         "human_color": color.to_string(),
     });
-    // Spec strings hold ':' and '@': a folder name keeps only letters, digits, '-' and '.'.
-    let label: String = format!("serve-{}-vs-{}-{id}", spec_of(Color::Black), spec_of(Color::White))
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '.' { c } else { '-' })
-        .collect();
-    let services = app.services.clone();
     let runs = app.runs.clone();
-    let created = tokio::task::spawn_blocking(move || services.create_run(&runs, &label, fields)).await;
-    let dir = match created.map_err(anyhow::Error::from).and_then(|made| made) {
-        Ok(dir) => dir,
+    let label = format!("serve-{}-vs-{}-{id}", spec_of(Color::Black), spec_of(Color::White));
+    let record = run_record("serve", &utc_now().0, fields);
+    let created = tokio::task::spawn_blocking(move || {
+        let folder = RunFolder::create_in(&runs, &label)?;
+        folder.write_json("run.json", &record)?;
+        Ok::<_, RunFolderError>(folder)
+    })
+    .await;
+    let folder = match created.map_err(anyhow::Error::from).and_then(|made| Ok(made?)) {
+        Ok(folder) => folder,
         Err(err) => {
             let message = format!("{err:#}");
             // The game never starts: its slot is free again.
@@ -213,12 +217,13 @@ pub async fn create(State(app): State<Arc<AppState>>, Json(request): Json<NewGam
             return bad(StatusCode::INTERNAL_SERVER_ERROR, message);
         }
     };
-    let run = dir
+    let run = folder
+        .path()
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let seed = rand::random::<u64>();
-    tokio::spawn(run_game(session, color, opponent, moves_in, dir, seed));
+    tokio::spawn(run_game(session, color, opponent, moves_in, folder, seed));
     Json(json!({ "id": id, "run": run })).into_response()
 }
 
@@ -299,16 +304,18 @@ fn event_stream(
     first.chain(rest)
 }
 
-/// Plays the game to its end, logging it under `dir`.
+/// Plays the game to its end, logging it in `folder`.
 async fn run_game(
     session: Arc<Session>,
     human_color: Color,
     opponent: PlayerSpec,
     moves: mpsc::Receiver<(usize, Square)>,
-    dir: PathBuf,
+    folder: RunFolder,
     seed: u64,
 ) {
-    let log = match GameLog::create(&game_log_path(&dir, 1)) {
+    // The folder stays locked while the game is written.
+    let dir = folder.path();
+    let log = match GameLog::create(&game_log_path(dir, 1)) {
         Ok(log) => log,
         Err(err) => {
             session.finish(json!({ "kind": "failed", "message": format!("{err}") }));
@@ -321,20 +328,21 @@ async fn run_game(
     };
     let mut opponent_player: Box<dyn Player> = match &opponent {
         PlayerSpec::Engine(spec) => Box::new(WebEngine {
-            engine: BlockingEngine::new(spec.build(seed)),
+            engine: BlockingEngine::new(Box::new(spec.build(seed))),
             session: session.clone(),
         }),
         PlayerSpec::Llm(llm) => {
             let observed = session.clone();
             let agent = Agent::new(llm.config.clone(), llm.backend.clone(), seed)
                 .with_observer(Arc::new(move |event| observed.publish(agent_event(event))));
-            let fallback = match llm.config.fallback {
-                Fallback::Engine(spec) => spec,
-                Fallback::Forfeit => EngineSpec::Random,
+            // A forfeiting agent still needs a move when its server dies: random.
+            let fallback = match llm.config.fallback.spec::<Othello>() {
+                Ok(Some(spec)) => spec,
+                Ok(None) | Err(_) => EngineSpec::Random,
             };
             Box::new(WebAgent {
                 agent,
-                fallback: BlockingEngine::new(fallback.build(seed)),
+                fallback: BlockingEngine::new(Box::new(fallback.build(seed))),
                 session: session.clone(),
             })
         }
@@ -375,7 +383,7 @@ async fn run_game(
         "human": human_color.to_string(),
         "black": seats.black.name,
         "white": seats.white.name,
-        "log": game_log_path(&dir, 1).file_name().map(|n| n.to_string_lossy().into_owned()),
+        "log": game_log_path(dir, 1).file_name().map(|n| n.to_string_lossy().into_owned()),
     }));
     let (mut before, mut ply) = (start, 0usize);
     session.show(&start, None, Bitboard(0), 1, human_color);
@@ -396,7 +404,7 @@ async fn run_game(
         observer: Some(&mut observe),
         stop: None,
     };
-    let played = play_logged(Game::new(start), players, seats, seed, ctx).await;
+    let played = play_logged(Line::new(start), players, seats, seed, ctx).await;
     *session.turn.lock().unwrap_or_else(|p| p.into_inner()) = None;
     match played {
         Ok(record) => {

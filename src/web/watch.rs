@@ -70,13 +70,14 @@ fn read_json(path: &FsPath) -> Value {
         .unwrap_or(Value::Null)
 }
 
-/// The game logs of a run folder, sorted.
-fn game_logs(dir: &FsPath) -> Vec<PathBuf> {
+/// The game logs of a run folder, sorted; a log that is a link out of the runs folder
+/// `root` is left out (its file is never read).
+fn game_logs(root: &FsPath, dir: &FsPath) -> Vec<PathBuf> {
     let mut logs: Vec<PathBuf> = std::fs::read_dir(dir)
         .into_iter()
         .flatten()
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| is_game_log(p))
+        .filter(|p| is_game_log(p) && std::fs::canonicalize(p).is_ok_and(|real| real.starts_with(root)))
         .collect();
     logs.sort();
     logs
@@ -115,7 +116,7 @@ pub async fn list(State(app): State<Arc<AppState>>) -> Response {
                 continue;
             }
             let run = read_json(&dir.join("run.json"));
-            let logs = game_logs(&dir);
+            let logs = game_logs(&root, &dir);
             let recent = |p: &PathBuf| modified(p).is_some_and(|t| t.elapsed().unwrap_or_default() < LIVE_WITHIN);
             let running = !dir.join("results.json").exists()
                 && (logs.iter().any(|log| recent(log) && !finished(log))
@@ -178,10 +179,11 @@ pub async fn show(State(app): State<Arc<AppState>>, Path(run): Path<String>) -> 
         Ok(dir) => dir,
         Err(err) => return refused(err),
     };
-    let services = app.services.clone();
+    let (services, root) = (app.services.clone(), app.runs.clone());
     let shown = tokio::task::spawn_blocking(move || {
-        let games: Vec<Value> = game_logs(&dir).iter().map(|p| game_glance(p)).collect();
-        let tables = services.tables(std::slice::from_ref(&dir));
+        let logs = game_logs(&root, &dir);
+        let games: Vec<Value> = logs.iter().map(|p| game_glance(p)).collect();
+        let tables = services.tables(&logs);
         json!({
             "name": run,
             "run": read_json(&dir.join("run.json")),
@@ -204,8 +206,8 @@ pub async fn report(State(app): State<Arc<AppState>>, Path(run): Path<String>) -
         Ok(dir) => dir,
         Err(err) => return refused(err),
     };
-    let services = app.services.clone();
-    match tokio::task::spawn_blocking(move || services.report(&[dir])).await {
+    let (services, root) = (app.services.clone(), app.runs.clone());
+    match tokio::task::spawn_blocking(move || services.report(&game_logs(&root, &dir))).await {
         Ok(Ok(page)) => assets::report_page(&page),
         Ok(Err(err)) => (StatusCode::NOT_FOUND, format!("no report for this run: {err:#}")).into_response(),
         Err(err) => failed(err),
@@ -257,8 +259,12 @@ pub async fn rate(State(app): State<Arc<AppState>>, Json(request): Json<RateRequ
             Err(err) => return refused(err),
         }
     }
-    let services = app.services.clone();
-    match tokio::task::spawn_blocking(move || services.leaderboard(&dirs)).await {
+    let (services, root) = (app.services.clone(), app.runs.clone());
+    let rate = move || {
+        let logs: Vec<PathBuf> = dirs.iter().flat_map(|dir| game_logs(&root, dir)).collect();
+        services.leaderboard(&logs)
+    };
+    match tokio::task::spawn_blocking(rate).await {
         Ok(Ok(text)) => Json(json!({ "text": text })).into_response(),
         Ok(Err(err)) => (StatusCode::BAD_REQUEST, Json(json!({ "error": format!("{err:#}") }))).into_response(),
         Err(err) => failed(err),
@@ -323,8 +329,9 @@ impl Tail {
     /// The complete lines written since the last scan, as events.
     fn scan(&mut self, first: bool) -> Vec<Value> {
         let mut events = Vec::new();
-        for path in game_logs(&self.dir) {
-            // A log replaced by a link out of the runs folder is not read.
+        for path in game_logs(&self.root, &self.dir) {
+            // Opened by its real path, checked again: a log replaced by a link out of
+            // the runs folder since it was listed is not read.
             let Ok(real) = std::fs::canonicalize(&path) else {
                 continue;
             };

@@ -1,0 +1,188 @@
+//! The game logs a user points the reports at (`stats`, `report`, `compare`, `rate`,
+//! tournament ratings), read in one place: run folders and game files expanded into
+//! logs, each log read once however many paths reach it, read forgivingly at its tail
+//! (a line cut off by a crash makes the game unfinished, with a note) and strictly
+//! everywhere else (another `schema_version`, a bad line before the last, a move the
+//! rules do not allow: an error naming the file, and the line or ply).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use super::replay::{replay_records, GameReplay, ReplayError};
+use super::tally::{GameSummary, NotAGameLog};
+use crate::record::{read_game_log_prefix, ReadLogError};
+
+/// One game read from its log.
+#[derive(Clone, Debug)]
+pub struct LoggedGame {
+    /// The log, as first reached from the paths given.
+    pub path: PathBuf,
+    /// The folder the log lies in, links resolved: the game's run.
+    pub run: PathBuf,
+    /// The game as the tallies count it (unfinished when its last line was cut off).
+    pub summary: GameSummary,
+    /// The game ply by ply, its moves checked against the rules.
+    pub replay: GameReplay,
+}
+
+/// The games under a set of paths, and what the reader noticed on the way.
+#[derive(Clone, Debug, Default)]
+pub struct GameLogs {
+    /// Each game once, in the order the paths reach them (a folder's logs by name).
+    pub games: Vec<LoggedGame>,
+    /// Things the user should know that did not stop the reading (a game cut off by a
+    /// crash, a log reached twice), one sentence each, naming the file.
+    pub notes: Vec<String>,
+}
+
+/// Paths that do not lead to game logs that can be counted.
+#[derive(Debug, thiserror::Error)]
+pub enum LogsError {
+    /// A path that is neither a folder nor a file.
+    #[error("{path} does not exist: give run folders or game logs")]
+    Missing {
+        /// The path given.
+        path: PathBuf,
+    },
+    /// A folder that cannot be listed, or a log whose real path cannot be found.
+    #[error("cannot read {path}")]
+    Io {
+        /// The folder or file.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A folder without game logs.
+    #[error("{path} holds no game-NNNN.jsonl logs: give a run folder from logs/")]
+    NoLogs {
+        /// The folder.
+        path: PathBuf,
+    },
+    /// A log with a line that cannot be read (before its last), or of another version.
+    #[error(transparent)]
+    Read(#[from] ReadLogError),
+    /// A log whose records tell no game.
+    #[error("{path} is not a game log")]
+    NotAGame {
+        /// The file.
+        path: PathBuf,
+        /// What is missing.
+        #[source]
+        source: NotAGameLog,
+    },
+    /// A log whose moves break the rules: it cannot be counted.
+    #[error("{path}: the log does not follow the rules of the game, so it is not counted")]
+    Rules {
+        /// The file.
+        path: PathBuf,
+        /// The line and ply, and what is wrong.
+        #[source]
+        source: ReplayError,
+    },
+}
+
+/// Reads every game log under `paths` (run folders: their `game-*.jsonl`; files: as
+/// given), each log once by its real path, and checks it against the rules. A log whose
+/// last line was cut off is an unfinished game; one with no whole record at all (cut
+/// off at its first line) is left out; both with a note.
+pub fn read_game_logs(paths: &[PathBuf]) -> Result<GameLogs, LogsError> {
+    let mut logs = GameLogs::default();
+    let mut seen = BTreeSet::new();
+    let mut repeated: Vec<PathBuf> = Vec::new();
+    for path in paths {
+        for file in log_files(path)? {
+            let real = std::fs::canonicalize(&file).map_err(|source| LogsError::Io {
+                path: file.clone(),
+                source,
+            })?;
+            if !seen.insert(real.clone()) {
+                repeated.push(file);
+                continue;
+            }
+            let run = real.parent().map_or_else(|| PathBuf::from("/"), Path::to_path_buf);
+            if let Some(game) = read_one(file, run, &mut logs.notes)? {
+                logs.games.push(game);
+            }
+        }
+    }
+    if let Some(first) = repeated.first() {
+        logs.notes.push(format!(
+            "{} game log(s) reached by more than one of the paths given (the first: {}) \
+             counted once",
+            repeated.len(),
+            first.display()
+        ));
+    }
+    Ok(logs)
+}
+
+/// The game logs a path stands for: a folder's `game-*.jsonl` by name, or the file.
+fn log_files(path: &Path) -> Result<Vec<PathBuf>, LogsError> {
+    if path.is_file() {
+        return Ok(vec![path.to_path_buf()]);
+    }
+    if !path.is_dir() {
+        return Err(LogsError::Missing {
+            path: path.to_path_buf(),
+        });
+    }
+    let io = |source| LogsError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(path).map_err(io)? {
+        let file = entry.map_err(io)?.path();
+        if super::is_game_log(&file) {
+            found.push(file);
+        }
+    }
+    if found.is_empty() {
+        return Err(LogsError::NoLogs {
+            path: path.to_path_buf(),
+        });
+    }
+    found.sort();
+    Ok(found)
+}
+
+/// Reads one log, or `None` (with a note) when it holds no whole record.
+fn read_one(path: PathBuf, run: PathBuf, notes: &mut Vec<String>) -> Result<Option<LoggedGame>, LogsError> {
+    let log = read_game_log_prefix(&path)?;
+    if log.records.is_empty() {
+        notes.push(format!(
+            "{}: no whole record (the run stopped as the game began): left out",
+            path.display()
+        ));
+        return Ok(None);
+    }
+    let mut summary = GameSummary::from_log(&log.records).map_err(|source| LogsError::NotAGame {
+        path: path.clone(),
+        source,
+    })?;
+    let replay = replay_records(&log.records).map_err(|source| LogsError::Rules {
+        path: path.clone(),
+        source,
+    })?;
+    if log.torn_tail {
+        notes.push(cut_off_note(&path));
+        summary.black_margin = None;
+    }
+    Ok(Some(LoggedGame {
+        path,
+        run,
+        summary,
+        replay,
+    }))
+}
+
+/// The note for a log whose last line a crash cut off (see [`LogPrefix`]).
+///
+/// [`LogPrefix`]: crate::record::LogPrefix
+pub fn cut_off_note(path: &Path) -> String {
+    format!(
+        "{}: the last line was cut off (the run stopped mid-write): the game is read as unfinished",
+        path.display()
+    )
+}

@@ -1,0 +1,260 @@
+//! The range of every numeric setting, checked once when the command line is parsed
+//! (clap calls these parsers, so the message names the flag) and again, with the same
+//! words, for the values an agent file gives. One place for each limit and its message.
+
+use std::ops::RangeInclusive;
+
+use crate::engine::{MAX_EXACT_EMPTIES, MAX_REFERENCE_DEPTH};
+
+/// A whole-number setting: its range and what it counts, for the message.
+pub struct Bounds {
+    /// The values taken.
+    pub range: RangeInclusive<i64>,
+    /// What the number counts ("games", "plies").
+    pub unit: &'static str,
+    /// Why the upper end is where it is, when that is not obvious.
+    pub why: &'static str,
+}
+
+impl Bounds {
+    /// `value` when it lies in the range, else a message naming the range.
+    pub fn check(&self, value: i64) -> Result<i64, String> {
+        if self.range.contains(&value) {
+            return Ok(value);
+        }
+        let why = if self.why.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", self.why)
+        };
+        Err(format!(
+            "{value} is out of range: give {} to {}{}{why}",
+            self.range.start(),
+            self.range.end(),
+            self.unit()
+        ))
+    }
+
+    fn unit(&self) -> String {
+        if self.unit.is_empty() {
+            String::new()
+        } else {
+            format!(" {}", self.unit)
+        }
+    }
+
+    /// Parses `text` as a whole number in range.
+    pub fn parse<T: TryFrom<i64>>(&self, text: &str) -> Result<T, String> {
+        let value: i64 = text.trim().parse().map_err(|_| {
+            format!(
+                "{text:?} is not a whole number: give {} to {}{}",
+                self.range.start(),
+                self.range.end(),
+                self.unit()
+            )
+        })?;
+        let value = self.check(value)?;
+        T::try_from(value).map_err(|_| format!("{value} does not fit"))
+    }
+}
+
+/// Games per colour (or per pairing): the schedule is built whole.
+pub const GAMES: Bounds = Bounds {
+    range: 1..=100_000,
+    unit: "games",
+    why: "the schedule is built whole",
+};
+/// Games (or requests) in flight at once.
+pub const PARALLEL: Bounds = Bounds {
+    range: 1..=1024,
+    unit: "at once",
+    why: "",
+};
+/// Random opening plies before the players take over: an opening leaves a game to
+/// play (one that ends the game is drawn again), so at most 50 of the 60 moves.
+pub const OPENING_PLIES: Bounds = Bounds {
+    range: 0..=50,
+    unit: "plies",
+    why: "the players must have a game left to play",
+};
+/// Empties at which the reference solves exactly (as the `reference:D:E` spec).
+pub const EXACT_EMPTIES: Bounds = Bounds {
+    range: 0..=MAX_EXACT_EMPTIES as i64,
+    unit: "empties",
+    why: "a solve beyond that takes hours",
+};
+/// The reference's search depth (as the `reference:D:E` spec).
+pub const REFERENCE_DEPTH: Bounds = Bounds {
+    range: 1..=MAX_REFERENCE_DEPTH as i64,
+    unit: "plies",
+    why: "",
+};
+/// Plies of a wipeout line.
+pub const WIPEOUT_PLIES: Bounds = Bounds {
+    range: 1..=24,
+    unit: "plies",
+    why: "the lines grow about tenfold per attacker move",
+};
+/// Perft depth.
+pub const PERFT_DEPTH: Bounds = Bounds {
+    range: 0..=20,
+    unit: "plies",
+    why: "depth 14 already counts about 10^13 leaves",
+};
+/// Positions or examples to generate.
+pub const COUNT: Bounds = Bounds {
+    range: 1..=1_000_000,
+    unit: "",
+    why: "",
+};
+/// Turns per session and sessions per move of the agent.
+pub const AGENT_ROUNDS: Bounds = Bounds {
+    range: 1..=100,
+    unit: "",
+    why: "",
+};
+/// Tool rounds per turn.
+pub const TOOL_ROUNDS: Bounds = Bounds {
+    range: 0..=100,
+    unit: "",
+    why: "",
+};
+/// Extra attempts of a failed request.
+pub const RETRIES: Bounds = Bounds {
+    range: 0..=100,
+    unit: "retries",
+    why: "",
+};
+/// The model's context window in tokens.
+pub const NUM_CTX: Bounds = Bounds {
+    range: 1..=16_777_216,
+    unit: "tokens",
+    why: "",
+};
+/// Tokens the model may generate (Ollama: -1 no limit, -2 fill the context).
+pub const NUM_PREDICT: Bounds = Bounds {
+    range: -2..=16_777_216,
+    unit: "tokens (-1: no limit, -2: fill the context)",
+    why: "",
+};
+
+/// The longest request timeout taken, in seconds: a day (a longer one is surely a typo).
+pub const MAX_TIMEOUT_S: f64 = 86_400.0;
+/// The highest sampling temperature taken.
+pub const MAX_TEMPERATURE: f64 = 10.0;
+
+/// A request timeout in seconds: above 0, at most a day.
+pub fn timeout_seconds(seconds: f64) -> Result<f64, String> {
+    if seconds > 0.0 && seconds <= MAX_TIMEOUT_S {
+        Ok(seconds)
+    } else {
+        Err(format!(
+            "{seconds} is out of range: give seconds above 0, at most {MAX_TIMEOUT_S}"
+        ))
+    }
+}
+
+/// Parses a `--timeout` flag.
+pub fn timeout(text: &str) -> Result<f64, String> {
+    let seconds: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of seconds"))?;
+    timeout_seconds(seconds)
+}
+
+/// A sampling temperature: finite, 0 to [`MAX_TEMPERATURE`].
+pub fn temperature(value: f64) -> Result<f64, String> {
+    if (0.0..=MAX_TEMPERATURE).contains(&value) {
+        Ok(value)
+    } else {
+        Err(format!(
+            "{value} is out of range: give a temperature from 0 to {MAX_TEMPERATURE}"
+        ))
+    }
+}
+
+/// Parses a temperature flag.
+pub fn parse_temperature(text: &str) -> Result<f64, String> {
+    let value: f64 = text.trim().parse().map_err(|_| format!("{text:?} is not a number"))?;
+    temperature(value)
+}
+
+/// clap value parsers for the flags, one per limit.
+pub mod flag {
+    use super::*;
+
+    /// `--games`.
+    pub fn games(text: &str) -> Result<usize, String> {
+        GAMES.parse(text)
+    }
+    /// `--parallel`, `--max-in-flight`.
+    pub fn parallel(text: &str) -> Result<usize, String> {
+        PARALLEL.parse(text)
+    }
+    /// `--opening-random`.
+    pub fn opening_plies(text: &str) -> Result<usize, String> {
+        OPENING_PLIES.parse(text)
+    }
+    /// `--exact-empties`.
+    pub fn exact_empties(text: &str) -> Result<u32, String> {
+        EXACT_EMPTIES.parse(text)
+    }
+    /// `--reference-depth`.
+    pub fn reference_depth(text: &str) -> Result<u32, String> {
+        REFERENCE_DEPTH.parse(text)
+    }
+    /// `wipeouts --max-plies`.
+    pub fn wipeout_plies(text: &str) -> Result<usize, String> {
+        WIPEOUT_PLIES.parse(text)
+    }
+    /// `perft DEPTH`, `bench --perft-depth`.
+    pub fn perft_depth(text: &str) -> Result<u32, String> {
+        PERFT_DEPTH.parse(text)
+    }
+    /// `--count`.
+    pub fn count(text: &str) -> Result<usize, String> {
+        COUNT.parse(text)
+    }
+    /// `--max-turns`, `--max-sessions`.
+    pub fn agent_rounds(text: &str) -> Result<u32, String> {
+        AGENT_ROUNDS.parse(text)
+    }
+    /// `--max-tool-rounds`.
+    pub fn tool_rounds(text: &str) -> Result<u32, String> {
+        TOOL_ROUNDS.parse(text)
+    }
+    /// `--max-retries`.
+    pub fn retries(text: &str) -> Result<u32, String> {
+        RETRIES.parse(text)
+    }
+    /// `--num-ctx`.
+    pub fn num_ctx(text: &str) -> Result<u32, String> {
+        NUM_CTX.parse(text)
+    }
+    /// `--num-predict`.
+    pub fn num_predict(text: &str) -> Result<i32, String> {
+        NUM_PREDICT.parse(text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_value_out_of_range_is_refused_with_the_range() {
+        assert_eq!(flag::games("12"), Ok(12));
+        let message = flag::games("0").unwrap_err();
+        assert!(message.contains("give 1 to 100000 games"), "{message}");
+        assert!(flag::games("99999999999999999999")
+            .unwrap_err()
+            .contains("not a whole number"));
+        assert!(flag::parallel("-3").unwrap_err().contains("give 1 to 1024"));
+        assert!(timeout("1e300").unwrap_err().contains("at most 86400"));
+        assert!(timeout("0").is_err() && timeout("NaN").is_err() && timeout("inf").is_err());
+        assert!(parse_temperature("NaN").is_err() && parse_temperature("-1").is_err());
+        assert_eq!(parse_temperature("0.7"), Ok(0.7));
+        assert_eq!(flag::num_predict("-2"), Ok(-2));
+    }
+}

@@ -1,0 +1,241 @@
+//! Progress lines for long CPU work (perft, solve, wipeouts, move scoring) on stderr.
+//!
+//! A line shows only when stderr is a terminal and the work has run for
+//! [`SHOW_AFTER`]: quick runs and redirected output look as they did. The work
+//! publishes how far it is through a callback or atomic counters (the rules and the
+//! engines do no I/O); a ticker thread here reads them and redraws the line, with an
+//! estimate of the time left where the work has a known number of steps.
+//!
+//! Ctrl-C: `perft`, `solve` and `wipeouts` install no handler, so Ctrl-C ends them at
+//! once as it always did (the ticker thread does not hold the process). Move scoring
+//! under `eval` stops at once when eval's Ctrl-C flag is passed to [`score_with_progress`].
+
+use std::io::IsTerminal;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::arena::{score_games, GameToScore, ScoredMove, ScoringWatch};
+use crate::engine::Reference;
+
+/// Work shorter than this shows no progress line.
+pub(super) const SHOW_AFTER: Duration = Duration::from_secs(1);
+
+/// How often the line is redrawn.
+const TICK: Duration = Duration::from_millis(250);
+
+/// A progress line on stderr, drawn by a ticker thread from what `poll` says (given
+/// the time elapsed); cleared when dropped.
+pub(super) struct Progress {
+    bar: ProgressBar,
+    /// Dropping it ends the ticker.
+    stop_ticker: Option<mpsc::Sender<()>>,
+    ticker: Option<JoinHandle<()>>,
+}
+
+impl Progress {
+    /// A line drawn when stderr is a terminal, from [`SHOW_AFTER`] on.
+    pub(super) fn start(poll: impl Fn(Duration) -> String + Send + 'static) -> Progress {
+        Progress::start_on(std::io::stderr().is_terminal(), poll)
+    }
+
+    /// A line drawn only when `visible`.
+    fn start_on(visible: bool, poll: impl Fn(Duration) -> String + Send + 'static) -> Progress {
+        let bar = ProgressBar::hidden();
+        if !visible {
+            return Progress {
+                bar,
+                stop_ticker: None,
+                ticker: None,
+            };
+        }
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {msg}").unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        );
+        let (stop_ticker, stopped) = mpsc::channel::<()>();
+        let drawn = bar.clone();
+        let start = Instant::now();
+        let ticker = std::thread::spawn(move || {
+            let mut shown = false;
+            while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(TICK) {
+                let elapsed = start.elapsed();
+                if elapsed < SHOW_AFTER {
+                    continue;
+                }
+                if !shown {
+                    drawn.set_draw_target(ProgressDrawTarget::stderr());
+                    shown = true;
+                }
+                drawn.set_message(poll(elapsed));
+                drawn.tick();
+            }
+        });
+        Progress {
+            bar,
+            stop_ticker: Some(stop_ticker),
+            ticker: Some(ticker),
+        }
+    }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        drop(self.stop_ticker.take());
+        if let Some(ticker) = self.ticker.take() {
+            let _ = ticker.join();
+        }
+        self.bar.finish_and_clear();
+    }
+}
+
+/// The time left when `done` of `total` steps took `elapsed`, at the same pace;
+/// `None` before the first step is done.
+pub(super) fn remaining(done: u64, total: u64, elapsed: Duration) -> Option<Duration> {
+    if done == 0 || total < done {
+        return None;
+    }
+    Some(elapsed.mul_f64((total - done) as f64 / done as f64))
+}
+
+/// A duration for people: `45s`, `3m 05s`, `2h 10m`.
+pub(super) fn duration_text(d: Duration) -> String {
+    let secs = d.as_secs();
+    match secs {
+        0..60 => format!("{secs}s"),
+        60..3600 => format!("{}m {:02}s", secs / 60, secs % 60),
+        _ => format!("{}h {:02}m", secs / 3600, secs % 3600 / 60),
+    }
+}
+
+/// The line of work with a known number of steps: `what: 5/56 unit, 1m 20s elapsed,
+/// about 2m 10s left (Ctrl-C stops)`.
+pub(super) fn steps_line(what: &str, done: u64, total: u64, unit: &str, elapsed: Duration) -> String {
+    let left = match remaining(done, total, elapsed) {
+        Some(left) => format!("about {} left", duration_text(left)),
+        None => "estimating the time left".to_string(),
+    };
+    format!(
+        "{what}: {done}/{total} {unit}, {} elapsed, {left} (Ctrl-C stops)",
+        duration_text(elapsed)
+    )
+}
+
+/// The line of an exact solve: nodes so far and their rate, then which root move the
+/// list of best moves has reached (`checked` of `moves`; 0 of 0 while the score is
+/// searched).
+pub(super) fn solve_line(empties: u32, nodes: u64, checked: u32, moves: u32, elapsed: Duration) -> String {
+    let rate = nodes as f64 / elapsed.as_secs_f64().max(1e-9);
+    let stage = if moves == 0 {
+        "searching the score".to_string()
+    } else {
+        format!("score found; checking the moves for the best: {checked}/{moves}")
+    };
+    format!(
+        "solving {empties} empties: {nodes:.3e} nodes at {rate:.2e}/s, {} elapsed; {stage} (Ctrl-C stops)",
+        duration_text(elapsed)
+    )
+}
+
+/// Scores `games` on `parallel` threads with a progress line (none when `quiet`);
+/// stops before the next move once `stop` is set (eval's Ctrl-C flag), with an error
+/// that says how far it got.
+pub(super) fn score_with_progress(
+    games: &[GameToScore<'_>],
+    reference: &(dyn Fn() -> Reference + Sync),
+    parallel: usize,
+    quiet: bool,
+    stop: Option<&AtomicBool>,
+) -> Result<Vec<ScoredMove>> {
+    let watch = Arc::new(ScoringWatch::default());
+    let total = games.len() as u64;
+    let polled = watch.clone();
+    let poll = move |elapsed| {
+        let done = polled.games_done.load(Ordering::Relaxed) as u64;
+        let moves = polled.moves_done.load(Ordering::Relaxed);
+        steps_line(
+            &format!("scoring moves ({moves} so far)"),
+            done,
+            total,
+            "games",
+            elapsed,
+        )
+    };
+    let progress = if quiet {
+        Progress::start_on(false, poll)
+    } else {
+        Progress::start(poll)
+    };
+    let never = AtomicBool::new(false);
+    let scored = score_games(games, reference, parallel, &watch, stop.unwrap_or(&never));
+    drop(progress);
+    scored.map_err(|stopped| {
+        anyhow::Error::new(stopped)
+            .context("stopped by Ctrl-C: no move scores were written (the game logs are complete)")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_time_left_follows_the_pace_so_far() {
+        let minute = Duration::from_secs(60);
+        assert_eq!(remaining(0, 10, minute), None);
+        assert_eq!(remaining(5, 10, minute), Some(minute));
+        assert_eq!(remaining(1, 4, minute), Some(3 * minute));
+        assert_eq!(remaining(4, 4, minute), Some(Duration::ZERO));
+        assert_eq!(remaining(5, 4, minute), None);
+    }
+
+    #[test]
+    fn lines_say_what_is_done_and_what_is_left() {
+        assert_eq!(duration_text(Duration::from_secs(45)), "45s");
+        assert_eq!(duration_text(Duration::from_secs(185)), "3m 05s");
+        assert_eq!(duration_text(Duration::from_secs(7800)), "2h 10m");
+        assert_eq!(
+            steps_line("perft depth 14", 14, 56, "subtrees", Duration::from_secs(20)),
+            "perft depth 14: 14/56 subtrees, 20s elapsed, about 1m 00s left (Ctrl-C stops)"
+        );
+        assert!(steps_line("x", 0, 3, "games", Duration::from_secs(2)).contains("estimating the time left"));
+        let solving = solve_line(24, 2_000_000_000, 0, 0, Duration::from_secs(100));
+        assert!(solving.starts_with("solving 24 empties: 2.000e9 nodes at 2.00e7/s, 1m 40s elapsed; searching"));
+        assert!(solve_line(24, 1, 2, 9, Duration::from_secs(1)).contains("2/9"));
+    }
+
+    #[test]
+    fn a_hidden_line_draws_nothing_and_ends_at_once() {
+        let polled = Arc::new(AtomicBool::new(false));
+        let seen = polled.clone();
+        let progress = Progress::start_on(false, move |_| {
+            seen.store(true, Ordering::Relaxed);
+            String::new()
+        });
+        assert!(progress.ticker.is_none());
+        drop(progress);
+        assert!(!polled.load(Ordering::Relaxed));
+    }
+
+    #[test]
+    fn a_shown_line_polls_the_work_after_the_delay_and_stops_when_dropped() {
+        let polled = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let seen = polled.clone();
+        let progress = Progress::start_on(true, move |_| {
+            seen.fetch_add(1, Ordering::Relaxed);
+            String::new()
+        });
+        std::thread::sleep(SHOW_AFTER + 3 * TICK);
+        let start = Instant::now();
+        drop(progress);
+        assert!(start.elapsed() < 2 * TICK, "the ticker ends when the work does");
+        let calls = polled.load(Ordering::Relaxed);
+        assert!(calls >= 1, "polled once shown");
+        std::thread::sleep(2 * TICK);
+        assert_eq!(polled.load(Ordering::Relaxed), calls, "no poll after the end");
+    }
+}

@@ -1,0 +1,259 @@
+//! How the commands that count games (`stats`, `report`, `compare`, `rate`) and
+//! `replay` read logs: strictly where a log is wrong (another `schema_version`, a bad
+//! line before the last, a move against the rules), forgivingly where a crash cut the
+//! last line (an unfinished game, with a note), and each log once however many paths
+//! reach it. The logs are copies of a recorded game (tests/data/golden), altered.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use serde_json::Value;
+use support::{run_arena, temp_dir};
+
+const GOLDEN: &str = "tests/data/golden/local-tools-game.jsonl";
+
+/// Runs the binary (no model server is needed).
+fn arena(args: &[&str]) -> Output {
+    run_arena(args, "127.0.0.1:9")
+}
+
+fn arg(path: &Path) -> &str {
+    path.to_str().expect("temporary paths are UTF-8")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// The JSON a successful command printed.
+fn json_out(output: &Output) -> Value {
+    assert!(output.status.success(), "{}", stderr(output));
+    serde_json::from_slice(&output.stdout).expect("the output is JSON")
+}
+
+/// The error of a command that must fail with exit code 2.
+fn refused(output: &Output) -> String {
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    stderr(output)
+}
+
+fn golden_lines() -> Vec<String> {
+    std::fs::read_to_string(GOLDEN)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// A run folder (with a run.json) holding the golden game as `game-0001.jsonl`.
+fn run_dir(test: &str, name: &str) -> PathBuf {
+    let dir = temp_dir(&format!("log-reading-{test}"), name);
+    std::fs::copy(GOLDEN, dir.join("game-0001.jsonl")).unwrap();
+    std::fs::write(dir.join("run.json"), r#"{"agent": {"model": "qwen2.5-coder-0.5b"}}"#).unwrap();
+    dir
+}
+
+/// `stats --json`'s one group: (games counted, unfinished games).
+fn counted(stats: &Value) -> (u64, u64) {
+    let groups = stats["groups"].as_array().unwrap();
+    assert_eq!(groups.len(), 1, "{stats}");
+    let wins = groups[0]["overall"]["wins"].as_u64().unwrap();
+    let losses = groups[0]["overall"]["losses"].as_u64().unwrap();
+    let draws = groups[0]["overall"]["draws"].as_u64().unwrap();
+    (wins + losses + draws, groups[0]["unfinished_games"].as_u64().unwrap())
+}
+
+#[test]
+fn an_unknown_schema_version_is_refused_naming_it() {
+    let dir = run_dir("version", "run");
+    let mut lines = golden_lines();
+    lines[2] = lines[2].replacen("\"schema_version\":1", "\"schema_version\":2", 1);
+    let log = dir.join("game-0001.jsonl");
+    std::fs::write(&log, lines.join("\n") + "\n").unwrap();
+    let want = format!(
+        "{}:3: schema_version 2 is not one this build reads (it reads version 1)",
+        log.display()
+    );
+    for args in [
+        vec!["stats", arg(&dir)],
+        vec!["rate", arg(&dir)],
+        vec!["replay", arg(&log)],
+    ] {
+        let err = refused(&arena(&args));
+        assert!(err.contains(&want), "{args:?}: {err}");
+    }
+    // Also when the line with another version is the last: it is whole, not cut off.
+    let mut lines = golden_lines();
+    let last = lines.len() - 1;
+    lines[last] = lines[last].replacen("\"schema_version\":1", "\"schema_version\":3", 1);
+    std::fs::write(&log, lines.join("\n") + "\n").unwrap();
+    assert!(refused(&arena(&["stats", arg(&dir)])).contains("schema_version 3"));
+}
+
+#[test]
+fn a_log_cut_mid_line_is_an_unfinished_game_with_a_note() {
+    let dirs = [run_dir("cut", "a"), run_dir("cut", "b")];
+    // The second game of run a stopped while line 30 was being written.
+    let lines = golden_lines();
+    let cut = &lines[29][..lines[29].len() / 2];
+    let torn = dirs[0].join("game-0002.jsonl");
+    std::fs::write(&torn, lines[..29].join("\n") + "\n" + cut).unwrap();
+    let note = format!("{}: the last line was cut off", torn.display());
+
+    let stats = arena(&["stats", arg(&dirs[0]), "--json"]);
+    let json = json_out(&stats);
+    assert_eq!(counted(&json), (1, 1), "the cut game is unfinished: {json}");
+    assert!(json["notes"][0].as_str().unwrap().starts_with(&note), "{json}");
+    assert!(stderr(&stats).contains(&format!("note: {note}")));
+    let text = arena(&["stats", arg(&dirs[0])]);
+    assert!(
+        text.status.success() && stderr(&text).contains(&note),
+        "{}",
+        stderr(&text)
+    );
+
+    let compare = arena(&["compare", arg(&dirs[0]), arg(&dirs[1]), "--json"]);
+    let json = json_out(&compare);
+    assert!(json["notes"][0].as_str().unwrap().starts_with(&note), "{json}");
+    assert!(stderr(&compare).contains(&note));
+
+    let rate = arena(&["rate", arg(&dirs[0]), "--json"]);
+    let json = json_out(&rate);
+    assert_eq!(json["as_played"]["games"], 1, "only the finished game is rated: {json}");
+    assert!(stderr(&rate).contains(&note), "{}", stderr(&rate));
+
+    let page = dirs[1].parent().unwrap().join("log-reading-cut-report.html");
+    let report = arena(&["report", arg(&dirs[0]), "-o", arg(&page)]);
+    assert!(report.status.success(), "{}", stderr(&report));
+    assert!(stderr(&report).contains(&note));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains("the last line was cut off"),
+        "the page's data holds the note"
+    );
+    let _ = std::fs::remove_file(&page);
+
+    let replay = arena(&["replay", arg(&torn)]);
+    assert!(replay.status.success(), "{}", stderr(&replay));
+    assert!(String::from_utf8_lossy(&replay.stdout).ends_with("the log ends before the game does\n"));
+    assert!(stderr(&replay).contains(&note));
+
+    // A line cut in the middle of a file is no crash's doing: an error naming file and line.
+    std::fs::write(
+        &torn,
+        lines[..29].join("\n") + "\n" + cut + "\n" + &lines[30..].join("\n") + "\n",
+    )
+    .unwrap();
+    for command in ["stats", "rate"] {
+        let err = refused(&arena(&[command, arg(&dirs[0])]));
+        assert!(
+            err.contains(&format!("{}:30: not a log record", torn.display())),
+            "{command}: {err}"
+        );
+    }
+}
+
+#[test]
+fn the_same_log_given_twice_counts_once() {
+    let dir = run_dir("twice", "run");
+    let log = dir.join("game-0001.jsonl");
+    let link = dir
+        .parent()
+        .unwrap()
+        .join(format!("othello-log-reading-twice-link-{}", std::process::id()));
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink(&dir, &link).unwrap();
+    let slash = format!("{}/", dir.display());
+    let through_link = link.join("game-0001.jsonl");
+    let paths = [arg(&dir), &slash, arg(&log), arg(&link), arg(&through_link)];
+
+    let once = json_out(&arena(&["stats", arg(&dir), "--json"]));
+    assert_eq!(counted(&once), (1, 0));
+    let stats = json_out(&arena(&[&["stats", "--json"][..], &paths].concat()));
+    assert_eq!(counted(&stats), (1, 0), "{stats}");
+    assert_eq!(stats["groups"], once["groups"]);
+    assert!(
+        stats["notes"][0]
+            .as_str()
+            .unwrap()
+            .contains("4 game log(s) reached by more than one"),
+        "{stats}"
+    );
+
+    let rate = json_out(&arena(&[&["rate", "--json"][..], &paths].concat()));
+    assert_eq!(rate["as_played"]["games"], 1, "{rate}");
+
+    let page = dir
+        .parent()
+        .unwrap()
+        .join(format!("log-reading-twice-{}.html", std::process::id()));
+    let report = arena(&[&["report", "-o", arg(&page)][..], &paths].concat());
+    assert!(report.status.success(), "{}", stderr(&report));
+    assert!(String::from_utf8_lossy(&report.stdout).contains("(1 games)"));
+    let _ = std::fs::remove_file(&page);
+    let _ = std::fs::remove_file(&link);
+}
+
+#[test]
+fn a_log_with_an_illegal_move_is_refused_by_stats() {
+    let dir = run_dir("illegal", "run");
+    let log = dir.join("game-0001.jsonl");
+    let lines = golden_lines();
+    let first_move = lines
+        .iter()
+        .position(|l| l.contains("\"type\":\"move\""))
+        .expect("the game has moves");
+    assert!(lines[first_move].contains("\"ply\":51,") && lines[first_move].contains("\"move\":\"g1\""));
+
+    // c4 is the opening's first move: that square is taken.
+    let mut altered = lines.clone();
+    altered[first_move] = altered[first_move].replacen("\"move\":\"g1\"", "\"move\":\"c4\"", 1);
+    std::fs::write(&log, altered.join("\n") + "\n").unwrap();
+    let place = format!("{}", first_move + 1);
+    let page = dir
+        .parent()
+        .unwrap()
+        .join(format!("log-reading-illegal-{}.html", std::process::id()));
+    for args in [
+        vec!["stats", arg(&dir)],
+        vec!["rate", arg(&dir)],
+        vec!["report", arg(&dir), "-o", arg(&page)],
+        vec!["replay", arg(&log)],
+    ] {
+        let err = refused(&arena(&args));
+        assert!(err.contains(arg(&log)), "{args:?} names the file: {err}");
+        assert!(
+            err.contains(&format!("line {place}, ply 51: ")),
+            "{args:?} names the ply: {err}"
+        );
+    }
+
+    // A move by the side not to move.
+    let mut altered = lines.clone();
+    altered[first_move] = altered[first_move].replacen("\"color\":\"black\"", "\"color\":\"white\"", 1);
+    std::fs::write(&log, altered.join("\n") + "\n").unwrap();
+    let err = refused(&arena(&["stats", arg(&dir)]));
+    assert!(err.contains("ply 51: white moves, but black is to move"), "{err}");
+
+    // An end that the moves do not reach: the tally would count a wipeout.
+    let mut altered = lines.clone();
+    let last = altered.len() - 1;
+    altered[last] = altered[last].replacen(
+        "\"black_discs\":49,\"white_discs\":15",
+        "\"black_discs\":64,\"white_discs\":0",
+        1,
+    );
+    std::fs::write(&log, altered.join("\n") + "\n").unwrap();
+    let err = refused(&arena(&["stats", arg(&dir)]));
+    assert!(
+        err.contains("the moves end at 49-15 (game over), the game_end record says 64-0"),
+        "{err}"
+    );
+}

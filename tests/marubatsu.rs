@@ -1,0 +1,111 @@
+//! Seed 003's marubatsu through the same arena, logs and readers as Othello, driven
+//! through the binary: the seed's published `ai9s` vs `ai2` row is reproduced within
+//! its sampling error, the perfect player never loses, and a marubatsu run folder is
+//! read back by `replay` and `rate`.
+
+mod support;
+
+use serde_json::Value;
+use support::{run_arena, temp_dir};
+
+fn play(args: &[&str]) -> Value {
+    let mut all = vec!["play", "--game", "marubatsu", "--json"];
+    all.extend_from_slice(args);
+    let output = run_arena(&all, "127.0.0.1:9");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    serde_json::from_slice(&output.stdout).expect("play --json prints JSON")
+}
+
+/// Win, loss and draw shares (percent) of a tally.
+fn shares(tally: &Value) -> [f64; 3] {
+    let games = tally["games"].as_f64().unwrap();
+    ["wins", "losses", "draws"].map(|key| 100.0 * tally[key].as_f64().unwrap() / games)
+}
+
+#[test]
+fn the_seed_003_ai9s_against_ai2_row_is_reproduced_within_sampling_error() {
+    // Seed 003: ai9s VS ai2, 10,000 games a side: 〇 98.7 0.1 1.2, × 89.6 2.4 8.0.
+    let result = play(&["--black", "ai9s", "--white", "ai2", "--games", "20000", "--swap"]);
+    let ai9s = &result["players"][0];
+    for (side, published) in [("as_black", [98.7, 0.1, 1.2]), ("as_white", [89.6, 2.4, 8.0])] {
+        let measured = shares(&ai9s[side]);
+        for (m, p) in measured.iter().zip(published) {
+            // Both figures are samples of 10,000 games: the two-sample standard error.
+            let pooled = (m + p) / 200.0;
+            let se = 100.0 * (pooled * (1.0 - pooled) * 2.0 / 10_000.0).sqrt().max(0.05);
+            assert!(
+                (m - p).abs() < 3.0 * se,
+                "{side}: measured {measured:?}, published {published:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_perfect_player_never_loses_to_the_ladder() {
+    for opponent in ["ai2", "ai6s", "ai8s", "ai11s"] {
+        let result = play(&["--black", "perfect", "--white", opponent, "--games", "2000", "--swap"]);
+        let perfect = &result["players"][0];
+        assert_eq!(perfect["losses"], 0, "perfect lost to {opponent}: {perfect}");
+        assert_eq!(perfect["games"], 2000);
+    }
+}
+
+#[test]
+fn a_marubatsu_run_is_logged_replayed_and_rated() {
+    let dir = temp_dir("marubatsu", "logs");
+    let run = dir.join("run");
+    let run_text = run.to_str().unwrap();
+    play(&[
+        "--black",
+        "ai8s",
+        "--white",
+        "ai2",
+        "--games",
+        "40",
+        "--swap",
+        "--log-dir",
+        run_text,
+    ]);
+    let log = std::fs::read_to_string(run.join("game-0001.jsonl")).unwrap();
+    let lines: Vec<Value> = log.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines[0]["type"], "game_start");
+    assert_eq!(lines[0]["rules"], "marubatsu");
+    assert_eq!(lines[0]["start_board"], "---------");
+    let end = lines.last().unwrap();
+    assert_eq!(end["type"], "game_end");
+    // `margin` is written where the marks' difference is not the result.
+    let marks = end["black_discs"].as_i64().unwrap() - end["white_discs"].as_i64().unwrap();
+    let margin = end["margin"].as_i64().unwrap_or(marks);
+    let expected = match end["winner"].as_str().unwrap() {
+        "black" => 1,
+        "white" => -1,
+        _ => 0,
+    };
+    assert_eq!(margin, expected, "the margin is the result, not the marks: {end}");
+
+    let replay = run_arena(
+        &["replay", run.join("game-0001.jsonl").to_str().unwrap()],
+        "127.0.0.1:9",
+    );
+    let text = String::from_utf8_lossy(&replay.stdout);
+    assert!(replay.status.success(), "{}", String::from_utf8_lossy(&replay.stderr));
+    assert!(text.contains("  a b c") && text.contains("置ける位置"), "{text}");
+
+    let rate = run_arena(&["rate", run_text, "--anchor", "ai2=0", "--json"], "127.0.0.1:9");
+    assert!(rate.status.success(), "{}", String::from_utf8_lossy(&rate.stderr));
+    let board: Value = serde_json::from_slice(&rate.stdout).unwrap();
+    let rows = board["as_played"]["rows"].as_array().unwrap();
+    assert_eq!(rows[0]["player"], "ai8s", "ai8s rates above ai2: {board}");
+}
+
+#[test]
+fn othello_engines_and_bad_specs_are_refused_for_marubatsu() {
+    let output = run_arena(
+        &["play", "--game", "marubatsu", "--black", "greedy", "--white", "ai2"],
+        "127.0.0.1:9",
+    );
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("bad --black") && stderr.contains("ai11s"), "{stderr}");
+}
