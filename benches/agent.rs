@@ -20,7 +20,7 @@ use support::{cpu_seconds, legal_moves_in, Reply, StubServer};
 
 fn eval(server: &StubServer, games_per_color: usize, parallel: usize) -> (u32, Duration) {
     let backend = Arc::new(OllamaBackend::new(&server.url, Duration::from_secs(30), RetryPolicy::default()).unwrap());
-    let config = EvalConfig {
+    let config: EvalConfig = EvalConfig {
         agent: PlayerSpec::Llm(LlmPlayer {
             config: Arc::new(AgentConfig::new("bench")),
             backend,

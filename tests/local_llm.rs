@@ -352,3 +352,82 @@ fn the_sample_tournament_runs_against_the_local_model() {
     assert_eq!(results["complete"], true);
     assert_eq!(results["ratings"]["as_played"]["games"], 4);
 }
+
+#[test]
+#[ignore = "needs a running llama-server: see the module docs (CI runs it)"]
+fn a_short_marubatsu_eval_through_a_real_model() {
+    let dir = std::env::temp_dir().join(format!("othello-local-llm-marubatsu-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let url = server_url();
+    let output = Command::new(env!("CARGO_BIN_EXE_othello-arena"))
+        .args([
+            "eval",
+            "--game",
+            "marubatsu",
+            "--agent",
+            "llm:qwen2.5-coder-0.5b",
+            "--vs",
+            "ai2",
+            "--games",
+            "1",
+            "--system",
+            "marubatsu-tool-en",
+            "--labels",
+            "en",
+            "--max-tool-rounds",
+            "1",
+            "--answer-format",
+            "json-legal",
+            "--max-turns",
+            "4",
+            "--on-invalid",
+            "feedback",
+            "--temperature",
+            "0.8",
+            "--num-predict",
+            "256",
+            "--api",
+            "openai",
+            "--host",
+            &url,
+            "--timeout",
+            "120",
+            "--log-dir",
+            dir.to_str().unwrap(),
+            "--json",
+        ])
+        .output()
+        .expect("the binary runs");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let summary: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let agent = &summary["agent"];
+    println!(
+        "local model, marubatsu vs ai2, 1 game a side: {} of {} moves by the model, {} invalid answers, \
+         {} tool calls + {} recovered from text; as O {}, as X {}",
+        agent["llm_moves"],
+        agent["moves"],
+        agent["invalid_answers"],
+        agent["tool_calls"],
+        agent["recovered_tool_calls"],
+        summary["opponents"][0]["as_black"],
+        summary["opponents"][0]["as_white"]
+    );
+    assert_eq!(summary["opponents"][0]["overall"]["games"], 2, "both games finish");
+    let mut exchanges = 0;
+    let mut turns = 0;
+    for game in ["game-0001.jsonl", "game-0002.jsonl"] {
+        let records = read_game_log(&dir.join(game)).expect("the game log reads back");
+        for record in records {
+            match &record.event {
+                Event::GameStart(start) => assert_eq!(start.rules.as_deref(), Some("marubatsu")),
+                Event::Exchange(_) => exchanges += 1,
+                Event::Move(m) => turns += m.agent.as_ref().map_or(0, |d| d.turns),
+                _ => {}
+            }
+        }
+    }
+    assert!(
+        exchanges > 0 && exchanges == turns,
+        "every request is logged: {exchanges} vs {turns}"
+    );
+}

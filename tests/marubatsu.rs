@@ -1,12 +1,14 @@
 //! Seed 003's marubatsu through the same arena, logs and readers as Othello, driven
 //! through the binary: the seed's published `ai9s` vs `ai2` row is reproduced within
-//! its sampling error, the perfect player never loses, and a marubatsu run folder is
-//! read back by `replay` and `rate`.
+//! its sampling error, the perfect player never loses, a marubatsu run folder is read
+//! back by `replay` and `rate`, and the LLM agent plays it through the same tool loop
+//! (a scripted model on 127.0.0.1 stands in for one that simulates its first legal
+//! square, then answers it).
 
 mod support;
 
-use serde_json::Value;
-use support::{run_arena, temp_dir};
+use serde_json::{json, Value};
+use support::{legal_moves_in, run_arena, temp_dir, Reply, StubServer};
 
 fn play(args: &[&str]) -> Value {
     let mut all = vec!["play", "--game", "marubatsu", "--json"];
@@ -108,4 +110,94 @@ fn othello_engines_and_bad_specs_are_refused_for_marubatsu() {
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("bad --black") && stderr.contains("ai11s"), "{stderr}");
+}
+
+/// A model that simulates the first legal square, then answers it.
+fn simulating_model() -> StubServer {
+    StubServer::start(|request, _| {
+        let legal = legal_moves_in(request);
+        let last_role = request["messages"]
+            .as_array()
+            .and_then(|m| m.last())
+            .map(|m| m["role"].clone());
+        if last_role == Some(json!("tool")) {
+            Reply::content(legal.first().map_or("", String::as_str))
+        } else {
+            Reply::tool_call(
+                "simulate_move",
+                json!({"coord": legal.first().cloned().unwrap_or_default()}),
+            )
+        }
+    })
+}
+
+#[test]
+fn the_llm_agent_plays_marubatsu_through_the_tool_loop() {
+    let server = simulating_model();
+    let dir = temp_dir("marubatsu", "eval");
+    let run = dir.join("run");
+    let output = run_arena(
+        &[
+            "eval",
+            "--game",
+            "marubatsu",
+            "--agent",
+            "llm:stub",
+            "--vs",
+            "ai2,perfect",
+            "--games",
+            "2",
+            "--system",
+            "marubatsu-tool-en",
+            "--labels",
+            "en",
+            "--fallback",
+            "ai8s",
+            "--log-dir",
+            run.to_str().unwrap(),
+            "--json",
+        ],
+        server.url.trim_start_matches("http://"),
+    );
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let summary: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let agent = &summary["agent"];
+    assert_eq!(agent["fallback_moves"], 0, "{agent}");
+    assert_eq!(agent["llm_share"], 1.0);
+    assert_eq!(agent["tool_calls_per_move"], 1.0);
+    assert_eq!(
+        summary["opponents"][1]["overall"]["wins"], 0,
+        "nobody beats perfect: {summary}"
+    );
+    // The tool's answer is marubatsu's, and the logs name the game.
+    let log = std::fs::read_to_string(run.join("game-0001.jsonl")).unwrap();
+    assert!(log.contains("\"rules\":\"marubatsu\""));
+    assert!(
+        log.contains("opponent_winning_replies"),
+        "the simulate_move result reaches the model"
+    );
+    assert!(log.contains("Legal moves: a1, b1, c1, a2, b2, c2, a3, b3, c3"));
+    let results: Value = serde_json::from_str(&std::fs::read_to_string(run.join("results.json")).unwrap()).unwrap();
+    assert_eq!(results["agent"]["moves"], agent["moves"]);
+    // An Othello engine is no fallback for marubatsu.
+    let refused = run_arena(
+        &[
+            "eval",
+            "--game",
+            "marubatsu",
+            "--agent",
+            "llm:stub",
+            "--vs",
+            "ai2",
+            "--fallback",
+            "greedy",
+        ],
+        server.url.trim_start_matches("http://"),
+    );
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("bad --fallback for marubatsu") && stderr.contains("ai11s"),
+        "{stderr}"
+    );
 }

@@ -12,6 +12,7 @@ use othello_arena::arena::rebuild_game;
 use othello_arena::engine::Solver;
 use othello_arena::othello::{Board, Move};
 use othello_arena::record::{read_game_log, MoveSource};
+use othello_arena::rules::Othello;
 use serde_json::Value;
 use support::{legal_moves_in, run_arena, Reply, StubServer};
 
@@ -26,7 +27,7 @@ fn scored_moves(dir: &Path) -> Vec<Value> {
 /// The position before `ply` of game `game` in `dir`.
 fn board_before(dir: &Path, game: u64, ply: u64) -> Board {
     let records = read_game_log(&dir.join(format!("game-{game:04}.jsonl"))).unwrap();
-    let record = rebuild_game(&records).unwrap();
+    let record = rebuild_game::<Othello>(&records).unwrap();
     let mut board = *record.game.start();
     for mv in &record.game.moves()[..ply as usize - 1] {
         board = board.play(*mv);

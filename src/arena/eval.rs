@@ -14,14 +14,15 @@ use super::tally::{GameSummary, Matchup};
 use crate::agent::AnswerKind;
 use crate::othello::{ByColor, Color};
 use crate::record::{AgentDecision, MoveSource};
+use crate::rules::{Othello, Rules};
 
 /// What an evaluation plays.
 #[derive(Clone, Debug)]
-pub struct EvalConfig {
+pub struct EvalConfig<R: Rules = Othello> {
     /// The LLM player.
-    pub agent: PlayerSpec,
+    pub agent: PlayerSpec<R>,
     /// The opponents, in table order.
-    pub opponents: Vec<PlayerSpec>,
+    pub opponents: Vec<PlayerSpec<R>>,
     /// Games with the agent as black, and as many as white, per opponent.
     pub games_per_color: usize,
     /// Fixes the seeded players (and the openings, unless `opening_seed` is set).
@@ -32,7 +33,7 @@ pub struct EvalConfig {
     /// positions.
     pub opening_seed: Option<u64>,
     /// Opening plies, parallelism and logging.
-    pub run: RunOptions,
+    pub run: RunOptions<R>,
 }
 
 /// What the agent did over a set of moves.
@@ -175,7 +176,7 @@ pub struct OpponentResult {
 
 /// One finished game of an evaluation.
 #[derive(Clone, Debug)]
-pub struct EvalGame {
+pub struct EvalGame<R: Rules = Othello> {
     /// Game number (schedule index + 1, as in its log's name).
     pub number: usize,
     /// Index of the opponent in [`EvalConfig::opponents`].
@@ -183,25 +184,25 @@ pub struct EvalGame {
     /// The agent's color.
     pub agent_color: Color,
     /// The game.
-    pub record: GameRecord,
+    pub record: GameRecord<R>,
 }
 
 /// A finished evaluation.
 #[derive(Clone, Debug)]
-pub struct EvalResult {
+pub struct EvalResult<R: Rules = Othello> {
     /// Per opponent, in the configured order.
     pub opponents: Vec<OpponentResult>,
     /// Over all games.
     pub agent: AgentStats,
     /// Every finished game in schedule order.
-    pub games: Vec<EvalGame>,
+    pub games: Vec<EvalGame<R>>,
     /// Scheduled games that did not finish (the run was stopped); counted nowhere.
     pub unfinished: usize,
 }
 
-impl EvalConfig {
+impl<R: Rules> EvalConfig<R> {
     /// Players list: the agent first, then the opponents.
-    pub fn players(&self) -> Vec<PlayerSpec> {
+    pub fn players(&self) -> Vec<PlayerSpec<R>> {
         std::iter::once(self.agent.clone())
             .chain(self.opponents.iter().cloned())
             .collect()
@@ -237,7 +238,10 @@ impl EvalConfig {
 }
 
 /// Plays the evaluation; `report` sees every move and finished game.
-pub async fn run_eval(config: &EvalConfig, report: &(dyn Fn(MatchEvent<'_>) + Sync)) -> Result<EvalResult, MatchError> {
+pub async fn run_eval<R: Rules>(
+    config: &EvalConfig<R>,
+    report: &(dyn Fn(MatchEvent<'_, R>) + Sync),
+) -> Result<EvalResult<R>, MatchError> {
     let games: Vec<ScheduledGame> = config.schedule().into_iter().map(|(_, _, g)| g).collect();
     let records = run_games(&config.players(), &games, &config.run, report).await?;
     Ok(config.tally(records, &|_| true))
@@ -246,11 +250,11 @@ pub async fn run_eval(config: &EvalConfig, report: &(dyn Fn(MatchEvent<'_>) + Sy
 /// Plays the evaluation pair by pair against each opponent until `rule` stops it (or
 /// `games_per_color` pairs are played); the stops and the decision log come back with
 /// the result.
-pub async fn run_eval_sequential(
-    config: &EvalConfig,
+pub async fn run_eval_sequential<R: Rules>(
+    config: &EvalConfig<R>,
     rule: &StopRule,
-    report: &(dyn Fn(MatchEvent<'_>) + Sync),
-) -> Result<(EvalResult, SequentialResult), MatchError> {
+    report: &(dyn Fn(MatchEvent<'_, R>) + Sync),
+) -> Result<(EvalResult<R>, SequentialResult<R>), MatchError> {
     let schedule = config.schedule();
     let games: Vec<ScheduledGame> = schedule.iter().map(|(_, _, g)| g.clone()).collect();
     // Games 2i and 2i+1 of an opponent's block are the two colours of one opening.
@@ -284,10 +288,10 @@ pub async fn run_eval_sequential(
     Ok((result, played))
 }
 
-impl EvalConfig {
+impl<R: Rules> EvalConfig<R> {
     /// The result of the schedule's games (`None`: not finished); a game that is not
     /// `needed` is not counted as unfinished.
-    pub fn tally(&self, records: Vec<Option<GameRecord>>, needed: &dyn Fn(usize) -> bool) -> EvalResult {
+    pub fn tally(&self, records: Vec<Option<GameRecord<R>>>, needed: &dyn Fn(usize) -> bool) -> EvalResult<R> {
         let config = self;
         let schedule = config.schedule();
         let mut opponents: Vec<OpponentResult> = config

@@ -8,15 +8,15 @@ use super::game::{Forfeit, GameRecord, PlyRecord};
 use super::player::{Played, PlayerSpec};
 use super::replay::replay_records;
 use super::schedule::ScheduledGame;
-use crate::othello::{Board, Color, Move};
+use crate::othello::Color;
 use crate::record::{game_start, read_game_log_prefix, Event, ReadLogError, Record};
 use crate::rules::{Line, Othello, Rules};
 
 /// What an interrupted run left behind.
-#[derive(Clone, Debug, Default)]
-pub struct ResumeState {
+#[derive(Clone, Debug)]
+pub struct ResumeState<R: Rules = Othello> {
     /// Finished games, by schedule index.
-    pub finished: BTreeMap<usize, GameRecord>,
+    pub finished: BTreeMap<usize, GameRecord<R>>,
     /// Logs of unfinished games, each renamed to `game-NNNN.jsonl.unfinished-K`.
     pub set_aside: Vec<PathBuf>,
 }
@@ -77,12 +77,15 @@ pub fn is_game_log(path: &Path) -> bool {
 /// Reads the logs in `dir` for `schedule` (played by `players`): a game whose log ends
 /// with `game_end` is rebuilt and kept; a log without one (stopped, killed, torn last
 /// line) is renamed so the game is played again from its start and nothing written is lost.
-pub fn load_resume_state(
+pub fn load_resume_state<R: Rules>(
     dir: &Path,
-    players: &[PlayerSpec],
+    players: &[PlayerSpec<R>],
     schedule: &[ScheduledGame],
-) -> Result<ResumeState, ResumeError> {
-    let mut state = ResumeState::default();
+) -> Result<ResumeState<R>, ResumeError> {
+    let mut state = ResumeState {
+        finished: BTreeMap::new(),
+        set_aside: Vec::new(),
+    };
     for (index, scheduled) in schedule.iter().enumerate() {
         let number = index + 1;
         let path = game_log_path(dir, number);
@@ -121,11 +124,11 @@ fn set_aside(path: &Path) -> Result<PathBuf, ResumeError> {
     Ok(target)
 }
 
-fn check_players(
+fn check_players<R: Rules>(
     path: &Path,
     number: usize,
     records: &[Record],
-    players: &[PlayerSpec],
+    players: &[PlayerSpec<R>],
     scheduled: &ScheduledGame,
 ) -> Result<(), ResumeError> {
     let expected = format!(
@@ -154,15 +157,22 @@ fn check_players(
 /// forfeit, with the board's discs and winner); a finished game also needs its
 /// `game_end`. After a `forfeit`, the game goes to the opponent, scored
 /// [`GameRecord::FORFEIT_MARGIN`].
-pub fn rebuild_game(records: &[Record]) -> Result<GameRecord, String> {
+pub fn rebuild_game<R: Rules>(records: &[Record]) -> Result<GameRecord<R>, String> {
     let replay = replay_records(records).map_err(|e| e.to_string())?;
     if replay.final_discs.is_none() {
         return Err("no game_end record".into());
     }
     let start = game_start(records).ok_or("no game_start record")?;
-    let board = Board::parse_squares(&start.start_board, Color::Black).map_err(|e| format!("start board: {e}"))?;
-    let mut game = Line::<Othello>::new(board);
-    let parse_move = |text: &str| text.parse::<Move>().map_err(|e| format!("move {text:?}: {e}"));
+    if start.rules.as_deref().unwrap_or(Othello::NAME) != R::NAME {
+        return Err(format!(
+            "the log is a game of {}, not {}",
+            start.rules.as_deref().unwrap_or(Othello::NAME),
+            R::NAME
+        ));
+    }
+    let board = R::parse_squares(&start.start_board, Color::Black).map_err(|e| format!("start board: {e}"))?;
+    let mut game = Line::<R>::new(board);
+    let parse_move = |text: &str| crate::rules::parse_move::<R>(text);
     for text in &start.opening {
         game.try_play(parse_move(text)?).map_err(|e| format!("opening: {e}"))?;
     }
@@ -198,13 +208,12 @@ pub fn rebuild_game(records: &[Record]) -> Result<GameRecord, String> {
     if let Some(forfeit) = forfeit {
         return Ok(GameRecord::forfeited(game, opening_plies, plies, forfeit));
     }
-    let board = game.board();
     Ok(GameRecord {
         opening_plies,
         plies,
         forfeit: None,
-        outcome: board.leader(),
-        disc_difference: Othello::margin(game.board()),
+        outcome: R::outcome(game.board()),
+        disc_difference: R::margin(game.board()),
         game,
     })
 }
@@ -212,7 +221,7 @@ pub fn rebuild_game(records: &[Record]) -> Result<GameRecord, String> {
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
-    use crate::othello::Outcome;
+    use crate::othello::{Board, Outcome};
     use crate::record::{AgentDecision, ForfeitRecord, GameEnd, GameStart, MoveRecord, MoveSource};
 
     fn line(event: Event) -> Record {
@@ -274,7 +283,7 @@ pub(super) mod tests {
 
     #[test]
     fn a_forfeited_game_is_rebuilt_as_the_forfeiting_sides_wipeout_loss() {
-        let game = rebuild_game(&forfeited_log("black")).unwrap();
+        let game = rebuild_game::<Othello>(&forfeited_log("black")).unwrap();
         let forfeit = game.forfeit.as_ref().unwrap();
         assert_eq!((forfeit.color, forfeit.player.as_str()), (Color::White, "llm:m"));
         assert_eq!(forfeit.agent.source, Some(MoveSource::Forfeit));
@@ -288,7 +297,7 @@ pub(super) mod tests {
 
     #[test]
     fn a_forfeit_that_does_not_add_up_is_refused() {
-        let err = rebuild_game(&forfeited_log("white")).unwrap_err();
+        let err = rebuild_game::<Othello>(&forfeited_log("white")).unwrap_err();
         assert!(
             err.contains("white forfeited") && err.contains("winner is white"),
             "{err}"
@@ -298,7 +307,7 @@ pub(super) mod tests {
         if let Event::Forfeit(f) = &mut log[2].event {
             f.color = "black".into();
         }
-        let err = rebuild_game(&log).unwrap_err();
+        let err = rebuild_game::<Othello>(&log).unwrap_err();
         assert!(
             err.contains("forfeit by black at ply 2, but the moves leave white to move"),
             "{err}"
@@ -306,12 +315,16 @@ pub(super) mod tests {
         // A move after the forfeit.
         let mut log = forfeited_log("black");
         log.insert(3, log[1].clone());
-        assert!(rebuild_game(&log).unwrap_err().contains("a move after the forfeit"));
+        assert!(rebuild_game::<Othello>(&log)
+            .unwrap_err()
+            .contains("a move after the forfeit"));
         // The discs are the board's, not the 64-0 score.
         let mut log = forfeited_log("black");
         if let Event::GameEnd(end) = &mut log[3].event {
             (end.black_discs, end.white_discs) = (64, 0);
         }
-        assert!(rebuild_game(&log).unwrap_err().contains("the moves end at 4-1"));
+        assert!(rebuild_game::<Othello>(&log)
+            .unwrap_err()
+            .contains("the moves end at 4-1"));
     }
 }

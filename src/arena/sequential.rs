@@ -15,6 +15,7 @@ use super::game::GameRecord;
 use super::player::PlayerSpec;
 use super::schedule::{run_games, MatchError, MatchEvent, RunOptions, ScheduledGame};
 use super::stopping::{Decision, GameScore, StopRule, Trials};
+use crate::rules::{Othello, Rules};
 
 /// One pairing of a sequential run.
 #[derive(Clone, Debug)]
@@ -41,9 +42,9 @@ pub struct PairingStop {
 
 /// What a sequential run played.
 #[derive(Clone, Debug)]
-pub struct SequentialResult {
+pub struct SequentialResult<R: Rules = Othello> {
     /// Per schedule index: the game, or `None` when it was not needed (or not finished).
-    pub records: Vec<Option<GameRecord>>,
+    pub records: Vec<Option<GameRecord<R>>>,
     /// Per pairing: where it stopped; `None` when the run was interrupted first.
     pub stops: Vec<Option<PairingStop>>,
     /// The rule's answer at every pair boundary of every pairing, in pairing order
@@ -53,15 +54,15 @@ pub struct SequentialResult {
 
 /// Plays `pairings` over `schedule` under `rule`; `options.finished` holds games an
 /// earlier session finished. Stops early (with `None` stops) when `options.stop` is set.
-pub async fn run_sequential(
-    players: &[PlayerSpec],
+pub async fn run_sequential<R: Rules>(
+    players: &[PlayerSpec<R>],
     schedule: &[ScheduledGame],
     pairings: &[Pairing],
     rule: &StopRule,
-    options: &RunOptions,
-    report: &(dyn Fn(MatchEvent<'_>) + Sync),
-) -> Result<SequentialResult, MatchError> {
-    let mut records: Vec<Option<GameRecord>> = vec![None; schedule.len()];
+    options: &RunOptions<R>,
+    report: &(dyn Fn(MatchEvent<'_, R>) + Sync),
+) -> Result<SequentialResult<R>, MatchError> {
+    let mut records: Vec<Option<GameRecord<R>>> = vec![None; schedule.len()];
     for (&index, record) in &options.finished {
         if let Some(slot) = records.get_mut(index) {
             report(MatchEvent::GameDone { game: index, record });

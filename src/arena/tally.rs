@@ -11,6 +11,7 @@ use super::player::PlayerSpec;
 use super::stats::Tally;
 use crate::othello::{ByColor, Color};
 use crate::record::{game_start, Event, PlayerKind, Record};
+use crate::rules::Rules;
 
 /// One game as the reports see it.
 #[derive(Clone, Debug, PartialEq)]
@@ -84,7 +85,7 @@ impl GameSummary {
     }
 
     /// A game just played, numbered `number`, between `players`.
-    pub fn from_game(number: usize, players: ByColor<&PlayerSpec>, record: &GameRecord) -> GameSummary {
+    pub fn from_game<R: Rules>(number: usize, players: ByColor<&PlayerSpec<R>>, record: &GameRecord<R>) -> GameSummary {
         let mut agents: ByColor<AgentStats> = ByColor::default();
         for (color, decision) in record.agent_decisions() {
             agents[color].add(decision);
@@ -189,7 +190,7 @@ mod tests {
     fn a_forfeit_is_a_64_disc_loss_from_the_log_and_from_the_game() {
         let log = forfeited_log("black");
         let from_log = GameSummary::from_log(&log).unwrap();
-        let record = rebuild_game(&log).unwrap();
+        let record = rebuild_game::<crate::rules::Othello>(&log).unwrap();
         let random = PlayerSpec::Engine(EngineSpec::Random);
         let mut from_game = GameSummary::from_game(
             1,

@@ -265,12 +265,16 @@ pub struct EvalArgs {
     /// Continue the interrupted run in this folder with the settings in its run.json:
     /// finished games are kept, unfinished ones are played again.
     #[arg(long, value_name = "RUN-DIR", conflicts_with_all = [
-        "agent_spec", "vs", "games", "opening_random", "seed", "opening_seed", "log_dir", "stop", "AgentArgs",
+        "game", "agent_spec", "vs", "games", "opening_random", "seed", "opening_seed", "log_dir", "stop", "AgentArgs",
         "ReferenceArgs",
     ])]
     pub resume: Option<PathBuf>,
-    /// Opponents, comma-separated engine specs.
-    #[arg(long, value_delimiter = ',', default_value = "n-hand:3,n-least:3,n-most:3,random")]
+    /// The game: othello, or marubatsu (seed 003's tic-tac-toe).
+    #[arg(long, value_enum, default_value_t = GameArg::Othello)]
+    pub game: GameArg,
+    /// Opponents, comma-separated engine specs (default: the game's ladder,
+    /// n-hand:3,n-least:3,n-most:3,random for Othello, ai2,ai8s,perfect for marubatsu).
+    #[arg(long, value_delimiter = ',')]
     pub vs: Vec<String>,
     /// Games per color per opponent (with --stop: the most).
     #[arg(long, default_value_t = 1, value_parser = limits::flag::games)]

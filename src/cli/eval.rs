@@ -13,16 +13,16 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{json, Value};
 
 use super::agent_args::parse_player;
-use super::args::{Cli, Command, EvalArgs, ReferenceArgs};
+use super::args::{Cli, Command, EvalArgs, GameArg, ReferenceArgs};
 use super::outputs::{check_output_flag, new_run_folder, resumed_run_folder};
 use super::quality;
 use super::report::{agent_lines, opponent_rows, tally_header, tally_json};
 use crate::arena::{
     host_usage, load_resume_state, run_eval, run_eval_sequential, run_record, utc_now, EvalConfig, EvalResult,
-    GameToScore, HostUsage, MatchEvent, MoveQuality, PairingStop, RunFolder, RunOptions,
+    GameToScore, HostUsage, MatchEvent, MoveQuality, PairingStop, PlayerSpec, RunFolder, RunOptions,
 };
 use crate::record::{hold_log_writes, read_game_log_prefix, Event};
-use crate::rules::{Othello, Rules};
+use crate::rules::{Marubatsu, Othello, Rules};
 
 /// The run stopped at the user's request before every game finished.
 #[derive(Debug, thiserror::Error)]
@@ -48,18 +48,54 @@ pub(super) async fn run(args: EvalArgs, env: &dyn Fn(&str) -> Option<String>) ->
             (args, json!({ "argv": argv }))
         }
     };
+    match args.game {
+        GameArg::Othello => evaluate::<Othello>(args, run_json, resuming, env, score_agent_moves).await,
+        GameArg::Marubatsu => {
+            evaluate::<Marubatsu>(args, run_json, resuming, env, |_, _, _, _, _, _| {
+                bail!(
+                    "bad --score-moves: move quality is not measured for {} yet",
+                    Marubatsu::NAME
+                )
+            })
+            .await
+        }
+    }
+}
+
+/// How `--score-moves` scores the agent's moves of an evaluation of game `R`: over all
+/// games, and per opponent.
+type Scorer<R> = fn(
+    &EvalResult<R>,
+    usize,
+    ReferenceArgs,
+    bool,
+    &Path,
+    Option<&AtomicBool>,
+) -> Result<(MoveQuality, Vec<MoveQuality>)>;
+
+async fn evaluate<R: Rules>(
+    args: EvalArgs,
+    run_json: Value,
+    resuming: bool,
+    env: &dyn Fn(&str) -> Option<String>,
+    score_agent_moves: Scorer<R>,
+) -> Result<()> {
     let agent_spec = args.agent_spec.as_deref().unwrap_or_default();
     let connection = args.hosts.connect(&args.agent, env).await?;
     let backend = connection.backend.clone();
-    let agent = parse_player(agent_spec, "--agent", &args.agent, Some(&connection))?;
+    let agent: PlayerSpec<R> = parse_player(agent_spec, "--agent", &args.agent, Some(&connection))?;
     let Some(agent_config) = agent.agent_config().cloned() else {
         bail!("bad --agent {agent_spec:?}: eval measures an LLM player, give llm:MODEL");
     };
-    let opponents = args
-        .vs
-        .iter()
-        .map(|spec| parse_player(spec, "--vs", &args.agent, Some(&connection)))
-        .collect::<Result<Vec<_>>>()?;
+    let default_opponents: Vec<String> = R::DEFAULT_OPPONENTS.split(',').map(str::to_string).collect();
+    let opponents = if args.vs.is_empty() {
+        &default_opponents
+    } else {
+        &args.vs
+    }
+    .iter()
+    .map(|spec| parse_player(spec, "--vs", &args.agent, Some(&connection)))
+    .collect::<Result<Vec<_>>>()?;
     if opponents.iter().any(|o| o.is_human()) {
         bail!("bad --vs: eval runs unattended; use `play` to play the agent yourself");
     }
@@ -127,7 +163,7 @@ pub(super) async fn run(args: EvalArgs, env: &dyn Fn(&str) -> Option<String>) ->
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     bar.tick();
-    let report = |event: MatchEvent<'_>| {
+    let report = |event: MatchEvent<'_, R>| {
         if let MatchEvent::GameDone { .. } = event {
             bar.inc(1);
         }
@@ -217,8 +253,8 @@ pub(super) async fn run(args: EvalArgs, env: &dyn Fn(&str) -> Option<String>) ->
 
 /// Reads back the finished games of the interrupted run in `log_dir` into `config`
 /// (unfinished logs are set aside) and returns its run.json with this resume added.
-fn resume_from_logs(
-    config: &mut EvalConfig,
+fn resume_from_logs<R: Rules>(
+    config: &mut EvalConfig<R>,
     log_dir: &Path,
     mut run_json: Value,
     created: &str,
@@ -427,7 +463,7 @@ fn host_lines(hosts: &[HostUsage]) -> String {
     out
 }
 
-fn summary_json(result: &EvalResult, games_per_color: usize, log_dir: &str) -> Value {
+fn summary_json<R: Rules>(result: &EvalResult<R>, games_per_color: usize, log_dir: &str) -> Value {
     let opponents: Vec<Value> = result
         .opponents
         .iter()
@@ -452,7 +488,7 @@ fn summary_json(result: &EvalResult, games_per_color: usize, log_dir: &str) -> V
 }
 
 /// Seed 000's Evaluator CSV: one row per opponent, W/L/D per agent color.
-fn seed_csv(result: &EvalResult, model: &str, games_per_color: usize) -> String {
+fn seed_csv<R: Rules>(result: &EvalResult<R>, model: &str, games_per_color: usize) -> String {
     let date = &utc_now().0[..10];
     let mut out = String::from("model,date,games_per_matchup,opponent,b_win,b_lose,b_draw,w_win,w_lose,w_draw\n");
     for o in &result.opponents {
@@ -471,7 +507,7 @@ fn seed_csv(result: &EvalResult, model: &str, games_per_color: usize) -> String 
     out
 }
 
-fn text_report(result: &EvalResult, model: &str, games_per_color: usize) -> String {
+fn text_report<R: Rules>(result: &EvalResult<R>, model: &str, games_per_color: usize) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -494,7 +530,7 @@ fn text_report(result: &EvalResult, model: &str, games_per_color: usize) -> Stri
     let _ = writeln!(
         out,
         "{}  model-decided moves",
-        tally_header("opponent", width, Othello::MARGIN)
+        tally_header("opponent", width, R::MARGIN)
     );
     for o in &result.opponents {
         opponent_rows(

@@ -19,7 +19,8 @@ pub(super) fn run(args: RateArgs) -> Result<()> {
         let inputs: Vec<&Path> = args.paths.iter().map(PathBuf::as_path).collect();
         check_output_flag("--csv", path, &inputs, &[])?;
     }
-    let games = read_games(&args.paths)?;
+    let (games, notes) = read_games_with_notes(&args.paths)?;
+    print_notes(&notes);
     let anchor = (player_name(&args.anchor.0), args.anchor.1);
     let (as_played, as_loss) = both_views(&games, &anchor, args.bootstrap as usize, args.seed)?;
     if let Some(path) = &args.csv {
@@ -27,7 +28,10 @@ pub(super) fn run(args: RateArgs) -> Result<()> {
             .with_context(|| format!("cannot write --csv {}", path.display()))?;
     }
     if args.json {
-        println!("{}", json!({ "as_played": as_played, "fallback_as_loss": as_loss }));
+        println!(
+            "{}",
+            json!({ "as_played": as_played, "fallback_as_loss": as_loss, "notes": notes })
+        );
     } else {
         print!("{}", tables(&as_played, as_loss.as_ref()));
     }
@@ -73,8 +77,14 @@ pub(super) fn player_name(spec: &str) -> String {
 /// the rules, a game cut off by a crash unfinished; the notes go to stderr); the run of
 /// each game is the folder it lies in.
 pub(super) fn read_games(paths: &[std::path::PathBuf]) -> Result<Vec<RunGame>> {
+    let (games, notes) = read_games_with_notes(paths)?;
+    print_notes(&notes);
+    Ok(games)
+}
+
+/// [`read_games`], with the reader's notes returned rather than printed.
+fn read_games_with_notes(paths: &[std::path::PathBuf]) -> Result<(Vec<RunGame>, Vec<String>)> {
     let logs = read_game_logs(paths)?;
-    print_notes(&logs.notes);
     let mut runs: Vec<&Path> = Vec::new();
     let mut games = Vec::new();
     for logged in &logs.games {
@@ -90,7 +100,7 @@ pub(super) fn read_games(paths: &[std::path::PathBuf]) -> Result<Vec<RunGame>> {
             game: logged.summary.clone(),
         });
     }
-    Ok(games)
+    Ok((games, logs.notes))
 }
 
 /// The text table: rank, player, rating with its interval, games, score, and for LLM

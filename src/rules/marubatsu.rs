@@ -18,6 +18,7 @@ impl Rules for Marubatsu {
     type Illegal = IllegalMove;
     type Spec = MarubatsuSpec;
     type Decision = Move;
+    const DEFAULT_OPPONENTS: &'static str = "ai2,ai8s,perfect";
     const MARGIN: &'static str = "margin (win 1, loss -1)";
     /// A forfeit is a lost game, as any other.
     const FORFEIT_MARGIN: i32 = 1;

@@ -60,6 +60,9 @@ pub trait Rules: Copy + Debug + Default + Send + Sync + 'static {
     /// Reads [`Rules::to_squares`] back, with the side to move.
     fn parse_squares(text: &str, to_move: Color) -> Result<Self::Position, String>;
 
+    /// The opponents an evaluation meets when none are given (comma-separated specs).
+    const DEFAULT_OPPONENTS: &'static str;
+
     /// Builds the engine `spec` names; `seed` fixes its random choices.
     fn engine(spec: &Self::Spec, seed: u64) -> Box<dyn GameEngine<Self>>;
     /// Whether `spec` is a person (asked at the terminal).

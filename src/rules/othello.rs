@@ -17,6 +17,7 @@ impl Rules for Othello {
     type Illegal = IllegalMove;
     type Spec = EngineSpec;
     type Decision = Decision;
+    const DEFAULT_OPPONENTS: &'static str = "n-hand:3,n-least:3,n-most:3,random";
     const MARGIN: &'static str = "disc diff";
     /// A wipeout: a forfeit must never look like a close game.
     const FORFEIT_MARGIN: i32 = 64;
