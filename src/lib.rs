@@ -11,7 +11,8 @@
 //! - [`agent`]: the LLM player (conversation loop, policy, answer parsing, prompts).
 //! - [`arena`]: games (tokio tasks), matches, evaluations, tournaments, ratings and
 //!   sequential stopping, statistics, replay, resume, move quality, wipeout search.
-//! - [`cli`]: the command line (the only module that reads the environment).
+//! - [`cli`]: the command line; [`web`]: `serve`, the browser face (axum on the same
+//!   runtime, page files built in). The only modules that read flags or the environment.
 
 pub mod agent;
 pub mod arena;
@@ -23,5 +24,6 @@ pub mod othello;
 pub mod record;
 pub mod rules;
 pub mod tools;
+pub mod web;
 
 pub use othello::{Board, Color, Move, Square};

@@ -7,10 +7,10 @@
 
 mod support;
 
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
 
-use serde_json::{json, Value};
+use serde_json::json;
+use support::browser::{base64_decode, Driver};
 use support::{legal_moves_in, Reply, StubServer};
 
 const PAYLOADS: &str = "</script><script>window.__pwned = 1</script><img src=x onerror=\"window.__pwned = 2\">";
@@ -25,122 +25,6 @@ fn hostile_model() -> StubServer {
             "content": format!("{PAYLOADS} I play {}", legal[0]),
         }))
     })
-}
-
-struct Driver {
-    process: Child,
-    url: String,
-    session: String,
-    http: reqwest::blocking::Client,
-}
-
-impl Driver {
-    fn start() -> Driver {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let process = Command::new("chromedriver")
-            .arg(format!("--port={port}"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("chromedriver runs (apt-get install chromium chromium-driver; .ci/run does)");
-        let url = format!("http://127.0.0.1:{port}");
-        let http = reqwest::blocking::Client::builder()
-            .timeout(Duration::from_secs(60))
-            .build()
-            .unwrap();
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while http.get(format!("{url}/status")).send().is_err() {
-            assert!(Instant::now() < deadline, "chromedriver did not start");
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        let profile = std::env::temp_dir().join(format!("othello-chromium-{}", std::process::id()));
-        let args = [
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--window-size=1300,1500",
-        ]
-        .iter()
-        .map(|a| a.to_string())
-        .chain([format!("--user-data-dir={}", profile.display())])
-        .collect::<Vec<_>>();
-        let caps = json!({"capabilities": {"alwaysMatch": {"browserName": "chrome",
-            "goog:chromeOptions": {"binary": "/usr/bin/chromium", "args": args}}}});
-        let created: Value = http
-            .post(format!("{url}/session"))
-            .json(&caps)
-            .send()
-            .unwrap()
-            .json()
-            .unwrap();
-        let session = created["value"]["sessionId"]
-            .as_str()
-            .expect("a WebDriver session")
-            .to_string();
-        Driver {
-            process,
-            url,
-            session,
-            http,
-        }
-    }
-
-    fn call(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> Value {
-        let url = format!("{}/session/{}{path}", self.url, self.session);
-        let mut request = self.http.request(method, url);
-        if let Some(body) = body {
-            request = request.json(&body);
-        }
-        let value: Value = request.send().unwrap().json().unwrap();
-        value["value"].clone()
-    }
-
-    fn script(&self, code: &str) -> Value {
-        self.call(
-            reqwest::Method::POST,
-            "/execute/sync",
-            Some(json!({"script": code, "args": []})),
-        )
-    }
-
-    fn click(&self, css: &str) {
-        let element = self.call(
-            reqwest::Method::POST,
-            "/element",
-            Some(json!({"using": "css selector", "value": css})),
-        );
-        let id = element
-            .as_object()
-            .and_then(|o| o.values().next())
-            .and_then(Value::as_str)
-            .unwrap()
-            .to_string();
-        self.call(reqwest::Method::POST, &format!("/element/{id}/click"), Some(json!({})));
-    }
-
-    fn key(&self, key: &str) {
-        let actions = json!({"actions": [{"type": "key", "id": "kb", "actions": [{"type": "keyDown", "value": key}, {"type": "keyUp", "value": key}]}]});
-        self.call(reqwest::Method::POST, "/actions", Some(actions));
-    }
-}
-
-impl Drop for Driver {
-    fn drop(&mut self) {
-        let _ = self
-            .http
-            .delete(format!("{}/session/{}", self.url, self.session))
-            .send();
-        let _ = self.process.kill();
-    }
 }
 
 #[test]
@@ -242,29 +126,4 @@ fn the_report_escapes_model_text_and_steps_through_games() {
         .as_str()
         .unwrap()
         .contains("black"));
-}
-
-/// Standard base64 (the screenshot's encoding), without a crate for one call.
-fn base64_decode(text: &str) -> Vec<u8> {
-    let value = |c: u8| match c {
-        b'A'..=b'Z' => c - b'A',
-        b'a'..=b'z' => c - b'a' + 26,
-        b'0'..=b'9' => c - b'0' + 52,
-        b'+' => 62,
-        _ => 63,
-    };
-    let clean: Vec<u8> = text
-        .bytes()
-        .filter(|c| *c != b'=' && !c.is_ascii_whitespace())
-        .collect();
-    let mut out = Vec::with_capacity(clean.len() * 3 / 4);
-    for chunk in clean.chunks(4) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |acc, (i, &c)| acc | u32::from(value(c)) << (18 - 6 * i));
-        let bytes = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
-        out.extend_from_slice(&bytes[..chunk.len().saturating_sub(1)]);
-    }
-    out
 }

@@ -14,5 +14,5 @@ pub use blocking::BlockingEngine;
 pub use config::{AgentConfig, Fallback, InvalidPolicy, Mode, ParseFallbackError};
 pub use prompt::{sha256_hex, Prompt, PromptError};
 pub use recover::recover_tool_calls;
-pub use runner::{Agent, AgentChoice, AgentError, AgentMove, MoveContext};
+pub use runner::{Agent, AgentChoice, AgentError, AgentEvent, AgentMove, AgentObserver, MoveContext};
 pub use structured::{parse_structured, AnswerFormat, StructuredAnswer};

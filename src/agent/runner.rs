@@ -89,6 +89,34 @@ pub enum AgentError {
     },
 }
 
+/// What happens while the agent decides, reported as it happens (a page that shows a
+/// game live, a progress display): each reply of the model and each tool result.
+#[derive(Clone, Copy, Debug)]
+pub enum AgentEvent<'a> {
+    /// The model answered one turn (its tool calls as it sent them; calls written as
+    /// text are recovered afterwards and show up in the tool results).
+    Reply {
+        /// Session of the move (from 1).
+        session: u32,
+        /// Turn of the session (from 1).
+        turn: u32,
+        /// The reply.
+        message: &'a Message,
+    },
+    /// A tool call was run and its result goes back to the model.
+    ToolResult {
+        /// The call.
+        call: &'a ToolCall,
+        /// The result sent to the model.
+        content: &'a str,
+        /// Whether the result is an error message.
+        is_error: bool,
+    },
+}
+
+/// Receives an agent's [`AgentEvent`]s; called on the agent's task, so it must be quick.
+pub type AgentObserver = Arc<dyn Fn(AgentEvent<'_>) + Send + Sync>;
+
 /// The LLM player of game `R`.
 pub struct Agent<R: Rules = Othello> {
     config: Arc<AgentConfig>,
@@ -100,6 +128,8 @@ pub struct Agent<R: Rules = Othello> {
     /// The host that answered the last request: the next one goes there while it has
     /// room (a fleet's prompt-cache affinity).
     last_host: Option<String>,
+    /// Sees each reply and tool result.
+    observer: Option<AgentObserver>,
 }
 
 /// How a session ended without a move.
@@ -125,6 +155,19 @@ impl<R: Rules> Agent<R> {
             tools,
             fallback,
             last_host: None,
+            observer: None,
+        }
+    }
+
+    /// The same agent, reporting each reply and tool result to `observer`.
+    pub fn with_observer(mut self, observer: AgentObserver) -> Agent<R> {
+        self.observer = Some(observer);
+        self
+    }
+
+    fn notify(&self, event: AgentEvent<'_>) {
+        if let Some(observer) = &self.observer {
+            observer(event);
         }
     }
 
@@ -282,6 +325,11 @@ impl<R: Rules> Agent<R> {
             }
             let mut reply = exchange.reply.message;
             reply.role = Role::Assistant;
+            self.notify(AgentEvent::Reply {
+                session,
+                turn,
+                message: &reply,
+            });
             if offer_tools {
                 let calls = self.tool_calls(&mut reply, decision);
                 if !calls.is_empty() {
@@ -289,6 +337,11 @@ impl<R: Rules> Agent<R> {
                     for call in &calls {
                         let outcome = self.tools.call(board, &call.function.name, &call.function.arguments);
                         decision.tool_errors += u32::from(outcome.is_error);
+                        self.notify(AgentEvent::ToolResult {
+                            call,
+                            content: &outcome.content,
+                            is_error: outcome.is_error,
+                        });
                         messages.push(Message::tool_result(call, outcome.content));
                     }
                     tool_rounds += 1;

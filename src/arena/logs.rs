@@ -134,11 +134,7 @@ fn log_files(path: &Path) -> Result<Vec<PathBuf>, LogsError> {
     let mut found = Vec::new();
     for entry in std::fs::read_dir(path).map_err(io)? {
         let file = entry.map_err(io)?.path();
-        let is_log = file
-            .file_name()
-            .and_then(|n| n.to_str())
-            .is_some_and(|n| n.starts_with("game-") && n.ends_with(".jsonl"));
-        if is_log {
+        if super::is_game_log(&file) {
             found.push(file);
         }
     }

@@ -66,6 +66,14 @@ pub fn game_log_path(dir: &Path, number: usize) -> PathBuf {
     dir.join(format!("game-{number:04}.jsonl"))
 }
 
+/// Whether `path` is named as a game's log (`game-*.jsonl`; not a set-aside
+/// `*.jsonl.unfinished-N`).
+pub fn is_game_log(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with("game-") && n.ends_with(".jsonl"))
+}
+
 /// Reads the logs in `dir` for `schedule` (played by `players`): a game whose log ends
 /// with `game_end` is rebuilt and kept; a log without one (stopped, killed, torn last
 /// line) is renamed so the game is played again from its start and nothing written is lost.

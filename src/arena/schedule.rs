@@ -12,8 +12,8 @@ use super::game::{play_game, random_opening, GameContext, GameError, GameRecord}
 use super::player::{Player, PlayerSpec};
 use super::resume::game_log_path;
 use crate::othello::{ByColor, Color, Outcome};
-use crate::record::{Event, GameEnd, GameLog, GameStart, LogError, PlayerKinds};
-use crate::rules::{Othello, Rules};
+use crate::record::{Event, GameEnd, GameLog, GameStart, LogError, PlayerKind, PlayerKinds};
+use crate::rules::{Line, Othello, Rules};
 
 /// One game to play: who has which color, and its seeds.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -158,21 +158,6 @@ async fn play_scheduled<R: Rules>(
         Some(dir) => Some(GameLog::create(&game_log_path(dir, number))?),
         None => None,
     };
-    if let Some(log) = &log {
-        log.write(Event::GameStart(GameStart {
-            game: number,
-            black: players[scheduled.black].to_string(),
-            white: players[scheduled.white].to_string(),
-            start_board: R::to_squares(opening.start()),
-            opening: opening.moves().iter().map(ToString::to_string).collect(),
-            seed: scheduled.seed,
-            kinds: Some(PlayerKinds {
-                black: players[scheduled.black].kind(),
-                white: players[scheduled.white].kind(),
-            }),
-            rules: (R::NAME != Othello::NAME).then(|| R::NAME.to_string()),
-        }))?;
-    }
     let mut observe = |board: &R::Position, mv: R::Move| {
         // The receiver outlives every game task; a send can only fail after it.
         let _ = plies.send(PlyEvent {
@@ -187,17 +172,59 @@ async fn play_scheduled<R: Rules>(
         observer: Some(&mut observe),
         stop: settings.stop.as_deref(),
     };
-    let record = play_game(
-        opening,
-        ByColor {
-            black: black.as_mut(),
-            white: white.as_mut(),
-        },
-        ctx,
-    )
-    .await
-    .map_err(|source| MatchError::Game { number, source })?;
-    if let Some(log) = &log {
+    let seat = |index: usize| Seat {
+        name: players[index].to_string(),
+        kind: players[index].kind(),
+    };
+    let seats = ByColor {
+        black: seat(scheduled.black),
+        white: seat(scheduled.white),
+    };
+    let players: ByColor<&mut dyn Player<R>> = ByColor {
+        black: black.as_mut(),
+        white: white.as_mut(),
+    };
+    let played = play_logged(opening, players, seats, scheduled.seed, ctx).await;
+    played.map_err(|source| MatchError::Game { number, source })
+}
+
+/// How a side appears in the log: its player's name and kind.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Seat {
+    /// The player's spec string.
+    pub name: String,
+    /// Engine, person or model.
+    pub kind: PlayerKind,
+}
+
+/// Plays `opening` to the end (as [`play_game`]) between `players`, logging the game's
+/// start (with `seats` and `seed`) and end to `ctx.log` around its moves: the log of a
+/// game of a run, for games played by other drivers too (a person in the browser).
+pub async fn play_logged<R: Rules>(
+    opening: Line<R>,
+    players: ByColor<&mut dyn Player<R>>,
+    seats: ByColor<Seat>,
+    seed: u64,
+    ctx: GameContext<'_, R>,
+) -> Result<GameRecord<R>, GameError> {
+    let (number, log) = (ctx.number, ctx.log);
+    if let Some(log) = log {
+        log.write(Event::GameStart(GameStart {
+            game: number,
+            black: seats.black.name.clone(),
+            white: seats.white.name.clone(),
+            start_board: R::to_squares(opening.start()),
+            opening: opening.moves().iter().map(ToString::to_string).collect(),
+            seed,
+            kinds: Some(PlayerKinds {
+                black: seats.black.kind,
+                white: seats.white.kind,
+            }),
+            rules: (R::NAME != Othello::NAME).then(|| R::NAME.to_string()),
+        }))?;
+    }
+    let record = play_game(opening, players, ctx).await?;
+    if let Some(log) = log {
         let pieces = R::pieces(record.game.board());
         let margin = record.disc_difference;
         log.write(Event::GameEnd(GameEnd {

@@ -59,6 +59,9 @@ pub enum Command {
     Probe(ProbeArgs),
     /// Write LoRA training data in seed 000's format, labelled by a teacher engine.
     Datagen(DatagenArgs),
+    /// Open the web app: play any engine or model in the browser, watch the runs
+    /// under --runs live, replay games, rate runs.
+    Serve(super::serve::ServeArgs),
 }
 
 /// `positions`.

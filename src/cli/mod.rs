@@ -17,6 +17,7 @@ mod rate;
 mod replay;
 mod report;
 mod report_html;
+mod serve;
 mod stats;
 mod tournament;
 
@@ -59,6 +60,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Positions(args::PositionsCommand::Generate(args)) => positions::run_generate(args),
         Command::Probe(args) => runtime()?.block_on(positions::run_probe_command(args, &env)),
         Command::Datagen(args) => positions::run_datagen(args),
+        Command::Serve(args) => runtime()?.block_on(serve::run(args)),
     }
 }
 

@@ -19,8 +19,19 @@ const TEMPLATE: &str = include_str!("report.html");
 pub(super) fn run(args: ReportArgs) -> Result<()> {
     let inputs: Vec<&Path> = args.paths.iter().map(PathBuf::as_path).collect();
     check_output_flag("-o", &args.output, &inputs, &[])?;
-    let Groups { groups, logs } = collect_groups(&args.paths)?;
-    print_notes(&logs.notes);
+    let groups = collect_groups(&args.paths)?;
+    print_notes(&groups.logs.notes);
+    let (html, games) = render(&args.paths, &groups, false)?;
+    std::fs::write(&args.output, html).with_context(|| format!("cannot write {}", args.output.display()))?;
+    println!("wrote {} ({games} games)", args.output.display());
+    Ok(())
+}
+
+/// The report page for `paths` and the number of games in it: the groups' results and
+/// their games, and with `all_games` every other game read too (games without an LLM
+/// player, which no group holds).
+pub(super) fn render(paths: &[PathBuf], groups: &Groups, all_games: bool) -> Result<(String, usize)> {
+    let Groups { groups, logs } = groups;
     let mut games = Vec::new();
     let mut latencies = Vec::new();
     let mut shown = std::collections::BTreeSet::new();
@@ -32,17 +43,21 @@ pub(super) fn run(args: ReportArgs) -> Result<()> {
             games.push(game_json(&logged.path, &logged.replay)?);
         }
     }
+    if all_games {
+        for (index, logged) in logs.games.iter().enumerate() {
+            if shown.insert(index) {
+                games.push(game_json(&logged.path, &logged.replay)?);
+            }
+        }
+    }
     let data = json!({
-        "sources": args.paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
-        "groups": groups_json(&groups),
+        "sources": paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+        "groups": groups_json(groups),
         "latencies_ms": latencies,
         "games": games,
         "notes": logs.notes,
     });
-    let html = TEMPLATE.replace("/*DATA*/", &script_safe_json(&data));
-    std::fs::write(&args.output, html).with_context(|| format!("cannot write {}", args.output.display()))?;
-    println!("wrote {} ({} games)", args.output.display(), games.len());
-    Ok(())
+    Ok((TEMPLATE.replace("/*DATA*/", &script_safe_json(&data)), games.len()))
 }
 
 /// JSON that cannot close its `<script>` element or open markup: `<`, `>`, `&` and the

@@ -6,6 +6,9 @@
 
 #![allow(dead_code)] // each test binary uses part of this module
 
+pub mod browser;
+pub mod serve;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

@@ -1,0 +1,140 @@
+"use strict";
+(function () {
+  const $ = id => document.getElementById(id);
+  const el = OA.el;
+  let game = null;   // { id, human, source, ply }
+
+  function spec() {
+    const kind = $("kind").value, depth = $("depth").value || "1";
+    switch (kind) {
+      case "alphabeta": return "alphabeta:" + depth + ":" + $("evaluation").value;
+      case "n-hand": case "n-least": case "n-most": return kind + ":" + depth;
+      case "llm": return "llm:" + $("model").value.trim();
+      case "custom": return $("custom").value.trim();
+      default: return kind;
+    }
+  }
+  function showFields() {
+    const kind = $("kind").value;
+    $("depth-field").hidden = !["alphabeta", "n-hand", "n-least", "n-most"].includes(kind);
+    $("eval-field").hidden = kind !== "alphabeta";
+    $("model-field").hidden = kind !== "llm";
+    $("custom-field").hidden = kind !== "custom";
+    $("spec").textContent = spec();
+  }
+  for (const id of ["kind", "depth", "evaluation", "model", "custom"]) {
+    $(id).addEventListener("input", showFields);
+    $(id).addEventListener("change", showFields);
+  }
+  const preset = new URLSearchParams(location.search);
+  if (preset.get("opponent")) { $("kind").value = "custom"; $("custom").value = preset.get("opponent"); }
+  if (preset.get("color")) $("color").value = preset.get("color");
+  showFields();
+
+  function log(node) { $("log").appendChild(node); node.scrollIntoView({ block: "nearest" }); }
+  function block(cls, title, parts) {
+    const div = el("div", undefined, "entry " + cls);
+    div.appendChild(el("div", title, "title"));
+    for (const [label, text, partCls] of parts) {
+      if (text === undefined || text === null || text === "") continue;
+      const p = el("div", undefined, "part");
+      p.appendChild(el("span", label, "muted"));
+      p.appendChild(el("pre", text, partCls));
+      div.appendChild(p);
+    }
+    return div;
+  }
+
+  $("setup").addEventListener("submit", async event => {
+    event.preventDefault();
+    if (game && game.source) game.source.close();
+    $("log").replaceChildren(); $("result").textContent = ""; $("status").textContent = "starting…";
+    try {
+      const started = await OA.api("POST", "/api/games", { color: $("color").value, opponent: spec() });
+      game = { id: started.id, human: $("color").value, ply: 1, over: false };
+      $("run").textContent = "Logged in run " + started.run;
+      listen();
+    } catch (err) {
+      $("status").textContent = "Cannot start: " + err.message;
+    }
+  });
+
+  function listen() {
+    const source = new EventSource("/api/games/" + game.id + "/events");
+    game.source = source;
+    source.onmessage = message => handle(JSON.parse(message.data));
+    source.onerror = () => { if (game && !game.over) $("status").textContent = "connection lost; reconnecting…"; };
+  }
+
+  async function move(square) {
+    try {
+      $("status").textContent = "you played " + square;
+      await OA.api("POST", "/api/games/" + game.id + "/move", { square, ply: game.ply });
+    } catch (err) {
+      $("status").textContent = err.message;
+    }
+  }
+
+  function handle(e) {
+    switch (e.kind) {
+      case "reset": $("log").replaceChildren(); break;
+      case "start":
+        $("players").textContent = "Black: " + e.black + " · White: " + e.white;
+        break;
+      case "state": {
+        game.ply = e.ply;
+        const mine = e.to_move === game.human && !e.over;
+        OA.drawBoard($("board"), e.board, { legal: mine ? e.legal : [], last: e.last, flips: e.flips, onClick: mine ? move : null });
+        $("score").textContent = "Black " + e.black + " – White " + e.white;
+        $("score").dataset.black = e.black; $("score").dataset.white = e.white;
+        if (!e.over) $("status").textContent = mine ? "Your move (" + game.human + ")" : "Opponent is thinking…";
+        break;
+      }
+      case "pass":
+        log(el("div", (e.color === game.human ? "You have" : "The opponent has") + " no legal move: " + e.color + " passes.", "entry pass"));
+        $("status").textContent = e.color + " passes";
+        break;
+      case "engine": {
+        const best = (e.candidates || []).slice().sort((a, b) => b.value - a.value).slice(0, 5)
+          .map(c => c.move + " " + (Math.round(c.value * 100) / 100)).join(", ");
+        const score = e.score === null ? "" : ", score " + (Math.round(e.score * 100) / 100);
+        log(el("div", e.player + " played " + e.move + score + ", " + e.nodes + " nodes" + (best ? "; best: " + best : ""), "entry engine"));
+        break;
+      }
+      case "llm_reply":
+        log(block("llm", "model reply (session " + e.session + ", turn " + e.turn + ")", [
+          ["thinking", e.thinking, "llm-thinking"], ["text", e.content, "llm-content"],
+          ...e.tool_calls.map(c => ["tool call", c.name + " " + c.arguments, "tool-call"])]));
+        break;
+      case "tool_result":
+        log(block("tool", "tool result: " + e.name + " " + e.arguments, [["result", e.content, "tool-result" + (e.is_error ? " error" : "")]]));
+        break;
+      case "decision":
+        log(el("div", "decision: " + e.source + (e.fallback_reason ? " (" + e.fallback_reason + ")" : "") +
+          ", " + e.turns + " request(s), " + e.tool_calls + " tool call(s), " + Math.round(e.latency_ms) + " ms", "entry decision"));
+        break;
+      case "error":
+        log(el("div", "error: " + e.message, "entry error"));
+        break;
+      case "end": {
+        game.over = true;
+        const me = game.human === "black" ? e.black : e.white, them = game.human === "black" ? e.white : e.black;
+        const verdict = e.winner === "draw" ? "Draw" : (e.winner === game.human ? "You win" : "You lose");
+        $("result").textContent = "Game over: Black " + e.black + " – White " + e.white + ". " + verdict + " (" + me + "–" + them + ").";
+        $("result").dataset.black = e.black; $("result").dataset.white = e.white; $("result").dataset.winner = e.winner;
+        $("status").textContent = "Game over";
+        game.source.close();
+        break;
+      }
+      case "failed":
+        game.over = true;
+        $("status").textContent = "The game stopped: " + e.message;
+        game.source.close();
+        break;
+      case "lagged":
+        game.source.close(); listen();
+        break;
+    }
+  }
+  OA.drawBoard($("board"), "-".repeat(27) + "OX------XO" + "-".repeat(27), {});
+})();

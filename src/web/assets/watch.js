@@ -1,0 +1,164 @@
+"use strict";
+(function () {
+  const $ = id => document.getElementById(id);
+  const el = OA.el;
+  let current = null, follow = null, games = {};
+  const ticked = new Set();
+
+  function cell(tr, text, cls) { const td = el("td", text, cls); tr.appendChild(td); return td; }
+  const enc = encodeURIComponent;
+
+  async function loadRuns() {
+    let listed;
+    try { listed = await OA.api("GET", "/api/runs"); } catch (err) { $("runs").replaceChildren(el("tr", err.message)); return; }
+    const table = $("runs");
+    table.replaceChildren();
+    const head = el("tr");
+    for (const h of ["", "run", "command", "games", ""]) head.appendChild(el("th", h));
+    table.appendChild(head);
+    for (const run of listed.runs) {
+      const tr = el("tr");
+      tr.dataset.run = run.name;
+      const box = el("input"); box.type = "checkbox"; box.checked = ticked.has(run.name);
+      box.addEventListener("change", () => box.checked ? ticked.add(run.name) : ticked.delete(run.name));
+      cell(tr, undefined).appendChild(box);
+      const link = el("button", run.name, "linkish");
+      link.type = "button";
+      link.addEventListener("click", () => openRun(run.name));
+      cell(tr, undefined).appendChild(link);
+      cell(tr, run.command);
+      cell(tr, String(run.games));
+      cell(tr, run.running ? "running" : "", run.running ? "live-badge" : "");
+      table.appendChild(tr);
+    }
+  }
+
+  function tallyRow(table, g, color, t) {
+    const tr = el("tr");
+    for (const v of [g.model, g.opponent, color, t.games, t.wins, t.losses, t.draws]) cell(tr, v === undefined ? "" : String(v));
+    table.appendChild(tr);
+  }
+
+  async function openRun(name) {
+    current = name;
+    if (follow) { follow.close(); follow = null; }
+    games = {};
+    $("live").replaceChildren(); $("feed").replaceChildren(); $("live-title").textContent = "";
+    $("run-title").textContent = name;
+    let run;
+    try { run = await OA.api("GET", "/api/runs/" + enc(name)); } catch (err) { $("run-command").textContent = err.message; return; }
+    $("run-command").textContent = (run.run.command || "") + (run.run.created_utc ? " · " + run.run.created_utc : "");
+    const tables = $("tables");
+    tables.replaceChildren();
+    if (run.tables && run.tables.groups) {
+      const table = el("table", undefined, "table");
+      const head = el("tr");
+      for (const h of ["player", "opponent", "color", "games", "W", "L", "D"]) head.appendChild(el("th", h));
+      table.appendChild(head);
+      for (const g of run.tables.groups) {
+        tallyRow(table, g, "black", g.as_black); tallyRow(table, g, "white", g.as_white); tallyRow(table, g, "all", g.overall);
+      }
+      tables.appendChild(table);
+    } else if (run.tables_note) {
+      tables.appendChild(el("p", run.tables_note, "muted"));
+    }
+    if (run.results && typeof run.results === "object") {
+      const details = el("details"); details.appendChild(el("summary", "results.json"));
+      details.appendChild(el("pre", JSON.stringify(run.results, null, 1), "pre"));
+      tables.appendChild(details);
+    }
+    const link = el("a", "Replay the games with the report's viewer");
+    link.href = "/runs/" + enc(name) + "/report";
+    $("report-link").replaceChildren(link);
+    const table = $("games");
+    table.replaceChildren();
+    const head = el("tr");
+    for (const h of ["log", "black", "white", "moves", "result"]) head.appendChild(el("th", h));
+    table.appendChild(head);
+    for (const g of run.games) {
+      const tr = el("tr");
+      const a = el("a", g.file); a.href = "/runs/" + enc(name) + "/files/" + enc(g.file);
+      cell(tr, undefined).appendChild(a);
+      cell(tr, g.black); cell(tr, g.white); cell(tr, String(g.moves));
+      cell(tr, g.end ? (g.end[0] === null ? g.end[2] : g.end[0] + "–" + g.end[1] + " " + g.end[2]) : "in play");
+      table.appendChild(tr);
+    }
+    startFollow(name);
+  }
+
+  function liveGame(file) {
+    if (games[file]) return games[file];
+    const box = el("div", undefined, "live-game");
+    box.dataset.file = file;
+    const title = el("div", file, "title");
+    const board = el("div", undefined, "board small");
+    const line = el("div", "", "muted moves");
+    box.append(title, board, line);
+    $("live").prepend(box);
+    games[file] = { box, title, board, line, moves: [] };
+    return games[file];
+  }
+
+  function feed(text, cls) {
+    const node = el("div", text, "entry " + (cls || ""));
+    $("feed").prepend(node);
+    while ($("feed").childElementCount > 200) $("feed").lastChild.remove();
+  }
+
+  function startFollow(name) {
+    $("live-title").textContent = "Live";
+    follow = new EventSource("/api/runs/" + enc(name) + "/follow");
+    follow.onmessage = message => {
+      const batch = JSON.parse(message.data);
+      if (name !== current) return;
+      for (const r of batch.records) {
+        const g = liveGame(r.file);
+        switch (r.type) {
+          case "game_start":
+            g.title.textContent = r.file + ": " + r.black + " (black) vs " + r.white + " (white)";
+            break;
+          case "move":
+            g.moves.push(r.move);
+            OA.drawBoard(g.board, r.board_after, { last: r.move });
+            g.ply = r.ply;
+            g.line.textContent = "ply " + r.ply + ": " + r.color + " " + r.move + " (" + r.source + ") · … " + g.moves.slice(-10).join(" ");
+            g.box.dataset.moves = String(r.ply);
+            if (!batch.first) feed(r.file + " ply " + r.ply + ": " + r.player + " played " + r.move + " (" + r.source + ")", "move");
+            break;
+          case "exchange": {
+            const parts = [r.file + " ply " + r.ply + " turn " + r.turn + ":"];
+            if (r.thinking) parts.push("thinking: " + r.thinking);
+            if (r.content) parts.push(r.content);
+            for (const c of r.tool_calls || []) parts.push("tool call " + c.name + " " + c.arguments);
+            feed(parts.join("\n"), "llm");
+            break;
+          }
+          case "game_end":
+            g.line.textContent = "final after " + (g.ply || 0) + " plies: black " + r.black_discs + " – white " + r.white_discs + " (" + r.winner + ")";
+            g.box.classList.add("done");
+            if (!batch.first) feed(r.file + " finished: " + r.black_discs + "–" + r.white_discs, "end");
+            break;
+          default:
+            feed(r.file + ": " + r.type, "");
+        }
+      }
+    };
+  }
+
+  $("rate").addEventListener("click", async () => {
+    const runs = [...ticked];
+    if (!runs.length && current) runs.push(current);
+    $("leaderboard").textContent = "rating " + runs.length + " run(s)…";
+    try {
+      const rated = await OA.api("POST", "/api/rate", { runs });
+      $("leaderboard").textContent = rated.text;
+    } catch (err) {
+      $("leaderboard").textContent = err.message;
+    }
+  });
+
+  loadRuns();
+  setInterval(loadRuns, 5000);
+  const wanted = new URLSearchParams(location.search).get("run");
+  if (wanted) openRun(wanted);
+})();

@@ -1,0 +1,135 @@
+//! `serve`: the browser face. A person plays any engine or model here, and watches the
+//! runs under a folder (live runs followed as their logs grow, games replayed with the
+//! report's viewer, the `rate` leaderboard over chosen runs).
+//!
+//! axum on the process's tokio runtime; the page's HTML, CSS and JavaScript are built
+//! into the binary ([`assets`]). Games run as tokio tasks (engines on blocking threads)
+//! and their events reach the page over server-sent events.
+//!
+//! Safety (see [`guard`]): loopback by default, a token on every request otherwise,
+//! run files only from under the runs folder, model text inserted as text, a
+//! Content-Security-Policy without inline scripts, bounded bodies, connections and games.
+//!
+//! `web` does not reach into `cli`: what it needs of the command line's helpers (players
+//! from spec strings, run folders, tables, report data, leaderboards) comes through
+//! [`Services`], which `cli` implements.
+
+mod assets;
+mod guard;
+mod play;
+mod watch;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use axum::extract::DefaultBodyLimit;
+use axum::routing::{get, post};
+use axum::Router;
+use serde_json::Value;
+
+use crate::arena::PlayerSpec;
+
+pub use guard::{generate_token, is_loopback};
+
+/// What the server needs of the command line's helpers.
+#[async_trait::async_trait]
+pub trait Services: Send + Sync + 'static {
+    /// The player a spec string names (`llm:MODEL` through the configured host or
+    /// fleet, connected on first use; or an engine spec).
+    async fn player(&self, spec: &str) -> Result<PlayerSpec>;
+    /// The result tables of game logs (`stats --json`'s groups).
+    fn tables(&self, logs: &[PathBuf]) -> Result<Value>;
+    /// The report's page for game logs (as `report` writes it), every game in it.
+    fn report(&self, logs: &[PathBuf]) -> Result<String>;
+    /// `rate`'s leaderboard tables over game logs.
+    fn leaderboard(&self, logs: &[PathBuf]) -> Result<String>;
+}
+
+/// How the server runs.
+#[derive(Clone, Debug)]
+pub struct ServeOptions {
+    /// Address to listen on.
+    pub bind: SocketAddr,
+    /// The runs folder: games played here are logged under it, and only files under it
+    /// are served.
+    pub runs: PathBuf,
+    /// Required on every request when set.
+    pub token: Option<String>,
+    /// Connections open at once (more wait to be accepted).
+    pub max_connections: usize,
+    /// Games played in the browser at once.
+    pub max_games: usize,
+}
+
+/// `text` cut to at most `max` bytes (on a character boundary), saying so.
+fn clip(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} bytes more in the log)", &text[..end], text.len() - end)
+}
+
+/// What every handler shares.
+pub(crate) struct AppState {
+    services: Arc<dyn Services>,
+    /// The runs folder, canonical.
+    runs: PathBuf,
+    games: play::Games,
+}
+
+/// The largest request body accepted (a move or a list of run names).
+const MAX_BODY: usize = 16 * 1024;
+
+/// The application's routes, with the guard around them.
+pub fn router(options: &ServeOptions, services: Arc<dyn Services>) -> Result<Router> {
+    std::fs::create_dir_all(&options.runs)
+        .with_context(|| format!("cannot create the runs folder {}", options.runs.display()))?;
+    let runs = std::fs::canonicalize(&options.runs)
+        .with_context(|| format!("cannot resolve the runs folder {}", options.runs.display()))?;
+    let state = Arc::new(AppState {
+        services,
+        runs,
+        games: play::Games::new(options.max_games),
+    });
+    let guard = Arc::new(guard::Guard::new(options.token.clone(), is_loopback(&options.bind)));
+    let app = Router::new()
+        .route("/", get(assets::play_page))
+        .route("/watch", get(assets::watch_page))
+        .route("/assets/{name}", get(assets::asset))
+        .route("/api/games", post(play::create))
+        .route("/api/games/{id}/events", get(play::events))
+        .route("/api/games/{id}/move", post(play::play_move))
+        .route("/api/runs", get(watch::list))
+        .route("/api/runs/{run}", get(watch::show))
+        .route("/api/runs/{run}/follow", get(watch::follow))
+        .route("/api/rate", post(watch::rate))
+        .route("/runs/{run}/report", get(watch::report))
+        .route("/runs/{run}/files/{file}", get(watch::file))
+        .fallback(assets::not_found)
+        .with_state(state)
+        .layer(DefaultBodyLimit::max(MAX_BODY))
+        .layer(axum::middleware::from_fn_with_state(guard, guard::check));
+    Ok(app)
+}
+
+/// Serves until Ctrl-C; `ready` is told the address once the socket listens.
+pub async fn serve(options: ServeOptions, services: Arc<dyn Services>, ready: impl FnOnce(SocketAddr)) -> Result<()> {
+    let app = router(&options, services)?;
+    let listener = tokio::net::TcpListener::bind(options.bind)
+        .await
+        .with_context(|| format!("cannot listen on {}: choose another --bind", options.bind))?;
+    let address = listener.local_addr()?;
+    ready(address);
+    let listener = guard::BoundedListener::new(listener, options.max_connections);
+    let server = axum::serve(listener, app);
+    tokio::select! {
+        served = server => served.context("the server stopped"),
+        _ = tokio::signal::ctrl_c() => Ok(()),
+    }
+}

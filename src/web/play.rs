@@ -1,0 +1,608 @@
+//! The play page's games: a person against any engine or model, one tokio task per
+//! game, logged as a run folder like `play`'s (so `replay`, `stats`, `rate` and
+//! `report` read it), its events streamed to the page.
+//!
+//! Events are JSON objects with a `kind`: `state` (the position after each move, with
+//! the last move, its flips and the legal moves), `pass`, `engine` (the engine's move
+//! with its score, nodes and candidates), `llm_reply` (the model's thinking, text and
+//! tool calls of one turn), `tool_result`, `decision` (how the model's move was made),
+//! `error` (the model server failed: the fallback plays), `end` and `failed`. Every
+//! event is kept, so a page that reconnects is sent the whole game again (after a
+//! `reset`).
+//!
+//! What "as it arrives" means: each reply of the model is sent as soon as its request
+//! is answered and each tool result as soon as it is computed, both before the agent's
+//! next request. The chat backends ask for whole replies (no token streaming), so a
+//! reply appears at once, not token by token.
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use futures_util::stream::{self, Stream, StreamExt};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use tokio::sync::{broadcast, mpsc};
+
+use super::AppState;
+use crate::agent::{Agent, AgentError, AgentEvent, BlockingEngine, MoveContext};
+use crate::arena::{
+    game_log_path, play_logged, run_record, utc_now, Action, GameContext, PlayError, Played, Player, PlayerSpec,
+    RunFolder, RunFolderError, Seat,
+};
+use crate::engine::{EngineError, EngineSpec};
+use crate::othello::{Bitboard, Board, ByColor, Color, Move, Square};
+use crate::record::{AgentDecision, GameLog, MoveSource, PlayerKind};
+use crate::rules::{Line, Othello};
+
+/// The longest model text sent to the page (the log keeps everything).
+const MAX_TEXT: usize = 32 * 1024;
+/// How long a game waits for the person's move before it is abandoned (it then ends
+/// as `failed`, its log without `game_end`, and its slot is freed).
+const MOVE_WAIT: Duration = Duration::from_secs(3600);
+
+/// The games played here, by id.
+pub struct Games {
+    sessions: Mutex<HashMap<u64, Arc<Session>>>,
+    next: AtomicU64,
+    max: usize,
+}
+
+impl Games {
+    /// Room for `max` games at once.
+    pub fn new(max: usize) -> Games {
+        Games {
+            sessions: Mutex::new(HashMap::new()),
+            next: AtomicU64::new(1),
+            max: max.max(1),
+        }
+    }
+
+    fn get(&self, id: u64) -> Option<Arc<Session>> {
+        self.sessions
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&id)
+            .cloned()
+    }
+
+    /// Adds a session, first dropping finished ones when full; `None` when every slot
+    /// holds a game still being played.
+    fn add(&self, session: Session) -> Option<(u64, Arc<Session>)> {
+        let mut sessions = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
+        if sessions.len() >= self.max {
+            sessions.retain(|_, s| !s.is_finished());
+        }
+        if sessions.len() >= self.max {
+            return None;
+        }
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        let session = Arc::new(session);
+        sessions.insert(id, session.clone());
+        Some((id, session))
+    }
+}
+
+/// One game's shared state: its events so far, the live feed, the person's moves.
+struct Session {
+    /// Events so far (each a JSON text) and whether the game is over.
+    history: Mutex<(Vec<Arc<str>>, bool)>,
+    feed: broadcast::Sender<Arc<str>>,
+    /// The person's moves: (ply, square).
+    moves: mpsc::Sender<(usize, Square)>,
+    /// The position and the ply the person may move at (`None` when it is not their turn).
+    turn: Mutex<Option<(Board, usize)>>,
+}
+
+impl Session {
+    fn publish(&self, event: Value) {
+        let text: Arc<str> = Arc::from(event.to_string());
+        let mut history = self.history.lock().unwrap_or_else(|p| p.into_inner());
+        history.0.push(text.clone());
+        // Nobody listening is fine: the history keeps it.
+        let _ = self.feed.send(text);
+    }
+
+    /// Publishes a position; when the person is to move in it, their clicks are taken
+    /// from now on (before the page can see it, so no click comes too early).
+    fn show(&self, board: &Board, last: Option<Move>, flips: Bitboard, ply: usize, human: Color) {
+        if board.side_to_move() == human && !board.legal_moves().is_empty() {
+            *self.turn.lock().unwrap_or_else(|p| p.into_inner()) = Some((*board, ply));
+        }
+        self.publish(state_event(board, last, flips, ply));
+    }
+
+    fn finish(&self, event: Value) {
+        self.publish(event);
+        self.history.lock().unwrap_or_else(|p| p.into_inner()).1 = true;
+    }
+
+    fn is_finished(&self) -> bool {
+        self.history.lock().unwrap_or_else(|p| p.into_inner()).1
+    }
+
+    /// The events so far and a receiver for the next ones (taken together: none lost).
+    fn subscribe(&self) -> (Vec<Arc<str>>, broadcast::Receiver<Arc<str>>) {
+        let history = self.history.lock().unwrap_or_else(|p| p.into_inner());
+        (history.0.clone(), self.feed.subscribe())
+    }
+}
+
+/// `POST /api/games`.
+#[derive(Debug, Deserialize)]
+pub struct NewGame {
+    /// The person's colour: `black` or `white`.
+    color: String,
+    /// The opponent's spec.
+    opponent: String,
+}
+
+fn bad(status: StatusCode, message: impl Into<String>) -> Response {
+    (status, Json(json!({ "error": message.into() }))).into_response()
+}
+
+/// Starts a game; answers `{id, run}`.
+pub async fn create(State(app): State<Arc<AppState>>, Json(request): Json<NewGame>) -> Response {
+    let color: Color = match request.color.parse() {
+        Ok(color) => color,
+        Err(_) => return bad(StatusCode::BAD_REQUEST, "color: give black or white"),
+    };
+    let spec = request.opponent.trim().to_string();
+    if spec.is_empty() || spec.len() > 200 {
+        return bad(StatusCode::BAD_REQUEST, "opponent: give an engine spec or llm:MODEL");
+    }
+    if spec.parse::<EngineSpec>() == Ok(EngineSpec::Human) {
+        return bad(
+            StatusCode::BAD_REQUEST,
+            "opponent: human reads the terminal; choose an engine or llm:MODEL",
+        );
+    }
+    let opponent = match app.services.player(&spec).await {
+        Ok(player) => player,
+        Err(err) => return bad(StatusCode::BAD_REQUEST, format!("{err:#}")),
+    };
+    let (feed, _) = broadcast::channel(1024);
+    let (moves, moves_in) = mpsc::channel(4);
+    let Some((id, session)) = app.games.add(Session {
+        history: Mutex::new((Vec::new(), false)),
+        feed,
+        moves,
+        turn: Mutex::new(None),
+    }) else {
+        return bad(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "too many games in play here: finish one and try again",
+        );
+    };
+    // Logged as `play` logs its players: each side's spec, and the agent's settings.
+    let spec_of = |side: Color| {
+        if side == color {
+            "human".to_string()
+        } else {
+            opponent.to_string()
+        }
+    };
+    let agent_of = |side: Color| {
+        (side != color)
+            .then(|| opponent.agent_config().map(|c| c.to_json()))
+            .flatten()
+    };
+    let fields = json!({
+        "players": Color::BOTH.map(|side| json!({ "spec": spec_of(side), "agent": agent_of(side) })),
+        "games": 1,
+        "human_color": color.to_string(),
+    });
+    let runs = app.runs.clone();
+    let label = format!("serve-{}-vs-{}-{id}", spec_of(Color::Black), spec_of(Color::White));
+    let record = run_record("serve", &utc_now().0, fields);
+    let created = tokio::task::spawn_blocking(move || {
+        let folder = RunFolder::create_in(&runs, &label)?;
+        folder.write_json("run.json", &record)?;
+        Ok::<_, RunFolderError>(folder)
+    })
+    .await;
+    let folder = match created.map_err(anyhow::Error::from).and_then(|made| Ok(made?)) {
+        Ok(folder) => folder,
+        Err(err) => {
+            let message = format!("{err:#}");
+            // The game never starts: its slot is free again.
+            session.finish(json!({ "kind": "failed", "message": message }));
+            return bad(StatusCode::INTERNAL_SERVER_ERROR, message);
+        }
+    };
+    let run = folder
+        .path()
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let seed = rand::random::<u64>();
+    tokio::spawn(run_game(session, color, opponent, moves_in, folder, seed));
+    Json(json!({ "id": id, "run": run })).into_response()
+}
+
+/// `POST /api/games/{id}/move`.
+#[derive(Debug, Deserialize)]
+pub struct MoveRequest {
+    /// The square, such as `d3`.
+    square: String,
+    /// The ply it is meant for (a click on an old position is refused).
+    ply: usize,
+}
+
+/// The person's move: refused unless it is their turn at that ply and the square is legal.
+pub async fn play_move(
+    State(app): State<Arc<AppState>>,
+    Path(id): Path<u64>,
+    Json(request): Json<MoveRequest>,
+) -> Response {
+    let Some(session) = app.games.get(id) else {
+        return bad(StatusCode::NOT_FOUND, "no such game: start a new one");
+    };
+    let square: Square = match request.square.parse() {
+        Ok(square) => square,
+        Err(err) => return bad(StatusCode::BAD_REQUEST, format!("{err}")),
+    };
+    let turn = *session.turn.lock().unwrap_or_else(|p| p.into_inner());
+    match turn {
+        Some((board, ply)) if ply == request.ply => {
+            if !board.legal_moves().contains(square) {
+                return bad(
+                    StatusCode::CONFLICT,
+                    format!("{square} is not a legal move; legal: {}", board.legal_moves()),
+                );
+            }
+        }
+        _ => return bad(StatusCode::CONFLICT, "it is not your turn"),
+    }
+    match session.moves.try_send((request.ply, square)) {
+        Ok(()) => StatusCode::NO_CONTENT.into_response(),
+        Err(_) => bad(StatusCode::CONFLICT, "a move is already on its way"),
+    }
+}
+
+/// `GET /api/games/{id}/events`: the game so far, then each event as it happens.
+pub async fn events(State(app): State<Arc<AppState>>, Path(id): Path<u64>) -> Response {
+    let Some(session) = app.games.get(id) else {
+        return bad(StatusCode::NOT_FOUND, "no such game: start a new one");
+    };
+    let (history, feed) = session.subscribe();
+    Sse::new(event_stream(history, feed))
+        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+        .into_response()
+}
+
+/// The events of `history`, then those of `feed`. A reader too slow for the feed is told
+/// to reconnect (and then gets the whole history again). A client that goes away just
+/// drops the stream; the game goes on.
+fn event_stream(
+    history: Vec<Arc<str>>,
+    feed: broadcast::Receiver<Arc<str>>,
+) -> impl Stream<Item = Result<SseEvent, Infallible>> {
+    let first = stream::iter(
+        std::iter::once(Arc::from(json!({ "kind": "reset" }).to_string()))
+            .chain(history)
+            .map(|text: Arc<str>| Ok(SseEvent::default().data(&*text))),
+    );
+    let rest = stream::unfold(Some(feed), |feed| async move {
+        let mut feed = feed?;
+        match feed.recv().await {
+            Ok(text) => Some((Ok(SseEvent::default().data(&*text)), Some(feed))),
+            Err(broadcast::error::RecvError::Lagged(_)) => {
+                let text = json!({ "kind": "lagged" }).to_string();
+                Some((Ok(SseEvent::default().data(text)), None))
+            }
+            Err(broadcast::error::RecvError::Closed) => None,
+        }
+    });
+    first.chain(rest)
+}
+
+/// Plays the game to its end, logging it in `folder`.
+async fn run_game(
+    session: Arc<Session>,
+    human_color: Color,
+    opponent: PlayerSpec,
+    moves: mpsc::Receiver<(usize, Square)>,
+    folder: RunFolder,
+    seed: u64,
+) {
+    // The folder stays locked while the game is written.
+    let dir = folder.path();
+    let log = match GameLog::create(&game_log_path(dir, 1)) {
+        Ok(log) => log,
+        Err(err) => {
+            session.finish(json!({ "kind": "failed", "message": format!("{err}") }));
+            return;
+        }
+    };
+    let mut human = WebHuman {
+        session: session.clone(),
+        moves,
+    };
+    let mut opponent_player: Box<dyn Player> = match &opponent {
+        PlayerSpec::Engine(spec) => Box::new(WebEngine {
+            engine: BlockingEngine::new(Box::new(spec.build(seed))),
+            session: session.clone(),
+        }),
+        PlayerSpec::Llm(llm) => {
+            let observed = session.clone();
+            let agent = Agent::new(llm.config.clone(), llm.backend.clone(), seed)
+                .with_observer(Arc::new(move |event| observed.publish(agent_event(event))));
+            // A forfeiting agent still needs a move when its server dies: random.
+            let fallback = match llm.config.fallback.spec::<Othello>() {
+                Ok(Some(spec)) => spec,
+                Ok(None) | Err(_) => EngineSpec::Random,
+            };
+            Box::new(WebAgent {
+                agent,
+                fallback: BlockingEngine::new(Box::new(fallback.build(seed))),
+                session: session.clone(),
+            })
+        }
+    };
+    let human_seat = Seat {
+        name: "human".to_string(),
+        kind: PlayerKind::Human,
+    };
+    let opponent_seat = Seat {
+        name: opponent.to_string(),
+        kind: opponent.kind(),
+    };
+    let (players, seats): (ByColor<&mut dyn Player>, _) = match human_color {
+        Color::Black => (
+            ByColor {
+                black: &mut human,
+                white: opponent_player.as_mut(),
+            },
+            ByColor {
+                black: human_seat,
+                white: opponent_seat,
+            },
+        ),
+        Color::White => (
+            ByColor {
+                black: opponent_player.as_mut(),
+                white: &mut human,
+            },
+            ByColor {
+                black: opponent_seat,
+                white: human_seat,
+            },
+        ),
+    };
+    let start = Board::new();
+    session.publish(json!({
+        "kind": "start",
+        "human": human_color.to_string(),
+        "black": seats.black.name,
+        "white": seats.white.name,
+        "log": game_log_path(dir, 1).file_name().map(|n| n.to_string_lossy().into_owned()),
+    }));
+    let (mut before, mut ply) = (start, 0usize);
+    session.show(&start, None, Bitboard(0), 1, human_color);
+    let observed = session.clone();
+    let mut observe = move |board: &Board, mv: Move| {
+        ply += 1;
+        let mover = before.side_to_move();
+        if mv == Move::Pass {
+            observed.publish(json!({ "kind": "pass", "color": mover.to_string(), "ply": ply }));
+        }
+        let flips = Bitboard(board.discs(mover).0 & before.discs(!mover).0);
+        observed.show(board, Some(mv), flips, ply + 1, human_color);
+        before = *board;
+    };
+    let ctx = GameContext {
+        number: 1,
+        log: Some(&log),
+        observer: Some(&mut observe),
+        stop: None,
+    };
+    let played = play_logged(Line::new(start), players, seats, seed, ctx).await;
+    *session.turn.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    match played {
+        Ok(record) => {
+            let board = record.game.board();
+            session.finish(json!({
+                "kind": "end",
+                "black": board.count(Color::Black),
+                "white": board.count(Color::White),
+                "winner": match record.outcome {
+                    crate::othello::Outcome::Win(color) => color.to_string(),
+                    crate::othello::Outcome::Draw => "draw".to_string(),
+                },
+                "forfeit": record.forfeit.as_ref().map(|f| f.color.to_string()),
+            }));
+        }
+        Err(err) => {
+            let message = format!("{:#}", anyhow::Error::new(err));
+            tracing::warn!("a game in the browser failed: {message}");
+            session.finish(json!({ "kind": "failed", "message": message }));
+        }
+    }
+}
+
+/// The position after a move: what the page draws.
+fn state_event(board: &Board, last: Option<Move>, flips: Bitboard, next_ply: usize) -> Value {
+    let legal: Vec<String> = board.legal_moves().squares().map(|s| s.to_string()).collect();
+    json!({
+        "kind": "state",
+        "board": board.to_squares_string(),
+        "to_move": board.side_to_move().to_string(),
+        "legal": legal,
+        "last": last.map(|m| m.to_string()),
+        "flips": flips.squares().map(|s| s.to_string()).collect::<Vec<_>>(),
+        "black": board.count(Color::Black),
+        "white": board.count(Color::White),
+        "ply": next_ply,
+        "over": board.is_game_over(),
+    })
+}
+
+fn agent_event(event: AgentEvent<'_>) -> Value {
+    match event {
+        AgentEvent::Reply { session, turn, message } => json!({
+            "kind": "llm_reply",
+            "session": session,
+            "turn": turn,
+            "thinking": message.thinking.as_deref().map(clip_text),
+            "content": clip_text(&message.content),
+            "tool_calls": message.tool_calls.iter().map(|c| json!({
+                "name": clip_text(&c.function.name),
+                "arguments": clip_text(&c.function.arguments.to_string()),
+            })).collect::<Vec<_>>(),
+        }),
+        AgentEvent::ToolResult {
+            call,
+            content,
+            is_error,
+        } => json!({
+            "kind": "tool_result",
+            "name": clip_text(&call.function.name),
+            "arguments": clip_text(&call.function.arguments.to_string()),
+            "content": clip_text(content),
+            "is_error": is_error,
+        }),
+    }
+}
+
+/// The person at the page: waits for their click.
+struct WebHuman {
+    session: Arc<Session>,
+    moves: mpsc::Receiver<(usize, Square)>,
+}
+
+#[async_trait::async_trait]
+impl Player for WebHuman {
+    fn name(&self) -> String {
+        "human".to_string()
+    }
+
+    async fn play(&mut self, board: &Board, ctx: MoveContext<'_>) -> Result<Played, PlayError> {
+        // The turn was opened when the position was shown ([`Session::show`]).
+        let chosen = loop {
+            match tokio::time::timeout(MOVE_WAIT, self.moves.recv()).await {
+                Ok(Some((ply, square))) if ply == ctx.ply && board.legal_moves().contains(square) => break square,
+                Ok(Some(_)) => continue,
+                Ok(None) | Err(_) => return Err(PlayError::Engine(EngineError::InputClosed)),
+            }
+        };
+        *self.session.turn.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        Ok(Played {
+            mv: Move::Place(chosen),
+            source: MoveSource::Engine,
+            agent: None,
+        })
+    }
+}
+
+/// An engine whose evaluation is shown on the page.
+struct WebEngine {
+    engine: BlockingEngine,
+    session: Arc<Session>,
+}
+
+#[async_trait::async_trait]
+impl Player for WebEngine {
+    fn name(&self) -> String {
+        self.engine.name()
+    }
+
+    async fn play(&mut self, board: &Board, _ctx: MoveContext<'_>) -> Result<Played, PlayError> {
+        let decision = self.engine.choose(board).await?;
+        let mut shown = serde_json::to_value(&decision).unwrap_or(Value::Null);
+        shown["kind"] = json!("engine");
+        shown["player"] = json!(self.engine.name());
+        self.session.publish(shown);
+        Ok(Played {
+            mv: decision.mv,
+            source: MoveSource::Engine,
+            agent: None,
+        })
+    }
+}
+
+/// The LLM agent, its replies and tool results shown as they come. When its server
+/// fails (down, out of retries) the page is told and the fallback engine moves, so the
+/// game goes on; the move is logged with source `fallback` and the reason.
+struct WebAgent {
+    agent: Agent,
+    fallback: BlockingEngine,
+    session: Arc<Session>,
+}
+
+#[async_trait::async_trait]
+impl Player for WebAgent {
+    fn name(&self) -> String {
+        self.agent.name()
+    }
+
+    async fn play(&mut self, board: &Board, ctx: MoveContext<'_>) -> Result<Played, PlayError> {
+        match self.act(board, ctx).await? {
+            Action::Move(played) => Ok(played),
+            Action::Forfeit(decision) => Err(PlayError::Agent(AgentError::Forfeited {
+                reason: decision.fallback_reason.clone().unwrap_or_default(),
+                decision: Box::new(decision),
+            })),
+        }
+    }
+
+    async fn act(&mut self, board: &Board, ctx: MoveContext<'_>) -> Result<Action, PlayError> {
+        match Player::act(&mut self.agent, board, ctx).await {
+            Ok(action) => {
+                let decision = match &action {
+                    Action::Move(played) => played.agent.as_ref(),
+                    Action::Forfeit(decision) => Some(decision),
+                };
+                if let Some(decision) = decision {
+                    self.session.publish(decision_event(decision));
+                }
+                Ok(action)
+            }
+            Err(PlayError::Agent(err @ AgentError::Llm { .. })) => {
+                let reason = format!(
+                    "the model server failed ({:#}); {} played",
+                    anyhow::Error::new(err),
+                    self.fallback.name()
+                );
+                self.session.publish(json!({ "kind": "error", "message": reason }));
+                let fallback = self.fallback.choose(board).await?;
+                let decision = AgentDecision {
+                    source: Some(MoveSource::Fallback),
+                    fallback_reason: Some(reason),
+                    ..AgentDecision::default()
+                };
+                self.session.publish(decision_event(&decision));
+                Ok(Action::Move(Played {
+                    mv: fallback.mv,
+                    source: MoveSource::Fallback,
+                    agent: Some(decision),
+                }))
+            }
+            Err(err) => Err(err),
+        }
+    }
+}
+
+fn decision_event(decision: &AgentDecision) -> Value {
+    json!({
+        "kind": "decision",
+        "source": decision.source,
+        "turns": decision.turns,
+        "tool_calls": decision.tool_calls,
+        "recovered_tool_calls": decision.recovered_tool_calls,
+        "invalid_answers": decision.invalid_answers,
+        "latency_ms": decision.latency_ms,
+        "fallback_reason": decision.fallback_reason,
+    })
+}
+
+fn clip_text(text: &str) -> String {
+    super::clip(text, MAX_TEXT)
+}

@@ -1,0 +1,461 @@
+//! The watch page's data: the run folders under the runs folder (newest first), one
+//! run's games and tables, a run followed live as its logs grow, a run's report page
+//! (the report's own viewer), and `rate`'s leaderboard over chosen runs.
+//!
+//! Every name in a URL goes through [`resolve`]: a plain name that, links resolved,
+//! stays inside the runs folder.
+
+use std::collections::BTreeMap;
+use std::convert::Infallible;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path as FsPath, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use axum::extract::{Path, State};
+use axum::http::{header, StatusCode};
+use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use futures_util::stream::{self, Stream};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::assets;
+use super::guard::{resolve, PathRefused};
+use super::AppState;
+use crate::arena::is_game_log;
+
+/// How often a followed run's folder is looked at.
+const FOLLOW_EVERY: Duration = Duration::from_millis(500);
+/// How long one follow stream lasts (the page reconnects after).
+const FOLLOW_FOR: Duration = Duration::from_secs(3600);
+/// A run whose files changed this recently is shown as running.
+const LIVE_WITHIN: Duration = Duration::from_secs(30);
+/// Model text shown when following, at most (the log and the report have all of it).
+const MAX_TEXT: usize = 4000;
+/// The largest run file served whole.
+const MAX_FILE: u64 = 64 * 1024 * 1024;
+/// At most this many runs are listed.
+const MAX_RUNS: usize = 500;
+
+fn refused(err: PathRefused) -> Response {
+    let status = match err {
+        PathRefused::BadName(_) => StatusCode::BAD_REQUEST,
+        PathRefused::Outside(_) => StatusCode::NOT_FOUND,
+    };
+    (status, Json(json!({ "error": err.to_string() }))).into_response()
+}
+
+/// The run folder `run` names, or the refusal.
+fn run_dir(app: &AppState, run: &str) -> Result<PathBuf, PathRefused> {
+    match resolve(&app.runs, &[run])? {
+        dir if dir.is_dir() => Ok(dir),
+        _ => Err(PathRefused::Outside(run.to_string())),
+    }
+}
+
+fn failed(err: impl std::fmt::Display) -> Response {
+    (
+        StatusCode::INTERNAL_SERVER_ERROR,
+        Json(json!({ "error": err.to_string() })),
+    )
+        .into_response()
+}
+
+fn read_json(path: &FsPath) -> Value {
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or(Value::Null)
+}
+
+/// The game logs of a run folder, sorted; a log that is a link out of the runs folder
+/// `root` is left out (its file is never read).
+fn game_logs(root: &FsPath, dir: &FsPath) -> Vec<PathBuf> {
+    let mut logs: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| is_game_log(p) && std::fs::canonicalize(p).is_ok_and(|real| real.starts_with(root)))
+        .collect();
+    logs.sort();
+    logs
+}
+
+/// Whether a game log's last complete line ends the game.
+fn finished(log: &FsPath) -> bool {
+    let Ok(mut file) = std::fs::File::open(log) else {
+        return false;
+    };
+    let size = file.metadata().map_or(0, |m| m.len());
+    let mut tail = Vec::new();
+    if file.seek(SeekFrom::Start(size.saturating_sub(64 * 1024))).is_err() || file.read_to_end(&mut tail).is_err() {
+        return false;
+    }
+    let text = String::from_utf8_lossy(&tail);
+    let last = text.trim_end().rsplit('\n').next().unwrap_or("");
+    serde_json::from_str::<Value>(last)
+        .is_ok_and(|r| matches!(r["type"].as_str(), Some("game_end" | "game_stopped" | "forfeit")))
+}
+
+fn modified(path: &FsPath) -> Option<SystemTime> {
+    std::fs::metadata(path).and_then(|m| m.modified()).ok()
+}
+
+/// `GET /api/runs`: `[{name, command, created_utc, games, running, has_results}]`,
+/// newest first.
+pub async fn list(State(app): State<Arc<AppState>>) -> Response {
+    let root = app.runs.clone();
+    let listed = tokio::task::spawn_blocking(move || {
+        let mut runs = Vec::new();
+        for entry in std::fs::read_dir(&root)?.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let Ok(dir) = resolve(&root, &[&name]) else { continue };
+            if !dir.is_dir() || !dir.join("run.json").is_file() {
+                continue;
+            }
+            let run = read_json(&dir.join("run.json"));
+            let logs = game_logs(&root, &dir);
+            let recent = |p: &PathBuf| modified(p).is_some_and(|t| t.elapsed().unwrap_or_default() < LIVE_WITHIN);
+            let running = !dir.join("results.json").exists()
+                && (logs.iter().any(|log| recent(log) && !finished(log))
+                    || (logs.is_empty() && recent(&dir.join("run.json"))));
+            runs.push(json!({
+                "name": name,
+                "command": run["command"],
+                "created_utc": run["created_utc"],
+                "games": logs.len(),
+                "running": running,
+                "has_results": dir.join("results.json").is_file(),
+            }));
+        }
+        runs.sort_by(|a, b| {
+            let key = |v: &Value| {
+                (
+                    v["created_utc"].as_str().unwrap_or("").to_string(),
+                    v["name"].to_string(),
+                )
+            };
+            key(b).cmp(&key(a))
+        });
+        runs.truncate(MAX_RUNS);
+        Ok::<_, std::io::Error>(runs)
+    })
+    .await;
+    match listed {
+        Ok(Ok(runs)) => Json(json!({ "runs": runs })).into_response(),
+        Ok(Err(err)) => failed(format!("cannot read the runs folder: {err}")),
+        Err(err) => failed(err),
+    }
+}
+
+/// What a game log says at a glance: its players, moves so far and result.
+fn game_glance(path: &FsPath) -> Value {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let (mut black, mut white, mut moves, mut end) = (Value::Null, Value::Null, 0, Value::Null);
+    for line in text.lines() {
+        let Ok(record) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        match record["type"].as_str() {
+            Some("game_start") => (black, white) = (record["black"].clone(), record["white"].clone()),
+            Some("move") => moves += 1,
+            Some("game_end") => end = json!([record["black_discs"], record["white_discs"], record["winner"]]),
+            Some("forfeit") => end = json!([null, null, format!("{} forfeited", record["color"])]),
+            _ => {}
+        }
+    }
+    json!({
+        "file": path.file_name().map(|n| n.to_string_lossy().into_owned()),
+        "black": black, "white": white, "moves": moves, "end": end,
+    })
+}
+
+/// `GET /api/runs/{run}`: run.json, results.json, the games at a glance and the result
+/// tables (`stats`' groups, for runs with an LLM player).
+pub async fn show(State(app): State<Arc<AppState>>, Path(run): Path<String>) -> Response {
+    let dir = match run_dir(&app, &run) {
+        Ok(dir) => dir,
+        Err(err) => return refused(err),
+    };
+    let (services, root) = (app.services.clone(), app.runs.clone());
+    let shown = tokio::task::spawn_blocking(move || {
+        let logs = game_logs(&root, &dir);
+        let games: Vec<Value> = logs.iter().map(|p| game_glance(p)).collect();
+        let tables = services.tables(&logs);
+        json!({
+            "name": run,
+            "run": read_json(&dir.join("run.json")),
+            "results": read_json(&dir.join("results.json")),
+            "games": games,
+            "tables": tables.as_ref().ok(),
+            "tables_note": tables.err().map(|e| format!("{e:#}")),
+        })
+    })
+    .await;
+    match shown {
+        Ok(value) => Json(value).into_response(),
+        Err(err) => failed(err),
+    }
+}
+
+/// `GET /runs/{run}/report`: the report's page and viewer for this run.
+pub async fn report(State(app): State<Arc<AppState>>, Path(run): Path<String>) -> Response {
+    let dir = match run_dir(&app, &run) {
+        Ok(dir) => dir,
+        Err(err) => return refused(err),
+    };
+    let (services, root) = (app.services.clone(), app.runs.clone());
+    match tokio::task::spawn_blocking(move || services.report(&game_logs(&root, &dir))).await {
+        Ok(Ok(page)) => assets::report_page(&page),
+        Ok(Err(err)) => (StatusCode::NOT_FOUND, format!("no report for this run: {err:#}")).into_response(),
+        Err(err) => failed(err),
+    }
+}
+
+/// `GET /runs/{run}/files/{file}`: a file of a run, as plain text.
+pub async fn file(State(app): State<Arc<AppState>>, Path((run, file)): Path<(String, String)>) -> Response {
+    let path = match resolve(&app.runs, &[&run, &file]) {
+        Ok(path) if path.is_file() => path,
+        Ok(_) => return refused(PathRefused::Outside(format!("{run}/{file}"))),
+        Err(err) => return refused(err),
+    };
+    let read = tokio::task::spawn_blocking(move || {
+        let size = std::fs::metadata(&path)?.len();
+        if size > MAX_FILE {
+            return Err(std::io::Error::other(format!("{size} bytes is too large to serve")));
+        }
+        std::fs::read(&path)
+    })
+    .await;
+    match read {
+        Ok(Ok(bytes)) => ([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], bytes).into_response(),
+        Ok(Err(err)) => failed(err),
+        Err(err) => failed(err),
+    }
+}
+
+/// `POST /api/rate`.
+#[derive(Debug, Deserialize)]
+pub struct RateRequest {
+    /// Run folder names.
+    runs: Vec<String>,
+}
+
+/// `rate`'s leaderboard tables over the chosen runs: `{text}`.
+pub async fn rate(State(app): State<Arc<AppState>>, Json(request): Json<RateRequest>) -> Response {
+    if request.runs.is_empty() || request.runs.len() > MAX_RUNS {
+        return (
+            StatusCode::BAD_REQUEST,
+            Json(json!({ "error": "choose at least one run" })),
+        )
+            .into_response();
+    }
+    let mut dirs = Vec::new();
+    for run in &request.runs {
+        match resolve(&app.runs, &[run]) {
+            Ok(dir) => dirs.push(dir),
+            Err(err) => return refused(err),
+        }
+    }
+    let (services, root) = (app.services.clone(), app.runs.clone());
+    let rate = move || {
+        let logs: Vec<PathBuf> = dirs.iter().flat_map(|dir| game_logs(&root, dir)).collect();
+        services.leaderboard(&logs)
+    };
+    match tokio::task::spawn_blocking(rate).await {
+        Ok(Ok(text)) => Json(json!({ "text": text })).into_response(),
+        Ok(Err(err)) => (StatusCode::BAD_REQUEST, Json(json!({ "error": format!("{err:#}") }))).into_response(),
+        Err(err) => failed(err),
+    }
+}
+
+/// `GET /api/runs/{run}/follow`: the run's log records as they are written, each as a
+/// compact event (`game_start`, `move`, `exchange`, `game_end`, `forfeit`, ...) with its
+/// `file`. Records already written come first (exchanges among them left out).
+pub async fn follow(State(app): State<Arc<AppState>>, Path(run): Path<String>) -> Response {
+    let dir = match run_dir(&app, &run) {
+        Ok(dir) => dir,
+        Err(err) => return refused(err),
+    };
+    let root = app.runs.clone();
+    Sse::new(follow_stream(root, dir))
+        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+        .into_response()
+}
+
+/// Where each followed file has been read to.
+struct Tail {
+    root: PathBuf,
+    dir: PathBuf,
+    offsets: BTreeMap<PathBuf, u64>,
+    first: bool,
+    until: tokio::time::Instant,
+}
+
+fn follow_stream(root: PathBuf, dir: PathBuf) -> impl Stream<Item = Result<SseEvent, Infallible>> {
+    let tail = Tail {
+        root,
+        dir,
+        offsets: BTreeMap::new(),
+        first: true,
+        until: tokio::time::Instant::now() + FOLLOW_FOR,
+    };
+    stream::unfold(Some(tail), |tail| async move {
+        let mut tail = tail?;
+        if !tail.first {
+            tokio::time::sleep(FOLLOW_EVERY).await;
+        }
+        if tokio::time::Instant::now() > tail.until {
+            return None;
+        }
+        let first = std::mem::replace(&mut tail.first, false);
+        let (events, tail) = match tokio::task::spawn_blocking(move || {
+            let events = tail.scan(first);
+            (events, tail)
+        })
+        .await
+        {
+            Ok(scanned) => scanned,
+            Err(_) => return None,
+        };
+        let batch = json!({ "kind": "records", "records": events, "first": first });
+        Some((Ok(SseEvent::default().data(batch.to_string())), Some(tail)))
+    })
+}
+
+impl Tail {
+    /// The complete lines written since the last scan, as events.
+    fn scan(&mut self, first: bool) -> Vec<Value> {
+        let mut events = Vec::new();
+        for path in game_logs(&self.root, &self.dir) {
+            // Opened by its real path, checked again: a log replaced by a link out of
+            // the runs folder since it was listed is not read.
+            let Ok(real) = std::fs::canonicalize(&path) else {
+                continue;
+            };
+            if !real.starts_with(&self.root) {
+                continue;
+            }
+            let offset = self.offsets.get(&path).copied().unwrap_or(0);
+            if std::fs::metadata(&real).map_or(true, |m| m.len() <= offset) {
+                continue;
+            }
+            let Ok(mut file) = std::fs::File::open(&real) else {
+                continue;
+            };
+            if file.seek(SeekFrom::Start(offset)).is_err() {
+                continue;
+            }
+            let mut bytes = Vec::new();
+            // At most 8 MiB a scan per file; the rest comes next time.
+            if file.take(8 << 20).read_to_end(&mut bytes).is_err() {
+                continue;
+            }
+            let Some(end) = bytes.iter().rposition(|&b| b == b'\n') else {
+                continue;
+            };
+            self.offsets.insert(path.clone(), offset + end as u64 + 1);
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let found: Vec<Value> = bytes[..end]
+                .split(|&b| b == b'\n')
+                .filter_map(|line| Self::event(&name, line, first))
+                .collect();
+            events.extend(if first { Self::catch_up(found) } else { found });
+        }
+        events
+    }
+
+    /// What a page opening a run needs of a game already in its log: all of a game in
+    /// play, but of a finished one only its start, its last move (the final board) and
+    /// its end, so a run of thousands of games opens quickly.
+    fn catch_up(events: Vec<Value>) -> Vec<Value> {
+        if !events.iter().any(|e| e["type"] == "game_end") {
+            return events;
+        }
+        let last_move = events.iter().rposition(|e| e["type"] == "move");
+        events
+            .into_iter()
+            .enumerate()
+            .filter(|(i, e)| e["type"] != "move" || Some(*i) == last_move)
+            .map(|(_, e)| e)
+            .collect()
+    }
+
+    fn event(file: &str, line: &[u8], first: bool) -> Option<Value> {
+        let record: Value = serde_json::from_slice(line).ok()?;
+        let kind = record["type"].as_str()?.to_string();
+        let mut event = match kind.as_str() {
+            "exchange" if first => return None,
+            "exchange" => {
+                let response = &record["response"];
+                let message = if response["message"].is_object() {
+                    &response["message"]
+                } else {
+                    &response["choices"][0]["message"]
+                };
+                json!({
+                    "ply": record["ply"], "color": record["color"], "turn": record["turn"],
+                    "latency_ms": record["latency_ms"],
+                    "content": clip_text(message["content"].as_str().unwrap_or("")),
+                    "thinking": message["thinking"].as_str().or(message["reasoning_content"].as_str()).map(clip_text),
+                    "tool_calls": message["tool_calls"].as_array().map(|calls| calls.iter().map(|c| json!({
+                        "name": clip_text(c["function"]["name"].as_str().unwrap_or("")),
+                        "arguments": clip_text(&c["function"]["arguments"].to_string()),
+                    })).collect::<Vec<_>>()),
+                })
+            }
+            "move" => json!({
+                "ply": record["ply"], "color": record["color"], "player": record["player"],
+                "move": record["move"], "source": record["source"], "board_after": record["board_after"],
+            }),
+            "game_start" => json!({
+                "black": record["black"], "white": record["white"],
+                "start_board": record["start_board"], "opening": record["opening"],
+            }),
+            "game_end" => json!({
+                "black_discs": record["black_discs"], "white_discs": record["white_discs"],
+                "winner": record["winner"],
+            }),
+            _ => json!({ "ply": record["ply"], "color": record["color"] }),
+        };
+        event["type"] = json!(kind);
+        event["file"] = json!(file);
+        Some(event)
+    }
+}
+
+fn clip_text(text: &str) -> String {
+    super::clip(text, MAX_TEXT)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_finished_game_is_caught_up_by_its_start_last_move_and_end() {
+        let record = |kind: &str, ply: u32| json!({ "type": kind, "ply": ply });
+        let game = vec![
+            record("game_start", 0),
+            record("move", 1),
+            record("move", 2),
+            record("move", 3),
+        ];
+        assert_eq!(Tail::catch_up(game.clone()), game, "a game in play is sent whole");
+        let mut finished = game;
+        finished.push(record("game_end", 0));
+        let kept: Vec<(String, u64)> = Tail::catch_up(finished)
+            .iter()
+            .map(|e| (e["type"].as_str().unwrap().to_string(), e["ply"].as_u64().unwrap()))
+            .collect();
+        assert_eq!(
+            kept,
+            [("game_start".into(), 0), ("move".into(), 3), ("game_end".into(), 0)]
+        );
+    }
+}

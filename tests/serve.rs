@@ -1,0 +1,475 @@
+//! `serve` over plain HTTP: paths that try to leave --runs, tokens, foreign hosts and
+//! origins, body limits; a whole game against a scripted model played through the API,
+//! its events in order and its log read by `replay`, `stats`, `rate` and `report`; a
+//! client that leaves mid-stream and a model host that dies mid-game.
+
+mod support;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use reqwest::blocking::Client;
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+use support::serve::{simulating_model, Served};
+use support::temp_dir;
+
+fn client() -> Client {
+    Client::builder().timeout(Duration::from_secs(120)).build().unwrap()
+}
+
+/// A run folder with one finished game log, like those `eval` writes.
+fn fake_run(runs: &Path, name: &str) -> PathBuf {
+    let dir = runs.join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("run.json"),
+        json!({"command": "eval", "created_utc": "2026-01-01T00:00:00Z"}).to_string(),
+    )
+    .unwrap();
+    std::fs::write(dir.join("game-0001.jsonl"), "{\"type\":\"game_start\"}\n").unwrap();
+    dir
+}
+
+/// Sends `path` exactly as written (no client normalising `..`); the status and body.
+fn raw_get(url: &str, path: &str) -> (u16, String) {
+    let address = url.strip_prefix("http://").unwrap();
+    let mut stream = std::net::TcpStream::connect(address).unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut text = String::new();
+    stream.read_to_string(&mut text).unwrap();
+    let status = text.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    (status, text)
+}
+
+#[test]
+fn paths_out_of_the_runs_folder_are_refused() {
+    let base = temp_dir("serve", "paths");
+    let runs = base.join("runs");
+    let run = fake_run(&runs, "20260101-000000-eval");
+    let outside = base.join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("secret.txt"), "SECRET-OUTSIDE").unwrap();
+    std::fs::write(outside.join("run.json"), "{\"command\":\"SECRET-RUN\"}").unwrap();
+    // A whole game log outside, by players whose names must never show.
+    let secret_game = json!({"schema_version": 1, "time_ms": 0, "type": "game_start", "game": 1,
+        "black": "SECRET-LOG", "white": "SECRET-LOG", "start_board": "", "opening": [], "seed": 1});
+    std::fs::write(outside.join("game-0001.jsonl"), format!("{secret_game}\n")).unwrap();
+    std::os::unix::fs::symlink(&outside, runs.join("link-out")).unwrap();
+    std::os::unix::fs::symlink(outside.join("secret.txt"), run.join("leak.jsonl")).unwrap();
+    std::os::unix::fs::symlink(outside.join("game-0001.jsonl"), run.join("game-0002.jsonl")).unwrap();
+    let served = Served::start(&runs, "127.0.0.1:0", &[]);
+    let http = client();
+    let get = |path: &str| {
+        let response = http.get(format!("{}{path}", served.url)).send().unwrap();
+        (response.status(), response.text().unwrap())
+    };
+    let (status, body) = get("/runs/20260101-000000-eval/files/game-0001.jsonl");
+    assert_eq!(status, StatusCode::OK);
+    assert!(body.contains("game_start"));
+    for path in [
+        "/runs/..%2F..%2Foutside/files/secret.txt",
+        "/runs/%2e%2e/files/secret.txt",
+        "/runs/20260101-000000-eval/files/..%2F..%2Foutside%2Fsecret.txt",
+        "/runs/20260101-000000-eval/files/%2E%2E%2Foutside%2Fsecret.txt",
+        "/runs/20260101-000000-eval/files/.%2e",
+        "/runs/link-out/files/secret.txt",
+        "/runs/20260101-000000-eval/files/leak.jsonl",
+        "/runs/link-out/report",
+        "/api/runs/link-out",
+        "/api/runs/..%2Foutside",
+    ] {
+        let (status, body) = get(path);
+        assert!(
+            status == StatusCode::NOT_FOUND || status == StatusCode::BAD_REQUEST,
+            "{path}: {status}"
+        );
+        assert!(!body.contains("SECRET"), "{path}: {body}");
+    }
+    for path in [
+        "/runs/../outside/files/secret.txt",
+        "/runs/20260101-000000-eval/files/../../outside/secret.txt",
+        "/runs/%2e%2e/%2e%2e/files/secret.txt",
+    ] {
+        let (status, text) = raw_get(&served.url, path);
+        assert!(status == 404 || status == 400, "{path}: {status}");
+        assert!(!text.contains("SECRET"), "{path}: {text}");
+    }
+    // The list and a followed run leave the links out too.
+    let (_, list) = get("/api/runs");
+    assert!(
+        list.contains("20260101-000000-eval") && !list.contains("link-out"),
+        "{list}"
+    );
+    for path in ["/api/runs/20260101-000000-eval", "/runs/20260101-000000-eval/report"] {
+        let (_, shown) = get(path);
+        assert!(!shown.contains("SECRET"), "{path}: {shown}");
+    }
+    let rated = http
+        .post(format!("{}/api/rate", served.url))
+        .json(&json!({"runs": ["20260101-000000-eval"]}))
+        .send()
+        .unwrap()
+        .text()
+        .unwrap();
+    assert!(!rated.contains("SECRET"), "{rated}");
+    let follow = http
+        .get(format!("{}/api/runs/20260101-000000-eval/follow", served.url))
+        .send()
+        .unwrap();
+    let first = BufReader::new(follow)
+        .lines()
+        .map(Result::unwrap)
+        .find(|l| l.starts_with("data:"))
+        .unwrap();
+    assert!(
+        first.contains("game-0001.jsonl") && !first.contains("SECRET"),
+        "{first}"
+    );
+}
+
+#[test]
+fn a_token_is_checked_on_every_request() {
+    let base = temp_dir("serve", "token");
+    let runs = base.join("runs");
+    fake_run(&runs, "20260101-000000-eval");
+    let token = "correct-horse-battery-staple";
+    let served = Served::start(&runs, "127.0.0.1:0", &["--token", token]);
+    let http = client();
+    let status = |request: reqwest::blocking::RequestBuilder| request.send().unwrap().status();
+    for path in [
+        "/",
+        "/api/runs",
+        "/assets/play.js",
+        "/runs/20260101-000000-eval/files/game-0001.jsonl",
+    ] {
+        let url = format!("{}{path}", served.url);
+        assert_eq!(
+            status(http.get(&url)),
+            StatusCode::UNAUTHORIZED,
+            "{path} without a token"
+        );
+        assert_eq!(
+            status(http.get(&url).bearer_auth("wrong-token-wrong-token")),
+            StatusCode::UNAUTHORIZED
+        );
+        assert_eq!(
+            status(http.get(format!("{url}?token=correct-horse-battery-stapl"))),
+            StatusCode::UNAUTHORIZED
+        );
+        assert_eq!(status(http.get(&url).bearer_auth(token)), StatusCode::OK, "{path}");
+        let cookie = format!("othello_arena_token={token}");
+        assert_eq!(status(http.get(&url).header("Cookie", cookie)), StatusCode::OK);
+    }
+    // The printed address carries the token; the answer sets the cookie the page uses.
+    let response = http.get(format!("{}/?token={token}", served.url)).send().unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let cookie = response.headers()["set-cookie"].to_str().unwrap().to_string();
+    assert!(cookie.contains(token) && cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"));
+    let moved = http
+        .post(format!("{}/api/games", served.url))
+        .json(&json!({"color": "black", "opponent": "greedy"}))
+        .send()
+        .unwrap();
+    assert_eq!(moved.status(), StatusCode::UNAUTHORIZED);
+}
+
+#[test]
+fn binding_beyond_loopback_generates_a_token() {
+    let base = temp_dir("serve", "generated");
+    let served = Served::start(&base.join("runs"), "0.0.0.0:0", &[]);
+    let token = served.token.clone().expect("a generated token is printed");
+    assert!(token.len() >= 32, "{token}");
+    let http = client();
+    assert_eq!(
+        http.get(format!("{}/api/runs", served.url)).send().unwrap().status(),
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(
+        http.get(format!("{}/api/runs", served.url))
+            .bearer_auth(&token)
+            .send()
+            .unwrap()
+            .status(),
+        StatusCode::OK
+    );
+    // A short token is refused at start.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_othello-arena"))
+        .args(["serve", "--bind", "0.0.0.0:0", "--token", "short"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--token"));
+}
+
+#[test]
+fn foreign_hosts_origins_and_large_bodies_are_refused_and_headers_set() {
+    let base = temp_dir("serve", "origin");
+    let served = Served::start(&base.join("runs"), "127.0.0.1:0", &[]);
+    let http = client();
+    let page = http.get(format!("{}/", served.url)).send().unwrap();
+    let csp = page.headers()["content-security-policy"].to_str().unwrap().to_string();
+    assert!(
+        csp.contains("script-src 'self'") && !csp.contains("unsafe-inline"),
+        "{csp}"
+    );
+    assert_eq!(page.headers()["x-content-type-options"], "nosniff");
+    let html = page.text().unwrap();
+    assert!(
+        !html.contains("<script>") && !html.contains("<style>"),
+        "no inline code"
+    );
+    // A name rebound to 127.0.0.1 by another site.
+    let rebound = http
+        .get(format!("{}/api/runs", served.url))
+        .header("Host", "evil.example")
+        .send()
+        .unwrap();
+    assert_eq!(rebound.status(), StatusCode::FORBIDDEN);
+    let cross = http
+        .post(format!("{}/api/games", served.url))
+        .header("Origin", "http://evil.example")
+        .json(&json!({"color": "black", "opponent": "greedy"}))
+        .send()
+        .unwrap();
+    assert_eq!(cross.status(), StatusCode::FORBIDDEN);
+    let form = http
+        .post(format!("{}/api/games", served.url))
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .body("color=black&opponent=greedy")
+        .send()
+        .unwrap();
+    assert_eq!(form.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    let bad = http
+        .post(format!("{}/api/games", served.url))
+        .json(&json!({"color": "black", "opponent": "alphabeta:99"}))
+        .send()
+        .unwrap();
+    assert_eq!(bad.status(), StatusCode::BAD_REQUEST);
+    // Last: the server answers before reading such a body and closes the connection.
+    let huge = json!({"color": "black", "opponent": "x".repeat(100_000)});
+    let big = http
+        .post(format!("{}/api/games", served.url))
+        .json(&huge)
+        .send()
+        .unwrap();
+    assert_eq!(big.status(), StatusCode::PAYLOAD_TOO_LARGE);
+}
+
+/// Plays game `id` as `color` by always taking the first legal move; every event, in
+/// order. Stops reading after `stop_after` events when given (a client that leaves).
+fn play_through(http: &Client, url: &str, id: u64, color: &str, stop_after: Option<usize>) -> Vec<Value> {
+    let stream = http.get(format!("{url}/api/games/{id}/events")).send().unwrap();
+    let mut events = Vec::new();
+    for line in BufReader::new(stream).lines() {
+        let line = line.unwrap();
+        let Some(data) = line.strip_prefix("data:") else {
+            continue;
+        };
+        let event: Value = serde_json::from_str(data.trim()).unwrap();
+        let mine = event["kind"] == "state" && event["to_move"] == color && event["over"] == false;
+        if let (true, Some(square)) = (mine, event["legal"][0].as_str()) {
+            let played = http
+                .post(format!("{url}/api/games/{id}/move"))
+                .json(&json!({"square": square, "ply": event["ply"]}))
+                .send()
+                .unwrap();
+            // A page that reconnects is sent the game again: its old positions are refused.
+            assert!(
+                played.status() == StatusCode::NO_CONTENT || played.status() == StatusCode::CONFLICT,
+                "{}",
+                played.text().unwrap()
+            );
+        }
+        let done = event["kind"] == "end" || event["kind"] == "failed";
+        events.push(event);
+        if done || stop_after.is_some_and(|n| events.len() >= n) {
+            break;
+        }
+    }
+    events
+}
+
+fn start_game(http: &Client, url: &str, color: &str, opponent: &str) -> (u64, String) {
+    let started: Value = http
+        .post(format!("{url}/api/games"))
+        .json(&json!({"color": color, "opponent": opponent}))
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    let id = started["id"].as_u64().unwrap_or_else(|| panic!("{started}"));
+    (id, started["run"].as_str().unwrap().to_string())
+}
+
+#[test]
+fn a_game_against_a_model_streams_in_order_and_its_log_is_read_by_every_command() {
+    let base = temp_dir("serve", "llm");
+    let runs = base.join("runs");
+    let model = simulating_model("");
+    let served = Served::start(&runs, "127.0.0.1:0", &["--host", &model.url]);
+    let http = client();
+    let (id, run) = start_game(&http, &served.url, "white", "llm:stub");
+    let events = play_through(&http, &served.url, id, "white", None);
+    let end = events.last().unwrap();
+    assert_eq!(end["kind"], "end", "{end}");
+    // The model's first turn: its reply with the tool call, the tool result, its answer,
+    // the decision, then the move.
+    let kinds: Vec<&str> = events.iter().map(|e| e["kind"].as_str().unwrap()).collect();
+    let first = kinds.iter().position(|k| *k == "llm_reply").unwrap();
+    assert_eq!(
+        &kinds[first..first + 5],
+        ["llm_reply", "tool_result", "llm_reply", "decision", "state"]
+    );
+    assert!(events[first]["thinking"]
+        .as_str()
+        .unwrap()
+        .starts_with("SIMULATE-THOUGHT"));
+    assert_eq!(events[first]["tool_calls"][0]["name"], "simulate_move");
+    assert!(events[first + 1]["content"].as_str().unwrap().contains("my_stones"));
+    assert!(events[first + 2]["thinking"]
+        .as_str()
+        .unwrap()
+        .starts_with("ANSWER-THOUGHT"));
+    assert_eq!(events[first + 3]["source"], "llm");
+    // The page's score is the board's.
+    let last_state = events.iter().rev().find(|e| e["kind"] == "state").unwrap();
+    assert_eq!(last_state["black"], end["black"]);
+    assert_eq!(last_state["white"], end["white"]);
+    // A finished game refuses moves.
+    let late = http
+        .post(format!("{}/api/games/{id}/move", served.url))
+        .json(&json!({"square": "a1", "ply": 3}))
+        .send()
+        .unwrap();
+    assert_eq!(late.status(), StatusCode::CONFLICT);
+
+    let dir = runs.join(&run);
+    let log = dir.join("game-0001.jsonl");
+    assert!(log.is_file() && dir.join("run.json").is_file());
+    let arena = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_othello-arena"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let replayed = arena(&["replay", log.to_str().unwrap()]);
+    assert!(replayed.contains("simulate_move"), "{replayed}");
+    let stats = arena(&["stats", dir.to_str().unwrap(), "--json"]);
+    let stats: Value = serde_json::from_str(&stats).unwrap();
+    assert_eq!(stats["groups"][0]["model"], "llm:stub");
+    assert_eq!(stats["groups"][0]["opponent"], "human");
+    assert_eq!(stats["groups"][0]["overall"]["games"], 1);
+    let rated = arena(&["rate", dir.to_str().unwrap(), "--anchor", "human=0"]);
+    assert!(rated.contains("llm:stub"), "{rated}");
+    arena(&[
+        "report",
+        dir.to_str().unwrap(),
+        "-o",
+        base.join("report.html").to_str().unwrap(),
+    ]);
+    // The watch page's views of the same run.
+    let shown: Value = http
+        .get(format!("{}/api/runs/{run}", served.url))
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    assert_eq!(
+        shown["games"][0]["moves"].as_u64().unwrap() as usize,
+        events.iter().filter(|e| e["kind"] == "state").count() - 1
+    );
+    assert_eq!(shown["tables"]["groups"][0]["model"], "llm:stub");
+    let report = http.get(format!("{}/runs/{run}/report", served.url)).send().unwrap();
+    assert_eq!(report.status(), StatusCode::OK);
+    let report = report.text().unwrap();
+    assert!(report.contains("/assets/viewer.js") && !report.contains("<script>"));
+    let rated: Value = http
+        .post(format!("{}/api/rate", served.url))
+        .json(&json!({"runs": [run]}))
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    assert!(rated["text"].as_str().unwrap().contains("llm:stub"), "{rated}");
+}
+
+#[test]
+fn the_server_outlives_a_client_that_leaves_and_a_model_host_that_dies() {
+    let base = temp_dir("serve", "faults");
+    let runs = base.join("runs");
+    let model = simulating_model("");
+    let served = Served::start(
+        &runs,
+        "127.0.0.1:0",
+        &["--host", &model.url, "--max-retries", "0", "--timeout", "5"],
+    );
+    let http = client();
+    let (id, run) = start_game(&http, &served.url, "black", "llm:stub");
+    // A page that reads a few events and goes away mid-stream.
+    let early = play_through(&http, &served.url, id, "black", Some(3));
+    assert_eq!(early.len(), 3);
+    // The host dies; the game goes on with the fallback, and the page is told why.
+    model.kill();
+    let events = play_through(&http, &served.url, id, "black", None);
+    assert_eq!(events.last().unwrap()["kind"], "end", "{:?}", events.last());
+    let errors: Vec<&Value> = events.iter().filter(|e| e["kind"] == "error").collect();
+    assert!(!errors.is_empty());
+    assert!(errors[0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("the model server failed"));
+    let log = std::fs::read_to_string(runs.join(&run).join("game-0001.jsonl")).unwrap();
+    assert!(
+        log.contains("\"source\":\"fallback\""),
+        "fallback moves are logged as such"
+    );
+    // Still serving.
+    let listed = http.get(format!("{}/api/runs", served.url)).send().unwrap();
+    assert_eq!(listed.status(), StatusCode::OK);
+    // A new game against an engine still plays through.
+    let (id, _) = start_game(&http, &served.url, "black", "greedy");
+    let events = play_through(&http, &served.url, id, "black", None);
+    assert_eq!(events.last().unwrap()["kind"], "end");
+}
+
+#[test]
+fn connections_beyond_the_limit_wait_for_one_to_close() {
+    let base = temp_dir("serve", "connections");
+    let runs = base.join("runs");
+    fake_run(&runs, "20260101-000000-eval");
+    let served = Served::start(&runs, "127.0.0.1:0", &["--max-connections", "2"]);
+    // Two pages following a run hold both connections.
+    let follow = || {
+        let response = client()
+            .get(format!("{}/api/runs/20260101-000000-eval/follow", served.url))
+            .send()
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        response
+    };
+    let (first, _second) = (follow(), follow());
+    let quick = Client::builder().timeout(Duration::from_millis(700)).build().unwrap();
+    let url = format!("{}/api/runs", served.url);
+    assert!(quick.get(&url).send().is_err(), "a third connection waits");
+    drop(first);
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Ok(response) = quick.get(&url).send() {
+            assert_eq!(response.status(), StatusCode::OK);
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "no connection was freed");
+    }
+}

@@ -1,0 +1,319 @@
+//! `serve` in headless Chromium (Debian's chromium + chromium-driver, installed by
+//! .ci/run), driven over WebDriver like the report test: a person plays a whole game
+//! against `greedy` by clicking and the page's final score is the rules' score; a
+//! scripted model's thinking, tool calls and tool results appear in order and its
+//! hostile markup stays text; a running eval's moves appear on the watch page while it
+//! runs. Screenshots of both pages, wide and at phone width, go to target/ (and to
+//! docs/ with `UPDATE_SCREENSHOTS=1`).
+//!
+//! Run: `cargo test --test serve_browser -- --ignored` (needs /usr/bin/chromium and chromedriver).
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use othello_arena::{Board, Move};
+use serde_json::{json, Value};
+use support::browser::Driver;
+use support::serve::{simulating_model, Served};
+use support::{legal_moves_in, temp_dir, Fault, Reply, StubServer};
+
+/// One browser at a time: the machines that run CI have few cores.
+static BROWSER: Mutex<()> = Mutex::new(());
+
+const HOSTILE: &str =
+    "</script><script>window.__pwned = 1</script><img src=x onerror=\"window.__pwned = 2\"> <b>bold?</b>";
+
+fn screenshot(driver: &Driver, name: &str) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    driver.screenshot(&root.join("target").join(name));
+    if std::env::var("UPDATE_SCREENSHOTS").is_ok_and(|v| v == "1") {
+        driver.screenshot(&root.join("docs").join(name));
+    }
+}
+
+/// `NAME.png` of the window, then `NAME-phone.png` at 390 pixels wide, where nothing
+/// may be wider than the screen.
+fn screenshots(driver: &Driver, name: &str) {
+    screenshot(driver, &format!("{name}.png"));
+    driver.resize(390, 1400);
+    std::thread::sleep(Duration::from_millis(300));
+    let fits = driver.script("return document.documentElement.scrollWidth <= window.innerWidth + 1;");
+    assert_eq!(fits, json!(true), "nothing wider than a phone's screen");
+    screenshot(driver, &format!("{name}-phone.png"));
+    driver.resize(1300, 1500);
+}
+
+/// Clicks the first legal square until the game is over; the number of clicks.
+fn click_until_the_end(driver: &Driver) -> usize {
+    let mut clicks = 0;
+    loop {
+        let next = driver.wait_for(
+            "if (document.getElementById('result').textContent) return 'end';
+             const b = document.querySelector('#board button.legal'); return b ? b.dataset.square : false;",
+            Duration::from_secs(120),
+            "my turn or the game's end",
+        );
+        if next == json!("end") {
+            return clicks;
+        }
+        let square = next.as_str().unwrap().to_string();
+        driver.click(&format!("#board button[data-square='{square}']"));
+        clicks += 1;
+        driver.wait_for(
+            &format!(
+                "return !document.querySelector(\"#board button[data-square='{square}']\")
+                 || !!document.getElementById('result').textContent;"
+            ),
+            Duration::from_secs(60),
+            "the board after my move",
+        );
+        assert!(clicks <= 40, "a side places at most 32 discs");
+    }
+}
+
+/// The run folder of the one game under `runs`.
+fn only_run(runs: &Path) -> PathBuf {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(runs).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(dirs.len(), 1, "{dirs:?}");
+    dirs.pop().unwrap()
+}
+
+/// The final position of a logged game, replayed by the rules from its moves.
+fn replayed_final(log: &Path) -> Board {
+    let text = std::fs::read_to_string(log).unwrap();
+    let end: Value = text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|r| r["type"] == "game_end")
+        .expect("the game ended");
+    let mut board = Board::new();
+    for mv in end["moves"].as_array().unwrap() {
+        let mv: Move = mv.as_str().unwrap().parse().unwrap();
+        board = board.try_play(mv).unwrap();
+    }
+    assert!(board.is_game_over());
+    board
+}
+
+#[test]
+#[ignore = "needs chromium and chromedriver: see the module docs (CI runs it)"]
+fn a_person_plays_a_whole_game_against_greedy_by_clicking() {
+    let _one = BROWSER.lock().unwrap_or_else(|p| p.into_inner());
+    let base = temp_dir("serve-browser", "greedy");
+    let runs = base.join("runs");
+    // With a token: the printed address sets the cookie the page's requests carry.
+    let token = "a-token-for-the-browser-test";
+    let served = Served::start(&runs, "127.0.0.1:0", &["--token", token]);
+    let driver = Driver::start();
+    driver.goto(&format!("{}/?token={token}", served.url));
+    driver.script(
+        "document.getElementById('color').value = 'black'; document.getElementById('kind').value = 'greedy';
+         document.getElementById('kind').dispatchEvent(new Event('change'));",
+    );
+    driver.click("#start");
+    let clicks = click_until_the_end(&driver);
+    assert!(clicks >= 5, "{clicks} clicks");
+    let board = replayed_final(&only_run(&runs).join("game-0001.jsonl"));
+    let (black, white) = (
+        board.count(othello_arena::Color::Black),
+        board.count(othello_arena::Color::White),
+    );
+    let shown = driver.script(
+        "const r = document.getElementById('result'); return [r.dataset.black, r.dataset.white, r.textContent,
+         document.getElementById('score').textContent];",
+    );
+    assert_eq!(shown[0], json!(black.to_string()));
+    assert_eq!(shown[1], json!(white.to_string()));
+    let text = shown[2].as_str().unwrap();
+    assert!(text.contains(&format!("Black {black} – White {white}")), "{text}");
+    let verdict = match black.cmp(&white) {
+        std::cmp::Ordering::Greater => "You win",
+        std::cmp::Ordering::Less => "You lose",
+        std::cmp::Ordering::Equal => "Draw",
+    };
+    assert!(text.contains(verdict), "{text}");
+    assert_eq!(shown[3], json!(format!("Black {black} – White {white}")));
+    // The engine's evaluation was shown for its moves.
+    let engine_entries = driver.script("return document.querySelectorAll('#log .entry.engine').length;");
+    assert!(engine_entries.as_u64().unwrap() >= 5);
+    screenshot(&driver, "serve-play-greedy.png");
+    // The other page too, by its link; a browser without the cookie is refused.
+    driver.click("header a[href='/watch']");
+    driver.wait_for(
+        "return document.querySelectorAll('#runs tr[data-run]').length === 1;",
+        Duration::from_secs(10),
+        "the run on the watch page",
+    );
+    let fresh = Driver::start();
+    fresh.goto(&format!("{}/watch", served.url));
+    let refused = fresh.script("return document.body.textContent;");
+    assert!(
+        refused.as_str().unwrap().contains("missing or wrong token"),
+        "{refused}"
+    );
+}
+
+#[test]
+#[ignore = "needs chromium and chromedriver: see the module docs (CI runs it)"]
+fn a_scripted_model_shows_its_thinking_and_tools_in_order_and_its_markup_stays_text() {
+    let _one = BROWSER.lock().unwrap_or_else(|p| p.into_inner());
+    let base = temp_dir("serve-browser", "llm");
+    let runs = base.join("runs");
+    let model = simulating_model(HOSTILE);
+    let served = Served::start(&runs, "127.0.0.1:0", &["--host", &model.url]);
+    let driver = Driver::start();
+    driver.goto(&format!("{}/", served.url));
+    driver.script(
+        "document.getElementById('color').value = 'black'; document.getElementById('kind').value = 'llm';
+         document.getElementById('model').value = 'hostile';
+         document.getElementById('kind').dispatchEvent(new Event('change'));",
+    );
+    driver.click("#start");
+    // A few moves, then a look at the log while the game is on.
+    for _ in 0..4 {
+        let square = driver.wait_for(
+            "const b = document.querySelector('#board button.legal'); return b ? b.dataset.square : false;",
+            Duration::from_secs(60),
+            "my turn",
+        );
+        let square = square.as_str().unwrap().to_string();
+        driver.click(&format!("#board button[data-square='{square}']"));
+        driver.wait_for(
+            &format!("return !document.querySelector(\"#board button[data-square='{square}']\");"),
+            Duration::from_secs(60),
+            "the board after my move",
+        );
+    }
+    driver.wait_for(
+        "return document.querySelectorAll('#log .entry.decision').length >= 3;",
+        Duration::from_secs(60),
+        "three decisions of the model",
+    );
+    // The model's turns, in order: reply with a tool call, the tool's result, the
+    // answer, the decision.
+    let order =
+        driver.script("return [...document.querySelectorAll('#log .entry')].slice(0, 4).map(e => e.className);");
+    assert_eq!(
+        order,
+        json!(["entry llm", "entry tool", "entry llm", "entry decision"]),
+        "{order}"
+    );
+    let texts = driver.script(
+        "const q = s => [...document.querySelectorAll('#log ' + s)].map(e => e.textContent);
+         return [q('.llm-thinking'), q('.tool-call'), q('.tool-result'), q('.llm-content')];",
+    );
+    let first_thought = texts[0][0].as_str().unwrap();
+    assert!(
+        first_thought.starts_with("SIMULATE-THOUGHT </script><script>window.__pwned = 1"),
+        "{first_thought}"
+    );
+    assert!(texts[0][1].as_str().unwrap().starts_with("ANSWER-THOUGHT"));
+    assert!(texts[1][0].as_str().unwrap().starts_with("simulate_move"), "{texts}");
+    assert!(texts[2][0].as_str().unwrap().contains("my_stones"), "{texts}");
+    assert!(texts[3][0].as_str().unwrap().contains("<img src=x onerror="), "{texts}");
+    // Nothing ran, nothing became markup.
+    assert_eq!(driver.script("return window.__pwned === undefined;"), json!(true));
+    assert_eq!(
+        driver.script("return document.querySelectorAll('img, #log b, #log script').length;"),
+        json!(0)
+    );
+    screenshots(&driver, "serve-play");
+    click_until_the_end(&driver);
+    assert_eq!(driver.script("return window.__pwned === undefined;"), json!(true));
+}
+
+#[test]
+#[ignore = "needs chromium and chromedriver: see the module docs (CI runs it)"]
+fn a_running_eval_is_followed_live_on_the_watch_page() {
+    let _one = BROWSER.lock().unwrap_or_else(|p| p.into_inner());
+    let base = temp_dir("serve-browser", "watch");
+    let runs = base.join("runs");
+    std::fs::create_dir_all(&runs).unwrap();
+    // A slow model: each answer takes 300 ms, so the eval runs for several seconds.
+    let model = StubServer::start(|request, _| {
+        let legal = legal_moves_in(request);
+        let answer = legal.first().map_or(String::new(), |m| format!("I play {m}"));
+        Reply::content(&answer).with_fault(Fault::Delay(Duration::from_millis(300)))
+    });
+    let served = Served::start(&runs, "127.0.0.1:0", &[]);
+    let driver = Driver::start();
+    let name = "20991231-000000-eval-live";
+    let mut eval = Command::new(env!("CARGO_BIN_EXE_othello-arena"))
+        .args([
+            "eval",
+            "--agent",
+            "llm:slow",
+            "--vs",
+            "greedy",
+            "--games",
+            "1",
+            "--log-dir",
+        ])
+        .arg(runs.join(name))
+        .args(["--host", &model.url, "--json"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !runs.join(name).join("run.json").is_file() {
+        assert!(Instant::now() < deadline, "the eval wrote no run.json");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    driver.goto(&format!("{}/watch?run={name}", served.url));
+    // Moves appear while the eval is still running.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut seen = 0;
+    while seen < 6 {
+        assert!(Instant::now() < deadline, "the watch page showed {seen} moves");
+        seen = driver
+            .script("return Math.max(0, ...[...document.querySelectorAll('.live-game')].map(g => +(g.dataset.moves || 0)));")
+            .as_u64()
+            .unwrap_or(0);
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(eval.try_wait().unwrap().is_none(), "the eval is still running");
+    let board_discs = driver.script("return document.querySelectorAll('.live-game .disc').length;");
+    assert!(board_discs.as_u64().unwrap() >= 4 + 6);
+    driver.wait_for(
+        "return document.getElementById('feed').textContent.includes('llm:slow played');",
+        Duration::from_secs(30),
+        "a move of the model in the live feed",
+    );
+    assert!(eval.try_wait().unwrap().is_none(), "the eval is still running");
+    assert!(driver.script("return document.querySelector('#runs .live-badge') !== null;") == json!(true));
+    screenshots(&driver, "serve-watch");
+    assert!(eval.wait().unwrap().success());
+    // Both games end on the page; then the run's leaderboard and its replay.
+    driver.wait_for(
+        "return document.querySelectorAll('.live-game.done').length === 2;",
+        Duration::from_secs(30),
+        "both games finished on the page",
+    );
+    driver.script(&format!(
+        "document.querySelector('#runs tr[data-run=\"{name}\"] input').click();"
+    ));
+    driver.click("#rate");
+    let board = driver.wait_for(
+        "const t = document.getElementById('leaderboard').textContent; return t.includes('Ratings') ? t : false;",
+        Duration::from_secs(30),
+        "the leaderboard",
+    );
+    assert!(board.as_str().unwrap().contains("llm:slow"), "{board}");
+    driver.goto(&format!("{}/runs/{name}/report", served.url));
+    let title = driver.wait_for(
+        "return document.getElementById('ply-title').textContent;",
+        Duration::from_secs(10),
+        "the report's viewer",
+    );
+    assert!(title.as_str().unwrap().starts_with("ply "), "{title}");
+    driver.click("#next");
+    assert_eq!(
+        driver.script("return document.querySelectorAll('#board .disc').length > 4;"),
+        json!(true)
+    );
+}

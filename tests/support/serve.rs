@@ -1,0 +1,95 @@
+//! `othello-arena serve` run as a child process on a free port, for the serve tests.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+use serde_json::json;
+
+use super::{legal_moves_in, Reply, StubServer};
+
+/// A running server; killed when dropped.
+pub struct Served {
+    process: Child,
+    /// `http://ADDRESS` (no trailing slash).
+    pub url: String,
+    /// The token printed at start, if any.
+    pub token: Option<String>,
+}
+
+impl Served {
+    /// Starts `serve --runs runs --bind BIND` with `extra` flags; `bind` may end in
+    /// `:0` (the printed address carries the port chosen).
+    pub fn start(runs: &Path, bind: &str, extra: &[&str]) -> Served {
+        let mut process = Command::new(env!("CARGO_BIN_EXE_othello-arena"))
+            .arg("serve")
+            .arg("--runs")
+            .arg(runs)
+            .args(["--bind", bind])
+            .args(extra)
+            .env_remove("OLLAMA_HOST")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the binary runs");
+        let mut lines = BufReader::new(process.stdout.take().unwrap()).lines();
+        let first = lines.next().expect("serve prints its address").unwrap();
+        let address = first
+            .strip_prefix("serving http://")
+            .and_then(|rest| rest.split('/').next())
+            .unwrap_or_else(|| panic!("unexpected first line {first:?}"))
+            .to_string();
+        let token = if first.contains("?token=") {
+            let line = lines.next().expect("serve prints its token").unwrap();
+            line.strip_prefix("token: ").map(str::to_string)
+        } else {
+            None
+        };
+        // Keep draining stdout so the server never blocks on a full pipe.
+        std::thread::spawn(move || for _ in lines {});
+        let port = address.rsplit(':').next().unwrap();
+        Served {
+            process,
+            url: format!("http://127.0.0.1:{port}"),
+            token,
+        }
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.process.kill();
+        let _ = self.process.wait();
+    }
+}
+
+/// A model that thinks ("SIMULATE-THOUGHT {extra}"), simulates its first legal move with
+/// the tool, then thinks again ("ANSWER-THOUGHT {extra}") and plays it ("{extra} I play
+/// MOVE"): `extra` is text the pages must show as it is.
+pub fn simulating_model(extra: &'static str) -> StubServer {
+    StubServer::start(move |request, _| {
+        let legal = legal_moves_in(request);
+        let Some(first) = legal.first() else {
+            return Reply::content("");
+        };
+        let last = request["messages"]
+            .as_array()
+            .and_then(|m| m.last())
+            .cloned()
+            .unwrap_or_default();
+        if last["role"] == "tool" {
+            Reply::message(json!({
+                "role": "assistant",
+                "thinking": format!("ANSWER-THOUGHT {extra}"),
+                "content": format!("{extra} I play {first}"),
+            }))
+        } else {
+            Reply::message(json!({
+                "role": "assistant",
+                "thinking": format!("SIMULATE-THOUGHT {extra}"),
+                "content": "",
+                "tool_calls": [{"function": {"name": "simulate_move", "arguments": {"coord": first}}}],
+            }))
+        }
+    })
+}
