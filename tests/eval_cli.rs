@@ -8,26 +8,7 @@ use std::process::Command;
 
 use othello_arena::record::{read_game_log, Event, MoveSource};
 use serde_json::{json, Value};
-use support::{legal_moves_in, run_arena, Reply, StubServer};
-
-/// Turn 1: call simulate_move on the first legal move; turn 2: answer the last one.
-fn playing_model() -> StubServer {
-    StubServer::start(|request, _| {
-        let legal = legal_moves_in(request);
-        let last_role = request["messages"]
-            .as_array()
-            .and_then(|m| m.last())
-            .map(|m| m["role"].clone());
-        if last_role == Some(json!("tool")) {
-            Reply::content(legal.last().map_or("pass", String::as_str))
-        } else {
-            Reply::tool_call(
-                "simulate_move",
-                json!({"coord": legal.first().cloned().unwrap_or_default()}),
-            )
-        }
-    })
-}
+use support::{legal_moves_in, playing_model, run_arena, Reply, StubServer};
 
 fn temp_dir(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("othello-eval-{name}-{}", std::process::id()));

@@ -216,7 +216,7 @@ fn a_model_without_a_legal_move_forfeits_every_game_and_every_report_counts_the_
         last.starts_with(&format!(
             "final: white (llm:m) forfeited at ply {}: black wins",
             forfeit.ply
-        )) && last.contains("scored as a 64-disc win"),
+        )) && last.contains("wins by forfeit, scored as a margin of 64"),
         "{last}"
     );
     let output = Command::new(env!("CARGO_BIN_EXE_othello-arena"))

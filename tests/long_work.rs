@@ -56,10 +56,10 @@ fn ctrl_c_stops_perft_solve_and_wipeouts_at_once() {
 
 #[test]
 fn perft_on_a_terminal_shows_its_progress_and_stops_on_ctrl_c() {
-    if Command::new("script").arg("--version").output().is_err() {
-        eprintln!("skipped: `script` (util-linux) is not installed to give the command a terminal");
-        return;
-    }
+    assert!(
+        Command::new("script").arg("--version").output().is_ok(),
+        "`script` (util-linux, in every Debian base system) gives the command a terminal: install util-linux"
+    );
     let command = format!("{BIN} perft 16");
     let mut child = Command::new("script")
         .args(["-q", "-e", "-c", &command, "/dev/null"])

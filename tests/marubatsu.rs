@@ -3,12 +3,12 @@
 //! its sampling error, the perfect player never loses, a marubatsu run folder is read
 //! back by `replay` and `rate`, and the LLM agent plays it through the same tool loop
 //! (a scripted model on 127.0.0.1 stands in for one that simulates its first legal
-//! square, then answers it).
+//! square, then answers the last).
 
 mod support;
 
-use serde_json::{json, Value};
-use support::{legal_moves_in, run_arena, temp_dir, Reply, StubServer};
+use serde_json::Value;
+use support::{playing_model, run_arena, temp_dir};
 
 fn play(args: &[&str]) -> Value {
     let mut all = vec!["play", "--game", "marubatsu", "--json"];
@@ -94,7 +94,7 @@ fn a_marubatsu_run_is_logged_replayed_and_rated() {
     assert!(replay.status.success(), "{}", String::from_utf8_lossy(&replay.stderr));
     assert!(text.contains("  a b c") && text.contains("置ける位置"), "{text}");
 
-    let rate = run_arena(&["rate", run_text, "--anchor", "ai2=0", "--json"], "127.0.0.1:9");
+    let rate = run_arena(&["rate", run_text, "--json"], "127.0.0.1:9");
     assert!(rate.status.success(), "{}", String::from_utf8_lossy(&rate.stderr));
     let board: Value = serde_json::from_slice(&rate.stdout).unwrap();
     let rows = board["as_played"]["rows"].as_array().unwrap();
@@ -110,30 +110,28 @@ fn othello_engines_and_bad_specs_are_refused_for_marubatsu() {
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("bad --black") && stderr.contains("ai11s"), "{stderr}");
-}
-
-/// A model that simulates the first legal square, then answers it.
-fn simulating_model() -> StubServer {
-    StubServer::start(|request, _| {
-        let legal = legal_moves_in(request);
-        let last_role = request["messages"]
-            .as_array()
-            .and_then(|m| m.last())
-            .map(|m| m["role"].clone());
-        if last_role == Some(json!("tool")) {
-            Reply::content(legal.first().map_or("", String::as_str))
-        } else {
-            Reply::tool_call(
-                "simulate_move",
-                json!({"coord": legal.first().cloned().unwrap_or_default()}),
-            )
-        }
-    })
+    // Five random plies could already end a game: the players must have one to play.
+    let output = run_arena(
+        &[
+            "play",
+            "--game",
+            "marubatsu",
+            "--black",
+            "ai2",
+            "--white",
+            "ai2",
+            "--opening-random",
+            "5",
+        ],
+        "127.0.0.1:9",
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("give at most 4"));
 }
 
 #[test]
 fn the_llm_agent_plays_marubatsu_through_the_tool_loop() {
-    let server = simulating_model();
+    let server = playing_model();
     let dir = temp_dir("marubatsu", "eval");
     let run = dir.join("run");
     let output = run_arena(
@@ -179,6 +177,21 @@ fn the_llm_agent_plays_marubatsu_through_the_tool_loop() {
     assert!(log.contains("Legal moves: a1, b1, c1, a2, b2, c2, a3, b3, c3"));
     let results: Value = serde_json::from_str(&std::fs::read_to_string(run.join("results.json")).unwrap()).unwrap();
     assert_eq!(results["agent"]["moves"], agent["moves"]);
+    // stats and report read the run as marubatsu: its margin, its 3x3 board.
+    let stats = run_arena(&["stats", run.to_str().unwrap()], "127.0.0.1:9");
+    let text = String::from_utf8_lossy(&stats.stdout);
+    assert!(
+        stats.status.success() && text.contains("mean margin (win 1, loss -1)"),
+        "{text}"
+    );
+    let page = dir.join("report.html");
+    let report = run_arena(
+        &["report", run.to_str().unwrap(), "-o", page.to_str().unwrap()],
+        "127.0.0.1:9",
+    );
+    assert!(report.status.success(), "{}", String::from_utf8_lossy(&report.stderr));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("\"columns\":3") && html.contains("\"black_mark\":\"O\""));
     // An Othello engine is no fallback for marubatsu.
     let refused = run_arena(
         &[
@@ -263,7 +276,7 @@ fn a_marubatsu_probe_grades_forced_wins_and_blocks_against_the_perfect_player() 
         assert!(p["motif"] == "win" || p["motif"] == "block", "{p}");
         assert!(p["exact"].as_bool().unwrap());
     }
-    let server = simulating_model();
+    let server = playing_model();
     let output = run_arena(
         &[
             "probe",
@@ -289,4 +302,45 @@ fn a_marubatsu_probe_grades_forced_wins_and_blocks_against_the_perfect_player() 
         summary["mean_regret"]["exact_moves"], 12,
         "graded exactly by the perfect player"
     );
+}
+
+#[test]
+fn a_marubatsu_forfeit_is_one_lost_game_in_every_reader() {
+    // Stands in for a model that never names a legal square.
+    let server = support::StubServer::start(|_, _| support::Reply::content("I would rather not say."));
+    let dir = temp_dir("marubatsu", "forfeit");
+    let run = dir.join("run");
+    let output = run_arena(
+        &[
+            "eval",
+            "--game",
+            "marubatsu",
+            "--agent",
+            "llm:stub",
+            "--vs",
+            "ai2",
+            "--games",
+            "1",
+            "--mode",
+            "direct",
+            "--fallback",
+            "forfeit",
+            "--log-dir",
+            run.to_str().unwrap(),
+            "--json",
+        ],
+        server.url.trim_start_matches("http://"),
+    );
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let played: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let stats = run_arena(&["stats", run.to_str().unwrap(), "--json"], "127.0.0.1:9");
+    assert!(stats.status.success(), "{}", String::from_utf8_lossy(&stats.stderr));
+    let read: Value = serde_json::from_slice(&stats.stdout).unwrap();
+    for overall in [&played["opponents"][0]["overall"], &read["groups"][0]["overall"]] {
+        assert_eq!(overall["losses"], 2, "{overall}");
+        assert_eq!(
+            overall["mean_disc_diff"], -1.0,
+            "a forfeit loses one game, not 64 discs: {overall}"
+        );
+    }
 }

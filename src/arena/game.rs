@@ -249,13 +249,6 @@ async fn play_moves<R: Rules>(
     })
 }
 
-impl GameRecord {
-    /// The winner's disc margin in a forfeited Othello game: a wipeout. A forfeit must
-    /// never look like a close game, and the disc count of a board the game never
-    /// finished on says nothing about either side.
-    pub const FORFEIT_MARGIN: i32 = Othello::FORFEIT_MARGIN;
-}
-
 impl<R: Rules> GameRecord<R> {
     /// A game that ended when `forfeit.color` forfeited in `game`'s last position: the
     /// opponent wins by [`Rules::FORFEIT_MARGIN`].

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use super::replay::{replay_records, GameReplay, ReplayError};
 use super::tally::{GameSummary, NotAGameLog};
 use crate::record::{read_game_log_prefix, ReadLogError};
+use crate::rules::Rules;
 
 /// One game read from its log.
 #[derive(Clone, Debug)]
@@ -33,6 +34,8 @@ pub struct GameLogs {
     /// Things the user should know that did not stop the reading (a game cut off by a
     /// crash, a log reached twice), one sentence each, naming the file.
     pub notes: Vec<String>,
+    /// The game every log plays (`othello` when there are none).
+    pub game: String,
 }
 
 /// Paths that do not lead to game logs that can be counted.
@@ -71,6 +74,16 @@ pub enum LogsError {
         #[source]
         source: NotAGameLog,
     },
+    /// Logs of two games: their tables and ratings would mix them.
+    #[error("{path} is a game of {game}, the logs before it of {first}: give the runs of one game at a time")]
+    MixedGames {
+        /// The first log of the second game.
+        path: PathBuf,
+        /// Its game.
+        game: String,
+        /// The game of the logs before it.
+        first: String,
+    },
     /// A log whose moves break the rules: it cannot be counted.
     #[error("{path}: the log does not follow the rules of the game, so it is not counted")]
     Rules {
@@ -101,11 +114,22 @@ pub fn read_game_logs(paths: &[PathBuf]) -> Result<GameLogs, LogsError> {
                 continue;
             }
             let run = real.parent().map_or_else(|| PathBuf::from("/"), Path::to_path_buf);
-            if let Some(game) = read_one(file, run, &mut logs.notes)? {
+            if let Some(game) = read_one(file.clone(), run, &mut logs.notes)? {
+                if let Some(first) = logs.games.first().filter(|g| g.replay.game != game.replay.game) {
+                    return Err(LogsError::MixedGames {
+                        path: file,
+                        game: game.replay.game,
+                        first: first.replay.game.clone(),
+                    });
+                }
                 logs.games.push(game);
             }
         }
     }
+    logs.game = logs
+        .games
+        .first()
+        .map_or_else(|| crate::rules::Othello::NAME.to_string(), |g| g.replay.game.clone());
     if let Some(first) = repeated.first() {
         logs.notes.push(format!(
             "{} game log(s) reached by more than one of the paths given (the first: {}) \

@@ -37,14 +37,12 @@ pub use player::{Action, LlmPlayer, PlayError, Played, Player, PlayerSpec};
 pub use positions::{self_play_positions, BadPosition, LabelledPosition};
 pub use probe::{run_probe, Grade, ProbeResult};
 pub use quality::{
-    score_games, GameToScore, MoveQuality, Phase, QualityTally, ScoredMove, ScoringStopped, ScoringWatch, BLUNDER_DISCS,
+    score_games, GameToScore, MoveQuality, Phase, QualityTally, ScoredMove, ScoringStopped, ScoringWatch,
 };
 pub use ratings::{fit_ratings, ladder_position, RatedGame, Rating, RatingError, RatingOptions};
 pub use replay::{replay_records, replay_seed_lines, ExchangeView, GameReplay, PlyView, ReplayError, ToolView};
 pub use resume::{game_log_path, is_game_log, load_resume_state, rebuild_game, ResumeError, ResumeState};
-pub use run_folder::{
-    check_output, is_run_file, run_record, utc_now, OutputError, RunFolder, RunFolderError, LOCK_FILE,
-};
+pub use run_folder::{check_output, run_record, utc_now, OutputError, RunFolder, RunFolderError, LOCK_FILE};
 pub use schedule::{derive_seed, play_logged, run_games, MatchError, MatchEvent, RunOptions, ScheduledGame, Seat};
 pub use sequential::{run_sequential, Pairing, PairingStop, SequentialResult};
 pub use stats::{mean_interval, percentile, wilson_interval, Tally};

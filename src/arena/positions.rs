@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use super::schedule::derive_seed;
 use crate::engine::{EngineSpec, MoveScores};
 use crate::othello::{Board, Color, Move, Square};
-use crate::rules::{Game, Othello, Rules};
+use crate::rules::{Game, Rules};
 
 /// Share of self-play moves chosen at random rather than by the engine.
 const RANDOM_MOVE_SHARE: f64 = 0.25;
@@ -113,7 +113,7 @@ impl LabelledPosition {
             None => (None, None),
         };
         LabelledPosition {
-            game: (R::NAME != Othello::NAME).then(|| R::NAME.to_string()),
+            game: Game::log_name::<R>(),
             motif: None,
             board: R::to_squares(board),
             side: R::to_move(board).to_string(),
@@ -129,11 +129,7 @@ impl LabelledPosition {
 
     /// The game the position belongs to.
     pub fn game(&self) -> Result<Game, BadPosition> {
-        self.game
-            .as_deref()
-            .unwrap_or(Othello::NAME)
-            .parse()
-            .map_err(|reason| BadPosition { reason })
+        Game::from_log(self.game.as_deref()).map_err(|reason| BadPosition { reason })
     }
 
     /// The position in game `R`, checked: its board parses and its side has a legal

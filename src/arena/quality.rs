@@ -19,9 +19,6 @@ use crate::othello::Color;
 use crate::record::MoveSource;
 use crate::rules::{Othello, Rules};
 
-/// A regret of at least this many discs is an Othello blunder.
-pub const BLUNDER_DISCS: f64 = Othello::BLUNDER;
-
 /// Game phases, by empty squares before the move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]

@@ -106,6 +106,9 @@ pub struct GameReplay {
     /// while the game is not over.
     #[serde(skip)]
     pub outcome: Option<Outcome>,
+    /// Black's margin in the game's unit by the rules (after a forfeit, the game's
+    /// forfeit margin), once `game_end` is read and checked.
+    pub margin: Option<i32>,
 }
 
 impl GameReplay {
@@ -244,12 +247,7 @@ fn decode_exchange(
 /// forfeit, the forfeiting side's opponent), and no move after it.
 pub fn replay_records(records: &[Record]) -> Result<GameReplay, ReplayError> {
     let start = game_start(records).ok_or(ReplayError::Empty)?;
-    let game: Game = start
-        .rules
-        .as_deref()
-        .unwrap_or(Othello::NAME)
-        .parse()
-        .map_err(|reason| ReplayError::Line { line: 1, reason })?;
+    let game = Game::from_log(start.rules.as_deref()).map_err(|reason| ReplayError::Line { line: 1, reason })?;
     match game {
         Game::Othello => replay_game::<Othello>(records),
         Game::Marubatsu => replay_game::<Marubatsu>(records),
@@ -277,6 +275,7 @@ fn replay_game<R: Rules>(records: &[Record]) -> Result<GameReplay, ReplayError> 
         forfeit: None,
         final_discs: None,
         outcome: None,
+        margin: None,
     };
     let mut pending = Vec::new();
     for (index, record) in records.iter().enumerate() {
@@ -345,6 +344,22 @@ fn replay_game<R: Rules>(records: &[Record]) -> Result<GameReplay, ReplayError> 
                 replay.final_discs = Some((end.black_discs, end.white_discs));
                 replay.outcome = R::is_over(&board).then(|| R::outcome(&board));
                 check_end::<R>(&board, &replay, &end.winner).map_err(|reason| broken(ply, reason))?;
+                let forfeited = replay.forfeit.as_ref().and_then(|f| f.color.parse::<Color>().ok());
+                let margin = match forfeited {
+                    Some(Color::Black) => -R::FORFEIT_MARGIN,
+                    Some(Color::White) => R::FORFEIT_MARGIN,
+                    None => R::margin(&board),
+                };
+                if end.black_margin(forfeited) != margin {
+                    return Err(broken(
+                        ply,
+                        format!(
+                            "the game_end record scores black's margin {}, the rules {margin}",
+                            end.black_margin(forfeited)
+                        ),
+                    ));
+                }
+                replay.margin = Some(margin);
             }
             Event::GameStart(_) | Event::GameStopped(_) => {}
         }
@@ -451,6 +466,7 @@ pub fn replay_seed_lines(lines: &[Value]) -> Result<GameReplay, ReplayError> {
         forfeit: None,
         final_discs: None,
         outcome: None,
+        margin: None,
     };
     let mut last_board: Option<Board> = None;
     for (index, line) in lines.iter().enumerate() {

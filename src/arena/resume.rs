@@ -10,7 +10,7 @@ use super::replay::replay_records;
 use super::schedule::ScheduledGame;
 use crate::othello::Color;
 use crate::record::{game_start, read_game_log_prefix, Event, ReadLogError, Record};
-use crate::rules::{Line, Othello, Rules};
+use crate::rules::{Game, Line, Othello, Rules};
 
 /// What an interrupted run left behind.
 #[derive(Clone, Debug)]
@@ -156,14 +156,14 @@ fn check_players<R: Rules>(
 /// forfeit only where one can happen, `game_end` only where the game is over or after a
 /// forfeit, with the board's discs and winner); a finished game also needs its
 /// `game_end`. After a `forfeit`, the game goes to the opponent, scored
-/// [`GameRecord::FORFEIT_MARGIN`].
+/// [`Rules::FORFEIT_MARGIN`].
 pub fn rebuild_game<R: Rules>(records: &[Record]) -> Result<GameRecord<R>, String> {
     let replay = replay_records(records).map_err(|e| e.to_string())?;
     if replay.final_discs.is_none() {
         return Err("no game_end record".into());
     }
     let start = game_start(records).ok_or("no game_start record")?;
-    if start.rules.as_deref().unwrap_or(Othello::NAME) != R::NAME {
+    if start.rules != Game::log_name::<R>() {
         return Err(format!(
             "the log is a game of {}, not {}",
             start.rules.as_deref().unwrap_or(Othello::NAME),
@@ -288,7 +288,7 @@ pub(super) mod tests {
         assert_eq!((forfeit.color, forfeit.player.as_str()), (Color::White, "llm:m"));
         assert_eq!(forfeit.agent.source, Some(MoveSource::Forfeit));
         assert_eq!(game.outcome, Outcome::Win(Color::Black));
-        assert_eq!(game.disc_difference, GameRecord::FORFEIT_MARGIN);
+        assert_eq!(game.disc_difference, Othello::FORFEIT_MARGIN);
         assert_eq!(game.margin_for(Color::White), -64);
         assert_eq!((game.plies.len(), game.game.moves().len()), (1, 1));
         assert!(!game.game.is_over(), "the board stays where the forfeit happened");

@@ -18,19 +18,6 @@ use serde_json::Value;
 /// The lock file inside a run folder, held by the process writing the run.
 pub const LOCK_FILE: &str = ".lock";
 
-/// Names a run writes into its folder besides its game logs (`game-NNNN.jsonl`):
-/// outputs of other commands must never land on them.
-const RUN_FILES: [&str; 8] = [
-    "run.json",
-    "results.json",
-    "results.csv",
-    "decisions.jsonl",
-    "move-scores.jsonl",
-    "probe.jsonl",
-    "probe.csv",
-    LOCK_FILE,
-];
-
 /// A run folder held by this process: created or reopened, and locked until dropped.
 #[derive(Debug)]
 pub struct RunFolder {
@@ -94,7 +81,8 @@ fn io_error(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) ->
 }
 
 impl RunFolder {
-    /// A new run folder at `dir`, which must not exist yet or be empty.
+    /// A new run folder at `dir`, which must not exist yet or be empty. A refused
+    /// folder is left as it was (no lock file is left in it).
     pub fn create_at(dir: &Path) -> Result<RunFolder, RunFolderError> {
         if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent).map_err(io_error("create the folder", parent))?;
@@ -110,11 +98,24 @@ impl RunFolder {
             }
             Err(e) => return Err(io_error("create the run folder", dir)(e)),
         }
-        // Lock before looking: of two processes given the same empty folder, one wins
+        let holds_files = || -> Result<bool, RunFolderError> {
+            let mut entries = std::fs::read_dir(dir).map_err(io_error("read the folder", dir))?;
+            Ok(entries.any(|e| e.map_or(true, |e| e.file_name() != LOCK_FILE)))
+        };
+        if holds_files()? {
+            return Err(RunFolderError::NotEmpty {
+                path: dir.to_path_buf(),
+            });
+        }
+        // Lock, then look again: of two processes given the same empty folder, one wins
         // the lock and the other is refused, never both writing.
+        let had_lock = dir.join(LOCK_FILE).exists();
         let folder = RunFolder::lock(dir)?;
-        let mut entries = std::fs::read_dir(dir).map_err(io_error("read the folder", dir))?;
-        if entries.any(|e| e.map_or(true, |e| e.file_name() != LOCK_FILE)) {
+        if holds_files()? {
+            drop(folder);
+            if !had_lock {
+                let _ = std::fs::remove_file(dir.join(LOCK_FILE));
+            }
             return Err(RunFolderError::NotEmpty {
                 path: dir.to_path_buf(),
             });
@@ -204,12 +205,6 @@ impl RunFolder {
     }
 }
 
-/// Whether `name` is a file a run keeps in its folder (its game logs, run.json, its
-/// results ...), which no other output may replace.
-pub fn is_run_file(name: &str) -> bool {
-    RUN_FILES.contains(&name) || (name.starts_with("game-") && name.contains(".jsonl"))
-}
-
 /// Why an output path was refused.
 #[derive(Debug, thiserror::Error)]
 pub enum OutputError {
@@ -234,6 +229,9 @@ pub enum OutputError {
     /// The output is a folder.
     #[error("it is a folder: give a file name")]
     IsAFolder,
+    /// The output is a link to nothing: writing would create its target somewhere else.
+    #[error("it is a link whose target does not exist: give the target's path, or a plain file name")]
+    DanglingLink,
     /// The output cannot be written.
     #[error("it cannot be written: give a path in a folder you can write")]
     NotWritable {
@@ -249,6 +247,9 @@ pub enum OutputError {
 /// is one of `owned` (files the command itself keeps there); and it can be written.
 /// A file that did not exist is not left behind by the check.
 pub fn check_output(output: &Path, inputs: &[&Path], owned: &[PathBuf]) -> Result<(), OutputError> {
+    if output.is_symlink() && !output.exists() {
+        return Err(OutputError::DanglingLink);
+    }
     let resolved = resolve(output);
     if resolved.is_dir() {
         return Err(OutputError::IsAFolder);
@@ -400,6 +401,13 @@ mod tests {
         std::fs::write(dir.join("game-0001.jsonl"), "{}\n").unwrap();
         let error = RunFolder::create_at(&dir).unwrap_err();
         assert!(matches!(error, RunFolderError::NotEmpty { .. }), "{error}");
+        let notes = scratch("notes");
+        std::fs::create_dir_all(&notes).unwrap();
+        std::fs::write(notes.join("todo.txt"), "mine\n").unwrap();
+        assert!(RunFolder::create_at(&notes).is_err());
+        assert!(!notes.join(LOCK_FILE).exists(), "a refused folder is left as it was");
+        check_output(&notes.join("table.csv"), &[], &[]).expect("a folder that holds no run is no run");
+        let _ = std::fs::remove_dir_all(notes);
         let _ = std::fs::remove_dir_all(dir);
     }
 
@@ -433,17 +441,17 @@ mod tests {
         assert!(refused(&root.join("link/run.json"), &[]).contains("inside the run folder"));
         assert!(refused(&root.join("link/../positions.jsonl"), &[&positions]).contains("is the input"));
         assert!(refused(&root, &[]).contains("is a folder"));
+        std::os::unix::fs::symlink(run.path().join("new.csv"), root.join("dangling")).unwrap();
+        assert!(refused(&root.join("dangling"), &[]).contains("target does not exist"));
+        assert!(
+            !run.path().join("new.csv").exists(),
+            "the check creates nothing through the link"
+        );
         assert!(refused(&root.join("missing/x.csv"), &[]).contains("cannot be written"));
         let owned = run.path().join("results.csv");
         check_output(&owned, &[run.path()], std::slice::from_ref(&owned)).expect("a file the command keeps");
         check_output(&root.join("table.csv"), &[run.path()], &[]).expect("beside the run");
         assert!(!root.join("table.csv").exists(), "the check leaves no file behind");
         let _ = std::fs::remove_dir_all(root);
-    }
-
-    #[test]
-    fn run_files_are_known_by_name() {
-        assert!(is_run_file("game-0007.jsonl") && is_run_file("run.json") && is_run_file("results.csv"));
-        assert!(!is_run_file("report.html") && !is_run_file("notes.csv"));
     }
 }

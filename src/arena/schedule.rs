@@ -13,7 +13,7 @@ use super::player::{Player, PlayerSpec};
 use super::resume::game_log_path;
 use crate::othello::{ByColor, Color, Outcome};
 use crate::record::{Event, GameEnd, GameLog, GameStart, LogError, PlayerKind, PlayerKinds};
-use crate::rules::{Line, Othello, Rules};
+use crate::rules::{Game, Line, Othello, Rules};
 
 /// One game to play: who has which color, and its seeds.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -220,18 +220,19 @@ pub async fn play_logged<R: Rules>(
                 black: seats.black.kind,
                 white: seats.white.kind,
             }),
-            rules: (R::NAME != Othello::NAME).then(|| R::NAME.to_string()),
+            rules: Game::log_name::<R>(),
         }))?;
     }
     let record = play_game(opening, players, ctx).await?;
     if let Some(log) = log {
         let pieces = R::pieces(record.game.board());
         let margin = record.disc_difference;
+        let forfeited = record.forfeit.as_ref().map(|f| f.color);
         log.write(Event::GameEnd(GameEnd {
             game: number,
             black_discs: pieces.black,
             white_discs: pieces.white,
-            margin: (margin != pieces.black as i32 - pieces.white as i32).then_some(margin),
+            margin: (margin != GameEnd::implied_margin(pieces.black, pieces.white, forfeited)).then_some(margin),
             winner: match record.outcome {
                 Outcome::Win(color) => color.to_string(),
                 Outcome::Draw => "draw".to_string(),

@@ -1,9 +1,9 @@
 //! One tally of a game, called by every report: `eval`'s tables, `stats`, `compare`,
 //! `rate` and tournaments all see a game as a [`GameSummary`] (built from its log, or
 //! from a game just played) and count it with [`Matchup::add`]. A forfeited game is a
-//! loss of the forfeiting side by [`GameRecord::FORFEIT_MARGIN`] discs, and the
-//! forfeiting decision counts in that side's agent statistics (as a move the model did
-//! not make).
+//! loss of the forfeiting side by the game's forfeit margin ([`Rules::FORFEIT_MARGIN`]:
+//! a 64-disc wipeout in Othello), and the forfeiting decision counts in that side's
+//! agent statistics (as a move the model did not make).
 
 use super::eval::AgentStats;
 use super::game::GameRecord;
@@ -24,9 +24,9 @@ pub struct GameSummary {
     pub kinds: ByColor<PlayerKind>,
     /// The random opening the players started from.
     pub opening: Vec<String>,
-    /// Black's discs minus White's at the end (after a forfeit,
-    /// [`GameRecord::FORFEIT_MARGIN`] for the winner); `None` when the game did not
-    /// finish.
+    /// Black's margin at the end in the game's unit (Othello: discs minus White's; after
+    /// a forfeit, the game's forfeit margin for the winner); `None` when the game did
+    /// not finish.
     pub black_margin: Option<i32>,
     /// The side that forfeited, when the game ended that way.
     pub forfeit: Option<Color>,
@@ -72,15 +72,12 @@ impl GameSummary {
                         summary.forfeit = Some(color);
                     }
                 }
-                Event::GameEnd(end) => ending = Some((end.black_discs as i32 - end.white_discs as i32, end.margin)),
+                Event::GameEnd(end) => ending = Some(end),
                 _ => {}
             }
         }
-        // A forfeit without game_end (the run died in between) is an unfinished game. The
-        // margin is the recorded one, else (Othello, as older logs) the disc difference,
-        // or a wipeout after a forfeit.
-        summary.black_margin =
-            ending.map(|(discs, margin)| margin.unwrap_or_else(|| summary.forfeit.map_or(discs, forfeit_black_margin)));
+        // A forfeit without game_end (the run died in between) is an unfinished game.
+        summary.black_margin = ending.map(|end| end.black_margin(summary.forfeit));
         Ok(summary)
     }
 
@@ -110,8 +107,8 @@ impl GameSummary {
         }
     }
 
-    /// The final disc difference from `color`'s view, when the game finished (minus
-    /// [`GameRecord::FORFEIT_MARGIN`] for a side that forfeited, plus it for the other).
+    /// The final margin from `color`'s view, when the game finished (minus the game's
+    /// forfeit margin for a side that forfeited, plus it for the other).
     pub fn margin_for(&self, color: Color) -> Option<i32> {
         self.black_margin.map(|m| match color {
             Color::Black => m,
@@ -135,14 +132,6 @@ impl GameSummary {
             .into_iter()
             .filter(|&c| self.kinds[c] == PlayerKind::Llm)
             .collect()
-    }
-}
-
-/// Black's margin when `color` forfeited.
-fn forfeit_black_margin(color: Color) -> i32 {
-    match color {
-        Color::Black => -GameRecord::FORFEIT_MARGIN,
-        Color::White => GameRecord::FORFEIT_MARGIN,
     }
 }
 

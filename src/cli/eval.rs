@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -19,7 +19,7 @@ use super::quality;
 use super::report::{agent_lines, opponent_rows, tally_header, tally_json};
 use crate::arena::{
     host_usage, load_resume_state, run_eval, run_eval_sequential, run_record, utc_now, EvalConfig, EvalResult,
-    GameToScore, HostUsage, MatchEvent, MoveQuality, PairingStop, PlayerSpec, RunFolder, RunOptions,
+    GameToScore, HostUsage, MatchEvent, MoveQuality, PairingStop, PlayerSpec, RunFolder, RunOptions, ScoringStopped,
 };
 use crate::record::{hold_log_writes, read_game_log_prefix, Event};
 use crate::rules::{Marubatsu, Othello, Rules};
@@ -61,6 +61,7 @@ async fn evaluate<R: Rules>(
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<()> {
     let agent_spec = args.agent_spec.as_deref().unwrap_or_default();
+    crate::rules::check_opening::<R>(args.opening_random).map_err(|e| anyhow::anyhow!("bad --opening-random: {e}"))?;
     let connection = args.hosts.connect(&args.agent, env).await?;
     let backend = connection.backend.clone();
     let agent: PlayerSpec<R> = parse_player(agent_spec, "--agent", &args.agent, Some(&connection))?;
@@ -80,8 +81,10 @@ async fn evaluate<R: Rules>(
         bail!("bad --vs: eval runs unattended; use `play` to play the agent yourself");
     }
     if let Some(csv) = &args.csv {
-        let run = args.log_dir.as_deref().unwrap_or(Path::new(""));
-        check_output_flag("--csv", csv, &[run], &[run.join("results.csv")])?;
+        // The run's own results.csv is the one file of its folder --csv may name.
+        let run: Vec<&Path> = args.log_dir.iter().map(PathBuf::as_path).collect();
+        let owned: Vec<PathBuf> = run.iter().map(|dir| dir.join("results.csv")).collect();
+        check_output_flag("--csv", csv, &run, &owned)?;
     }
     let folder = match (&args.log_dir, resuming) {
         (Some(dir), true) => resumed_run_folder(dir)?,
@@ -162,22 +165,31 @@ async fn evaluate<R: Rules>(
         write_decisions(&folder, &decisions)?;
     }
     bar.finish_and_clear();
-    let quality = args
-        .score_moves
-        .then(|| {
-            // The reference searches on blocking threads, off the async workers.
-            tokio::task::block_in_place(|| {
-                score_agent_moves(
-                    &result,
-                    config.opponents.len(),
-                    args.reference,
-                    args.json,
-                    &log_dir,
-                    config.run.stop.as_deref(),
-                )
-            })
-        })
-        .transpose()?;
+    // An interrupted run is scored when it is resumed and complete; a Ctrl-C during
+    // scoring drops the scores, never the results.
+    let quality = if args.score_moves && result.unfinished == 0 {
+        // The reference searches on blocking threads, off the async workers.
+        let scored = tokio::task::block_in_place(|| {
+            score_agent_moves(
+                &result,
+                config.opponents.len(),
+                args.reference,
+                args.json,
+                &log_dir,
+                config.run.stop.as_deref(),
+            )
+        });
+        match scored {
+            Ok(quality) => Some(quality),
+            Err(err) if err.chain().any(|e| e.is::<ScoringStopped>()) => {
+                eprintln!("{err:#}; the results are written without move scores");
+                None
+            }
+            Err(err) => return Err(err),
+        }
+    } else {
+        None
+    };
     let hosts = logged_host_usage(&log_dir)?;
     let mut summary = summary_json(&result, args.games, &log_dir.display().to_string());
     summary["hosts"] = serde_json::to_value(&hosts)?;

@@ -28,6 +28,7 @@ pub(super) async fn run(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>) ->
 }
 
 async fn play<R: Rules>(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
+    crate::rules::check_opening::<R>(args.opening_random).map_err(|e| anyhow::anyhow!("bad --opening-random: {e}"))?;
     let connection = if is_llm_spec(&args.black) || is_llm_spec(&args.white) {
         Some(args.hosts.connect(&args.agent, env).await?)
     } else {

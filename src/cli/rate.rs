@@ -13,15 +13,21 @@ use super::stats::print_notes;
 use crate::arena::{leaderboard, read_game_logs, Leaderboard, RatingView, RunGame};
 use crate::engine::EngineSpec;
 use crate::record::PlayerKind;
+use crate::rules::Game;
 
 pub(super) fn run(args: RateArgs) -> Result<()> {
     if let Some(path) = &args.csv {
         let inputs: Vec<&Path> = args.paths.iter().map(PathBuf::as_path).collect();
         check_output_flag("--csv", path, &inputs, &[])?;
     }
-    let (games, notes) = read_games_with_notes(&args.paths)?;
+    let (games, notes, game) = read_games_with_notes(&args.paths)?;
     print_notes(&notes);
-    let anchor = (player_name(&args.anchor.0), args.anchor.1);
+    // An engine anchor in the canonical form the game's logs write (`random` is
+    // marubatsu's `ai2`); an LLM player as given.
+    let name = game
+        .canonical_spec(&args.anchor.0)
+        .unwrap_or_else(|_| args.anchor.0.trim().to_string());
+    let anchor = (name, args.anchor.1);
     let (as_played, as_loss) = both_views(&games, &anchor, args.bootstrap as usize, args.seed)?;
     if let Some(path) = &args.csv {
         std::fs::write(path, csv(&as_played, as_loss.as_ref()))
@@ -77,13 +83,14 @@ pub(super) fn player_name(spec: &str) -> String {
 /// the rules, a game cut off by a crash unfinished; the notes go to stderr); the run of
 /// each game is the folder it lies in.
 pub(super) fn read_games(paths: &[std::path::PathBuf]) -> Result<Vec<RunGame>> {
-    let (games, notes) = read_games_with_notes(paths)?;
+    let (games, notes, _) = read_games_with_notes(paths)?;
     print_notes(&notes);
     Ok(games)
 }
 
-/// [`read_games`], with the reader's notes returned rather than printed.
-fn read_games_with_notes(paths: &[std::path::PathBuf]) -> Result<(Vec<RunGame>, Vec<String>)> {
+/// [`read_games`], with the reader's notes returned rather than printed, and the game
+/// the logs play.
+fn read_games_with_notes(paths: &[std::path::PathBuf]) -> Result<(Vec<RunGame>, Vec<String>, Game)> {
     let logs = read_game_logs(paths)?;
     let mut runs: Vec<&Path> = Vec::new();
     let mut games = Vec::new();
@@ -100,7 +107,8 @@ fn read_games_with_notes(paths: &[std::path::PathBuf]) -> Result<(Vec<RunGame>, 
             game: logged.summary.clone(),
         });
     }
-    Ok((games, logs.notes))
+    let game = logs.game.parse().map_err(anyhow::Error::msg)?;
+    Ok((games, logs.notes, game))
 }
 
 /// The text table: rank, player, rating with its interval, games, score, and for LLM

@@ -6,7 +6,7 @@ use anyhow::{bail, Context, Result};
 use serde_json::Value;
 
 use super::args::ReplayArgs;
-use crate::arena::{cut_off_note, replay_records, replay_seed_lines, ExchangeView, GameRecord, GameReplay, PlyView};
+use crate::arena::{cut_off_note, replay_records, replay_seed_lines, ExchangeView, GameReplay, PlyView};
 use crate::record::{read_game_log_prefix, MoveSource};
 
 pub(super) fn run(args: ReplayArgs) -> Result<()> {
@@ -190,12 +190,12 @@ fn render(replay: &GameReplay, plies: &[&PlyView], forfeit: Option<&PlyView>, wh
             (Some((black, white)), Some(forfeit), Some(winner)) => {
                 let _ = writeln!(
                     out,
-                    "\nfinal: {} ({}) forfeited at ply {}: {winner} wins, scored as a {}-disc win \
-                     (on the board: black {black}, white {white})",
+                    "\nfinal: {} ({}) forfeited at ply {}: {winner} wins by forfeit, scored as a margin \
+                     of {} (the game's forfeit margin; on the board: black {black}, white {white})",
                     forfeit.color,
                     forfeit.player,
                     forfeit.ply,
-                    GameRecord::FORFEIT_MARGIN
+                    replay.margin.map_or(0, i32::abs)
                 );
             }
             (Some((black, white)), _, Some(winner)) => {

@@ -13,6 +13,7 @@ use super::outputs::check_output_flag;
 use super::stats::{collect_groups, groups_json, print_notes, Groups};
 use crate::arena::GameReplay;
 use crate::othello::Color;
+use crate::rules::Game;
 
 const TEMPLATE: &str = include_str!("report.html");
 
@@ -115,6 +116,7 @@ fn game_json(path: &Path, replay: &GameReplay) -> Result<Value> {
         "black": replay.black,
         "white": replay.white,
         "agent_color": agent_color.to_string(),
+        "view": replay.game.parse::<Game>().map_err(anyhow::Error::msg)?.board_view(),
         "plies": plies,
     }))
 }

@@ -14,7 +14,7 @@ use super::args::StatsArgs;
 use super::report::{agent_lines, opponent_rows, tally_header, tally_json};
 use crate::arena::{read_game_logs, AgentStats, GameLogs, GameSummary, Matchup};
 use crate::othello::Color;
-use crate::rules::{Othello, Rules};
+use crate::rules::Game;
 
 /// Games of one (model, prompt, opponent) group.
 #[derive(Default)]
@@ -131,6 +131,7 @@ pub(super) fn run(args: StatsArgs) -> Result<()> {
         println!("{}", json!({ "groups": groups_json(&groups), "notes": logs.notes }));
         return Ok(());
     }
+    let game: Game = logs.game.parse().map_err(anyhow::Error::msg)?;
     let mut out = String::new();
     let mut models: BTreeMap<(String, String), AgentStats> = BTreeMap::new();
     for ((model, prompt, _), g) in &groups {
@@ -145,7 +146,7 @@ pub(super) fn run(args: StatsArgs) -> Result<()> {
         let _ = writeln!(
             out,
             "{}  model-decided moves",
-            tally_header("opponent", width, Othello::MARGIN)
+            tally_header("opponent", width, game.margin_label())
         );
         for ((_, _, opponent), g) in groups.iter().filter(|(k, _)| &k.0 == model && &k.1 == prompt) {
             let m = &g.matchup;

@@ -309,12 +309,37 @@ pub struct GameEnd {
     pub white_discs: u32,
     /// `black`, `white` or `draw`.
     pub winner: String,
-    /// Black's margin in the game's unit when it is not `black_discs - white_discs`
-    /// (a forfeit; a game won by a line, as marubatsu: 1, 0 or -1).
+    /// Black's margin in the game's unit, written only where it is not the one the
+    /// record implies ([`GameEnd::implied_margin`]: the disc difference, or a 64-disc
+    /// win after a forfeit), as in a marubatsu game (1, 0 or -1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub margin: Option<i32>,
     /// Every move, opening included.
     pub moves: Vec<String>,
+}
+
+/// The margin Othello-era logs imply (none wrote `margin`): a forfeit is a wipeout, 64
+/// discs to the winner.
+const IMPLIED_FORFEIT_MARGIN: i32 = 64;
+
+impl GameEnd {
+    /// Black's margin where the record does not write one: the disc difference, or after
+    /// `forfeited`'s forfeit a 64-disc win for the other side (how logs written before
+    /// `margin` existed are scored).
+    pub fn implied_margin(black_discs: u32, white_discs: u32, forfeited: Option<crate::othello::Color>) -> i32 {
+        match forfeited {
+            Some(crate::othello::Color::Black) => -IMPLIED_FORFEIT_MARGIN,
+            Some(crate::othello::Color::White) => IMPLIED_FORFEIT_MARGIN,
+            None => black_discs as i32 - white_discs as i32,
+        }
+    }
+
+    /// Black's margin as this record tells it (`forfeited`: the side whose forfeit
+    /// ended the game, if one did).
+    pub fn black_margin(&self, forfeited: Option<crate::othello::Color>) -> i32 {
+        self.margin
+            .unwrap_or_else(|| GameEnd::implied_margin(self.black_discs, self.white_discs, forfeited))
+    }
 }
 
 /// `game_stopped`.

@@ -18,6 +18,8 @@ impl Rules for Marubatsu {
     type Illegal = IllegalMove;
     type Spec = MarubatsuSpec;
     type Decision = Move;
+    /// The earliest win is on the fifth move.
+    const MAX_OPENING_PLIES: usize = 4;
     const DEFAULT_OPPONENTS: &'static str = "ai2,ai8s,perfect";
     const MARGIN: &'static str = "margin (win 1, loss -1)";
     /// A forfeit is a lost game, as any other.
@@ -69,6 +71,8 @@ impl Rules for Marubatsu {
     fn to_squares(position: &Board) -> String {
         position.to_squares_string()
     }
+
+    const BLACK_MARK: char = 'O';
 
     fn parse_squares(text: &str, to_move: Color) -> Result<Board, String> {
         let board = Board::parse_squares(text).map_err(|e| e.to_string())?;

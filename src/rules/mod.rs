@@ -57,9 +57,15 @@ pub trait Rules: Copy + Debug + Default + Send + Sync + 'static {
     fn pieces(position: &Self::Position) -> ByColor<u32>;
     /// The position as one line of square characters, for the log.
     fn to_squares(position: &Self::Position) -> String;
+    /// The letter of black's pieces in [`Rules::to_squares`] (white's is the other of
+    /// `X` and `O`).
+    const BLACK_MARK: char;
     /// Reads [`Rules::to_squares`] back, with the side to move.
     fn parse_squares(text: &str, to_move: Color) -> Result<Self::Position, String>;
 
+    /// The most random opening plies that always leave the players a game (a longer
+    /// opening could end it).
+    const MAX_OPENING_PLIES: usize;
     /// The opponents an evaluation meets when none are given (comma-separated specs).
     const DEFAULT_OPPONENTS: &'static str;
 
@@ -197,6 +203,74 @@ impl FromStr for Game {
     }
 }
 
+/// How a viewer draws a game's boards and margins.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct BoardView {
+    /// Squares per row of the (square) board string.
+    pub columns: usize,
+    /// The letter of black's pieces in board strings.
+    pub black_mark: char,
+    /// The largest margin a game can end with (a forfeit's).
+    pub max_margin: i32,
+    /// The most plies a game can have, passes aside.
+    pub max_plies: u32,
+}
+
+impl BoardView {
+    fn of<R: Rules>() -> BoardView {
+        let start = R::start();
+        BoardView {
+            columns: (R::to_squares(&start).len() as f64).sqrt().round() as usize,
+            black_mark: R::BLACK_MARK,
+            max_margin: R::FORFEIT_MARGIN,
+            max_plies: R::empties(&start),
+        }
+    }
+}
+
+impl Game {
+    /// The game a log or positions file names (`None`: Othello, the default, which
+    /// is never named).
+    pub fn from_log(name: Option<&str>) -> Result<Game, String> {
+        name.unwrap_or(Othello::NAME).parse()
+    }
+
+    /// How a log or positions file names game `R` (`None` for Othello).
+    pub fn log_name<R: Rules>() -> Option<String> {
+        (R::NAME != Othello::NAME).then(|| R::NAME.to_string())
+    }
+
+    /// How a viewer draws this game.
+    pub fn board_view(self) -> BoardView {
+        match self {
+            Game::Othello => BoardView::of::<Othello>(),
+            Game::Marubatsu => BoardView::of::<Marubatsu>(),
+        }
+    }
+
+    /// What the game's margin counts, for table headers ([`Rules::MARGIN`]).
+    pub fn margin_label(self) -> &'static str {
+        match self {
+            Game::Othello => Othello::MARGIN,
+            Game::Marubatsu => Marubatsu::MARGIN,
+        }
+    }
+
+    /// An engine spec of the game in the canonical form its logs write, or why it is
+    /// no spec of the game.
+    pub fn canonical_spec(self, text: &str) -> Result<String, String> {
+        fn canonical<R: Rules>(text: &str) -> Result<String, String> {
+            text.parse::<R::Spec>()
+                .map(|s| s.to_string())
+                .map_err(|e| e.to_string())
+        }
+        match self {
+            Game::Othello => canonical::<Othello>(text),
+            Game::Marubatsu => canonical::<Marubatsu>(text),
+        }
+    }
+}
+
 impl Display for Game {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
@@ -211,4 +285,17 @@ pub fn parse_move<R: Rules>(text: &str) -> Result<R::Move, String> {
     text.trim()
         .parse::<R::Move>()
         .map_err(|_| format!("{text:?} is not a {} move", R::NAME))
+}
+
+/// Checks `--opening-random` against game `R`: the opening must leave a game to play.
+pub fn check_opening<R: Rules>(plies: usize) -> Result<(), String> {
+    if plies <= R::MAX_OPENING_PLIES {
+        Ok(())
+    } else {
+        Err(format!(
+            "{plies} random opening plies could end a game of {} before the players move: give at most {}",
+            R::NAME,
+            R::MAX_OPENING_PLIES
+        ))
+    }
 }

@@ -17,6 +17,8 @@ impl Rules for Othello {
     type Illegal = IllegalMove;
     type Spec = EngineSpec;
     type Decision = Decision;
+    /// Fifty of the sixty moves (a draw that ends the game is drawn again).
+    const MAX_OPENING_PLIES: usize = 50;
     const DEFAULT_OPPONENTS: &'static str = "n-hand:3,n-least:3,n-most:3,random";
     const MARGIN: &'static str = "disc diff";
     /// A wipeout: a forfeit must never look like a close game.
@@ -64,6 +66,8 @@ impl Rules for Othello {
     fn to_squares(position: &Board) -> String {
         position.to_squares_string()
     }
+
+    const BLACK_MARK: char = 'X';
 
     fn parse_squares(text: &str, to_move: Color) -> Result<Board, String> {
         Board::parse_squares(text, to_move).map_err(|e| e.to_string())

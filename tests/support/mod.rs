@@ -261,6 +261,26 @@ pub fn run_arena(args: &[&str], host: &str) -> std::process::Output {
         .expect("the binary runs")
 }
 
+/// A model that calls simulate_move on the first legal move, then, given the tool's
+/// result, answers the last legal move (any game whose board text lists its moves).
+pub fn playing_model() -> StubServer {
+    StubServer::start(|request, _| {
+        let legal = legal_moves_in(request);
+        let last_role = request["messages"]
+            .as_array()
+            .and_then(|m| m.last())
+            .map(|m| m["role"].clone());
+        if last_role == Some(json!("tool")) {
+            Reply::content(legal.last().map_or("pass", String::as_str))
+        } else {
+            Reply::tool_call(
+                "simulate_move",
+                json!({"coord": legal.first().cloned().unwrap_or_default()}),
+            )
+        }
+    })
+}
+
 /// The legal moves listed in the last user message of a request (seed 000's board text).
 pub fn legal_moves_in(request: &Value) -> Vec<String> {
     let messages = request["messages"].as_array().cloned().unwrap_or_default();
