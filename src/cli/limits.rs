@@ -184,57 +184,43 @@ pub fn parse_temperature(text: &str) -> Result<f64, String> {
 pub mod flag {
     use super::*;
 
-    /// `--games`.
-    pub fn games(text: &str) -> Result<usize, String> {
-        GAMES.parse(text)
+    /// `fn name(text) -> Result<T, String>`: the flag's text read within `BOUNDS`.
+    macro_rules! ranged {
+        ($($(#[$doc:meta])* $name:ident: $ty:ty = $bounds:ident;)*) => {$(
+            $(#[$doc])*
+            pub fn $name(text: &str) -> Result<$ty, String> {
+                $bounds.parse(text)
+            }
+        )*};
     }
-    /// `--parallel`, `--max-in-flight`.
-    pub fn parallel(text: &str) -> Result<usize, String> {
-        PARALLEL.parse(text)
-    }
-    /// `--opening-random`.
-    pub fn opening_plies(text: &str) -> Result<usize, String> {
-        OPENING_PLIES.parse(text)
-    }
-    /// `--exact-empties`.
-    pub fn exact_empties(text: &str) -> Result<u32, String> {
-        EXACT_EMPTIES.parse(text)
-    }
-    /// `--reference-depth`.
-    pub fn reference_depth(text: &str) -> Result<u32, String> {
-        REFERENCE_DEPTH.parse(text)
-    }
-    /// `wipeouts --max-plies`.
-    pub fn wipeout_plies(text: &str) -> Result<usize, String> {
-        WIPEOUT_PLIES.parse(text)
-    }
-    /// `perft DEPTH`, `bench --perft-depth`.
-    pub fn perft_depth(text: &str) -> Result<u32, String> {
-        PERFT_DEPTH.parse(text)
-    }
-    /// `--count`.
-    pub fn count(text: &str) -> Result<usize, String> {
-        COUNT.parse(text)
-    }
-    /// `--max-turns`, `--max-sessions`.
-    pub fn agent_rounds(text: &str) -> Result<u32, String> {
-        AGENT_ROUNDS.parse(text)
-    }
-    /// `--max-tool-rounds`.
-    pub fn tool_rounds(text: &str) -> Result<u32, String> {
-        TOOL_ROUNDS.parse(text)
-    }
-    /// `--max-retries`.
-    pub fn retries(text: &str) -> Result<u32, String> {
-        RETRIES.parse(text)
-    }
-    /// `--num-ctx`.
-    pub fn num_ctx(text: &str) -> Result<u32, String> {
-        NUM_CTX.parse(text)
-    }
-    /// `--num-predict`.
-    pub fn num_predict(text: &str) -> Result<i32, String> {
-        NUM_PREDICT.parse(text)
+
+    ranged! {
+        /// `--games`.
+        games: usize = GAMES;
+        /// `--parallel`, `--max-in-flight`.
+        parallel: usize = PARALLEL;
+        /// `--opening-random`.
+        opening_plies: usize = OPENING_PLIES;
+        /// `--exact-empties`.
+        exact_empties: u32 = EXACT_EMPTIES;
+        /// `--reference-depth`.
+        reference_depth: u32 = REFERENCE_DEPTH;
+        /// `wipeouts --max-plies`.
+        wipeout_plies: usize = WIPEOUT_PLIES;
+        /// `perft DEPTH`, `bench --perft-depth`.
+        perft_depth: u32 = PERFT_DEPTH;
+        /// `--count`.
+        count: usize = COUNT;
+        /// `--max-turns`, `--max-sessions`.
+        agent_rounds: u32 = AGENT_ROUNDS;
+        /// `--max-tool-rounds`.
+        tool_rounds: u32 = TOOL_ROUNDS;
+        /// `--max-retries`.
+        retries: u32 = RETRIES;
+        /// `--num-ctx`.
+        num_ctx: u32 = NUM_CTX;
+        /// `--num-predict`.
+        num_predict: i32 = NUM_PREDICT;
     }
 }
 
