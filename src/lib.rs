@@ -4,9 +4,9 @@
 //! - [`othello`]: the rules on bitboards (pure, no I/O).
 //! - [`engine`]: classical players built from spec strings, and the exact endgame solver.
 //! - [`marubatsu`]: seed 003's tic-tac-toe: rules, text, rule-based players and a perfect one (pure, no I/O).
+//! - [`tools`]: the `simulate_move` tool of each game.
 //! - [`rules`]: the game trait the shared parts see a game through (Othello, marubatsu).
 //! - [`llm`]: async chat backends (Ollama, OpenAI-compatible), retry policy, the fleet of hosts.
-//! - [`tools`]: the `simulate_move` tool.
 //! - [`record`]: the JSONL log format (the wire specification), writer and reader.
 //! - [`agent`]: the LLM player (conversation loop, policy, answer parsing, prompts).
 //! - [`arena`]: games (tokio tasks), matches, evaluations, tournaments, ratings and
