@@ -9,6 +9,7 @@ use super::player::{Action, Played, PlayerSpec};
 use super::positions::LabelledPosition;
 use super::schedule::derive_seed;
 use crate::agent::MoveContext;
+use crate::llm::error_chain;
 use crate::record::{AnswerKind, GameLog, MoveSource};
 use crate::rules::Rules;
 
@@ -155,15 +156,4 @@ async fn probe_one<R: Rules>(
         invalid_answers: agent.map_or(0, |a| a.invalid_answers),
         error: None,
     }
-}
-
-fn error_chain(err: &dyn std::error::Error) -> String {
-    let mut text = err.to_string();
-    let mut source = err.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
 }

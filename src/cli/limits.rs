@@ -5,6 +5,7 @@
 use std::ops::RangeInclusive;
 
 use crate::engine::{MAX_EXACT_EMPTIES, MAX_REFERENCE_DEPTH};
+use crate::rules::{Othello, Rules};
 
 /// A whole-number setting: its range and what it counts, for the message.
 pub struct Bounds {
@@ -17,6 +18,12 @@ pub struct Bounds {
 }
 
 impl Bounds {
+    /// The values in `range`, counting `unit`, bounded above for the reason `why` (empty:
+    /// none worth saying).
+    const fn new(range: RangeInclusive<i64>, unit: &'static str, why: &'static str) -> Bounds {
+        Bounds { range, unit, why }
+    }
+
     /// `value` when it lies in the range, else a message naming the range.
     pub fn check(&self, value: i64) -> Result<i64, String> {
         if self.range.contains(&value) {
@@ -59,84 +66,40 @@ impl Bounds {
 }
 
 /// Games per colour (or per pairing): the schedule is built whole.
-pub const GAMES: Bounds = Bounds {
-    range: 1..=100_000,
-    unit: "games",
-    why: "the schedule is built whole",
-};
+pub const GAMES: Bounds = Bounds::new(1..=100_000, "games", "the schedule is built whole");
 /// Games (or requests) in flight at once.
-pub const PARALLEL: Bounds = Bounds {
-    range: 1..=1024,
-    unit: "at once",
-    why: "",
-};
-/// Random opening plies before the players take over: an opening leaves a game to
-/// play (one that ends the game is drawn again), so at most 50 of the 60 moves.
-pub const OPENING_PLIES: Bounds = Bounds {
-    range: 0..=50,
-    unit: "plies",
-    why: "the players must have a game left to play",
-};
+pub const PARALLEL: Bounds = Bounds::new(1..=1024, "at once", "");
+/// Random opening plies before the players take over: at most what any game allows
+/// (Othello's; each game checks its own bound, [`crate::rules::check_opening`]).
+pub const OPENING_PLIES: Bounds = Bounds::new(
+    0..=Othello::MAX_OPENING_PLIES as i64,
+    "plies",
+    "the players must have a game left to play",
+);
 /// Empties at which the reference solves exactly (as the `reference:D:E` spec).
-pub const EXACT_EMPTIES: Bounds = Bounds {
-    range: 0..=MAX_EXACT_EMPTIES as i64,
-    unit: "empties",
-    why: "a solve beyond that takes hours",
-};
+pub const EXACT_EMPTIES: Bounds = Bounds::new(
+    0..=MAX_EXACT_EMPTIES as i64,
+    "empties",
+    "a solve beyond that takes hours",
+);
 /// The reference's search depth (as the `reference:D:E` spec).
-pub const REFERENCE_DEPTH: Bounds = Bounds {
-    range: 1..=MAX_REFERENCE_DEPTH as i64,
-    unit: "plies",
-    why: "",
-};
+pub const REFERENCE_DEPTH: Bounds = Bounds::new(1..=MAX_REFERENCE_DEPTH as i64, "plies", "");
 /// Plies of a wipeout line.
-pub const WIPEOUT_PLIES: Bounds = Bounds {
-    range: 1..=24,
-    unit: "plies",
-    why: "the lines grow about tenfold per attacker move",
-};
+pub const WIPEOUT_PLIES: Bounds = Bounds::new(1..=24, "plies", "the lines grow about tenfold per attacker move");
 /// Perft depth.
-pub const PERFT_DEPTH: Bounds = Bounds {
-    range: 0..=20,
-    unit: "plies",
-    why: "depth 14 already counts about 10^13 leaves",
-};
+pub const PERFT_DEPTH: Bounds = Bounds::new(0..=20, "plies", "depth 14 already counts about 10^13 leaves");
 /// Positions or examples to generate.
-pub const COUNT: Bounds = Bounds {
-    range: 1..=1_000_000,
-    unit: "",
-    why: "",
-};
+pub const COUNT: Bounds = Bounds::new(1..=1_000_000, "", "");
 /// Turns per session and sessions per move of the agent.
-pub const AGENT_ROUNDS: Bounds = Bounds {
-    range: 1..=100,
-    unit: "",
-    why: "",
-};
+pub const AGENT_ROUNDS: Bounds = Bounds::new(1..=100, "", "");
 /// Tool rounds per turn.
-pub const TOOL_ROUNDS: Bounds = Bounds {
-    range: 0..=100,
-    unit: "",
-    why: "",
-};
+pub const TOOL_ROUNDS: Bounds = Bounds::new(0..=100, "", "");
 /// Extra attempts of a failed request.
-pub const RETRIES: Bounds = Bounds {
-    range: 0..=100,
-    unit: "retries",
-    why: "",
-};
+pub const RETRIES: Bounds = Bounds::new(0..=100, "retries", "");
 /// The model's context window in tokens.
-pub const NUM_CTX: Bounds = Bounds {
-    range: 1..=16_777_216,
-    unit: "tokens",
-    why: "",
-};
+pub const NUM_CTX: Bounds = Bounds::new(1..=16_777_216, "tokens", "");
 /// Tokens the model may generate (Ollama: -1 no limit, -2 fill the context).
-pub const NUM_PREDICT: Bounds = Bounds {
-    range: -2..=16_777_216,
-    unit: "tokens (-1: no limit, -2: fill the context)",
-    why: "",
-};
+pub const NUM_PREDICT: Bounds = Bounds::new(-2..=16_777_216, "tokens (-1: no limit, -2: fill the context)", "");
 
 /// The longest request timeout taken, in seconds: a day (a longer one is surely a typo).
 pub const MAX_TIMEOUT_S: f64 = 86_400.0;

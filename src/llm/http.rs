@@ -338,8 +338,8 @@ async fn wrong_scheme(err: &LlmError, target: &Target<'_>) -> Option<LlmError> {
     (speaks_tls != https).then(|| wrong_scheme_error(target, speaks_tls))
 }
 
-/// An error and its sources in one line.
-fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
+/// An error and its sources in one line (`a: b: c`).
+pub fn error_chain(err: &dyn std::error::Error) -> String {
     let mut text = err.to_string();
     let mut source = err.source();
     while let Some(cause) = source {
