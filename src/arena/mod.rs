@@ -1,6 +1,7 @@
 //! Games between players, matches and evaluations with statistics, replay of logged
 //! games, resuming interrupted runs, wipeout search.
 
+mod accuracy;
 mod datagen;
 mod eval;
 mod game;
@@ -23,8 +24,10 @@ mod stats;
 mod stopping;
 mod tally;
 mod tournament;
+mod train_eval;
 mod wipeouts;
 
+pub use accuracy::{accuracy, calibration, solve_all, Accuracy, Calibration, Solved};
 pub use datagen::{Teacher, TeacherError};
 pub use eval::{run_eval, run_eval_sequential, AgentStats, EvalConfig, EvalGame, EvalResult, OpponentResult};
 pub use game::{play_game, random_opening, Forfeit, GameContext, GameError, GameRecord, PlyObserver, PlyRecord};
@@ -49,4 +52,5 @@ pub use stats::{mean_interval, percentile, wilson_interval, Tally};
 pub use stopping::{Decision, GameScore, StopRule, TrialUnit, Trials, Verdict};
 pub use tally::{GameSummary, Matchup, NotAGameLog};
 pub use tournament::{plan, Format, TournamentPlan};
+pub use train_eval::{train_pattern_eval, FitErrors, PhaseFit, TrainProgress, TrainSettings, MIN_SEARCH_DEPTH};
 pub use wipeouts::{find_wipeouts, find_wipeouts_with_progress, WipeoutError};

@@ -39,24 +39,32 @@ pub fn self_play_positions(count: usize, empties: RangeInclusive<u32>, seed: u64
         let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(seed, stream));
         stream += 1;
         let target = rng.gen_range(empties.clone());
-        let mut greedy = EngineSpec::Greedy.build(rng.gen());
-        let mut board = Board::new();
-        while board.empties() > target && !board.is_game_over() {
-            let moves: Vec<Square> = board.legal_moves().squares().collect();
-            let mv = if moves.is_empty() {
-                Move::Pass
-            } else if rng.gen_bool(RANDOM_MOVE_SHARE) {
-                Move::Place(moves[rng.gen_range(0..moves.len())])
-            } else {
-                greedy.choose(&board).map(|d| d.mv).unwrap_or(Move::Place(moves[0]))
-            };
-            board = board.play(mv);
-        }
+        let board = self_play(&mut rng, |board| board.empties() > target);
         if board.empties() == target && !board.legal_moves().is_empty() && seen.insert(board) {
             positions.push(board);
         }
     }
     positions
+}
+
+/// Plays a seeded self-play game from the start (greedy with a quarter of random
+/// moves) as long as `go_on` holds for the position reached and the game is not over;
+/// returns the last position.
+pub(crate) fn self_play(rng: &mut ChaCha8Rng, mut go_on: impl FnMut(&Board) -> bool) -> Board {
+    let mut greedy = EngineSpec::Greedy.build(rng.gen());
+    let mut board = Board::new();
+    while go_on(&board) && !board.is_game_over() {
+        let moves: Vec<Square> = board.legal_moves().squares().collect();
+        let mv = if moves.is_empty() {
+            Move::Pass
+        } else if rng.gen_bool(RANDOM_MOVE_SHARE) {
+            Move::Place(moves[rng.gen_range(0..moves.len())])
+        } else {
+            greedy.choose(&board).map(|d| d.mv).unwrap_or(Move::Place(moves[0]))
+        };
+        board = board.play(mv);
+    }
+    board
 }
 
 /// A position with its labels.

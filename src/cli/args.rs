@@ -6,7 +6,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use super::agent_args::{AgentArgs, HostArgs};
 use super::limits;
-use crate::arena::StopRule;
+use crate::arena::{StopRule, TrainSettings};
 use crate::othello::{Color, Convention, Labels};
 
 /// Measure how well LLM agents play Othello against classical engines.
@@ -35,6 +35,9 @@ pub enum Command {
     Bench(BenchArgs),
     /// Solve a position exactly: best moves and final disc difference (empties to the winner).
     Solve(SolveArgs),
+    /// Train the pattern evaluation on self-play positions it labels itself (the solver
+    /// near the end, search before) and write the weights file.
+    TrainEval(TrainEvalArgs),
     /// Replay a game log ply by ply: positions, the model's exchanges, moves, score.
     Replay(ReplayArgs),
     /// Recompute results and agent statistics from logs, grouped by model, prompt and opponent.
@@ -348,7 +351,7 @@ pub struct WipeoutArgs {
 /// `bench`.
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// perft, alphabeta, solve or all (all: perft and alphabeta).
+    /// perft, alphabeta, solve, eval or all (all: perft and alphabeta).
     #[arg(value_enum, default_value_t = BenchTarget::All)]
     pub what: BenchTarget,
     /// Perft depth.
@@ -357,6 +360,15 @@ pub struct BenchArgs {
     /// FFO problems solved by `bench solve`, a range of numbers such as 40-49.
     #[arg(long, default_value = "40-44")]
     pub ffo: String,
+    /// Self-play positions `bench eval` measures in each of its two parts.
+    #[arg(long, default_value_t = 40, value_parser = limits::flag::count)]
+    pub positions: usize,
+    /// Empty squares of the positions `bench eval` scores against exact values.
+    #[arg(long, default_value = "20-24")]
+    pub empties: String,
+    /// Seed of those positions' self-play games (training uses other games).
+    #[arg(long, default_value_t = 7)]
+    pub seed: u64,
 }
 
 /// `replay`.
@@ -491,6 +503,31 @@ pub struct ModelfileArgs {
     pub host: Option<String>,
 }
 
+/// `train-eval`.
+#[derive(Debug, Args)]
+pub struct TrainEvalArgs {
+    // The defaults are the settings the shipped weights were trained with.
+    /// Self-play games to draw positions from.
+    #[arg(long, default_value_t = TrainSettings::default().games, value_parser = limits::flag::count)]
+    pub games: usize,
+    /// Seed of the self-play games.
+    #[arg(long, default_value_t = TrainSettings::default().seed)]
+    pub seed: u64,
+    /// Positions with at most this many empties are labelled exactly by the solver.
+    #[arg(long, default_value_t = TrainSettings::default().exact_empties, value_parser = limits::flag::train_exact_empties)]
+    pub exact_empties: u32,
+    /// Depth of the labelling search before that.
+    #[arg(long, default_value_t = TrainSettings::default().search_depth, value_parser = limits::flag::train_search_depth)]
+    pub search_depth: u32,
+    /// Fitting steps per phase.
+    #[arg(long, default_value_t = TrainSettings::default().epochs, value_parser = limits::flag::epochs)]
+    pub epochs: u32,
+    /// The weights file to write (new; move it over src/engine/pattern/weights.bin and
+    /// put its printed hash into SHIPPED_SHA256 to ship it).
+    #[arg(short = 'o', long = "output")]
+    pub output: PathBuf,
+}
+
 /// `solve`.
 #[derive(Debug, Args)]
 pub struct SolveArgs {
@@ -569,6 +606,8 @@ pub enum BenchTarget {
     Alphabeta,
     /// FFO endgame solve times (`--ffo`).
     Solve,
+    /// The evaluations against exact scores (`--positions`, `--empties`, `--seed`).
+    Eval,
 }
 
 /// `--game`: which game a command plays.

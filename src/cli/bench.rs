@@ -5,8 +5,12 @@ use std::time::Instant;
 use anyhow::{bail, Result};
 
 use super::args::{BenchArgs, BenchTarget};
-use crate::arena::random_opening;
-use crate::engine::{AlphaBeta, Engine, Evaluation, Search, Solver};
+use super::positions::parse_empties;
+use crate::arena::{accuracy, calibration, random_opening, self_play_positions, solve_all};
+use crate::engine::{
+    pattern, AlphaBeta, Engine, Evaluation, Evaluator, LinearEval, Reference, Search, Solver, DEFAULT_DEPTH,
+    DEFAULT_EXACT_EMPTIES, MAX_EXACT_EMPTIES,
+};
 use crate::othello::{perft, Board, Color, Convention};
 use crate::rules::Othello;
 
@@ -18,6 +22,7 @@ pub(super) fn run(args: BenchArgs) -> Result<()> {
         BenchTarget::Perft => bench_perft(args.perft_depth),
         BenchTarget::Alphabeta => bench_search(),
         BenchTarget::Solve => bench_solve(&args.ffo)?,
+        BenchTarget::Eval => bench_eval(&args)?,
         BenchTarget::All => {
             bench_perft(args.perft_depth);
             bench_search();
@@ -126,7 +131,7 @@ fn ffo_range(range: &str) -> Result<(u32, u32)> {
 /// checks each score against the suite.
 fn bench_solve(range: &str) -> Result<()> {
     let (low, high) = ffo_range(range)?;
-    println!("exact solve of FFO #{low}-#{high}, one thread (score and every best move)");
+    println!("exact solve of FFO #{low}-#{high}, one thread (score and every best move, both checked)");
     let mut solver = Solver::new();
     let (mut total_secs, mut total_nodes) = (0.0, 0);
     for line in FFO.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
@@ -145,6 +150,13 @@ fn bench_solve(range: &str) -> Result<()> {
             bail!("FFO #{id}: solved {} but the suite says {expected}", solution.score);
         }
         let best: Vec<String> = solution.best_moves.iter().map(ToString::to_string).collect();
+        let mut listed: Vec<String> = f[3].split(',').map(str::to_lowercase).collect();
+        let mut found = best.clone();
+        listed.sort();
+        found.sort();
+        if found != listed {
+            bail!("FFO #{id}: best moves {} but the suite lists {}", best.join(","), f[3]);
+        }
         println!(
             "  #{id} ({} empties): {:+} {} in {secs:7.2} s, {:>12} nodes, {:.1e} nodes/s",
             board.empties(),
@@ -157,6 +169,56 @@ fn bench_solve(range: &str) -> Result<()> {
         total_nodes += solution.nodes;
     }
     println!("  total {total_secs:.2} s, {total_nodes} nodes");
+    Ok(())
+}
+
+/// The shipped pattern evaluation and the linear one it replaced, against exact scores.
+fn bench_eval(args: &BenchArgs) -> Result<()> {
+    let empties = parse_empties(&args.empties, MAX_EXACT_EMPTIES)?;
+    let pattern = pattern::shipped()?;
+    let evaluators: [(&str, &'static dyn Evaluator); 2] =
+        [("linear (7 features)", &LinearEval), ("pattern (shipped)", pattern)];
+    let boards = self_play_positions(args.positions, empties.clone(), args.seed);
+    println!(
+        "{} self-play positions at {}-{} empties (seed {}), solved exactly",
+        boards.len(),
+        empties.start(),
+        empties.end(),
+        args.seed
+    );
+    let start = Instant::now();
+    let solved = solve_all(&boards);
+    println!("  solved in {:.1} s on every core", start.elapsed().as_secs_f64());
+    println!(
+        "  {:<20}  {:>10}  {:>12}  {:>22}",
+        "evaluation", "static MAE", "depth-4 MAE", "depth-4 choice regret"
+    );
+    for (name, evaluator) in evaluators {
+        let a = accuracy(&solved, evaluator, 4);
+        println!(
+            "  {name:<20}  {:>10.2}  {:>12.2}  {:>22.2}",
+            a.static_error, a.search_error, a.choice_regret
+        );
+    }
+    let low = DEFAULT_EXACT_EMPTIES + 1;
+    let boards = self_play_positions(args.positions, low..=low + 2, args.seed);
+    println!(
+        "the reference's estimates (depth {DEFAULT_DEPTH}) against every move solved: {} positions at {low}-{} empties (seed {})",
+        boards.len(),
+        low + 2,
+        args.seed
+    );
+    println!(
+        "  {:<20}  {:>24}  {:>6}  {:>20}  {:>11}",
+        "evaluation", "|estimated - exact regret|", "bias", "regret of its choice", "random move"
+    );
+    for (name, evaluator) in evaluators {
+        let c = calibration(&boards, || Reference::new(0, DEFAULT_DEPTH).with_evaluator(evaluator));
+        println!(
+            "  {name:<20}  {:>26.2}  {:>+6.2}  {:>20.2}  {:>11.2}",
+            c.regret_error, c.regret_bias, c.choice_regret, c.random_regret
+        );
+    }
     Ok(())
 }
 

@@ -4,6 +4,7 @@
 
 use std::ops::RangeInclusive;
 
+use crate::arena::MIN_SEARCH_DEPTH;
 use crate::engine::{MAX_EXACT_EMPTIES, MAX_REFERENCE_DEPTH};
 use crate::rules::{Othello, Rules};
 
@@ -88,6 +89,17 @@ pub const REFERENCE_DEPTH: Bounds = Bounds::new(1..=MAX_REFERENCE_DEPTH as i64, 
 pub const WIPEOUT_PLIES: Bounds = Bounds::new(1..=24, "plies", "the lines grow about tenfold per attacker move");
 /// Perft depth.
 pub const PERFT_DEPTH: Bounds = Bounds::new(0..=20, "plies", "depth 14 already counts about 10^13 leaves");
+/// Empties at which `train-eval` labels exactly: the solver labels every position,
+/// tens of thousands per empty count.
+pub const TRAIN_EXACT_EMPTIES: Bounds = Bounds::new(0..=20, "empties", "beyond that labelling takes days");
+/// Depth of `train-eval`'s labelling search: at least a phase's width.
+pub const TRAIN_SEARCH_DEPTH: Bounds = Bounds::new(
+    MIN_SEARCH_DEPTH as i64..=10,
+    "plies",
+    "shallower searches would read phases not fitted yet",
+);
+/// Fitting steps per phase.
+pub const EPOCHS: Bounds = Bounds::new(1..=100_000, "epochs", "");
 /// Positions or examples to generate.
 pub const COUNT: Bounds = Bounds::new(1..=1_000_000, "", "");
 /// Turns per session and sessions per move of the agent.
@@ -172,8 +184,14 @@ pub mod flag {
         wipeout_plies: usize = WIPEOUT_PLIES;
         /// `perft DEPTH`, `bench --perft-depth`.
         perft_depth: u32 = PERFT_DEPTH;
-        /// `--count`.
+        /// `--count`, `train-eval --games`.
         count: usize = COUNT;
+        /// `train-eval --exact-empties`.
+        train_exact_empties: u32 = TRAIN_EXACT_EMPTIES;
+        /// `train-eval --search-depth`.
+        train_search_depth: u32 = TRAIN_SEARCH_DEPTH;
+        /// `train-eval --epochs`.
+        epochs: u32 = EPOCHS;
         /// `--max-turns`, `--max-sessions`.
         agent_rounds: u32 = AGENT_ROUNDS;
         /// `--max-tool-rounds`.

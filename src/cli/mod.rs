@@ -20,6 +20,7 @@ mod report_html;
 mod serve;
 mod stats;
 mod tournament;
+mod train_eval;
 
 pub use args::Cli;
 pub use eval::Interrupted;
@@ -42,6 +43,9 @@ pub fn run(cli: Cli) -> Result<()> {
         .with_writer(std::io::stderr)
         .try_init();
     let env = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+    // The built-in evaluation is checked before any work, so a broken build says so
+    // instead of failing in the middle of a run.
+    crate::engine::pattern::shipped()?;
     match cli.command {
         Command::Perft(args) => run_perft(args),
         Command::Analyze(args) => run_analyze(args),
@@ -50,6 +54,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Wipeouts(args) => run_wipeouts(args),
         Command::Bench(args) => bench::run(args),
         Command::Solve(args) => run_solve(args),
+        Command::TrainEval(args) => train_eval::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Stats(args) => stats::run(args),
         Command::Rate(args) => rate::run(args),

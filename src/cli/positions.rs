@@ -27,7 +27,7 @@ use crate::record::{GameLog, MoveSource};
 use crate::rules::{Game, Marubatsu, Othello, Rules};
 
 /// Parses an empties range such as `20-40` (or a single number), of at most `most`.
-fn parse_empties(text: &str, most: u32) -> Result<RangeInclusive<u32>> {
+pub(super) fn parse_empties(text: &str, most: u32) -> Result<RangeInclusive<u32>> {
     let bad = || format!("bad --empties {text:?}: give a range of empty squares such as 20-40 (1 to {most})");
     let (low, high) = text.split_once('-').unwrap_or((text, text));
     let low: u32 = low.trim().parse().with_context(bad)?;

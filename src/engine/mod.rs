@@ -9,7 +9,7 @@
 //! | `greedy` | seed 001's one-ply AI from the public build |
 //! | `search` | seed 001's `ai.ts` negamax alpha-beta |
 //! | `alphabeta:D[:weight\|count]` | seed 004's fail-hard alpha-beta, node counting included |
-//! | `reference[:D[:E]]` | the move-quality evaluator: exact at E (18) empties or fewer, else a D-ply (8) search |
+//! | `reference[:D[:E]]` | the move-quality evaluator: exact at E (18) empties or fewer, else a D-ply (8) search over the pattern evaluation |
 //! | `human` | a person typing moves on stdin |
 //!
 //! Engines see only the rules ([`crate::othello`]).
@@ -17,7 +17,10 @@
 mod alphabeta;
 mod greedy;
 mod human;
+mod linear;
+pub mod midgame;
 mod nhand;
+pub mod pattern;
 mod random;
 mod reference;
 mod search;
@@ -28,11 +31,12 @@ mod weights;
 pub use alphabeta::{AlphaBeta, Evaluation};
 pub use greedy::Greedy;
 pub use human::Human;
+pub use linear::{evaluate as linear_evaluate, features as linear_features, LinearEval, EVAL_WEIGHTS, FEATURES};
+pub use midgame::Evaluator;
 pub use nhand::{Lookahead, Metric};
+pub use pattern::PatternWeights;
 pub use random::Random;
-pub use reference::{
-    evaluate, features, MoveScores, Reference, DEFAULT_DEPTH, DEFAULT_EXACT_EMPTIES, EVAL_WEIGHTS, FEATURES,
-};
+pub use reference::{MoveScores, Reference, DEFAULT_DEPTH, DEFAULT_EXACT_EMPTIES, ESTIMATED_REGRET_ERROR};
 pub use search::Search;
 pub use solver::{Solution, SolveWatch, Solver, WATCH_EVERY};
 pub use spec::{EngineSpec, ParseSpecError, MAX_EXACT_EMPTIES, MAX_REFERENCE_DEPTH, VALID_SPECS};

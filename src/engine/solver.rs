@@ -1,14 +1,16 @@
-//! Exact endgame solver: negamax with principal-variation search and a two-slot
-//! transposition table; moves ordered by a shallow search far from the end, by
-//! fastest-first (fewest opponent replies) in between and by parity near the end;
-//! enhanced transposition cutoffs and a stability cutoff. Scores are final disc
+//! Exact endgame solver: negamax with principal-variation search, a first root window
+//! around a midgame estimate, and a two-slot transposition table; moves ordered by a
+//! shallow search over the pattern evaluation with the opponent's replies far from
+//! the end, by fastest-first (fewest opponent replies) in between and by parity near
+//! the end; enhanced transposition cutoffs and a stability cutoff. Scores are final disc
 //! differences for the side to move with empty squares awarded to the winner (the
 //! FFO / tournament convention). docs/engines.md measures each piece.
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 
-use super::reference::search_value;
+use super::midgame::{final_score, search_value, Evaluator};
+use super::pattern::{self, SCALE};
 use crate::othello::bitboard::{adjacent, flips, legal_moves, provably_stable};
 use crate::othello::{Bitboard, Board, Square};
 
@@ -55,6 +57,10 @@ fn shallow_order_depth(empties: u32) -> u32 {
         3
     }
 }
+/// Weight of one opponent reply in that ordering, in 1/SCALE discs (four discs).
+const REPLY_WEIGHT: i32 = 4 * SCALE;
+/// Depth of the midgame search whose value centres the root's first window.
+const ROOT_GUESS_DEPTH: u32 = 6;
 /// Corner squares.
 const CORNERS: u64 = 0x8100_0000_0000_0081;
 /// Weight of the opponent's potential mobility in the move order (replies weigh 16).
@@ -79,6 +85,7 @@ struct Entry {
 /// An endgame solver with its own transposition table.
 pub struct Solver {
     table: Vec<Entry>,
+    evaluator: &'static dyn Evaluator,
     nodes: u64,
     generation: u8,
     watch: Option<Arc<SolveWatch>>,
@@ -87,17 +94,6 @@ pub struct Solver {
 impl Default for Solver {
     fn default() -> Self {
         Solver::new()
-    }
-}
-
-/// Final score from the side to move's view: discs, with empties to the winner.
-fn final_score(player: u64, opponent: u64) -> i32 {
-    let (p, o) = (player.count_ones() as i32, opponent.count_ones() as i32);
-    let empties = 64 - p - o;
-    match p.cmp(&o) {
-        std::cmp::Ordering::Greater => p - o + empties,
-        std::cmp::Ordering::Less => p - o - empties,
-        std::cmp::Ordering::Equal => 0,
     }
 }
 
@@ -131,8 +127,15 @@ fn weight_penalty(square: Square) -> i32 {
 impl Solver {
     /// A solver with an empty table.
     pub fn new() -> Solver {
+        Solver::with_evaluator(pattern::shipped_weights())
+    }
+
+    /// A solver that orders moves far from the end by searches over `evaluator`
+    /// (scores stay exact; only the speed depends on it).
+    pub fn with_evaluator(evaluator: &'static dyn Evaluator) -> Solver {
         Solver {
             table: vec![Entry::default(); TABLE_SIZE],
+            evaluator,
             nodes: 0,
             generation: 0,
             watch: None,
@@ -176,7 +179,7 @@ impl Solver {
                 nodes: self.nodes,
             };
         }
-        let score = self.search(player, opponent, -64, 64, false);
+        let score = self.aspiration(player, opponent);
         // Every move that reaches the optimum: a null-window test each.
         let mut best_moves = Vec::new();
         let count = moves.count_ones();
@@ -193,6 +196,28 @@ impl Solver {
             best_moves,
             score,
             nodes: self.nodes,
+        }
+    }
+
+    /// The exact score, searched first in a narrow window around a midgame search's
+    /// estimate ([`ROOT_GUESS_DEPTH`] plies), the window widened on the side that
+    /// fails, twice as far each time: narrow windows cut far more of the tree.
+    fn aspiration(&mut self, player: u64, opponent: u64) -> i32 {
+        let guess = search_value(self.evaluator, player, opponent, ROOT_GUESS_DEPTH, &mut 0);
+        let guess = (f64::from(guess) / f64::from(SCALE)).round() as i32;
+        let mut width = 1;
+        let (mut alpha, mut beta) = ((guess - width).max(-64), (guess + width).min(64));
+        loop {
+            let value = self.search(player, opponent, alpha, beta, false);
+            if value <= alpha && alpha > -64 {
+                width *= 2;
+                (alpha, beta) = ((value - width).max(-64), value + 1);
+            } else if value >= beta && beta < 64 {
+                width *= 2;
+                (alpha, beta) = (value - 1, (value + width).min(64));
+            } else {
+                return value;
+            }
         }
     }
 
@@ -322,8 +347,10 @@ impl Solver {
                 let key = if u32::from(hint) == square.index() as u32 {
                     -100_000
                 } else if empties >= SHALLOW_ORDER_MIN_EMPTIES {
-                    // Far from the end: a shallow search with the reference evaluation.
-                    (100.0 * search_value(theirs, mine, shallow_order_depth(empties))) as i32
+                    // Far from the end: a shallow search with the pattern evaluation,
+                    // and the opponent's replies as above.
+                    search_value(self.evaluator, theirs, mine, shallow_order_depth(empties), &mut 0)
+                        + REPLY_WEIGHT * weighted
                 } else {
                     16 * weighted + POTENTIAL_WEIGHT * potential + 2 * weight_penalty(square)
                 };

@@ -1,0 +1,63 @@
+//! `train-eval`: trains the pattern evaluation and writes the weights file.
+
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+
+use super::args::TrainEvalArgs;
+use super::outputs::check_new_output;
+use crate::arena::{train_pattern_eval, TrainProgress, TrainSettings};
+use crate::engine::pattern::{self, sha256_hex};
+
+pub(super) fn run(args: TrainEvalArgs) -> Result<()> {
+    check_new_output("-o", &args.output)?;
+    let settings = TrainSettings {
+        games: args.games,
+        seed: args.seed,
+        exact_empties: args.exact_empties,
+        search_depth: args.search_depth,
+        epochs: args.epochs,
+    };
+    println!(
+        "train-eval --games {} --seed {} --exact-empties {} --search-depth {} --epochs {}",
+        settings.games, settings.seed, settings.exact_empties, settings.search_depth, settings.epochs
+    );
+    let start = Instant::now();
+    let (weights, _) = train_pattern_eval(&settings, &mut |step| match step {
+        TrainProgress::Positions(count) => {
+            println!("{count} distinct positions from {} self-play games", settings.games);
+            println!(
+                "phase  empties  exact  searched  fitted  held  fit MAE  held MAE  linear held MAE  best epoch  label s"
+            );
+        }
+        TrainProgress::Phase(fit) => {
+            let e = &fit.errors;
+            println!(
+                "{:>5}  {:>7}  {:>5}  {:>8}  {:>6}  {:>4}  {:>7.2}  {:>8.2}  {:>15.2}  {:>10}  {:>7.1}",
+                fit.phase,
+                format!("{}-{}", fit.empties.start(), fit.empties.end()),
+                fit.exact,
+                fit.searched,
+                e.train,
+                e.held,
+                e.train_error,
+                e.held_error,
+                e.held_error_linear,
+                e.best_epoch,
+                fit.label_seconds
+            );
+        }
+    });
+    let bytes = weights.to_bytes();
+    std::fs::write(&args.output, &bytes).with_context(|| format!("cannot write -o {}", args.output.display()))?;
+    println!(
+        "wrote {} ({} bytes, {} weights per phase, {} phases) in {:.0} s",
+        args.output.display(),
+        bytes.len(),
+        pattern::layout().classes(),
+        pattern::PHASES,
+        start.elapsed().as_secs_f64()
+    );
+    println!("sha256 {}", sha256_hex(&bytes));
+    Ok(())
+}
