@@ -55,6 +55,11 @@ fn bad_input_is_a_clear_error_with_exit_code_2() {
             "give 1 to 100000 games",
         ),
         (vec!["wipeouts", "--vs", "human", "--max-plies", "3"], "not human"),
+        (
+            vec!["train-eval", "--search-depth", "2", "-o", "w.bin"],
+            "shallower searches would read phases not fitted yet",
+        ),
+        (vec!["bench", "eval", "--empties", "40-45"], "1 to 30"),
     ] {
         let output = arena(&args);
         assert_eq!(output.status.code(), Some(2), "{args:?}");
@@ -202,4 +207,39 @@ fn solve_reports_the_exact_result() {
     assert!(value["nodes"].as_u64().unwrap() > 0 && value["ms"].is_number());
     let output = arena(&["solve"]);
     assert_eq!(output.status.code(), Some(2), "60 empties is refused with a reason");
+}
+
+#[test]
+fn train_eval_writes_a_weights_file_and_its_hash_and_never_overwrites() {
+    let dir = std::env::temp_dir().join(format!("othello-arena-train-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("w.bin");
+    let path_text = path.to_str().unwrap();
+    let args = [
+        "train-eval",
+        "--games",
+        "8",
+        "--epochs",
+        "3",
+        "--exact-empties",
+        "8",
+        "-o",
+        path_text,
+    ];
+    let out = stdout(&arena(&args));
+    let bytes = std::fs::read(&path).unwrap();
+    assert!(bytes.starts_with(b"OAPW"), "a weights file");
+    let hash = out
+        .lines()
+        .last()
+        .unwrap()
+        .strip_prefix("sha256 ")
+        .expect("the hash last");
+    assert_eq!(hash, othello_arena::engine::pattern::sha256_hex(&bytes));
+    assert!(out.contains("phase  empties  exact  searched"), "{out}");
+    let again = arena(&args);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("never overwritten"));
+    assert_eq!(std::fs::read(&path).unwrap(), bytes, "the file is untouched");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

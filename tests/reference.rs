@@ -121,12 +121,15 @@ fn searched_moves_lose_far_less_than_random_ones() {
 
 #[test]
 fn the_stated_calibration_holds_on_a_fresh_sample() {
-    // Every move of 10 positions at 19 empties solved, and estimated at the default depth.
-    let boards = self_play_positions(10, 19..=19, 13);
+    // Every move of 16 positions at 19-21 empties solved, and estimated at the default
+    // depth. Positions differ widely (10 positions at 19 empties once gave 6.5 discs),
+    // so the check is loose: it catches a stated figure that no longer describes the
+    // reference, not sampling noise.
+    let boards = self_play_positions(16, 19..=21, 13);
     let measured = calibration(&boards, || Reference::new(0, DEFAULT_DEPTH));
-    println!("estimated regrets against exact ones at 19 empties: {measured:?}");
+    println!("estimated regrets against exact ones at 19-21 empties: {measured:?}");
     assert!(
-        (measured.regret_error - ESTIMATED_REGRET_ERROR).abs() < 2.0,
+        (measured.regret_error.0 - ESTIMATED_REGRET_ERROR).abs() < 3.0,
         "stated {ESTIMATED_REGRET_ERROR}, measured {measured:?}"
     );
     assert!(measured.choice_regret < 0.5 * measured.random_regret, "{measured:?}");

@@ -5,6 +5,7 @@
 
 use rayon::prelude::*;
 
+use super::stats::mean_interval;
 use crate::engine::midgame::{search_value, Evaluator};
 use crate::engine::pattern::SCALE;
 use crate::engine::{MoveScores, Reference, Solver};
@@ -75,17 +76,19 @@ pub fn accuracy(positions: &[Solved], evaluator: &'static dyn Evaluator, depth: 
     }
 }
 
-/// The reference's estimated regrets against exact ones, move by move.
+/// The reference's estimated regrets against exact ones, move by move. Figures are
+/// means over positions (each position's moves averaged first: positions, not moves,
+/// are the independent draws), with 95% intervals.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Calibration {
     /// Positions measured.
     pub positions: usize,
     /// Legal moves measured.
     pub moves: usize,
-    /// Mean |estimated regret - exact regret| over every legal move, in discs.
-    pub regret_error: f64,
+    /// Mean |estimated regret - exact regret|, in discs, and its 95% interval.
+    pub regret_error: (f64, f64, f64),
     /// Mean (estimated regret - exact regret): above 0, estimates overstate regrets.
-    pub regret_bias: f64,
+    pub regret_bias: (f64, f64, f64),
     /// Mean exact regret of the estimate's best move.
     pub choice_regret: f64,
     /// Mean exact regret of a uniformly random legal move.
@@ -101,26 +104,32 @@ pub fn calibration(boards: &[Board], estimate: impl Fn() -> Reference + Sync) ->
             |(exact, estimated), board| (exact.score_moves(board), estimated.score_moves(board)),
         )
         .collect();
-    let (mut moves, mut error, mut bias, mut choice, mut random) = (0, 0.0, 0.0, 0.0, 0.0);
+    let (mut errors, mut biases, mut choice, mut random, mut moves) = (Vec::new(), Vec::new(), 0.0, 0.0, 0);
     for (exact, estimated) in &rows {
-        for &(square, _) in &exact.scores {
-            let (truth, guess) = (
-                exact.regret(square).unwrap_or(0.0),
-                estimated.regret(square).unwrap_or(0.0),
-            );
-            error += (guess - truth).abs();
-            bias += guess - truth;
-            random += truth / exact.scores.len() as f64;
-            moves += 1;
-        }
+        let differences: Vec<f64> = exact
+            .scores
+            .iter()
+            .map(|&(square, _)| estimated.regret(square).unwrap_or(0.0) - exact.regret(square).unwrap_or(0.0))
+            .collect();
+        let n = differences.len() as f64;
+        errors.push(differences.iter().map(|d| d.abs()).sum::<f64>() / n);
+        biases.push(differences.iter().sum::<f64>() / n);
+        random += exact
+            .scores
+            .iter()
+            .map(|&(sq, _)| exact.regret(sq).unwrap_or(0.0))
+            .sum::<f64>()
+            / n;
         choice += exact.regret(estimated.best_moves()[0]).unwrap_or(0.0);
+        moves += differences.len();
     }
     let n = rows.len().max(1) as f64;
+    let none = (0.0, 0.0, 0.0);
     Calibration {
         positions: rows.len(),
         moves,
-        regret_error: error / moves.max(1) as f64,
-        regret_bias: bias / moves.max(1) as f64,
+        regret_error: mean_interval(&errors).unwrap_or(none),
+        regret_bias: mean_interval(&biases).unwrap_or(none),
         choice_regret: choice / n,
         random_regret: random / n,
     }

@@ -194,7 +194,7 @@ fn label(boards: &[Board], weights: &PatternWeights, settings: &TrainSettings) -
 /// Whether a position is held apart from fitting (one in ten, by a hash of the position).
 fn held_apart(sample: &Sample) -> bool {
     let h = sample.player.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ sample.opponent.wrapping_mul(0xc2b2_ae3d_27d4_eb4f);
-    (h >> 32) % 10 == 0
+    (h >> 32).is_multiple_of(10)
 }
 
 /// Steps of the fit: each class moves by this share of its mean residual per epoch

@@ -208,15 +208,20 @@ fn bench_eval(args: &BenchArgs) -> Result<()> {
         low + 2,
         args.seed
     );
+    println!("  (means over positions, 95% intervals)");
     println!(
-        "  {:<20}  {:>24}  {:>6}  {:>20}  {:>11}",
-        "evaluation", "|estimated - exact regret|", "bias", "regret of its choice", "random move"
+        "  {:<20}  {:>26}  {:>21}  {:>20}  {:>11}",
+        "evaluation", "|estimated - exact regret|", "estimated - exact", "regret of its choice", "random move"
     );
+    let interval = |(mean, low, high): (f64, f64, f64)| format!("{mean:+.2} [{low:+.2}, {high:+.2}]");
     for (name, evaluator) in evaluators {
         let c = calibration(&boards, || Reference::new(0, DEFAULT_DEPTH).with_evaluator(evaluator));
         println!(
-            "  {name:<20}  {:>26.2}  {:>+6.2}  {:>20.2}  {:>11.2}",
-            c.regret_error, c.regret_bias, c.choice_regret, c.random_regret
+            "  {name:<20}  {:>26}  {:>21}  {:>20.2}  {:>11.2}",
+            interval(c.regret_error).replace('+', ""),
+            interval(c.regret_bias),
+            c.choice_regret,
+            c.random_regret
         );
     }
     Ok(())

@@ -12,6 +12,10 @@
 //! | `reference[:D[:E]]` | the move-quality evaluator: exact at E (18) empties or fewer, else a D-ply (8) search over the pattern evaluation |
 //! | `human` | a person typing moves on stdin |
 //!
+//! The reference and the solver read the pattern evaluation ([`pattern`], trained by
+//! `othello-arena train-eval`) through [`midgame`]'s search; the seven-feature linear
+//! evaluation it replaced stays as the baseline it is measured against.
+//!
 //! Engines see only the rules ([`crate::othello`]).
 
 mod alphabeta;

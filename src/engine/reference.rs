@@ -85,7 +85,7 @@ pub const DEFAULT_DEPTH: u32 = 8;
 /// |estimated - exact regret|, in discs, over every legal move of 40 self-play
 /// positions at 19-21 empties, just beyond the default exact range (`othello-arena
 /// bench eval`, docs/engines.md).
-pub const ESTIMATED_REGRET_ERROR: f64 = 3.55;
+pub const ESTIMATED_REGRET_ERROR: f64 = 4.06;
 
 impl Reference {
     /// An evaluator that solves at `exact_empties` or fewer and searches `depth` plies before.
