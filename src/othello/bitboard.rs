@@ -143,32 +143,51 @@ pub fn adjacent(bits: u64) -> u64 {
     vertical | east | west
 }
 
+/// For each square, its rays: the squares beyond it in each of the 8 directions up to
+/// the board edge. The first four run toward higher bits (east, south-west, south,
+/// south-east), the last four toward lower bits.
+const RAYS: [[u64; 8]; 64] = {
+    const STEPS: [(i32, i32); 8] = [(0, 1), (1, -1), (1, 0), (1, 1), (0, -1), (-1, 1), (-1, 0), (-1, -1)];
+    let mut rays = [[0u64; 8]; 64];
+    let mut square = 0;
+    while square < 64 {
+        let mut direction = 0;
+        while direction < 8 {
+            let (row_step, col_step) = STEPS[direction];
+            let (mut row, mut col) = (square as i32 / 8 + row_step, square as i32 % 8 + col_step);
+            while row >= 0 && row < 8 && col >= 0 && col < 8 {
+                rays[square][direction] |= 1 << (row * 8 + col);
+                row += row_step;
+                col += col_step;
+            }
+            direction += 1;
+        }
+        square += 1;
+    }
+    rays
+};
+
 /// The opponent discs flipped when the player places a disc on `square`.
 /// Returns 0 when the placement flips nothing (it is then illegal).
+///
+/// Along each ray the first square that is not the opponent's closes the run when
+/// it holds a player disc: the nearest such square is the ray's lowest bit for the
+/// rays toward higher bits, its highest bit for the others.
 #[inline]
 pub fn flips(player: u64, opponent: u64, square: Square) -> u64 {
-    let placed = square.bit();
+    let rays = &RAYS[square.index()];
     let mut flipped = 0;
-    for (shift, mask) in DIRECTIONS {
-        let crossable = opponent & mask;
-
-        let mut run = crossable & (placed << shift);
-        run |= crossable & (run << shift);
-        run |= crossable & (run << shift);
-        run |= crossable & (run << shift);
-        run |= crossable & (run << shift);
-        run |= crossable & (run << shift);
-        let closed = ((run << shift) & player != 0) as u64;
-        flipped |= run & closed.wrapping_neg();
-
-        let mut run = crossable & (placed >> shift);
-        run |= crossable & (run >> shift);
-        run |= crossable & (run >> shift);
-        run |= crossable & (run >> shift);
-        run |= crossable & (run >> shift);
-        run |= crossable & (run >> shift);
-        let closed = ((run >> shift) & player != 0) as u64;
-        flipped |= run & closed.wrapping_neg();
+    for &ray in &rays[..4] {
+        let stops = ray & !opponent;
+        let first = stops & stops.wrapping_neg();
+        let closed = ((first & player) != 0) as u64;
+        flipped |= ray & first.wrapping_sub(1) & closed.wrapping_neg();
+    }
+    for &ray in &rays[4..] {
+        let stops = ray & !opponent;
+        let first = (1u64 << 63).checked_shr(stops.leading_zeros()).unwrap_or(0);
+        let closed = ((first & player) != 0) as u64;
+        flipped |= ray & !(first << 1).wrapping_sub(1) & closed.wrapping_neg();
     }
     flipped
 }
