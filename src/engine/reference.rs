@@ -82,10 +82,10 @@ pub const DEFAULT_EXACT_EMPTIES: u32 = 18;
 pub const DEFAULT_DEPTH: u32 = 8;
 
 /// How far estimated regrets lie from exact ones at [`DEFAULT_DEPTH`]: the mean
-/// |estimated - exact regret|, in discs, over every legal move of 40 self-play
-/// positions at 19-21 empties, just beyond the default exact range (`othello-arena
-/// bench eval`, docs/engines.md).
-pub const ESTIMATED_REGRET_ERROR: f64 = 4.06;
+/// |estimated - exact regret| in discs (each position's moves averaged, then the 40
+/// self-play positions at 19-21 empties, just beyond the default exact range;
+/// 95% interval 3.45-4.71; `othello-arena bench eval`, docs/engines.md).
+pub const ESTIMATED_REGRET_ERROR: f64 = 4.08;
 
 impl Reference {
     /// An evaluator that solves at `exact_empties` or fewer and searches `depth` plies before.

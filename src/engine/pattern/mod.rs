@@ -13,6 +13,8 @@ mod file;
 
 use std::sync::OnceLock;
 
+use crate::othello::{transform_square, Square};
+
 pub use file::{sha256_hex, LoadWeightsError, SHIPPED_SHA256};
 
 /// Weights are stored in units of 1/SCALE disc.
@@ -122,20 +124,10 @@ pub fn features_per_position() -> usize {
     layout().placements.len() + 3
 }
 
-/// The board symmetry `symmetry` (bit 0: mirror columns, bit 1: mirror rows, bit 2:
-/// transpose) applied to a square index.
+/// A square index under one of the board's 8 symmetries.
 fn transform(square: u8, symmetry: u8) -> u8 {
-    let (mut row, mut col) = (square / 8, square % 8);
-    if symmetry & 1 != 0 {
-        col = 7 - col;
-    }
-    if symmetry & 2 != 0 {
-        row = 7 - row;
-    }
-    if symmetry & 4 != 0 {
-        std::mem::swap(&mut row, &mut col);
-    }
-    row * 8 + col
+    let square = Square::new(square).expect("shapes name squares of the board");
+    transform_square(square, symmetry).index() as u8
 }
 
 impl Layout {
@@ -232,13 +224,21 @@ impl Layout {
     /// The table entries a position reads, for the side to move (`player`).
     pub fn features(&self, player: u64, opponent: u64, out: &mut Vec<u32>) {
         out.clear();
+        self.read_entries(player, opponent, |entry| out.push(entry as u32));
+    }
+
+    /// Calls `read` with each table entry a position reads: one per placement, both
+    /// sides' mobility and the bias.
+    #[inline]
+    fn read_entries(&self, player: u64, opponent: u64, mut read: impl FnMut(usize)) {
         for placement in &self.placements {
-            out.push(placement.offset + filling(placement, player, opponent));
+            read((placement.offset + filling(placement, player, opponent)) as usize);
         }
         let (own, theirs) = mobilities(player, opponent);
-        out.push(self.mobility + own as u32);
-        out.push(self.mobility + (MOBILITY_CAP + 1 + theirs) as u32);
-        out.push(self.mobility + 2 * (MOBILITY_CAP as u32 + 1));
+        let mobility = self.mobility as usize;
+        read(mobility + own);
+        read(mobility + MOBILITY_CAP + 1 + theirs);
+        read(mobility + 2 * (MOBILITY_CAP + 1));
     }
 }
 
@@ -329,18 +329,10 @@ impl PatternWeights {
     /// The value of a position for the side to move, in 1/[`SCALE`] discs.
     #[inline]
     pub fn evaluate(&self, player: u64, opponent: u64) -> i32 {
-        let layout = layout();
         let empties = (!(player | opponent)).count_ones();
         let table = &self.tables[phase(empties)];
         let mut sum = 0i32;
-        for placement in &layout.placements {
-            sum += i32::from(table[(placement.offset + filling(placement, player, opponent)) as usize]);
-        }
-        let (own, theirs) = mobilities(player, opponent);
-        let mobility = layout.mobility as usize;
-        sum += i32::from(table[mobility + own]);
-        sum += i32::from(table[mobility + MOBILITY_CAP + 1 + theirs]);
-        sum += i32::from(table[mobility + 2 * (MOBILITY_CAP + 1)]);
+        layout().read_entries(player, opponent, |entry| sum += i32::from(table[entry]));
         sum
     }
 }
