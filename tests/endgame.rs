@@ -2,7 +2,8 @@
 //! every position up to 20 empties in `cargo test`; #40-#49 in an ignored test and in
 //! `othello-arena bench solve`.
 
-use othello_arena::engine::Solver;
+use othello_arena::engine::pattern::SCALE;
+use othello_arena::engine::{Evaluator, LinearEval, Solver};
 use othello_arena::othello::{Board, Color, Square};
 
 struct Problem {
@@ -63,4 +64,35 @@ fn ffo_positions_up_to_20_empties() {
 #[ignore = "minutes: run with --ignored --nocapture"]
 fn ffo_40_to_49() {
     check(|p| (40..=49).contains(&p.id));
+}
+
+/// An evaluation that strays far outside the score range, one way or the other.
+struct Strays(i32);
+
+impl Evaluator for Strays {
+    fn evaluate(&self, _: u64, _: u64) -> i32 {
+        self.0 * SCALE
+    }
+}
+
+/// Regression: a midgame estimate beyond ±64 discs once closed the solver's first
+/// root window to (64, 64), and a search in an empty window stored false bounds: this
+/// position (black to move, 7 empties) solved to +50 instead of +54 when the estimate
+/// came from the linear evaluation. Found when retraining the pattern evaluation gave
+/// other exact labels than the training run before it.
+#[test]
+fn regress_an_estimate_beyond_the_score_range_keeps_scores_exact() {
+    let board = Board::parse_squares(
+        "XXXXXX--X-OXXO--XXOOXOOOXOXXOOOOXXOOXXOOXOOXXXOOXOOOOOOOX-OOOO-X",
+        Color::Black,
+    )
+    .unwrap();
+    assert_eq!(Solver::with_evaluator(&LinearEval).solve(&board).score, 54);
+    for evaluator in [&Strays(90), &Strays(-90), &Strays(64), &Strays(-64)] {
+        assert_eq!(Solver::with_evaluator(evaluator).solve(&board).score, 54);
+        let mut solver = Solver::with_evaluator(evaluator);
+        for p in problems().into_iter().filter(|p| p.empties <= 15) {
+            assert_eq!(solver.solve(&p.board).score, p.score, "#{} with a stray estimate", p.id);
+        }
+    }
 }

@@ -50,22 +50,22 @@ pub fn accuracy(positions: &[Solved], evaluator: &'static dyn Evaluator, depth: 
     let discs = |value: i32| f64::from(value) / f64::from(SCALE);
     let rows: Vec<(f64, f64, f64)> = positions
         .par_iter()
-        .map_init(Solver::new, |solver, solved| {
-            let (player, opponent) = (solved.board.player(), solved.board.opponent());
-            let exact = f64::from(solved.score);
-            let static_value = discs(evaluator.evaluate(player, opponent));
-            let searched = discs(search_value(evaluator, player, opponent, depth, &mut 0));
-            let choice = Reference::new(0, depth)
-                .with_evaluator(evaluator)
-                .score_moves(&solved.board)
-                .best_moves()[0];
-            let after = -solver.solve(&solved.board.play(Move::Place(choice))).score;
-            (
-                (static_value - exact).abs(),
-                (searched - exact).abs(),
-                exact - f64::from(after),
-            )
-        })
+        .map_init(
+            || (Solver::new(), Reference::new(0, depth).with_evaluator(evaluator)),
+            |(solver, searcher), solved| {
+                let (player, opponent) = (solved.board.player(), solved.board.opponent());
+                let exact = f64::from(solved.score);
+                let static_value = discs(evaluator.evaluate(player, opponent));
+                let searched = discs(search_value(evaluator, player, opponent, depth, &mut 0));
+                let choice = searcher.score_moves(&solved.board).best_moves()[0];
+                let after = -solver.solve(&solved.board.play(Move::Place(choice))).score;
+                (
+                    (static_value - exact).abs(),
+                    (searched - exact).abs(),
+                    exact - f64::from(after),
+                )
+            },
+        )
         .collect();
     let mean = |pick: fn(&(f64, f64, f64)) -> f64| rows.iter().map(pick).sum::<f64>() / rows.len().max(1) as f64;
     Accuracy {

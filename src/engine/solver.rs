@@ -204,7 +204,9 @@ impl Solver {
     /// fails, twice as far each time: narrow windows cut far more of the tree.
     fn aspiration(&mut self, player: u64, opponent: u64) -> i32 {
         let guess = search_value(self.evaluator, player, opponent, ROOT_GUESS_DEPTH, &mut 0);
-        let guess = (f64::from(guess) / f64::from(SCALE)).round() as i32;
+        // An evaluation may stray beyond the score range; the window must stay inside
+        // it and never close (a search with alpha = beta would store false bounds).
+        let guess = ((f64::from(guess) / f64::from(SCALE)).round() as i32).clamp(-63, 63);
         let mut width = 1;
         let (mut alpha, mut beta) = ((guess - width).max(-64), (guess + width).min(64));
         loop {
@@ -270,6 +272,7 @@ impl Solver {
     }
 
     fn search(&mut self, player: u64, opponent: u64, mut alpha: i32, mut beta: i32, passed: bool) -> i32 {
+        debug_assert!(alpha < beta, "an empty window ({alpha}, {beta}) stores false bounds");
         self.nodes += 1;
         if self.nodes & (WATCH_EVERY - 1) == 0 {
             self.publish(None);
