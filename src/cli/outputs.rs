@@ -50,3 +50,14 @@ pub(super) fn check_new_output(flag: &str, output: &Path) -> Result<()> {
     }
     Ok(())
 }
+
+/// Writes an output file through a temporary file beside it and a rename, so a crash
+/// or Ctrl-C never leaves half a file (which [`check_new_output`] would then refuse
+/// to replace).
+pub(super) fn write_output(flag: &str, output: &Path, bytes: &[u8]) -> Result<()> {
+    let name = output.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+    let temporary = output.with_file_name(format!(".{name}.tmp"));
+    std::fs::write(&temporary, bytes)
+        .and_then(|()| std::fs::rename(&temporary, output))
+        .with_context(|| format!("cannot write {flag} {}", output.display()))
+}

@@ -2,7 +2,7 @@
 //! probes of an LLM on them, and teacher-labelled training data.
 
 use std::fmt::Write as _;
-use std::io::{BufRead, BufReader, Write as _};
+use std::io::{BufRead, BufReader};
 use std::ops::RangeInclusive;
 use std::path::Path;
 
@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 
 use super::agent_args::parse_player;
 use super::args::{DatagenArgs, GameArg, GenerateArgs, ProbeArgs};
-use super::outputs::{check_new_output, check_output_flag, new_run_folder};
+use super::outputs::{check_new_output, check_output_flag, new_run_folder, write_output};
 use crate::arena::{
     derive_seed, mean_interval, parallel_map, run_probe, run_record, self_play_positions, utc_now, wilson_interval,
     BadPosition, Grade, LabelledPosition, PlayerSpec, ProbeResult, Teacher,
@@ -52,9 +52,7 @@ pub(super) fn progress(total: usize, hidden: bool, what: &str) -> ProgressBar {
 fn write_lines(path: &Path, lines: &[String]) -> Result<()> {
     let mut text = lines.join("\n");
     text.push('\n');
-    std::fs::File::create(path)
-        .and_then(|mut f| f.write_all(text.as_bytes()))
-        .with_context(|| format!("cannot write {}", path.display()))
+    write_output("-o", path, text.as_bytes())
 }
 
 /// `positions generate`.

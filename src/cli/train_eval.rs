@@ -2,10 +2,10 @@
 
 use std::time::Instant;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use super::args::TrainEvalArgs;
-use super::outputs::check_new_output;
+use super::outputs::{check_new_output, write_output};
 use crate::arena::{train_pattern_eval, TrainProgress, TrainSettings};
 use crate::engine::pattern::{self, sha256_hex};
 
@@ -49,7 +49,7 @@ pub(super) fn run(args: TrainEvalArgs) -> Result<()> {
         }
     });
     let bytes = weights.to_bytes();
-    std::fs::write(&args.output, &bytes).with_context(|| format!("cannot write -o {}", args.output.display()))?;
+    write_output("-o", &args.output, &bytes)?;
     println!(
         "wrote {} ({} bytes, {} weights per phase, {} phases) in {:.0} s",
         args.output.display(),
