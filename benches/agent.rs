@@ -6,17 +6,21 @@
 //!    `--parallel 1` and `--parallel 4`.
 
 #[path = "../tests/support/mod.rs"]
+#[allow(dead_code)] // a bench uses a part of the tests' helpers
 mod support;
+
+mod cpu;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use othello_arena::agent::AgentConfig;
-use othello_arena::arena::{run_eval, EvalConfig, LlmPlayer, PlayerSpec, RunOptions};
-use othello_arena::engine::EngineSpec;
-use othello_arena::llm::{OllamaBackend, RetryPolicy};
+use agent::AgentConfig;
+use arena::{run_eval, EvalConfig, LlmPlayer, PlayerSpec, RunOptions};
+use cpu::cpu_seconds;
+use engines::EngineSpec;
+use llm::{OllamaBackend, RetryPolicy};
 use serde_json::json;
-use support::{cpu_seconds, legal_moves_in, Reply, StubServer};
+use support::{legal_moves_in, Reply, StubServer};
 
 fn eval(server: &StubServer, games_per_color: usize, parallel: usize) -> (u32, Duration) {
     let backend = Arc::new(OllamaBackend::new(&server.url, Duration::from_secs(30), RetryPolicy::default()).unwrap());

@@ -16,7 +16,10 @@
 //! A failed check prints FAIL and makes the bench exit with status 1.
 
 #[path = "../tests/support/mod.rs"]
+#[allow(dead_code)] // a bench uses a part of the tests' helpers
 mod support;
+
+mod cpu;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -24,14 +27,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use othello_arena::agent::AgentConfig;
-use othello_arena::arena::{
-    host_usage, run_eval, EvalConfig, EvalResult, HostUsage, LlmPlayer, MatchError, PlayerSpec, RunOptions,
-};
-use othello_arena::engine::EngineSpec;
-use othello_arena::llm::{Api, Fleet, HostConfig, RetryPolicy};
-use othello_arena::record::{read_game_log, Event};
-use support::{cpu_seconds, model_host, InFlight, StubServer};
+use agent::AgentConfig;
+use arena::{host_usage, run_eval, EvalConfig, EvalResult, HostUsage, LlmPlayer, MatchError, PlayerSpec, RunOptions};
+use cpu::cpu_seconds;
+use engines::EngineSpec;
+use llm::{Api, Fleet, HostConfig, RetryPolicy};
+use record::{read_game_log, Event};
+use support::{model_host, InFlight, StubServer};
 use tokio::runtime::Runtime;
 
 const MODEL: &str = "bench";

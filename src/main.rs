@@ -1,7 +1,16 @@
+//! othello-arena: measure how well LLM agents play Othello. The binary is the two
+//! faces of the workspace: [`cli`] (each command: its flags, the arena call, the
+//! printing) and [`web`] (`serve`, the browser face on the same runtime). They are the
+//! only code that reads flags or the environment; the work is in the library crates
+//! (crate map: the `game` crate's documentation, and the README).
+
+mod cli;
+mod web;
+
 use std::process::ExitCode;
 
 use clap::Parser;
-use othello_arena::cli::{self, Cli};
+use cli::Cli;
 
 fn main() -> ExitCode {
     let args = Cli::parse();

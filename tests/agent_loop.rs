@@ -1,18 +1,16 @@
 //! The agent loop through the real HTTP client against the scripted Ollama server,
 //! one test per path (see tests/support for what the stub stands in for).
 
-mod support;
-
 use std::sync::Arc;
 use std::time::Duration;
 
-use othello_arena::agent::{Agent, AgentConfig, AnswerKind, AnswerPolicy, InvalidPolicy, Mode, MoveContext, Prompt};
-use othello_arena::llm::{ChatBackend, OllamaBackend, RetryPolicy};
-use othello_arena::othello::{Board, Move};
-use othello_arena::record::{read_game_log, Event, GameLog, MoveSource};
-use othello_arena::rules::Othello;
+use crate::support::{Reply, StubServer};
+use agent::{Agent, AgentConfig, AnswerKind, AnswerPolicy, InvalidPolicy, Mode, MoveContext, Prompt};
+use game::othello::{Board, Move};
+use game::Othello;
+use llm::{ChatBackend, OllamaBackend, RetryPolicy};
+use record::{read_game_log, Event, GameLog, MoveSource};
 use serde_json::{json, Value};
-use support::{Reply, StubServer};
 
 fn backend(server: &StubServer) -> Arc<dyn ChatBackend> {
     let retry = RetryPolicy {
@@ -23,7 +21,7 @@ fn backend(server: &StubServer) -> Arc<dyn ChatBackend> {
     Arc::new(OllamaBackend::new(&server.url, Duration::from_secs(10), retry).unwrap())
 }
 
-async fn decide(server: &StubServer, config: AgentConfig) -> (Move, othello_arena::record::AgentDecision) {
+async fn decide(server: &StubServer, config: AgentConfig) -> (Move, record::AgentDecision) {
     let mut agent = Agent::<Othello>::new(Arc::new(config), backend(server), 7);
     let ctx = MoveContext {
         game: 1,

@@ -235,7 +235,7 @@ fn train_eval_writes_a_weights_file_and_its_hash_and_never_overwrites() {
         .unwrap()
         .strip_prefix("sha256 ")
         .expect("the hash last");
-    assert_eq!(hash, othello_arena::engine::pattern::sha256_hex(&bytes));
+    assert_eq!(hash, engines::pattern::sha256_hex(&bytes));
     assert!(out.contains("phase  empties  exact  searched"), "{out}");
     let again = arena(&args);
     assert_eq!(again.status.code(), Some(2));

@@ -2,9 +2,9 @@
 //! every position up to 20 empties in `cargo test`; #40-#49 in an ignored test and in
 //! `othello-arena bench solve`.
 
-use othello_arena::engine::pattern::SCALE;
-use othello_arena::engine::{Evaluator, LinearEval, Solver};
-use othello_arena::othello::{Board, Color, Square};
+use engines::pattern::SCALE;
+use engines::{Evaluator, LinearEval, Solver};
+use game::othello::{Board, Color, Square};
 
 struct Problem {
     id: u32,

@@ -1,15 +1,13 @@
 //! Errors that name the real cause and its fix (issue 15, item 5): each test runs the
 //! real binary, against a scripted server on 127.0.0.1 where a server is involved.
 
-mod support;
-
 use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::process::{Command, Output};
 use std::time::Duration;
 
+use crate::support::{temp_dir, Reply, StubServer};
 use serde_json::json;
-use support::{temp_dir, Reply, StubServer};
 
 /// Runs the binary with `args` and `env` set (`None`: removed from its environment).
 fn arena(args: &[&str], env: &[(&str, Option<&str>)]) -> Output {

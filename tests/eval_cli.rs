@@ -1,14 +1,12 @@
 //! `eval` end to end through the binary, against the scripted Ollama server on
 //! 127.0.0.1 (a model that checks one move with the tool, then answers legally).
 
-mod support;
-
 use std::path::Path;
 use std::process::Command;
 
-use othello_arena::record::{read_game_log, Event, MoveSource};
+use crate::support::{legal_moves_in, playing_model, run_arena, Reply, StubServer};
+use record::{read_game_log, Event, MoveSource};
 use serde_json::{json, Value};
-use support::{legal_moves_in, playing_model, run_arena, Reply, StubServer};
 
 fn temp_dir(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("othello-eval-{name}-{}", std::process::id()));

@@ -3,18 +3,16 @@
 //! box serving the model, answering after a delay and recording how many requests it
 //! holds at once; `kill()` stands in for a host that crashes mid-run.
 
-mod support;
-
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use othello_arena::llm::{
+use crate::support::{model_host, run_arena, temp_dir};
+use llm::{
     Api, ChatBackend, ChatOptions, ChatRequest, Fleet, HostConfig, Message, RetryPolicy, Role, FAILURES_TO_TAKE_OUT,
 };
-use othello_arena::record::{read_game_log, Event, ExchangeRecord, MoveSource};
+use record::{read_game_log, Event, ExchangeRecord, MoveSource};
 use serde_json::Value;
-use support::{model_host, run_arena, temp_dir};
 
 fn fleet_file(dir: &Path, hosts: &[(&str, usize)]) -> PathBuf {
     std::fs::create_dir_all(dir).unwrap();
@@ -357,7 +355,8 @@ async fn a_host_taken_out_is_probed_and_used_again_once_it_answers() {
 fn a_host_that_lacks_the_model_loses_it_and_its_requests_go_elsewhere() {
     // The fleet file says both hosts serve the model; the first answers 404, as an
     // Ollama host would after the model was removed from it.
-    let missing = support::StubServer::start_routed(|_, _, _| support::Reply::error(404, "model \"m\" not found"));
+    let missing =
+        crate::support::StubServer::start_routed(|_, _, _| crate::support::Reply::error(404, "model \"m\" not found"));
     let (serving, _) = model_host("m", Duration::ZERO);
     let dir = temp_dir("fleet", "missing-model");
     let fleet = dir.join("fleet.toml");

@@ -3,15 +3,13 @@
 //! first move, lost and scored as a wipeout; the log, `results.json`, `stats`,
 //! `eval --resume` and `replay` all agree on it.
 
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use othello_arena::othello::{Board, Color, Move};
-use othello_arena::record::{read_game_log, Event, ForfeitRecord, GameEnd, MoveSource, Record};
+use crate::support::{run_arena, temp_dir, Reply, StubServer};
+use game::othello::{Board, Color, Move};
+use record::{read_game_log, Event, ForfeitRecord, GameEnd, MoveSource, Record};
 use serde_json::Value;
-use support::{run_arena, temp_dir, Reply, StubServer};
 
 /// A model that answers every request without a coordinate.
 fn hopeless_model() -> StubServer {

@@ -8,10 +8,10 @@
 //! campaign with `PROPTEST_CASES=1000000 cargo test --release --test fuzz`; proptest
 //! prints the shrunk failing input, which becomes a `regress_` test below.
 
-use othello_arena::agent::{parse_answer, recover_tool_calls, Answer, AnswerKind, AnswerPolicy};
-use othello_arena::llm::decode_reply;
-use othello_arena::othello::{Board, Color, Labels, Move, Perspective, TextStyle};
-use othello_arena::tools::{SimulateMove, ToolRegistry};
+use agent::tools::{SimulateMove, ToolRegistry};
+use agent::{parse_answer, recover_tool_calls, Answer, AnswerKind, AnswerPolicy};
+use game::othello::{Board, Color, Labels, Move, Perspective, TextStyle};
+use llm::decode_reply;
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 
@@ -239,7 +239,7 @@ proptest! {
     ) {
         if let Answer::Move { square, kind } = parse_answer(&text, board.legal_moves(), policy, think_first) {
             prop_assert!(board.legal_moves().contains(square));
-            let answer = othello_arena::agent::answer_text(&text).to_ascii_lowercase();
+            let answer = agent::answer_text(&text).to_ascii_lowercase();
             prop_assert!(answer.contains(&square.to_string()), "{square} is not in {answer:?}");
             if kind == AnswerKind::Clean {
                 // Nothing but the coordinate and wrapping marks.

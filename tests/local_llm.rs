@@ -5,8 +5,8 @@
 
 use std::process::Command;
 
-use othello_arena::agent::AnswerKind;
-use othello_arena::record::{read_game_log, Event, MoveSource};
+use agent::AnswerKind;
+use record::{read_game_log, Event, MoveSource};
 
 /// What one logged game shows about the agent.
 #[derive(Debug, Default)]

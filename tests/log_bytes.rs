@@ -32,8 +32,6 @@
 //! them with the change that explains why:
 //! `PIN_UPDATE=1 cargo test --test log_bytes`, then review `git diff tests/data/pinned`.
 
-mod support;
-
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -41,8 +39,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::support::{legal_moves_in, playing_model, run_arena, temp_dir, Reply, StubServer};
 use serde_json::Value;
-use support::{legal_moves_in, playing_model, run_arena, temp_dir, Reply, StubServer};
 
 /// The golden files.
 const PINNED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/pinned");

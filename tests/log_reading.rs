@@ -4,13 +4,11 @@
 //! last line (an unfinished game, with a note), and each log once however many paths
 //! reach it. The logs are copies of a recorded game (tests/data/golden), altered.
 
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
+use crate::support::{run_arena, temp_dir};
 use serde_json::Value;
-use support::{run_arena, temp_dir};
 
 const GOLDEN: &str = "tests/data/golden/local-tools-game.jsonl";
 

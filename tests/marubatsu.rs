@@ -5,10 +5,8 @@
 //! (a scripted model on 127.0.0.1 stands in for one that simulates its first legal
 //! square, then answers the last).
 
-mod support;
-
+use crate::support::{playing_model, run_arena, temp_dir};
 use serde_json::Value;
-use support::{playing_model, run_arena, temp_dir};
 
 fn play(args: &[&str]) -> Value {
     let mut all = vec!["play", "--game", "marubatsu", "--json"];
@@ -307,7 +305,7 @@ fn a_marubatsu_probe_grades_forced_wins_and_blocks_against_the_perfect_player() 
 #[test]
 fn a_marubatsu_forfeit_is_one_lost_game_in_every_reader() {
     // Stands in for a model that never names a legal square.
-    let server = support::StubServer::start(|_, _| support::Reply::content("I would rather not say."));
+    let server = crate::support::StubServer::start(|_, _| crate::support::Reply::content("I would rather not say."));
     let dir = temp_dir("marubatsu", "forfeit");
     let run = dir.join("run");
     let output = run_arena(

@@ -1,9 +1,10 @@
 //! Match scheduling and statistics.
 
-use othello_arena::arena::{find_wipeouts, random_opening, run_match, MatchConfig, MatchEvent, PlayerSpec, RunOptions};
-use othello_arena::engine::EngineSpec;
-use othello_arena::othello::{Board, Color, Move};
-use othello_arena::rules::Othello;
+use arena::{random_opening, run_match, MatchConfig, MatchEvent, PlayerSpec, RunOptions};
+use engines::lab::find_wipeouts;
+use engines::EngineSpec;
+use game::othello::{Board, Color, Move};
+use game::Othello;
 
 fn config(a: &str, b: &str, games: usize, swap: bool, parallel: usize) -> MatchConfig {
     let spec = |text: &str| PlayerSpec::Engine(text.parse::<EngineSpec>().unwrap());

@@ -2,12 +2,10 @@
 //! status lines) and the model digest and details a run records from `/api/show`
 //! and `/api/tags` (the stub stands in for an Ollama server with the model).
 
-mod support;
-
 use std::process::Command;
 
+use crate::support::{legal_moves_in, Reply, StubServer};
 use serde_json::{json, Value};
-use support::{legal_moves_in, Reply, StubServer};
 
 fn arena(args: &[&str], host: &str) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_othello-arena"))

@@ -4,17 +4,15 @@
 //! that answers the last legal move, except every fifth request, which it answers
 //! with an illegal square (so the fallback plays some moves).
 
-mod support;
-
 use std::path::Path;
 
-use othello_arena::arena::rebuild_game;
-use othello_arena::engine::Solver;
-use othello_arena::othello::{Board, Move};
-use othello_arena::record::{read_game_log, MoveSource};
-use othello_arena::rules::Othello;
+use crate::support::{legal_moves_in, run_arena, Reply, StubServer};
+use arena::rebuild_game;
+use engines::Solver;
+use game::othello::{Board, Move};
+use game::Othello;
+use record::{read_game_log, MoveSource};
 use serde_json::Value;
-use support::{legal_moves_in, run_arena, Reply, StubServer};
 
 fn scored_moves(dir: &Path) -> Vec<Value> {
     std::fs::read_to_string(dir.join("move-scores.jsonl"))
@@ -146,7 +144,7 @@ fn play_scores_both_players() {
                 .unwrap()
                 .iter()
                 .filter(|r| {
-                    matches!(&r.event, othello_arena::record::Event::Move(m)
+                    matches!(&r.event, record::Event::Move(m)
                         if m.source == MoveSource::Engine && m.mv != "pass")
                 })
                 .count()

@@ -27,14 +27,12 @@
 //! review `git diff tests/data/runs-expected`. The commands run on copies of the
 //! fixtures in a temporary folder, written `<RUNS>` in the expected outputs.
 
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::support::{legal_moves_in, playing_model, run_arena, temp_dir, Reply, StubServer};
 use serde_json::{json, Value};
-use support::{legal_moves_in, playing_model, run_arena, temp_dir, Reply, StubServer};
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/runs");
 const EXPECTED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/runs-expected");

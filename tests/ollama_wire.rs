@@ -1,14 +1,10 @@
 //! The Ollama client over real HTTP: request shape, retries, and errors that name the fix.
 
-mod support;
-
 use std::time::Duration;
 
-use othello_arena::llm::{
-    ChatBackend, ChatOptions, ChatRequest, LlmError, Message, OllamaBackend, RetryPolicy, Role, Think,
-};
+use crate::support::{Reply, StubServer};
+use llm::{ChatBackend, ChatOptions, ChatRequest, LlmError, Message, OllamaBackend, RetryPolicy, Role, Think};
 use serde_json::json;
-use support::{Reply, StubServer};
 
 fn client(server: &StubServer, max_retries: u32) -> OllamaBackend {
     let retry = RetryPolicy {

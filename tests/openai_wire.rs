@@ -1,18 +1,16 @@
 //! The OpenAI-compatible backend against a scripted `/v1/chat/completions` server on
 //! 127.0.0.1 (standing in for llama-server, vLLM, LM Studio), through the same agent loop.
 
-mod support;
-
 use std::sync::Arc;
 use std::time::Duration;
 
-use othello_arena::agent::{Agent, AgentConfig, AnswerKind, MoveContext};
-use othello_arena::llm::{ChatBackend, OpenAiBackend, RetryPolicy, Think};
-use othello_arena::othello::Board;
-use othello_arena::record::{read_game_log, GameLog, MoveSource};
-use othello_arena::rules::Othello;
+use crate::support::{Reply, StubServer};
+use agent::{Agent, AgentConfig, AnswerKind, MoveContext};
+use game::othello::Board;
+use game::Othello;
+use llm::{ChatBackend, OpenAiBackend, RetryPolicy, Think};
+use record::{read_game_log, GameLog, MoveSource};
 use serde_json::json;
-use support::{Reply, StubServer};
 
 const KEY: &str = "sk-test-secret-0123456789";
 

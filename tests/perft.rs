@@ -2,7 +2,7 @@
 //! `cargo test` checks depths 1-11; `othello-arena bench perft` and the ignored test
 //! below go deeper.
 
-use othello_arena::othello::{perft, Board, Convention};
+use game::othello::{perft, Board, Convention};
 
 fn published() -> Vec<(u32, [u64; 3])> {
     let text = include_str!("data/perft.txt");

@@ -3,16 +3,14 @@
 //! answers exactly the teacher's move (looked up by the board in the request): seed
 //! 000's test_inference must then score it 100% against the teacher.
 
-mod support;
-
 use std::path::{Path, PathBuf};
 
-use othello_arena::arena::LabelledPosition;
-use othello_arena::engine::{Lookahead, Metric};
-use othello_arena::othello::{Board, Move};
-use othello_arena::rules::Othello;
+use crate::support::{run_arena, Reply, StubServer};
+use engines::lab::LabelledPosition;
+use engines::{Lookahead, Metric};
+use game::othello::{Board, Move};
+use game::Othello;
 use serde_json::Value;
-use support::{run_arena, Reply, StubServer};
 
 fn temp(name: &str) -> PathBuf {
     let path = std::env::temp_dir().join(format!("othello-positions-{name}-{}", std::process::id()));

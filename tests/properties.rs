@@ -1,7 +1,7 @@
 //! Property tests: parsers never panic, random games keep the invariants.
 
-use othello_arena::engine::EngineSpec;
-use othello_arena::othello::{Board, Color, Move, Square};
+use engines::EngineSpec;
+use game::othello::{Board, Color, Move, Square};
 use proptest::prelude::*;
 
 proptest! {
@@ -26,7 +26,7 @@ proptest! {
 
     #[test]
     fn provably_stable_discs_are_never_flipped(choices in proptest::collection::vec(0usize..64, 120)) {
-        use othello_arena::othello::bitboard::provably_stable;
+        use game::othello::bitboard::provably_stable;
         let mut board = Board::new();
         // Squares claimed stable so far, per color.
         let (mut black, mut white) = (0u64, 0u64);
@@ -68,10 +68,10 @@ proptest! {
 }
 
 mod llm_inputs {
-    use othello_arena::agent::{parse_answer, recover_tool_calls, AnswerPolicy};
-    use othello_arena::llm::decode_reply;
-    use othello_arena::othello::Board;
-    use othello_arena::tools::{SimulateMove, ToolRegistry};
+    use agent::tools::{SimulateMove, ToolRegistry};
+    use agent::{parse_answer, recover_tool_calls, AnswerPolicy};
+    use game::othello::Board;
+    use llm::decode_reply;
     use proptest::prelude::*;
 
     proptest! {
@@ -79,7 +79,7 @@ mod llm_inputs {
         fn the_answer_parser_never_panics_and_only_returns_legal_moves(text in "\\PC{0,200}", first in any::<bool>()) {
             let board = Board::new();
             let policy = if first { AnswerPolicy::First } else { AnswerPolicy::Last };
-            if let othello_arena::agent::Answer::Move { square, .. } = parse_answer(&text, board.legal_moves(), policy, false) {
+            if let agent::Answer::Move { square, .. } = parse_answer(&text, board.legal_moves(), policy, false) {
                 prop_assert!(board.legal_moves().contains(square));
             }
             let _ = recover_tool_calls(&text);

@@ -2,14 +2,15 @@
 //! itself checked on the FFO positions), and the shipped pattern evaluation against
 //! the seven-feature linear one it replaced.
 
-use othello_arena::arena::{accuracy, calibration, self_play_positions, solve_all};
-use othello_arena::engine::pattern::{self, SCALE, SHIPPED_SHA256};
-use othello_arena::engine::{
+use arena::{accuracy, calibration, solve_all};
+use engines::lab::self_play_positions;
+use engines::pattern::{self, SCALE, SHIPPED_SHA256};
+use engines::{
     linear_evaluate, linear_features as features, LinearEval, Reference, Solver, DEFAULT_DEPTH, ESTIMATED_REGRET_ERROR,
     EVAL_WEIGHTS, FEATURES,
 };
-use othello_arena::othello::Board;
-use othello_arena::rules::Othello;
+use game::othello::Board;
+use game::Othello;
 
 /// (features, exact score) of self-play positions.
 fn exact_samples(
@@ -198,7 +199,7 @@ fn fit_evaluation_weights() {
 #[tokio::test]
 async fn the_evaluation_outplays_seed_004s_at_equal_depth() {
     // Search only (no exact endgame), 3 plies each, 100 games with random openings.
-    use othello_arena::arena::{run_match, MatchConfig, PlayerSpec, RunOptions};
+    use arena::{run_match, MatchConfig, PlayerSpec, RunOptions};
     let spec = |s: &str| PlayerSpec::<Othello>::Engine(s.parse().unwrap());
     let config = MatchConfig {
         players: [spec("reference:3:0"), spec("alphabeta:3:weight")],

@@ -5,13 +5,11 @@
 //!
 //! Run: `cargo test --test report_browser -- --ignored` (needs /usr/bin/chromium and chromedriver).
 
-mod support;
-
 use std::process::{Command, Stdio};
 
+use crate::support::browser::{base64_decode, Driver};
+use crate::support::{legal_moves_in, Reply, StubServer};
 use serde_json::json;
-use support::browser::{base64_decode, Driver};
-use support::{legal_moves_in, Reply, StubServer};
 
 const PAYLOADS: &str = "</script><script>window.__pwned = 1</script><img src=x onerror=\"window.__pwned = 2\">";
 

@@ -4,15 +4,13 @@
 //! answers the last legal move, so an unbroken run and a resumed one must agree move
 //! for move.
 
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use othello_arena::record::{read_game_log, Event};
+use crate::support::{legal_moves_in, Reply, StubServer};
+use record::{read_game_log, Event};
 use serde_json::Value;
-use support::{legal_moves_in, Reply, StubServer};
 
 fn slow_model(delay: Duration) -> StubServer {
     StubServer::start_routed(move |path, request, _| {

@@ -4,13 +4,11 @@
 //! stands in for a model that answers the first legal move (slowly where a run must
 //! still be going when the second command starts).
 
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use support::{legal_moves_in, temp_dir, Reply, StubServer};
+use crate::support::{legal_moves_in, temp_dir, Reply, StubServer};
 
 fn model(delay: Duration) -> StubServer {
     StubServer::start_routed(move |path, request, _| {

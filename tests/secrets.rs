@@ -3,13 +3,11 @@
 //! OpenAI-compatible server on 127.0.0.1 stands in for such a proxy: it repeats the
 //! bearer token in its answers and in its error bodies.
 
-mod support;
-
 use std::path::Path;
 use std::process::{Command, Output};
 
+use crate::support::{legal_moves_in, Reply, StubServer};
 use serde_json::json;
-use support::{legal_moves_in, Reply, StubServer};
 
 const KEY: &str = "sk-live-7c1f9e2d4b8a6035";
 const KEY_VAR: &str = "ARENA_TEST_SECRET_KEY";

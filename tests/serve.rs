@@ -3,17 +3,15 @@
 //! its events in order and its log read by `replay`, `stats`, `rate` and `report`; a
 //! client that leaves mid-stream and a model host that dies mid-game.
 
-mod support;
-
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::support::serve::{simulating_model, Served};
+use crate::support::temp_dir;
 use reqwest::blocking::Client;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
-use support::serve::{simulating_model, Served};
-use support::temp_dir;
 
 fn client() -> Client {
     Client::builder().timeout(Duration::from_secs(120)).build().unwrap()

@@ -8,18 +8,16 @@
 //!
 //! Run: `cargo test --test serve_browser -- --ignored` (needs /usr/bin/chromium and chromedriver).
 
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use othello_arena::{Board, Move};
+use crate::support::browser::Driver;
+use crate::support::serve::{simulating_model, Served};
+use crate::support::{legal_moves_in, temp_dir, Fault, Reply, StubServer};
+use game::othello::{Board, Move};
 use serde_json::{json, Value};
-use support::browser::Driver;
-use support::serve::{simulating_model, Served};
-use support::{legal_moves_in, temp_dir, Fault, Reply, StubServer};
 
 /// One browser at a time: the machines that run CI have few cores.
 static BROWSER: Mutex<()> = Mutex::new(());
@@ -118,10 +116,7 @@ fn a_person_plays_a_whole_game_against_greedy_by_clicking() {
     let clicks = click_until_the_end(&driver);
     assert!(clicks >= 5, "{clicks} clicks");
     let board = replayed_final(&only_run(&runs).join("game-0001.jsonl"));
-    let (black, white) = (
-        board.count(othello_arena::Color::Black),
-        board.count(othello_arena::Color::White),
-    );
+    let (black, white) = (board.count(game::Color::Black), board.count(game::Color::White));
     let shown = driver.script(
         "const r = document.getElementById('result'); return [r.dataset.black, r.dataset.white, r.textContent,
          document.getElementById('score').textContent];",

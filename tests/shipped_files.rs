@@ -1,6 +1,6 @@
 //! The prompts and Modelfiles we ship stay consistent with each other and loadable.
 
-use othello_arena::agent::Prompt;
+use agent::Prompt;
 use std::path::Path;
 
 #[test]

@@ -8,19 +8,17 @@
 //! game must finish and every count must add up: requests the server saw = logged
 //! exchanges + their retries, and retries = faults injected.
 
-mod support;
-
 use std::path::Path;
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use othello_arena::record::{read_game_log, Event, MoveSource};
+use crate::support::{legal_moves_in, Fault, Reply, StubServer};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use record::{read_game_log, Event, MoveSource};
 use serde_json::{json, Value};
-use support::{legal_moves_in, Fault, Reply, StubServer};
 
 /// What request number `n` meets, by a seeded draw: `(reply, is_fault)`.
 fn faulty_reply(request: &Value, n: usize) -> (Reply, bool) {

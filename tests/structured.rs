@@ -4,18 +4,16 @@
 //! The scripted servers stand in for a model whose answers are not held to the schema,
 //! which a real constrained server never produces on demand.
 
-mod support;
-
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use othello_arena::agent::{Agent, AgentConfig, AnswerFormat, AnswerKind, InvalidPolicy, Mode, MoveContext};
-use othello_arena::llm::{ChatBackend, OllamaBackend, OpenAiBackend, RetryPolicy};
-use othello_arena::othello::Board;
-use othello_arena::record::{AgentDecision, MoveSource};
-use othello_arena::rules::Othello;
+use crate::support::{Reply, StubServer};
+use agent::{Agent, AgentConfig, AnswerFormat, AnswerKind, InvalidPolicy, Mode, MoveContext};
+use game::othello::Board;
+use game::Othello;
+use llm::{ChatBackend, OllamaBackend, OpenAiBackend, RetryPolicy};
+use record::{AgentDecision, MoveSource};
 use serde_json::{json, Value};
-use support::{Reply, StubServer};
 
 fn retry() -> RetryPolicy {
     RetryPolicy {

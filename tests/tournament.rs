@@ -2,13 +2,11 @@
 //! scripted Ollama host on 127.0.0.1 (tests/support `model_host`) standing in for a
 //! model that always plays its first legal move.
 
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::support::{model_host, run_arena, temp_dir};
 use serde_json::Value;
-use support::{model_host, run_arena, temp_dir};
 
 fn tournament(dir: &Path, text: &str, extra: &[&str]) -> std::process::Output {
     let file = dir.join("tournament.toml");

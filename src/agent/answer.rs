@@ -11,7 +11,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::othello::{Bitboard, Square};
+use game::othello::{Bitboard, Square};
 
 /// Which coordinate of an answer is taken.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -51,7 +51,7 @@ impl fmt::Display for AnswerPolicy {
     }
 }
 
-pub use crate::record::AnswerKind;
+pub use record::AnswerKind;
 
 /// What an answer amounts to.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -151,7 +151,7 @@ pub fn parse_answer(content: &str, legal: Bitboard, policy: AnswerPolicy, think_
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::othello::Bitboard;
+    use game::othello::Bitboard;
 
     /// Rows of tests/data/answers.txt: `policy | legal moves | expected | content`,
     /// with `\n` for a newline in the content.

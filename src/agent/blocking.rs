@@ -3,16 +3,17 @@
 
 use std::sync::{Arc, Mutex};
 
-use crate::engine::EngineError;
-use crate::rules::{GameEngine, Othello, Rules};
+use engines::EngineError;
+use engines::{Engines, GameEngine};
+use game::Othello;
 
 /// An engine of game `R` whose moves are computed on a blocking thread.
-pub struct BlockingEngine<R: Rules = Othello> {
+pub struct BlockingEngine<R: Engines = Othello> {
     name: String,
     engine: Arc<Mutex<Box<dyn GameEngine<R>>>>,
 }
 
-impl<R: Rules> BlockingEngine<R> {
+impl<R: Engines> BlockingEngine<R> {
     /// Wraps `engine`.
     pub fn new(engine: Box<dyn GameEngine<R>>) -> BlockingEngine<R> {
         BlockingEngine {

@@ -8,9 +8,9 @@ use serde_json::{json, Value};
 use super::answer::AnswerPolicy;
 use super::prompt::Prompt;
 use super::structured::AnswerFormat;
-use crate::llm::{ChatOptions, Think};
-use crate::othello::{Labels, Perspective, TextStyle};
-use crate::rules::Rules;
+use crate::ModelGame;
+use game::othello::{Labels, Perspective, TextStyle};
+use llm::{ChatOptions, Think};
 
 /// How the model is asked.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -109,7 +109,7 @@ impl FromStr for Fallback {
 impl Fallback {
     /// The fallback as a player of game `R`: its engine spec parsed and written in its
     /// canonical form, or `forfeit`.
-    pub fn check<R: Rules>(&self) -> Result<Fallback, ParseFallbackError> {
+    pub fn check<R: ModelGame>(&self) -> Result<Fallback, ParseFallbackError> {
         match self.spec::<R>()? {
             Some(spec) => Ok(Fallback::Engine(spec.to_string())),
             None => Ok(Fallback::Forfeit),
@@ -117,7 +117,7 @@ impl Fallback {
     }
 
     /// The engine of game `R` that stands in for the model (`None`: forfeit).
-    pub fn spec<R: Rules>(&self) -> Result<Option<R::Spec>, ParseFallbackError> {
+    pub fn spec<R: ModelGame>(&self) -> Result<Option<R::Spec>, ParseFallbackError> {
         let Fallback::Engine(text) = self else {
             return Ok(None);
         };
@@ -240,7 +240,7 @@ impl AgentConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::{Marubatsu, Othello};
+    use game::{Marubatsu, Othello};
 
     #[test]
     fn fallbacks_read_back_as_written() {

@@ -9,7 +9,7 @@
 
 use serde_json::Value;
 
-use crate::llm::{FunctionCall, ToolCall};
+use llm::{FunctionCall, ToolCall};
 
 /// The tool calls found in `content`, in order (empty when there are none).
 pub fn recover_tool_calls(content: &str) -> Vec<ToolCall> {

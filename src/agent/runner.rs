@@ -18,12 +18,13 @@ use super::blocking::BlockingEngine;
 use super::config::{AgentConfig, InvalidPolicy, Mode, ParseFallbackError};
 use super::recover::recover_tool_calls;
 use super::structured::{parse_structured, AnswerFormat};
-use crate::engine::EngineError;
-use crate::llm::{ChatBackend, ChatRequest, LlmError, Message, Role, ToolCall};
-use crate::othello::Labels;
-use crate::record::{AgentDecision, Event, ExchangeRecord, GameLog, LogError, MoveSource};
-use crate::rules::{Othello, Rules};
 use crate::tools::ToolRegistry;
+use crate::ModelGame;
+use engines::EngineError;
+use game::othello::Labels;
+use game::Othello;
+use llm::{ChatBackend, ChatRequest, LlmError, Message, Role, ToolCall};
+use record::{AgentDecision, Event, ExchangeRecord, GameLog, LogError, MoveSource};
 
 /// Where the current decision sits, for the log.
 #[derive(Clone, Copy, Debug)]
@@ -38,7 +39,7 @@ pub struct MoveContext<'a> {
 
 /// The agent's move and how it got there.
 #[derive(Clone, Debug, PartialEq)]
-pub struct AgentMove<R: Rules = Othello> {
+pub struct AgentMove<R: ModelGame = Othello> {
     /// The move played.
     pub mv: R::Move,
     /// Counts, tokens, latency and source.
@@ -47,7 +48,7 @@ pub struct AgentMove<R: Rules = Othello> {
 
 /// What the agent did with a position: a move, or a forfeit.
 #[derive(Clone, Debug, PartialEq)]
-pub enum AgentChoice<R: Rules = Othello> {
+pub enum AgentChoice<R: ModelGame = Othello> {
     /// The model's move, or the fallback engine's.
     Move(AgentMove<R>),
     /// Every session failed and the fallback is `forfeit`: no move, the game is lost.
@@ -118,7 +119,7 @@ pub enum AgentEvent<'a> {
 pub type AgentObserver = Arc<dyn Fn(AgentEvent<'_>) + Send + Sync>;
 
 /// The LLM player of game `R`.
-pub struct Agent<R: Rules = Othello> {
+pub struct Agent<R: ModelGame = Othello> {
     config: Arc<AgentConfig>,
     backend: Arc<dyn ChatBackend>,
     tools: ToolRegistry<R::Simulate>,
@@ -138,7 +139,7 @@ enum SessionEnd<M> {
     Failed(&'static str),
 }
 
-impl<R: Rules> Agent<R> {
+impl<R: ModelGame> Agent<R> {
     /// An agent using `backend`, with its fallback seeded by `seed`. The config's
     /// fallback is an engine of `R` (checked with [`Fallback::check`] when the config
     /// was made); an engine spec `R` does not know is reported when the fallback plays.

@@ -14,8 +14,8 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::answer::{answer_text, Answer, AnswerKind};
-use crate::othello::{Bitboard, Square};
 use crate::tools::parameters_schema;
+use game::othello::{Bitboard, Square};
 
 /// How the final answer is asked for.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -111,7 +111,7 @@ pub fn parse_structured(content: &str, legal: Bitboard) -> Answer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::othello::Board;
+    use game::othello::Board;
 
     #[test]
     fn formats_parse_and_print() {

@@ -6,10 +6,10 @@
 use rayon::prelude::*;
 
 use super::stats::mean_interval;
-use crate::engine::midgame::{search_value, Evaluator};
-use crate::engine::pattern::SCALE;
-use crate::engine::{MoveScores, Reference, Solver};
-use crate::othello::{Board, Move};
+use engines::midgame::{search_value, Evaluator};
+use engines::pattern::SCALE;
+use engines::{MoveScores, Reference, Solver};
+use game::othello::{Board, Move};
 
 /// An evaluation measured against exact scores on a set of positions.
 #[derive(Clone, Debug, PartialEq)]
@@ -100,7 +100,7 @@ pub fn calibration(boards: &[Board], estimate: impl Fn() -> Reference + Sync) ->
     let rows: Vec<(MoveScores, MoveScores)> = boards
         .par_iter()
         .map_init(
-            || (Reference::new(crate::engine::MAX_EXACT_EMPTIES, 1), estimate()),
+            || (Reference::new(engines::MAX_EXACT_EMPTIES, 1), estimate()),
             |(exact, estimated), board| (exact.score_moves(board), estimated.score_moves(board)),
         )
         .collect();

@@ -1,24 +1,26 @@
 //! `eval`: the agent against each opponent, N games as black and N as white, with the
 //! agent's statistics.
 
+use agent::ModelGame;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::game::GameRecord;
+use super::play::GameRecord;
 use super::player::PlayerSpec;
-use super::schedule::{derive_seed, run_games, MatchError, MatchEvent, RunOptions, ScheduledGame};
+use super::schedule::{run_games, MatchError, MatchEvent, RunOptions, ScheduledGame};
 use super::sequential::{run_sequential, Pairing, SequentialResult};
 use super::stats::{percentile, wilson_interval};
 use super::stopping::StopRule;
 use super::tally::{GameSummary, Matchup};
-use crate::agent::AnswerKind;
-use crate::othello::{ByColor, Color};
-use crate::record::{AgentDecision, MoveSource};
-use crate::rules::{Othello, Rules};
+use agent::AnswerKind;
+use game::derive_seed;
+use game::othello::{ByColor, Color};
+use game::Othello;
+use record::{AgentDecision, MoveSource};
 
 /// What an evaluation plays.
 #[derive(Clone, Debug)]
-pub struct EvalConfig<R: Rules = Othello> {
+pub struct EvalConfig<R: ModelGame = Othello> {
     /// The LLM player.
     pub agent: PlayerSpec<R>,
     /// The opponents, in table order.
@@ -176,7 +178,7 @@ pub struct OpponentResult {
 
 /// One finished game of an evaluation.
 #[derive(Clone, Debug)]
-pub struct EvalGame<R: Rules = Othello> {
+pub struct EvalGame<R: ModelGame = Othello> {
     /// Game number (schedule index + 1, as in its log's name).
     pub number: usize,
     /// Index of the opponent in [`EvalConfig::opponents`].
@@ -189,7 +191,7 @@ pub struct EvalGame<R: Rules = Othello> {
 
 /// A finished evaluation.
 #[derive(Clone, Debug)]
-pub struct EvalResult<R: Rules = Othello> {
+pub struct EvalResult<R: ModelGame = Othello> {
     /// Per opponent, in the configured order.
     pub opponents: Vec<OpponentResult>,
     /// Over all games.
@@ -200,7 +202,7 @@ pub struct EvalResult<R: Rules = Othello> {
     pub unfinished: usize,
 }
 
-impl<R: Rules> EvalConfig<R> {
+impl<R: ModelGame> EvalConfig<R> {
     /// Players list: the agent first, then the opponents.
     pub fn players(&self) -> Vec<PlayerSpec<R>> {
         std::iter::once(self.agent.clone())
@@ -238,7 +240,7 @@ impl<R: Rules> EvalConfig<R> {
 }
 
 /// Plays the evaluation; `report` sees every move and finished game.
-pub async fn run_eval<R: Rules>(
+pub async fn run_eval<R: ModelGame>(
     config: &EvalConfig<R>,
     report: &(dyn Fn(MatchEvent<'_, R>) + Sync),
 ) -> Result<EvalResult<R>, MatchError> {
@@ -250,7 +252,7 @@ pub async fn run_eval<R: Rules>(
 /// Plays the evaluation pair by pair against each opponent until `rule` stops it (or
 /// `games_per_color` pairs are played); the stops and the decision log come back with
 /// the result.
-pub async fn run_eval_sequential<R: Rules>(
+pub async fn run_eval_sequential<R: ModelGame>(
     config: &EvalConfig<R>,
     rule: &StopRule,
     report: &(dyn Fn(MatchEvent<'_, R>) + Sync),
@@ -288,7 +290,7 @@ pub async fn run_eval_sequential<R: Rules>(
     Ok((result, played))
 }
 
-impl<R: Rules> EvalConfig<R> {
+impl<R: ModelGame> EvalConfig<R> {
     /// The result of the schedule's games (`None`: not finished); a game that is not
     /// `needed` is not counted as unfinished.
     pub fn tally(&self, records: Vec<Option<GameRecord<R>>>, needed: &dyn Fn(usize) -> bool) -> EvalResult<R> {

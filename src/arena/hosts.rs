@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::stats::percentile;
-use crate::record::ExchangeRecord;
+use record::ExchangeRecord;
 
 /// What one host did in a run.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -60,7 +60,7 @@ pub fn host_usage<'a>(exchanges: impl IntoIterator<Item = &'a ExchangeRecord>) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::llm::AttemptFailure;
+    use llm::AttemptFailure;
 
     fn exchange(host: &str, latency_ms: f64, failed_on: &[&str]) -> ExchangeRecord {
         ExchangeRecord {

@@ -15,8 +15,8 @@ use serde::Serialize;
 
 use super::ratings::{fit_ratings, ladder_position, RatedGame, Rating, RatingError, RatingOptions};
 use super::tally::GameSummary;
-use crate::othello::Color;
-use crate::record::PlayerKind;
+use game::othello::Color;
+use record::PlayerKind;
 
 /// Colour-swapped pairs (or single games) a player needs for an interval.
 pub const MIN_UNITS: usize = 2;

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 
 use super::replay::{replay_records, GameReplay, ReplayError};
 use super::tally::{GameSummary, NotAGameLog};
-use crate::record::{read_game_log_prefix, ReadLogError};
-use crate::rules::Rules;
+use game::Rules;
+use record::{read_game_log_prefix, ReadLogError};
 
 /// One game read from its log.
 #[derive(Clone, Debug)]
@@ -129,7 +129,7 @@ pub fn read_game_logs(paths: &[PathBuf]) -> Result<GameLogs, LogsError> {
     logs.game = logs
         .games
         .first()
-        .map_or_else(|| crate::rules::Othello::NAME.to_string(), |g| g.replay.game.clone());
+        .map_or_else(|| game::Othello::NAME.to_string(), |g| g.replay.game.clone());
     if let Some(first) = repeated.first() {
         logs.notes.push(format!(
             "{} game log(s) reached by more than one of the paths given (the first: {}) \
@@ -203,7 +203,7 @@ fn read_one(path: PathBuf, run: PathBuf, notes: &mut Vec<String>) -> Result<Opti
 
 /// The note for a log whose last line a crash cut off (see [`LogPrefix`]).
 ///
-/// [`LogPrefix`]: crate::record::LogPrefix
+/// [`LogPrefix`]: record::LogPrefix
 pub fn cut_off_note(path: &Path) -> String {
     format!(
         "{}: the last line was cut off (the run stopped mid-write): the game is read as unfinished",

@@ -1,17 +1,19 @@
 //! A match: N games between two players, optionally swapping colors.
 
+use agent::ModelGame;
 use serde::Serialize;
 
-use super::game::GameRecord;
+use super::play::GameRecord;
 use super::player::PlayerSpec;
-use super::schedule::{derive_seed, run_games, MatchError, MatchEvent, RunOptions, ScheduledGame};
+use super::schedule::{run_games, MatchError, MatchEvent, RunOptions, ScheduledGame};
 use super::stats::Tally;
-use crate::othello::Color;
-use crate::rules::{Othello, Rules};
+use game::derive_seed;
+use game::othello::Color;
+use game::Othello;
 
 /// What a match plays.
 #[derive(Clone, Debug)]
-pub struct MatchConfig<R: Rules = Othello> {
+pub struct MatchConfig<R: ModelGame = Othello> {
     /// The two players: the first starts as black, the second as white.
     pub players: [PlayerSpec<R>; 2],
     /// Number of games.
@@ -51,14 +53,14 @@ impl SpecTally {
 
 /// A finished match.
 #[derive(Clone, Debug)]
-pub struct MatchResult<R: Rules = Othello> {
+pub struct MatchResult<R: ModelGame = Othello> {
     /// Every game in schedule order, with the color of the first player.
     pub games: Vec<(Color, GameRecord<R>)>,
     /// The two players' tallies, in `MatchConfig::players` order.
     pub tallies: [SpecTally; 2],
 }
 
-impl<R: Rules> MatchConfig<R> {
+impl<R: ModelGame> MatchConfig<R> {
     /// The first player's color in game `index`.
     pub fn first_player_color(&self, index: usize) -> Color {
         if self.swap && index % 2 == 1 {
@@ -89,7 +91,7 @@ impl<R: Rules> MatchConfig<R> {
 }
 
 /// Plays the match; `report` sees every move and every finished game.
-pub async fn run_match<R: Rules>(
+pub async fn run_match<R: ModelGame>(
     config: &MatchConfig<R>,
     report: &(dyn Fn(MatchEvent<'_, R>) + Sync),
 ) -> Result<MatchResult<R>, MatchError> {

@@ -1,17 +1,18 @@
 //! Players: classical engines and the LLM agent behind one interface.
 
+use agent::ModelGame;
 use std::fmt;
 use std::sync::Arc;
 
-use crate::agent::{Agent, AgentChoice, AgentConfig, AgentError, AgentMove, BlockingEngine, MoveContext};
-use crate::engine::{EngineError, EngineSpec};
-use crate::llm::ChatBackend;
-use crate::record::{AgentDecision, MoveSource, PlayerKind};
-use crate::rules::{Othello, Rules};
+use agent::{Agent, AgentChoice, AgentConfig, AgentError, AgentMove, BlockingEngine, MoveContext};
+use engines::{EngineError, EngineSpec};
+use game::Othello;
+use llm::ChatBackend;
+use record::{AgentDecision, MoveSource, PlayerKind};
 
 /// A move with where it came from.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Played<R: Rules = Othello> {
+pub struct Played<R: ModelGame = Othello> {
     /// The move.
     pub mv: R::Move,
     /// Engine, model or fallback.
@@ -22,7 +23,7 @@ pub struct Played<R: Rules = Othello> {
 
 /// What a player did with its turn: a move, or a forfeit that ends the game.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Action<R: Rules = Othello> {
+pub enum Action<R: ModelGame = Othello> {
     /// A move.
     Move(Played<R>),
     /// No move: the agent gave none and its fallback is `forfeit` (the decision's
@@ -43,7 +44,7 @@ pub enum PlayError {
 
 /// Anything that picks moves in a game of `R`.
 #[async_trait::async_trait]
-pub trait Player<R: Rules = Othello>: Send {
+pub trait Player<R: ModelGame = Othello>: Send {
     /// The spec string.
     fn name(&self) -> String;
 
@@ -59,10 +60,10 @@ pub trait Player<R: Rules = Othello>: Send {
     }
 }
 
-struct EnginePlayer<R: Rules>(BlockingEngine<R>);
+struct EnginePlayer<R: ModelGame>(BlockingEngine<R>);
 
 #[async_trait::async_trait]
-impl<R: Rules> Player<R> for EnginePlayer<R> {
+impl<R: ModelGame> Player<R> for EnginePlayer<R> {
     fn name(&self) -> String {
         self.0.name()
     }
@@ -78,7 +79,7 @@ impl<R: Rules> Player<R> for EnginePlayer<R> {
 }
 
 #[async_trait::async_trait]
-impl<R: Rules> Player<R> for Agent<R> {
+impl<R: ModelGame> Player<R> for Agent<R> {
     fn name(&self) -> String {
         Agent::name(self)
     }
@@ -95,7 +96,7 @@ impl<R: Rules> Player<R> for Agent<R> {
     }
 }
 
-fn agent_played<R: Rules>(choice: AgentMove<R>) -> Played<R> {
+fn agent_played<R: ModelGame>(choice: AgentMove<R>) -> Played<R> {
     Played {
         mv: choice.mv,
         source: choice.decision.source.unwrap_or(MoveSource::Llm),
@@ -114,14 +115,14 @@ pub struct LlmPlayer {
 
 /// A player spec: an engine spec string of game `R`, or `llm:MODEL` with its settings.
 #[derive(Clone)]
-pub enum PlayerSpec<R: Rules = Othello> {
+pub enum PlayerSpec<R: ModelGame = Othello> {
     /// A classical engine (or `human`).
     Engine(R::Spec),
     /// The LLM agent.
     Llm(LlmPlayer),
 }
 
-impl<R: Rules> PlayerSpec<R> {
+impl<R: ModelGame> PlayerSpec<R> {
     /// Builds the player; `seed` fixes its random choices (the agent's fallback too).
     pub fn build(&self, seed: u64) -> Box<dyn Player<R>> {
         match self {
@@ -159,7 +160,7 @@ impl From<EngineSpec> for PlayerSpec {
     }
 }
 
-impl<R: Rules> fmt::Display for PlayerSpec<R> {
+impl<R: ModelGame> fmt::Display for PlayerSpec<R> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             PlayerSpec::Engine(spec) => spec.fmt(f),
@@ -168,7 +169,7 @@ impl<R: Rules> fmt::Display for PlayerSpec<R> {
     }
 }
 
-impl<R: Rules> fmt::Debug for PlayerSpec<R> {
+impl<R: ModelGame> fmt::Debug for PlayerSpec<R> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "PlayerSpec({self})")
     }

@@ -2,16 +2,16 @@
 //! game), and each answer is graded against the labels: seed 000's test_inference
 //! (correct / wrong / invalid / error), plus the move's regret.
 
+use agent::ModelGame;
 use futures_util::StreamExt;
 use serde::Serialize;
 
 use super::player::{Action, Played, PlayerSpec};
-use super::positions::LabelledPosition;
-use super::schedule::derive_seed;
-use crate::agent::MoveContext;
-use crate::llm::error_chain;
-use crate::record::{AnswerKind, GameLog, MoveSource};
-use crate::rules::Rules;
+use agent::MoveContext;
+use engines::lab::LabelledPosition;
+use game::derive_seed;
+use llm::error_chain;
+use record::{AnswerKind, GameLog, MoveSource};
 
 /// How one answer is graded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -55,7 +55,7 @@ pub struct ProbeResult {
     pub error: Option<String>,
 }
 
-fn grade<R: Rules>(played: &Played<R>, labelled: &[String]) -> Grade {
+fn grade<R: ModelGame>(played: &Played<R>, labelled: &[String]) -> Grade {
     if played.source == MoveSource::Fallback {
         Grade::Invalid
     } else if labelled.contains(&played.mv.to_string()) {
@@ -70,7 +70,7 @@ fn grade<R: Rules>(played: &Played<R>, labelled: &[String]) -> Grade {
 /// per position, seeded from `seed` and the position's index, so results do not
 /// depend on scheduling), logging exchanges to `log`. Results come
 /// in file order. A position that is not playable is an error, not a panic.
-pub async fn run_probe<R: Rules>(
+pub async fn run_probe<R: ModelGame>(
     player: &PlayerSpec<R>,
     positions: &[LabelledPosition],
     parallel: usize,
@@ -90,7 +90,7 @@ pub async fn run_probe<R: Rules>(
         .await
 }
 
-async fn probe_one<R: Rules>(
+async fn probe_one<R: ModelGame>(
     player: &mut dyn super::player::Player<R>,
     index: usize,
     position: &LabelledPosition,

@@ -7,17 +7,18 @@
 //! are scored but kept apart: the quality of a player is measured on the moves it
 //! chose itself (model answers, engine decisions), never on moves played for it.
 
+use agent::ModelGame;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::game::GameRecord;
-use super::parallel::parallel_map;
+use super::play::GameRecord;
 use super::stats::{mean_interval, wilson_interval};
-use crate::othello::Color;
-use crate::record::MoveSource;
-use crate::rules::{Othello, Rules};
+use engines::lab::parallel_map;
+use game::othello::Color;
+use game::Othello;
+use record::MoveSource;
 
 /// Game phases, by empty squares before the move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -182,7 +183,7 @@ impl MoveQuality {
 
 /// Which moves of a game to score.
 #[derive(Clone, Debug)]
-pub struct GameToScore<'a, R: Rules = Othello> {
+pub struct GameToScore<'a, R: ModelGame = Othello> {
     /// Game number (from 1).
     pub number: usize,
     /// The game.
@@ -214,7 +215,7 @@ pub struct ScoringStopped {
 /// `parallel` games at a time, each worker with its own reference built by `reference`;
 /// publishes its progress to `watch` and stops, before the next move is scored, once
 /// `stop` is set. Returns the scored moves in game and ply order.
-pub fn score_games<R: Rules>(
+pub fn score_games<R: ModelGame>(
     games: &[GameToScore<'_, R>],
     reference: &(dyn Fn() -> R::Reference + Sync),
     parallel: usize,
@@ -240,7 +241,7 @@ pub fn score_games<R: Rules>(
 }
 
 /// The game's scored moves; `None` when `stop` was set before the last one.
-fn score_game<R: Rules>(
+fn score_game<R: ModelGame>(
     game: &GameToScore<'_, R>,
     reference: &mut R::Reference,
     watch: &ScoringWatch,

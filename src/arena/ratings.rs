@@ -68,8 +68,8 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::schedule::derive_seed;
 use super::stats::percentile;
+use game::derive_seed;
 
 /// Elo points per unit of natural-log odds: `400 / ln 10`.
 const ELO_PER_NAT: f64 = 400.0 / std::f64::consts::LN_10;
@@ -210,7 +210,7 @@ pub enum RatingError {
 /// player order.
 ///
 /// ```
-/// use othello_arena::arena::{fit_ratings, RatedGame, RatingOptions};
+/// use arena::{fit_ratings, RatedGame, RatingOptions};
 ///
 /// // Player 1 scores 3 out of 4 against player 0, who is held at 1000.
 /// let games: Vec<RatedGame> = [1.0, 1.0, 1.0, 0.0]
@@ -279,7 +279,7 @@ pub fn fit_ratings(players: usize, games: &[RatedGame], options: &RatingOptions)
 /// "below random (0)", or "level with greedy (905)" on an exact tie.
 ///
 /// ```
-/// use othello_arena::arena::ladder_position;
+/// use arena::ladder_position;
 ///
 /// let ladder = [("random".to_string(), 0.0), ("greedy".to_string(), 905.0), ("alphabeta:1".to_string(), 812.4)];
 /// assert_eq!(ladder_position(&ladder, 850.0), "between alphabeta:1 (812) and greedy (905)");

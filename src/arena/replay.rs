@@ -4,14 +4,15 @@
 //! bare logs (one `{"request": ..., "response": ...}` per line), rebuilding each
 //! position from the board text in the request.
 
+use agent::ModelGame;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::agent::{parse_answer, parse_structured, recover_tool_calls, Answer, AnswerPolicy};
-use crate::llm::{decode_reply, Role};
-use crate::othello::{Bitboard, Board, ByColor, Color, Outcome, TextStyle};
-use crate::record::{game_start, AgentDecision, Event, ExchangeRecord, MoveSource, Record};
-use crate::rules::{Game, Marubatsu, Othello, Rules};
+use agent::{parse_answer, parse_structured, recover_tool_calls, Answer, AnswerPolicy};
+use game::othello::{Bitboard, Board, ByColor, Color, Outcome, TextStyle};
+use game::{Game, Marubatsu, Othello, Rules};
+use llm::{decode_reply, Role};
+use record::{game_start, AgentDecision, Event, ExchangeRecord, MoveSource, Record};
 
 /// One tool call and what it returned.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -255,12 +256,12 @@ pub fn replay_records(records: &[Record]) -> Result<GameReplay, ReplayError> {
 }
 
 /// [`replay_records`] for a log of game `R`.
-fn replay_game<R: Rules>(records: &[Record]) -> Result<GameReplay, ReplayError> {
+fn replay_game<R: ModelGame>(records: &[Record]) -> Result<GameReplay, ReplayError> {
     let start = game_start(records).ok_or(ReplayError::Empty)?;
     let mut board =
         R::parse_squares(&start.start_board, Color::Black).map_err(|reason| ReplayError::Line { line: 1, reason })?;
     for (i, text) in start.opening.iter().enumerate() {
-        let mv = crate::rules::parse_move::<R>(text).map_err(|reason| ReplayError::Line { line: 1, reason })?;
+        let mv = game::parse_move::<R>(text).map_err(|reason| ReplayError::Line { line: 1, reason })?;
         board = R::play(&board, mv).map_err(|e| ReplayError::Line {
             line: 1,
             reason: format!("opening move {}: {e}", i + 1),
@@ -298,7 +299,7 @@ fn replay_game<R: Rules>(records: &[Record]) -> Result<GameReplay, ReplayError> 
                     return Err(broken(m.ply, format!("a move after {after}")));
                 }
                 check_mover::<R>(&board, &m.color).map_err(|reason| broken(m.ply, reason))?;
-                let mv = crate::rules::parse_move::<R>(&m.mv).map_err(|reason| broken(m.ply, reason))?;
+                let mv = game::parse_move::<R>(&m.mv).map_err(|reason| broken(m.ply, reason))?;
                 let next = R::play(&board, mv).map_err(|e| broken(m.ply, e.to_string()))?;
                 replay
                     .plies
@@ -370,7 +371,7 @@ fn replay_game<R: Rules>(records: &[Record]) -> Result<GameReplay, ReplayError> 
 /// A ply from `before` to `after`, by `mover` (color and spec as logged), with the
 /// exchanges logged for it (then cleared); its move, source and decision are filled
 /// in by the caller.
-fn ply_view<R: Rules>(
+fn ply_view<R: ModelGame>(
     ply: usize,
     before: &R::Position,
     after: &R::Position,
@@ -394,7 +395,7 @@ fn ply_view<R: Rules>(
 }
 
 /// Checks that `color` (as logged) is the side to move on `board`.
-fn check_mover<R: Rules>(board: &R::Position, color: &str) -> Result<(), String> {
+fn check_mover<R: ModelGame>(board: &R::Position, color: &str) -> Result<(), String> {
     let color: Color = color.parse().map_err(|e| format!("{e}"))?;
     if color == R::to_move(board) {
         Ok(())
@@ -404,7 +405,7 @@ fn check_mover<R: Rules>(board: &R::Position, color: &str) -> Result<(), String>
 }
 
 /// Checks a `game_end` record (already in `replay`) against `board`, where the moves end.
-fn check_end<R: Rules>(board: &R::Position, replay: &GameReplay, winner: &str) -> Result<(), String> {
+fn check_end<R: ModelGame>(board: &R::Position, replay: &GameReplay, winner: &str) -> Result<(), String> {
     let pieces = R::pieces(board);
     let discs = (pieces.black, pieces.white);
     let over = R::is_over(board);

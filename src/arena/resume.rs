@@ -1,20 +1,21 @@
 //! Resuming an interrupted run: finished games are read back from their logs,
 //! unfinished ones are moved aside to be played again.
 
+use agent::ModelGame;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::game::{Forfeit, GameRecord, PlyRecord};
+use super::play::{Forfeit, GameRecord, PlyRecord};
 use super::player::{Played, PlayerSpec};
 use super::replay::replay_records;
 use super::schedule::ScheduledGame;
-use crate::othello::Color;
-use crate::record::{game_start, read_game_log_prefix, Event, ReadLogError, Record};
-use crate::rules::{Game, Line, Othello, Rules};
+use game::othello::Color;
+use game::{Game, Line, Othello, Rules};
+use record::{game_start, read_game_log_prefix, Event, ReadLogError, Record};
 
 /// What an interrupted run left behind.
 #[derive(Clone, Debug)]
-pub struct ResumeState<R: Rules = Othello> {
+pub struct ResumeState<R: ModelGame = Othello> {
     /// Finished games, by schedule index.
     pub finished: BTreeMap<usize, GameRecord<R>>,
     /// Logs of unfinished games, each renamed to `game-NNNN.jsonl.unfinished-K`.
@@ -77,7 +78,7 @@ pub fn is_game_log(path: &Path) -> bool {
 /// Reads the logs in `dir` for `schedule` (played by `players`): a game whose log ends
 /// with `game_end` is rebuilt and kept; a log without one (stopped, killed, torn last
 /// line) is renamed so the game is played again from its start and nothing written is lost.
-pub fn load_resume_state<R: Rules>(
+pub fn load_resume_state<R: ModelGame>(
     dir: &Path,
     players: &[PlayerSpec<R>],
     schedule: &[ScheduledGame],
@@ -124,7 +125,7 @@ fn set_aside(path: &Path) -> Result<PathBuf, ResumeError> {
     Ok(target)
 }
 
-fn check_players<R: Rules>(
+fn check_players<R: ModelGame>(
     path: &Path,
     number: usize,
     records: &[Record],
@@ -157,7 +158,7 @@ fn check_players<R: Rules>(
 /// forfeit, with the board's discs and winner); a finished game also needs its
 /// `game_end`. After a `forfeit`, the game goes to the opponent, scored
 /// [`Rules::FORFEIT_MARGIN`].
-pub fn rebuild_game<R: Rules>(records: &[Record]) -> Result<GameRecord<R>, String> {
+pub fn rebuild_game<R: ModelGame>(records: &[Record]) -> Result<GameRecord<R>, String> {
     let replay = replay_records(records).map_err(|e| e.to_string())?;
     if replay.final_discs.is_none() {
         return Err("no game_end record".into());
@@ -172,7 +173,7 @@ pub fn rebuild_game<R: Rules>(records: &[Record]) -> Result<GameRecord<R>, Strin
     }
     let board = R::parse_squares(&start.start_board, Color::Black).map_err(|e| format!("start board: {e}"))?;
     let mut game = Line::<R>::new(board);
-    let parse_move = |text: &str| crate::rules::parse_move::<R>(text);
+    let parse_move = |text: &str| game::parse_move::<R>(text);
     for text in &start.opening {
         game.try_play(parse_move(text)?).map_err(|e| format!("opening: {e}"))?;
     }
@@ -221,8 +222,8 @@ pub fn rebuild_game<R: Rules>(records: &[Record]) -> Result<GameRecord<R>, Strin
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
-    use crate::othello::{Board, Outcome};
-    use crate::record::{AgentDecision, ForfeitRecord, GameEnd, GameStart, MoveRecord, MoveSource};
+    use game::othello::{Board, Outcome};
+    use record::{AgentDecision, ForfeitRecord, GameEnd, GameStart, MoveRecord, MoveSource};
 
     fn line(event: Event) -> Record {
         Record {
@@ -234,7 +235,7 @@ pub(super) mod tests {
 
     /// Black (random) plays d3, then white (`llm:m`) forfeits at ply 2; `game_end`
     /// names `winner` with the discs on the board (4-1).
-    pub(in crate::arena) fn forfeited_log(winner: &str) -> Vec<Record> {
+    pub(crate) fn forfeited_log(winner: &str) -> Vec<Record> {
         let after = Board::new().try_play("d3".parse().unwrap()).unwrap();
         vec![
             line(Event::GameStart(GameStart {

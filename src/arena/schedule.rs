@@ -1,5 +1,6 @@
 //! Running a schedule of games concurrently, each a tokio task with its own log file.
 
+use agent::ModelGame;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -8,12 +9,12 @@ use std::sync::Arc;
 use tokio::sync::{mpsc, Semaphore};
 use tokio::task::JoinSet;
 
-use super::game::{play_game, random_opening, GameContext, GameError, GameRecord};
+use super::play::{play_game, random_opening, GameContext, GameError, GameRecord};
 use super::player::{Player, PlayerSpec};
 use super::resume::game_log_path;
-use crate::othello::{ByColor, Color, Outcome};
-use crate::record::{Event, GameEnd, GameLog, GameStart, LogError, PlayerKind, PlayerKinds};
-use crate::rules::{Game, Line, Othello, Rules};
+use game::othello::{ByColor, Color, Outcome};
+use game::{Game, Line, Othello};
+use record::{Event, GameEnd, GameLog, GameStart, LogError, PlayerKind, PlayerKinds};
 
 /// One game to play: who has which color, and its seeds.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -41,7 +42,7 @@ impl ScheduledGame {
 
 /// How a schedule is played.
 #[derive(Clone, Debug)]
-pub struct RunOptions<R: Rules = Othello> {
+pub struct RunOptions<R: ModelGame = Othello> {
     /// Random opening plies before the players take over.
     pub opening_plies: usize,
     /// Games played at once.
@@ -57,7 +58,7 @@ pub struct RunOptions<R: Rules = Othello> {
     pub only: Option<BTreeSet<usize>>,
 }
 
-impl<R: Rules> Default for RunOptions<R> {
+impl<R: ModelGame> Default for RunOptions<R> {
     fn default() -> Self {
         RunOptions {
             opening_plies: 0,
@@ -71,7 +72,7 @@ impl<R: Rules> Default for RunOptions<R> {
 }
 
 /// Progress reports from running games.
-pub enum MatchEvent<'a, R: Rules = Othello> {
+pub enum MatchEvent<'a, R: ModelGame = Othello> {
     /// A move was played in game `game` (schedule index), reaching `board`.
     Ply {
         /// Schedule index.
@@ -107,19 +108,8 @@ pub enum MatchError {
     Log(#[from] LogError),
 }
 
-/// SplitMix64: derives independent seeds from a run seed and a stream number.
-pub fn derive_seed(seed: u64, stream: u64) -> u64 {
-    let mut z = seed
-        ^ stream
-            .wrapping_mul(0x9e37_79b9_7f4a_7c15)
-            .wrapping_add(0x6a09_e667_f3bc_c909);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
 /// What a game task needs of the run, shared by every game.
-struct GameSettings<R: Rules> {
+struct GameSettings<R: ModelGame> {
     players: Vec<PlayerSpec<R>>,
     opening_plies: usize,
     log_dir: Option<PathBuf>,
@@ -128,20 +118,20 @@ struct GameSettings<R: Rules> {
     failed: AtomicBool,
 }
 
-impl<R: Rules> GameSettings<R> {
+impl<R: ModelGame> GameSettings<R> {
     fn stopped(&self) -> bool {
         self.failed.load(Ordering::Relaxed) || self.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed))
     }
 }
 
 /// A move reported by a game task to the task that runs the schedule.
-struct PlyEvent<R: Rules> {
+struct PlyEvent<R: ModelGame> {
     game: usize,
     board: R::Position,
     mv: R::Move,
 }
 
-async fn play_scheduled<R: Rules>(
+async fn play_scheduled<R: ModelGame>(
     settings: &GameSettings<R>,
     index: usize,
     scheduled: &ScheduledGame,
@@ -200,7 +190,7 @@ pub struct Seat {
 /// Plays `opening` to the end (as [`play_game`]) between `players`, logging the game's
 /// start (with `seats` and `seed`) and end to `ctx.log` around its moves: the log of a
 /// game of a run, for games played by other drivers too (a person in the browser).
-pub async fn play_logged<R: Rules>(
+pub async fn play_logged<R: ModelGame>(
     opening: Line<R>,
     players: ByColor<&mut dyn Player<R>>,
     seats: ByColor<Seat>,
@@ -249,7 +239,7 @@ pub async fn play_logged<R: Rules>(
 /// kept from finishing. On a failure no new game starts, games in flight finish, and
 /// the first failure in schedule order is returned. `report` is called from the
 /// caller's task, never from a game's.
-pub async fn run_games<R: Rules>(
+pub async fn run_games<R: ModelGame>(
     players: &[PlayerSpec<R>],
     schedule: &[ScheduledGame],
     options: &RunOptions<R>,

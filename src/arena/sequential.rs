@@ -7,15 +7,16 @@
 //! `parallel` games); then each pairing's rule is asked. Games already finished (an
 //! earlier session of the run) are read first, pair by pair, and never played again.
 
+use agent::ModelGame;
 use std::collections::BTreeSet;
 
 use serde::Serialize;
 
-use super::game::GameRecord;
+use super::play::GameRecord;
 use super::player::PlayerSpec;
 use super::schedule::{run_games, MatchError, MatchEvent, RunOptions, ScheduledGame};
 use super::stopping::{Decision, GameScore, StopRule, Trials};
-use crate::rules::{Othello, Rules};
+use game::Othello;
 
 /// One pairing of a sequential run.
 #[derive(Clone, Debug)]
@@ -42,7 +43,7 @@ pub struct PairingStop {
 
 /// What a sequential run played.
 #[derive(Clone, Debug)]
-pub struct SequentialResult<R: Rules = Othello> {
+pub struct SequentialResult<R: ModelGame = Othello> {
     /// Per schedule index: the game, or `None` when it was not needed (or not finished).
     pub records: Vec<Option<GameRecord<R>>>,
     /// Per pairing: where it stopped; `None` when the run was interrupted first.
@@ -54,7 +55,7 @@ pub struct SequentialResult<R: Rules = Othello> {
 
 /// Plays `pairings` over `schedule` under `rule`; `options.finished` holds games an
 /// earlier session finished. Stops early (with `None` stops) when `options.stop` is set.
-pub async fn run_sequential<R: Rules>(
+pub async fn run_sequential<R: ModelGame>(
     players: &[PlayerSpec<R>],
     schedule: &[ScheduledGame],
     pairings: &[Pairing],

@@ -75,7 +75,7 @@ const Z_95: f64 = 1.959_963_984_540_054;
 /// The Wilson score 95% interval for `successes` out of `trials`; (0, 1) with no trials.
 ///
 /// ```
-/// let (low, high) = othello_arena::arena::wilson_interval(50, 100);
+/// let (low, high) = arena::wilson_interval(50, 100);
 /// assert!((low - 0.4038).abs() < 1e-4 && (high - 0.5962).abs() < 1e-4);
 /// ```
 pub fn wilson_interval(successes: u32, trials: u32) -> (f64, f64) {

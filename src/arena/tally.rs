@@ -6,12 +6,12 @@
 //! agent statistics (as a move the model did not make).
 
 use super::eval::AgentStats;
-use super::game::GameRecord;
+use super::play::GameRecord;
 use super::player::PlayerSpec;
 use super::stats::Tally;
-use crate::othello::{ByColor, Color};
-use crate::record::{game_start, Event, PlayerKind, Record};
-use crate::rules::Rules;
+use agent::ModelGame;
+use game::othello::{ByColor, Color};
+use record::{game_start, Event, PlayerKind, Record};
 
 /// One game as the reports see it.
 #[derive(Clone, Debug, PartialEq)]
@@ -82,7 +82,11 @@ impl GameSummary {
     }
 
     /// A game just played, numbered `number`, between `players`.
-    pub fn from_game<R: Rules>(number: usize, players: ByColor<&PlayerSpec<R>>, record: &GameRecord<R>) -> GameSummary {
+    pub fn from_game<R: ModelGame>(
+        number: usize,
+        players: ByColor<&PlayerSpec<R>>,
+        record: &GameRecord<R>,
+    ) -> GameSummary {
         let mut agents: ByColor<AgentStats> = ByColor::default();
         for (color, decision) in record.agent_decisions() {
             agents[color].add(decision);
@@ -173,13 +177,13 @@ impl Matchup {
 mod tests {
     use super::super::resume::{rebuild_game, tests::forfeited_log};
     use super::*;
-    use crate::engine::EngineSpec;
+    use engines::EngineSpec;
 
     #[test]
     fn a_forfeit_is_a_64_disc_loss_from_the_log_and_from_the_game() {
         let log = forfeited_log("black");
         let from_log = GameSummary::from_log(&log).unwrap();
-        let record = rebuild_game::<crate::rules::Othello>(&log).unwrap();
+        let record = rebuild_game::<game::Othello>(&log).unwrap();
         let random = PlayerSpec::Engine(EngineSpec::Random);
         let mut from_game = GameSummary::from_game(
             1,

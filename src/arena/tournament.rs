@@ -4,8 +4,9 @@
 
 use serde::Deserialize;
 
-use super::schedule::{derive_seed, ScheduledGame};
+use super::schedule::ScheduledGame;
 use super::sequential::Pairing;
+use game::derive_seed;
 
 /// Who meets whom.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]

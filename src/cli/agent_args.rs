@@ -1,5 +1,6 @@
 //! `llm:MODEL` players: flags and TOML agent files -> agent settings and a backend.
 
+use agent::ModelGame;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -9,14 +10,13 @@ use clap::Args;
 use serde::Deserialize;
 
 use super::limits;
-use crate::agent::{AgentConfig, AnswerFormat, AnswerPolicy, Fallback, InvalidPolicy, Mode, Prompt};
-use crate::arena::{LlmPlayer, PlayerSpec};
-use crate::llm::{
+use agent::{AgentConfig, AnswerFormat, AnswerPolicy, Fallback, InvalidPolicy, Mode, Prompt};
+use arena::{LlmPlayer, PlayerSpec};
+use game::othello::{Labels, Perspective, TextStyle};
+use llm::{
     ollama_base_url, without_credentials, Api, ChatBackend, ChatOptions, Fleet, HostConfig, OllamaBackend,
     OpenAiBackend, RetryPolicy, Think, DEFAULT_OLLAMA_HOST,
 };
-use crate::othello::{Labels, Perspective, TextStyle};
-use crate::rules::Rules;
 
 /// Settings of `llm:MODEL` players (flags override the `--agent-file`).
 #[derive(Debug, Args, Default, Clone)]
@@ -226,7 +226,7 @@ impl HostArgs {
         };
         // A variable named on purpose (a fleet file's, or a non-default --api-key-env)
         // must hold a key: said now, before any request.
-        let required = self.fleet.is_some() || self.api_key_env != crate::llm::DEFAULT_KEY_ENV;
+        let required = self.fleet.is_some() || self.api_key_env != llm::DEFAULT_KEY_ENV;
         let keys = hosts
             .iter()
             .map(|host| host.api_key(env, required))
@@ -363,7 +363,7 @@ impl AgentArgs {
 
     /// The agent settings for `model` playing game `R`; `prompts` is the folder prompt
     /// names resolve in.
-    pub fn config<R: Rules>(&self, model: &str, prompts: &Path) -> Result<AgentConfig> {
+    pub fn config<R: ModelGame>(&self, model: &str, prompts: &Path) -> Result<AgentConfig> {
         let file = self.file()?;
         let pick = |flag: &Option<String>, from_file: &Option<String>| flag.clone().or_else(|| from_file.clone());
         let mut config = AgentConfig::new(model);
@@ -479,7 +479,7 @@ pub fn is_llm_spec(text: &str) -> bool {
 
 /// Parses a player spec: `llm:MODEL` with `agent` settings on `connection`, or an
 /// engine spec.
-pub fn parse_player<R: Rules>(
+pub fn parse_player<R: ModelGame>(
     text: &str,
     flag: &str,
     agent: &AgentArgs,

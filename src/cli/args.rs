@@ -6,8 +6,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use super::agent_args::{AgentArgs, HostArgs};
 use super::limits;
-use crate::arena::{StopRule, TrainSettings};
-use crate::othello::{Color, Convention, Labels};
+use arena::StopRule;
+use engines::lab::TrainSettings;
+use game::othello::{Color, Convention, Labels};
 
 /// Measure how well LLM agents play Othello against classical engines.
 #[derive(Debug, Parser)]
@@ -257,10 +258,10 @@ pub struct PlayArgs {
 #[derive(Clone, Copy, Debug, Args)]
 pub struct ReferenceArgs {
     /// Score positions with this many empty squares or fewer exactly (endgame solve).
-    #[arg(long, default_value_t = crate::engine::DEFAULT_EXACT_EMPTIES, value_parser = limits::flag::exact_empties)]
+    #[arg(long, default_value_t = engines::DEFAULT_EXACT_EMPTIES, value_parser = limits::flag::exact_empties)]
     pub exact_empties: u32,
     /// Before that, estimate scores by a search this many plies deep.
-    #[arg(long, default_value_t = crate::engine::DEFAULT_DEPTH, value_parser = limits::flag::reference_depth)]
+    #[arg(long, default_value_t = engines::DEFAULT_DEPTH, value_parser = limits::flag::reference_depth)]
     pub reference_depth: u32,
 }
 

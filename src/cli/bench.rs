@@ -6,13 +6,14 @@ use anyhow::{bail, Result};
 
 use super::args::{BenchArgs, BenchTarget};
 use super::positions::parse_empties;
-use crate::arena::{accuracy, calibration, random_opening, self_play_positions, solve_all};
-use crate::engine::{
+use arena::{accuracy, calibration, random_opening, solve_all};
+use engines::lab::self_play_positions;
+use engines::{
     pattern, AlphaBeta, Engine, Evaluation, Evaluator, LinearEval, Reference, Search, Solver, DEFAULT_DEPTH,
     DEFAULT_EXACT_EMPTIES, MAX_EXACT_EMPTIES,
 };
-use crate::othello::{perft, Board, Color, Convention};
-use crate::rules::Othello;
+use game::othello::{perft, Board, Color, Convention};
+use game::Othello;
 
 /// The FFO endgame suite (id, board, side, best moves, score, empties per line).
 const FFO: &str = include_str!("../../tests/data/ffo-endgames.txt");

@@ -1,5 +1,6 @@
 //! `eval`: the LLM agent against each opponent, with tables, CSV, JSON and logs.
 
+use agent::ModelGame;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -17,12 +18,12 @@ use super::args::{Cli, Command, EvalArgs, GameArg, ReferenceArgs};
 use super::outputs::{check_output_flag, new_run_folder, resumed_run_folder};
 use super::quality;
 use super::report::{agent_lines, opponent_rows, tally_header, tally_json};
-use crate::arena::{
+use arena::{
     host_usage, load_resume_state, run_eval, run_eval_sequential, run_record, utc_now, EvalConfig, EvalResult,
     GameToScore, HostUsage, MatchEvent, MoveQuality, PairingStop, PlayerSpec, RunFolder, RunOptions, ScoringStopped,
 };
-use crate::record::{hold_log_writes, read_game_log_prefix, Event};
-use crate::rules::{Marubatsu, Othello, Rules};
+use game::{Marubatsu, Othello};
+use record::{hold_log_writes, read_game_log_prefix, Event};
 
 /// The run stopped at the user's request before every game finished.
 #[derive(Debug, thiserror::Error)]
@@ -54,14 +55,14 @@ pub(super) async fn run(args: EvalArgs, env: &dyn Fn(&str) -> Option<String>) ->
     }
 }
 
-async fn evaluate<R: Rules>(
+async fn evaluate<R: ModelGame>(
     args: EvalArgs,
     run_json: Value,
     resuming: bool,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<()> {
     let agent_spec = args.agent_spec.as_deref().unwrap_or_default();
-    crate::rules::check_opening::<R>(args.opening_random).map_err(|e| anyhow::anyhow!("bad --opening-random: {e}"))?;
+    game::check_opening::<R>(args.opening_random).map_err(|e| anyhow::anyhow!("bad --opening-random: {e}"))?;
     let connection = args.hosts.connect(&args.agent, env).await?;
     let backend = connection.backend.clone();
     let agent: PlayerSpec<R> = parse_player(agent_spec, "--agent", &args.agent, Some(&connection))?;
@@ -245,7 +246,7 @@ async fn evaluate<R: Rules>(
 
 /// Reads back the finished games of the interrupted run in `log_dir` into `config`
 /// (unfinished logs are set aside) and returns its run.json with this resume added.
-fn resume_from_logs<R: Rules>(
+fn resume_from_logs<R: ModelGame>(
     config: &mut EvalConfig<R>,
     log_dir: &Path,
     mut run_json: Value,
@@ -275,7 +276,7 @@ fn resume_from_logs<R: Rules>(
 
 /// Scores the agent's moves of every finished game; writes move-scores.jsonl. Returns
 /// the quality over all games and per opponent.
-fn score_agent_moves<R: Rules>(
+fn score_agent_moves<R: ModelGame>(
     result: &EvalResult<R>,
     opponents: usize,
     reference: ReferenceArgs,
@@ -455,7 +456,7 @@ fn host_lines(hosts: &[HostUsage]) -> String {
     out
 }
 
-fn summary_json<R: Rules>(result: &EvalResult<R>, games_per_color: usize, log_dir: &str) -> Value {
+fn summary_json<R: ModelGame>(result: &EvalResult<R>, games_per_color: usize, log_dir: &str) -> Value {
     let opponents: Vec<Value> = result
         .opponents
         .iter()
@@ -480,7 +481,7 @@ fn summary_json<R: Rules>(result: &EvalResult<R>, games_per_color: usize, log_di
 }
 
 /// Seed 000's Evaluator CSV: one row per opponent, W/L/D per agent color.
-fn seed_csv<R: Rules>(result: &EvalResult<R>, model: &str, games_per_color: usize) -> String {
+fn seed_csv<R: ModelGame>(result: &EvalResult<R>, model: &str, games_per_color: usize) -> String {
     let date = &utc_now().0[..10];
     let mut out = String::from("model,date,games_per_matchup,opponent,b_win,b_lose,b_draw,w_win,w_lose,w_draw\n");
     for o in &result.opponents {
@@ -499,7 +500,7 @@ fn seed_csv<R: Rules>(result: &EvalResult<R>, model: &str, games_per_color: usiz
     out
 }
 
-fn text_report<R: Rules>(result: &EvalResult<R>, model: &str, games_per_color: usize) -> String {
+fn text_report<R: ModelGame>(result: &EvalResult<R>, model: &str, games_per_color: usize) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,

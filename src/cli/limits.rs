@@ -4,9 +4,9 @@
 
 use std::ops::RangeInclusive;
 
-use crate::arena::MIN_SEARCH_DEPTH;
-use crate::engine::{MAX_EXACT_EMPTIES, MAX_REFERENCE_DEPTH};
-use crate::rules::{Othello, Rules};
+use engines::lab::MIN_SEARCH_DEPTH;
+use engines::{MAX_EXACT_EMPTIES, MAX_REFERENCE_DEPTH};
+use game::{Othello, Rules};
 
 /// A whole-number setting: its range and what it counts, for the message.
 pub struct Bounds {
@@ -71,7 +71,7 @@ pub const GAMES: Bounds = Bounds::new(1..=100_000, "games", "the schedule is bui
 /// Games (or requests) in flight at once.
 pub const PARALLEL: Bounds = Bounds::new(1..=1024, "at once", "");
 /// Random opening plies before the players take over: at most what any game allows
-/// (Othello's; each game checks its own bound, [`crate::rules::check_opening`]).
+/// (Othello's; each game checks its own bound, [`game::check_opening`]).
 pub const OPENING_PLIES: Bounds = Bounds::new(
     0..=Othello::MAX_OPENING_PLIES as i64,
     "plies",

@@ -31,10 +31,10 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 
-use crate::arena::find_wipeouts_with_progress;
-use crate::engine::{EngineSpec, SolveWatch, Solver};
-use crate::othello::{perft_with_progress, Board, Color, Convention, Move};
 use args::{AnalyzeArgs, Command, PerftArgs, PositionArgs, SolveArgs, WipeoutArgs};
+use engines::lab::find_wipeouts_with_progress;
+use engines::{EngineSpec, SolveWatch, Solver};
+use game::othello::{perft_with_progress, Board, Color, Convention, Move};
 
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> Result<()> {
@@ -45,7 +45,7 @@ pub fn run(cli: Cli) -> Result<()> {
     let env = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
     // The built-in evaluation is checked before any work, so a broken build says so
     // instead of failing in the middle of a run.
-    crate::engine::pattern::shipped()?;
+    engines::pattern::shipped()?;
     match cli.command {
         Command::Perft(args) => run_perft(args),
         Command::Analyze(args) => run_analyze(args),

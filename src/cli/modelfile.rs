@@ -9,8 +9,8 @@ use serde_json::{json, Map, Value};
 
 use super::agent_args::prompts_dir;
 use super::args::ModelfileArgs;
-use crate::agent::Prompt;
-use crate::llm::{ollama_base_url, OllamaBackend, RetryPolicy, DEFAULT_OLLAMA_HOST};
+use agent::Prompt;
+use llm::{ollama_base_url, OllamaBackend, RetryPolicy, DEFAULT_OLLAMA_HOST};
 
 /// Why a text cannot go into a Modelfile directive as written, or `None`. Ollama's
 /// Modelfile has no escapes: a line break ends the directive (the next line would be

@@ -1,5 +1,6 @@
 //! `play`: a match between two players, its table, JSON, CSV and logs.
 
+use agent::ModelGame;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -13,12 +14,12 @@ use super::args::{GameArg, PlayArgs, ReferenceArgs};
 use super::outputs::{check_output_flag, new_run_folder};
 use super::quality;
 use super::report::{agent_lines, tally_header, tally_json, tally_row};
-use crate::arena::{
+use arena::{
     run_match, run_record, utc_now, AgentStats, GameToScore, MatchConfig, MatchEvent, MatchResult, MoveQuality,
     PlayerSpec, RunOptions, SpecTally, Tally,
 };
-use crate::othello::{Color, TextStyle};
-use crate::rules::{Marubatsu, Othello, Rules};
+use game::othello::{Color, TextStyle};
+use game::{Marubatsu, Othello};
 
 pub(super) async fn run(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
     match args.game {
@@ -27,8 +28,8 @@ pub(super) async fn run(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>) ->
     }
 }
 
-async fn play<R: Rules>(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
-    crate::rules::check_opening::<R>(args.opening_random).map_err(|e| anyhow::anyhow!("bad --opening-random: {e}"))?;
+async fn play<R: ModelGame>(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
+    game::check_opening::<R>(args.opening_random).map_err(|e| anyhow::anyhow!("bad --opening-random: {e}"))?;
     let connection = if is_llm_spec(&args.black) || is_llm_spec(&args.white) {
         Some(args.hosts.connect(&args.agent, env).await?)
     } else {
@@ -183,7 +184,7 @@ async fn play<R: Rules>(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>) ->
 
 /// Scores both players' moves in every game; per player in players order. Writes
 /// move-scores.jsonl when the match has a log folder.
-fn score_both_players<R: Rules>(
+fn score_both_players<R: ModelGame>(
     result: &MatchResult<R>,
     reference: ReferenceArgs,
     quiet: bool,
@@ -213,7 +214,7 @@ fn score_both_players<R: Rules>(
 }
 
 /// What each LLM player did over the match (`None` for engines), in players order.
-fn agent_stats<R: Rules>(config: &MatchConfig<R>, result: &MatchResult<R>) -> [Option<AgentStats>; 2] {
+fn agent_stats<R: ModelGame>(config: &MatchConfig<R>, result: &MatchResult<R>) -> [Option<AgentStats>; 2] {
     let mut stats: [Option<AgentStats>; 2] =
         std::array::from_fn(|i| config.players[i].agent_config().map(|_| AgentStats::default()));
     for (first_color, record) in &result.games {
@@ -235,7 +236,7 @@ fn spec_json(t: &SpecTally) -> serde_json::Value {
 }
 
 /// Each player's rows: all games, then as each side (named as game `R` names it).
-fn rows<R: Rules>(tallies: &[SpecTally; 2]) -> Vec<(&str, &'static str, &Tally)> {
+fn rows<R: ModelGame>(tallies: &[SpecTally; 2]) -> Vec<(&str, &'static str, &Tally)> {
     tallies
         .iter()
         .flat_map(|t| {
@@ -248,7 +249,7 @@ fn rows<R: Rules>(tallies: &[SpecTally; 2]) -> Vec<(&str, &'static str, &Tally)>
         .collect()
 }
 
-fn text_table<R: Rules>(config: &MatchConfig<R>, tallies: &[SpecTally; 2], secs: f64) -> String {
+fn text_table<R: ModelGame>(config: &MatchConfig<R>, tallies: &[SpecTally; 2], secs: f64) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -274,7 +275,7 @@ fn text_table<R: Rules>(config: &MatchConfig<R>, tallies: &[SpecTally; 2], secs:
     out
 }
 
-fn csv_table<R: Rules>(tallies: &[SpecTally; 2]) -> String {
+fn csv_table<R: ModelGame>(tallies: &[SpecTally; 2]) -> String {
     let mut out = String::from("player,color,games,wins,losses,draws,win_rate,ci_low,ci_high,mean_disc_diff\n");
     for (spec, color, t) in rows::<R>(tallies) {
         let (low, high) = t.win_interval();

@@ -1,6 +1,7 @@
 //! `positions generate`, `probe` and `datagen`: labelled test positions, one-move
 //! probes of an LLM on them, and teacher-labelled training data.
 
+use agent::ModelGame;
 use std::fmt::Write as _;
 use std::io::{BufRead, BufReader};
 use std::ops::RangeInclusive;
@@ -16,15 +17,14 @@ use serde_json::{json, Value};
 use super::agent_args::parse_player;
 use super::args::{DatagenArgs, GameArg, GenerateArgs, ProbeArgs};
 use super::outputs::{check_new_output, check_output_flag, new_run_folder, write_output};
-use crate::arena::{
-    derive_seed, mean_interval, parallel_map, run_probe, run_record, self_play_positions, utc_now, wilson_interval,
-    BadPosition, Grade, LabelledPosition, PlayerSpec, ProbeResult, Teacher,
-};
-use crate::engine::EngineSpec;
-use crate::marubatsu::tactical_positions;
-use crate::othello::{Board, Labels};
-use crate::record::{GameLog, MoveSource};
-use crate::rules::{Game, Marubatsu, Othello, Rules};
+use arena::{mean_interval, run_probe, run_record, utc_now, wilson_interval, Grade, PlayerSpec, ProbeResult};
+use engines::lab::{parallel_map, self_play_positions, BadPosition, LabelledPosition, Teacher};
+use engines::marubatsu::tactical_positions;
+use engines::EngineSpec;
+use game::derive_seed;
+use game::othello::{Board, Labels};
+use game::{Game, Marubatsu, Othello};
+use record::{GameLog, MoveSource};
 
 /// Parses an empties range such as `20-40` (or a single number), of at most `most`.
 pub(super) fn parse_empties(text: &str, most: u32) -> Result<RangeInclusive<u32>> {
@@ -89,7 +89,7 @@ pub(super) fn run_generate(args: GenerateArgs) -> Result<()> {
 
 /// Labels `boards` of game `R` (each with its motif, if any) with the reference's
 /// scores and the teacher's move, and writes them.
-fn generate<R: Rules>(args: &GenerateArgs, boards: Vec<(R::Position, Option<&str>)>) -> Result<()> {
+fn generate<R: ModelGame>(args: &GenerateArgs, boards: Vec<(R::Position, Option<&str>)>) -> Result<()> {
     let teacher: Option<R::Spec> = args
         .teacher
         .as_deref()
@@ -185,7 +185,7 @@ fn read_positions(path: &Path) -> Result<(Game, Vec<LabelledPosition>)> {
 }
 
 /// Checks that a labelled position of game `R` is playable and scores every legal move.
-fn check_position<R: Rules>(position: &LabelledPosition) -> Result<(), BadPosition> {
+fn check_position<R: ModelGame>(position: &LabelledPosition) -> Result<(), BadPosition> {
     let board = position.position::<R>()?;
     position.move_scores::<R>(&board).map(drop)
 }
@@ -284,7 +284,7 @@ pub(super) async fn run_probe_command(args: ProbeArgs, env: &dyn Fn(&str) -> Opt
 }
 
 /// `probe` over positions of game `R`.
-async fn probe<R: Rules>(
+async fn probe<R: ModelGame>(
     args: ProbeArgs,
     positions: Vec<LabelledPosition>,
     env: &dyn Fn(&str) -> Option<String>,

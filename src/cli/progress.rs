@@ -10,6 +10,7 @@
 //! once as it always did (the ticker thread does not hold the process). Move scoring
 //! under `eval` stops at once when eval's Ctrl-C flag is passed to [`score_with_progress`].
 
+use agent::ModelGame;
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -20,8 +21,7 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::arena::{score_games, GameToScore, ScoredMove, ScoringWatch};
-use crate::rules::Rules;
+use arena::{score_games, GameToScore, ScoredMove, ScoringWatch};
 
 /// Work shorter than this shows no progress line.
 pub(super) const SHOW_AFTER: Duration = Duration::from_secs(1);
@@ -144,7 +144,7 @@ pub(super) fn solve_line(empties: u32, nodes: u64, checked: u32, moves: u32, ela
 /// Scores `games` on `parallel` threads with a progress line (none when `quiet`);
 /// stops before the next move once `stop` is set (eval's Ctrl-C flag), with an error
 /// that says how far it got.
-pub(super) fn score_with_progress<R: Rules>(
+pub(super) fn score_with_progress<R: ModelGame>(
     games: &[GameToScore<'_, R>],
     reference: &(dyn Fn() -> R::Reference + Sync),
     parallel: usize,

@@ -1,6 +1,7 @@
 //! `--score-moves`: move quality against the reference evaluator, as tables, JSON
 //! and `move-scores.jsonl`.
 
+use agent::ModelGame;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::Path;
@@ -10,12 +11,11 @@ use anyhow::{Context, Result};
 use serde_json::{json, Value};
 
 use super::args::ReferenceArgs;
-use crate::arena::{GameToScore, MoveQuality, Phase, QualityTally, ScoredMove};
-use crate::rules::Rules;
+use arena::{GameToScore, MoveQuality, Phase, QualityTally, ScoredMove};
 
 impl ReferenceArgs {
     /// The settings as JSON, for run.json and results, for game `R`.
-    pub(super) fn to_json<R: Rules>(self) -> Value {
+    pub(super) fn to_json<R: ModelGame>(self) -> Value {
         json!({
             "exact_empties": self.exact_empties,
             "depth": self.reference_depth,
@@ -25,7 +25,7 @@ impl ReferenceArgs {
     }
 
     /// One line saying how scores were obtained in game `R`.
-    pub(super) fn describe<R: Rules>(self) -> String {
+    pub(super) fn describe<R: ModelGame>(self) -> String {
         R::describe_reference(self.exact_empties, self.reference_depth)
     }
 }
@@ -33,7 +33,7 @@ impl ReferenceArgs {
 /// Scores `games` of game `R` on every CPU core, with a note on stderr (scoring takes
 /// a while) and a progress line on a terminal; stops before the next move once `stop`
 /// is set.
-pub(super) fn score<R: Rules>(
+pub(super) fn score<R: ModelGame>(
     games: &[GameToScore<'_, R>],
     reference: ReferenceArgs,
     quiet: bool,
@@ -66,7 +66,7 @@ pub(super) fn write_scores(dir: &Path, moves: &[ScoredMove]) -> Result<()> {
 
 fn row(out: &mut String, label: &str, t: &QualityTally) {
     let pct = |k: u32| {
-        let (low, high) = crate::arena::wilson_interval(k, t.moves);
+        let (low, high) = arena::wilson_interval(k, t.moves);
         let rate = if t.moves == 0 {
             0.0
         } else {
@@ -89,7 +89,7 @@ fn row(out: &mut String, label: &str, t: &QualityTally) {
 }
 
 /// The move-quality table of one player of game `R`.
-pub(super) fn quality_lines<R: Rules>(q: &MoveQuality, out: &mut String) {
+pub(super) fn quality_lines<R: ModelGame>(q: &MoveQuality, out: &mut String) {
     let _ = writeln!(
         out,
         "  {:22} {:>5}  {:>5}  {:20}  {:22}  blunders (regret >= {}) [95% CI]",
@@ -117,7 +117,7 @@ pub(super) fn quality_lines<R: Rules>(q: &MoveQuality, out: &mut String) {
 }
 
 /// The heading above a quality table.
-pub(super) fn heading<R: Rules>(who: &str, reference: ReferenceArgs) -> String {
+pub(super) fn heading<R: ModelGame>(who: &str, reference: ReferenceArgs) -> String {
     format!(
         "Move quality of {who}, regret in {} against the reference ({}):\n",
         R::MARGIN,

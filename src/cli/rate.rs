@@ -10,10 +10,10 @@ use serde_json::json;
 use super::args::RateArgs;
 use super::outputs::check_output_flag;
 use super::stats::print_notes;
-use crate::arena::{leaderboard, read_game_logs, Leaderboard, RatingView, RunGame};
-use crate::engine::EngineSpec;
-use crate::record::PlayerKind;
-use crate::rules::Game;
+use arena::{leaderboard, read_game_logs, Leaderboard, RatingView, RunGame};
+use engines::EngineSpec;
+use game::Game;
+use record::PlayerKind;
 
 pub(super) fn run(args: RateArgs) -> Result<()> {
     if let Some(path) = &args.csv {
@@ -24,9 +24,7 @@ pub(super) fn run(args: RateArgs) -> Result<()> {
     print_notes(&notes);
     // An engine anchor in the canonical form the game's logs write (`random` is
     // marubatsu's `ai2`); an LLM player as given.
-    let name = game
-        .canonical_spec(&args.anchor.0)
-        .unwrap_or_else(|_| args.anchor.0.trim().to_string());
+    let name = engines::canonical_spec(game, &args.anchor.0).unwrap_or_else(|_| args.anchor.0.trim().to_string());
     let anchor = (name, args.anchor.1);
     let (as_played, as_loss) = both_views(&games, &anchor, args.bootstrap as usize, args.seed)?;
     if let Some(path) = &args.csv {

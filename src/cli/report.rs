@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use crate::arena::{AgentStats, Tally};
+use arena::{AgentStats, Tally};
 
 /// A tally as JSON: counts, win rate and its Wilson interval, mean disc difference.
 pub(super) fn tally_json(t: &Tally) -> serde_json::Value {

@@ -11,9 +11,9 @@ use serde_json::{json, Value};
 use super::args::ReportArgs;
 use super::outputs::check_output_flag;
 use super::stats::{collect_groups, groups_json, print_notes, Groups};
-use crate::arena::GameReplay;
-use crate::othello::Color;
-use crate::rules::Game;
+use arena::GameReplay;
+use game::othello::Color;
+use game::Game;
 
 const TEMPLATE: &str = include_str!("report.html");
 

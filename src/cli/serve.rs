@@ -15,8 +15,8 @@ use super::agent_args::{is_llm_spec, parse_player, AgentArgs, Connection, HostAr
 use super::rate::{both_views, read_games, tables};
 use super::report_html::render;
 use super::stats::{collect_groups, groups_json, Groups};
-use crate::arena::{read_game_logs, PlayerSpec};
 use crate::web::{generate_token, is_loopback, ServeOptions, Services};
+use arena::{read_game_logs, PlayerSpec};
 
 /// `serve`.
 #[derive(Debug, Args)]

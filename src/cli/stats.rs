@@ -12,9 +12,9 @@ use serde_json::{json, Value};
 
 use super::args::StatsArgs;
 use super::report::{agent_lines, opponent_rows, tally_header, tally_json};
-use crate::arena::{read_game_logs, AgentStats, GameLogs, GameSummary, Matchup};
-use crate::othello::Color;
-use crate::rules::Game;
+use arena::{read_game_logs, AgentStats, GameLogs, GameSummary, Matchup};
+use game::othello::Color;
+use game::Game;
 
 /// Games of one (model, prompt, opponent) group.
 #[derive(Default)]

@@ -18,7 +18,7 @@ use super::limits;
 use super::outputs::{new_run_folder, resumed_run_folder};
 use super::positions::progress;
 use super::rate::{both_views, player_name, read_games, tables};
-use crate::arena::{
+use arena::{
     load_resume_state, plan, run_games, run_record, run_sequential, utc_now, Format, GameRecord, MatchEvent,
     PairingStop, PlayerSpec, RunOptions, StopRule,
 };
@@ -334,7 +334,7 @@ fn interrupted(records: &[Option<GameRecord>], stops: &[Option<PairingStop>], se
 
 /// Per pairing: games, the first player's wins, draws and losses, and the stop.
 fn pairing_results(
-    plan: &crate::arena::TournamentPlan,
+    plan: &arena::TournamentPlan,
     records: &[Option<GameRecord>],
     stops: &[Option<PairingStop>],
 ) -> Vec<Value> {

@@ -6,8 +6,8 @@ use anyhow::Result;
 
 use super::args::TrainEvalArgs;
 use super::outputs::{check_new_output, write_output};
-use crate::arena::{train_pattern_eval, TrainProgress, TrainSettings};
-use crate::engine::pattern::{self, sha256_hex};
+use engines::lab::{train_pattern_eval, TrainProgress, TrainSettings};
+use engines::pattern::{self, sha256_hex};
 
 pub(super) fn run(args: TrainEvalArgs) -> Result<()> {
     check_new_output("-o", &args.output)?;

@@ -16,7 +16,7 @@ pub struct ParseHostError {
 /// 443; an empty host means 127.0.0.1; a path is kept.
 ///
 /// ```
-/// use othello_arena::llm::ollama_base_url;
+/// use llm::ollama_base_url;
 /// assert_eq!(ollama_base_url("").unwrap(), "http://127.0.0.1:11434");
 /// assert_eq!(ollama_base_url("0.0.0.0").unwrap(), "http://0.0.0.0:11434");
 /// assert_eq!(ollama_base_url("https://ollama.example.com").unwrap(), "https://ollama.example.com:443");

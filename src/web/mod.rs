@@ -29,7 +29,7 @@ use axum::routing::{get, post};
 use axum::Router;
 use serde_json::Value;
 
-use crate::arena::PlayerSpec;
+use arena::PlayerSpec;
 
 pub use guard::{generate_token, is_loopback};
 

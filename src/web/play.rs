@@ -32,15 +32,15 @@ use serde_json::{json, Value};
 use tokio::sync::{broadcast, mpsc};
 
 use super::AppState;
-use crate::agent::{Agent, AgentError, AgentEvent, BlockingEngine, MoveContext};
-use crate::arena::{
+use agent::{Agent, AgentError, AgentEvent, BlockingEngine, MoveContext};
+use arena::{
     game_log_path, play_logged, run_record, utc_now, Action, GameContext, PlayError, Played, Player, PlayerSpec,
     RunFolder, RunFolderError, Seat,
 };
-use crate::engine::{EngineError, EngineSpec};
-use crate::othello::{Bitboard, Board, ByColor, Color, Move, Square};
-use crate::record::{AgentDecision, GameLog, MoveSource, PlayerKind};
-use crate::rules::{Line, Othello};
+use engines::{EngineError, EngineSpec};
+use game::othello::{Bitboard, Board, ByColor, Color, Move, Square};
+use game::{Line, Othello};
+use record::{AgentDecision, GameLog, MoveSource, PlayerKind};
 
 /// The longest model text sent to the page (the log keeps everything).
 const MAX_TEXT: usize = 32 * 1024;
@@ -414,8 +414,8 @@ async fn run_game(
                 "black": board.count(Color::Black),
                 "white": board.count(Color::White),
                 "winner": match record.outcome {
-                    crate::othello::Outcome::Win(color) => color.to_string(),
-                    crate::othello::Outcome::Draw => "draw".to_string(),
+                    game::othello::Outcome::Win(color) => color.to_string(),
+                    game::othello::Outcome::Draw => "draw".to_string(),
                 },
                 "forfeit": record.forfeit.as_ref().map(|f| f.color.to_string()),
             }));

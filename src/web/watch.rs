@@ -24,7 +24,7 @@ use serde_json::{json, Value};
 use super::assets;
 use super::guard::{resolve, PathRefused};
 use super::AppState;
-use crate::arena::is_game_log;
+use arena::is_game_log;
 
 /// How often a followed run's folder is looked at.
 const FOLLOW_EVERY: Duration = Duration::from_millis(500);

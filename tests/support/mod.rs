@@ -4,8 +4,6 @@
 //! demand (an illegal tool coordinate, prose answers, HTTP failures): each test scripts
 //! the replies. Requests are recorded as received.
 
-#![allow(dead_code)] // each test binary uses part of this module
-
 pub mod browser;
 pub mod serve;
 
@@ -343,20 +341,6 @@ pub fn model_host(model: &str, delay: Duration) -> (StubServer, Arc<InFlight>) {
         Reply::content(legal_moves_in(request).first().map_or("", String::as_str))
     });
     (server, in_flight)
-}
-
-/// CPU seconds used by this process so far (user + system), from /proc/self/stat: the
-/// benches' measure of the harness's own cost.
-pub fn cpu_seconds() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let fields: Vec<&str> = stat
-        .rsplit_once(')')
-        .map_or("", |(_, rest)| rest)
-        .split_whitespace()
-        .collect();
-    let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<f64>().ok()).unwrap_or(0.0);
-    // Fields 14 and 15 of stat (utime, stime) are at 11 and 12 after the command name.
-    (ticks(11) + ticks(12)) / 100.0
 }
 
 /// A fresh, empty folder for one test: `othello-<suite>-<name>-<pid>` under the

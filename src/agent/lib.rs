@@ -1,0 +1,25 @@
+//! The LLM player: prompts, the conversation loop, its retry/fallback policy (an
+//! engine's move, or a forfeit), and reading answers.
+//!
+//! The workspace's crate map is in the `game` crate's documentation.
+
+#![deny(missing_docs)]
+
+mod answer;
+mod blocking;
+mod config;
+mod games;
+mod prompt;
+mod recover;
+mod runner;
+mod structured;
+pub mod tools;
+
+pub use answer::{answer_text, coordinates, parse_answer, Answer, AnswerKind, AnswerPolicy};
+pub use blocking::BlockingEngine;
+pub use config::{AgentConfig, Fallback, InvalidPolicy, Mode, ParseFallbackError};
+pub use games::ModelGame;
+pub use prompt::{sha256_hex, Prompt, PromptError};
+pub use recover::recover_tool_calls;
+pub use runner::{Agent, AgentChoice, AgentError, AgentEvent, AgentMove, AgentObserver, MoveContext};
+pub use structured::{parse_structured, AnswerFormat, StructuredAnswer};

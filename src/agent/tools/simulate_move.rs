@@ -1,0 +1,86 @@
+//! `simulate_move`: what would happen if the side to move played a square.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::Tool;
+use game::othello::{Board, Move, Square, TextStyle};
+
+/// Arguments of `simulate_move`.
+#[derive(Clone, Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SimulateMoveArgs {
+    /// The square to try: a column a-h then a row 1-8, such as "d3".
+    pub coord: String,
+}
+
+/// Result of `simulate_move`, with seed 000's field names.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SimulateResult {
+    /// The board text after the move, the opponent to move.
+    pub board: String,
+    /// The mover's discs after the move.
+    pub my_stones: u32,
+    /// The opponent's discs after the move.
+    pub opponent_stones: u32,
+    /// How many more stable discs the mover has (seed 000's definition).
+    pub stable_gained: i32,
+    /// The discs flipped, row-major.
+    pub flipped: Vec<String>,
+    /// Where the opponent could play next, row-major.
+    pub opponent_valid_moves: Vec<String>,
+}
+
+/// The `simulate_move` tool, rendering boards in `style`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SimulateMove {
+    /// How the resulting board is written.
+    pub style: TextStyle,
+}
+
+impl SimulateMove {
+    /// The result of playing `square` in `board`, or a message for the model.
+    pub fn simulate(&self, board: &Board, square: Square) -> Result<SimulateResult, String> {
+        let me = board.side_to_move();
+        let legal = board.legal_moves();
+        if !legal.contains(square) {
+            let why = if board.disc_at(square).is_some() {
+                "the square is occupied"
+            } else {
+                "it flips no disc"
+            };
+            return Err(format!(
+                "{square} is not a legal move for {me} ({why}); legal moves: {legal}"
+            ));
+        }
+        let after = board.play_unchecked(Move::Place(square));
+        let stable_before = board.stable_discs(me).count() as i32;
+        Ok(SimulateResult {
+            board: after.to_text(self.style),
+            my_stones: after.count(me),
+            opponent_stones: after.count(!me),
+            stable_gained: after.stable_discs(me).count() as i32 - stable_before,
+            flipped: board.flips(square).squares().map(|s| s.to_string()).collect(),
+            opponent_valid_moves: after.legal_moves_for(!me).squares().map(|s| s.to_string()).collect(),
+        })
+    }
+}
+
+impl Tool for SimulateMove {
+    const NAME: &'static str = "simulate_move";
+    const DESCRIPTION: &'static str = "Simulate placing your disc on a square without playing it. Returns the board \
+        after the move (opponent to move), both disc counts, the stable discs gained, the flipped discs and the \
+        opponent's legal replies.";
+    type Args = SimulateMoveArgs;
+    type Position = Board;
+
+    fn call(&self, board: &Board, args: SimulateMoveArgs) -> Result<Value, String> {
+        let square: Square = args
+            .coord
+            .parse()
+            .map_err(|e: game::othello::ParseSquareError| e.to_string())?;
+        let result = self.simulate(board, square)?;
+        serde_json::to_value(result).map_err(|e| format!("internal error encoding the result: {e}"))
+    }
+}

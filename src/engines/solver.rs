@@ -1,0 +1,437 @@
+//! Exact endgame solver: negamax with principal-variation search, a first root window
+//! around a midgame estimate, and a two-slot transposition table; moves ordered by a
+//! shallow search over the pattern evaluation with the opponent's replies far from
+//! the end, by fastest-first (fewest opponent replies) in between and by parity near
+//! the end; enhanced transposition cutoffs and a stability cutoff. Scores are final disc
+//! differences for the side to move with empty squares awarded to the winner (the
+//! FFO / tournament convention). docs/engines.md measures each piece.
+
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::Arc;
+
+use super::midgame::{final_score, search_value, Evaluator};
+use super::pattern::{self, SCALE};
+use game::othello::bitboard::{adjacent, flips, legal_moves, provably_stable};
+use game::othello::{Bitboard, Board, Square};
+
+/// The result of solving a position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Solution {
+    /// Every move that reaches the optimum, row-major (empty when the side must pass
+    /// or the game is over).
+    pub best_moves: Vec<Square>,
+    /// The exact final disc difference for the side to move under perfect play.
+    pub score: i32,
+    /// Positions visited.
+    pub nodes: u64,
+}
+
+/// What a solve publishes as it runs, for a progress line on another thread.
+#[derive(Debug, Default)]
+pub struct SolveWatch {
+    /// Positions visited so far (brought up to date every [`WATCH_EVERY`] nodes).
+    pub nodes: AtomicU64,
+    /// Root moves checked for the list of best moves (0 while the score is searched).
+    pub moves_checked: AtomicU32,
+    /// Root moves to check (0 while the score is searched).
+    pub moves: AtomicU32,
+}
+
+/// Nodes between two updates of a [`SolveWatch`] (a power of two).
+pub const WATCH_EVERY: u64 = 1 << 16;
+
+/// Below this many empties, moves are ordered by parity instead of mobility.
+const FASTEST_FIRST_MIN_EMPTIES: u32 = 7;
+/// From this many empties on, nodes try the stability cutoff.
+const STABILITY_MIN_EMPTIES: u32 = 8;
+/// From this many empties on, nodes try enhanced transposition cutoffs.
+const ETC_MIN_EMPTIES: u32 = 10;
+/// From this many empties on, moves are ordered by a shallow search.
+const SHALLOW_ORDER_MIN_EMPTIES: u32 = 17;
+/// Depth of that search: 3 plies, 4 from 21 empties up (near the root, where a
+/// better order saves the most).
+fn shallow_order_depth(empties: u32) -> u32 {
+    if empties >= 21 {
+        4
+    } else {
+        3
+    }
+}
+/// Weight of one opponent reply in that ordering, in 1/SCALE discs (four discs).
+const REPLY_WEIGHT: i32 = 4 * SCALE;
+/// Depth of the midgame search whose value centres the root's first window.
+const ROOT_GUESS_DEPTH: u32 = 6;
+/// Corner squares.
+const CORNERS: u64 = 0x8100_0000_0000_0081;
+/// Weight of the opponent's potential mobility in the move order (replies weigh 16).
+const POTENTIAL_WEIGHT: i32 = 2;
+/// Transposition table size: 2^TABLE_BITS entries of 24 bytes.
+const TABLE_BITS: u32 = 21;
+const TABLE_SIZE: usize = 1 << TABLE_BITS;
+
+#[derive(Clone, Copy, Default)]
+struct Entry {
+    player: u64,
+    opponent: u64,
+    lower: i8,
+    upper: i8,
+    best: u8,
+    /// Empty squares of the position (0: a free slot).
+    empties: u8,
+    /// The solve that stored it: older entries give way first.
+    generation: u8,
+}
+
+/// An endgame solver with its own transposition table.
+pub struct Solver {
+    table: Vec<Entry>,
+    evaluator: &'static dyn Evaluator,
+    nodes: u64,
+    generation: u8,
+    watch: Option<Arc<SolveWatch>>,
+}
+
+impl Default for Solver {
+    fn default() -> Self {
+        Solver::new()
+    }
+}
+
+fn slot(player: u64, opponent: u64) -> usize {
+    let h = player.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ opponent.wrapping_mul(0xc2b2_ae3d_27d4_eb4f).rotate_left(29);
+    (h >> (64 - TABLE_BITS)) as usize
+}
+
+/// Squares of `bits` in quadrants holding an odd number of empties first (parity).
+fn parity_order(moves: u64, empty: u64) -> [u64; 2] {
+    const QUADRANTS: [u64; 4] = [
+        0x0000_0000_0f0f_0f0f,
+        0x0000_0000_f0f0_f0f0,
+        0x0f0f_0f0f_0000_0000,
+        0xf0f0_f0f0_0000_0000,
+    ];
+    let mut odd = 0;
+    for q in QUADRANTS {
+        if (empty & q).count_ones() % 2 == 1 {
+            odd |= q;
+        }
+    }
+    [moves & odd, moves & !odd]
+}
+
+/// An ordering penalty from the square weights: corners low, X-squares high.
+fn weight_penalty(square: Square) -> i32 {
+    -crate::WEIGHTS[square.index()] / 10
+}
+
+impl Solver {
+    /// A solver with an empty table.
+    pub fn new() -> Solver {
+        Solver::with_evaluator(pattern::shipped_weights())
+    }
+
+    /// A solver that orders moves far from the end by searches over `evaluator`
+    /// (scores stay exact; only the speed depends on it).
+    pub fn with_evaluator(evaluator: &'static dyn Evaluator) -> Solver {
+        Solver {
+            table: vec![Entry::default(); TABLE_SIZE],
+            evaluator,
+            nodes: 0,
+            generation: 0,
+            watch: None,
+        }
+    }
+
+    /// Publishes the progress of every later solve to `watch`.
+    pub fn watch(&mut self, watch: Arc<SolveWatch>) {
+        self.watch = Some(watch);
+    }
+
+    /// Brings the watch (if any) up to date.
+    #[cold]
+    fn publish(&self, checked: Option<(u32, u32)>) {
+        if let Some(watch) = &self.watch {
+            watch.nodes.store(self.nodes, Ordering::Relaxed);
+            if let Some((checked, moves)) = checked {
+                watch.moves.store(moves, Ordering::Relaxed);
+                watch.moves_checked.store(checked, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Solves `board` exactly.
+    pub fn solve(&mut self, board: &Board) -> Solution {
+        self.nodes = 0;
+        self.publish(Some((0, 0)));
+        self.generation = self.generation.wrapping_add(1);
+        let (player, opponent) = (board.player(), board.opponent());
+        let moves = legal_moves(player, opponent);
+        if moves == 0 {
+            let score = if legal_moves(opponent, player) == 0 {
+                final_score(player, opponent)
+            } else {
+                -self.search(opponent, player, -64, 64, false)
+            };
+            self.publish(None);
+            return Solution {
+                best_moves: Vec::new(),
+                score,
+                nodes: self.nodes,
+            };
+        }
+        let score = self.aspiration(player, opponent);
+        // Every move that reaches the optimum: a null-window test each.
+        let mut best_moves = Vec::new();
+        let count = moves.count_ones();
+        for (i, square) in Bitboard(moves).into_iter().enumerate() {
+            self.publish(Some((i as u32, count)));
+            let f = flips(player, opponent, square);
+            let value = -self.search(opponent & !f, player | f | square.bit(), -score, -score + 1, false);
+            if value >= score {
+                best_moves.push(square);
+            }
+        }
+        self.publish(Some((count, count)));
+        Solution {
+            best_moves,
+            score,
+            nodes: self.nodes,
+        }
+    }
+
+    /// The exact score, searched first in a narrow window around a midgame search's
+    /// estimate ([`ROOT_GUESS_DEPTH`] plies), the window widened on the side that
+    /// fails, twice as far each time: narrow windows cut far more of the tree.
+    fn aspiration(&mut self, player: u64, opponent: u64) -> i32 {
+        let guess = search_value(self.evaluator, player, opponent, ROOT_GUESS_DEPTH, &mut 0);
+        // An evaluation may stray beyond the score range; the window must stay inside
+        // it and never close (a search with alpha = beta would store false bounds).
+        let guess = ((f64::from(guess) / f64::from(SCALE)).round() as i32).clamp(-63, 63);
+        let mut width = 1;
+        let (mut alpha, mut beta) = ((guess - width).max(-64), (guess + width).min(64));
+        loop {
+            let value = self.search(player, opponent, alpha, beta, false);
+            if value <= alpha && alpha > -64 {
+                width *= 2;
+                (alpha, beta) = ((value - width).max(-64), value + 1);
+            } else if value >= beta && beta < 64 {
+                width *= 2;
+                (alpha, beta) = (value - 1, (value + width).min(64));
+            } else {
+                return value;
+            }
+        }
+    }
+
+    /// The table's entry for a position: each position may sit in two slots.
+    fn probe(&self, player: u64, opponent: u64) -> Option<Entry> {
+        let index = slot(player, opponent);
+        [index, index ^ 1]
+            .into_iter()
+            .map(|i| self.table[i])
+            .find(|e| e.empties != 0 && e.player == player && e.opponent == opponent)
+    }
+
+    /// Stores `entry` over the same position, else over the less valuable of its two
+    /// slots: one left by an earlier solve, or the one with fewer empties (the
+    /// cheaper position to search again).
+    fn store(&mut self, entry: Entry) {
+        let index = slot(entry.player, entry.opponent);
+        let value = |e: &Entry| {
+            if e.player == entry.player && e.opponent == entry.opponent {
+                -1
+            } else if e.generation != self.generation {
+                0
+            } else {
+                i32::from(e.empties) + 1
+            }
+        };
+        let target = if value(&self.table[index]) <= value(&self.table[index ^ 1]) {
+            index
+        } else {
+            index ^ 1
+        };
+        self.table[target] = Entry {
+            generation: self.generation,
+            ..entry
+        };
+    }
+
+    /// A child's value for the mover: a full window for the first child, else a
+    /// null-window test, searched again with the full window when it fails high.
+    fn pvs_child(&mut self, first: bool, player: u64, opponent: u64, alpha: i32, beta: i32) -> i32 {
+        if first {
+            return -self.search(player, opponent, -beta, -alpha, false);
+        }
+        let value = -self.search(player, opponent, -alpha - 1, -alpha, false);
+        if value > alpha && value < beta {
+            -self.search(player, opponent, -beta, -value, false)
+        } else {
+            value
+        }
+    }
+
+    fn search(&mut self, player: u64, opponent: u64, mut alpha: i32, mut beta: i32, passed: bool) -> i32 {
+        debug_assert!(alpha < beta, "an empty window ({alpha}, {beta}) stores false bounds");
+        self.nodes += 1;
+        if self.nodes & (WATCH_EVERY - 1) == 0 {
+            self.publish(None);
+        }
+        let empty = !(player | opponent);
+        let empties = empty.count_ones();
+        if empties == 0 {
+            return final_score(player, opponent);
+        }
+        let moves = legal_moves(player, opponent);
+        if moves == 0 {
+            if passed {
+                return final_score(player, opponent);
+            }
+            return -self.search(opponent, player, -beta, -alpha, true);
+        }
+        if empties == 1 {
+            let square = Square::new(empty.trailing_zeros() as u8).expect("one empty square");
+            let f = flips(player, opponent, square);
+            return final_score(player | f | square.bit(), opponent & !f);
+        }
+        // Stability cutoff: the opponent keeps its stable discs to the end, so the
+        // score is at most 64 - 2 * stable; worth computing only when that can fail low.
+        if empties >= STABILITY_MIN_EMPTIES && alpha >= 64 - 2 * opponent.count_ones() as i32 {
+            let upper = 64 - 2 * provably_stable(opponent, player).count_ones() as i32;
+            if upper <= alpha {
+                return upper;
+            }
+        }
+        let use_table = empties > 6;
+        let mut hint = 64u8;
+        if use_table {
+            if let Some(e) = self.probe(player, opponent) {
+                let (lower, upper) = (i32::from(e.lower), i32::from(e.upper));
+                if lower >= beta {
+                    return lower;
+                }
+                if upper <= alpha {
+                    return upper;
+                }
+                if lower == upper {
+                    return lower;
+                }
+                alpha = alpha.max(lower);
+                beta = beta.min(upper);
+                hint = e.best;
+            }
+        }
+        let original_alpha = alpha;
+        let mut best = -65;
+        let mut best_square = 64u8;
+        if empties >= FASTEST_FIRST_MIN_EMPTIES {
+            // (ordering key, square, child's player, child's opponent), on the stack:
+            // no position has more than 33 legal moves.
+            let mut ordered = [(0i32, 0u8, 0u64, 0u64); 36];
+            let mut count = 0;
+            for square in Bitboard(moves) {
+                let f = flips(player, opponent, square);
+                let (mine, theirs) = (player | f | square.bit(), opponent & !f);
+                if empties >= ETC_MIN_EMPTIES {
+                    // Enhanced transposition cutoff: a child already known to be bad
+                    // enough for the opponent settles this node without a search.
+                    if let Some(e) = self.probe(theirs, mine) {
+                        if -i32::from(e.upper) >= beta {
+                            return -i32::from(e.upper);
+                        }
+                    }
+                }
+                let replies = legal_moves(theirs, mine);
+                // Fewest opponent replies (corners counted twice) first, then the
+                // fewest empty squares next to our discs (their later moves); among
+                // equals, corners before X-squares.
+                let weighted = (replies.count_ones() + (replies & CORNERS).count_ones()) as i32;
+                let potential = (adjacent(mine) & empty & !square.bit()).count_ones() as i32;
+                let key = if u32::from(hint) == square.index() as u32 {
+                    -100_000
+                } else if empties >= SHALLOW_ORDER_MIN_EMPTIES {
+                    // Far from the end: a shallow search with the pattern evaluation,
+                    // and the opponent's replies as above.
+                    search_value(self.evaluator, theirs, mine, shallow_order_depth(empties), &mut 0)
+                        + REPLY_WEIGHT * weighted
+                } else {
+                    16 * weighted + POTENTIAL_WEIGHT * potential + 2 * weight_penalty(square)
+                };
+                ordered[count] = (key, square.index() as u8, theirs, mine);
+                count += 1;
+            }
+            ordered[..count].sort_unstable_by_key(|&(key, square, ..)| (key, square));
+            for (i, &(_, square, child_player, child_opponent)) in ordered[..count].iter().enumerate() {
+                let value = self.pvs_child(i == 0, child_player, child_opponent, alpha, beta);
+                if value > best {
+                    best = value;
+                    best_square = square;
+                }
+                alpha = alpha.max(value);
+                if alpha >= beta {
+                    break;
+                }
+            }
+        } else {
+            let mut first = true;
+            'moves: for group in parity_order(moves, empty) {
+                for square in Bitboard(group) {
+                    let f = flips(player, opponent, square);
+                    let value = self.pvs_child(first, opponent & !f, player | f | square.bit(), alpha, beta);
+                    first = false;
+                    if value > best {
+                        best = value;
+                        best_square = square.index() as u8;
+                    }
+                    alpha = alpha.max(value);
+                    if alpha >= beta {
+                        break 'moves;
+                    }
+                }
+            }
+        }
+        if use_table {
+            let (lower, upper) = if best <= original_alpha {
+                (-64, best)
+            } else if best >= beta {
+                (best, 64)
+            } else {
+                (best, best)
+            };
+            self.store(Entry {
+                player,
+                opponent,
+                lower: lower as i8,
+                upper: upper as i8,
+                best: best_square,
+                empties: empties as u8,
+                generation: 0,
+            });
+        }
+        best
+    }
+}
+
+#[cfg(test)]
+mod watch_tests {
+    use super::*;
+
+    #[test]
+    fn a_watched_solve_publishes_its_nodes_and_the_root_moves_checked() {
+        // FFO #1 (14 empties), black to move.
+        let board = Board::parse_squares(
+            "--XXXXX--OOOXX-O-OOOXXOX-OXOXOXXOXXXOXXX--XOXOXX-XXXOOO--OOOOO--",
+            game::othello::Color::Black,
+        )
+        .expect("a valid board");
+        let watch = Arc::new(SolveWatch::default());
+        let mut solver = Solver::new();
+        solver.watch(watch.clone());
+        let solution = solver.solve(&board);
+        assert_eq!(watch.nodes.load(Ordering::Relaxed), solution.nodes);
+        let moves = board.legal_moves().count();
+        assert_eq!(watch.moves.load(Ordering::Relaxed), moves);
+        assert_eq!(watch.moves_checked.load(Ordering::Relaxed), moves);
+        assert_eq!(solution, Solver::new().solve(&board), "watching changes nothing");
+    }
+}

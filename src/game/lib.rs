@@ -1,0 +1,27 @@
+//! The games: their shared vocabulary, the [`Rules`] trait (rules only), Othello on
+//! bitboards with its notation and perft, and marubatsu. Pure and synchronous: no I/O,
+//! no async runtime.
+//!
+//! Crate map of the workspace (dependencies point down):
+//! - `game` (this crate): colours, by-colour pairs, outcomes, grid squares, the rules;
+//! - `engines`: every classical player of both games, the exact solver, the pattern
+//!   evaluation and its lab (training, accuracy, wipeouts, self-play labelling);
+//! - `llm`: chat backends (Ollama, OpenAI-compatible), retry, the fleet of hosts;
+//! - `record`: the JSONL log format and the run files (the wire specification);
+//! - `agent`: the LLM player: tools, prompts and model-facing text, the conversation
+//!   loop, answer reading;
+//! - `arena`: playing and resuming runs, run folders, the tally, ratings and stopping,
+//!   analysis and reports;
+//! - the `othello-arena` binary: the command line and the web face.
+
+#![deny(missing_docs)]
+
+pub mod marubatsu;
+pub mod othello;
+mod rules;
+mod seed;
+
+pub use marubatsu::Marubatsu;
+pub use othello::{Bitboard, ByColor, Color, Othello, Outcome, Square};
+pub use rules::{check_opening, parse_move, BoardView, Game, Line, Rules};
+pub use seed::derive_seed;

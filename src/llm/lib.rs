@@ -1,0 +1,116 @@
+//! Chat backends: typed messages, the Ollama `/api/chat` and OpenAI-compatible
+//! `/v1/chat/completions` clients, retry policy, and the fleet of hosts.
+//!
+//! Every backend sits behind [`ChatBackend`], so the agent's loop, policy, logs and
+//! statistics do not depend on the server's API or on how many servers there are.
+//! The clients are async (reqwest on the process's tokio runtime).
+//!
+//! The workspace's crate map is in the `game` crate's documentation.
+
+#![deny(missing_docs)]
+
+mod error;
+mod fleet;
+mod host;
+mod http;
+mod ollama;
+mod openai;
+mod retry;
+mod types;
+
+pub use error::{retry_class, LlmError, RetryClass};
+pub use fleet::{Api, Fleet, FleetError, HostConfig, DEFAULT_KEY_ENV, FAILURES_TO_TAKE_OUT, FIRST_DOWN, MAX_DOWN};
+pub use host::{ollama_base_url, without_credentials, ParseHostError, DEFAULT_OLLAMA_HOST};
+pub use http::error_chain;
+pub use ollama::OllamaBackend;
+pub use openai::OpenAiBackend;
+pub use retry::RetryPolicy;
+pub use types::{
+    AttemptFailure, ChatOptions, ChatReply, ChatRequest, Exchange, FunctionCall, FunctionSpec, Message, Role, Think,
+    ToolCall, ToolSpec,
+};
+
+/// A chat server (or a fleet of them): sends one request, returns the exchange with
+/// its raw bodies.
+#[async_trait::async_trait]
+pub trait ChatBackend: Send + Sync {
+    /// Sends `request`; transient failures are retried inside.
+    async fn chat(&self, request: &ChatRequest) -> Result<Exchange, LlmError>;
+
+    /// What and where the backend is, for the run configuration.
+    fn describe(&self) -> String;
+
+    /// What the server knows of `model` (digest, details), when it can say.
+    async fn model_info(&self, _model: &str) -> Option<serde_json::Value> {
+        None
+    }
+}
+
+/// One server speaking one API: a single attempt at a chat, and the models it serves.
+/// The backends retry attempts on one host; a [`Fleet`] retries them across hosts.
+#[async_trait::async_trait]
+pub(crate) trait Endpoint: Send + Sync {
+    /// The server's base URL without credentials: how logs and tables name it.
+    fn host(&self) -> &str;
+
+    /// One request, no retry.
+    async fn attempt(&self, request: &ChatRequest) -> Result<Exchange, LlmError>;
+
+    /// The names of the models the server has (`/api/tags`, `/v1/models`).
+    async fn models(&self) -> Result<Vec<String>, LlmError>;
+
+    /// What the server knows of `model`, when it can say.
+    async fn model_info(&self, _model: &str) -> Option<serde_json::Value> {
+        None
+    }
+}
+
+/// Sends `request` to one endpoint, retrying transient failures under `retry`; the
+/// failed attempts are kept in the exchange.
+pub(crate) async fn chat_on_one_host(
+    endpoint: &dyn Endpoint,
+    retry: &RetryPolicy,
+    request: &ChatRequest,
+) -> Result<Exchange, LlmError> {
+    let mut failures = Vec::new();
+    let mut retries = retry.start();
+    loop {
+        let span = tracing::debug_span!("request", host = endpoint.host(), attempt = retries.used() + 1);
+        match tracing::Instrument::instrument(endpoint.attempt(request), span).await {
+            Ok(mut exchange) => {
+                exchange.retries = retries.used();
+                exchange.failures = failures;
+                return Ok(exchange);
+            }
+            Err(err) => {
+                failures.push(AttemptFailure {
+                    host: endpoint.host().to_string(),
+                    error: err.to_string(),
+                });
+                retries.after_failure(err).await?;
+            }
+        }
+    }
+}
+
+/// Whether a server's model list holds `model` (Ollama's `name` means `name:latest`).
+pub(crate) fn serves(models: &[String], model: &str) -> bool {
+    let tagged = |name: &str| {
+        if name.contains(':') {
+            name.to_string()
+        } else {
+            format!("{name}:latest")
+        }
+    };
+    models.iter().any(|m| m == model || tagged(m) == tagged(model))
+}
+
+/// Decodes a logged response body of either API (OpenAI-compatible bodies have
+/// `choices`, Ollama's a `message`); `None` when it is neither.
+pub fn decode_reply(raw: &serde_json::Value) -> Option<ChatReply> {
+    if raw.get("choices").is_some() {
+        OpenAiBackend::parse_response(raw).ok()
+    } else {
+        OllamaBackend::parse_response(raw).ok()
+    }
+}

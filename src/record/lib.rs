@@ -1,0 +1,689 @@
+//! JSONL run logs: this crate doc is the wire-format specification.
+//!
+//! A run folder (`logs/<run-id>/` by default) holds:
+//! - `run.json`: the run's configuration (harness version, command, players, agent
+//!   settings with each prompt's text and sha256, options, policy, seed);
+//! - `game-<NNNN>.jsonl`: one file per game, one [`Record`] per line, flushed line by
+//!   line, so a crash loses at most the line being written;
+//! - `results.json` (and `results.csv` when asked): the end-of-run summary;
+//! - `decisions.jsonl` (runs with `--stop` or a tournament `stop`): the stop rule's answer
+//!   at every pair boundary of every pairing, one line each: `pairing`, `pairs`, and
+//!   `decision` (`verdict`, `llr` with its `lower`/`upper` bounds for an SPRT, `elo` with
+//!   its interval, `trials`, `unit`); rewritten whole, identically, by a resume.
+//!
+//! Every line is an object with `schema_version`, `time_ms` (Unix milliseconds) and
+//! `type`, one of:
+//! - `game_start`: `game`, `black`, `white` (player specs), `start_board` (64
+//!   characters), `opening` (the random opening moves), `seed`, `kinds` (`{"black":
+//!   "llm", "white": "engine"}`: `engine`, `human` or `llm`; absent in older logs, where
+//!   an `llm:` spec is the agent);
+//! - `exchange`: one LLM round trip: `game`, `ply`, `color`, `session`, `turn`,
+//!   `latency_ms`, `retries`, `host` (the base URL of the server that answered),
+//!   `failures` (when attempts failed first: `[{"host", "error"}]`, one per retry), and
+//!   the raw `request` and `response` bodies exactly as sent and received (seed 000's
+//!   `{"request":..,"response":..}` shape, plus metadata);
+//! - `move`: `game`, `ply`, `color`, `player`, `move` (`d3` or `pass`), `source`
+//!   (`engine`, `llm`, `fallback` or `forced_pass`), `board_after` (64 characters),
+//!   and for the agent `agent` ([`AgentDecision`]: its `source` is `llm`, `fallback`
+//!   or, in a `forfeit` record only, `forfeit`; `fallback_reason` says why the model's
+//!   answers did not count);
+//! - `forfeit`: `game`, `ply`, `color`, `player`, `agent` ([`AgentDecision`] with
+//!   `source: "forfeit"`): the agent, whose fallback is `forfeit`, gave no legal move
+//!   in any session, so no move was played at this ply (there is no `move` record for
+//!   it) and the game ended there, lost by `color`. Written only in such a game, as its
+//!   last record before `game_end` (older logs never hold one; a reader built before
+//!   this type existed refuses the line instead of scoring the game by its discs);
+//! - `game_end`: `game`, `black_discs`, `white_discs` (the discs on the board, also
+//!   after a forfeit), `winner` (`black`, `white` or `draw`; after a forfeit, the
+//!   forfeiting side's opponent), `moves` (every move of the game, opening included).
+//!   A game that ended with a `forfeit` is scored as a wipeout: its winner's margin is
+//!   64, whatever the discs on the board;
+//! - `game_stopped`: `game`, `ply` (the next ply, never played), `reason`: the run was
+//!   interrupted and the game is unfinished (`eval --resume` plays it again from the
+//!   start and keeps this file as `game-<NNNN>.jsonl.unfinished-<k>`).
+//!
+//! A line is written whole or not at all when the run is stopped with Ctrl-C; after a
+//! crash or SIGKILL the last line may be torn (cut off before its end, so not a whole
+//! JSON value). Readers that resume or report ([`read_game_log_prefix`]) treat such a
+//! file as an unfinished game; a line that cannot be read anywhere else in the file,
+//! or a last line that is whole JSON but not a record, is an error naming file and line.
+//!
+//! Readers refuse a record whose `schema_version` is not [`SCHEMA_VERSION`], naming
+//! the version found and the one they read, rather than guess at its fields.
+//!
+//! Plies count from 1 at the start position of the game, opening moves included.
+//!
+//! The workspace's crate map is in the `game` crate's documentation.
+
+#![deny(missing_docs)]
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, RwLock, RwLockWriteGuard};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use llm::AttemptFailure;
+
+/// Version of this format; bumped on any incompatible change.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// One line of a game log.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    /// The format version.
+    pub schema_version: u32,
+    /// When the line was written, Unix milliseconds.
+    pub time_ms: u64,
+    /// What happened.
+    #[serde(flatten)]
+    pub event: Event,
+}
+
+/// The kinds of log lines.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Event {
+    /// A game begins.
+    GameStart(GameStart),
+    /// One request/response round trip with the model.
+    Exchange(ExchangeRecord),
+    /// A move was played.
+    Move(MoveRecord),
+    /// The agent gave no move and forfeited: the game ends.
+    Forfeit(ForfeitRecord),
+    /// The game is over.
+    GameEnd(GameEnd),
+    /// The run stopped before the game was over.
+    GameStopped(GameStopped),
+}
+
+/// `game_start`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameStart {
+    /// Game number in the run (from 1).
+    pub game: usize,
+    /// Black's player spec.
+    pub black: String,
+    /// White's player spec.
+    pub white: String,
+    /// The start position, 64 characters.
+    pub start_board: String,
+    /// The random opening moves played before the players took over.
+    pub opening: Vec<String>,
+    /// The game's seed.
+    pub seed: u64,
+    /// What kind of player each side is (absent in logs written before it was added).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kinds: Option<PlayerKinds>,
+    /// The game (`marubatsu`); absent for Othello, the default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rules: Option<String>,
+}
+
+/// What kind of player a side is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PlayerKind {
+    /// A classical engine.
+    Engine,
+    /// A person at the terminal or in the browser.
+    Human,
+    /// The LLM agent.
+    Llm,
+}
+
+/// The kind of each side's player.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayerKinds {
+    /// Black's.
+    pub black: PlayerKind,
+    /// White's.
+    pub white: PlayerKind,
+}
+
+impl GameStart {
+    /// The kind of `color`'s player: as recorded, or for logs written before kinds were
+    /// recorded, read from its spec (`llm:MODEL` is the agent, `human` a person).
+    pub fn kind(&self, color: game::othello::Color) -> PlayerKind {
+        use game::othello::Color;
+        match (self.kinds, color) {
+            (Some(kinds), Color::Black) => kinds.black,
+            (Some(kinds), Color::White) => kinds.white,
+            (None, _) => {
+                let spec = match color {
+                    Color::Black => &self.black,
+                    Color::White => &self.white,
+                };
+                if spec.starts_with("llm:") {
+                    PlayerKind::Llm
+                } else if spec == "human" {
+                    PlayerKind::Human
+                } else {
+                    PlayerKind::Engine
+                }
+            }
+        }
+    }
+}
+
+/// `exchange`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ExchangeRecord {
+    /// Game number.
+    pub game: usize,
+    /// The ply being decided.
+    pub ply: usize,
+    /// The agent's color.
+    pub color: String,
+    /// Session (tool mode) or attempt (direct mode), from 1.
+    pub session: u32,
+    /// Turn within the session, from 1.
+    pub turn: u32,
+    /// Wall time of the successful HTTP attempt.
+    pub latency_ms: f64,
+    /// Transient failures retried first.
+    pub retries: u32,
+    /// The base URL of the server that answered (absent in logs written before fleets).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+    /// The failed attempts before the answer, with the host each went to.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failures: Vec<AttemptFailure>,
+    /// The request body exactly as sent.
+    pub request: Value,
+    /// The response body exactly as received.
+    pub response: Value,
+}
+
+/// Where a move came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MoveSource {
+    /// A classical engine or a person.
+    Engine,
+    /// The model's own answer.
+    Llm,
+    /// The fallback player, after the model failed.
+    Fallback,
+    /// A pass with no alternative (nobody was asked).
+    ForcedPass,
+    /// No move: the model failed and the agent's fallback is `forfeit` (the source of
+    /// a forfeiting [`AgentDecision`]; never of a played move).
+    Forfeit,
+}
+
+/// `move`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MoveRecord {
+    /// Game number.
+    pub game: usize,
+    /// Ply number (from 1).
+    pub ply: usize,
+    /// The mover.
+    pub color: String,
+    /// The mover's spec.
+    pub player: String,
+    /// `d3` or `pass`.
+    #[serde(rename = "move")]
+    pub mv: String,
+    /// Where the move came from.
+    pub source: MoveSource,
+    /// The position after the move, 64 characters.
+    pub board_after: String,
+    /// The agent's account of the decision, for LLM players.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<AgentDecision>,
+}
+
+/// `forfeit`: the agent played no move and lost the game.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ForfeitRecord {
+    /// Game number.
+    pub game: usize,
+    /// The ply at which no move was played (from 1).
+    pub ply: usize,
+    /// The forfeiting side.
+    pub color: String,
+    /// Its player's spec.
+    pub player: String,
+    /// The agent's account of the failed decision (`source: "forfeit"`).
+    pub agent: AgentDecision,
+}
+
+/// How the agent reached a move (or a forfeit): everything the statistics are computed
+/// from.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct AgentDecision {
+    /// `llm`, `fallback` or `forfeit`.
+    pub source: Option<MoveSource>,
+    /// Sessions (tool mode) or attempts (direct mode) started.
+    pub sessions: u32,
+    /// Requests sent.
+    pub turns: u32,
+    /// Structured tool calls (`tool_calls`).
+    pub tool_calls: u32,
+    /// Tool calls recovered from JSON text in `content`.
+    pub recovered_tool_calls: u32,
+    /// Tool calls that returned an error (bad square, bad arguments, unknown tool).
+    pub tool_errors: u32,
+    /// Final answers without a legal move.
+    pub invalid_answers: u32,
+    /// Of those, structured answers that were not JSON against the schema.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub schema_violations: u32,
+    /// How the chosen move was read (`clean` or `extracted`), for model moves.
+    pub answer_kind: Option<AnswerKind>,
+    /// Prompt tokens over all requests.
+    pub prompt_tokens: u64,
+    /// Generated tokens over all requests.
+    pub completion_tokens: u64,
+    /// Sum of request latencies.
+    pub latency_ms: f64,
+    /// Why the fallback played, or why the agent forfeited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fallback_reason: Option<String>,
+}
+
+/// How a model's move was read from its answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AnswerKind {
+    /// The answer was exactly one coordinate.
+    Clean,
+    /// The coordinate was picked out of longer text.
+    Extracted,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// `game_end`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameEnd {
+    /// Game number.
+    pub game: usize,
+    /// Black's discs.
+    pub black_discs: u32,
+    /// White's discs.
+    pub white_discs: u32,
+    /// `black`, `white` or `draw`.
+    pub winner: String,
+    /// Black's margin in the game's unit, written only where it is not the one the
+    /// record implies ([`GameEnd::implied_margin`]: the disc difference, or a 64-disc
+    /// win after a forfeit), as in a marubatsu game (1, 0 or -1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub margin: Option<i32>,
+    /// Every move, opening included.
+    pub moves: Vec<String>,
+}
+
+/// The margin Othello-era logs imply (none wrote `margin`): a forfeit is a wipeout, 64
+/// discs to the winner.
+const IMPLIED_FORFEIT_MARGIN: i32 = 64;
+
+impl GameEnd {
+    /// Black's margin where the record does not write one: the disc difference, or after
+    /// `forfeited`'s forfeit a 64-disc win for the other side (how logs written before
+    /// `margin` existed are scored).
+    pub fn implied_margin(black_discs: u32, white_discs: u32, forfeited: Option<game::othello::Color>) -> i32 {
+        match forfeited {
+            Some(game::othello::Color::Black) => -IMPLIED_FORFEIT_MARGIN,
+            Some(game::othello::Color::White) => IMPLIED_FORFEIT_MARGIN,
+            None => black_discs as i32 - white_discs as i32,
+        }
+    }
+
+    /// Black's margin as this record tells it (`forfeited`: the side whose forfeit
+    /// ended the game, if one did).
+    pub fn black_margin(&self, forfeited: Option<game::othello::Color>) -> i32 {
+        self.margin
+            .unwrap_or_else(|| GameEnd::implied_margin(self.black_discs, self.white_discs, forfeited))
+    }
+}
+
+/// `game_stopped`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameStopped {
+    /// Game number.
+    pub game: usize,
+    /// The ply that was not played.
+    pub ply: usize,
+    /// Why (`interrupted`).
+    pub reason: String,
+}
+
+/// Milliseconds since the Unix epoch.
+pub fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// Held (shared) by every log write; [`hold_log_writes`] takes it exclusively.
+static LOG_WRITES: RwLock<()> = RwLock::new(());
+
+/// Waits until no log line is being written and keeps new writes from starting while
+/// the guard lives: take it before exiting the process so that no line is torn.
+pub fn hold_log_writes() -> RwLockWriteGuard<'static, ()> {
+    LOG_WRITES.write().unwrap_or_else(|p| p.into_inner())
+}
+
+/// A game's JSONL file, written and flushed one line at a time. Shared by the two
+/// players and the game loop of one game.
+#[derive(Debug)]
+pub struct GameLog {
+    path: PathBuf,
+    writer: Mutex<BufWriter<File>>,
+}
+
+/// Writing a log failed.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write log {path}: check that the folder is writable and the disk not full")]
+pub struct LogError {
+    /// The file.
+    pub path: PathBuf,
+    /// The I/O error.
+    #[source]
+    pub source: std::io::Error,
+}
+
+impl GameLog {
+    /// Creates (truncates) the log at `path`.
+    pub fn create(path: &Path) -> Result<GameLog, LogError> {
+        let file = File::create(path).map_err(|source| LogError {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Ok(GameLog {
+            path: path.to_path_buf(),
+            writer: Mutex::new(BufWriter::new(file)),
+        })
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends one record and flushes it.
+    pub fn write(&self, event: Event) -> Result<(), LogError> {
+        let record = Record {
+            schema_version: SCHEMA_VERSION,
+            time_ms: now_ms(),
+            event,
+        };
+        let line = serde_json::to_string(&record).map_err(|e| LogError {
+            path: self.path.clone(),
+            source: e.into(),
+        })?;
+        let _writing = LOG_WRITES.read().unwrap_or_else(|p| p.into_inner());
+        let mut writer = self.writer.lock().unwrap_or_else(|p| p.into_inner());
+        writeln!(writer, "{line}")
+            .and_then(|()| writer.flush())
+            .map_err(|source| LogError {
+                path: self.path.clone(),
+                source,
+            })
+    }
+}
+
+/// A log line that cannot be read back.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadLogError {
+    /// The file cannot be opened or read.
+    #[error("cannot read log {path}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A line is not a record of this format.
+    #[error("{path}:{line}: not a log record ({source}): {}", shorten(.text))]
+    Line {
+        /// The file.
+        path: PathBuf,
+        /// Line number from 1.
+        line: usize,
+        /// The text of the line.
+        text: String,
+        /// The decode error.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// A record of a format version this build does not read.
+    #[error(
+        "{path}:{line}: schema_version {found} is not one this build reads (it reads \
+         version {SCHEMA_VERSION}): read the log with the othello-arena that wrote it"
+    )]
+    Version {
+        /// The file.
+        path: PathBuf,
+        /// Line number from 1.
+        line: usize,
+        /// The version the line carries.
+        found: u64,
+    },
+}
+
+/// At most 200 characters of a line, for a message (the error keeps it whole).
+fn shorten(text: &str) -> String {
+    match text.char_indices().nth(200) {
+        Some((end, _)) => format!("{}... ({} bytes)", &text[..end], text.len()),
+        None => text.to_string(),
+    }
+}
+
+/// Decodes line `line` (from 1) of `path`: a record of this format version.
+fn decode_line(path: &Path, line: usize, bytes: &[u8]) -> Result<Record, ReadLogError> {
+    /// Just the version, to tell an unknown version from a bad line.
+    #[derive(Deserialize)]
+    struct Version {
+        schema_version: u64,
+    }
+    let version = |found: u64| ReadLogError::Version {
+        path: path.to_path_buf(),
+        line,
+        found,
+    };
+    match serde_json::from_slice::<Record>(bytes) {
+        Ok(record) if record.schema_version == SCHEMA_VERSION => Ok(record),
+        Ok(record) => Err(version(record.schema_version.into())),
+        Err(source) => match serde_json::from_slice::<Version>(bytes) {
+            Ok(v) if v.schema_version != u64::from(SCHEMA_VERSION) => Err(version(v.schema_version)),
+            _ => Err(ReadLogError::Line {
+                path: path.to_path_buf(),
+                line,
+                text: String::from_utf8_lossy(bytes).into_owned(),
+                source,
+            }),
+        },
+    }
+}
+
+/// The lines of a file's bytes, with their numbers from 1, blank ones left out.
+fn lines(bytes: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
+    bytes
+        .split(|&b| b == b'\n')
+        .enumerate()
+        .map(|(index, line)| (index + 1, line))
+        .filter(|(_, line)| !line.iter().all(u8::is_ascii_whitespace))
+}
+
+fn read_bytes(path: &Path) -> Result<Vec<u8>, ReadLogError> {
+    std::fs::read(path).map_err(|source| ReadLogError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Reads every record of a game log, strictly: every line must be a whole record of
+/// this format version.
+pub fn read_game_log(path: &Path) -> Result<Vec<Record>, ReadLogError> {
+    lines(&read_bytes(path)?)
+        .map(|(line, bytes)| decode_line(path, line, bytes))
+        .collect()
+}
+
+/// The `game_start` record among `records`, if there is one.
+pub fn game_start(records: &[Record]) -> Option<&GameStart> {
+    records.iter().find_map(|r| match &r.event {
+        Event::GameStart(start) => Some(start),
+        _ => None,
+    })
+}
+
+/// A game log as far as it can be read: every whole record, and whether the file ends
+/// in a line that is not one (torn by a crash).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LogPrefix {
+    /// The records before any torn line.
+    pub records: Vec<Record>,
+    /// The last line was cut off: not a whole JSON value.
+    pub torn_tail: bool,
+}
+
+/// Reads a game log that a crash may have cut short: a *last* line that is not a whole
+/// JSON value (cut off mid-write) is reported as `torn_tail`; any other bad line, a
+/// last line that is whole JSON but not a record, and a record of another
+/// `schema_version` are errors.
+pub fn read_game_log_prefix(path: &Path) -> Result<LogPrefix, ReadLogError> {
+    let bytes = read_bytes(path)?;
+    let last = lines(&bytes).last().map(|(line, _)| line);
+    let mut records = Vec::new();
+    for (line, text) in lines(&bytes) {
+        match decode_line(path, line, text) {
+            Ok(record) => records.push(record),
+            Err(ReadLogError::Line { source, .. }) if Some(line) == last && is_cut_off(&source) => {
+                return Ok(LogPrefix {
+                    records,
+                    torn_tail: true,
+                })
+            }
+            Err(err) => return Err(err),
+        }
+    }
+    Ok(LogPrefix {
+        records,
+        torn_tail: false,
+    })
+}
+
+/// Whether a line failed as a cut-off write does: the JSON ends early or turns into
+/// bytes that are not JSON (a crash can leave zeros), rather than being whole JSON of
+/// the wrong shape.
+fn is_cut_off(error: &serde_json::Error) -> bool {
+    matches!(
+        error.classify(),
+        serde_json::error::Category::Eof | serde_json::error::Category::Syntax
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file in the temporary folder holding `text`.
+    fn log_file(name: &str, text: &str) -> PathBuf {
+        let path = std::env::temp_dir().join(format!("othello-record-{name}-{}.jsonl", std::process::id()));
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    fn stopped_line(version: u32) -> String {
+        let record = Record {
+            schema_version: version,
+            time_ms: 1,
+            event: Event::GameStopped(GameStopped {
+                game: 1,
+                ply: 5,
+                reason: "interrupted".into(),
+            }),
+        };
+        serde_json::to_string(&record).unwrap()
+    }
+
+    #[test]
+    fn a_record_of_another_schema_version_is_refused_naming_it() {
+        let line = stopped_line(SCHEMA_VERSION);
+        let path = log_file("version", &format!("{line}\n{}\n", stopped_line(7)));
+        for err in [
+            read_game_log(&path).unwrap_err(),
+            read_game_log_prefix(&path).unwrap_err(),
+        ] {
+            assert!(
+                matches!(err, ReadLogError::Version { line: 2, found: 7, .. }),
+                "{err:?}"
+            );
+            let text = err.to_string();
+            assert!(
+                text.contains("schema_version 7") && text.contains("reads version 1"),
+                "{text}"
+            );
+        }
+        // A version too large for the field is named as well.
+        let path = log_file(
+            "version-big",
+            &line.replace("\"schema_version\":1", "\"schema_version\":99999999999"),
+        );
+        let err = read_game_log(&path).unwrap_err();
+        assert!(err.to_string().contains("schema_version 99999999999"), "{err}");
+    }
+
+    #[test]
+    fn only_a_cut_off_last_line_is_a_torn_tail() {
+        let line = stopped_line(SCHEMA_VERSION);
+        let cut = &line[..line.len() / 2];
+        let torn = log_file("torn", &format!("{line}\n{cut}"));
+        let prefix = read_game_log_prefix(&torn).unwrap();
+        assert!(prefix.torn_tail);
+        assert_eq!(prefix.records.len(), 1);
+        assert!(matches!(read_game_log(&torn), Err(ReadLogError::Line { line: 2, .. })));
+        // Cut in the middle of the file: an error naming the line.
+        let middle = log_file("middle", &format!("{line}\n{cut}\n{line}\n"));
+        let err = read_game_log_prefix(&middle).unwrap_err();
+        assert!(matches!(err, ReadLogError::Line { line: 2, .. }), "{err:?}");
+        // Whole JSON that is not a record is not a cut.
+        let wrong = log_file(
+            "wrong",
+            &format!("{line}\n{{\"schema_version\":1,\"type\":\"nope\"}}\n"),
+        );
+        assert!(matches!(
+            read_game_log_prefix(&wrong),
+            Err(ReadLogError::Line { line: 2, .. })
+        ));
+        // A whole file is not torn, blank lines or not.
+        let whole = log_file("whole", &format!("{line}\n\n{line}\n\n"));
+        assert_eq!(read_game_log_prefix(&whole).unwrap().records.len(), 2);
+    }
+
+    #[test]
+    fn a_forfeit_line_reads_back_and_names_its_source() {
+        let record = Record {
+            schema_version: SCHEMA_VERSION,
+            time_ms: 1,
+            event: Event::Forfeit(ForfeitRecord {
+                game: 3,
+                ply: 5,
+                color: "black".into(),
+                player: "llm:m".into(),
+                agent: AgentDecision {
+                    source: Some(MoveSource::Forfeit),
+                    fallback_reason: Some("no legal move; the model forfeited the game".into()),
+                    ..AgentDecision::default()
+                },
+            }),
+        };
+        let value = serde_json::to_value(&record).unwrap();
+        assert_eq!(value["type"], "forfeit");
+        assert_eq!(value["agent"]["source"], "forfeit");
+        assert_eq!((&value["color"], &value["player"]), (&"black".into(), &"llm:m".into()));
+        assert_eq!(serde_json::from_value::<Record>(value).unwrap(), record);
+    }
+}

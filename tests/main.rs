@@ -1,0 +1,40 @@
+//! The integration tests, one test binary (ripgrep's way: `autotests = false`, each file
+//! a module), so `cargo test` links one binary rather than thirty. Shared helpers are in
+//! [`support`]. Run one file's tests with `cargo test --test integration FILE::`.
+
+mod support;
+
+mod agent_loop;
+mod cli;
+mod endgame;
+mod error_messages;
+mod eval_cli;
+mod fleet;
+mod forfeit;
+mod fuzz;
+mod local_llm;
+mod log_bytes;
+mod log_reading;
+mod long_work;
+mod marubatsu;
+mod matches;
+mod modelfile;
+mod move_quality;
+mod old_runs;
+mod ollama_wire;
+mod openai_wire;
+mod perft;
+mod positions;
+mod properties;
+mod reference;
+mod replay;
+mod report_browser;
+mod resume;
+mod run_folders;
+mod secrets;
+mod serve;
+mod serve_browser;
+mod shipped_files;
+mod soak;
+mod structured;
+mod tournament;
