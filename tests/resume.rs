@@ -245,6 +245,11 @@ fn ctrl_c_twice_quits_at_once_without_a_torn_line() {
         "the second Ctrl-C did not quit"
     );
     assert_eq!(output.status.code(), Some(130));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("quitting now: unfinished games are played again by othello-arena eval --resume"),
+        "{stderr}"
+    );
     for (name, _) in games(&dir) {
         let text = std::fs::read_to_string(dir.join(&name)).unwrap();
         assert!(text.ends_with('\n'), "{name} ends in a torn line");
@@ -273,4 +278,69 @@ fn resume_refuses_a_folder_that_is_not_an_eval_run() {
     .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("cannot be used with"), "{stderr}");
+}
+
+/// A gauntlet of the scripted model (`host`) against two engines, started in `dir`.
+fn start_tournament(dir: &Path, host: &str) -> Child {
+    let file = dir.with_extension("toml");
+    let text = format!(
+        "format = \"gauntlet\"\nengines = [\"random\", \"greedy\"]\ngames = 4\nseed = 3\n\n\
+         [[llm]]\nmodel = \"stub\"\nhost = [\"{host}\"]\n"
+    );
+    std::fs::write(&file, text).unwrap();
+    let args = [
+        "tournament",
+        file.to_str().unwrap(),
+        "--log-dir",
+        dir.to_str().unwrap(),
+        "--parallel",
+        "2",
+    ];
+    command(&args, "127.0.0.1:9")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts")
+}
+
+#[test]
+fn an_interrupted_tournament_names_the_tournament_resume() {
+    let server = slow_model(Duration::from_millis(15));
+    let dir = temp_dir("tournament-ctrl-c");
+    let child = start_tournament(&dir, &server.url);
+    wait_for_finished(&dir, 1);
+    send_sigint(&child);
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let hint = format!("continue with: othello-arena tournament --resume {}", dir.display());
+    assert!(stderr.contains(&hint), "{stderr}");
+    // The command it names continues the run.
+    let output = command(&["tournament", "--resume", dir.to_str().unwrap()], "127.0.0.1:9")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(finished_logs(&dir), 8);
+}
+
+#[test]
+fn a_tournament_quit_with_two_ctrl_c_names_the_tournament_resume() {
+    let server = slow_model(Duration::from_secs(60));
+    let dir = temp_dir("tournament-ctrl-c-twice");
+    let child = start_tournament(&dir, &server.url);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while server.chat_requests().is_empty() {
+        assert!(Instant::now() < deadline, "no request reached the server");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    send_sigint(&child);
+    std::thread::sleep(Duration::from_millis(200));
+    send_sigint(&child);
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("quitting now: unfinished games are played again by othello-arena tournament --resume"),
+        "{stderr}"
+    );
 }

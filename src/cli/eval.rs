@@ -29,9 +29,11 @@ use record::{hold_log_writes, read_game_log_prefix, Event};
 #[derive(Debug, thiserror::Error)]
 #[error(
     "interrupted: {finished} of {total} games finished (the table counts only those); \
-     continue with: othello-arena eval --resume {dir}"
+     continue with: othello-arena {command} --resume {dir}"
 )]
 pub struct Interrupted {
+    /// The command that resumes the run (`eval`, `tournament`).
+    pub command: &'static str,
     /// Games finished.
     pub finished: usize,
     /// Games scheduled.
@@ -134,7 +136,7 @@ async fn evaluate<R: ModelGame>(
     };
     folder.write_json("run.json", &run_json)?;
     let stop = Arc::new(AtomicBool::new(false));
-    stop_on_ctrl_c(stop.clone())?;
+    stop_on_ctrl_c(stop.clone(), "eval")?;
     config.run.stop = Some(stop);
     let total = config.schedule().len();
     let bar = if args.json {
@@ -235,6 +237,7 @@ async fn evaluate<R: ModelGame>(
     }
     if !complete {
         return Err(Interrupted {
+            command: "eval",
             finished: total - result.unfinished,
             total,
             dir: log_dir.display().to_string(),
@@ -350,8 +353,9 @@ fn resumed_args(dir: &Path, now: &EvalArgs) -> Result<(EvalArgs, Value)> {
 
 /// Ctrl-C once sets `stop` (no new games; games in flight end after their current
 /// move, logged as unfinished); twice quits at once, between two log lines. Listens
-/// on the runtime (tokio's signal handling).
-pub(super) fn stop_on_ctrl_c(stop: Arc<AtomicBool>) -> Result<()> {
+/// on the runtime (tokio's signal handling). Both messages name `command --resume`, the
+/// command that continues the run.
+pub(super) fn stop_on_ctrl_c(stop: Arc<AtomicBool>, command: &'static str) -> Result<()> {
     #[cfg(unix)]
     let mut interrupts = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
         .context("cannot listen for Ctrl-C")?;
@@ -369,7 +373,7 @@ pub(super) fn stop_on_ctrl_c(stop: Arc<AtomicBool>) -> Result<()> {
         );
         if pressed().await {
             let _no_torn_lines = hold_log_writes();
-            eprintln!("\nquitting now: unfinished games are played again by eval --resume");
+            eprintln!("\nquitting now: unfinished games are played again by othello-arena {command} --resume");
             std::process::exit(130);
         }
     });

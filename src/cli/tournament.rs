@@ -241,7 +241,7 @@ pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<Strin
     };
     folder.write_json("run.json", &run_json)?;
     let stop = Arc::new(AtomicBool::new(false));
-    stop_on_ctrl_c(stop.clone())?;
+    stop_on_ctrl_c(stop.clone(), "tournament")?;
     run.stop = Some(stop);
     let bar = progress(plan.schedule.len(), args.json, "games (at most)");
     let report = |event: MatchEvent<'_>| {
@@ -295,6 +295,7 @@ pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<Strin
     }
     if interrupted {
         return Err(Interrupted {
+            command: "tournament",
             finished: records.iter().filter(|r| r.is_some()).count(),
             total: records.len(),
             dir: log_dir.display().to_string(),
