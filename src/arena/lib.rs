@@ -40,7 +40,7 @@ pub use quality::{
 };
 pub use ratings::{fit_ratings, ladder_position, RatedGame, Rating, RatingError, RatingOptions};
 pub use replay::{replay_records, replay_seed_lines, ExchangeView, GameReplay, PlyView, ReplayError, ToolView};
-pub use resume::{game_log_path, is_game_log, load_resume_state, rebuild_game, ResumeError, ResumeState};
+pub use resume::{load_resume_state, rebuild_game, ResumeError, ResumeState};
 pub use run_folder::{check_output, run_record, utc_now, OutputError, RunFolder, RunFolderError, LOCK_FILE};
 pub use schedule::{play_logged, run_games, MatchError, MatchEvent, RunOptions, ScheduledGame, Seat};
 pub use sequential::{run_sequential, Pairing, PairingStop, SequentialResult};

@@ -158,7 +158,7 @@ fn log_files(path: &Path) -> Result<Vec<PathBuf>, LogsError> {
     let mut found = Vec::new();
     for entry in std::fs::read_dir(path).map_err(io)? {
         let file = entry.map_err(io)?.path();
-        if super::is_game_log(&file) {
+        if record::is_game_log(&file) {
             found.push(file);
         }
     }

@@ -254,18 +254,13 @@ impl<R: ModelGame> GameRecord<R> {
     /// A game that ended when `forfeit.color` forfeited in `game`'s last position: the
     /// opponent wins by [`Rules::FORFEIT_MARGIN`].
     pub fn forfeited(game: Line<R>, opening_plies: usize, plies: Vec<PlyRecord<R>>, forfeit: Forfeit) -> GameRecord<R> {
-        let winner = !forfeit.color;
-        let disc_difference = match winner {
-            Color::Black => R::FORFEIT_MARGIN,
-            Color::White => -R::FORFEIT_MARGIN,
-        };
         GameRecord {
             game,
             opening_plies,
             plies,
+            outcome: Outcome::Win(!forfeit.color),
+            disc_difference: R::forfeit_margin(forfeit.color),
             forfeit: Some(forfeit),
-            outcome: Outcome::Win(winner),
-            disc_difference,
         }
     }
 

@@ -346,11 +346,7 @@ fn replay_game<R: ModelGame>(records: &[Record]) -> Result<GameReplay, ReplayErr
                 replay.outcome = R::is_over(&board).then(|| R::outcome(&board));
                 check_end::<R>(&board, &replay, &end.winner).map_err(|reason| broken(ply, reason))?;
                 let forfeited = replay.forfeit.as_ref().and_then(|f| f.color.parse::<Color>().ok());
-                let margin = match forfeited {
-                    Some(Color::Black) => -R::FORFEIT_MARGIN,
-                    Some(Color::White) => R::FORFEIT_MARGIN,
-                    None => R::margin(&board),
-                };
+                let margin = forfeited.map_or_else(|| R::margin(&board), R::forfeit_margin);
                 if end.black_margin(forfeited) != margin {
                     return Err(broken(
                         ply,

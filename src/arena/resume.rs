@@ -11,7 +11,7 @@ use super::replay::replay_records;
 use super::schedule::ScheduledGame;
 use game::othello::Color;
 use game::{Game, Line, Othello, Rules};
-use record::{game_start, read_game_log_prefix, Event, ReadLogError, Record};
+use record::{game_log_path, game_start, read_game_log_prefix, Event, ReadLogError, Record};
 
 /// What an interrupted run left behind.
 #[derive(Clone, Debug)]
@@ -60,19 +60,6 @@ pub enum ResumeError {
         #[source]
         source: std::io::Error,
     },
-}
-
-/// The log file of game `number` in `dir`.
-pub fn game_log_path(dir: &Path, number: usize) -> PathBuf {
-    dir.join(format!("game-{number:04}.jsonl"))
-}
-
-/// Whether `path` is named as a game's log (`game-*.jsonl`; not a set-aside
-/// `*.jsonl.unfinished-N`).
-pub fn is_game_log(path: &Path) -> bool {
-    path.file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| n.starts_with("game-") && n.ends_with(".jsonl"))
 }
 
 /// Reads the logs in `dir` for `schedule` (played by `players`): a game whose log ends

@@ -8,6 +8,7 @@
 //! an existing run is only reopened to resume it; and a second process on a folder
 //! that one is writing is refused while the first holds the lock.
 
+use record::is_game_or_set_aside_log;
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{ErrorKind, Read, Write};
 use std::path::{Path, PathBuf};
@@ -288,11 +289,9 @@ fn is_run_folder(dir: &Path) -> bool {
     dir.join("run.json").is_file()
         || dir.join(LOCK_FILE).is_file()
         || std::fs::read_dir(dir).is_ok_and(|entries| {
-            entries.filter_map(Result::ok).any(|e| {
-                e.file_name()
-                    .to_str()
-                    .is_some_and(|n| n.starts_with("game-") && n.contains(".jsonl"))
-            })
+            entries
+                .filter_map(Result::ok)
+                .any(|e| is_game_or_set_aside_log(&e.path()))
         })
 }
 

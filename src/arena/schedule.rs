@@ -11,9 +11,9 @@ use tokio::task::JoinSet;
 
 use super::play::{play_game, random_opening, GameContext, GameError, GameRecord};
 use super::player::{Player, PlayerSpec};
-use super::resume::game_log_path;
 use game::othello::{ByColor, Color, Outcome};
 use game::{Game, Line, Othello};
+use record::game_log_path;
 use record::{Event, GameEnd, GameLog, GameStart, LogError, PlayerKind, PlayerKinds};
 
 /// One game to play: who has which color, and its seeds.

@@ -2,6 +2,8 @@
 
 use serde::Serialize;
 
+use super::stopping::GameScore;
+
 /// Wins, losses and draws from one side's view, with the summed disc margin.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Tally {
@@ -18,10 +20,10 @@ pub struct Tally {
 impl Tally {
     /// Adds one game with final disc difference `margin` from this side's view.
     pub fn record(&mut self, margin: i32) {
-        match margin.cmp(&0) {
-            std::cmp::Ordering::Greater => self.wins += 1,
-            std::cmp::Ordering::Less => self.losses += 1,
-            std::cmp::Ordering::Equal => self.draws += 1,
+        match GameScore::from_margin(margin) {
+            GameScore::Win => self.wins += 1,
+            GameScore::Loss => self.losses += 1,
+            GameScore::Draw => self.draws += 1,
         }
         self.margin_sum += i64::from(margin);
     }
@@ -70,7 +72,7 @@ fn ratio(part: u32, whole: u32) -> f64 {
 }
 
 /// z for a two-sided 95% interval.
-const Z_95: f64 = 1.959_963_984_540_054;
+pub(crate) const Z_95: f64 = 1.959_963_984_540_054;
 
 /// The Wilson score 95% interval for `successes` out of `trials`; (0, 1) with no trials.
 ///

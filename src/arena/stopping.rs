@@ -82,6 +82,8 @@ use std::str::FromStr;
 
 use serde::Serialize;
 
+use super::stats::Z_95;
+
 /// The default `ALPHA` and `BETA` of `sprt:ELO0,ELO1`.
 pub const DEFAULT_ERROR_RATE: f64 = 0.05;
 
@@ -93,9 +95,6 @@ pub const MAX_ELO: f64 = 2000.0;
 
 /// Fishtest's stand-in for an empty count in the LLR, in trials.
 const EMPTY_COUNT: f64 = 1e-3;
-
-/// z for a two-sided 95% interval.
-const Z_95: f64 = 1.959_963_984_540_054;
 
 /// Pseudo-trials added at each extreme for the interval: `z² / 2`, as Agresti and Coull do.
 const INTERVAL_PRIOR: f64 = Z_95 * Z_95 / 2.0;

@@ -9,6 +9,7 @@ use super::eval::AgentStats;
 use super::play::GameRecord;
 use super::player::PlayerSpec;
 use super::stats::Tally;
+use super::stopping::GameScore;
 use agent::ModelGame;
 use game::othello::{ByColor, Color};
 use record::{game_start, Event, PlayerKind, Record};
@@ -123,11 +124,7 @@ impl GameSummary {
     /// `color`'s score (1 win, 0.5 draw, 0 loss; a forfeit is a loss), when the game
     /// finished.
     pub fn score_for(&self, color: Color) -> Option<f64> {
-        self.margin_for(color).map(|m| match m.signum() {
-            1 => 1.0,
-            0 => 0.5,
-            _ => 0.0,
-        })
+        self.margin_for(color).map(|m| GameScore::from_margin(m).points())
     }
 
     /// The sides an LLM played.

@@ -23,7 +23,7 @@ use arena::{
     GameToScore, HostUsage, MatchEvent, MoveQuality, PairingStop, PlayerSpec, RunFolder, RunOptions, ScoringStopped,
 };
 use game::{Marubatsu, Othello};
-use record::{hold_log_writes, read_game_log_prefix, Event};
+use record::{hold_log_writes, is_game_or_set_aside_log, read_game_log_prefix, Event};
 
 /// The run stopped at the user's request before every game finished.
 #[derive(Debug, thiserror::Error)]
@@ -389,11 +389,7 @@ fn logged_host_usage(log_dir: &Path) -> Result<Vec<HostUsage>> {
     let mut logs: Vec<_> = entries
         .flatten()
         .map(|e| e.path())
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("game-") && n.contains(".jsonl"))
-        })
+        .filter(|p| is_game_or_set_aside_log(p))
         .collect();
     logs.sort();
     for path in logs {

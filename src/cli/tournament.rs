@@ -20,7 +20,7 @@ use super::positions::progress;
 use super::rate::{both_views, player_name, read_games, tables};
 use arena::{
     load_resume_state, plan, run_games, run_record, run_sequential, utc_now, Format, GameRecord, MatchEvent,
-    PairingStop, PlayerSpec, RunOptions, StopRule,
+    PairingStop, PlayerSpec, RunOptions, StopRule, Tally,
 };
 
 /// A tournament file.
@@ -343,20 +343,15 @@ fn pairing_results(
         .iter()
         .enumerate()
         .map(|(p, pairing)| {
-            let (mut wins, mut draws, mut losses) = (0, 0, 0);
+            let mut tally = Tally::default();
             for &i in pairing.pairs.iter().flatten() {
                 let Some(record) = &records[i] else { continue };
-                let color = plan.schedule[i].color_of(pairing.first);
-                match record.margin_for(color).signum() {
-                    1 => wins += 1,
-                    0 => draws += 1,
-                    _ => losses += 1,
-                }
+                tally.record(record.margin_for(plan.schedule[i].color_of(pairing.first)));
             }
             json!({
                 "pairing": pairing.label,
-                "games": wins + draws + losses,
-                "wins": wins, "draws": draws, "losses": losses,
+                "games": tally.games(),
+                "wins": tally.wins, "draws": tally.draws, "losses": tally.losses,
                 "stop": stops.get(p).cloned().flatten(),
             })
         })

@@ -67,6 +67,15 @@ pub trait Rules: Copy + Debug + Default + Send + Sync + 'static {
 
     /// Empty squares in `position` (move quality's game phase).
     fn empties(position: &Self::Position) -> u32;
+    /// Black's margin in a game that `forfeited` lost by forfeit: the opponent wins by
+    /// [`Rules::FORFEIT_MARGIN`].
+    fn forfeit_margin(forfeited: Color) -> i32 {
+        match forfeited {
+            Color::Black => -Self::FORFEIT_MARGIN,
+            Color::White => Self::FORFEIT_MARGIN,
+        }
+    }
+
     /// The legal moves as grid coordinates.
     fn legal_coordinates(position: &Self::Position) -> Bitboard {
         Self::legal_moves(position)

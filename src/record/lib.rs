@@ -66,6 +66,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use game::{Othello, Rules};
 use llm::AttemptFailure;
 
 /// Version of this format; bumped on any incompatible change.
@@ -99,6 +100,15 @@ pub enum Event {
     GameEnd(GameEnd),
     /// The run stopped before the game was over.
     GameStopped(GameStopped),
+}
+
+impl Event {
+    /// Whether no more play follows this line in its log: the game ended, was stopped,
+    /// or was forfeited (`game_end` follows a forfeit at once; a log that ends at the
+    /// forfeit is a run that died in between, and its game is unfinished).
+    pub fn ends_play(&self) -> bool {
+        matches!(self, Event::GameEnd(_) | Event::GameStopped(_) | Event::Forfeit(_))
+    }
 }
 
 /// `game_start`.
@@ -322,20 +332,13 @@ pub struct GameEnd {
     pub moves: Vec<String>,
 }
 
-/// The margin Othello-era logs imply (none wrote `margin`): a forfeit is a wipeout, 64
-/// discs to the winner.
-const IMPLIED_FORFEIT_MARGIN: i32 = 64;
-
 impl GameEnd {
     /// Black's margin where the record does not write one: the disc difference, or after
     /// `forfeited`'s forfeit a 64-disc win for the other side (how logs written before
     /// `margin` existed are scored).
     pub fn implied_margin(black_discs: u32, white_discs: u32, forfeited: Option<game::othello::Color>) -> i32 {
-        match forfeited {
-            Some(game::othello::Color::Black) => -IMPLIED_FORFEIT_MARGIN,
-            Some(game::othello::Color::White) => IMPLIED_FORFEIT_MARGIN,
-            None => black_discs as i32 - white_discs as i32,
-        }
+        // Logs without `margin` are Othello's, where a forfeit is a 64-disc wipeout.
+        forfeited.map_or(black_discs as i32 - white_discs as i32, Othello::forfeit_margin)
     }
 
     /// Black's margin as this record tells it (`forfeited`: the side whose forfeit
@@ -371,6 +374,28 @@ static LOG_WRITES: RwLock<()> = RwLock::new(());
 /// the guard lives: take it before exiting the process so that no line is torn.
 pub fn hold_log_writes() -> RwLockWriteGuard<'static, ()> {
     LOG_WRITES.write().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The log file of game `number` in `dir`: `game-NNNN.jsonl`.
+pub fn game_log_path(dir: &Path, number: usize) -> PathBuf {
+    dir.join(format!("game-{number:04}.jsonl"))
+}
+
+/// Whether `path` is named as a game's log (`game-*.jsonl`; not a set-aside
+/// `*.jsonl.unfinished-N`).
+pub fn is_game_log(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with("game-") && n.ends_with(".jsonl"))
+}
+
+/// Whether `path` is named as a game's log or one a resume set aside
+/// (`game-*.jsonl.unfinished-N`): the files that make a folder a run and whose requests
+/// count in its host usage.
+pub fn is_game_or_set_aside_log(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with("game-") && n.contains(".jsonl"))
 }
 
 /// A game's JSONL file, written and flushed one line at a time. Shared by the two
@@ -480,8 +505,9 @@ fn shorten(text: &str) -> String {
     }
 }
 
-/// Decodes line `line` (from 1) of `path`: a record of this format version.
-fn decode_line(path: &Path, line: usize, bytes: &[u8]) -> Result<Record, ReadLogError> {
+/// Decodes line `line` (from 1) of `path`: a record of this format version. Every
+/// reader of log lines goes through it.
+pub fn decode_line(path: &Path, line: usize, bytes: &[u8]) -> Result<Record, ReadLogError> {
     /// Just the version, to tell an unknown version from a bad line.
     #[derive(Deserialize)]
     struct Version {

@@ -34,13 +34,13 @@ use tokio::sync::{broadcast, mpsc};
 use super::AppState;
 use agent::{Agent, AgentError, AgentEvent, BlockingEngine, MoveContext};
 use arena::{
-    game_log_path, play_logged, run_record, utc_now, Action, GameContext, PlayError, Played, Player, PlayerSpec,
-    RunFolder, RunFolderError, Seat,
+    play_logged, run_record, utc_now, Action, GameContext, PlayError, Played, Player, PlayerSpec, RunFolder,
+    RunFolderError, Seat,
 };
 use engines::{EngineError, EngineSpec};
 use game::othello::{Bitboard, Board, ByColor, Color, Move, Square};
 use game::{Line, Othello};
-use record::{AgentDecision, GameLog, MoveSource, PlayerKind};
+use record::{game_log_path, AgentDecision, GameLog, MoveSource, PlayerKind};
 
 /// The longest model text sent to the page (the log keeps everything).
 const MAX_TEXT: usize = 32 * 1024;

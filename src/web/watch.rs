@@ -24,7 +24,7 @@ use serde_json::{json, Value};
 use super::assets;
 use super::guard::{resolve, PathRefused};
 use super::AppState;
-use arena::is_game_log;
+use record::{is_game_log, Event};
 
 /// How often a followed run's folder is looked at.
 const FOLLOW_EVERY: Duration = Duration::from_millis(500);
@@ -83,7 +83,8 @@ fn game_logs(root: &FsPath, dir: &FsPath) -> Vec<PathBuf> {
     logs
 }
 
-/// Whether a game log's last complete line ends the game.
+/// Whether a game log's last complete line ends its play (a line of another format
+/// version or a torn one does not).
 fn finished(log: &FsPath) -> bool {
     let Ok(mut file) = std::fs::File::open(log) else {
         return false;
@@ -95,8 +96,7 @@ fn finished(log: &FsPath) -> bool {
     }
     let text = String::from_utf8_lossy(&tail);
     let last = text.trim_end().rsplit('\n').next().unwrap_or("");
-    serde_json::from_str::<Value>(last)
-        .is_ok_and(|r| matches!(r["type"].as_str(), Some("game_end" | "game_stopped" | "forfeit")))
+    record::decode_line(log, 0, last.as_bytes()).is_ok_and(|r| r.event.ends_play())
 }
 
 fn modified(path: &FsPath) -> Option<SystemTime> {
@@ -154,15 +154,17 @@ pub async fn list(State(app): State<Arc<AppState>>) -> Response {
 fn game_glance(path: &FsPath) -> Value {
     let text = std::fs::read_to_string(path).unwrap_or_default();
     let (mut black, mut white, mut moves, mut end) = (Value::Null, Value::Null, 0, Value::Null);
-    for line in text.lines() {
-        let Ok(record) = serde_json::from_str::<Value>(line) else {
-            continue;
-        };
-        match record["type"].as_str() {
-            Some("game_start") => (black, white) = (record["black"].clone(), record["white"].clone()),
-            Some("move") => moves += 1,
-            Some("game_end") => end = json!([record["black_discs"], record["white_discs"], record["winner"]]),
-            Some("forfeit") => end = json!([null, null, format!("{} forfeited", record["color"])]),
+    // A line that is not a record of this format (torn, another version) is left out.
+    let records = text
+        .lines()
+        .enumerate()
+        .filter_map(|(i, line)| record::decode_line(path, i + 1, line.as_bytes()).ok());
+    for record in records {
+        match record.event {
+            Event::GameStart(start) => (black, white) = (json!(start.black), json!(start.white)),
+            Event::Move(_) => moves += 1,
+            Event::GameEnd(e) => end = json!([e.black_discs, e.white_discs, e.winner]),
+            Event::Forfeit(f) => end = json!([null, null, format!("{:?} forfeited", f.color)]),
             _ => {}
         }
     }
