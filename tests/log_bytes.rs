@@ -30,7 +30,7 @@
 //!
 //! To change a pinned format deliberately, regenerate the golden files and commit
 //! them with the change that explains why:
-//! `PIN_UPDATE=1 cargo test --test log_bytes`, then review `git diff tests/data/pinned`.
+//! `PIN_UPDATE=1 cargo test --test integration log_bytes::`, then review `git diff tests/data/pinned`.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -39,7 +39,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::support::{legal_moves_in, playing_model, run_arena, temp_dir, Reply, StubServer};
+use crate::support::{golden, legal_moves_in, playing_model, run_arena, temp_dir, Reply, StubServer};
 use serde_json::Value;
 
 /// The golden files.
@@ -190,69 +190,12 @@ fn key_paths(value: &Value) -> String {
 
 /// Compares `got` with the golden file `name`, or with `PIN_UPDATE` set writes it.
 fn check_pinned(name: &str, got: &str) {
-    let path = Path::new(PINNED).join(name);
-    if std::env::var_os("PIN_UPDATE").is_some() {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, got).unwrap();
-        return;
-    }
-    let want = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "cannot read the pinned file {}: {e}; write it with PIN_UPDATE=1 cargo test --test log_bytes",
-            path.display()
-        )
-    });
-    if let Some(difference) = first_difference(&want, got) {
-        panic!(
-            "{name} is no longer byte-identical to the pinned {}\n{difference}\n\
-             If the format change is deliberate, regenerate with PIN_UPDATE=1 cargo test --test log_bytes \
-             and commit the golden files with the reason.",
-            path.display()
-        );
-    }
-}
-
-/// The first line where `want` and `got` differ, both versions shown around the
-/// first differing character; `None` if they are equal.
-fn first_difference(want: &str, got: &str) -> Option<String> {
-    if want == got {
-        return None;
-    }
-    let (mut want_lines, mut got_lines) = (want.split_inclusive('\n'), got.split_inclusive('\n'));
-    for number in 1.. {
-        let (w, g) = (want_lines.next(), got_lines.next());
-        if w == g {
-            continue;
-        }
-        let (w, g) = (w.unwrap_or("<end of file>"), g.unwrap_or("<end of file>"));
-        let column = w.bytes().zip(g.bytes()).take_while(|(a, b)| a == b).count();
-        return Some(format!(
-            "first difference at line {number}, byte {}:\n  pinned: {}\n  now:    {}",
-            column + 1,
-            excerpt(w, column),
-            excerpt(g, column)
-        ));
-    }
-    unreachable!("two different texts differ in some line")
-}
-
-/// A line, or for a long one 200 bytes either side of `column`.
-fn excerpt(line: &str, column: usize) -> String {
-    let line = line.trim_end_matches('\n');
-    if line.len() <= 400 {
-        return line.to_string();
-    }
-    let mut start = column.saturating_sub(200).min(line.len());
-    let mut end = (column + 200).min(line.len());
-    while !line.is_char_boundary(start) {
-        start -= 1;
-    }
-    while !line.is_char_boundary(end) {
-        end += 1;
-    }
-    let before = if start > 0 { "..." } else { "" };
-    let after = if end < line.len() { "..." } else { "" };
-    format!("{before}{}{after} ({} bytes)", &line[start..end], line.len())
+    golden::check(
+        PINNED,
+        name,
+        got,
+        "PIN_UPDATE=1 cargo test --test integration log_bytes::",
+    );
 }
 
 /// Checks the run folder file `file` of `run` against `pinned/<case>/<file>`.
@@ -532,12 +475,12 @@ fn the_normaliser_blanks_only_what_varies() {
         normalise_csv("model,date,x\nm,2026-12-01,1\n"),
         "model,date,x\nm,<DATE>,1\n"
     );
-    let difference = first_difference("a\nb\nc\n", "a\nB\nc\n").unwrap();
+    let difference = golden::first_difference("a\nb\nc\n", "a\nB\nc\n").unwrap();
     assert!(
-        difference.contains("line 2, byte 1") && difference.contains("pinned: b"),
+        difference.contains("line 2, byte 1") && difference.contains("committed: b"),
         "{difference}"
     );
-    assert!(first_difference("a\n", "a\nb\n")
+    assert!(golden::first_difference("a\n", "a\nb\n")
         .unwrap()
-        .contains("pinned: <end of file>"));
+        .contains("committed: <end of file>"));
 }

@@ -19,11 +19,11 @@
 //!
 //! **Never regenerate a fixture folder**: it stands for the logs users already have,
 //! and a copy rewritten by a newer binary proves nothing. `write_missing_fixtures`
-//! (ignored; `cargo test --test old_runs -- --ignored`) shows how they were made and
+//! (ignored; `cargo test --test integration old_runs:: -- --ignored`) shows how they were made and
 //! writes only folders that do not exist yet: add a new fixture under a new name.
 //!
 //! The expected outputs under `tests/data/runs-expected/` may be regenerated when a
-//! change of output is deliberate: `PIN_UPDATE=1 cargo test --test old_runs`, then
+//! change of output is deliberate: `PIN_UPDATE=1 cargo test --test integration old_runs::`, then
 //! review `git diff tests/data/runs-expected`. The commands run on copies of the
 //! fixtures in a temporary folder, written `<RUNS>` in the expected outputs.
 
@@ -31,7 +31,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::{legal_moves_in, playing_model, run_arena, temp_dir, Reply, StubServer};
+use crate::support::{golden, legal_moves_in, playing_model, run_arena, temp_dir, Reply, StubServer};
 use serde_json::{json, Value};
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/runs");
@@ -89,48 +89,15 @@ fn stdout(output: &Output, root: &Path) -> String {
         .replace(root.to_str().unwrap(), "<RUNS>")
 }
 
-/// Compares `got` with the expected output `name`, or with `PIN_UPDATE` set writes it.
+/// Compares `got` with the expected output `name`, or with `PIN_UPDATE` set writes it
+/// (the expected outputs only: never the fixture folders).
 fn check_expected(name: &str, got: &str) {
-    let path = Path::new(EXPECTED).join(name);
-    if std::env::var_os("PIN_UPDATE").is_some() {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, got).unwrap();
-        return;
-    }
-    let want = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "cannot read the expected output {}: {e}; write it with PIN_UPDATE=1 cargo test --test old_runs",
-            path.display()
-        )
-    });
-    if let Some(difference) = first_difference(&want, got) {
-        panic!(
-            "{name}: today's binary reads an old run differently from {}\n{difference}\n\
-             If the change is deliberate, regenerate the expected outputs (never the fixture folders) with \
-             PIN_UPDATE=1 cargo test --test old_runs and commit them with the reason.",
-            path.display()
-        );
-    }
-}
-
-/// The first line where `want` and `got` differ, both shown; `None` if they are equal.
-fn first_difference(want: &str, got: &str) -> Option<String> {
-    if want == got {
-        return None;
-    }
-    let (mut want_lines, mut got_lines) = (want.split_inclusive('\n'), got.split_inclusive('\n'));
-    for number in 1.. {
-        let (w, g) = (want_lines.next(), got_lines.next());
-        if w != g {
-            let show = |line: Option<&str>| line.map_or("<end of output>".to_string(), |l| format!("{l:?}"));
-            return Some(format!(
-                "first difference at line {number}:\n  expected: {}\n  now:      {}",
-                show(w),
-                show(g)
-            ));
-        }
-    }
-    unreachable!("two different texts differ in some line")
+    golden::check(
+        EXPECTED,
+        name,
+        got,
+        "PIN_UPDATE=1 cargo test --test integration old_runs::",
+    );
 }
 
 fn arg(path: &Path) -> &str {

@@ -5,6 +5,7 @@
 //! the replies. Requests are recorded as received.
 
 pub mod browser;
+pub mod golden;
 pub mod serve;
 
 use std::io::{BufRead, BufReader, Read, Write};
