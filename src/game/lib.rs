@@ -16,6 +16,36 @@
 
 #![deny(missing_docs)]
 
+/// The checked steps of a board's three-step ladder, written once for every game's
+/// `Board` (its `is_legal`, `legal_moves`, `is_game_over`, `side_to_move()` and
+/// `play_unchecked`, and an `IllegalMove` with `mv`, `side`, `legal` and `game_over`).
+macro_rules! checked_play {
+    () => {
+        /// The position after `mv`, or an error naming the move and the legal ones.
+        pub fn try_play(&self, mv: Move) -> Result<Board, IllegalMove> {
+            if self.is_legal(mv) {
+                Ok(self.play_unchecked(mv))
+            } else {
+                Err(IllegalMove {
+                    mv,
+                    side: self.side_to_move(),
+                    legal: self.legal_moves(),
+                    game_over: self.is_game_over(),
+                })
+            }
+        }
+
+        /// The position after `mv`; panics when `mv` is illegal (tests and trusted input).
+        #[must_use]
+        pub fn play(&self, mv: Move) -> Board {
+            match self.try_play(mv) {
+                Ok(board) => board,
+                Err(err) => panic!("{err}"),
+            }
+        }
+    };
+}
+
 pub mod marubatsu;
 pub mod othello;
 mod rules;

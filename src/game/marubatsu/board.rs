@@ -398,28 +398,7 @@ impl Board {
         self.legal_moves().contains(mv)
     }
 
-    /// The position after `mv`, or an error naming the move and the legal ones.
-    pub fn try_play(&self, mv: Move) -> Result<Board, IllegalMove> {
-        if self.is_legal(mv) {
-            Ok(self.play_unchecked(mv))
-        } else {
-            Err(IllegalMove {
-                mv,
-                side: self.side_to_move(),
-                legal: self.legal_moves(),
-                game_over: self.is_game_over(),
-            })
-        }
-    }
-
-    /// The position after `mv`; panics when `mv` is illegal (tests and trusted input).
-    #[must_use]
-    pub fn play(&self, mv: Move) -> Board {
-        match self.try_play(mv) {
-            Ok(board) => board,
-            Err(err) => panic!("{err}"),
-        }
-    }
+    checked_play!();
 
     /// The position after `mv`, which the caller guarantees legal (checked only in debug builds).
     #[must_use]
