@@ -8,12 +8,12 @@ use serde_json::{json, Value};
 use super::play::GameRecord;
 use super::player::PlayerSpec;
 use super::schedule::{run_games, MatchError, MatchEvent, RunOptions, ScheduledGame};
-use super::sequential::{run_sequential, Pairing, SequentialResult};
+use super::sequential::{run_sequential, SequentialResult};
 use super::stats::{percentile, wilson_interval};
 use super::stopping::StopRule;
 use super::tally::{GameSummary, Matchup};
+use super::tournament::TournamentPlan;
 use agent::AnswerKind;
-use game::derive_seed;
 use game::othello::{ByColor, Color};
 use game::Othello;
 use record::{AgentDecision, MoveSource};
@@ -210,32 +210,22 @@ impl<R: ModelGame> EvalConfig<R> {
             .collect()
     }
 
+    /// The plan: a gauntlet of the agent (player 0) against each opponent in turn,
+    /// `games_per_color` colour-swapped pairs each.
+    pub fn plan(&self) -> TournamentPlan {
+        let names: Vec<String> = self.players().iter().map(ToString::to_string).collect();
+        let meetings: Vec<(usize, usize)> = (1..names.len()).map(|k| (0, k)).collect();
+        let opening_seed = self.opening_seed.unwrap_or(self.seed);
+        TournamentPlan::new(&names, &meetings, self.games_per_color, true, opening_seed, self.seed)
+    }
+
     /// The schedule, with each game's opponent index and the agent's color.
     pub fn schedule(&self) -> Vec<(usize, Color, ScheduledGame)> {
-        let mut schedule = Vec::new();
-        for (k, _) in self.opponents.iter().enumerate() {
-            for pair in 0..self.games_per_color {
-                let opening_seed = derive_seed(self.opening_seed.unwrap_or(self.seed), pair as u64 * 2);
-                for agent_color in Color::BOTH {
-                    let index = schedule.len();
-                    let (black, white) = match agent_color {
-                        Color::Black => (0, k + 1),
-                        Color::White => (k + 1, 0),
-                    };
-                    schedule.push((
-                        k,
-                        agent_color,
-                        ScheduledGame {
-                            black,
-                            white,
-                            opening_seed,
-                            seed: derive_seed(self.seed, index as u64 * 2 + 1),
-                        },
-                    ));
-                }
-            }
-        }
-        schedule
+        self.plan()
+            .schedule
+            .into_iter()
+            .map(|game| (game.black.max(game.white) - 1, game.color_of(0), game))
+            .collect()
     }
 }
 
@@ -257,24 +247,10 @@ pub async fn run_eval_sequential<R: ModelGame>(
     rule: &StopRule,
     report: &(dyn Fn(MatchEvent<'_, R>) + Sync),
 ) -> Result<(EvalResult<R>, SequentialResult<R>), MatchError> {
-    let schedule = config.schedule();
-    let games: Vec<ScheduledGame> = schedule.iter().map(|(_, _, g)| g.clone()).collect();
-    // Games 2i and 2i+1 of an opponent's block are the two colours of one opening.
-    let pairings: Vec<Pairing> = config
-        .opponents
-        .iter()
-        .enumerate()
-        .map(|(k, opponent)| {
-            let base = k * config.games_per_color * 2;
-            Pairing {
-                label: format!("{} vs {opponent}", config.agent),
-                first: 0,
-                pairs: (0..config.games_per_color)
-                    .map(|p| [base + 2 * p, base + 2 * p + 1])
-                    .collect(),
-            }
-        })
-        .collect();
+    let TournamentPlan {
+        schedule: games,
+        pairings,
+    } = config.plan();
     let played = run_sequential(&config.players(), &games, &pairings, rule, &config.run, report).await?;
     // A game after its pairing's stop was never needed: it is not an unfinished game.
     let mut needed = vec![true; games.len()];

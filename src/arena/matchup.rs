@@ -7,7 +7,7 @@ use super::play::GameRecord;
 use super::player::PlayerSpec;
 use super::schedule::{run_games, MatchError, MatchEvent, RunOptions, ScheduledGame};
 use super::stats::Tally;
-use game::derive_seed;
+use super::tournament::TournamentPlan;
 use game::othello::Color;
 use game::Othello;
 
@@ -70,23 +70,14 @@ impl<R: ModelGame> MatchConfig<R> {
         }
     }
 
-    /// The schedule: colors and seeds of every game.
+    /// The schedule: colors and seeds of every game (with `swap`, pairs on one opening
+    /// each, the first player black then white; an odd last game is a pair's first).
     pub fn schedule(&self) -> Vec<ScheduledGame> {
-        (0..self.games)
-            .map(|index| {
-                let pair = if self.swap { index / 2 } else { index };
-                let (black, white) = match self.first_player_color(index) {
-                    Color::Black => (0, 1),
-                    Color::White => (1, 0),
-                };
-                ScheduledGame {
-                    black,
-                    white,
-                    opening_seed: derive_seed(self.seed, pair as u64 * 2),
-                    seed: derive_seed(self.seed, index as u64 * 2 + 1),
-                }
-            })
-            .collect()
+        let names: Vec<String> = self.players.iter().map(ToString::to_string).collect();
+        let pairs = if self.swap { self.games.div_ceil(2) } else { self.games };
+        let mut schedule = TournamentPlan::new(&names, &[(0, 1)], pairs, self.swap, self.seed, self.seed).schedule;
+        schedule.truncate(self.games);
+        schedule
     }
 }
 

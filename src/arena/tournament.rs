@@ -19,7 +19,9 @@ pub enum Format {
     RoundRobin,
 }
 
-/// A tournament's pairings and games, over a players list.
+/// A run's pairings and games over a players list: one planner for a match, an
+/// evaluation (a gauntlet of one LLM player) and a tournament, so every run numbers its
+/// games and derives its seeds the same way.
 #[derive(Clone, Debug)]
 pub struct TournamentPlan {
     /// Every game, in playing (and numbering) order.
@@ -28,11 +30,58 @@ pub struct TournamentPlan {
     pub pairings: Vec<Pairing>,
 }
 
-/// The plan for `names` (the players list), of which `llm` are the LLM players' indices:
-/// `pairs` colour-swapped pairs per pairing, pair `p` of every pairing on the same
-/// opening (seeded by `seed`), the pairing's first player black in the first game.
+impl TournamentPlan {
+    /// The plan for `meetings` (pairs of indices into `names`, the players list), in
+    /// order: `pairs` pairs of games per meeting, the meeting's first player black in
+    /// the first game of a pair and white in the second (`swap`; without it a "pair" is
+    /// one game, the first player black). Pair `p` of every meeting starts from the
+    /// opening seeded by `derive_seed(opening_seed, 2p)`; game `i` of the schedule
+    /// (from 0) seeds its players with `derive_seed(seed, 2i + 1)`.
+    pub fn new(
+        names: &[String],
+        meetings: &[(usize, usize)],
+        pairs: usize,
+        swap: bool,
+        opening_seed: u64,
+        seed: u64,
+    ) -> TournamentPlan {
+        let mut schedule = Vec::new();
+        let mut pairings = Vec::new();
+        for &(a, b) in meetings {
+            let mut pairing = Pairing {
+                label: format!("{} vs {}", names[a], names[b]),
+                first: a,
+                pairs: Vec::new(),
+            };
+            for pair in 0..pairs {
+                let opening_seed = derive_seed(opening_seed, pair as u64 * 2);
+                let first = schedule.len();
+                let colours: &[(usize, usize)] = if swap { &[(a, b), (b, a)] } else { &[(a, b)] };
+                for &(black, white) in colours {
+                    let index = schedule.len();
+                    schedule.push(ScheduledGame {
+                        black,
+                        white,
+                        opening_seed,
+                        seed: derive_seed(seed, index as u64 * 2 + 1),
+                    });
+                }
+                if swap {
+                    pairing.pairs.push([first, first + 1]);
+                }
+            }
+            pairings.push(pairing);
+        }
+        TournamentPlan { schedule, pairings }
+    }
+}
+
+/// A tournament's plan for `names` (the players list), of which `llm` are the LLM
+/// players' indices: `pairs` colour-swapped pairs per pairing, pair `p` of every
+/// pairing on the same opening (seeded by `seed`), the pairing's first player black in
+/// the first game.
 pub fn plan(names: &[String], llm: &[usize], format: Format, pairs: usize, seed: u64) -> TournamentPlan {
-    let meets: Vec<(usize, usize)> = match format {
+    let meetings: Vec<(usize, usize)> = match format {
         Format::Gauntlet => llm
             .iter()
             .flat_map(|&a| (0..names.len()).filter(|b| !llm.contains(b)).map(move |b| (a, b)))
@@ -41,31 +90,7 @@ pub fn plan(names: &[String], llm: &[usize], format: Format, pairs: usize, seed:
             .flat_map(|a| (a + 1..names.len()).map(move |b| (a, b)))
             .collect(),
     };
-    let mut schedule = Vec::new();
-    let mut pairings = Vec::new();
-    for (a, b) in meets {
-        let mut pairing = Pairing {
-            label: format!("{} vs {}", names[a], names[b]),
-            first: a,
-            pairs: Vec::new(),
-        };
-        for pair in 0..pairs {
-            let opening_seed = derive_seed(seed, pair as u64 * 2);
-            let first = schedule.len();
-            for (black, white) in [(a, b), (b, a)] {
-                let index = schedule.len();
-                schedule.push(ScheduledGame {
-                    black,
-                    white,
-                    opening_seed,
-                    seed: derive_seed(seed, index as u64 * 2 + 1),
-                });
-            }
-            pairing.pairs.push([first, first + 1]);
-        }
-        pairings.push(pairing);
-    }
-    TournamentPlan { schedule, pairings }
+    TournamentPlan::new(names, &meetings, pairs, true, seed, seed)
 }
 
 #[cfg(test)]
