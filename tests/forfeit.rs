@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use crate::support::{run_arena, temp_dir, Reply, StubServer};
-use game::othello::{Board, Color, Move};
+use game::othello::{Board, Color, Move, Outcome};
 use record::{read_game_log, Event, ForfeitRecord, GameEnd, MoveSource, Record};
 use serde_json::Value;
 
@@ -76,10 +76,7 @@ fn check_forfeited_log(records: &[Record]) -> ForfeitRecord {
         "no move record for the agent: it forfeited its first move"
     );
     check_end(end, &board, agent_color);
-    assert_eq!(
-        (forfeit.color.as_str(), forfeit.player.as_str()),
-        (agent_color.name(), "llm:m")
-    );
+    assert_eq!((forfeit.color, forfeit.player.as_str()), (agent_color, "llm:m"));
     assert_eq!(forfeit.agent.source, Some(MoveSource::Forfeit));
     assert_eq!((forfeit.agent.sessions, forfeit.agent.invalid_answers), (3, 3));
     assert!(forfeit.agent.answer_kind.is_none());
@@ -109,7 +106,7 @@ fn check_end(end: &GameEnd, board: &Board, agent_color: Color) {
         (end.black_discs, end.white_discs),
         (board.count(Color::Black), board.count(Color::White))
     );
-    assert_eq!(end.winner, (!agent_color).to_string());
+    assert_eq!(end.winner, Outcome::Win(!agent_color));
 }
 
 /// The players of the `move` records.

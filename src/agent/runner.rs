@@ -313,7 +313,7 @@ impl<R: ModelGame> Agent<R> {
                 log.write(Event::Exchange(ExchangeRecord {
                     game: ctx.game,
                     ply: ctx.ply,
-                    color: R::to_move(board).to_string(),
+                    color: R::to_move(board),
                     session,
                     turn,
                     latency_ms: exchange.latency_ms,

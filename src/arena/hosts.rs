@@ -66,7 +66,7 @@ mod tests {
         ExchangeRecord {
             game: 1,
             ply: 1,
-            color: "black".into(),
+            color: game::Color::Black,
             session: 1,
             turn: 1,
             latency_ms,

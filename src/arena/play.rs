@@ -207,7 +207,7 @@ async fn play_moves<R: ModelGame>(
                         log.write(Event::Forfeit(ForfeitRecord {
                             game: ctx.number,
                             ply,
-                            color: color.to_string(),
+                            color,
                             player: forfeit.player.clone(),
                             agent: forfeit.agent.clone(),
                         }))?;
@@ -225,7 +225,7 @@ async fn play_moves<R: ModelGame>(
             log.write(Event::Move(MoveRecord {
                 game: ctx.number,
                 ply,
-                color: color.to_string(),
+                color,
                 player: player.name(),
                 mv: played.mv.to_string(),
                 source: played.source,

@@ -59,7 +59,7 @@ pub struct PlyView {
     /// The position after the move (the same as before for a forfeit).
     pub board_after: String,
     /// The side to move.
-    pub color: String,
+    pub color: Color,
     /// The mover's spec.
     pub player: String,
     /// The move (`None` in seed logs, which do not record it).
@@ -115,20 +115,12 @@ pub struct GameReplay {
 impl GameReplay {
     /// The winner as the log's `game_end` tells it (`black`, `white` or `draw`): the
     /// forfeiting side's opponent, or else the rules' result where the moves end.
-    pub fn winner(&self) -> Option<String> {
+    pub fn winner(&self) -> Option<Outcome> {
         if let Some(forfeit) = &self.forfeit {
-            return Some(
-                forfeit
-                    .color
-                    .parse::<Color>()
-                    .map_or_else(|_| "?".to_string(), |c| (!c).to_string()),
-            );
+            return Some(Outcome::Win(!forfeit.color));
         }
         self.final_discs?;
-        self.outcome.map(|outcome| match outcome {
-            Outcome::Win(color) => color.to_string(),
-            Outcome::Draw => "draw".to_string(),
-        })
+        self.outcome
     }
 }
 
@@ -298,12 +290,12 @@ fn replay_game<R: ModelGame>(records: &[Record]) -> Result<GameReplay, ReplayErr
                 if let Some(after) = after {
                     return Err(broken(m.ply, format!("a move after {after}")));
                 }
-                check_mover::<R>(&board, &m.color).map_err(|reason| broken(m.ply, reason))?;
+                check_mover::<R>(&board, m.color).map_err(|reason| broken(m.ply, reason))?;
                 let mv = game::parse_move::<R>(&m.mv).map_err(|reason| broken(m.ply, reason))?;
                 let next = R::play(&board, mv).map_err(|e| broken(m.ply, e.to_string()))?;
                 replay
                     .plies
-                    .push(ply_view::<R>(m.ply, &board, &next, (&m.color, &m.player), &mut pending));
+                    .push(ply_view::<R>(m.ply, &board, &next, (m.color, &m.player), &mut pending));
                 let ply = replay.plies.last_mut().expect("pushed above");
                 (ply.mv, ply.source, ply.agent) = (Some(m.mv.clone()), Some(m.source), m.agent.clone());
                 board = next;
@@ -321,7 +313,7 @@ fn replay_game<R: ModelGame>(records: &[Record]) -> Result<GameReplay, ReplayErr
                         R::to_move(&board)
                     ))
                 } else {
-                    check_mover::<R>(&board, &f.color).err().map(|_| {
+                    check_mover::<R>(&board, f.color).err().map(|_| {
                         format!(
                             "forfeit by {} at ply {}, but the moves leave {} to move",
                             f.color,
@@ -333,7 +325,7 @@ fn replay_game<R: ModelGame>(records: &[Record]) -> Result<GameReplay, ReplayErr
                 if let Some(reason) = problem {
                     return Err(broken(f.ply, reason));
                 }
-                let mut view = ply_view::<R>(f.ply, &board, &board, (&f.color, &f.player), &mut pending);
+                let mut view = ply_view::<R>(f.ply, &board, &board, (f.color, &f.player), &mut pending);
                 (view.source, view.agent) = (Some(MoveSource::Forfeit), Some(f.agent.clone()));
                 replay.forfeit = Some(view);
             }
@@ -344,8 +336,8 @@ fn replay_game<R: ModelGame>(records: &[Record]) -> Result<GameReplay, ReplayErr
                 }
                 replay.final_discs = Some((end.black_discs, end.white_discs));
                 replay.outcome = R::is_over(&board).then(|| R::outcome(&board));
-                check_end::<R>(&board, &replay, &end.winner).map_err(|reason| broken(ply, reason))?;
-                let forfeited = replay.forfeit.as_ref().and_then(|f| f.color.parse::<Color>().ok());
+                check_end::<R>(&board, &replay, end.winner).map_err(|reason| broken(ply, reason))?;
+                let forfeited = replay.forfeit.as_ref().map(|f| f.color);
                 let margin = forfeited.map_or_else(|| R::margin(&board), R::forfeit_margin);
                 if end.black_margin(forfeited) != margin {
                     return Err(broken(
@@ -371,14 +363,14 @@ fn ply_view<R: ModelGame>(
     ply: usize,
     before: &R::Position,
     after: &R::Position,
-    (color, player): (&str, &str),
+    (color, player): (Color, &str),
     pending: &mut Vec<&ExchangeRecord>,
 ) -> PlyView {
     PlyView {
         ply,
         board_before: R::to_squares(before),
         board_after: R::to_squares(after),
-        color: color.to_string(),
+        color,
         player: player.to_string(),
         mv: None,
         source: None,
@@ -391,8 +383,7 @@ fn ply_view<R: ModelGame>(
 }
 
 /// Checks that `color` (as logged) is the side to move on `board`.
-fn check_mover<R: ModelGame>(board: &R::Position, color: &str) -> Result<(), String> {
-    let color: Color = color.parse().map_err(|e| format!("{e}"))?;
+fn check_mover<R: ModelGame>(board: &R::Position, color: Color) -> Result<(), String> {
     if color == R::to_move(board) {
         Ok(())
     } else {
@@ -401,7 +392,7 @@ fn check_mover<R: ModelGame>(board: &R::Position, color: &str) -> Result<(), Str
 }
 
 /// Checks a `game_end` record (already in `replay`) against `board`, where the moves end.
-fn check_end<R: ModelGame>(board: &R::Position, replay: &GameReplay, winner: &str) -> Result<(), String> {
+fn check_end<R: ModelGame>(board: &R::Position, replay: &GameReplay, winner: Outcome) -> Result<(), String> {
     let pieces = R::pieces(board);
     let discs = (pieces.black, pieces.white);
     let over = R::is_over(board);
@@ -414,7 +405,11 @@ fn check_end<R: ModelGame>(board: &R::Position, replay: &GameReplay, winner: &st
             if over { "game over" } else { "game not over" },
         ));
     }
-    let expected = replay.winner().unwrap_or_default();
+    let Some(expected) = replay.winner() else {
+        return Err(format!(
+            "the game_end record says the winner is {winner}, but the game has no result"
+        ));
+    };
     if winner == expected {
         return Ok(());
     }
@@ -487,12 +482,11 @@ pub fn replay_seed_lines(lines: &[Value]) -> Result<GameReplay, ReplayError> {
         let new_ply = last_board != Some(board) || messages.len() <= 1;
         if new_ply {
             let player = request["model"].as_str().map_or("llm".into(), |m| format!("llm:{m}"));
-            let color = board.side_to_move().to_string();
             replay.plies.push(ply_view::<Othello>(
                 replay.plies.len() + 1,
                 &board,
                 &board,
-                (&color, &player),
+                (board.side_to_move(), &player),
                 &mut Vec::new(),
             ));
             last_board = Some(board);

@@ -171,10 +171,9 @@ pub fn rebuild_game<R: ModelGame>(records: &[Record]) -> Result<GameRecord<R>, S
         match &record.event {
             Event::Move(m) => {
                 let mv = parse_move(&m.mv)?;
-                let color: Color = m.color.parse().map_err(|e| format!("ply {}: {e}", m.ply))?;
                 game.try_play(mv).map_err(|e| format!("ply {}: {e}", m.ply))?;
                 plies.push(PlyRecord {
-                    color,
+                    color: m.color,
                     played: Played {
                         mv,
                         source: m.source,
@@ -183,9 +182,8 @@ pub fn rebuild_game<R: ModelGame>(records: &[Record]) -> Result<GameRecord<R>, S
                 });
             }
             Event::Forfeit(f) => {
-                let color: Color = f.color.parse().map_err(|e| format!("forfeit at ply {}: {e}", f.ply))?;
                 forfeit = Some(Forfeit {
-                    color,
+                    color: f.color,
                     player: f.player.clone(),
                     agent: f.agent.clone(),
                 });
@@ -238,7 +236,7 @@ pub(super) mod tests {
             line(Event::Move(MoveRecord {
                 game: 1,
                 ply: 1,
-                color: "black".into(),
+                color: Color::Black,
                 player: "random".into(),
                 mv: "d3".into(),
                 source: MoveSource::Engine,
@@ -248,7 +246,7 @@ pub(super) mod tests {
             line(Event::Forfeit(ForfeitRecord {
                 game: 1,
                 ply: 2,
-                color: "white".into(),
+                color: Color::White,
                 player: "llm:m".into(),
                 agent: AgentDecision {
                     source: Some(MoveSource::Forfeit),
@@ -262,7 +260,7 @@ pub(super) mod tests {
                 game: 1,
                 black_discs: 4,
                 white_discs: 1,
-                winner: winner.into(),
+                winner: winner.parse().expect("a test names black, white or draw"),
                 margin: None,
                 moves: vec!["d3".into()],
             })),
@@ -293,7 +291,7 @@ pub(super) mod tests {
         // A forfeit by the side that is not to move.
         let mut log = forfeited_log("white");
         if let Event::Forfeit(f) = &mut log[2].event {
-            f.color = "black".into();
+            f.color = Color::Black;
         }
         let err = rebuild_game::<Othello>(&log).unwrap_err();
         assert!(

@@ -11,7 +11,7 @@ use tokio::task::JoinSet;
 
 use super::play::{play_game, random_opening, GameContext, GameError, GameRecord};
 use super::player::{Player, PlayerSpec};
-use game::othello::{ByColor, Color, Outcome};
+use game::othello::{ByColor, Color};
 use game::{Game, Line, Othello};
 use record::game_log_path;
 use record::{Event, GameEnd, GameLog, GameStart, LogError, PlayerKind, PlayerKinds};
@@ -223,10 +223,7 @@ pub async fn play_logged<R: ModelGame>(
             black_discs: pieces.black,
             white_discs: pieces.white,
             margin: (margin != GameEnd::implied_margin(pieces.black, pieces.white, forfeited)).then_some(margin),
-            winner: match record.outcome {
-                Outcome::Win(color) => color.to_string(),
-                Outcome::Draw => "draw".to_string(),
-            },
+            winner: record.outcome,
             moves: record.game.moves().iter().map(ToString::to_string).collect(),
         }))?;
     }

@@ -63,15 +63,13 @@ impl GameSummary {
         for record in records {
             match &record.event {
                 Event::Move(m) => {
-                    if let (Some(decision), Ok(color)) = (&m.agent, m.color.parse::<Color>()) {
-                        summary.agents[color].add(decision);
+                    if let Some(decision) = &m.agent {
+                        summary.agents[m.color].add(decision);
                     }
                 }
                 Event::Forfeit(f) => {
-                    if let Ok(color) = f.color.parse::<Color>() {
-                        summary.agents[color].add(&f.agent);
-                        summary.forfeit = Some(color);
-                    }
+                    summary.agents[f.color].add(&f.agent);
+                    summary.forfeit = Some(f.color);
                 }
                 Event::GameEnd(end) => ending = Some(end),
                 _ => {}

@@ -66,6 +66,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use game::othello::{Color, Outcome};
 use game::{Othello, Rules};
 use llm::AttemptFailure;
 
@@ -158,8 +159,8 @@ pub struct PlayerKinds {
 impl GameStart {
     /// The kind of `color`'s player: as recorded, or for logs written before kinds were
     /// recorded, read from its spec (`llm:MODEL` is the agent, `human` a person).
-    pub fn kind(&self, color: game::othello::Color) -> PlayerKind {
-        use game::othello::Color;
+    pub fn kind(&self, color: Color) -> PlayerKind {
+        use Color;
         match (self.kinds, color) {
             (Some(kinds), Color::Black) => kinds.black,
             (Some(kinds), Color::White) => kinds.white,
@@ -188,7 +189,7 @@ pub struct ExchangeRecord {
     /// The ply being decided.
     pub ply: usize,
     /// The agent's color.
-    pub color: String,
+    pub color: Color,
     /// Session (tool mode) or attempt (direct mode), from 1.
     pub session: u32,
     /// Turn within the session, from 1.
@@ -234,7 +235,7 @@ pub struct MoveRecord {
     /// Ply number (from 1).
     pub ply: usize,
     /// The mover.
-    pub color: String,
+    pub color: Color,
     /// The mover's spec.
     pub player: String,
     /// `d3` or `pass`.
@@ -257,7 +258,7 @@ pub struct ForfeitRecord {
     /// The ply at which no move was played (from 1).
     pub ply: usize,
     /// The forfeiting side.
-    pub color: String,
+    pub color: Color,
     /// Its player's spec.
     pub player: String,
     /// The agent's account of the failed decision (`source: "forfeit"`).
@@ -322,7 +323,7 @@ pub struct GameEnd {
     /// White's discs.
     pub white_discs: u32,
     /// `black`, `white` or `draw`.
-    pub winner: String,
+    pub winner: Outcome,
     /// Black's margin in the game's unit, written only where it is not the one the
     /// record implies ([`GameEnd::implied_margin`]: the disc difference, or a 64-disc
     /// win after a forfeit), as in a marubatsu game (1, 0 or -1).
@@ -336,14 +337,14 @@ impl GameEnd {
     /// Black's margin where the record does not write one: the disc difference, or after
     /// `forfeited`'s forfeit a 64-disc win for the other side (how logs written before
     /// `margin` existed are scored).
-    pub fn implied_margin(black_discs: u32, white_discs: u32, forfeited: Option<game::othello::Color>) -> i32 {
+    pub fn implied_margin(black_discs: u32, white_discs: u32, forfeited: Option<Color>) -> i32 {
         // Logs without `margin` are Othello's, where a forfeit is a 64-disc wipeout.
         forfeited.map_or(black_discs as i32 - white_discs as i32, Othello::forfeit_margin)
     }
 
     /// Black's margin as this record tells it (`forfeited`: the side whose forfeit
     /// ended the game, if one did).
-    pub fn black_margin(&self, forfeited: Option<game::othello::Color>) -> i32 {
+    pub fn black_margin(&self, forfeited: Option<Color>) -> i32 {
         self.margin
             .unwrap_or_else(|| GameEnd::implied_margin(self.black_discs, self.white_discs, forfeited))
     }
@@ -697,7 +698,7 @@ mod tests {
             event: Event::Forfeit(ForfeitRecord {
                 game: 3,
                 ply: 5,
-                color: "black".into(),
+                color: Color::Black,
                 player: "llm:m".into(),
                 agent: AgentDecision {
                     source: Some(MoveSource::Forfeit),

@@ -11,6 +11,7 @@ mod notation;
 mod perft;
 mod rules;
 mod square;
+mod wire;
 
 pub use bitboard::Bitboard;
 pub use board::{transform_square, Board, IllegalMove, Outcome, OverlappingDiscs};
@@ -18,6 +19,7 @@ pub use notation::{Labels, ParseBoardError, Perspective, TextStyle};
 pub use perft::{perft, perft_with_progress, Convention, ParseConventionError};
 pub use rules::Othello;
 pub use square::{ByColor, Color, Move, ParseColorError, ParseSquareError, Square};
+pub use wire::ParseOutcomeError;
 
 #[cfg(test)]
 mod tests;
