@@ -202,7 +202,7 @@ pub(super) async fn run(args: ModelfileArgs, env: &dyn Fn(&str) -> Option<String
         .create_model(name, &body, &mut |status| eprintln!("[create {name}] {status}"))
         .await
         .with_context(|| format!("cannot create {name} from {} on {url}", args.from))?;
-    match backend.model_info(name).await {
+    match llm::ChatBackend::model_info(&backend, name).await {
         Some(info) => println!(
             "created {name}: digest {}",
             info["digest"].as_str().unwrap_or("(not listed)")

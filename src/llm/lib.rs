@@ -53,6 +53,12 @@ pub(crate) trait Endpoint: Send + Sync {
     /// The server's base URL without credentials: how logs and tables name it.
     fn host(&self) -> &str;
 
+    /// The API's name in descriptions (`ollama`, `openai`).
+    fn api(&self) -> &'static str;
+
+    /// How attempts on this server are retried.
+    fn retry(&self) -> &RetryPolicy;
+
     /// One request, no retry.
     async fn attempt(&self, request: &ChatRequest) -> Result<Exchange, LlmError>;
 
@@ -62,6 +68,22 @@ pub(crate) trait Endpoint: Send + Sync {
     /// What the server knows of `model`, when it can say.
     async fn model_info(&self, _model: &str) -> Option<serde_json::Value> {
         None
+    }
+}
+
+/// A single server is a backend: its attempts retried on it under its policy.
+#[async_trait::async_trait]
+impl<E: Endpoint> ChatBackend for E {
+    async fn chat(&self, request: &ChatRequest) -> Result<Exchange, LlmError> {
+        chat_on_one_host(self, self.retry(), request).await
+    }
+
+    fn describe(&self) -> String {
+        format!("{} {}", self.api(), self.host())
+    }
+
+    async fn model_info(&self, model: &str) -> Option<serde_json::Value> {
+        Endpoint::model_info(self, model).await
     }
 }
 
@@ -93,15 +115,17 @@ pub(crate) async fn chat_on_one_host(
     }
 }
 
-/// Whether a server's model list holds `model` (Ollama's `name` means `name:latest`).
+/// A model name with its tag: Ollama's `name` means `name:latest`.
+pub(crate) fn tagged(name: &str) -> String {
+    if name.contains(':') {
+        name.to_string()
+    } else {
+        format!("{name}:latest")
+    }
+}
+
+/// Whether a server's model list holds `model` (`name` and `name:latest` are one).
 pub(crate) fn serves(models: &[String], model: &str) -> bool {
-    let tagged = |name: &str| {
-        if name.contains(':') {
-            name.to_string()
-        } else {
-            format!("{name}:latest")
-        }
-    };
     models.iter().any(|m| m == model || tagged(m) == tagged(model))
 }
 

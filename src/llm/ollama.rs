@@ -12,7 +12,7 @@ use super::host::without_credentials;
 use super::http::{chat_attempt, get_json, http_client, post_json, status_error, transport_error, Target};
 use super::retry::RetryPolicy;
 use super::types::{ChatOptions, ChatReply, ChatRequest, Exchange, Message, Think, ToolSpec};
-use super::{chat_on_one_host, ChatBackend, Endpoint};
+use super::{tagged, Endpoint};
 
 /// Talks to an Ollama server.
 #[derive(Clone, Debug)]
@@ -202,35 +202,6 @@ impl OllamaBackend {
             })
         }
     }
-
-    /// What the server knows of `model`: `details`, `capabilities`, `parameters` and
-    /// `modified_at` from `POST /api/show`, and its `digest` from `GET /api/tags`.
-    /// `None` when the server does not have the model (or is not Ollama).
-    pub async fn model_info(&self, model: &str) -> Option<Value> {
-        let url = format!("{}/api/show", self.base_url);
-        let show = post_json(&self.http, &self.target(&url, model), &WireShow { model }, None)
-            .await
-            .ok()?
-            .raw;
-        let tags = self.tags().await.unwrap_or_default();
-        let wanted = if model.contains(':') {
-            model.to_string()
-        } else {
-            format!("{model}:latest")
-        };
-        let digest = tags
-            .models
-            .into_iter()
-            .find(|m| m.name == wanted || m.model == wanted)
-            .and_then(|m| m.digest);
-        Some(serde_json::json!({
-            "digest": digest,
-            "details": show["details"],
-            "capabilities": show["capabilities"],
-            "parameters": show["parameters"],
-            "modified_at": show["modified_at"],
-        }))
-    }
 }
 
 /// Reads one line of `/api/create` progress: passes its status on, and says whether it
@@ -266,6 +237,14 @@ impl Endpoint for OllamaBackend {
         &self.host
     }
 
+    fn api(&self) -> &'static str {
+        "ollama"
+    }
+
+    fn retry(&self) -> &RetryPolicy {
+        &self.retry
+    }
+
     async fn attempt(&self, request: &ChatRequest) -> Result<Exchange, LlmError> {
         let url = format!("{}/api/chat", self.base_url);
         let body = OllamaBackend::wire_request(request);
@@ -283,22 +262,28 @@ impl Endpoint for OllamaBackend {
             .collect())
     }
 
+    /// What the server knows of `model`: `details`, `capabilities`, `parameters` and
+    /// `modified_at` from `POST /api/show`, and its `digest` from `GET /api/tags`.
+    /// `None` when the server does not have the model (or is not Ollama).
     async fn model_info(&self, model: &str) -> Option<Value> {
-        OllamaBackend::model_info(self, model).await
-    }
-}
-
-#[async_trait::async_trait]
-impl ChatBackend for OllamaBackend {
-    async fn chat(&self, request: &ChatRequest) -> Result<Exchange, LlmError> {
-        chat_on_one_host(self, &self.retry, request).await
-    }
-
-    fn describe(&self) -> String {
-        format!("ollama {}", self.host)
-    }
-
-    async fn model_info(&self, model: &str) -> Option<Value> {
-        OllamaBackend::model_info(self, model).await
+        let url = format!("{}/api/show", self.base_url);
+        let show = post_json(&self.http, &self.target(&url, model), &WireShow { model }, None)
+            .await
+            .ok()?
+            .raw;
+        let tags = self.tags().await.unwrap_or_default();
+        let wanted = tagged(model);
+        let digest = tags
+            .models
+            .into_iter()
+            .find(|m| m.name == wanted || m.model == wanted)
+            .and_then(|m| m.digest);
+        Some(serde_json::json!({
+            "digest": digest,
+            "details": show["details"],
+            "capabilities": show["capabilities"],
+            "parameters": show["parameters"],
+            "modified_at": show["modified_at"],
+        }))
     }
 }

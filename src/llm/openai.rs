@@ -21,7 +21,7 @@ use super::host::without_credentials;
 use super::http::{chat_attempt, get_json, http_client, Target};
 use super::retry::RetryPolicy;
 use super::types::{ChatReply, ChatRequest, Exchange, FunctionCall, Message, Role, Think, ToolCall, ToolSpec};
-use super::{chat_on_one_host, serves, ChatBackend, Endpoint};
+use super::{serves, Endpoint};
 
 /// Talks to an OpenAI-compatible server.
 #[derive(Clone)]
@@ -358,6 +358,14 @@ impl Endpoint for OpenAiBackend {
         &self.host
     }
 
+    fn api(&self) -> &'static str {
+        "openai"
+    }
+
+    fn retry(&self) -> &RetryPolicy {
+        &self.retry
+    }
+
     async fn attempt(&self, request: &ChatRequest) -> Result<Exchange, LlmError> {
         let url = format!("{}/v1/chat/completions", self.base_url);
         let body = OpenAiBackend::wire_request(request);
@@ -390,16 +398,5 @@ impl Endpoint for OpenAiBackend {
             body: answered.text,
         })?;
         Ok(models.data.into_iter().map(|m| m.id).collect())
-    }
-}
-
-#[async_trait::async_trait]
-impl ChatBackend for OpenAiBackend {
-    async fn chat(&self, request: &ChatRequest) -> Result<Exchange, LlmError> {
-        chat_on_one_host(self, &self.retry, request).await
-    }
-
-    fn describe(&self) -> String {
-        format!("openai {}", self.host)
     }
 }
