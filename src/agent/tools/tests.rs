@@ -86,3 +86,26 @@ fn bad_calls_return_errors_for_the_model() {
         outcome.content
     );
 }
+
+/// The schemas sent to models, to the byte: they travel in every logged request, so a
+/// schemars upgrade must leave them as they were (these are schemars 0.8's).
+#[test]
+fn the_schemas_sent_to_models_are_pinned() {
+    let pinned = [
+        (
+            crate::tools::parameters_schema::<super::SimulateMoveArgs>(),
+            r#"{"additionalProperties":false,"properties":{"coord":{"description":"The square to try: a column a-h then a row 1-8, such as \"d3\".","type":"string"}},"required":["coord"],"type":"object"}"#,
+        ),
+        (
+            crate::tools::parameters_schema::<super::SimulateMarkArgs>(),
+            r#"{"additionalProperties":false,"properties":{"coord":{"description":"The square to try: a column a-c then a row 1-3, such as \"b2\".","type":"string"}},"required":["coord"],"type":"object"}"#,
+        ),
+        (
+            crate::tools::parameters_schema::<crate::StructuredAnswer>(),
+            r#"{"additionalProperties":false,"properties":{"move":{"description":"The square to play, such as \"d3\".","type":"string"},"reason":{"default":"","description":"Why, in a sentence (optional).","type":"string"}},"required":["move"],"type":"object"}"#,
+        ),
+    ];
+    for (schema, text) in pinned {
+        assert_eq!(schema.to_string(), text);
+    }
+}
