@@ -9,7 +9,7 @@ mod simulate_move;
 pub use simulate_mark::{SimulateMark, SimulateMarkArgs, SimulateMarkResult};
 pub use simulate_move::{SimulateMove, SimulateMoveArgs, SimulateResult};
 
-use schemars::gen::SchemaSettings;
+use schemars::generate::SchemaSettings;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
@@ -38,8 +38,7 @@ pub fn parameters_schema<T: JsonSchema>() -> Value {
         s.inline_subschemas = true;
         s.meta_schema = None;
     });
-    let schema = settings.into_generator().into_root_schema_for::<T>();
-    let mut value = serde_json::to_value(schema).unwrap_or_else(|_| json!({"type": "object"}));
+    let mut value = settings.into_generator().into_root_schema_for::<T>().to_value();
     if let Some(object) = value.as_object_mut() {
         object.remove("title");
         object.remove("description");
