@@ -103,30 +103,72 @@ pub fn leaderboard(
         .collect();
     names.sort();
     names.dedup();
-    let index = |name: &str| names.binary_search_by(|n| n.as_str().cmp(name)).ok();
-    let Some(anchor_index) = index(anchor.0) else {
+    let Some(anchor_index) = names.iter().position(|n| n == anchor.0) else {
         return Err(LeaderboardError::AnchorAbsent {
             anchor: anchor.0.to_string(),
             players: names.join(", "),
         });
     };
+    let (rated, facts) = rate_games(&finished, &names, view);
+    let options = RatingOptions {
+        anchor: anchor_index,
+        anchor_elo: anchor.1,
+        bootstrap,
+        seed,
+        confidence: 0.95,
+    };
+    let mut ratings = fit_ratings(names.len(), &rated, &options).map_err(LeaderboardError::Fit)?;
+    withhold_thin_intervals(&mut ratings, &rated, anchor_index);
+    let mut rows = leader_rows(names, ratings, facts);
+    rows.sort_by(|a, b| b.rating.elo.total_cmp(&a.rating.elo));
+    Ok(Leaderboard {
+        view,
+        anchor: (anchor.0.to_string(), anchor.1),
+        games: rated.len(),
+        rows,
+    })
+}
+
+/// What the table says of a player besides its rating.
+#[derive(Clone, Copy)]
+struct PlayerFacts {
+    kind: PlayerKind,
+    /// For an LLM player: moves asked and moves the model decided.
+    moves: Option<(u32, u32)>,
+    /// For an LLM player: games in which the fallback played.
+    fallback_games: Option<u32>,
+}
+
+/// The rated games of `finished` (players by index into the sorted `names`), scored as
+/// `view` says, each with the id of its colour-swapped pair; and each player's facts.
+fn rate_games(finished: &[&RunGame], names: &[String], view: RatingView) -> (Vec<RatedGame>, Vec<PlayerFacts>) {
+    let index = |name: &str| {
+        names
+            .binary_search_by(|n| n.as_str().cmp(name))
+            .expect("every name was collected")
+    };
+    let mut facts = vec![
+        PlayerFacts {
+            kind: PlayerKind::Engine,
+            moves: None,
+            fallback_games: None,
+        };
+        names.len()
+    ];
     let mut pairs: BTreeMap<(usize, String, String, Vec<String>), u64> = BTreeMap::new();
     let mut rated = Vec::new();
-    let mut kinds = vec![PlayerKind::Engine; names.len()];
-    let mut moves: Vec<Option<(u32, u32)>> = vec![None; names.len()];
-    let mut fallback_games: Vec<Option<u32>> = vec![None; names.len()];
-    for g in &finished {
+    for g in finished {
         let game = &g.game;
-        let first = index(&game.players.black).expect("every name was collected");
-        let second = index(&game.players.white).expect("every name was collected");
+        let (first, second) = (index(&game.players.black), index(&game.players.white));
         for (color, player) in [(Color::Black, first), (Color::White, second)] {
-            kinds[player] = game.kinds[color];
+            let facts = &mut facts[player];
+            facts.kind = game.kinds[color];
             if game.kinds[color] == PlayerKind::Llm {
                 let agent = &game.agents[color];
-                let (asked, decided) = moves[player].get_or_insert((0, 0));
+                let (asked, decided) = facts.moves.get_or_insert((0, 0));
                 *asked += agent.moves;
                 *decided += agent.llm_moves;
-                *fallback_games[player].get_or_insert(0) += u32::from(agent.fallback_moves > 0);
+                *facts.fallback_games.get_or_insert(0) += u32::from(agent.fallback_moves > 0);
             }
         }
         let fell_back = |color: Color| game.kinds[color] == PlayerKind::Llm && game.agents[color].fallback_moves > 0;
@@ -154,55 +196,49 @@ pub fn leaderboard(
             pair: Some(pair),
         });
     }
-    let options = RatingOptions {
-        anchor: anchor_index,
-        anchor_elo: anchor.1,
-        bootstrap,
-        seed,
-        confidence: 0.95,
-    };
-    let mut ratings = fit_ratings(names.len(), &rated, &options).map_err(LeaderboardError::Fit)?;
-    // A bootstrap over a single pair (or game) can only redraw it: its interval would
-    // claim a certainty the games do not have. Such a player has no interval.
-    let mut units: Vec<std::collections::BTreeSet<u64>> = vec![Default::default(); names.len()];
-    for game in &rated {
+    (rated, facts)
+}
+
+/// A bootstrap over a single pair (or game) can only redraw it: its interval would
+/// claim a certainty the games do not have. Such a player (the anchor aside) has none.
+fn withhold_thin_intervals(ratings: &mut [Rating], rated: &[RatedGame], anchor: usize) {
+    let mut units: Vec<std::collections::BTreeSet<u64>> = vec![Default::default(); ratings.len()];
+    for game in rated {
         let unit = game.pair.expect("every rated game has a pair id");
         units[game.first].insert(unit);
         units[game.second].insert(unit);
     }
     for (i, rating) in ratings.iter_mut().enumerate() {
-        if i != anchor_index && units[i].len() < MIN_UNITS {
+        if i != anchor && units[i].len() < MIN_UNITS {
             rating.low = f64::NEG_INFINITY;
             rating.high = f64::INFINITY;
         }
     }
+}
+
+/// One row per player; an LLM player's row places it on the engines' ladder.
+fn leader_rows(names: Vec<String>, ratings: Vec<Rating>, facts: Vec<PlayerFacts>) -> Vec<LeaderRow> {
     let engines: Vec<(String, f64)> = names
         .iter()
         .zip(&ratings)
-        .zip(&kinds)
-        .filter(|(_, kind)| **kind == PlayerKind::Engine)
+        .zip(&facts)
+        .filter(|(_, facts)| facts.kind == PlayerKind::Engine)
         .map(|((name, rating), _)| (name.clone(), rating.elo))
         .collect();
-    let mut rows: Vec<LeaderRow> = names
+    names
         .into_iter()
         .zip(ratings)
-        .enumerate()
-        .map(|(i, (player, rating))| LeaderRow {
-            ladder: (kinds[i] == PlayerKind::Llm && !engines.is_empty()).then(|| ladder_position(&engines, rating.elo)),
+        .zip(facts)
+        .map(|((player, rating), facts)| LeaderRow {
+            ladder: (facts.kind == PlayerKind::Llm && !engines.is_empty())
+                .then(|| ladder_position(&engines, rating.elo)),
             player,
-            kind: kinds[i],
+            kind: facts.kind,
             rating,
-            moves: moves[i],
-            fallback_games: fallback_games[i],
+            moves: facts.moves,
+            fallback_games: facts.fallback_games,
         })
-        .collect();
-    rows.sort_by(|a, b| b.rating.elo.total_cmp(&a.rating.elo));
-    Ok(Leaderboard {
-        view,
-        anchor: (anchor.0.to_string(), anchor.1),
-        games: rated.len(),
-        rows,
-    })
+        .collect()
 }
 
 /// A pair id from what identifies a pair: run, players, opening, and the pair's number

@@ -12,7 +12,7 @@ use agent::{parse_answer, parse_structured, recover_tool_calls, Answer, AnswerPo
 use game::othello::{Bitboard, Board, ByColor, Color, Outcome, TextStyle};
 use game::{Game, Marubatsu, Othello, Rules};
 use llm::{decode_reply, Role};
-use record::{game_start, AgentDecision, Event, ExchangeRecord, MoveSource, Record};
+use record::{game_start, AgentDecision, Event, ExchangeRecord, ForfeitRecord, GameEnd, GameStart, MoveSource, Record};
 
 /// One tool call and what it returned.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -250,15 +250,7 @@ pub fn replay_records(records: &[Record]) -> Result<GameReplay, ReplayError> {
 /// [`replay_records`] for a log of game `R`.
 fn replay_game<R: ModelGame>(records: &[Record]) -> Result<GameReplay, ReplayError> {
     let start = game_start(records).ok_or(ReplayError::Empty)?;
-    let mut board =
-        R::parse_squares(&start.start_board, Color::Black).map_err(|reason| ReplayError::Line { line: 1, reason })?;
-    for (i, text) in start.opening.iter().enumerate() {
-        let mv = game::parse_move::<R>(text).map_err(|reason| ReplayError::Line { line: 1, reason })?;
-        board = R::play(&board, mv).map_err(|e| ReplayError::Line {
-            line: 1,
-            reason: format!("opening move {}: {e}", i + 1),
-        })?;
-    }
+    let mut board = opening_position::<R>(start)?;
     let mut replay = GameReplay {
         game: R::NAME.to_string(),
         black: start.black.clone(),
@@ -301,28 +293,7 @@ fn replay_game<R: ModelGame>(records: &[Record]) -> Result<GameReplay, ReplayErr
                 board = next;
             }
             Event::Forfeit(f) => {
-                let problem = if let Some(after) = after {
-                    Some(format!("a forfeit after {after}"))
-                } else if R::is_over(&board) {
-                    Some(format!("forfeit by {} at ply {} in a finished game", f.color, f.ply))
-                } else if R::forced_move(&board).is_some() {
-                    Some(format!(
-                        "forfeit by {} at ply {}, but the moves leave {} to move with no legal move",
-                        f.color,
-                        f.ply,
-                        R::to_move(&board)
-                    ))
-                } else {
-                    check_mover::<R>(&board, f.color).err().map(|_| {
-                        format!(
-                            "forfeit by {} at ply {}, but the moves leave {} to move",
-                            f.color,
-                            f.ply,
-                            R::to_move(&board)
-                        )
-                    })
-                };
-                if let Some(reason) = problem {
+                if let Some(reason) = forfeit_problem::<R>(&board, f, after) {
                     return Err(broken(f.ply, reason));
                 }
                 let mut view = ply_view::<R>(f.ply, &board, &board, (f.color, &f.player), &mut pending);
@@ -337,18 +308,7 @@ fn replay_game<R: ModelGame>(records: &[Record]) -> Result<GameReplay, ReplayErr
                 replay.final_discs = Some((end.black_discs, end.white_discs));
                 replay.outcome = R::is_over(&board).then(|| R::outcome(&board));
                 check_end::<R>(&board, &replay, end.winner).map_err(|reason| broken(ply, reason))?;
-                let forfeited = replay.forfeit.as_ref().map(|f| f.color);
-                let margin = forfeited.map_or_else(|| R::margin(&board), R::forfeit_margin);
-                if end.black_margin(forfeited) != margin {
-                    return Err(broken(
-                        ply,
-                        format!(
-                            "the game_end record scores black's margin {}, the rules {margin}",
-                            end.black_margin(forfeited)
-                        ),
-                    ));
-                }
-                replay.margin = Some(margin);
+                replay.margin = Some(check_margin::<R>(&board, &replay, end).map_err(|reason| broken(ply, reason))?);
             }
             Event::GameStart(_) | Event::GameStopped(_) => {}
         }
@@ -379,6 +339,61 @@ fn ply_view<R: ModelGame>(
         pieces_after: R::pieces(after),
         margin_after: R::margin(after),
         text: R::model_text(before, TextStyle::default()),
+    }
+}
+
+/// The position a game starts from: its start board and its opening moves.
+fn opening_position<R: ModelGame>(start: &GameStart) -> Result<R::Position, ReplayError> {
+    let mut board =
+        R::parse_squares(&start.start_board, Color::Black).map_err(|reason| ReplayError::Line { line: 1, reason })?;
+    for (i, text) in start.opening.iter().enumerate() {
+        let mv = game::parse_move::<R>(text).map_err(|reason| ReplayError::Line { line: 1, reason })?;
+        board = R::play(&board, mv).map_err(|e| ReplayError::Line {
+            line: 1,
+            reason: format!("opening move {}: {e}", i + 1),
+        })?;
+    }
+    Ok(board)
+}
+
+/// Why a forfeit record cannot stand where the moves leave `board` (`after`: the
+/// record that already ended the game), if it cannot.
+fn forfeit_problem<R: ModelGame>(board: &R::Position, f: &ForfeitRecord, after: Option<&str>) -> Option<String> {
+    if let Some(after) = after {
+        Some(format!("a forfeit after {after}"))
+    } else if R::is_over(board) {
+        Some(format!("forfeit by {} at ply {} in a finished game", f.color, f.ply))
+    } else if R::forced_move(board).is_some() {
+        Some(format!(
+            "forfeit by {} at ply {}, but the moves leave {} to move with no legal move",
+            f.color,
+            f.ply,
+            R::to_move(board)
+        ))
+    } else {
+        check_mover::<R>(board, f.color).err().map(|_| {
+            format!(
+                "forfeit by {} at ply {}, but the moves leave {} to move",
+                f.color,
+                f.ply,
+                R::to_move(board)
+            )
+        })
+    }
+}
+
+/// Black's margin by the rules where the moves end (after a forfeit, the game's
+/// forfeit margin), checked against the one `end` scores.
+fn check_margin<R: ModelGame>(board: &R::Position, replay: &GameReplay, end: &GameEnd) -> Result<i32, String> {
+    let forfeited = replay.forfeit.as_ref().map(|f| f.color);
+    let margin = forfeited.map_or_else(|| R::margin(board), R::forfeit_margin);
+    let logged = end.black_margin(forfeited);
+    if logged == margin {
+        Ok(margin)
+    } else {
+        Err(format!(
+            "the game_end record scores black's margin {logged}, the rules {margin}"
+        ))
     }
 }
 
