@@ -141,7 +141,7 @@ enum SessionEnd<M> {
 
 impl<R: ModelGame> Agent<R> {
     /// An agent using `backend`, with its fallback seeded by `seed`. The config's
-    /// fallback is an engine of `R` (checked with [`Fallback::check`] when the config
+    /// fallback is an engine of `R` (checked with [`Fallback::check`](crate::Fallback::check) when the config
     /// was made); an engine spec `R` does not know is reported when the fallback plays.
     pub fn new(config: Arc<AgentConfig>, backend: Arc<dyn ChatBackend>, seed: u64) -> Agent<R> {
         let tools = ToolRegistry::new(R::simulate_tool(config.style));

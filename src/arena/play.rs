@@ -107,7 +107,7 @@ pub struct GameContext<'a, R: ModelGame = Othello> {
 /// `plies` uniformly random moves from `start` (passes when forced), seeded by `seed`.
 /// An opening leaves the players a game: a draw that ends the game is drawn again
 /// from the same seeded stream (so openings that never end one are as before), up to
-/// [`OPENING_DRAWS`] times; only a start already near its end can run out of draws,
+/// `OPENING_DRAWS` times; only a start already near its end can run out of draws,
 /// and then the last draw is returned.
 pub fn random_opening<R: ModelGame>(start: R::Position, plies: usize, seed: u64) -> Line<R> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);

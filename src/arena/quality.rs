@@ -75,7 +75,7 @@ pub struct ScoredMove {
     pub best_moves: Vec<String>,
     /// Best score minus this move's score, in the game's unit (discs for Othello).
     pub regret: f64,
-    /// The regret is at least the game's [`Rules::BLUNDER`].
+    /// The regret is at least the game's [`Engines::BLUNDER`](engines::Engines::BLUNDER).
     pub blunder: bool,
     /// Whether the scores were exact.
     pub exact: bool,
@@ -97,7 +97,7 @@ pub struct QualityTally {
     pub moves: u32,
     /// Moves that were among the best.
     pub best: u32,
-    /// Moves whose regret makes them blunders ([`Rules::BLUNDER`]).
+    /// Moves whose regret makes them blunders ([`Engines::BLUNDER`](engines::Engines::BLUNDER)).
     pub blunders: u32,
     /// Moves scored exactly.
     pub exact: u32,

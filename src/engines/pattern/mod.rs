@@ -4,7 +4,7 @@
 //! board's symmetries share one table), plus weights for both sides' mobility and a
 //! bias, with a separate set of weights for each game phase (four empty squares wide).
 //!
-//! The weights are trained by `othello-arena train-eval` ([`crate::arena::train_eval`])
+//! The weights are trained by `othello-arena train-eval` ([`crate::lab::train_pattern_eval`])
 //! from self-play positions it labels itself, and ship in `weights.bin` beside this
 //! file, built into the binary and checked against [`SHIPPED_SHA256`] when first used.
 //! Values are in 1/[`SCALE`] discs of final disc difference.

@@ -72,7 +72,7 @@ pub fn perft(board: &Board, depth: u32, convention: Convention) -> u64 {
 const SPLIT_PLIES: u32 = 3;
 
 /// [`perft`] that says how far it is: the tree is split into the subtrees
-/// [`SPLIT_PLIES`] plies down, counted one after another, and `on_subtree(done, total)`
+/// `SPLIT_PLIES` plies down, counted one after another, and `on_subtree(done, total)`
 /// is called after each (`done` from 1 to `total`). The count is [`perft`]'s.
 ///
 /// ```
