@@ -224,6 +224,15 @@ fn bad_tournament_files_are_refused_with_the_fix() {
             "bad engines",
         ),
         ("engines = [\"random\"]\ngames = 2\nrounds = 3\n", "bad tournament file"),
+        // An [[llm]] table's values are held to the limits of the flags of the same name.
+        (
+            "engines = [\"random\"]\ngames = 2\n[[llm]]\nmodel = \"m\"\ntimeout = 0.0\n",
+            "[[llm]] m: timeout = 0 is out of range: give seconds above 0",
+        ),
+        (
+            "engines = [\"random\"]\ngames = 2\n[[llm]]\nmodel = \"m\"\nmax_retries = 1000\n",
+            "[[llm]] m: max_retries = 1000 is out of range: give 0 to 100 retries",
+        ),
     ] {
         let output = tournament(&dir, text, &[]);
         let stderr = String::from_utf8_lossy(&output.stderr);

@@ -86,8 +86,10 @@ pub struct AgentArgs {
 }
 
 /// Where `llm:MODEL` players' requests go: one server, several, or a fleet file.
-/// Not part of the run's definition: `eval --resume` takes new ones.
-#[derive(Debug, Args, Default, Clone)]
+/// Not part of the run's definition: `eval --resume` takes new ones. Its defaults
+/// (the `HostArgs::*` constants, [`HostArgs::default`]) are the flags' and a
+/// tournament file's `[[llm]]` tables'.
+#[derive(Debug, Args, Clone)]
 pub struct HostArgs {
     /// Server API: ollama (/api/chat) or openai (/v1/chat/completions: llama-server, vLLM, LM Studio).
     #[arg(long)]
@@ -102,18 +104,33 @@ pub struct HostArgs {
     #[arg(long, value_name = "FILE", conflicts_with = "host")]
     pub fleet: Option<PathBuf>,
     /// Requests at once on each --host of a fleet (a fleet file sets its own).
-    #[arg(long, default_value_t = 1, value_parser = limits::flag::parallel)]
+    #[arg(long, default_value_t = HostArgs::MAX_IN_FLIGHT, value_parser = limits::flag::parallel)]
     pub max_in_flight: usize,
     /// Environment variable holding the API key for --api openai (sent as a bearer
     /// token, never written to logs).
-    #[arg(long, default_value = "OPENAI_API_KEY")]
+    #[arg(long, default_value = llm::DEFAULT_KEY_ENV)]
     pub api_key_env: String,
     /// Seconds to wait for one answer.
-    #[arg(long, default_value_t = 300.0, value_parser = limits::timeout)]
+    #[arg(long, default_value_t = HostArgs::TIMEOUT_S, value_parser = limits::timeout)]
     pub timeout: f64,
     /// Extra attempts after a transient HTTP failure.
-    #[arg(long, default_value_t = 4, value_parser = limits::flag::retries)]
+    #[arg(long, default_value_t = HostArgs::MAX_RETRIES, value_parser = limits::flag::retries)]
     pub max_retries: u32,
+}
+
+impl Default for HostArgs {
+    /// What the flags hold when none is given.
+    fn default() -> HostArgs {
+        HostArgs {
+            api: None,
+            host: Vec::new(),
+            fleet: None,
+            max_in_flight: HostArgs::MAX_IN_FLIGHT,
+            api_key_env: llm::DEFAULT_KEY_ENV.to_string(),
+            timeout: HostArgs::TIMEOUT_S,
+            max_retries: HostArgs::MAX_RETRIES,
+        }
+    }
 }
 
 /// A `--fleet` file.
@@ -170,6 +187,13 @@ impl Connection {
 }
 
 impl HostArgs {
+    /// Requests at once on each host unless `--max-in-flight` says otherwise.
+    pub const MAX_IN_FLIGHT: usize = 1;
+    /// Seconds to wait for one answer unless `--timeout` says otherwise.
+    pub const TIMEOUT_S: f64 = 300.0;
+    /// Extra attempts after a transient failure unless `--max-retries` says otherwise.
+    pub const MAX_RETRIES: u32 = 4;
+
     /// Whether any flag of these was given (so a resume takes these hosts).
     pub fn given(&self) -> bool {
         self.api.is_some() || !self.host.is_empty() || self.fleet.is_some()

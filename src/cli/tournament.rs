@@ -73,6 +73,31 @@ fn one() -> u64 {
     1
 }
 
+impl LlmEntry {
+    /// The host flags this table stands for: a key left out is the flag's default, a
+    /// value given is held to the flag's limits (the message names the key).
+    fn hosts(&self) -> Result<HostArgs, String> {
+        let defaults = HostArgs::default();
+        let hosts = HostArgs {
+            api: self.api.clone(),
+            host: self.host.clone(),
+            fleet: self.fleet.clone(),
+            max_in_flight: self.max_in_flight.unwrap_or(defaults.max_in_flight),
+            api_key_env: self.api_key_env.clone().unwrap_or(defaults.api_key_env),
+            timeout: self.timeout.unwrap_or(defaults.timeout),
+            max_retries: self.max_retries.unwrap_or(defaults.max_retries),
+        };
+        limits::PARALLEL
+            .check(hosts.max_in_flight as i64)
+            .map_err(|e| format!("max_in_flight = {e}"))?;
+        limits::timeout_seconds(hosts.timeout).map_err(|e| format!("timeout = {e}"))?;
+        limits::RETRIES
+            .check(i64::from(hosts.max_retries))
+            .map_err(|e| format!("max_retries = {e}"))?;
+        Ok(hosts)
+    }
+}
+
 pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
     let (path, log_dir, text) = match (&args.file, &args.resume) {
         (_, Some(dir)) => {
@@ -133,18 +158,9 @@ pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<Strin
             agent_file: entry.agent_file.clone(),
             ..AgentArgs::default()
         };
-        let hosts = HostArgs {
-            api: entry.api.clone(),
-            host: entry.host.clone(),
-            fleet: entry.fleet.clone(),
-            max_in_flight: entry.max_in_flight.unwrap_or(1),
-            api_key_env: entry
-                .api_key_env
-                .clone()
-                .unwrap_or_else(|| "OPENAI_API_KEY".to_string()),
-            timeout: entry.timeout.unwrap_or(300.0),
-            max_retries: entry.max_retries.unwrap_or(4),
-        };
+        let hosts = entry.hosts().map_err(|e| {
+            anyhow::anyhow!("bad tournament file {}: [[llm]] {}: {e}", path.display(), entry.model)
+        })?;
         // Players on the same hosts share one connection, so a host's max_in_flight
         // holds across them (hosts named in an agent file are that file's own).
         let key = if hosts.given() {
