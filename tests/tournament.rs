@@ -242,6 +242,35 @@ fn bad_tournament_files_are_refused_with_the_fix() {
 }
 
 #[test]
+fn an_anchor_the_flag_refuses_is_refused_in_a_tournament_file_before_any_game() {
+    let dir = temp_dir("tournament", "bad-anchor");
+    for (anchor, fix) in [
+        ("random=NaN", "the rating after = must be a number, such as random=0"),
+        ("random=inf", "the rating after = must be a number, such as random=0"),
+        ("=0", "name the anchor player before =, such as random=0"),
+        ("random", "is not SPEC=ELO, such as random=0"),
+    ] {
+        let text = format!(
+            "format = \"round-robin\"\nengines = [\"random\", \"greedy\"]\ngames = 2\nanchor = \"{anchor}\"\n"
+        );
+        let output = tournament(&dir, &text, &[]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{anchor}: {stderr}");
+        assert!(
+            stderr.contains(&format!("bad tournament file {}", dir.join("tournament.toml").display()))
+                && stderr.contains(&format!("anchor = \"{anchor}\"")),
+            "names the file and its key: {stderr}"
+        );
+        assert!(stderr.contains(fix), "{anchor}: {stderr}");
+        assert!(!dir.join("run").exists(), "{anchor}: refused before the run folder");
+        // The flag refuses the same value with the same words.
+        let rate = run_arena(&["rate", dir.to_str().unwrap(), "--anchor", anchor], "127.0.0.1:9");
+        assert_eq!(rate.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&rate.stderr).contains(fix), "rate --anchor {anchor}");
+    }
+}
+
+#[test]
 fn eval_stops_each_opponent_at_a_pair_boundary() {
     let (host, load) = model_host("m", Duration::ZERO);
     let dir = temp_dir("tournament", "eval-stop");

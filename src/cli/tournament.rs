@@ -17,7 +17,7 @@ use super::eval::{stop_on_ctrl_c, write_decisions, Interrupted};
 use super::limits;
 use super::outputs::{new_run_folder, resumed_run_folder};
 use super::positions::progress;
-use super::rate::{both_views, player_name, read_games, tables};
+use super::rate::{both_views, player_name, read_games, tables, Anchor};
 use arena::{
     load_resume_state, plan, run_games, run_record, run_sequential, utc_now, Format, GameRecord, MatchEvent,
     PairingStop, PlayerSpec, RunOptions, StopRule, Tally,
@@ -46,8 +46,8 @@ struct TournamentFile {
     seed: u64,
     /// Per-pairing stop rule: `sprt:ELO0,ELO1[,ALPHA,BETA]` or `ci:WIDTH`.
     stop: Option<String>,
-    /// The player ratings are anchored to, `SPEC=ELO` (default `random=0`, else the
-    /// first engine at 0).
+    /// The player ratings are anchored to, `SPEC=ELO` (default [`Anchor::among`] the
+    /// players: `random=0`, else the first engine at 0).
     anchor: Option<String>,
 }
 
@@ -140,6 +140,13 @@ pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<Strin
             file.games
         );
     }
+    // Refused now, as `rate --anchor` refuses it, rather than after every game.
+    let anchor: Option<Anchor> = file
+        .anchor
+        .as_deref()
+        .map(str::parse)
+        .transpose()
+        .map_err(|e: String| anyhow::anyhow!("bad tournament file {}: anchor = {e}", path.display()))?;
     let rule: Option<StopRule> = file
         .stop
         .as_deref()
@@ -276,7 +283,7 @@ pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<Strin
     bar.finish_and_clear();
     let pairings = pairing_results(&plan, &records, &stops);
     let interrupted = interrupted(&records, &stops, rule.is_some());
-    let anchor = anchor(&file, &names)?;
+    let anchor = rating_anchor(anchor, &names)?;
     // The bootstrap searches on blocking threads, off the async workers.
     let rated = tokio::task::block_in_place(|| -> Result<_> {
         let games = read_games(std::slice::from_ref(&log_dir))?;
@@ -321,23 +328,16 @@ pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<Strin
     Ok(())
 }
 
-/// The anchor: the file's, else `random` at 0 when it plays, else the first engine.
-fn anchor(file: &TournamentFile, names: &[String]) -> Result<(String, f64)> {
-    if let Some(text) = &file.anchor {
-        let (spec, elo) = text
-            .rsplit_once('=')
-            .and_then(|(s, e)| Some((s.trim().to_string(), e.trim().parse::<f64>().ok()?)))
-            .with_context(|| format!("bad anchor {text:?}: give SPEC=ELO, such as random=0"))?;
-        return Ok((player_name(&spec), elo));
+/// The anchor: the file's (an engine in the form logs write), else [`Anchor::among`]
+/// the players.
+fn rating_anchor(given: Option<Anchor>, names: &[String]) -> Result<Anchor> {
+    match given {
+        Some(anchor) => Ok(Anchor {
+            spec: player_name(&anchor.spec),
+            ..anchor
+        }),
+        None => Anchor::among(names.iter().map(String::as_str)).context("a tournament needs two players or more"),
     }
-    let spec = if names.iter().any(|n| n == "random") {
-        "random".to_string()
-    } else {
-        file.engines
-            .first()
-            .map_or_else(|| names[0].clone(), |e| player_name(e))
-    };
-    Ok((spec, 0.0))
 }
 
 /// Whether the run was interrupted: a needed game did not finish.
