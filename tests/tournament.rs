@@ -250,15 +250,16 @@ fn an_anchor_the_flag_refuses_is_refused_in_a_tournament_file_before_any_game() 
         ("=0", "name the anchor player before =, such as random=0"),
         ("random", "is not SPEC=ELO, such as random=0"),
     ] {
-        let text = format!(
-            "format = \"round-robin\"\nengines = [\"random\", \"greedy\"]\ngames = 2\nanchor = \"{anchor}\"\n"
-        );
+        let text =
+            format!("format = \"round-robin\"\nengines = [\"random\", \"greedy\"]\ngames = 2\nanchor = \"{anchor}\"\n");
         let output = tournament(&dir, &text, &[]);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(2), "{anchor}: {stderr}");
         assert!(
-            stderr.contains(&format!("bad tournament file {}", dir.join("tournament.toml").display()))
-                && stderr.contains(&format!("anchor = \"{anchor}\"")),
+            stderr.contains(&format!(
+                "bad tournament file {}",
+                dir.join("tournament.toml").display()
+            )) && stderr.contains(&format!("anchor = \"{anchor}\"")),
             "names the file and its key: {stderr}"
         );
         assert!(stderr.contains(fix), "{anchor}: {stderr}");
@@ -266,7 +267,10 @@ fn an_anchor_the_flag_refuses_is_refused_in_a_tournament_file_before_any_game() 
         // The flag refuses the same value with the same words.
         let rate = run_arena(&["rate", dir.to_str().unwrap(), "--anchor", anchor], "127.0.0.1:9");
         assert_eq!(rate.status.code(), Some(2));
-        assert!(String::from_utf8_lossy(&rate.stderr).contains(fix), "rate --anchor {anchor}");
+        assert!(
+            String::from_utf8_lossy(&rate.stderr).contains(fix),
+            "rate --anchor {anchor}"
+        );
     }
 }
 

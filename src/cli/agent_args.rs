@@ -6,9 +6,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use clap::Args;
+use clap::{Args, ValueEnum};
 use serde::Deserialize;
 
+use super::args::LabelsArg;
 use super::limits;
 use agent::{AgentConfig, AnswerFormat, AnswerPolicy, Fallback, InvalidPolicy, Mode, Prompt};
 use arena::{LlmPlayer, PlayerSpec};
@@ -35,8 +36,8 @@ pub struct AgentArgs {
     #[arg(long)]
     pub user_template: Option<String>,
     /// Board text labels: ja (seed 000) or en.
-    #[arg(long)]
-    pub labels: Option<String>,
+    #[arg(long, value_enum, ignore_case = true)]
+    pub labels: Option<LabelsArg>,
     /// Board letters: absolute (B = black) or relative (B = side to move).
     #[arg(long)]
     pub perspective: Option<String>,
@@ -407,15 +408,14 @@ impl AgentArgs {
             }
             config.user_template = Some(template);
         }
-        let labels = match pick(&self.labels, &file.labels)
-            .as_deref()
-            .map(str::to_ascii_lowercase)
-            .as_deref()
-        {
-            None | Some("ja") => Labels::Japanese,
-            Some("en") => Labels::English,
-            Some(other) => bail!("bad --labels {other:?}: expected ja or en"),
+        // The file's words are read as the flag's (one parser: `LabelsArg`).
+        let labels = match (self.labels, &file.labels) {
+            (Some(labels), _) => labels,
+            (None, Some(text)) => LabelsArg::from_str(text.trim(), true)
+                .map_err(|_| anyhow::anyhow!("bad --labels {text:?}: expected ja or en"))?,
+            (None, None) => LabelsArg::Ja,
         };
+        let labels = Labels::from(labels);
         let perspective = match pick(&self.perspective, &file.perspective)
             .as_deref()
             .map(str::to_ascii_lowercase)
@@ -530,4 +530,80 @@ pub fn parse_player<R: ModelGame>(
         .map_err(|e| anyhow::anyhow!("{e}, llm:MODEL"))
         .with_context(|| format!("bad {flag}"))?;
     Ok(PlayerSpec::Engine(spec))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// The flags' help names the agent's defaults, which `AgentConfig::new` holds: the
+    /// two must not drift.
+    #[test]
+    fn the_help_states_the_agents_own_defaults() {
+        let defaults = AgentConfig::new("m");
+        let help = super::super::args::Cli::command()
+            .find_subcommand_mut("eval")
+            .expect("eval is a subcommand")
+            .render_long_help()
+            .to_string();
+        for said in [
+            format!("Requests per session, T (default {})", defaults.max_turns),
+            format!("Sessions per move, A (default {})", defaults.max_sessions),
+            format!("an engine spec (default {})", defaults.fallback),
+            format!("{} (default), first or strict", defaults.answer),
+        ] {
+            assert!(help.contains(&said), "{said}");
+        }
+        assert_eq!(
+            defaults.max_tool_rounds,
+            u32::MAX,
+            "the help says: no limit but --max-turns"
+        );
+        assert_eq!(defaults.style.labels, Labels::from(LabelsArg::Ja));
+    }
+
+    #[test]
+    fn a_labels_word_reads_alike_from_the_flag_and_the_agent_file() {
+        use clap::Parser;
+        let dir = std::env::temp_dir().join(format!("othello-arena-labels-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (word, labels) in [
+            ("ja", Labels::Japanese),
+            ("EN", Labels::English),
+            ("en", Labels::English),
+        ] {
+            let cli = super::super::args::Cli::try_parse_from([
+                "othello-arena",
+                "eval",
+                "--agent",
+                "llm:m",
+                "--labels",
+                word,
+            ])
+            .unwrap();
+            let super::super::args::Command::Eval(eval) = cli.command else {
+                panic!("eval parses as eval")
+            };
+            let file = dir.join(format!("{word}.toml"));
+            std::fs::write(&file, format!("labels = \"{word}\"\n")).unwrap();
+            let from_file = AgentArgs {
+                agent_file: Some(file),
+                ..AgentArgs::default()
+            };
+            for args in [&eval.agent, &from_file] {
+                let config = args.config::<game::Othello>("m", &prompts_dir()).unwrap();
+                assert_eq!(config.style.labels, labels, "{word}");
+            }
+        }
+        let bad = dir.join("bad.toml");
+        std::fs::write(&bad, "labels = \"fr\"\n").unwrap();
+        let args = AgentArgs {
+            agent_file: Some(bad),
+            ..AgentArgs::default()
+        };
+        let message = format!("{:#}", args.config::<game::Othello>("m", &prompts_dir()).unwrap_err());
+        assert!(message.contains("bad --labels \"fr\": expected ja or en"), "{message}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -150,7 +150,7 @@ pub struct DatagenArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Language of the board text and the reasoning: ja (seed 000) or en.
-    #[arg(long, value_enum, default_value_t = LabelsArg::Ja)]
+    #[arg(long, value_enum, ignore_case = true, default_value_t = LabelsArg::Ja)]
     pub labels: LabelsArg,
     /// Output file (JSONL, one {"conversations": [...]} per line).
     #[arg(short = 'o', long = "output")]
@@ -562,7 +562,8 @@ impl From<ConventionArg> for Convention {
     }
 }
 
-/// `datagen --labels`.
+/// `--labels` of `datagen` and of `llm:MODEL` players (and an agent file's `labels`):
+/// the board text's language.
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum LabelsArg {
     /// Japanese, as seed 000.

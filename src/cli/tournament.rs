@@ -165,9 +165,9 @@ pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<Strin
             agent_file: entry.agent_file.clone(),
             ..AgentArgs::default()
         };
-        let hosts = entry.hosts().map_err(|e| {
-            anyhow::anyhow!("bad tournament file {}: [[llm]] {}: {e}", path.display(), entry.model)
-        })?;
+        let hosts = entry
+            .hosts()
+            .map_err(|e| anyhow::anyhow!("bad tournament file {}: [[llm]] {}: {e}", path.display(), entry.model))?;
         // Players on the same hosts share one connection, so a host's max_in_flight
         // holds across them (hosts named in an agent file are that file's own).
         let key = if hosts.given() {
