@@ -408,24 +408,7 @@ impl AgentArgs {
             }
             config.user_template = Some(template);
         }
-        // The file's words are read as the flag's (one parser: `LabelsArg`).
-        let labels = match (self.labels, &file.labels) {
-            (Some(labels), _) => labels,
-            (None, Some(text)) => LabelsArg::from_str(text.trim(), true)
-                .map_err(|_| anyhow::anyhow!("bad --labels {text:?}: expected ja or en"))?,
-            (None, None) => LabelsArg::Ja,
-        };
-        let labels = Labels::from(labels);
-        let perspective = match pick(&self.perspective, &file.perspective)
-            .as_deref()
-            .map(str::to_ascii_lowercase)
-            .as_deref()
-        {
-            None | Some("absolute") => Perspective::Absolute,
-            Some("relative") => Perspective::Relative,
-            Some(other) => bail!("bad --perspective {other:?}: expected absolute or relative"),
-        };
-        config.style = TextStyle { labels, perspective };
+        config.style = self.style(&file)?;
         let file_think = file.think.as_ref().map(|v| match v {
             toml::Value::Boolean(b) => b.to_string(),
             toml::Value::String(s) => s.clone(),
@@ -434,20 +417,7 @@ impl AgentArgs {
         if let Some(think) = pick(&self.think, &file_think) {
             config.think = Some(parse_think(&think)?);
         }
-        check_options(&file.options).context("bad [options] in --agent-file")?;
-        config.options = file.options;
-        if self.temperature.is_some() {
-            config.options.temperature = self.temperature;
-        }
-        if self.model_seed.is_some() {
-            config.options.seed = self.model_seed;
-        }
-        if self.num_ctx.is_some() {
-            config.options.num_ctx = self.num_ctx;
-        }
-        if self.num_predict.is_some() {
-            config.options.num_predict = self.num_predict;
-        }
+        config.options = self.options(file.options.clone())?;
         config.keep_alive = pick(&self.keep_alive, &file.keep_alive);
         config.max_turns = self.max_turns.or(file.max_turns).unwrap_or(config.max_turns);
         config.max_sessions = self.max_sessions.or(file.max_sessions).unwrap_or(config.max_sessions);
@@ -483,6 +453,49 @@ impl AgentArgs {
             config.answer_format = parse_with::<AnswerFormat>(&format, "--answer-format")?;
         }
         Ok(config)
+    }
+
+    /// How boards are written: `--labels` and `--perspective`, else the file's.
+    fn style(&self, file: &AgentFile) -> Result<TextStyle> {
+        // The file's words are read as the flag's (one parser: `LabelsArg`).
+        let labels = match (self.labels, &file.labels) {
+            (Some(labels), _) => labels,
+            (None, Some(text)) => LabelsArg::from_str(text.trim(), true)
+                .map_err(|_| anyhow::anyhow!("bad --labels {text:?}: expected ja or en"))?,
+            (None, None) => LabelsArg::Ja,
+        };
+        let labels = Labels::from(labels);
+        let perspective = match self
+            .perspective
+            .as_deref()
+            .or(file.perspective.as_deref())
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+        {
+            None | Some("absolute") => Perspective::Absolute,
+            Some("relative") => Perspective::Relative,
+            Some(other) => bail!("bad --perspective {other:?}: expected absolute or relative"),
+        };
+        Ok(TextStyle { labels, perspective })
+    }
+
+    /// The model options: the file's `[options]` (checked against the flags' limits),
+    /// each overridden by its flag.
+    fn options(&self, mut options: ChatOptions) -> Result<ChatOptions> {
+        check_options(&options).context("bad [options] in --agent-file")?;
+        if self.temperature.is_some() {
+            options.temperature = self.temperature;
+        }
+        if self.model_seed.is_some() {
+            options.seed = self.model_seed;
+        }
+        if self.num_ctx.is_some() {
+            options.num_ctx = self.num_ctx;
+        }
+        if self.num_predict.is_some() {
+            options.num_predict = self.num_predict;
+        }
+        Ok(options)
     }
 }
 
