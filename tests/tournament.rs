@@ -224,11 +224,53 @@ fn bad_tournament_files_are_refused_with_the_fix() {
             "bad engines",
         ),
         ("engines = [\"random\"]\ngames = 2\nrounds = 3\n", "bad tournament file"),
+        // An [[llm]] table's values are held to the limits of the flags of the same name.
+        (
+            "engines = [\"random\"]\ngames = 2\n[[llm]]\nmodel = \"m\"\ntimeout = 0.0\n",
+            "[[llm]] m: timeout = 0 is out of range: give seconds above 0",
+        ),
+        (
+            "engines = [\"random\"]\ngames = 2\n[[llm]]\nmodel = \"m\"\nmax_retries = 1000\n",
+            "[[llm]] m: max_retries = 1000 is out of range: give 0 to 100 retries",
+        ),
     ] {
         let output = tournament(&dir, text, &[]);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(2), "{text}: {stderr}");
         assert!(stderr.contains(expected), "{text}: {stderr}");
+    }
+}
+
+#[test]
+fn an_anchor_the_flag_refuses_is_refused_in_a_tournament_file_before_any_game() {
+    let dir = temp_dir("tournament", "bad-anchor");
+    for (anchor, fix) in [
+        ("random=NaN", "the rating after = must be a number, such as random=0"),
+        ("random=inf", "the rating after = must be a number, such as random=0"),
+        ("=0", "name the anchor player before =, such as random=0"),
+        ("random", "is not SPEC=ELO, such as random=0"),
+    ] {
+        let text =
+            format!("format = \"round-robin\"\nengines = [\"random\", \"greedy\"]\ngames = 2\nanchor = \"{anchor}\"\n");
+        let output = tournament(&dir, &text, &[]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{anchor}: {stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "bad tournament file {}",
+                dir.join("tournament.toml").display()
+            )) && stderr.contains(&format!("anchor = \"{anchor}\"")),
+            "names the file and its key: {stderr}"
+        );
+        assert!(stderr.contains(fix), "{anchor}: {stderr}");
+        assert!(!dir.join("run").exists(), "{anchor}: refused before the run folder");
+        // The flag refuses the same value with the same words.
+        let rate = run_arena(&["rate", dir.to_str().unwrap(), "--anchor", anchor], "127.0.0.1:9");
+        assert_eq!(rate.status.code(), Some(2));
+        assert!(
+            String::from_utf8_lossy(&rate.stderr).contains(fix),
+            "rate --anchor {anchor}"
+        );
     }
 }
 

@@ -6,9 +6,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use clap::Args;
+use clap::{Args, ValueEnum};
 use serde::Deserialize;
 
+use super::args::LabelsArg;
 use super::limits;
 use agent::{AgentConfig, AnswerFormat, AnswerPolicy, Fallback, InvalidPolicy, Mode, Prompt};
 use arena::{LlmPlayer, PlayerSpec};
@@ -35,8 +36,8 @@ pub struct AgentArgs {
     #[arg(long)]
     pub user_template: Option<String>,
     /// Board text labels: ja (seed 000) or en.
-    #[arg(long)]
-    pub labels: Option<String>,
+    #[arg(long, value_enum, ignore_case = true)]
+    pub labels: Option<LabelsArg>,
     /// Board letters: absolute (B = black) or relative (B = side to move).
     #[arg(long)]
     pub perspective: Option<String>,
@@ -86,8 +87,10 @@ pub struct AgentArgs {
 }
 
 /// Where `llm:MODEL` players' requests go: one server, several, or a fleet file.
-/// Not part of the run's definition: `eval --resume` takes new ones.
-#[derive(Debug, Args, Default, Clone)]
+/// Not part of the run's definition: `eval --resume` takes new ones. Its defaults
+/// (the `HostArgs::*` constants, [`HostArgs::default`]) are the flags' and a
+/// tournament file's `[[llm]]` tables'.
+#[derive(Debug, Args, Clone)]
 pub struct HostArgs {
     /// Server API: ollama (/api/chat) or openai (/v1/chat/completions: llama-server, vLLM, LM Studio).
     #[arg(long)]
@@ -102,18 +105,33 @@ pub struct HostArgs {
     #[arg(long, value_name = "FILE", conflicts_with = "host")]
     pub fleet: Option<PathBuf>,
     /// Requests at once on each --host of a fleet (a fleet file sets its own).
-    #[arg(long, default_value_t = 1, value_parser = limits::flag::parallel)]
+    #[arg(long, default_value_t = HostArgs::MAX_IN_FLIGHT, value_parser = limits::flag::parallel)]
     pub max_in_flight: usize,
     /// Environment variable holding the API key for --api openai (sent as a bearer
     /// token, never written to logs).
-    #[arg(long, default_value = "OPENAI_API_KEY")]
+    #[arg(long, default_value = llm::DEFAULT_KEY_ENV)]
     pub api_key_env: String,
     /// Seconds to wait for one answer.
-    #[arg(long, default_value_t = 300.0, value_parser = limits::timeout)]
+    #[arg(long, default_value_t = HostArgs::TIMEOUT_S, value_parser = limits::timeout)]
     pub timeout: f64,
     /// Extra attempts after a transient HTTP failure.
-    #[arg(long, default_value_t = 4, value_parser = limits::flag::retries)]
+    #[arg(long, default_value_t = HostArgs::MAX_RETRIES, value_parser = limits::flag::retries)]
     pub max_retries: u32,
+}
+
+impl Default for HostArgs {
+    /// What the flags hold when none is given.
+    fn default() -> HostArgs {
+        HostArgs {
+            api: None,
+            host: Vec::new(),
+            fleet: None,
+            max_in_flight: HostArgs::MAX_IN_FLIGHT,
+            api_key_env: llm::DEFAULT_KEY_ENV.to_string(),
+            timeout: HostArgs::TIMEOUT_S,
+            max_retries: HostArgs::MAX_RETRIES,
+        }
+    }
 }
 
 /// A `--fleet` file.
@@ -170,6 +188,13 @@ impl Connection {
 }
 
 impl HostArgs {
+    /// Requests at once on each host unless `--max-in-flight` says otherwise.
+    pub const MAX_IN_FLIGHT: usize = 1;
+    /// Seconds to wait for one answer unless `--timeout` says otherwise.
+    pub const TIMEOUT_S: f64 = 300.0;
+    /// Extra attempts after a transient failure unless `--max-retries` says otherwise.
+    pub const MAX_RETRIES: u32 = 4;
+
     /// Whether any flag of these was given (so a resume takes these hosts).
     pub fn given(&self) -> bool {
         self.api.is_some() || !self.host.is_empty() || self.fleet.is_some()
@@ -383,25 +408,7 @@ impl AgentArgs {
             }
             config.user_template = Some(template);
         }
-        let labels = match pick(&self.labels, &file.labels)
-            .as_deref()
-            .map(str::to_ascii_lowercase)
-            .as_deref()
-        {
-            None | Some("ja") => Labels::Japanese,
-            Some("en") => Labels::English,
-            Some(other) => bail!("bad --labels {other:?}: expected ja or en"),
-        };
-        let perspective = match pick(&self.perspective, &file.perspective)
-            .as_deref()
-            .map(str::to_ascii_lowercase)
-            .as_deref()
-        {
-            None | Some("absolute") => Perspective::Absolute,
-            Some("relative") => Perspective::Relative,
-            Some(other) => bail!("bad --perspective {other:?}: expected absolute or relative"),
-        };
-        config.style = TextStyle { labels, perspective };
+        config.style = self.style(&file)?;
         let file_think = file.think.as_ref().map(|v| match v {
             toml::Value::Boolean(b) => b.to_string(),
             toml::Value::String(s) => s.clone(),
@@ -410,20 +417,7 @@ impl AgentArgs {
         if let Some(think) = pick(&self.think, &file_think) {
             config.think = Some(parse_think(&think)?);
         }
-        check_options(&file.options).context("bad [options] in --agent-file")?;
-        config.options = file.options;
-        if self.temperature.is_some() {
-            config.options.temperature = self.temperature;
-        }
-        if self.model_seed.is_some() {
-            config.options.seed = self.model_seed;
-        }
-        if self.num_ctx.is_some() {
-            config.options.num_ctx = self.num_ctx;
-        }
-        if self.num_predict.is_some() {
-            config.options.num_predict = self.num_predict;
-        }
+        config.options = self.options(file.options.clone())?;
         config.keep_alive = pick(&self.keep_alive, &file.keep_alive);
         config.max_turns = self.max_turns.or(file.max_turns).unwrap_or(config.max_turns);
         config.max_sessions = self.max_sessions.or(file.max_sessions).unwrap_or(config.max_sessions);
@@ -459,6 +453,49 @@ impl AgentArgs {
             config.answer_format = parse_with::<AnswerFormat>(&format, "--answer-format")?;
         }
         Ok(config)
+    }
+
+    /// How boards are written: `--labels` and `--perspective`, else the file's.
+    fn style(&self, file: &AgentFile) -> Result<TextStyle> {
+        // The file's words are read as the flag's (one parser: `LabelsArg`).
+        let labels = match (self.labels, &file.labels) {
+            (Some(labels), _) => labels,
+            (None, Some(text)) => LabelsArg::from_str(text.trim(), true)
+                .map_err(|_| anyhow::anyhow!("bad --labels {text:?}: expected ja or en"))?,
+            (None, None) => LabelsArg::Ja,
+        };
+        let labels = Labels::from(labels);
+        let perspective = match self
+            .perspective
+            .as_deref()
+            .or(file.perspective.as_deref())
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+        {
+            None | Some("absolute") => Perspective::Absolute,
+            Some("relative") => Perspective::Relative,
+            Some(other) => bail!("bad --perspective {other:?}: expected absolute or relative"),
+        };
+        Ok(TextStyle { labels, perspective })
+    }
+
+    /// The model options: the file's `[options]` (checked against the flags' limits),
+    /// each overridden by its flag.
+    fn options(&self, mut options: ChatOptions) -> Result<ChatOptions> {
+        check_options(&options).context("bad [options] in --agent-file")?;
+        if self.temperature.is_some() {
+            options.temperature = self.temperature;
+        }
+        if self.model_seed.is_some() {
+            options.seed = self.model_seed;
+        }
+        if self.num_ctx.is_some() {
+            options.num_ctx = self.num_ctx;
+        }
+        if self.num_predict.is_some() {
+            options.num_predict = self.num_predict;
+        }
+        Ok(options)
     }
 }
 
@@ -506,4 +543,80 @@ pub fn parse_player<R: ModelGame>(
         .map_err(|e| anyhow::anyhow!("{e}, llm:MODEL"))
         .with_context(|| format!("bad {flag}"))?;
     Ok(PlayerSpec::Engine(spec))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// The flags' help names the agent's defaults, which `AgentConfig::new` holds: the
+    /// two must not drift.
+    #[test]
+    fn the_help_states_the_agents_own_defaults() {
+        let defaults = AgentConfig::new("m");
+        let help = super::super::args::Cli::command()
+            .find_subcommand_mut("eval")
+            .expect("eval is a subcommand")
+            .render_long_help()
+            .to_string();
+        for said in [
+            format!("Requests per session, T (default {})", defaults.max_turns),
+            format!("Sessions per move, A (default {})", defaults.max_sessions),
+            format!("an engine spec (default {})", defaults.fallback),
+            format!("{} (default), first or strict", defaults.answer),
+        ] {
+            assert!(help.contains(&said), "{said}");
+        }
+        assert_eq!(
+            defaults.max_tool_rounds,
+            u32::MAX,
+            "the help says: no limit but --max-turns"
+        );
+        assert_eq!(defaults.style.labels, Labels::from(LabelsArg::Ja));
+    }
+
+    #[test]
+    fn a_labels_word_reads_alike_from_the_flag_and_the_agent_file() {
+        use clap::Parser;
+        let dir = std::env::temp_dir().join(format!("othello-arena-labels-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (word, labels) in [
+            ("ja", Labels::Japanese),
+            ("EN", Labels::English),
+            ("en", Labels::English),
+        ] {
+            let cli = super::super::args::Cli::try_parse_from([
+                "othello-arena",
+                "eval",
+                "--agent",
+                "llm:m",
+                "--labels",
+                word,
+            ])
+            .unwrap();
+            let super::super::args::Command::Eval(eval) = cli.command else {
+                panic!("eval parses as eval")
+            };
+            let file = dir.join(format!("{word}.toml"));
+            std::fs::write(&file, format!("labels = \"{word}\"\n")).unwrap();
+            let from_file = AgentArgs {
+                agent_file: Some(file),
+                ..AgentArgs::default()
+            };
+            for args in [&eval.agent, &from_file] {
+                let config = args.config::<game::Othello>("m", &prompts_dir()).unwrap();
+                assert_eq!(config.style.labels, labels, "{word}");
+            }
+        }
+        let bad = dir.join("bad.toml");
+        std::fs::write(&bad, "labels = \"fr\"\n").unwrap();
+        let args = AgentArgs {
+            agent_file: Some(bad),
+            ..AgentArgs::default()
+        };
+        let message = format!("{:#}", args.config::<game::Othello>("m", &prompts_dir()).unwrap_err());
+        assert!(message.contains("bad --labels \"fr\": expected ja or en"), "{message}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

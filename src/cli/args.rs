@@ -6,6 +6,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use super::agent_args::{AgentArgs, HostArgs};
 use super::limits;
+use super::rate::Anchor;
 use arena::StopRule;
 use engines::lab::TrainSettings;
 use game::othello::{Color, Convention, Labels};
@@ -149,7 +150,7 @@ pub struct DatagenArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Language of the board text and the reasoning: ja (seed 000) or en.
-    #[arg(long, value_enum, default_value_t = LabelsArg::Ja)]
+    #[arg(long, value_enum, ignore_case = true, default_value_t = LabelsArg::Ja)]
     pub labels: LabelsArg,
     /// Output file (JSONL, one {"conversations": [...]} per line).
     #[arg(short = 'o', long = "output")]
@@ -403,8 +404,8 @@ pub struct RateArgs {
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
     /// The player held fixed, and its rating: SPEC=ELO.
-    #[arg(long, default_value = "random=0", value_parser = parse_anchor)]
-    pub anchor: (String, f64),
+    #[arg(long, default_value_t = Anchor::default())]
+    pub anchor: Anchor,
     /// Bootstrap resamples for the 95% intervals.
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub bootstrap: u32,
@@ -437,23 +438,6 @@ pub struct TournamentArgs {
     /// Print one JSON object (pairings and ratings) instead of the tables.
     #[arg(long)]
     pub json: bool,
-}
-
-/// `SPEC=ELO`, such as `random=0`.
-fn parse_anchor(text: &str) -> Result<(String, f64), String> {
-    let (spec, elo) = text
-        .rsplit_once('=')
-        .ok_or_else(|| format!("{text:?} is not SPEC=ELO, such as random=0"))?;
-    let elo: f64 = elo
-        .trim()
-        .parse()
-        .ok()
-        .filter(|e: &f64| e.is_finite())
-        .ok_or_else(|| format!("{text:?}: the rating after = must be a number, such as random=0"))?;
-    if spec.trim().is_empty() {
-        return Err(format!("{text:?}: name the anchor player before =, such as random=0"));
-    }
-    Ok((spec.trim().to_string(), elo))
 }
 
 /// `report`.
@@ -578,7 +562,8 @@ impl From<ConventionArg> for Convention {
     }
 }
 
-/// `datagen --labels`.
+/// `--labels` of `datagen` and of `llm:MODEL` players (and an agent file's `labels`):
+/// the board text's language.
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum LabelsArg {
     /// Japanese, as seed 000.

@@ -1,6 +1,5 @@
 //! `eval`: the LLM agent against each opponent, with tables, CSV, JSON and logs.
 
-use agent::ModelGame;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -13,11 +12,12 @@ use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{json, Value};
 
-use super::agent_args::parse_player;
+use super::agent_args::{parse_player, Connection};
 use super::args::{Cli, Command, EvalArgs, GameArg, ReferenceArgs};
 use super::outputs::{check_output_flag, new_run_folder, resumed_run_folder};
 use super::quality;
 use super::report::{agent_lines, opponent_rows, tally_header, tally_json};
+use agent::{AgentConfig, ModelGame};
 use arena::{
     host_usage, load_resume_state, run_eval, run_eval_sequential, run_record, utc_now, EvalConfig, EvalResult,
     GameToScore, HostUsage, MatchEvent, MoveQuality, PairingStop, PlayerSpec, RunFolder, RunOptions, ScoringStopped,
@@ -57,38 +57,123 @@ pub(super) async fn run(args: EvalArgs, env: &dyn Fn(&str) -> Option<String>) ->
     }
 }
 
+/// `eval` of game `R`: the agent against each opponent, then the results written and
+/// printed.
 async fn evaluate<R: ModelGame>(
     args: EvalArgs,
     run_json: Value,
     resuming: bool,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<()> {
-    let agent_spec = args.agent_spec.as_deref().unwrap_or_default();
-    game::check_opening::<R>(args.opening_random).map_err(|e| anyhow::anyhow!("bad --opening-random: {e}"))?;
-    let connection = args.hosts.connect(&args.agent, env).await?;
-    let backend = connection.backend.clone();
-    let agent: PlayerSpec<R> = parse_player(agent_spec, "--agent", &args.agent, Some(&connection))?;
-    let Some(agent_config) = agent.agent_config().cloned() else {
-        bail!("bad --agent {agent_spec:?}: eval measures an LLM player, give llm:MODEL");
-    };
-    let default_opponents: Vec<String> = R::DEFAULT_OPPONENTS.split(',').map(str::to_string).collect();
-    let opponents = if args.vs.is_empty() {
-        &default_opponents
-    } else {
-        &args.vs
-    }
-    .iter()
-    .map(|spec| parse_player(spec, "--vs", &args.agent, Some(&connection)))
-    .collect::<Result<Vec<_>>>()?;
-    if opponents.iter().any(|o| o.is_human()) {
-        bail!("bad --vs: eval runs unattended; use `play` to play the agent yourself");
-    }
+    let entrants = Entrants::<R>::connect(&args, env).await?;
     if let Some(csv) = &args.csv {
         // The run's own results.csv is the one file of its folder --csv may name.
         let run: Vec<&Path> = args.log_dir.iter().map(PathBuf::as_path).collect();
         let owned: Vec<PathBuf> = run.iter().map(|dir| dir.join("results.csv")).collect();
         check_output_flag("--csv", csv, &run, &owned)?;
     }
+    let model = entrants.agent_config.model.clone();
+    let (folder, config) = open_run(&args, entrants, run_json, resuming).await?;
+    let log_dir = folder.path().to_path_buf();
+    let total = config.schedule().len();
+    let (result, stops) = play(&args, &config, &folder).await?;
+    let quality = score(&args, &result, &config, &log_dir)?;
+    let hosts = logged_host_usage(&log_dir)?;
+    let summary = results_json::<R>(&args, &result, &stops, &hosts, quality.as_ref(), &log_dir)?;
+    folder.write_json("results.json", &summary)?;
+    let complete = result.unfinished == 0;
+    if complete {
+        // The seed's table always lies in the run folder; --csv writes it elsewhere too.
+        let csv = seed_csv(&result, &model, args.games);
+        folder.write_text("results.csv", &csv)?;
+        if let Some(path) = &args.csv {
+            std::fs::write(path, &csv).with_context(|| format!("cannot write --csv {}", path.display()))?;
+        }
+    }
+    if args.json {
+        println!("{summary}");
+    } else {
+        print!("{}", text_report(&result, &model, args.games));
+        print!("{}", stop_lines(&stops));
+        print!("{}", host_lines(&hosts));
+        if let Some((all, _)) = &quality {
+            let mut text = quality::heading::<R>("the agent (model moves only)", args.reference);
+            quality::quality_lines::<R>(all, &mut text);
+            print!("{text}");
+        }
+        println!("logs: {}", log_dir.display());
+    }
+    if !complete {
+        return Err(Interrupted {
+            command: "eval",
+            finished: total - result.unfinished,
+            total,
+            dir: log_dir.display().to_string(),
+        }
+        .into());
+    }
+    Ok(())
+}
+
+/// The agent (an LLM player, on its model server) and its opponents (engines).
+struct Entrants<R: ModelGame> {
+    /// The model server or fleet.
+    connection: Connection,
+    /// The agent.
+    agent: PlayerSpec<R>,
+    /// The agent's settings.
+    agent_config: AgentConfig,
+    /// The opponents, `--vs` or the game's ladder.
+    opponents: Vec<PlayerSpec<R>>,
+}
+
+impl<R: ModelGame> Entrants<R> {
+    /// Connects to the model server and reads `--agent` and `--vs`.
+    async fn connect(args: &EvalArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<Entrants<R>> {
+        let agent_spec = args.agent_spec.as_deref().unwrap_or_default();
+        game::check_opening::<R>(args.opening_random).map_err(|e| anyhow::anyhow!("bad --opening-random: {e}"))?;
+        let connection = args.hosts.connect(&args.agent, env).await?;
+        let agent: PlayerSpec<R> = parse_player(agent_spec, "--agent", &args.agent, Some(&connection))?;
+        let Some(agent_config) = agent.agent_config().cloned() else {
+            bail!("bad --agent {agent_spec:?}: eval measures an LLM player, give llm:MODEL");
+        };
+        let default_opponents: Vec<String> = R::DEFAULT_OPPONENTS.split(',').map(str::to_string).collect();
+        let opponents = if args.vs.is_empty() {
+            &default_opponents
+        } else {
+            &args.vs
+        }
+        .iter()
+        .map(|spec| parse_player(spec, "--vs", &args.agent, Some(&connection)))
+        .collect::<Result<Vec<_>>>()?;
+        if opponents.iter().any(|o| o.is_human()) {
+            bail!("bad --vs: eval runs unattended; use `play` to play the agent yourself");
+        }
+        Ok(Entrants {
+            connection,
+            agent,
+            agent_config,
+            opponents,
+        })
+    }
+}
+
+/// Makes the run folder (or takes the one `--resume` continues, with its finished
+/// games), writes its run.json and listens for Ctrl-C; returns the folder and the
+/// evaluation's settings.
+async fn open_run<R: ModelGame>(
+    args: &EvalArgs,
+    entrants: Entrants<R>,
+    run_json: Value,
+    resuming: bool,
+) -> Result<(RunFolder, EvalConfig<R>)> {
+    let Entrants {
+        connection,
+        agent,
+        agent_config,
+        opponents,
+    } = entrants;
+    let backend = connection.backend.clone();
     let folder = match (&args.log_dir, resuming) {
         (Some(dir), true) => resumed_run_folder(dir)?,
         (dir, _) => new_run_folder(dir.as_deref(), &agent_config.model)?,
@@ -138,11 +223,20 @@ async fn evaluate<R: ModelGame>(
     let stop = Arc::new(AtomicBool::new(false));
     stop_on_ctrl_c(stop.clone(), "eval")?;
     config.run.stop = Some(stop);
-    let total = config.schedule().len();
+    Ok((folder, config))
+}
+
+/// Plays the evaluation (each opponent stopped early under `--stop`, whose answers go
+/// to decisions.jsonl) with a progress bar; returns the result and each opponent's stop.
+async fn play<R: ModelGame>(
+    args: &EvalArgs,
+    config: &EvalConfig<R>,
+    folder: &RunFolder,
+) -> Result<(EvalResult<R>, Vec<Option<PairingStop>>)> {
     let bar = if args.json {
         ProgressBar::hidden()
     } else {
-        ProgressBar::new(total as u64)
+        ProgressBar::new(config.schedule().len() as u64)
     };
     bar.set_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} games  elapsed {elapsed_precise}  ETA {eta_precise}  {msg}")
@@ -155,52 +249,72 @@ async fn evaluate<R: ModelGame>(
         }
     };
     let played = match &args.stop {
-        Some(rule) => run_eval_sequential(&config, rule, &report)
+        Some(rule) => run_eval_sequential(config, rule, &report)
             .await
             .map(|(result, sequential)| (result, sequential.stops, sequential.decisions)),
-        None => run_eval(&config, &report)
+        None => run_eval(config, &report)
             .await
             .map(|result| (result, Vec::new(), Vec::new())),
     };
     let (result, stops, decisions) =
-        played.with_context(|| format!("evaluation stopped; logs so far are in {}", log_dir.display()))?;
+        played.with_context(|| format!("evaluation stopped; logs so far are in {}", folder.path().display()))?;
     if args.stop.is_some() {
-        write_decisions(&folder, &decisions)?;
+        write_decisions(folder, &decisions)?;
     }
     bar.finish_and_clear();
-    // An interrupted run is scored when it is resumed and complete; a Ctrl-C during
-    // scoring drops the scores, never the results.
-    let quality = if args.score_moves && result.unfinished == 0 {
-        // The reference searches on blocking threads, off the async workers.
-        let scored = tokio::task::block_in_place(|| {
-            score_agent_moves(
-                &result,
-                config.opponents.len(),
-                args.reference,
-                args.json,
-                &log_dir,
-                config.run.stop.as_deref(),
-            )
-        });
-        match scored {
-            Ok(quality) => Some(quality),
-            Err(err) if err.chain().any(|e| e.is::<ScoringStopped>()) => {
-                eprintln!("{err:#}; the results are written without move scores");
-                None
-            }
-            Err(err) => return Err(err),
+    Ok((result, stops))
+}
+
+/// With `--score-moves`, the agent's moves scored (over all games, and per opponent)
+/// once every game is finished: an interrupted run is scored when it is resumed and
+/// complete, and a Ctrl-C during scoring drops the scores, never the results.
+fn score<R: ModelGame>(
+    args: &EvalArgs,
+    result: &EvalResult<R>,
+    config: &EvalConfig<R>,
+    log_dir: &Path,
+) -> Result<Option<(MoveQuality, Vec<MoveQuality>)>> {
+    if !args.score_moves || result.unfinished != 0 {
+        return Ok(None);
+    }
+    // The reference searches on blocking threads, off the async workers.
+    let scored = tokio::task::block_in_place(|| {
+        score_agent_moves(
+            result,
+            config.opponents.len(),
+            args.reference,
+            args.json,
+            log_dir,
+            config.run.stop.as_deref(),
+        )
+    });
+    match scored {
+        Ok(quality) => Ok(Some(quality)),
+        Err(err) if err.chain().any(|e| e.is::<ScoringStopped>()) => {
+            eprintln!("{err:#}; the results are written without move scores");
+            Ok(None)
         }
-    } else {
-        None
-    };
-    let hosts = logged_host_usage(&log_dir)?;
-    let mut summary = summary_json(&result, args.games, &log_dir.display().to_string());
-    summary["hosts"] = serde_json::to_value(&hosts)?;
+        Err(err) => Err(err),
+    }
+}
+
+/// results.json: the tallies and agent statistics, the hosts' usage, the stops and the
+/// move quality.
+fn results_json<R: ModelGame>(
+    args: &EvalArgs,
+    result: &EvalResult<R>,
+    stops: &[Option<PairingStop>],
+    hosts: &[HostUsage],
+    quality: Option<&(MoveQuality, Vec<MoveQuality>)>,
+    log_dir: &Path,
+) -> Result<Value> {
+    let mut summary = summary_json(result, args.games, &log_dir.display().to_string());
+    summary["hosts"] = serde_json::to_value(hosts)?;
     if let Some(rule) = &args.stop {
         summary["stop_rule"] = json!(rule.to_string());
-        summary["stops"] = serde_json::to_value(&stops)?;
+        summary["stops"] = serde_json::to_value(stops)?;
     }
-    if let Some((all, per_opponent)) = &quality {
+    if let Some((all, per_opponent)) = quality {
         summary["move_quality"] = all.to_json();
         summary["move_quality"]["reference"] = args.reference.to_json::<R>();
         for (value, q) in summary["opponents"]
@@ -212,39 +326,7 @@ async fn evaluate<R: ModelGame>(
             value["move_quality"] = q.to_json();
         }
     }
-    folder.write_json("results.json", &summary)?;
-    let complete = result.unfinished == 0;
-    if complete {
-        // The seed's table always lies in the run folder; --csv writes it elsewhere too.
-        let csv = seed_csv(&result, &agent_config.model, args.games);
-        folder.write_text("results.csv", &csv)?;
-        if let Some(path) = &args.csv {
-            std::fs::write(path, &csv).with_context(|| format!("cannot write --csv {}", path.display()))?;
-        }
-    }
-    if args.json {
-        println!("{summary}");
-    } else {
-        print!("{}", text_report(&result, &agent_config.model, args.games));
-        print!("{}", stop_lines(&stops));
-        print!("{}", host_lines(&hosts));
-        if let Some((all, _)) = &quality {
-            let mut text = quality::heading::<R>("the agent (model moves only)", args.reference);
-            quality::quality_lines::<R>(all, &mut text);
-            print!("{text}");
-        }
-        println!("logs: {}", log_dir.display());
-    }
-    if !complete {
-        return Err(Interrupted {
-            command: "eval",
-            finished: total - result.unfinished,
-            total,
-            dir: log_dir.display().to_string(),
-        }
-        .into());
-    }
-    Ok(())
+    Ok(summary)
 }
 
 /// Reads back the finished games of the interrupted run in `log_dir` into `config`

@@ -9,14 +9,14 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use serde_json::json;
 
-use super::agent_args::{is_llm_spec, parse_player};
+use super::agent_args::{is_llm_spec, parse_player, Connection};
 use super::args::{GameArg, PlayArgs, ReferenceArgs};
 use super::outputs::{check_output_flag, new_run_folder};
 use super::quality;
 use super::report::{agent_lines, tally_header, tally_json, tally_row};
 use arena::{
     run_match, run_record, utc_now, AgentStats, GameToScore, MatchConfig, MatchEvent, MatchResult, MoveQuality,
-    PlayerSpec, RunOptions, SpecTally, Tally,
+    PlayerSpec, RunFolder, RunOptions, SpecTally, Tally,
 };
 use game::othello::{Color, TextStyle};
 use game::{Marubatsu, Othello};
@@ -28,6 +28,7 @@ pub(super) async fn run(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>) ->
     }
 }
 
+/// `play` of game `R`: the match played, then its tables, CSV and JSON.
 async fn play<R: ModelGame>(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
     game::check_opening::<R>(args.opening_random).map_err(|e| anyhow::anyhow!("bad --opening-random: {e}"))?;
     let connection = if is_llm_spec(&args.black) || is_llm_spec(&args.white) {
@@ -40,18 +41,7 @@ async fn play<R: ModelGame>(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>
         parse_player(&args.white, "--white", &args.agent, connection.as_ref())?,
     ];
     let human = players.iter().any(PlayerSpec::is_human);
-    let has_llm = players.iter().any(|p| p.agent_config().is_some());
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    // A person or a board printout needs one game at a time; a model server, by default too.
-    let default_parallel = match &connection {
-        Some(connection) => connection.default_parallel(),
-        None => cores,
-    };
-    let parallel = if human || args.show {
-        1
-    } else {
-        args.parallel.unwrap_or(default_parallel)
-    };
+    let parallel = parallel(&args, human, connection.as_ref());
     if let Some(csv) = &args.csv {
         check_output_flag(
             "--csv",
@@ -60,30 +50,7 @@ async fn play<R: ModelGame>(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>
             &[],
         )?;
     }
-    let folder = if args.log_dir.is_some() || has_llm {
-        let folder = new_run_folder(args.log_dir.as_deref(), &format!("{}-vs-{}", players[0], players[1]))?;
-        let described: Vec<_> = players
-            .iter()
-            .map(|p| json!({ "spec": p.to_string(), "agent": p.agent_config().map(|c| c.to_json()) }))
-            .collect();
-        folder.write_json(
-            "run.json",
-            &run_record(
-                "play",
-                &utc_now().0,
-                json!({
-                "players": described,
-                "games": args.games,
-                "swap": args.swap,
-                "opening_random": args.opening_random,
-                "seed": args.seed,
-                }),
-            ),
-        )?;
-        Some(folder)
-    } else {
-        None
-    };
+    let folder = open_run(&args, &players)?;
     let log_dir = folder.as_ref().map(|f| f.path().to_path_buf());
     let config = MatchConfig {
         players,
@@ -97,8 +64,87 @@ async fn play<R: ModelGame>(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>
             ..RunOptions::default()
         },
     };
-    let done = AtomicUsize::new(0);
     let start = Instant::now();
+    let result = play_match(&args, &config, human, start).await?;
+    if let Some(path) = &args.csv {
+        std::fs::write(path, csv_table::<R>(&result.tallies))
+            .with_context(|| format!("cannot write --csv {}", path.display()))?;
+    }
+    let agents = agent_stats(&config, &result);
+    let quality = if args.score_moves {
+        // The reference searches on blocking threads, off the async workers.
+        Some(tokio::task::block_in_place(|| {
+            score_both_players(&result, args.reference, args.json, log_dir.as_deref())
+        })?)
+    } else {
+        None
+    };
+    if args.json {
+        print_json(&args, &config, &result, &agents, quality.as_ref());
+    } else {
+        print!(
+            "{}",
+            text_table(&config, &result.tallies, start.elapsed().as_secs_f64())
+        );
+        print_players(&args, &result, &agents, quality.as_ref());
+        if let Some(dir) = &log_dir {
+            println!("logs: {}", dir.display());
+        }
+    }
+    Ok(())
+}
+
+/// Games at once: one for a person or a board printout; else `--parallel`, by default
+/// the model server's capacity (one game for a single host) or the CPU cores.
+fn parallel(args: &PlayArgs, human: bool, connection: Option<&Connection>) -> usize {
+    if human || args.show {
+        return 1;
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let default_parallel = match connection {
+        Some(connection) => connection.default_parallel(),
+        None => cores,
+    };
+    args.parallel.unwrap_or(default_parallel)
+}
+
+/// The run folder, when `--log-dir` is given or a player is an LLM, with its run.json.
+fn open_run<R: ModelGame>(args: &PlayArgs, players: &[PlayerSpec<R>; 2]) -> Result<Option<RunFolder>> {
+    let has_llm = players.iter().any(|p| p.agent_config().is_some());
+    if args.log_dir.is_none() && !has_llm {
+        return Ok(None);
+    }
+    let folder = new_run_folder(args.log_dir.as_deref(), &format!("{}-vs-{}", players[0], players[1]))?;
+    let described: Vec<_> = players
+        .iter()
+        .map(|p| json!({ "spec": p.to_string(), "agent": p.agent_config().map(|c| c.to_json()) }))
+        .collect();
+    folder.write_json(
+        "run.json",
+        &run_record(
+            "play",
+            &utc_now().0,
+            json!({
+            "players": described,
+            "games": args.games,
+            "swap": args.swap,
+            "opening_random": args.opening_random,
+            "seed": args.seed,
+            }),
+        ),
+    )?;
+    Ok(Some(folder))
+}
+
+/// Plays the match, showing each move (`--show`, or a person playing) and the games
+/// done so far on stderr.
+async fn play_match<R: ModelGame>(
+    args: &PlayArgs,
+    config: &MatchConfig<R>,
+    human: bool,
+    start: Instant,
+) -> Result<MatchResult<R>> {
+    let done = AtomicUsize::new(0);
     let show = args.show || human;
     let report = |event: MatchEvent<'_, R>| match event {
         MatchEvent::Ply { game, board, mv } if show => {
@@ -117,69 +163,65 @@ async fn play<R: ModelGame>(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>
             }
         }
     };
-    let result = run_match(&config, &report).await?;
+    let result = run_match(config, &report).await?;
     if !args.json {
         eprintln!();
     }
-    if let Some(path) = &args.csv {
-        std::fs::write(path, csv_table::<R>(&result.tallies))
-            .with_context(|| format!("cannot write --csv {}", path.display()))?;
-    }
-    let agents = agent_stats(&config, &result);
-    let quality = if args.score_moves {
-        // The reference searches on blocking threads, off the async workers.
-        Some(tokio::task::block_in_place(|| {
-            score_both_players(&result, args.reference, args.json, log_dir.as_deref())
-        })?)
-    } else {
-        None
-    };
-    if args.json {
-        let players: Vec<_> = result
-            .tallies
-            .iter()
-            .zip(&agents)
-            .map(|(tally, stats)| {
-                let mut value = spec_json(tally);
-                if let Some(stats) = stats {
-                    value["agent"] = stats.to_json();
-                }
-                value
-            })
-            .collect();
-        let mut players = players;
-        if let Some(quality) = &quality {
-            for (value, q) in players.iter_mut().zip(quality) {
-                value["move_quality"] = q.to_json();
-                value["move_quality"]["reference"] = args.reference.to_json::<R>();
-            }
-        }
-        println!("{}", json!({ "games": config.games, "players": players }));
-    } else {
-        print!(
-            "{}",
-            text_table(&config, &result.tallies, start.elapsed().as_secs_f64())
-        );
-        for (tally, stats) in result.tallies.iter().zip(&agents) {
+    Ok(result)
+}
+
+/// `--json`: the games, and each player's tallies, agent statistics and move quality.
+fn print_json<R: ModelGame>(
+    args: &PlayArgs,
+    config: &MatchConfig<R>,
+    result: &MatchResult<R>,
+    agents: &[Option<AgentStats>; 2],
+    quality: Option<&[MoveQuality; 2]>,
+) {
+    let players: Vec<_> = result
+        .tallies
+        .iter()
+        .zip(agents)
+        .map(|(tally, stats)| {
+            let mut value = spec_json(tally);
             if let Some(stats) = stats {
-                let mut lines = format!(
-                    "{} (a move the fallback played is never counted as the model's):\n",
-                    tally.spec
-                );
-                agent_lines(stats, &mut lines);
-                print!("{lines}");
+                value["agent"] = stats.to_json();
             }
-        }
-        for (tally, q) in result.tallies.iter().zip(quality.iter().flatten()) {
-            let mut text = quality::heading::<R>(&tally.spec, args.reference);
-            quality::quality_lines::<R>(q, &mut text);
-            print!("{text}");
-        }
-        if let Some(dir) = &log_dir {
-            println!("logs: {}", dir.display());
+            value
+        })
+        .collect();
+    let mut players = players;
+    if let Some(quality) = quality {
+        for (value, q) in players.iter_mut().zip(quality) {
+            value["move_quality"] = q.to_json();
+            value["move_quality"]["reference"] = args.reference.to_json::<R>();
         }
     }
-    Ok(())
+    println!("{}", json!({ "games": config.games, "players": players }));
+}
+
+/// Below the table: each LLM player's statistics, then each player's move quality.
+fn print_players<R: ModelGame>(
+    args: &PlayArgs,
+    result: &MatchResult<R>,
+    agents: &[Option<AgentStats>; 2],
+    quality: Option<&[MoveQuality; 2]>,
+) {
+    for (tally, stats) in result.tallies.iter().zip(agents) {
+        if let Some(stats) = stats {
+            let mut lines = format!(
+                "{} (a move the fallback played is never counted as the model's):\n",
+                tally.spec
+            );
+            agent_lines(stats, &mut lines);
+            print!("{lines}");
+        }
+    }
+    for (tally, q) in result.tallies.iter().zip(quality.into_iter().flatten()) {
+        let mut text = quality::heading::<R>(&tally.spec, args.reference);
+        quality::quality_lines::<R>(q, &mut text);
+        print!("{text}");
+    }
 }
 
 /// Scores both players' moves in every game; per player in players order. Writes

@@ -283,6 +283,33 @@ pub(super) async fn run_probe_command(args: ProbeArgs, env: &dyn Fn(&str) -> Opt
     }
 }
 
+/// The probe's run folder, with its run.json.
+fn open_run(
+    args: &ProbeArgs,
+    connection: &super::agent_args::Connection,
+    config: &agent::AgentConfig,
+    positions: usize,
+) -> Result<arena::RunFolder> {
+    let folder = new_run_folder(args.log_dir.as_deref(), &format!("probe-{}", config.model))?;
+    folder.write_json(
+        "run.json",
+        &run_record(
+            "probe",
+            &utc_now().0,
+            json!({
+                "backend": connection.backend.describe(),
+                "fleet": connection.fleet_json(),
+                "agent": config.to_json(),
+                "positions_file": args.positions.display().to_string(),
+                "positions": positions,
+                "parallel": args.parallel,
+                "seed": args.seed,
+            }),
+        ),
+    )?;
+    Ok(folder)
+}
+
 /// `probe` over positions of game `R`.
 async fn probe<R: ModelGame>(
     args: ProbeArgs,
@@ -290,7 +317,6 @@ async fn probe<R: ModelGame>(
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<()> {
     let connection = args.hosts.connect(&args.agent, env).await?;
-    let backend = connection.backend.clone();
     let agent: PlayerSpec<R> = parse_player(&args.agent_spec, "--agent", &args.agent, Some(&connection))?;
     let Some(config) = agent.agent_config().cloned() else {
         bail!(
@@ -305,24 +331,8 @@ async fn probe<R: ModelGame>(
             .collect();
         check_output_flag("--csv", csv, &inputs, &[])?;
     }
-    let folder = new_run_folder(args.log_dir.as_deref(), &format!("probe-{}", config.model))?;
+    let folder = open_run(&args, &connection, &config, positions.len())?;
     let dir = folder.path().to_path_buf();
-    folder.write_json(
-        "run.json",
-        &run_record(
-            "probe",
-            &utc_now().0,
-            json!({
-                "backend": backend.describe(),
-                "fleet": connection.fleet_json(),
-                "agent": config.to_json(),
-                "positions_file": args.positions.display().to_string(),
-                "positions": positions.len(),
-                "parallel": args.parallel,
-                "seed": args.seed,
-            }),
-        ),
-    )?;
     let log = GameLog::create(&dir.join("probe.jsonl"))?;
     let bar = progress(positions.len(), args.json, "positions");
     let results = run_probe(&agent, &positions, args.parallel, args.seed, Some(&log), &|_| {
@@ -340,6 +350,19 @@ async fn probe<R: ModelGame>(
             failed.error.as_deref().unwrap_or("unknown error")
         );
     }
+    probe_results(&args, &agent, positions, results, &folder, &dir)
+}
+
+/// The probe's outputs: probe.csv (and `--csv`), the statistics in results.json, and
+/// the table or the JSON printed.
+fn probe_results<R: ModelGame>(
+    args: &ProbeArgs,
+    agent: &PlayerSpec<R>,
+    positions: Vec<LabelledPosition>,
+    results: Vec<ProbeResult>,
+    folder: &arena::RunFolder,
+    dir: &Path,
+) -> Result<()> {
     let csv = probe_csv(&positions, &results);
     folder.write_text("probe.csv", &csv)?;
     if let Some(path) = &args.csv {

@@ -24,8 +24,8 @@ pub(super) fn run(args: RateArgs) -> Result<()> {
     print_notes(&notes);
     // An engine anchor in the canonical form the game's logs write (`random` is
     // marubatsu's `ai2`); an LLM player as given.
-    let name = engines::canonical_spec(game, &args.anchor.0).unwrap_or_else(|_| args.anchor.0.trim().to_string());
-    let anchor = (name, args.anchor.1);
+    let spec = engines::canonical_spec(game, &args.anchor.spec).unwrap_or_else(|_| args.anchor.spec.clone());
+    let anchor = Anchor { spec, ..args.anchor };
     let (as_played, as_loss) = both_views(&games, &anchor, args.bootstrap as usize, args.seed)?;
     if let Some(path) = &args.csv {
         std::fs::write(path, csv(&as_played, as_loss.as_ref()))
@@ -42,15 +42,82 @@ pub(super) fn run(args: RateArgs) -> Result<()> {
     Ok(())
 }
 
+/// The player ratings are held to, and its rating: `SPEC=ELO`, read by one parser from
+/// `rate --anchor` and a tournament file's `anchor`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Anchor {
+    /// The player, as given (callers put an engine spec in the form logs write).
+    pub spec: String,
+    /// Its rating, a finite number.
+    pub elo: f64,
+}
+
+impl Default for Anchor {
+    /// `random=0`.
+    fn default() -> Anchor {
+        Anchor {
+            spec: "random".to_string(),
+            elo: 0.0,
+        }
+    }
+}
+
+impl Anchor {
+    /// The anchor when none is named: the default (`random` at 0) when it is among
+    /// `players`, else the first of them at 0; `None` when there are none. (`rate`
+    /// takes the default as it is: its error names the players when random is absent.)
+    pub(super) fn among<'a>(players: impl IntoIterator<Item = &'a str>) -> Option<Anchor> {
+        let default = Anchor::default();
+        let players: Vec<&str> = players.into_iter().collect();
+        if players.contains(&default.spec.as_str()) {
+            return Some(default);
+        }
+        players.first().map(|first| Anchor {
+            spec: first.to_string(),
+            elo: default.elo,
+        })
+    }
+}
+
+impl std::str::FromStr for Anchor {
+    type Err = String;
+
+    /// `SPEC=ELO`, such as `random=0`: a player before the last `=`, a finite number after.
+    fn from_str(text: &str) -> Result<Anchor, String> {
+        let (spec, elo) = text
+            .rsplit_once('=')
+            .ok_or_else(|| format!("{text:?} is not SPEC=ELO, such as random=0"))?;
+        let elo: f64 = elo
+            .trim()
+            .parse()
+            .ok()
+            .filter(|e: &f64| e.is_finite())
+            .ok_or_else(|| format!("{text:?}: the rating after = must be a number, such as random=0"))?;
+        if spec.trim().is_empty() {
+            return Err(format!("{text:?}: name the anchor player before =, such as random=0"));
+        }
+        Ok(Anchor {
+            spec: spec.trim().to_string(),
+            elo,
+        })
+    }
+}
+
+impl std::fmt::Display for Anchor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}={}", self.spec, self.elo)
+    }
+}
+
 /// The leaderboard as played, and when an LLM player's fallback moved in some game,
 /// the one with those games scored as its losses.
 pub(super) fn both_views(
     games: &[RunGame],
-    anchor: &(String, f64),
+    anchor: &Anchor,
     bootstrap: usize,
     seed: u64,
 ) -> Result<(Leaderboard, Option<Leaderboard>)> {
-    let rate = |view| leaderboard(games, view, (&anchor.0, anchor.1), bootstrap, seed);
+    let rate = |view| leaderboard(games, view, (&anchor.spec, anchor.elo), bootstrap, seed);
     let as_played = rate(RatingView::AsPlayed)?;
     let any_fallback = as_played.rows.iter().any(|r| r.fallback_games.is_some_and(|n| n > 0));
     let as_loss = any_fallback.then(|| rate(RatingView::FallbackAsLoss)).transpose()?;
@@ -200,4 +267,28 @@ fn csv(as_played: &Leaderboard, as_loss: Option<&Leaderboard>) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_anchor_is_spec_equals_a_finite_rating() {
+        let anchor: Anchor = " reference = -150.5 ".parse().unwrap();
+        assert_eq!((anchor.spec.as_str(), anchor.elo), ("reference", -150.5));
+        assert_eq!(Anchor::default().to_string(), "random=0");
+        assert_eq!(Anchor::default().to_string().parse(), Ok(Anchor::default()));
+        for bad in ["random", "random=NaN", "random=inf", "random=", "=0"] {
+            assert!(bad.parse::<Anchor>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_default_anchor_is_random_when_it_played_else_the_first_player() {
+        assert_eq!(Anchor::among(["greedy", "random"]), Some(Anchor::default()));
+        let first = Anchor::among(["greedy", "n-hand:3"]).unwrap();
+        assert_eq!((first.spec.as_str(), first.elo), ("greedy", 0.0));
+        assert_eq!(Anchor::among([]), None);
+    }
 }

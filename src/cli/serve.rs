@@ -12,7 +12,7 @@ use clap::Args;
 use serde_json::{json, Value};
 
 use super::agent_args::{is_llm_spec, parse_player, AgentArgs, Connection, HostArgs};
-use super::rate::{both_views, read_games, tables};
+use super::rate::{both_views, read_games, tables, Anchor};
 use super::report_html::render;
 use super::stats::{collect_groups, groups_json, Groups};
 use crate::web::{generate_token, is_loopback, ServeOptions, Services};
@@ -137,14 +137,14 @@ impl Services for CliServices {
             .flat_map(|g| [g.game.players.black.as_str(), g.game.players.white.as_str()])
             .collect();
         names.sort_unstable();
-        let anchor = match names.iter().find(|n| **n == "random").or(names.first()) {
-            Some(name) => (name.to_string(), 0.0),
-            None => bail!("no games in these runs"),
+        let Some(anchor) = Anchor::among(names) else {
+            bail!("no games in these runs");
         };
         let (as_played, as_loss) = both_views(&games, &anchor, 1000, 1)?;
         Ok(format!(
-            "anchor: {} = 0\n{}",
-            anchor.0,
+            "anchor: {} = {}\n{}",
+            anchor.spec,
+            anchor.elo,
             tables(&as_played, as_loss.as_ref())
         ))
     }

@@ -2,8 +2,9 @@
 //! pairing in colour-swapped pairs on one opening list, optionally stopped early per
 //! pairing; logs, resume and Ctrl-C as for `eval`; ratings at the end.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
@@ -17,10 +18,10 @@ use super::eval::{stop_on_ctrl_c, write_decisions, Interrupted};
 use super::limits;
 use super::outputs::{new_run_folder, resumed_run_folder};
 use super::positions::progress;
-use super::rate::{both_views, player_name, read_games, tables};
+use super::rate::{both_views, player_name, read_games, tables, Anchor};
 use arena::{
-    load_resume_state, plan, run_games, run_record, run_sequential, utc_now, Format, GameRecord, MatchEvent,
-    PairingStop, PlayerSpec, RunOptions, StopRule, Tally,
+    load_resume_state, plan, run_games, run_record, run_sequential, utc_now, Format, GameRecord, Leaderboard,
+    MatchEvent, PairingStop, PlayerSpec, RunFolder, RunOptions, StopRule, Tally, TournamentPlan,
 };
 
 /// A tournament file.
@@ -46,8 +47,8 @@ struct TournamentFile {
     seed: u64,
     /// Per-pairing stop rule: `sprt:ELO0,ELO1[,ALPHA,BETA]` or `ci:WIDTH`.
     stop: Option<String>,
-    /// The player ratings are anchored to, `SPEC=ELO` (default `random=0`, else the
-    /// first engine at 0).
+    /// The player ratings are anchored to, `SPEC=ELO` (default [`Anchor::among`] the
+    /// players: `random=0`, else the first engine at 0).
     anchor: Option<String>,
 }
 
@@ -73,209 +74,57 @@ fn one() -> u64 {
     1
 }
 
-pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
-    let (path, log_dir, text) = match (&args.file, &args.resume) {
-        (_, Some(dir)) => {
-            let run: Value = serde_json::from_str(
-                &std::fs::read_to_string(dir.join("run.json"))
-                    .with_context(|| format!("bad --resume: {} has no run.json", dir.display()))?,
-            )
-            .with_context(|| format!("bad --resume: {}/run.json is not JSON", dir.display()))?;
-            let Some(text) = run["tournament_file"].as_str() else {
-                bail!("bad --resume: {} is not a tournament run", dir.display());
-            };
-            (dir.join("run.json"), Some(dir.clone()), text.to_string())
-        }
-        (Some(file), None) => {
-            let text = std::fs::read_to_string(file)
-                .with_context(|| format!("cannot read the tournament file {}", file.display()))?;
-            (file.clone(), None, text)
-        }
-        (None, None) => bail!("give a tournament file, or --resume RUN-DIR"),
-    };
-    let file: TournamentFile = toml::from_str(&text).with_context(|| {
-        format!(
-            "bad tournament file {}: see README (format, engines, [[llm]] tables, games, opening_random, seed, stop, anchor)",
-            path.display()
-        )
-    })?;
-    let checks = [
-        ("games", &limits::GAMES, file.games),
-        ("opening_random", &limits::OPENING_PLIES, file.opening_random),
-    ];
-    for (key, bounds, value) in checks {
-        if let Err(e) = bounds.check(value as i64) {
-            bail!("bad tournament file {}: {key} = {e}", path.display());
-        }
-    }
-    if file.games < 2 || file.games % 2 == 1 {
-        bail!(
-            "bad tournament file {}: games = {} must be an even number of at least 2 (colour-swapped pairs)",
-            path.display(),
-            file.games
-        );
-    }
-    let rule: Option<StopRule> = file
-        .stop
-        .as_deref()
-        .map(str::parse)
-        .transpose()
-        .with_context(|| format!("bad stop in {}", path.display()))?;
-    let mut players: Vec<PlayerSpec> = Vec::new();
-    for engine in &file.engines {
-        players.push(parse_player(engine, "engines", &AgentArgs::default(), None)?);
-    }
-    let mut llm = Vec::new();
-    let mut fleet_capacity = 0;
-    let mut connections: std::collections::HashMap<String, Connection> = std::collections::HashMap::new();
-    for entry in &file.llms {
-        let agent = AgentArgs {
-            agent_file: entry.agent_file.clone(),
-            ..AgentArgs::default()
-        };
+impl LlmEntry {
+    /// The host flags this table stands for: a key left out is the flag's default, a
+    /// value given is held to the flag's limits (the message names the key).
+    fn hosts(&self) -> Result<HostArgs, String> {
+        let defaults = HostArgs::default();
         let hosts = HostArgs {
-            api: entry.api.clone(),
-            host: entry.host.clone(),
-            fleet: entry.fleet.clone(),
-            max_in_flight: entry.max_in_flight.unwrap_or(1),
-            api_key_env: entry
-                .api_key_env
-                .clone()
-                .unwrap_or_else(|| "OPENAI_API_KEY".to_string()),
-            timeout: entry.timeout.unwrap_or(300.0),
-            max_retries: entry.max_retries.unwrap_or(4),
+            api: self.api.clone(),
+            host: self.host.clone(),
+            fleet: self.fleet.clone(),
+            max_in_flight: self.max_in_flight.unwrap_or(defaults.max_in_flight),
+            api_key_env: self.api_key_env.clone().unwrap_or(defaults.api_key_env),
+            timeout: self.timeout.unwrap_or(defaults.timeout),
+            max_retries: self.max_retries.unwrap_or(defaults.max_retries),
         };
-        // Players on the same hosts share one connection, so a host's max_in_flight
-        // holds across them (hosts named in an agent file are that file's own).
-        let key = if hosts.given() {
-            format!("{hosts:?}")
-        } else {
-            format!("{hosts:?} {:?}", entry.agent_file)
-        };
-        let connection = match connections.get(&key) {
-            Some(connection) => connection.clone(),
-            None => {
-                let connection = hosts
-                    .connect(&agent, env)
-                    .await
-                    .with_context(|| format!("bad [[llm]] {} in {}", entry.model, path.display()))?;
-                fleet_capacity += connection.default_parallel();
-                connections.insert(key, connection.clone());
-                connection
-            }
-        };
-        let spec = format!("llm:{}", entry.model);
-        let mut player = parse_player(&spec, "[[llm]]", &agent, Some(&connection))
-            .with_context(|| format!("bad [[llm]] {} in {}", entry.model, path.display()))?;
-        if let (PlayerSpec::Llm(llm_player), Some(name)) = (&mut player, &entry.name) {
+        limits::PARALLEL
+            .check(hosts.max_in_flight as i64)
+            .map_err(|e| format!("max_in_flight = {e}"))?;
+        limits::timeout_seconds(hosts.timeout).map_err(|e| format!("timeout = {e}"))?;
+        limits::RETRIES
+            .check(i64::from(hosts.max_retries))
+            .map_err(|e| format!("max_retries = {e}"))?;
+        Ok(hosts)
+    }
+
+    /// The `llm:MODEL` player of this table on `connection`, with its `name`.
+    fn player(&self, agent: &AgentArgs, connection: &Connection, path: &Path) -> Result<PlayerSpec> {
+        let spec = format!("llm:{}", self.model);
+        let mut player = parse_player(&spec, "[[llm]]", agent, Some(connection))
+            .with_context(|| format!("bad [[llm]] {} in {}", self.model, path.display()))?;
+        if let (PlayerSpec::Llm(llm_player), Some(name)) = (&mut player, &self.name) {
             let mut config = (*llm_player.config).clone();
             config.name = Some(name.clone());
             llm_player.config = Arc::new(config);
         }
-        llm.push(players.len());
-        players.push(player);
+        Ok(player)
     }
-    let names: Vec<String> = players.iter().map(ToString::to_string).collect();
-    if let Some(twice) = names.iter().enumerate().find(|(i, n)| names[..*i].contains(n)) {
-        bail!(
-            "bad tournament file {}: {} appears twice; give each [[llm]] of one model a name",
-            path.display(),
-            twice.1
-        );
-    }
-    if file.format == Format::Gauntlet && (llm.is_empty() || llm.len() == players.len()) {
-        bail!(
-            "bad tournament file {}: a gauntlet needs [[llm]] players and engines",
-            path.display()
-        );
-    }
-    if players.len() < 2 {
-        bail!(
-            "bad tournament file {}: a tournament needs two players or more",
-            path.display()
-        );
-    }
-    let plan = plan(&names, &llm, file.format, file.games / 2, file.seed);
-    let folder = match &log_dir {
-        Some(dir) => resumed_run_folder(dir)?,
-        None => new_run_folder(args.log_dir.as_deref(), "tournament")?,
-    };
-    let log_dir = folder.path().to_path_buf();
-    let parallel = args.parallel.unwrap_or(fleet_capacity.max(1));
-    let mut run = RunOptions {
-        opening_plies: file.opening_random,
-        parallel,
-        log_dir: Some(log_dir.clone()),
-        ..RunOptions::default()
-    };
-    let (created, _) = utc_now();
-    let run_json = if args.resume.is_some() {
-        let state = load_resume_state(&log_dir, &players, &plan.schedule)?;
-        eprintln!(
-            "resuming {}: {} games already finished; {} unfinished log(s) kept aside",
-            log_dir.display(),
-            state.finished.len(),
-            state.set_aside.len()
-        );
-        run.finished = state.finished;
-        let mut run_json: Value = serde_json::from_str(&std::fs::read_to_string(log_dir.join("run.json"))?)?;
-        let resumes = run_json["resumes"].as_array().cloned().unwrap_or_default();
-        run_json["resumes"] = Value::Array(
-            resumes
-                .into_iter()
-                .chain([json!({ "created_utc": created, "parallel": parallel })])
-                .collect(),
-        );
-        run_json
-    } else {
-        run_record(
-            "tournament",
-            &created,
-            json!({
-                "tournament_file": text,
-                "players": players.iter().map(|p| json!({ "spec": p.to_string(), "agent": p.agent_config().map(|c| c.to_json()) })).collect::<Vec<_>>(),
-                "pairings": plan.pairings.iter().map(|p| p.label.clone()).collect::<Vec<_>>(),
-                "parallel": parallel,
-            }),
-        )
-    };
-    folder.write_json("run.json", &run_json)?;
-    let stop = Arc::new(AtomicBool::new(false));
-    stop_on_ctrl_c(stop.clone(), "tournament")?;
-    run.stop = Some(stop);
-    let bar = progress(plan.schedule.len(), args.json, "games (at most)");
-    let report = |event: MatchEvent<'_>| {
-        if let MatchEvent::GameDone { .. } = event {
-            bar.inc(1);
-        }
-    };
-    let (records, stops) = match &rule {
-        Some(rule) => {
-            let played = run_sequential(&players, &plan.schedule, &plan.pairings, rule, &run, &report).await?;
-            write_decisions(&folder, &played.decisions)?;
-            (played.records, played.stops)
-        }
-        None => (run_games(&players, &plan.schedule, &run, &report).await?, Vec::new()),
-    };
-    bar.finish_and_clear();
-    let pairings = pairing_results(&plan, &records, &stops);
+}
+
+pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
+    let tournament = Tournament::read(&args)?;
+    let entrants = Entrants::connect(&tournament, env).await?;
+    let file = &tournament.file;
+    let plan = plan(&entrants.names, &entrants.llm, file.format, file.games / 2, file.seed);
+    let parallel = args.parallel.unwrap_or(entrants.fleet_capacity.max(1));
+    let (folder, run) = open_run(&args, &tournament, &entrants.players, &plan, parallel)?;
+    let rule = tournament.rule.as_ref();
+    let (records, stops) = play(&entrants.players, &plan, rule, &folder, &run, args.json).await?;
+    let log_dir = folder.path();
     let interrupted = interrupted(&records, &stops, rule.is_some());
-    let anchor = anchor(&file, &names)?;
-    // The bootstrap searches on blocking threads, off the async workers.
-    let rated = tokio::task::block_in_place(|| -> Result<_> {
-        let games = read_games(std::slice::from_ref(&log_dir))?;
-        both_views(&games, &anchor, 1000, file.seed)
-    });
-    let (as_played, as_loss) = match rated {
-        Ok(views) => (Some(views.0), views.1),
-        // An interrupted run may not rate yet (the anchor may not have played): it
-        // still says how to resume.
-        Err(err) if interrupted => {
-            eprintln!("no ratings yet: {err:#}");
-            (None, None)
-        }
-        Err(err) => return Err(err),
-    };
+    let pairings = pairing_results(&plan, &records, &stops);
+    let (as_played, as_loss) = rate(&tournament, &entrants.names, log_dir, interrupted)?;
     let summary = json!({
         "pairings": pairings,
         "ratings": { "as_played": as_played, "fallback_as_loss": as_loss },
@@ -305,23 +154,306 @@ pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<Strin
     Ok(())
 }
 
-/// The anchor: the file's, else `random` at 0 when it plays, else the first engine.
-fn anchor(file: &TournamentFile, names: &[String]) -> Result<(String, f64)> {
-    if let Some(text) = &file.anchor {
-        let (spec, elo) = text
-            .rsplit_once('=')
-            .and_then(|(s, e)| Some((s.trim().to_string(), e.trim().parse::<f64>().ok()?)))
-            .with_context(|| format!("bad anchor {text:?}: give SPEC=ELO, such as random=0"))?;
-        return Ok((player_name(&spec), elo));
+/// A tournament as its file defines it, checked as the flags of the same names are.
+struct Tournament {
+    /// Where the file's text came from (the file, or the run.json of `--resume`).
+    path: PathBuf,
+    /// The run folder `--resume` continues.
+    resume: Option<PathBuf>,
+    /// The file's text, which run.json keeps.
+    text: String,
+    /// What it says.
+    file: TournamentFile,
+    /// Its `anchor`, read.
+    anchor: Option<Anchor>,
+    /// Its `stop`, read.
+    rule: Option<StopRule>,
+}
+
+impl Tournament {
+    /// Reads the tournament file, or the text a `--resume` run folder keeps, and checks
+    /// it; each message names the file and the key.
+    fn read(args: &TournamentArgs) -> Result<Tournament> {
+        let (path, resume, text) = match (&args.file, &args.resume) {
+            (_, Some(dir)) => {
+                let run: Value = serde_json::from_str(
+                    &std::fs::read_to_string(dir.join("run.json"))
+                        .with_context(|| format!("bad --resume: {} has no run.json", dir.display()))?,
+                )
+                .with_context(|| format!("bad --resume: {}/run.json is not JSON", dir.display()))?;
+                let Some(text) = run["tournament_file"].as_str() else {
+                    bail!("bad --resume: {} is not a tournament run", dir.display());
+                };
+                (dir.join("run.json"), Some(dir.clone()), text.to_string())
+            }
+            (Some(file), None) => {
+                let text = std::fs::read_to_string(file)
+                    .with_context(|| format!("cannot read the tournament file {}", file.display()))?;
+                (file.clone(), None, text)
+            }
+            (None, None) => bail!("give a tournament file, or --resume RUN-DIR"),
+        };
+        let file: TournamentFile = toml::from_str(&text).with_context(|| {
+            format!(
+                "bad tournament file {}: see README (format, engines, [[llm]] tables, games, opening_random, seed, stop, anchor)",
+                path.display()
+            )
+        })?;
+        let checks = [
+            ("games", &limits::GAMES, file.games),
+            ("opening_random", &limits::OPENING_PLIES, file.opening_random),
+        ];
+        for (key, bounds, value) in checks {
+            if let Err(e) = bounds.check(value as i64) {
+                bail!("bad tournament file {}: {key} = {e}", path.display());
+            }
+        }
+        if file.games < 2 || file.games % 2 == 1 {
+            bail!(
+                "bad tournament file {}: games = {} must be an even number of at least 2 (colour-swapped pairs)",
+                path.display(),
+                file.games
+            );
+        }
+        // Refused now, as `rate --anchor` refuses it, rather than after every game.
+        let anchor: Option<Anchor> = file
+            .anchor
+            .as_deref()
+            .map(str::parse)
+            .transpose()
+            .map_err(|e: String| anyhow::anyhow!("bad tournament file {}: anchor = {e}", path.display()))?;
+        let rule: Option<StopRule> = file
+            .stop
+            .as_deref()
+            .map(str::parse)
+            .transpose()
+            .with_context(|| format!("bad stop in {}", path.display()))?;
+        Ok(Tournament {
+            path,
+            resume,
+            text,
+            file,
+            anchor,
+            rule,
+        })
     }
-    let spec = if names.iter().any(|n| n == "random") {
-        "random".to_string()
-    } else {
-        file.engines
-            .first()
-            .map_or_else(|| names[0].clone(), |e| player_name(e))
+}
+
+/// A tournament's players, in the file's order: its engines, then its LLM players.
+struct Entrants {
+    /// The players.
+    players: Vec<PlayerSpec>,
+    /// Their names, as logs and tables write them.
+    names: Vec<String>,
+    /// Which of them are LLM players.
+    llm: Vec<usize>,
+    /// The LLM players' hosts' total `max_in_flight`: the default `--parallel`.
+    fleet_capacity: usize,
+}
+
+impl Entrants {
+    /// The file's players, the LLM players connected to their hosts (players on the
+    /// same hosts share one connection); refused when two share a name or the format
+    /// lacks players.
+    async fn connect(tournament: &Tournament, env: &dyn Fn(&str) -> Option<String>) -> Result<Entrants> {
+        let (file, path) = (&tournament.file, &tournament.path);
+        let mut players: Vec<PlayerSpec> = Vec::new();
+        for engine in &file.engines {
+            players.push(parse_player(engine, "engines", &AgentArgs::default(), None)?);
+        }
+        let mut llm = Vec::new();
+        let mut fleet_capacity = 0;
+        let mut connections: HashMap<String, Connection> = HashMap::new();
+        for entry in &file.llms {
+            let agent = AgentArgs {
+                agent_file: entry.agent_file.clone(),
+                ..AgentArgs::default()
+            };
+            let hosts = entry
+                .hosts()
+                .map_err(|e| anyhow::anyhow!("bad tournament file {}: [[llm]] {}: {e}", path.display(), entry.model))?;
+            // Players on the same hosts share one connection, so a host's max_in_flight
+            // holds across them (hosts named in an agent file are that file's own).
+            let key = if hosts.given() {
+                format!("{hosts:?}")
+            } else {
+                format!("{hosts:?} {:?}", entry.agent_file)
+            };
+            let connection = match connections.get(&key) {
+                Some(connection) => connection.clone(),
+                None => {
+                    let connection = hosts
+                        .connect(&agent, env)
+                        .await
+                        .with_context(|| format!("bad [[llm]] {} in {}", entry.model, path.display()))?;
+                    fleet_capacity += connection.default_parallel();
+                    connections.insert(key, connection.clone());
+                    connection
+                }
+            };
+            llm.push(players.len());
+            players.push(entry.player(&agent, &connection, path)?);
+        }
+        let names: Vec<String> = players.iter().map(ToString::to_string).collect();
+        let entrants = Entrants {
+            players,
+            names,
+            llm,
+            fleet_capacity,
+        };
+        entrants.check(file.format, path)?;
+        Ok(entrants)
+    }
+
+    /// Refuses two players of one name, and too few players for the format.
+    fn check(&self, format: Format, path: &Path) -> Result<()> {
+        let names = &self.names;
+        if let Some(twice) = names.iter().enumerate().find(|(i, n)| names[..*i].contains(n)) {
+            bail!(
+                "bad tournament file {}: {} appears twice; give each [[llm]] of one model a name",
+                path.display(),
+                twice.1
+            );
+        }
+        if format == Format::Gauntlet && (self.llm.is_empty() || self.llm.len() == self.players.len()) {
+            bail!(
+                "bad tournament file {}: a gauntlet needs [[llm]] players and engines",
+                path.display()
+            );
+        }
+        if self.players.len() < 2 {
+            bail!(
+                "bad tournament file {}: a tournament needs two players or more",
+                path.display()
+            );
+        }
+        Ok(())
+    }
+}
+
+/// Makes the run folder (or takes the one `--resume` continues, with its finished
+/// games), writes its run.json and listens for Ctrl-C; returns the folder and the run's
+/// options.
+fn open_run(
+    args: &TournamentArgs,
+    tournament: &Tournament,
+    players: &[PlayerSpec],
+    plan: &TournamentPlan,
+    parallel: usize,
+) -> Result<(RunFolder, RunOptions)> {
+    let folder = match &tournament.resume {
+        Some(dir) => resumed_run_folder(dir)?,
+        None => new_run_folder(args.log_dir.as_deref(), "tournament")?,
     };
-    Ok((spec, 0.0))
+    let log_dir = folder.path().to_path_buf();
+    let mut run = RunOptions {
+        opening_plies: tournament.file.opening_random,
+        parallel,
+        log_dir: Some(log_dir.clone()),
+        ..RunOptions::default()
+    };
+    let (created, _) = utc_now();
+    let run_json = if args.resume.is_some() {
+        let state = load_resume_state(&log_dir, players, &plan.schedule)?;
+        eprintln!(
+            "resuming {}: {} games already finished; {} unfinished log(s) kept aside",
+            log_dir.display(),
+            state.finished.len(),
+            state.set_aside.len()
+        );
+        run.finished = state.finished;
+        let mut run_json: Value = serde_json::from_str(&std::fs::read_to_string(log_dir.join("run.json"))?)?;
+        let resumes = run_json["resumes"].as_array().cloned().unwrap_or_default();
+        run_json["resumes"] = Value::Array(
+            resumes
+                .into_iter()
+                .chain([json!({ "created_utc": created, "parallel": parallel })])
+                .collect(),
+        );
+        run_json
+    } else {
+        run_record(
+            "tournament",
+            &created,
+            json!({
+                "tournament_file": tournament.text,
+                "players": players.iter().map(|p| json!({ "spec": p.to_string(), "agent": p.agent_config().map(|c| c.to_json()) })).collect::<Vec<_>>(),
+                "pairings": plan.pairings.iter().map(|p| p.label.clone()).collect::<Vec<_>>(),
+                "parallel": parallel,
+            }),
+        )
+    };
+    folder.write_json("run.json", &run_json)?;
+    let stop = Arc::new(AtomicBool::new(false));
+    stop_on_ctrl_c(stop.clone(), "tournament")?;
+    run.stop = Some(stop);
+    Ok((folder, run))
+}
+
+/// Plays the schedule (pairing by pairing under a stop rule, whose answers go to
+/// decisions.jsonl); returns each game's record (`None`: not played) and each
+/// pairing's stop.
+async fn play(
+    players: &[PlayerSpec],
+    plan: &TournamentPlan,
+    rule: Option<&StopRule>,
+    folder: &RunFolder,
+    run: &RunOptions,
+    quiet: bool,
+) -> Result<(Vec<Option<GameRecord>>, Vec<Option<PairingStop>>)> {
+    let bar = progress(plan.schedule.len(), quiet, "games (at most)");
+    let report = |event: MatchEvent<'_>| {
+        if let MatchEvent::GameDone { .. } = event {
+            bar.inc(1);
+        }
+    };
+    let (records, stops) = match rule {
+        Some(rule) => {
+            let played = run_sequential(players, &plan.schedule, &plan.pairings, rule, run, &report).await?;
+            write_decisions(folder, &played.decisions)?;
+            (played.records, played.stops)
+        }
+        None => (run_games(players, &plan.schedule, run, &report).await?, Vec::new()),
+    };
+    bar.finish_and_clear();
+    Ok((records, stops))
+}
+
+/// The ratings of every game in the run folder: as played, and with fallback games as
+/// losses when there were any. An interrupted run that cannot be rated yet (the anchor
+/// may not have played) has none, and still says how to resume.
+fn rate(
+    tournament: &Tournament,
+    names: &[String],
+    log_dir: &Path,
+    interrupted: bool,
+) -> Result<(Option<Leaderboard>, Option<Leaderboard>)> {
+    let anchor = rating_anchor(tournament.anchor.clone(), names)?;
+    // The bootstrap searches on blocking threads, off the async workers.
+    let rated = tokio::task::block_in_place(|| -> Result<_> {
+        let games = read_games(&[log_dir.to_path_buf()])?;
+        both_views(&games, &anchor, 1000, tournament.file.seed)
+    });
+    match rated {
+        Ok(views) => Ok((Some(views.0), views.1)),
+        Err(err) if interrupted => {
+            eprintln!("no ratings yet: {err:#}");
+            Ok((None, None))
+        }
+        Err(err) => Err(err),
+    }
+}
+
+/// The anchor: the file's (an engine in the form logs write), else [`Anchor::among`]
+/// the players.
+fn rating_anchor(given: Option<Anchor>, names: &[String]) -> Result<Anchor> {
+    match given {
+        Some(anchor) => Ok(Anchor {
+            spec: player_name(&anchor.spec),
+            ..anchor
+        }),
+        None => Anchor::among(names.iter().map(String::as_str)).context("a tournament needs two players or more"),
+    }
 }
 
 /// Whether the run was interrupted: a needed game did not finish.
@@ -334,11 +466,7 @@ fn interrupted(records: &[Option<GameRecord>], stops: &[Option<PairingStop>], se
 }
 
 /// Per pairing: games, the first player's wins, draws and losses, and the stop.
-fn pairing_results(
-    plan: &arena::TournamentPlan,
-    records: &[Option<GameRecord>],
-    stops: &[Option<PairingStop>],
-) -> Vec<Value> {
+fn pairing_results(plan: &TournamentPlan, records: &[Option<GameRecord>], stops: &[Option<PairingStop>]) -> Vec<Value> {
     plan.pairings
         .iter()
         .enumerate()

@@ -34,8 +34,8 @@ use tokio::sync::{broadcast, mpsc};
 use super::AppState;
 use agent::{Agent, AgentError, AgentEvent, BlockingEngine, MoveContext};
 use arena::{
-    play_logged, run_record, utc_now, Action, GameContext, PlayError, Played, Player, PlayerSpec, RunFolder,
-    RunFolderError, Seat,
+    play_logged, run_record, utc_now, Action, GameContext, GameError, GameRecord, PlayError, Played, Player,
+    PlayerSpec, RunFolder, RunFolderError, Seat,
 };
 use engines::{EngineError, EngineSpec};
 use game::othello::{Bitboard, Board, ByColor, Color, Move, Square};
@@ -326,7 +326,42 @@ async fn run_game(
         session: session.clone(),
         moves,
     };
-    let mut opponent_player: Box<dyn Player> = match &opponent {
+    let mut opponent_player = web_player(&session, &opponent, seed);
+    let human_seat = Seat {
+        name: "human".to_string(),
+        kind: PlayerKind::Human,
+    };
+    let opponent_seat = Seat {
+        name: opponent.to_string(),
+        kind: opponent.kind(),
+    };
+    let players = by_color::<&mut dyn Player>(human_color, &mut human, opponent_player.as_mut());
+    let seats = by_color(human_color, human_seat, opponent_seat);
+    let start = Board::new();
+    session.publish(json!({
+        "kind": "start",
+        "human": human_color.to_string(),
+        "black": seats.black.name,
+        "white": seats.white.name,
+        "log": game_log_path(dir, 1).file_name().map(|n| n.to_string_lossy().into_owned()),
+    }));
+    session.show(&start, None, Bitboard(0), 1, human_color);
+    let mut observe = observer(session.clone(), start, human_color);
+    let ctx = GameContext {
+        number: 1,
+        log: Some(&log),
+        observer: Some(&mut observe),
+        stop: None,
+    };
+    let played = play_logged(Line::new(start), players, seats, seed, ctx).await;
+    *session.turn.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    session.finish(end_event(played));
+}
+
+/// The opponent as the page plays it: its moves (an engine's) or its turns (a
+/// model's) published as they come.
+fn web_player(session: &Arc<Session>, opponent: &PlayerSpec, seed: u64) -> Box<dyn Player> {
+    match opponent {
         PlayerSpec::Engine(spec) => Box::new(WebEngine {
             engine: BlockingEngine::new(Box::new(spec.build(seed))),
             session: session.clone(),
@@ -346,70 +381,44 @@ async fn run_game(
                 session: session.clone(),
             })
         }
-    };
-    let human_seat = Seat {
-        name: "human".to_string(),
-        kind: PlayerKind::Human,
-    };
-    let opponent_seat = Seat {
-        name: opponent.to_string(),
-        kind: opponent.kind(),
-    };
-    let (players, seats): (ByColor<&mut dyn Player>, _) = match human_color {
-        Color::Black => (
-            ByColor {
-                black: &mut human,
-                white: opponent_player.as_mut(),
-            },
-            ByColor {
-                black: human_seat,
-                white: opponent_seat,
-            },
-        ),
-        Color::White => (
-            ByColor {
-                black: opponent_player.as_mut(),
-                white: &mut human,
-            },
-            ByColor {
-                black: opponent_seat,
-                white: human_seat,
-            },
-        ),
-    };
-    let start = Board::new();
-    session.publish(json!({
-        "kind": "start",
-        "human": human_color.to_string(),
-        "black": seats.black.name,
-        "white": seats.white.name,
-        "log": game_log_path(dir, 1).file_name().map(|n| n.to_string_lossy().into_owned()),
-    }));
+    }
+}
+
+/// The person's and the opponent's `T` by colour.
+fn by_color<T>(human_color: Color, human: T, opponent: T) -> ByColor<T> {
+    match human_color {
+        Color::Black => ByColor {
+            black: human,
+            white: opponent,
+        },
+        Color::White => ByColor {
+            black: opponent,
+            white: human,
+        },
+    }
+}
+
+/// Publishes each move from `start` on: a `pass`, then the position with the move's flips.
+fn observer(session: Arc<Session>, start: Board, human_color: Color) -> impl FnMut(&Board, Move) {
     let (mut before, mut ply) = (start, 0usize);
-    session.show(&start, None, Bitboard(0), 1, human_color);
-    let observed = session.clone();
-    let mut observe = move |board: &Board, mv: Move| {
+    move |board: &Board, mv: Move| {
         ply += 1;
         let mover = before.side_to_move();
         if mv == Move::Pass {
-            observed.publish(json!({ "kind": "pass", "color": mover.to_string(), "ply": ply }));
+            session.publish(json!({ "kind": "pass", "color": mover.to_string(), "ply": ply }));
         }
         let flips = Bitboard(board.discs(mover).0 & before.discs(!mover).0);
-        observed.show(board, Some(mv), flips, ply + 1, human_color);
+        session.show(board, Some(mv), flips, ply + 1, human_color);
         before = *board;
-    };
-    let ctx = GameContext {
-        number: 1,
-        log: Some(&log),
-        observer: Some(&mut observe),
-        stop: None,
-    };
-    let played = play_logged(Line::new(start), players, seats, seed, ctx).await;
-    *session.turn.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    }
+}
+
+/// The game's last event: `end` with the discs, the winner and any forfeit, or `failed`.
+fn end_event(played: Result<GameRecord, GameError>) -> Value {
     match played {
         Ok(record) => {
             let board = record.game.board();
-            session.finish(json!({
+            json!({
                 "kind": "end",
                 "black": board.count(Color::Black),
                 "white": board.count(Color::White),
@@ -418,12 +427,12 @@ async fn run_game(
                     game::othello::Outcome::Draw => "draw".to_string(),
                 },
                 "forfeit": record.forfeit.as_ref().map(|f| f.color.to_string()),
-            }));
+            })
         }
         Err(err) => {
             let message = format!("{:#}", anyhow::Error::new(err));
             tracing::warn!("a game in the browser failed: {message}");
-            session.finish(json!({ "kind": "failed", "message": message }));
+            json!({ "kind": "failed", "message": message })
         }
     }
 }
