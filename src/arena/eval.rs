@@ -5,6 +5,7 @@ use agent::ModelGame;
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use super::plan::Plan;
 use super::play::GameRecord;
 use super::player::PlayerSpec;
 use super::schedule::{run_games, MatchError, MatchEvent, RunOptions, ScheduledGame};
@@ -12,7 +13,6 @@ use super::sequential::{run_sequential, SequentialResult};
 use super::stats::{percentile, wilson_interval};
 use super::stopping::StopRule;
 use super::tally::{GameSummary, Matchup};
-use super::tournament::TournamentPlan;
 use agent::AnswerKind;
 use game::othello::{ByColor, Color};
 use game::Othello;
@@ -212,11 +212,11 @@ impl<R: ModelGame> EvalConfig<R> {
 
     /// The plan: a gauntlet of the agent (player 0) against each opponent in turn,
     /// `games_per_color` colour-swapped pairs each.
-    pub fn plan(&self) -> TournamentPlan {
+    pub fn plan(&self) -> Plan {
         let names: Vec<String> = self.players().iter().map(ToString::to_string).collect();
         let meetings: Vec<(usize, usize)> = (1..names.len()).map(|k| (0, k)).collect();
         let opening_seed = self.opening_seed.unwrap_or(self.seed);
-        TournamentPlan::new(&names, &meetings, self.games_per_color, true, opening_seed, self.seed)
+        Plan::new(&names, &meetings, self.games_per_color, true, opening_seed, self.seed)
     }
 
     /// The schedule, with each game's opponent index and the agent's color.
@@ -247,7 +247,7 @@ pub async fn run_eval_sequential<R: ModelGame>(
     rule: &StopRule,
     report: &(dyn Fn(MatchEvent<'_, R>) + Sync),
 ) -> Result<(EvalResult<R>, SequentialResult<R>), MatchError> {
-    let TournamentPlan {
+    let Plan {
         schedule: games,
         pairings,
     } = config.plan();

@@ -3,11 +3,11 @@
 use agent::ModelGame;
 use serde::Serialize;
 
+use super::plan::Plan;
 use super::play::GameRecord;
 use super::player::PlayerSpec;
 use super::schedule::{run_games, MatchError, MatchEvent, RunOptions, ScheduledGame};
 use super::stats::Tally;
-use super::tournament::TournamentPlan;
 use game::othello::Color;
 use game::Othello;
 
@@ -75,7 +75,7 @@ impl<R: ModelGame> MatchConfig<R> {
     pub fn schedule(&self) -> Vec<ScheduledGame> {
         let names: Vec<String> = self.players.iter().map(ToString::to_string).collect();
         let pairs = if self.swap { self.games.div_ceil(2) } else { self.games };
-        let mut schedule = TournamentPlan::new(&names, &[(0, 1)], pairs, self.swap, self.seed, self.seed).schedule;
+        let mut schedule = Plan::new(&names, &[(0, 1)], pairs, self.swap, self.seed, self.seed).schedule;
         schedule.truncate(self.games);
         schedule
     }

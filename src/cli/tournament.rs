@@ -20,8 +20,8 @@ use super::outputs::{new_run_folder, resumed_run_folder};
 use super::positions::progress;
 use super::rate::{both_views, player_name, read_games, tables, Anchor};
 use arena::{
-    load_resume_state, plan, run_games, run_record, run_sequential, utc_now, Format, GameRecord, Leaderboard,
-    MatchEvent, PairingStop, PlayerSpec, RunFolder, RunOptions, StopRule, Tally, TournamentPlan,
+    load_resume_state, run_games, run_record, run_sequential, utc_now, Format, GameRecord, Leaderboard, MatchEvent,
+    PairingStop, Plan, PlayerSpec, RunFolder, RunOptions, StopRule, Tally,
 };
 
 /// A tournament file.
@@ -116,7 +116,7 @@ pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<Strin
     let tournament = Tournament::read(&args)?;
     let entrants = Entrants::connect(&tournament, env).await?;
     let file = &tournament.file;
-    let plan = plan(&entrants.names, &entrants.llm, file.format, file.games / 2, file.seed);
+    let plan = Plan::tournament(&entrants.names, &entrants.llm, file.format, file.games / 2, file.seed);
     let parallel = args.parallel.unwrap_or(entrants.fleet_capacity.max(1));
     let (folder, run) = open_run(&args, &tournament, &entrants.players, &plan, parallel)?;
     let rule = tournament.rule.as_ref();
@@ -338,7 +338,7 @@ fn open_run(
     args: &TournamentArgs,
     tournament: &Tournament,
     players: &[PlayerSpec],
-    plan: &TournamentPlan,
+    plan: &Plan,
     parallel: usize,
 ) -> Result<(RunFolder, RunOptions)> {
     let folder = match &tournament.resume {
@@ -395,7 +395,7 @@ fn open_run(
 /// pairing's stop.
 async fn play(
     players: &[PlayerSpec],
-    plan: &TournamentPlan,
+    plan: &Plan,
     rule: Option<&StopRule>,
     folder: &RunFolder,
     run: &RunOptions,
@@ -466,7 +466,7 @@ fn interrupted(records: &[Option<GameRecord>], stops: &[Option<PairingStop>], se
 }
 
 /// Per pairing: games, the first player's wins, draws and losses, and the stop.
-fn pairing_results(plan: &TournamentPlan, records: &[Option<GameRecord>], stops: &[Option<PairingStop>]) -> Vec<Value> {
+fn pairing_results(plan: &Plan, records: &[Option<GameRecord>], stops: &[Option<PairingStop>]) -> Vec<Value> {
     plan.pairings
         .iter()
         .enumerate()

@@ -1,6 +1,6 @@
-//! Tournaments: a schedule of pairings between engines and LLM players, each pairing
-//! played as colour-swapped game pairs on one opening list shared by the whole
-//! tournament.
+//! The one planner: a run's pairings and games (a match, an evaluation, a tournament),
+//! each pairing played as colour-swapped game pairs on one opening list shared by the
+//! whole run, every seed derived from the run's.
 
 use serde::Deserialize;
 
@@ -23,14 +23,14 @@ pub enum Format {
 /// evaluation (a gauntlet of one LLM player) and a tournament, so every run numbers its
 /// games and derives its seeds the same way.
 #[derive(Clone, Debug)]
-pub struct TournamentPlan {
+pub struct Plan {
     /// Every game, in playing (and numbering) order.
     pub schedule: Vec<ScheduledGame>,
     /// Every pairing with its pairs of schedule indices.
     pub pairings: Vec<Pairing>,
 }
 
-impl TournamentPlan {
+impl Plan {
     /// The plan for `meetings` (pairs of indices into `names`, the players list), in
     /// order: `pairs` pairs of games per meeting, the meeting's first player black in
     /// the first game of a pair and white in the second (`swap`; without it a "pair" is
@@ -44,7 +44,7 @@ impl TournamentPlan {
         swap: bool,
         opening_seed: u64,
         seed: u64,
-    ) -> TournamentPlan {
+    ) -> Plan {
         let mut schedule = Vec::new();
         let mut pairings = Vec::new();
         for &(a, b) in meetings {
@@ -72,25 +72,25 @@ impl TournamentPlan {
             }
             pairings.push(pairing);
         }
-        TournamentPlan { schedule, pairings }
+        Plan { schedule, pairings }
     }
-}
 
-/// A tournament's plan for `names` (the players list), of which `llm` are the LLM
-/// players' indices: `pairs` colour-swapped pairs per pairing, pair `p` of every
-/// pairing on the same opening (seeded by `seed`), the pairing's first player black in
-/// the first game.
-pub fn plan(names: &[String], llm: &[usize], format: Format, pairs: usize, seed: u64) -> TournamentPlan {
-    let meetings: Vec<(usize, usize)> = match format {
-        Format::Gauntlet => llm
-            .iter()
-            .flat_map(|&a| (0..names.len()).filter(|b| !llm.contains(b)).map(move |b| (a, b)))
-            .collect(),
-        Format::RoundRobin => (0..names.len())
-            .flat_map(|a| (a + 1..names.len()).map(move |b| (a, b)))
-            .collect(),
-    };
-    TournamentPlan::new(names, &meetings, pairs, true, seed, seed)
+    /// A tournament's plan for `names` (the players list), of which `llm` are the LLM
+    /// players' indices: `pairs` colour-swapped pairs per pairing, pair `p` of every
+    /// pairing on the same opening (seeded by `seed`), the pairing's first player black
+    /// in the first game.
+    pub fn tournament(names: &[String], llm: &[usize], format: Format, pairs: usize, seed: u64) -> Plan {
+        let meetings: Vec<(usize, usize)> = match format {
+            Format::Gauntlet => llm
+                .iter()
+                .flat_map(|&a| (0..names.len()).filter(|b| !llm.contains(b)).map(move |b| (a, b)))
+                .collect(),
+            Format::RoundRobin => (0..names.len())
+                .flat_map(|a| (a + 1..names.len()).map(move |b| (a, b)))
+                .collect(),
+        };
+        Plan::new(names, &meetings, pairs, true, seed, seed)
+    }
 }
 
 #[cfg(test)]
@@ -103,7 +103,7 @@ mod tests {
 
     #[test]
     fn a_gauntlet_meets_every_engine_once_per_llm() {
-        let plan = plan(&names(4), &[2, 3], Format::Gauntlet, 3, 7);
+        let plan = Plan::tournament(&names(4), &[2, 3], Format::Gauntlet, 3, 7);
         let labels: Vec<&str> = plan.pairings.iter().map(|p| p.label.as_str()).collect();
         assert_eq!(labels, ["p2 vs p0", "p2 vs p1", "p3 vs p0", "p3 vs p1"]);
         assert_eq!(plan.schedule.len(), 4 * 3 * 2);
@@ -123,7 +123,7 @@ mod tests {
 
     #[test]
     fn a_round_robin_meets_every_pair() {
-        let plan = plan(&names(4), &[3], Format::RoundRobin, 1, 1);
+        let plan = Plan::tournament(&names(4), &[3], Format::RoundRobin, 1, 1);
         assert_eq!(plan.pairings.len(), 6);
         assert_eq!(plan.schedule.len(), 12);
     }
