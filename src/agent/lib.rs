@@ -1,5 +1,6 @@
-//! The LLM player: prompts, the conversation loop, its retry/fallback policy (an
-//! engine's move, or a forfeit), and reading answers.
+//! The LLM player: prompts, the harness's own words to the model (`text`), the
+//! conversation loop, its retry/fallback policy (an engine's move, or a forfeit), and
+//! reading answers.
 //!
 //! The workspace's crate map is in the `game` crate's documentation.
 
@@ -13,6 +14,7 @@ mod prompt;
 mod recover;
 mod runner;
 mod structured;
+mod text;
 pub mod tools;
 
 pub use answer::{answer_text, coordinates, parse_answer, Answer, AnswerKind, AnswerPolicy};

@@ -18,10 +18,10 @@ use super::blocking::BlockingEngine;
 use super::config::{AgentConfig, InvalidPolicy, Mode, ParseFallbackError};
 use super::recover::recover_tool_calls;
 use super::structured::{parse_structured, AnswerFormat};
+use super::text;
 use crate::tools::ToolRegistry;
 use crate::ModelGame;
 use engines::EngineError;
-use game::othello::Labels;
 use game::Othello;
 use llm::{ChatBackend, ChatRequest, LlmError, Message, Role, ToolCall};
 use record::{AgentDecision, Event, ExchangeRecord, GameLog, LogError, MoveSource};
@@ -295,56 +295,13 @@ impl<R: ModelGame> Agent<R> {
                 None
             };
             let constrained = schema.is_some();
-            let exchange = self
-                .backend
-                .chat(&self.request(&messages, offer_tools, schema))
-                .await
-                .map_err(|source| AgentError::Llm {
-                    model: self.config.model.clone(),
-                    backend: self.backend.describe(),
-                    source: Box::new(source),
-                })?;
-            self.last_host = Some(exchange.host.clone());
-            decision.turns += 1;
-            decision.prompt_tokens += exchange.reply.prompt_tokens.unwrap_or(0);
-            decision.completion_tokens += exchange.reply.completion_tokens.unwrap_or(0);
-            decision.latency_ms += exchange.latency_ms;
-            if let Some(log) = ctx.log {
-                log.write(Event::Exchange(ExchangeRecord {
-                    game: ctx.game,
-                    ply: ctx.ply,
-                    color: R::to_move(board),
-                    session,
-                    turn,
-                    latency_ms: exchange.latency_ms,
-                    retries: exchange.retries,
-                    host: Some(exchange.host),
-                    failures: exchange.failures,
-                    request: exchange.request,
-                    response: exchange.response,
-                }))?;
-            }
-            let mut reply = exchange.reply.message;
-            reply.role = Role::Assistant;
-            self.notify(AgentEvent::Reply {
-                session,
-                turn,
-                message: &reply,
-            });
+            let request = self.request(&messages, offer_tools, schema);
+            let mut reply = self.exchange(board, &request, (session, turn), ctx, decision).await?;
             if offer_tools {
                 let calls = self.tool_calls(&mut reply, decision);
                 if !calls.is_empty() {
                     messages.push(reply);
-                    for call in &calls {
-                        let outcome = self.tools.call(board, &call.function.name, &call.function.arguments);
-                        decision.tool_errors += u32::from(outcome.is_error);
-                        self.notify(AgentEvent::ToolResult {
-                            call,
-                            content: &outcome.content,
-                            is_error: outcome.is_error,
-                        });
-                        messages.push(Message::tool_result(call, outcome.content));
-                    }
+                    self.run_tools(board, &calls, &mut messages, decision);
                     tool_rounds += 1;
                     if tool_rounds == self.config.max_tool_rounds {
                         messages.push(Message::new(Role::User, self.answer_now(board)));
@@ -352,22 +309,7 @@ impl<R: ModelGame> Agent<R> {
                     continue;
                 }
             }
-            let think_first = self.config.mode == Mode::Direct;
-            let answer = if constrained {
-                parse_structured(&reply.content, R::legal_coordinates(board))
-            } else if self.config.mode == Mode::Tool && !offer_tools && !recover_tool_calls(&reply.content).is_empty() {
-                // A tool call written as text once tools are withdrawn is not an answer:
-                // its coordinate is a square to simulate, not a move.
-                Answer::ToolCallText
-            } else {
-                parse_answer(
-                    &reply.content,
-                    R::legal_coordinates(board),
-                    self.config.answer,
-                    think_first,
-                )
-            };
-            match answer {
+            match self.read_answer(board, &reply.content, constrained, offer_tools) {
                 Answer::Move { square, kind } => {
                     decision.answer_kind = Some(kind);
                     let mv = R::at_coordinate(square).expect("the answer's square is one of the legal coordinates");
@@ -381,16 +323,95 @@ impl<R: ModelGame> Agent<R> {
                     } else if self.config.on_invalid == InvalidPolicy::Retry {
                         return Ok(SessionEnd::Failed("invalid answer"));
                     }
-                    let mut feedback = self.feedback(board, &invalid);
-                    if reask {
-                        feedback = format!("{feedback} {}", self.json_instruction());
-                    }
                     messages.push(reply);
-                    messages.push(Message::new(Role::User, feedback));
+                    messages.push(Message::new(Role::User, self.feedback(board, &invalid, reask)));
                 }
             }
         }
         Ok(SessionEnd::Failed("turns used up"))
+    }
+
+    /// Sends one request of turn `(session, turn)` and accounts for it: counts, tokens
+    /// and latency in `decision`, the exchange in the log, the reply to the observer.
+    /// The reply comes back as an assistant message.
+    async fn exchange(
+        &mut self,
+        board: &R::Position,
+        request: &ChatRequest,
+        (session, turn): (u32, u32),
+        ctx: MoveContext<'_>,
+        decision: &mut AgentDecision,
+    ) -> Result<Message, AgentError> {
+        let exchange = self.backend.chat(request).await.map_err(|source| AgentError::Llm {
+            model: self.config.model.clone(),
+            backend: self.backend.describe(),
+            source: Box::new(source),
+        })?;
+        self.last_host = Some(exchange.host.clone());
+        decision.turns += 1;
+        decision.prompt_tokens += exchange.reply.prompt_tokens.unwrap_or(0);
+        decision.completion_tokens += exchange.reply.completion_tokens.unwrap_or(0);
+        decision.latency_ms += exchange.latency_ms;
+        if let Some(log) = ctx.log {
+            log.write(Event::Exchange(ExchangeRecord {
+                game: ctx.game,
+                ply: ctx.ply,
+                color: R::to_move(board),
+                session,
+                turn,
+                latency_ms: exchange.latency_ms,
+                retries: exchange.retries,
+                host: Some(exchange.host),
+                failures: exchange.failures,
+                request: exchange.request,
+                response: exchange.response,
+            }))?;
+        }
+        let mut reply = exchange.reply.message;
+        reply.role = Role::Assistant;
+        self.notify(AgentEvent::Reply {
+            session,
+            turn,
+            message: &reply,
+        });
+        Ok(reply)
+    }
+
+    /// Runs each tool call and puts its result after the call in `messages`.
+    fn run_tools(
+        &self,
+        board: &R::Position,
+        calls: &[ToolCall],
+        messages: &mut Vec<Message>,
+        decision: &mut AgentDecision,
+    ) {
+        for call in calls {
+            let outcome = self.tools.call(board, &call.function.name, &call.function.arguments);
+            decision.tool_errors += u32::from(outcome.is_error);
+            self.notify(AgentEvent::ToolResult {
+                call,
+                content: &outcome.content,
+                is_error: outcome.is_error,
+            });
+            messages.push(Message::tool_result(call, outcome.content));
+        }
+    }
+
+    /// Reads a final answer: as JSON when the request was `constrained` to the
+    /// schema, else as text (tool mode: once tools are withdrawn, a tool call written
+    /// as text is no answer).
+    fn read_answer(&self, board: &R::Position, content: &str, constrained: bool, offered_tools: bool) -> Answer {
+        let legal = R::legal_coordinates(board);
+        if constrained {
+            parse_structured(content, legal)
+        } else if self.config.mode == Mode::Tool && !offered_tools && !recover_tool_calls(content).is_empty() {
+            // A tool call written as text once tools are withdrawn is not an answer:
+            // its coordinate is a square to simulate, not a move.
+            Answer::ToolCallText
+        } else {
+            let think_first = self.config.mode == Mode::Direct;
+            parse_answer(content, legal, self.config.answer, think_first)
+        }
     }
 
     /// The reply's tool calls: structured ones, or else ones recovered from its text.
@@ -413,55 +434,34 @@ impl<R: ModelGame> Agent<R> {
 
     /// The line asking for the JSON answer (empty with free-text answers).
     fn json_instruction(&self) -> &'static str {
-        self.config
-            .answer_format
-            .instruction(self.config.style.labels == Labels::Japanese)
+        self.config.answer_format.instruction(self.config.style.labels)
     }
 
     /// The message sent once the tool budget is spent (tools are then withheld).
     fn answer_now(&self, board: &R::Position) -> String {
-        let text = self.answer_now_text(board);
+        let message = text::answer_now(self.config.style.labels, &R::legal_coordinates(board));
         match self.config.answer_format {
-            AnswerFormat::Text => text,
-            _ => format!("{text} {}", self.json_instruction()),
+            AnswerFormat::Text => message,
+            _ => text::then_instruction(&message, self.json_instruction()),
         }
     }
 
-    fn answer_now_text(&self, board: &R::Position) -> String {
-        let legal = R::legal_coordinates(board);
-        match self.config.style.labels {
-            Labels::Japanese => {
-                format!("シミュレーションはここまでです。置ける位置: {legal}。この中から座標を1つだけ答えてください。")
+    /// The message telling the model its answer held no legal move, with the JSON
+    /// instruction when the answer is asked again held to the schema (`reask`).
+    fn feedback(&self, board: &R::Position, answer: &Answer, reask: bool) -> String {
+        let (labels, legal) = (self.config.style.labels, R::legal_coordinates(board));
+        let feedback = match answer {
+            Answer::ToolCallText => self.answer_now(board),
+            Answer::Illegal { found } => {
+                let named = found.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
+                text::invalid_answer(labels, &named, &legal)
             }
-            Labels::English => {
-                format!("No more simulations. Legal moves: {legal}. Answer now with exactly one of them.")
-            }
-        }
-    }
-
-    /// The message telling the model its answer held no legal move.
-    fn feedback(&self, board: &R::Position, answer: &Answer) -> String {
-        if *answer == Answer::ToolCallText {
-            return self.answer_now(board);
-        }
-        let legal = R::legal_coordinates(board);
-        let named = match answer {
-            Answer::Illegal { found } => found.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "),
-            _ => String::new(),
+            _ => text::invalid_answer(labels, "", &legal),
         };
-        match (self.config.style.labels, named.is_empty()) {
-            (Labels::Japanese, false) => {
-                format!("{named} には置けません。置ける位置: {legal}。この中から座標を1つだけ答えてください。")
-            }
-            (Labels::Japanese, true) => {
-                format!("回答に置ける座標がありません。置ける位置: {legal}。この中から座標を1つだけ答えてください。")
-            }
-            (Labels::English, false) => {
-                format!("{named} is not a legal move. Legal moves: {legal}. Answer with exactly one of them.")
-            }
-            (Labels::English, true) => {
-                format!("Your answer names no legal move. Legal moves: {legal}. Answer with exactly one of them.")
-            }
+        if reask {
+            text::then_instruction(&feedback, self.json_instruction())
+        } else {
+            feedback
         }
     }
 }

@@ -14,8 +14,9 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::answer::{answer_text, Answer, AnswerKind};
+use super::text;
 use crate::tools::parameters_schema;
-use game::othello::{Bitboard, Square};
+use game::othello::{Bitboard, Labels, Square};
 
 /// How the final answer is asked for.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -79,12 +80,12 @@ impl AnswerFormat {
         Some(schema)
     }
 
-    /// The line that asks for the JSON answer, in the board's language.
-    pub fn instruction(self, japanese: bool) -> &'static str {
-        match (self, japanese) {
-            (AnswerFormat::Text, _) => "",
-            (_, true) => "JSON {\"move\": \"座標\"} で答えてください。",
-            (_, false) => "Answer as JSON: {\"move\": \"<square>\"}.",
+    /// The line that asks for the JSON answer, in the board's language (empty for
+    /// text).
+    pub fn instruction(self, labels: Labels) -> &'static str {
+        match self {
+            AnswerFormat::Text => "",
+            AnswerFormat::Json | AnswerFormat::JsonLegal => text::json_answer(labels),
         }
     }
 }

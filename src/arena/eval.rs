@@ -2,21 +2,17 @@
 //! agent's statistics.
 
 use agent::ModelGame;
-use serde::Serialize;
-use serde_json::{json, Value};
 
+use super::agent_stats::AgentStats;
 use super::plan::Plan;
 use super::play::GameRecord;
 use super::player::PlayerSpec;
 use super::schedule::{run_games, MatchError, MatchEvent, RunOptions, ScheduledGame};
 use super::sequential::{run_sequential, SequentialResult};
-use super::stats::{percentile, wilson_interval};
 use super::stopping::StopRule;
 use super::tally::{GameSummary, Matchup};
-use agent::AnswerKind;
 use game::othello::{ByColor, Color};
 use game::Othello;
-use record::{AgentDecision, MoveSource};
 
 /// What an evaluation plays.
 #[derive(Clone, Debug)]
@@ -36,135 +32,6 @@ pub struct EvalConfig<R: ModelGame = Othello> {
     pub opening_seed: Option<u64>,
     /// Opening plies, parallelism and logging.
     pub run: RunOptions<R>,
-}
-
-/// What the agent did over a set of moves.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct AgentStats {
-    /// Moves the agent was asked for (forced passes excluded).
-    pub moves: u32,
-    /// Moves the model itself decided.
-    pub llm_moves: u32,
-    /// Moves the fallback played.
-    pub fallback_moves: u32,
-    /// Games the agent forfeited (`--fallback forfeit`): asked for a move, it gave none.
-    pub forfeits: u32,
-    /// Model moves whose answer was exactly one coordinate.
-    pub clean_answers: u32,
-    /// Model moves whose coordinate was extracted from prose.
-    pub extracted_answers: u32,
-    /// Final answers without a legal move (each cost a session or a feedback turn).
-    pub invalid_answers: u32,
-    /// Of those, structured answers that were not JSON against the schema.
-    pub schema_violations: u32,
-    /// Requests sent.
-    pub requests: u32,
-    /// Structured tool calls.
-    pub tool_calls: u32,
-    /// Tool calls recovered from text.
-    pub recovered_tool_calls: u32,
-    /// Tool calls answered with an error.
-    pub tool_errors: u32,
-    /// Prompt tokens.
-    pub prompt_tokens: u64,
-    /// Generated tokens.
-    pub completion_tokens: u64,
-    /// Per-move latency (all requests of the move), milliseconds.
-    #[serde(skip)]
-    pub move_latencies_ms: Vec<f64>,
-}
-
-impl AgentStats {
-    /// Adds one decision.
-    pub fn add(&mut self, d: &AgentDecision) {
-        self.moves += 1;
-        match d.source {
-            Some(MoveSource::Llm) | None => self.llm_moves += 1,
-            Some(MoveSource::Forfeit) => self.forfeits += 1,
-            _ => self.fallback_moves += 1,
-        }
-        match d.answer_kind {
-            Some(AnswerKind::Clean) => self.clean_answers += 1,
-            Some(AnswerKind::Extracted) => self.extracted_answers += 1,
-            None => {}
-        }
-        self.invalid_answers += d.invalid_answers;
-        self.schema_violations += d.schema_violations;
-        self.requests += d.turns;
-        self.tool_calls += d.tool_calls;
-        self.recovered_tool_calls += d.recovered_tool_calls;
-        self.tool_errors += d.tool_errors;
-        self.prompt_tokens += d.prompt_tokens;
-        self.completion_tokens += d.completion_tokens;
-        self.move_latencies_ms.push(d.latency_ms);
-    }
-
-    /// The sum of two sets of statistics.
-    pub fn merge(&mut self, other: &AgentStats) {
-        self.moves += other.moves;
-        self.llm_moves += other.llm_moves;
-        self.fallback_moves += other.fallback_moves;
-        self.forfeits += other.forfeits;
-        self.clean_answers += other.clean_answers;
-        self.extracted_answers += other.extracted_answers;
-        self.invalid_answers += other.invalid_answers;
-        self.schema_violations += other.schema_violations;
-        self.requests += other.requests;
-        self.tool_calls += other.tool_calls;
-        self.recovered_tool_calls += other.recovered_tool_calls;
-        self.tool_errors += other.tool_errors;
-        self.prompt_tokens += other.prompt_tokens;
-        self.completion_tokens += other.completion_tokens;
-        self.move_latencies_ms.extend_from_slice(&other.move_latencies_ms);
-    }
-
-    fn per_move(&self, total: f64) -> f64 {
-        if self.moves == 0 {
-            0.0
-        } else {
-            total / f64::from(self.moves)
-        }
-    }
-
-    /// Share of moves the model decided itself, with its Wilson 95% interval.
-    pub fn llm_share(&self) -> (f64, f64, f64) {
-        let share = if self.moves == 0 {
-            0.0
-        } else {
-            f64::from(self.llm_moves) / f64::from(self.moves)
-        };
-        let (low, high) = wilson_interval(self.llm_moves, self.moves);
-        (share, low, high)
-    }
-
-    /// The statistics as JSON, with derived rates.
-    pub fn to_json(&self) -> Value {
-        let (share, low, high) = self.llm_share();
-        json!({
-            "moves": self.moves,
-            "llm_moves": self.llm_moves,
-            "fallback_moves": self.fallback_moves,
-            "forfeits": self.forfeits,
-            "llm_share": share,
-            "llm_share_ci_low": low,
-            "llm_share_ci_high": high,
-            "clean_answers": self.clean_answers,
-            "extracted_answers": self.extracted_answers,
-            "invalid_answers": self.invalid_answers,
-            "schema_violations": self.schema_violations,
-            "invalid_answers_per_move": self.per_move(f64::from(self.invalid_answers)),
-            "requests_per_move": self.per_move(f64::from(self.requests)),
-            "tool_calls": self.tool_calls,
-            "recovered_tool_calls": self.recovered_tool_calls,
-            "tool_errors": self.tool_errors,
-            "tool_calls_per_move": self.per_move(f64::from(self.tool_calls)),
-            "recovered_tool_calls_per_move": self.per_move(f64::from(self.recovered_tool_calls)),
-            "prompt_tokens_per_move": self.per_move(self.prompt_tokens as f64),
-            "completion_tokens_per_move": self.per_move(self.completion_tokens as f64),
-            "latency_ms_p50": percentile(&self.move_latencies_ms, 50.0),
-            "latency_ms_p95": percentile(&self.move_latencies_ms, 95.0),
-        })
-    }
 }
 
 /// The agent's results against one opponent.

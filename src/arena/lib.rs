@@ -6,6 +6,7 @@
 #![deny(missing_docs)]
 
 mod accuracy;
+mod agent_stats;
 mod eval;
 mod hosts;
 mod leaderboard;
@@ -27,7 +28,8 @@ mod stopping;
 mod tally;
 
 pub use accuracy::{accuracy, calibration, solve_all, Accuracy, Calibration, Solved};
-pub use eval::{run_eval, run_eval_sequential, AgentStats, EvalConfig, EvalGame, EvalResult, OpponentResult};
+pub use agent_stats::{AgentRates, AgentStats};
+pub use eval::{run_eval, run_eval_sequential, EvalConfig, EvalGame, EvalResult, OpponentResult};
 pub use hosts::{host_usage, HostUsage};
 pub use leaderboard::{leaderboard, LeaderRow, Leaderboard, LeaderboardError, RatingView, RunGame, MIN_UNITS};
 pub use logs::{cut_off_note, read_game_logs, GameLogs, LoggedGame, LogsError};

@@ -11,7 +11,7 @@ use agent::MoveContext;
 use engines::lab::LabelledPosition;
 use game::derive_seed;
 use llm::error_chain;
-use record::{AnswerKind, GameLog, MoveSource};
+use record::{AgentDecision, AnswerKind, GameLog, MoveSource};
 
 /// How one answer is graded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -53,6 +53,10 @@ pub struct ProbeResult {
     pub invalid_answers: u32,
     /// The failure, on error.
     pub error: Option<String>,
+    /// The agent's decision (`None` on error), which the probe's statistics
+    /// ([`AgentStats`](crate::AgentStats)) count.
+    #[serde(skip)]
+    pub agent: Option<AgentDecision>,
 }
 
 fn grade<R: ModelGame>(played: &Played<R>, labelled: &[String]) -> Grade {
@@ -108,6 +112,7 @@ async fn probe_one<R: ModelGame>(
         exact: position.exact,
         invalid_answers: 0,
         error: Some(error),
+        agent: None,
     };
     let board = match position.position::<R>() {
         Ok(board) => board,
@@ -133,6 +138,7 @@ async fn probe_one<R: ModelGame>(
                 source: decision.source,
                 invalid_answers: decision.invalid_answers,
                 error: None,
+                agent: Some(decision),
                 ..failed(String::new())
             };
         }
@@ -155,5 +161,6 @@ async fn probe_one<R: ModelGame>(
         exact: position.exact,
         invalid_answers: agent.map_or(0, |a| a.invalid_answers),
         error: None,
+        agent: played.agent.clone(),
     }
 }

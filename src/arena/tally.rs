@@ -5,7 +5,7 @@
 //! a 64-disc wipeout in Othello), and the forfeiting decision counts in that side's
 //! agent statistics (as a move the model did not make).
 
-use super::eval::AgentStats;
+use super::agent_stats::AgentStats;
 use super::play::GameRecord;
 use super::player::PlayerSpec;
 use super::stats::Tally;

@@ -205,7 +205,7 @@ fn render(runs: &[Run], opponents: &[String], comparisons: &[Value]) -> String {
             };
             let t = g.matchup.overall();
             let (low, high) = t.win_interval();
-            let a = g.matchup.agent.to_json();
+            let a = g.matchup.agent.rates();
             let _ = writeln!(
                 out,
                 "  {:3}  {:5} {:3} {:3} {:3}  {:5.1}  [{:5.1}, {:5.1}]   {:5.1}%        {:6.2}        {:6.2}        {:7.0}  {:8.0} ms",
@@ -217,11 +217,11 @@ fn render(runs: &[Run], opponents: &[String], comparisons: &[Value]) -> String {
                 100.0 * t.win_rate(),
                 100.0 * low,
                 100.0 * high,
-                100.0 * a["llm_share"].as_f64().unwrap_or(0.0),
-                a["invalid_answers_per_move"].as_f64().unwrap_or(0.0),
-                a["tool_calls_per_move"].as_f64().unwrap_or(0.0) + a["recovered_tool_calls_per_move"].as_f64().unwrap_or(0.0),
-                a["prompt_tokens_per_move"].as_f64().unwrap_or(0.0) + a["completion_tokens_per_move"].as_f64().unwrap_or(0.0),
-                a["latency_ms_p50"].as_f64().unwrap_or(0.0),
+                100.0 * a.llm_share,
+                a.invalid_answers_per_move,
+                a.tool_calls_per_move + a.recovered_tool_calls_per_move,
+                a.prompt_tokens_per_move + a.completion_tokens_per_move,
+                a.latency_ms_p50.unwrap_or(0.0),
             );
         }
         for (i, c) in comparisons.iter().enumerate() {

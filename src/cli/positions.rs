@@ -17,7 +17,9 @@ use serde_json::{json, Value};
 use super::agent_args::parse_player;
 use super::args::{DatagenArgs, GameArg, GenerateArgs, ProbeArgs};
 use super::outputs::{check_new_output, check_output_flag, new_run_folder, write_output};
-use arena::{mean_interval, run_probe, run_record, utc_now, wilson_interval, Grade, PlayerSpec, ProbeResult};
+use arena::{
+    mean_interval, run_probe, run_record, utc_now, wilson_interval, AgentStats, Grade, PlayerSpec, ProbeResult,
+};
 use engines::lab::{parallel_map, self_play_positions, BadPosition, LabelledPosition, Teacher};
 use engines::marubatsu::tactical_positions;
 use engines::EngineSpec;
@@ -374,10 +376,10 @@ fn probe_results<R: ModelGame>(
         .as_ref()
         .map(|_| grade_counts(results.iter().filter_map(|r| r.teacher_grade)));
     let mut regrets = Vec::new();
-    let (mut exact, mut invalid_answers, mut fallback) = (0, 0, 0);
+    let stats: AgentStats = results.iter().filter_map(|r| r.agent.as_ref()).collect();
+    let (fallback, invalid_answers) = (stats.fallback_moves, stats.invalid_answers);
+    let mut exact = 0;
     for r in &results {
-        invalid_answers += r.invalid_answers;
-        fallback += u32::from(r.source == Some(MoveSource::Fallback));
         if let (Some(x), Some(MoveSource::Llm)) = (r.regret, r.source) {
             regrets.push(x);
             exact += u32::from(r.exact);

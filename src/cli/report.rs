@@ -81,22 +81,15 @@ pub(super) fn share(part: u32, whole: u32) -> String {
 }
 
 pub(super) fn agent_lines(stats: &AgentStats, out: &mut String) {
-    let (llm, low, high) = stats.llm_share();
-    let per_move = |x: f64| {
-        if stats.moves == 0 {
-            0.0
-        } else {
-            x / f64::from(stats.moves)
-        }
-    };
+    let rates = stats.rates();
     let _ = writeln!(out, "  moves asked             {}", stats.moves);
     let _ = writeln!(
         out,
         "  decided by the model    {} ({:.1}%, 95% CI [{:.1}, {:.1}]); by the fallback {}",
         stats.llm_moves,
-        100.0 * llm,
-        100.0 * low,
-        100.0 * high,
+        100.0 * rates.llm_share,
+        100.0 * rates.llm_share_ci_low,
+        100.0 * rates.llm_share_ci_high,
         stats.fallback_moves
     );
     if stats.schema_violations > 0 {
@@ -120,33 +113,24 @@ pub(super) fn agent_lines(stats: &AgentStats, out: &mut String) {
     let _ = writeln!(
         out,
         "  invalid answers         {} ({:.2} per move)",
-        stats.invalid_answers,
-        per_move(f64::from(stats.invalid_answers))
+        stats.invalid_answers, rates.invalid_answers_per_move
     );
     let _ = writeln!(
         out,
         "  tool calls per move     {:.2} structured, {:.2} recovered from text; {} returned an error",
-        per_move(f64::from(stats.tool_calls)),
-        per_move(f64::from(stats.recovered_tool_calls)),
-        stats.tool_errors
+        rates.tool_calls_per_move, rates.recovered_tool_calls_per_move, stats.tool_errors
     );
-    let _ = writeln!(
-        out,
-        "  requests per move       {:.2}",
-        per_move(f64::from(stats.requests))
-    );
+    let _ = writeln!(out, "  requests per move       {:.2}", rates.requests_per_move);
     let _ = writeln!(
         out,
         "  tokens per move         prompt {:.0}, generated {:.0}",
-        per_move(stats.prompt_tokens as f64),
-        per_move(stats.completion_tokens as f64)
+        rates.prompt_tokens_per_move, rates.completion_tokens_per_move
     );
-    let json = stats.to_json();
-    let ms = |key: &str| json[key].as_f64().map_or("-".to_string(), |v| format!("{v:.0} ms"));
+    let ms = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.0} ms"));
     let _ = writeln!(
         out,
         "  latency per move        p50 {}, p95 {}",
-        ms("latency_ms_p50"),
-        ms("latency_ms_p95")
+        ms(rates.latency_ms_p50),
+        ms(rates.latency_ms_p95)
     );
 }

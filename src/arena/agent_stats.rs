@@ -1,0 +1,256 @@
+//! What an LLM player did over a set of moves: [`AgentStats`], counted from the
+//! agent's decisions, and its derived rates ([`AgentRates`]).
+//!
+//! Each counter is declared once, in the `counters!` list below: its doc, its type and
+//! how one decision adds to it. The struct, [`AgentStats::add`], [`AgentStats::merge`]
+//! and the JSON (serde, through [`AgentStats::to_json`]) all come from that list.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::stats::{percentile, wilson_interval};
+use record::{AgentDecision, AnswerKind, MoveSource};
+
+/// Declares [`AgentStats`] from its counters: `doc name: type = how one decision adds
+/// to it` (a function of the [`AgentDecision`]).
+macro_rules! counters {
+    ($($(#[$attr:meta])* $name:ident: $ty:ty = $from:expr,)*) => {
+        /// What the agent did over a set of moves.
+        #[derive(Clone, Debug, Default, PartialEq, Serialize)]
+        pub struct AgentStats {
+            $($(#[$attr])* pub $name: $ty,)*
+            /// Per-move latency (all requests of the move), milliseconds.
+            #[serde(skip)]
+            pub move_latencies_ms: Vec<f64>,
+        }
+
+        impl AgentStats {
+            /// Adds one decision.
+            pub fn add(&mut self, d: &AgentDecision) {
+                $(
+                    let from: fn(&AgentDecision) -> $ty = $from;
+                    self.$name += from(d);
+                )*
+                self.move_latencies_ms.push(d.latency_ms);
+            }
+
+            /// The sum of two sets of statistics.
+            pub fn merge(&mut self, other: &AgentStats) {
+                $(self.$name += other.$name;)*
+                self.move_latencies_ms.extend_from_slice(&other.move_latencies_ms);
+            }
+        }
+    };
+}
+
+counters! {
+    /// Moves the agent was asked for (forced passes excluded).
+    moves: u32 = |_| 1,
+    /// Moves the model itself decided.
+    llm_moves: u32 = |d| u32::from(matches!(d.source, Some(MoveSource::Llm) | None)),
+    /// Moves the fallback played.
+    fallback_moves: u32 = |d| u32::from(!matches!(d.source, Some(MoveSource::Llm | MoveSource::Forfeit) | None)),
+    /// Games the agent forfeited (`--fallback forfeit`): asked for a move, it gave none.
+    forfeits: u32 = |d| u32::from(d.source == Some(MoveSource::Forfeit)),
+    /// Model moves whose answer was exactly one coordinate.
+    clean_answers: u32 = |d| u32::from(d.answer_kind == Some(AnswerKind::Clean)),
+    /// Model moves whose coordinate was extracted from prose.
+    extracted_answers: u32 = |d| u32::from(d.answer_kind == Some(AnswerKind::Extracted)),
+    /// Final answers without a legal move (each cost a session or a feedback turn).
+    invalid_answers: u32 = |d| d.invalid_answers,
+    /// Of those, structured answers that were not JSON against the schema.
+    schema_violations: u32 = |d| d.schema_violations,
+    /// Requests sent (written as its rate per move only).
+    #[serde(skip_serializing)]
+    requests: u32 = |d| d.turns,
+    /// Structured tool calls.
+    tool_calls: u32 = |d| d.tool_calls,
+    /// Tool calls recovered from text.
+    recovered_tool_calls: u32 = |d| d.recovered_tool_calls,
+    /// Tool calls answered with an error.
+    tool_errors: u32 = |d| d.tool_errors,
+    /// Prompt tokens (written as its rate per move only).
+    #[serde(skip_serializing)]
+    prompt_tokens: u64 = |d| d.prompt_tokens,
+    /// Generated tokens (written as its rate per move only).
+    #[serde(skip_serializing)]
+    completion_tokens: u64 = |d| d.completion_tokens,
+}
+
+/// The rates derived from [`AgentStats`] (per move: 0 with no moves), written beside
+/// its counters.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct AgentRates {
+    /// Share of moves the model decided itself.
+    pub llm_share: f64,
+    /// Its Wilson 95% interval, low end.
+    pub llm_share_ci_low: f64,
+    /// Its Wilson 95% interval, high end.
+    pub llm_share_ci_high: f64,
+    /// Invalid answers per move.
+    pub invalid_answers_per_move: f64,
+    /// Requests per move.
+    pub requests_per_move: f64,
+    /// Structured tool calls per move.
+    pub tool_calls_per_move: f64,
+    /// Tool calls recovered from text per move.
+    pub recovered_tool_calls_per_move: f64,
+    /// Prompt tokens per move.
+    pub prompt_tokens_per_move: f64,
+    /// Generated tokens per move.
+    pub completion_tokens_per_move: f64,
+    /// Median per-move latency, milliseconds (`None` with no moves).
+    pub latency_ms_p50: Option<f64>,
+    /// 95th percentile of the per-move latency, milliseconds.
+    pub latency_ms_p95: Option<f64>,
+}
+
+impl AgentStats {
+    fn per_move(&self, total: f64) -> f64 {
+        if self.moves == 0 {
+            0.0
+        } else {
+            total / f64::from(self.moves)
+        }
+    }
+
+    /// The derived rates.
+    pub fn rates(&self) -> AgentRates {
+        let (llm_share_ci_low, llm_share_ci_high) = wilson_interval(self.llm_moves, self.moves);
+        AgentRates {
+            llm_share: self.per_move(f64::from(self.llm_moves)),
+            llm_share_ci_low,
+            llm_share_ci_high,
+            invalid_answers_per_move: self.per_move(f64::from(self.invalid_answers)),
+            requests_per_move: self.per_move(f64::from(self.requests)),
+            tool_calls_per_move: self.per_move(f64::from(self.tool_calls)),
+            recovered_tool_calls_per_move: self.per_move(f64::from(self.recovered_tool_calls)),
+            prompt_tokens_per_move: self.per_move(self.prompt_tokens as f64),
+            completion_tokens_per_move: self.per_move(self.completion_tokens as f64),
+            latency_ms_p50: percentile(&self.move_latencies_ms, 50.0),
+            latency_ms_p95: percentile(&self.move_latencies_ms, 95.0),
+        }
+    }
+
+    /// The statistics as JSON (`results.json`, `stats --json`): the counters with the
+    /// derived rates.
+    pub fn to_json(&self) -> Value {
+        #[derive(Serialize)]
+        struct Written<'a> {
+            #[serde(flatten)]
+            counters: &'a AgentStats,
+            #[serde(flatten)]
+            rates: AgentRates,
+        }
+        serde_json::to_value(Written {
+            counters: self,
+            rates: self.rates(),
+        })
+        .expect("numbers and a struct of them always serialise")
+    }
+}
+
+impl<'a> FromIterator<&'a AgentDecision> for AgentStats {
+    fn from_iter<I: IntoIterator<Item = &'a AgentDecision>>(decisions: I) -> AgentStats {
+        let mut stats = AgentStats::default();
+        for d in decisions {
+            stats.add(d);
+        }
+        stats
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn decision(source: MoveSource, kind: Option<AnswerKind>) -> AgentDecision {
+        AgentDecision {
+            source: Some(source),
+            sessions: 2,
+            turns: 3,
+            tool_calls: 4,
+            recovered_tool_calls: 1,
+            tool_errors: 1,
+            invalid_answers: 2,
+            schema_violations: 1,
+            answer_kind: kind,
+            prompt_tokens: 100,
+            completion_tokens: 10,
+            latency_ms: 40.0,
+            fallback_reason: None,
+        }
+    }
+
+    /// One decision of each kind: a clean and an extracted model move, a fallback
+    /// move and a forfeit.
+    fn decisions() -> [AgentDecision; 4] {
+        [
+            decision(MoveSource::Llm, Some(AnswerKind::Clean)),
+            decision(MoveSource::Llm, Some(AnswerKind::Extracted)),
+            decision(MoveSource::Fallback, None),
+            decision(MoveSource::Forfeit, None),
+        ]
+    }
+
+    fn sample() -> AgentStats {
+        decisions().iter().collect()
+    }
+
+    #[test]
+    fn the_json_keeps_its_keys_and_numbers() {
+        let AgentRates {
+            llm_share: share,
+            llm_share_ci_low: low,
+            llm_share_ci_high: high,
+            ..
+        } = sample().rates();
+        assert_eq!(
+            sample().to_json(),
+            json!({
+                "moves": 4,
+                "llm_moves": 2,
+                "fallback_moves": 1,
+                "forfeits": 1,
+                "llm_share": share,
+                "llm_share_ci_low": low,
+                "llm_share_ci_high": high,
+                "clean_answers": 1,
+                "extracted_answers": 1,
+                "invalid_answers": 8,
+                "schema_violations": 4,
+                "invalid_answers_per_move": 2.0,
+                "requests_per_move": 3.0,
+                "tool_calls": 16,
+                "recovered_tool_calls": 4,
+                "tool_errors": 4,
+                "tool_calls_per_move": 4.0,
+                "recovered_tool_calls_per_move": 1.0,
+                "prompt_tokens_per_move": 100.0,
+                "completion_tokens_per_move": 10.0,
+                "latency_ms_p50": 40.0,
+                "latency_ms_p95": 40.0,
+            })
+        );
+        assert_eq!(share, 0.5);
+    }
+
+    #[test]
+    fn no_moves_give_zero_rates_and_no_latency() {
+        let json = AgentStats::default().to_json();
+        assert_eq!(json["llm_share"], 0.0);
+        assert_eq!(json["requests_per_move"], 0.0);
+        assert_eq!(json["latency_ms_p50"], Value::Null);
+    }
+
+    #[test]
+    fn merge_sums_every_counter() {
+        let mut twice = sample();
+        twice.merge(&sample());
+        let both = [decisions(), decisions()].concat();
+        let added: AgentStats = both.iter().collect();
+        assert_eq!(twice, added);
+        assert_eq!((twice.requests, twice.prompt_tokens), (24, 800));
+    }
+}
