@@ -154,6 +154,43 @@ pub async fn play_game<R: ModelGame>(
     play_moves(game, players, ctx).instrument(span).await
 }
 
+/// Ends the game at `ply`, logged as stopped, when the run was asked to stop.
+fn stop_if_asked<R: ModelGame>(ctx: &GameContext<'_, R>, ply: usize) -> Result<(), GameError> {
+    if !ctx.stop.is_some_and(|stop| stop.load(Ordering::Relaxed)) {
+        return Ok(());
+    }
+    if let Some(log) = ctx.log {
+        log.write(Event::GameStopped(GameStopped {
+            game: ctx.number,
+            ply,
+            reason: "interrupted".to_string(),
+        }))?;
+    }
+    Err(GameError::Stopped { ply })
+}
+
+/// What the side to move does at `ply`: a forced pass is played without asking anyone;
+/// else the player acts.
+async fn next_action<R: ModelGame>(
+    board: &R::Position,
+    player: &mut dyn Player<R>,
+    move_ctx: MoveContext<'_>,
+) -> Result<Action<R>, GameError> {
+    if let Some(forced) = R::forced_move(board) {
+        return Ok(Action::Move(Played {
+            mv: forced,
+            source: MoveSource::ForcedPass,
+            agent: None,
+        }));
+    }
+    let ply = move_ctx.ply;
+    player.act(board, move_ctx).await.map_err(|source| GameError::Player {
+        player: player.name(),
+        ply,
+        source,
+    })
+}
+
 async fn play_moves<R: ModelGame>(
     mut game: Line<R>,
     mut players: ByColor<&mut dyn Player<R>>,
@@ -167,53 +204,31 @@ async fn play_moves<R: ModelGame>(
         let board = *game.board();
         let color = R::to_move(&board);
         let ply = game.moves().len() + 1;
-        if ctx.stop.is_some_and(|stop| stop.load(Ordering::Relaxed)) {
-            if let Some(log) = ctx.log {
-                log.write(Event::GameStopped(GameStopped {
-                    game: ctx.number,
-                    ply,
-                    reason: "interrupted".to_string(),
-                }))?;
-            }
-            return Err(GameError::Stopped { ply });
-        }
-        let player = &mut players[color];
-        let played = if let Some(forced) = R::forced_move(&board) {
-            Played {
-                mv: forced,
-                source: MoveSource::ForcedPass,
-                agent: None,
-            }
-        } else {
-            let move_ctx = MoveContext {
-                game: ctx.number,
-                ply,
-                log: ctx.log,
-            };
-            let action = player.act(&board, move_ctx).await.map_err(|source| GameError::Player {
-                player: player.name(),
-                ply,
-                source,
-            })?;
-            match action {
-                Action::Move(played) => played,
-                Action::Forfeit(agent) => {
-                    let forfeit = Forfeit {
+        stop_if_asked(&ctx, ply)?;
+        let player = &mut *players[color];
+        let move_ctx = MoveContext {
+            game: ctx.number,
+            ply,
+            log: ctx.log,
+        };
+        let played = match next_action(&board, player, move_ctx).await? {
+            Action::Move(played) => played,
+            Action::Forfeit(agent) => {
+                let forfeit = Forfeit {
+                    color,
+                    player: player.name(),
+                    agent,
+                };
+                if let Some(log) = ctx.log {
+                    log.write(Event::Forfeit(ForfeitRecord {
+                        game: ctx.number,
+                        ply,
                         color,
-                        player: player.name(),
-                        agent,
-                    };
-                    if let Some(log) = ctx.log {
-                        log.write(Event::Forfeit(ForfeitRecord {
-                            game: ctx.number,
-                            ply,
-                            color,
-                            player: forfeit.player.clone(),
-                            agent: forfeit.agent.clone(),
-                        }))?;
-                    }
-                    return Ok(GameRecord::forfeited(game, opening_plies, plies, forfeit));
+                        player: forfeit.player.clone(),
+                        agent: forfeit.agent.clone(),
+                    }))?;
                 }
+                return Ok(GameRecord::forfeited(game, opening_plies, plies, forfeit));
             }
         };
         game.try_play(played.mv).map_err(|source| GameError::Illegal {
