@@ -70,44 +70,11 @@ pub async fn run_sequential<R: ModelGame>(
             *slot = Some(record.clone());
         }
     }
-    let mut trials = vec![Trials::new(); pairings.len()];
-    let mut next = vec![0usize; pairings.len()];
-    let mut stops: Vec<Option<PairingStop>> = vec![None; pairings.len()];
-    let mut decisions: Vec<Vec<PairingStop>> = vec![Vec::new(); pairings.len()];
+    let mut states = vec![PairingState::default(); pairings.len()];
     loop {
         let mut to_play = BTreeSet::new();
-        for (p, pairing) in pairings.iter().enumerate() {
-            while stops[p].is_none() {
-                let Some(pair) = pairing.pairs.get(next[p]) else {
-                    // The cap: the rule's answer after the last pair, whatever it is.
-                    stops[p] = Some(PairingStop {
-                        pairing: pairing.label.clone(),
-                        pairs: next[p] as u32,
-                        decision: rule.decide(&trials[p]),
-                    });
-                    break;
-                };
-                let scores = pair.map(|i| {
-                    records[i]
-                        .as_ref()
-                        .map(|r| GameScore::from_margin(r.margin_for(schedule[i].color_of(pairing.first))))
-                });
-                let [Some(first), Some(second)] = scores else {
-                    to_play.extend(pair.iter().filter(|&&i| records[i].is_none()));
-                    break;
-                };
-                trials[p].add_pair(first, second);
-                next[p] += 1;
-                let step = PairingStop {
-                    pairing: pairing.label.clone(),
-                    pairs: next[p] as u32,
-                    decision: rule.decide(&trials[p]),
-                };
-                if step.decision.verdict.is_stop() {
-                    stops[p] = Some(step.clone());
-                }
-                decisions[p].push(step);
-            }
+        for (state, pairing) in states.iter_mut().zip(pairings) {
+            to_play.extend(state.advance(pairing, rule, schedule, &records));
         }
         if to_play.is_empty() {
             break;
@@ -138,7 +105,65 @@ pub async fn run_sequential<R: ModelGame>(
     }
     Ok(SequentialResult {
         records,
-        stops,
-        decisions: decisions.concat(),
+        stops: states.iter().map(|s| s.stop.clone()).collect(),
+        decisions: states.into_iter().flat_map(|s| s.decisions).collect(),
     })
+}
+
+/// Where one pairing's sequential test stands.
+#[derive(Clone, Default)]
+struct PairingState {
+    /// The pairs fed to the rule so far.
+    trials: Trials,
+    /// The next pair to feed (pairs are fed in order).
+    next: usize,
+    /// The rule's stop, once it stopped (or the pairs ran out).
+    stop: Option<PairingStop>,
+    /// The rule's answer after every pair fed.
+    decisions: Vec<PairingStop>,
+}
+
+impl PairingState {
+    /// Feeds `pairing`'s finished pairs to `rule`, in order, until it stops or the next
+    /// pair is unfinished; returns that pair's games still to play.
+    fn advance<R: ModelGame>(
+        &mut self,
+        pairing: &Pairing,
+        rule: &StopRule,
+        schedule: &[ScheduledGame],
+        records: &[Option<GameRecord<R>>],
+    ) -> Vec<usize> {
+        while self.stop.is_none() {
+            let Some(pair) = pairing.pairs.get(self.next) else {
+                // The cap: the rule's answer after the last pair, whatever it is.
+                self.stop = Some(self.answer(pairing, rule));
+                break;
+            };
+            let scores = pair.map(|i| {
+                records[i]
+                    .as_ref()
+                    .map(|r| GameScore::from_margin(r.margin_for(schedule[i].color_of(pairing.first))))
+            });
+            let [Some(first), Some(second)] = scores else {
+                return pair.iter().copied().filter(|&i| records[i].is_none()).collect();
+            };
+            self.trials.add_pair(first, second);
+            self.next += 1;
+            let step = self.answer(pairing, rule);
+            if step.decision.verdict.is_stop() {
+                self.stop = Some(step.clone());
+            }
+            self.decisions.push(step);
+        }
+        Vec::new()
+    }
+
+    /// The rule's answer after the pairs fed so far.
+    fn answer(&self, pairing: &Pairing, rule: &StopRule) -> PairingStop {
+        PairingStop {
+            pairing: pairing.label.clone(),
+            pairs: self.next as u32,
+            decision: rule.decide(&self.trials),
+        }
+    }
 }
