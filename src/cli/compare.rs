@@ -199,57 +199,10 @@ fn render(runs: &[Run], opponents: &[String], comparisons: &[Value]) -> String {
         let _ = writeln!(out, "\nagainst {opponent}:");
         let _ = writeln!(out, "  run  games   W   L   D   win%  95% CI (Wilson)  model-decided  invalid/move  tool calls/move  tokens/move  latency p50");
         for (i, run) in runs.iter().enumerate() {
-            let Some(g) = run.groups.iter().find(|(k, _)| &k.2 == opponent).map(|(_, g)| g) else {
-                let _ = writeln!(out, "  {:3}  (no games)", i + 1);
-                continue;
-            };
-            let t = g.matchup.overall();
-            let (low, high) = t.win_interval();
-            let a = g.matchup.agent.rates();
-            let _ = writeln!(
-                out,
-                "  {:3}  {:5} {:3} {:3} {:3}  {:5.1}  [{:5.1}, {:5.1}]   {:5.1}%        {:6.2}        {:6.2}        {:7.0}  {:8.0} ms",
-                i + 1,
-                t.games(),
-                t.wins,
-                t.losses,
-                t.draws,
-                100.0 * t.win_rate(),
-                100.0 * low,
-                100.0 * high,
-                100.0 * a.llm_share,
-                a.invalid_answers_per_move,
-                a.tool_calls_per_move + a.recovered_tool_calls_per_move,
-                a.prompt_tokens_per_move + a.completion_tokens_per_move,
-                a.latency_ms_p50.unwrap_or(0.0),
-            );
+            render_run_row(&mut out, i, run, opponent);
         }
         for (i, c) in comparisons.iter().enumerate() {
-            let p = c["paired"]
-                .as_array()
-                .and_then(|ps| ps.iter().find(|p| p["opponent"] == opponent.as_str()));
-            match p {
-                Some(p) if p["pairs"].as_u64().unwrap_or(0) > 0 => {
-                    let _ = writeln!(
-                        out,
-                        "  paired, run {} vs run 1: {} game pairs on the same openings; run {} better in {}, worse in {}, tied in {}; sign test p = {:.3}",
-                        i + 2,
-                        p["pairs"],
-                        i + 2,
-                        p["other_better"],
-                        p["other_worse"],
-                        p["ties"],
-                        p["p_value"].as_f64().unwrap_or(1.0)
-                    );
-                }
-                _ => {
-                    let _ = writeln!(
-                        out,
-                        "  paired, run {} vs run 1: no shared openings (use the same --opening-seed)",
-                        i + 2
-                    );
-                }
-            }
+            render_paired(&mut out, i, c, opponent);
         }
     }
     for (i, c) in comparisons.iter().enumerate() {
@@ -269,6 +222,63 @@ fn render(runs: &[Run], opponents: &[String], comparisons: &[Value]) -> String {
         );
     }
     out
+}
+
+/// Run `i`'s row of the table against `opponent`.
+fn render_run_row(out: &mut String, i: usize, run: &Run, opponent: &str) {
+    let Some(g) = run.groups.iter().find(|(k, _)| k.2 == opponent).map(|(_, g)| g) else {
+        let _ = writeln!(out, "  {:3}  (no games)", i + 1);
+        return;
+    };
+    let t = g.matchup.overall();
+    let (low, high) = t.win_interval();
+    let a = g.matchup.agent.rates();
+    let _ = writeln!(
+        out,
+        "  {:3}  {:5} {:3} {:3} {:3}  {:5.1}  [{:5.1}, {:5.1}]   {:5.1}%        {:6.2}        {:6.2}        {:7.0}  {:8.0} ms",
+        i + 1,
+        t.games(),
+        t.wins,
+        t.losses,
+        t.draws,
+        100.0 * t.win_rate(),
+        100.0 * low,
+        100.0 * high,
+        100.0 * a.llm_share,
+        a.invalid_answers_per_move,
+        a.tool_calls_per_move + a.recovered_tool_calls_per_move,
+        a.prompt_tokens_per_move + a.completion_tokens_per_move,
+        a.latency_ms_p50.unwrap_or(0.0),
+    );
+}
+
+/// Comparison `i`'s (run `i + 2` against run 1) paired line against `opponent`.
+fn render_paired(out: &mut String, i: usize, c: &Value, opponent: &str) {
+    let p = c["paired"]
+        .as_array()
+        .and_then(|ps| ps.iter().find(|p| p["opponent"] == opponent));
+    match p {
+        Some(p) if p["pairs"].as_u64().unwrap_or(0) > 0 => {
+            let _ = writeln!(
+                out,
+                "  paired, run {} vs run 1: {} game pairs on the same openings; run {} better in {}, worse in {}, tied in {}; sign test p = {:.3}",
+                i + 2,
+                p["pairs"],
+                i + 2,
+                p["other_better"],
+                p["other_worse"],
+                p["ties"],
+                p["p_value"].as_f64().unwrap_or(1.0)
+            );
+        }
+        _ => {
+            let _ = writeln!(
+                out,
+                "  paired, run {} vs run 1: no shared openings (use the same --opening-seed)",
+                i + 2
+            );
+        }
+    }
 }
 
 #[cfg(test)]
