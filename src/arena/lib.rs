@@ -44,7 +44,7 @@ pub use quality::{
 pub use ratings::{fit_ratings, ladder_position, RatedGame, Rating, RatingError, RatingOptions};
 pub use replay::{replay_records, replay_seed_lines, ExchangeView, GameReplay, PlyView, ReplayError, ToolView};
 pub use resume::{load_resume_state, rebuild_game, ResumeError, ResumeState};
-pub use run_folder::{check_output, run_record, utc_now, OutputError, RunFolder, RunFolderError, LOCK_FILE};
+pub use run_folder::{add_resume, check_output, run_record, utc_now, OutputError, RunFolder, RunFolderError, LOCK_FILE};
 pub use schedule::{play_logged, run_games, MatchError, MatchEvent, RunOptions, ScheduledGame, Seat};
 pub use sequential::{run_sequential, Pairing, PairingStop, SequentialResult};
 pub use stats::{mean_interval, percentile, wilson_interval, Tally};

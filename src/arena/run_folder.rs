@@ -322,6 +322,14 @@ fn file_name_safe(label: &str) -> String {
         .collect()
 }
 
+/// Adds one resume's entry to a run.json's `resumes` list: every resume of a run is
+/// recorded, in order.
+pub fn add_resume(run_json: &mut Value, entry: Value) {
+    let mut resumes = run_json["resumes"].as_array().cloned().unwrap_or_default();
+    resumes.push(entry);
+    run_json["resumes"] = Value::Array(resumes);
+}
+
 /// A run.json object: the harness and its version, the command and when it started,
 /// then the command's own `fields`.
 pub fn run_record(command: &str, created_utc: &str, fields: Value) -> Value {

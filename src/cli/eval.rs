@@ -354,8 +354,7 @@ fn resume_from_logs<R: ModelGame>(
         "games_finished_before": state.finished.len(),
     });
     config.run.finished = state.finished;
-    let resumes = run_json["resumes"].as_array().cloned().unwrap_or_default();
-    run_json["resumes"] = Value::Array(resumes.into_iter().chain([entry]).collect());
+    arena::add_resume(&mut run_json, entry);
     Ok(run_json)
 }
 

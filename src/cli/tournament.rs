@@ -363,13 +363,7 @@ fn open_run(
         );
         run.finished = state.finished;
         let mut run_json: Value = serde_json::from_str(&std::fs::read_to_string(log_dir.join("run.json"))?)?;
-        let resumes = run_json["resumes"].as_array().cloned().unwrap_or_default();
-        run_json["resumes"] = Value::Array(
-            resumes
-                .into_iter()
-                .chain([json!({ "created_utc": created, "parallel": parallel })])
-                .collect(),
-        );
+        arena::add_resume(&mut run_json, json!({ "created_utc": created, "parallel": parallel }));
         run_json
     } else {
         run_record(
