@@ -8,6 +8,7 @@
 mod accuracy;
 mod agent_stats;
 mod eval;
+mod groups;
 mod hosts;
 mod leaderboard;
 mod logs;
@@ -30,6 +31,7 @@ mod tally;
 pub use accuracy::{accuracy, calibration, solve_all, Accuracy, Calibration, Solved};
 pub use agent_stats::{AgentRates, AgentStats};
 pub use eval::{run_eval, run_eval_sequential, EvalConfig, EvalGame, EvalResult, OpponentResult};
+pub use groups::{collect_groups, Group, GroupGame, Groups, GroupsError, Key};
 pub use hosts::{host_usage, HostUsage};
 pub use leaderboard::{leaderboard, LeaderRow, Leaderboard, LeaderboardError, RatingView, RunGame, MIN_UNITS};
 pub use logs::{cut_off_note, read_game_logs, GameLogs, LoggedGame, LogsError};
@@ -44,7 +46,9 @@ pub use quality::{
 pub use ratings::{fit_ratings, ladder_position, RatedGame, Rating, RatingError, RatingOptions};
 pub use replay::{replay_records, replay_seed_lines, ExchangeView, GameReplay, PlyView, ReplayError, ToolView};
 pub use resume::{load_resume_state, rebuild_game, ResumeError, ResumeState};
-pub use run_folder::{add_resume, check_output, run_record, utc_now, OutputError, RunFolder, RunFolderError, LOCK_FILE};
+pub use run_folder::{
+    add_resume, check_output, run_record, utc_now, OutputError, RunFolder, RunFolderError, LOCK_FILE,
+};
 pub use schedule::{play_logged, run_games, MatchError, MatchEvent, RunOptions, ScheduledGame, Seat};
 pub use sequential::{run_sequential, Pairing, PairingStop, SequentialResult};
 pub use stats::{mean_interval, percentile, wilson_interval, Tally};

@@ -10,7 +10,8 @@ use anyhow::{Context, Result};
 use serde_json::{json, Value};
 
 use super::args::CompareArgs;
-use super::stats::{collect_groups, print_notes, Group, Key};
+use super::stats::{collect_groups, print_notes};
+use arena::{Group, Key};
 
 /// A run: its configuration, groups and games.
 struct Run {

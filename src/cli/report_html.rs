@@ -10,8 +10,9 @@ use serde_json::{json, Value};
 
 use super::args::ReportArgs;
 use super::outputs::check_output_flag;
-use super::stats::{collect_groups, groups_json, print_notes, Groups};
+use super::stats::{collect_groups, groups_json, print_notes};
 use arena::GameReplay;
+use arena::Groups;
 use game::othello::Color;
 use game::Game;
 

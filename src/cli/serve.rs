@@ -14,8 +14,9 @@ use serde_json::{json, Value};
 use super::agent_args::{is_llm_spec, parse_player, AgentArgs, Connection, HostArgs};
 use super::rate::{both_views, read_games, tables, Anchor};
 use super::report_html::render;
-use super::stats::{collect_groups, groups_json, Groups};
+use super::stats::{collect_groups, groups_json};
 use crate::web::{generate_token, is_loopback, ServeOptions, Services};
+use arena::Groups;
 use arena::{read_game_logs, PlayerSpec};
 
 /// `serve`.

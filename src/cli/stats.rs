@@ -5,51 +5,15 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 use serde_json::{json, Value};
 
 use super::args::StatsArgs;
 use super::report::{agent_lines, opponent_rows, tally_header, tally_json};
-use arena::{read_game_logs, AgentStats, GameLogs, GameSummary, Matchup};
-use game::othello::Color;
+use arena::{AgentStats, Group, Groups, GroupsError, Key};
 use game::Game;
-
-/// Games of one (model, prompt, opponent) group.
-#[derive(Default)]
-pub(super) struct Group {
-    /// The games, from the agent's view.
-    pub matchup: Matchup,
-    /// The group's games.
-    pub games: Vec<GroupGame>,
-}
-
-/// One game of a group.
-pub(super) struct GroupGame {
-    /// Its index in [`Groups::logs`].
-    pub index: usize,
-    /// The agent's color.
-    pub color: Color,
-}
-
-/// The key: model spec, prompt sha256 (or `-`), opponent spec.
-pub(super) type Key = (String, String, String);
-
-/// The games with an LLM player under some paths, grouped, with the reader's notes.
-pub(super) struct Groups {
-    /// The groups by (model, prompt, opponent).
-    pub groups: BTreeMap<Key, Group>,
-    /// Every game read, each once, and the notes (cut-off games, repeated paths).
-    pub logs: GameLogs,
-}
-
-impl Groups {
-    /// The game of `game`.
-    pub fn summary(&self, game: &GroupGame) -> &GameSummary {
-        &self.logs.games[game.index].summary
-    }
-}
 
 /// Prints the reader's notes on stderr.
 pub(super) fn print_notes(notes: &[String]) {
@@ -58,55 +22,16 @@ pub(super) fn print_notes(notes: &[String]) {
     }
 }
 
-/// The system prompt's sha256 recorded in a run folder's run.json, or `-`.
-fn prompt_hash(run_dir: &Path) -> String {
-    let run: Value = std::fs::read_to_string(run_dir.join("run.json"))
-        .ok()
-        .and_then(|t| serde_json::from_str(&t).ok())
-        .unwrap_or(Value::Null);
-    let from_agent = |agent: &Value| {
-        agent["system_prompt"]["sha256"]
-            .as_str()
-            .map(|h| h[..12.min(h.len())].to_string())
-    };
-    from_agent(&run["agent"])
-        .or_else(|| {
-            run["players"]
-                .as_array()
-                .and_then(|ps| ps.iter().find_map(|p| from_agent(&p["agent"])))
-        })
-        .unwrap_or_else(|| "-".to_string())
-}
-
-/// Groups every game with an LLM player in `paths` (read once each by
-/// [`read_game_logs`]) by (model, prompt of its run, opponent); a game between two LLM
-/// players counts in both players' groups.
+/// The groups of [`arena::collect_groups`]; with no LLM game, the reader's notes are
+/// printed before the error.
 pub(super) fn collect_groups(paths: &[PathBuf]) -> Result<Groups> {
-    let logs = read_game_logs(paths)?;
-    let mut groups: BTreeMap<Key, Group> = BTreeMap::new();
-    let mut prompts: BTreeMap<PathBuf, String> = BTreeMap::new();
-    for (index, logged) in logs.games.iter().enumerate() {
-        let prompt = prompts
-            .entry(logged.run.clone())
-            .or_insert_with(|| prompt_hash(&logged.run))
-            .clone();
-        let game = &logged.summary;
-        for color in game.llm_colors() {
-            let key = (
-                game.players[color].clone(),
-                prompt.clone(),
-                game.players[!color].clone(),
-            );
-            let group = groups.entry(key).or_default();
-            group.matchup.add(game, color);
-            group.games.push(GroupGame { index, color });
+    match arena::collect_groups(paths) {
+        Err(GroupsError::NoLlmGame { notes }) => {
+            print_notes(&notes);
+            bail!("no game with an llm: player in these logs")
         }
+        groups => Ok(groups?),
     }
-    if groups.is_empty() {
-        print_notes(&logs.notes);
-        bail!("no game with an llm: player in these logs");
-    }
-    Ok(Groups { groups, logs })
 }
 
 /// The groups as JSON: per-color tallies, unfinished games and agent statistics.

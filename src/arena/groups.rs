@@ -1,0 +1,136 @@
+//! Games grouped by (model, system prompt of its run, opponent): what `stats`,
+//! `compare`, the HTML report and `serve` tabulate, read once from the logs.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use super::logs::{read_game_logs, GameLogs, LogsError};
+use super::tally::{GameSummary, Matchup};
+use game::othello::Color;
+
+/// Games of one (model, prompt, opponent) group.
+#[derive(Default)]
+pub struct Group {
+    /// The games, from the agent's view.
+    pub matchup: Matchup,
+    /// The group's games.
+    pub games: Vec<GroupGame>,
+}
+
+/// One game of a group.
+pub struct GroupGame {
+    /// Its index in [`Groups::logs`].
+    pub index: usize,
+    /// The agent's color.
+    pub color: Color,
+}
+
+/// The key: model spec, prompt sha256 (its first 12 digits, or `-`), opponent spec.
+pub type Key = (String, String, String);
+
+/// The games with an LLM player under some paths, grouped, with the reader's notes.
+pub struct Groups {
+    /// The groups by (model, prompt, opponent).
+    pub groups: BTreeMap<Key, Group>,
+    /// Every game read, each once, and the notes (cut-off games, repeated paths).
+    pub logs: GameLogs,
+}
+
+impl Groups {
+    /// The game of `game`.
+    pub fn summary(&self, game: &GroupGame) -> &GameSummary {
+        &self.logs.games[game.index].summary
+    }
+}
+
+/// Why games cannot be grouped.
+#[derive(Debug, thiserror::Error)]
+pub enum GroupsError {
+    /// The paths do not lead to logs that can be counted.
+    #[error(transparent)]
+    Logs(#[from] LogsError),
+    /// No game has an LLM player; the reader's notes say what was read.
+    #[error("no game with an llm: player in these logs")]
+    NoLlmGame {
+        /// The reader's notes.
+        notes: Vec<String>,
+    },
+}
+
+/// Groups every game with an LLM player in `paths` (read once each by
+/// [`read_game_logs`]) by (model, prompt of its run, opponent); a game between two LLM
+/// players counts in both players' groups.
+pub fn collect_groups(paths: &[PathBuf]) -> Result<Groups, GroupsError> {
+    let logs = read_game_logs(paths)?;
+    let mut groups: BTreeMap<Key, Group> = BTreeMap::new();
+    let mut prompts: BTreeMap<PathBuf, String> = BTreeMap::new();
+    for (index, logged) in logs.games.iter().enumerate() {
+        let prompt = prompts
+            .entry(logged.run.clone())
+            .or_insert_with(|| prompt_hash(&logged.run))
+            .clone();
+        let game = &logged.summary;
+        for color in game.llm_colors() {
+            let key = (
+                game.players[color].clone(),
+                prompt.clone(),
+                game.players[!color].clone(),
+            );
+            let group = groups.entry(key).or_default();
+            group.matchup.add(game, color);
+            group.games.push(GroupGame { index, color });
+        }
+    }
+    if groups.is_empty() {
+        return Err(GroupsError::NoLlmGame { notes: logs.notes });
+    }
+    Ok(Groups { groups, logs })
+}
+
+/// The agent settings a run.json records, as far as grouping reads them: an eval's
+/// `agent`, or a tournament's `players[].agent`.
+#[derive(Default, Deserialize)]
+struct RunAgents {
+    #[serde(default)]
+    agent: Option<AgentPrompt>,
+    #[serde(default)]
+    players: Vec<PlayerAgent>,
+}
+
+/// One player of a tournament's run.json.
+#[derive(Deserialize)]
+struct PlayerAgent {
+    #[serde(default)]
+    agent: Option<AgentPrompt>,
+}
+
+/// An agent's recorded system prompt.
+#[derive(Deserialize)]
+struct AgentPrompt {
+    #[serde(default)]
+    system_prompt: Option<PromptHash>,
+}
+
+/// A recorded prompt's hash.
+#[derive(Deserialize)]
+struct PromptHash {
+    sha256: String,
+}
+
+/// The system prompt's sha256 (first 12 digits) recorded in a run folder's run.json
+/// (an eval's agent, else a tournament's first LLM player with one), or `-`.
+fn prompt_hash(run_dir: &Path) -> String {
+    let run: RunAgents = std::fs::read_to_string(run_dir.join("run.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default();
+    let hash = |agent: &Option<AgentPrompt>| {
+        let hash = &agent.as_ref()?.system_prompt.as_ref()?.sha256;
+        Some(hash[..12.min(hash.len())].to_string())
+    };
+    hash(&run.agent)
+        .or_else(|| run.players.iter().find_map(|p| hash(&p.agent)))
+        .unwrap_or_else(|| "-".to_string())
+}
