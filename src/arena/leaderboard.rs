@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use super::logs::GameLogs;
 use super::ratings::{fit_ratings, ladder_position, RatedGame, Rating, RatingError, RatingOptions};
 use super::tally::GameSummary;
 use game::othello::Color;
@@ -38,6 +39,44 @@ pub struct RunGame {
     pub run: usize,
     /// The game.
     pub game: GameSummary,
+}
+
+impl RunGame {
+    /// Every game `logs` read, each with its run: the folder it lies in, numbered in
+    /// the order the logs reach them.
+    pub fn from_logs(logs: &GameLogs) -> Vec<RunGame> {
+        let mut runs: Vec<&std::path::Path> = Vec::new();
+        let mut games = Vec::new();
+        for logged in &logs.games {
+            let run = match runs.iter().position(|r| *r == logged.run) {
+                Some(run) => run,
+                None => {
+                    runs.push(&logged.run);
+                    runs.len() - 1
+                }
+            };
+            games.push(RunGame {
+                run,
+                game: logged.summary.clone(),
+            });
+        }
+        games
+    }
+}
+
+/// The leaderboard as played, and when an LLM player's fallback moved in some game,
+/// the one with those games scored as its losses.
+pub fn leaderboards(
+    games: &[RunGame],
+    anchor: (&str, f64),
+    bootstrap: usize,
+    seed: u64,
+) -> Result<(Leaderboard, Option<Leaderboard>), LeaderboardError> {
+    let rate = |view| leaderboard(games, view, anchor, bootstrap, seed);
+    let as_played = rate(RatingView::AsPlayed)?;
+    let any_fallback = as_played.rows.iter().any(|r| r.fallback_games.is_some_and(|n| n > 0));
+    let as_loss = any_fallback.then(|| rate(RatingView::FallbackAsLoss)).transpose()?;
+    Ok((as_played, as_loss))
 }
 
 /// One player's line.

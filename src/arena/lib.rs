@@ -33,7 +33,9 @@ pub use agent_stats::{AgentRates, AgentStats};
 pub use eval::{run_eval, run_eval_sequential, EvalConfig, EvalGame, EvalResult, OpponentResult};
 pub use groups::{collect_groups, Group, GroupGame, Groups, GroupsError, Key};
 pub use hosts::{host_usage, HostUsage};
-pub use leaderboard::{leaderboard, LeaderRow, Leaderboard, LeaderboardError, RatingView, RunGame, MIN_UNITS};
+pub use leaderboard::{
+    leaderboard, leaderboards, LeaderRow, Leaderboard, LeaderboardError, RatingView, RunGame, MIN_UNITS,
+};
 pub use logs::{cut_off_note, read_game_logs, GameLogs, LoggedGame, LogsError};
 pub use matchup::{run_match, MatchConfig, MatchResult, SpecTally};
 pub use plan::{Format, Plan};

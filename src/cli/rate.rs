@@ -10,7 +10,7 @@ use serde_json::json;
 use super::args::RateArgs;
 use super::outputs::check_output_flag;
 use super::stats::print_notes;
-use arena::{leaderboard, read_game_logs, Leaderboard, RatingView, RunGame};
+use arena::{leaderboards, read_game_logs, Leaderboard, RatingView, RunGame};
 use engines::EngineSpec;
 use game::Game;
 use record::PlayerKind;
@@ -26,7 +26,7 @@ pub(super) fn run(args: RateArgs) -> Result<()> {
     // marubatsu's `ai2`); an LLM player as given.
     let spec = engines::canonical_spec(game, &args.anchor.spec).unwrap_or_else(|_| args.anchor.spec.clone());
     let anchor = Anchor { spec, ..args.anchor };
-    let (as_played, as_loss) = both_views(&games, &anchor, args.bootstrap as usize, args.seed)?;
+    let (as_played, as_loss) = leaderboards(&games, (&anchor.spec, anchor.elo), args.bootstrap as usize, args.seed)?;
     if let Some(path) = &args.csv {
         std::fs::write(path, csv(&as_played, as_loss.as_ref()))
             .with_context(|| format!("cannot write --csv {}", path.display()))?;
@@ -109,22 +109,7 @@ impl std::fmt::Display for Anchor {
     }
 }
 
-/// The leaderboard as played, and when an LLM player's fallback moved in some game,
-/// the one with those games scored as its losses.
-pub(super) fn both_views(
-    games: &[RunGame],
-    anchor: &Anchor,
-    bootstrap: usize,
-    seed: u64,
-) -> Result<(Leaderboard, Option<Leaderboard>)> {
-    let rate = |view| leaderboard(games, view, (&anchor.spec, anchor.elo), bootstrap, seed);
-    let as_played = rate(RatingView::AsPlayed)?;
-    let any_fallback = as_played.rows.iter().any(|r| r.fallback_games.is_some_and(|n| n > 0));
-    let as_loss = any_fallback.then(|| rate(RatingView::FallbackAsLoss)).transpose()?;
-    Ok((as_played, as_loss))
-}
-
-/// The text tables of [`both_views`].
+/// The text tables of [`arena::leaderboards`].
 pub(super) fn tables(as_played: &Leaderboard, as_loss: Option<&Leaderboard>) -> String {
     let mut out = table(as_played, "as played");
     if let Some(as_loss) = as_loss {
@@ -157,21 +142,7 @@ pub(super) fn read_games(paths: &[std::path::PathBuf]) -> Result<Vec<RunGame>> {
 /// the logs play.
 fn read_games_with_notes(paths: &[std::path::PathBuf]) -> Result<(Vec<RunGame>, Vec<String>, Game)> {
     let logs = read_game_logs(paths)?;
-    let mut runs: Vec<&Path> = Vec::new();
-    let mut games = Vec::new();
-    for logged in &logs.games {
-        let run = match runs.iter().position(|r| *r == logged.run) {
-            Some(run) => run,
-            None => {
-                runs.push(&logged.run);
-                runs.len() - 1
-            }
-        };
-        games.push(RunGame {
-            run,
-            game: logged.summary.clone(),
-        });
-    }
+    let games = RunGame::from_logs(&logs);
     let game = logs.game.parse().map_err(anyhow::Error::msg)?;
     Ok((games, logs.notes, game))
 }

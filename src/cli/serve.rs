@@ -12,7 +12,7 @@ use clap::Args;
 use serde_json::{json, Value};
 
 use super::agent_args::{is_llm_spec, parse_player, AgentArgs, Connection, HostArgs};
-use super::rate::{both_views, read_games, tables, Anchor};
+use super::rate::{read_games, tables, Anchor};
 use super::report_html::render;
 use super::stats::{collect_groups, groups_json};
 use crate::web::{generate_token, is_loopback, ServeOptions, Services};
@@ -141,7 +141,7 @@ impl Services for CliServices {
         let Some(anchor) = Anchor::among(names) else {
             bail!("no games in these runs");
         };
-        let (as_played, as_loss) = both_views(&games, &anchor, 1000, 1)?;
+        let (as_played, as_loss) = arena::leaderboards(&games, (&anchor.spec, anchor.elo), 1000, 1)?;
         Ok(format!(
             "anchor: {} = {}\n{}",
             anchor.spec,

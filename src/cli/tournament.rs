@@ -18,7 +18,7 @@ use super::eval::{stop_on_ctrl_c, write_decisions, Interrupted};
 use super::limits;
 use super::outputs::{new_run_folder, resumed_run_folder};
 use super::positions::progress;
-use super::rate::{both_views, player_name, read_games, tables, Anchor};
+use super::rate::{player_name, read_games, tables, Anchor};
 use arena::{
     load_resume_state, run_games, run_record, run_sequential, utc_now, Format, GameRecord, Leaderboard, MatchEvent,
     PairingStop, Plan, PlayerSpec, RunFolder, RunOptions, StopRule, Tally,
@@ -426,7 +426,12 @@ fn rate(
     // The bootstrap searches on blocking threads, off the async workers.
     let rated = tokio::task::block_in_place(|| -> Result<_> {
         let games = read_games(&[log_dir.to_path_buf()])?;
-        both_views(&games, &anchor, 1000, tournament.file.seed)
+        Ok(arena::leaderboards(
+            &games,
+            (&anchor.spec, anchor.elo),
+            1000,
+            tournament.file.seed,
+        )?)
     });
     match rated {
         Ok(views) => Ok((Some(views.0), views.1)),
