@@ -31,7 +31,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::{golden, legal_moves_in, playing_model, run_arena, temp_dir, Reply, StubServer};
+use crate::support::{game_log_names, golden, legal_moves_in, playing_model, run_arena, temp_dir, Reply, StubServer};
 use serde_json::{json, Value};
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/runs");
@@ -58,17 +58,6 @@ fn copy_folder(from: &Path, to: &Path) {
         assert!(entry.file_type().unwrap().is_file(), "{}", entry.path().display());
         std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
     }
-}
-
-/// The game logs of a folder (`game-NNNN.jsonl`), sorted.
-fn game_logs(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .filter(|n| n.starts_with("game-") && n.ends_with(".jsonl"))
-        .collect();
-    names.sort();
-    names
 }
 
 /// Runs the binary with no model server, in the package root.
@@ -147,7 +136,7 @@ fn replays_of_old_games_are_as_expected() {
     let root = copy_fixtures("replay");
     for name in OTHELLO_RUNS.iter().chain(&MARUBATSU_RUNS) {
         let dir = root.join(name);
-        for log in game_logs(&dir) {
+        for log in game_log_names(&dir) {
             let text = std::fs::read_to_string(dir.join(&log)).unwrap();
             // The first game of each run, and every game an interrupt stopped.
             if log != "game-0001.jsonl" && !text.contains("\"game_stopped\"") {
@@ -167,7 +156,7 @@ fn an_old_interrupted_eval_resumes_and_keeps_its_finished_games() {
     let root = copy_fixtures("resume");
     let fixture = Path::new(FIXTURES).join("eval-interrupted");
     let run = root.join("eval-interrupted");
-    let (finished, stopped): (Vec<String>, Vec<String>) = game_logs(&fixture).into_iter().partition(|log| {
+    let (finished, stopped): (Vec<String>, Vec<String>) = game_log_names(&fixture).into_iter().partition(|log| {
         std::fs::read_to_string(fixture.join(log))
             .unwrap()
             .contains("\"game_end\"")
@@ -189,7 +178,7 @@ fn an_old_interrupted_eval_resumes_and_keeps_its_finished_games() {
     assert_eq!(summary["unfinished_games"], 0, "{summary}");
     // Every game now ends; the finished ones are the old bytes, the stopped ones are
     // kept aside as they were.
-    let logs = game_logs(&run);
+    let logs = game_log_names(&run);
     assert_eq!(
         logs,
         [
@@ -381,7 +370,7 @@ fn make_interrupted(run: &Path) {
         if !dir.is_dir() {
             return 0;
         }
-        game_logs(dir)
+        game_log_names(dir)
             .iter()
             .filter(|log| std::fs::read_to_string(dir.join(log)).is_ok_and(|t| t.contains("\"game_end\"")))
             .count()
@@ -396,7 +385,7 @@ fn make_interrupted(run: &Path) {
         .expect("kill runs");
     assert!(status.success());
     assert_eq!(child.wait().unwrap().code(), Some(130));
-    let stopped = game_logs(run)
+    let stopped = game_log_names(run)
         .iter()
         .filter(|log| std::fs::read_to_string(run.join(log)).is_ok_and(|t| t.contains("\"game_stopped\"")))
         .count();

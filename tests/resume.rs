@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::{legal_moves_in, Reply, StubServer};
+use crate::support::{game_log_names, legal_moves_in, Reply, StubServer};
 use record::{read_game_log, Event};
 use serde_json::Value;
 
@@ -85,13 +85,7 @@ fn wait_for_finished(dir: &Path, count: usize) {
 
 /// Every game's moves (from its game_end record), by log file name.
 fn games(dir: &Path) -> Vec<(String, Vec<String>)> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .filter(|n| n.starts_with("game-") && n.ends_with(".jsonl"))
-        .collect();
-    names.sort();
-    names
+    game_log_names(dir)
         .into_iter()
         .map(|name| {
             let records = read_game_log(&dir.join(&name)).expect("every log line is whole");

@@ -352,3 +352,15 @@ pub fn temp_dir(suite: &str, name: &str) -> std::path::PathBuf {
     std::fs::create_dir_all(&dir).expect("the temporary folder is writable");
     dir
 }
+
+/// The game logs of a run folder (`game-NNNN.jsonl`, not the set-aside ones), by name.
+pub fn game_log_names(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| record::is_game_log(p))
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
