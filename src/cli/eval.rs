@@ -1,5 +1,6 @@
 //! `eval`: the LLM agent against each opponent, with tables, CSV, JSON and logs.
 
+use super::progress::progress_bar;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -9,7 +10,6 @@ use std::sync::Arc;
 use clap::Parser;
 
 use anyhow::{bail, Context, Result};
-use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{json, Value};
 
 use super::agent_args::{parse_player, Connection};
@@ -233,15 +233,7 @@ async fn play<R: ModelGame>(
     config: &EvalConfig<R>,
     folder: &RunFolder,
 ) -> Result<(EvalResult<R>, Vec<Option<PairingStop>>)> {
-    let bar = if args.json {
-        ProgressBar::hidden()
-    } else {
-        ProgressBar::new(config.schedule().len() as u64)
-    };
-    bar.set_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} games  elapsed {elapsed_precise}  ETA {eta_precise}  {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
+    let bar = progress_bar(config.schedule().len(), args.json, "games");
     bar.tick();
     let report = |event: MatchEvent<'_, R>| {
         if let MatchEvent::GameDone { .. } = event {

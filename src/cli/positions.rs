@@ -1,6 +1,7 @@
 //! `positions generate`, `probe` and `datagen`: labelled test positions, one-move
 //! probes of an LLM on them, and teacher-labelled training data.
 
+use super::progress::progress_bar;
 use agent::ModelGame;
 use std::fmt::Write as _;
 use std::io::{BufRead, BufReader};
@@ -8,7 +9,6 @@ use std::ops::RangeInclusive;
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-use indicatif::{ProgressBar, ProgressStyle};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -38,17 +38,6 @@ pub(super) fn parse_empties(text: &str, most: u32) -> Result<RangeInclusive<u32>
         bail!(bad());
     }
     Ok(low..=high)
-}
-
-pub(super) fn progress(total: usize, hidden: bool, what: &str) -> ProgressBar {
-    let bar = if hidden {
-        ProgressBar::hidden()
-    } else {
-        ProgressBar::new(total as u64)
-    };
-    let template = format!("{{bar:30}} {{pos}}/{{len}} {what}  elapsed {{elapsed_precise}}  ETA {{eta_precise}}");
-    bar.set_style(ProgressStyle::with_template(&template).unwrap_or_else(|_| ProgressStyle::default_bar()));
-    bar
 }
 
 fn write_lines(path: &Path, lines: &[String]) -> Result<()> {
@@ -104,7 +93,7 @@ fn generate<R: ModelGame>(args: &GenerateArgs, boards: Vec<(R::Position, Option<
     if teacher.as_ref().is_some_and(R::is_human) {
         bail!("bad --teacher human: positions are labelled unattended; give an engine spec");
     }
-    let bar = progress(boards.len(), false, "positions labelled");
+    let bar = progress_bar(boards.len(), false, "positions labelled");
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let name = teacher.as_ref().map(ToString::to_string).unwrap_or_default();
     let labelled = parallel_map(
@@ -336,7 +325,7 @@ async fn probe<R: ModelGame>(
     let folder = open_run(&args, &connection, &config, positions.len())?;
     let dir = folder.path().to_path_buf();
     let log = GameLog::create(&dir.join("probe.jsonl"))?;
-    let bar = progress(positions.len(), args.json, "positions");
+    let bar = progress_bar(positions.len(), args.json, "positions");
     let results = run_probe(&agent, &positions, args.parallel, args.seed, Some(&log), &|_| {
         bar.inc(1)
     })
@@ -445,7 +434,7 @@ pub(super) fn run_datagen(args: DatagenArgs) -> Result<()> {
     let spec: EngineSpec = args.teacher.parse().context("bad --teacher")?;
     let mut teacher = Teacher::new(spec, args.seed);
     let boards: Vec<Board> = self_play_positions(args.count, empties, args.seed);
-    let bar = progress(boards.len(), false, "examples");
+    let bar = progress_bar(boards.len(), false, "examples");
     let mut lines = Vec::with_capacity(boards.len());
     for board in &boards {
         let example = teacher.example(board, labels).context("bad --teacher")?;

@@ -179,6 +179,20 @@ pub(super) fn score_with_progress<R: ModelGame>(
     })
 }
 
+/// The progress bar of a run of `total` items (`what`: "games", "positions"), with
+/// elapsed time, ETA and a message; hidden when `hidden`.
+pub(super) fn progress_bar(total: usize, hidden: bool, what: &str) -> ProgressBar {
+    let bar = if hidden {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(total as u64)
+    };
+    let template =
+        format!("{{bar:30}} {{pos}}/{{len}} {what}  elapsed {{elapsed_precise}}  ETA {{eta_precise}}  {{msg}}");
+    bar.set_style(ProgressStyle::with_template(&template).unwrap_or_else(|_| ProgressStyle::default_bar()));
+    bar
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

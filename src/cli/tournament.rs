@@ -17,7 +17,7 @@ use super::args::TournamentArgs;
 use super::eval::{stop_on_ctrl_c, write_decisions, Interrupted};
 use super::limits;
 use super::outputs::{new_run_folder, resumed_run_folder};
-use super::positions::progress;
+use super::progress::progress_bar;
 use super::rate::{player_name, read_games, tables, Anchor};
 use arena::{
     load_resume_state, run_games, run_record, run_sequential, utc_now, Format, GameRecord, Leaderboard, MatchEvent,
@@ -395,7 +395,7 @@ async fn play(
     run: &RunOptions,
     quiet: bool,
 ) -> Result<(Vec<Option<GameRecord>>, Vec<Option<PairingStop>>)> {
-    let bar = progress(plan.schedule.len(), quiet, "games (at most)");
+    let bar = progress_bar(plan.schedule.len(), quiet, "games (at most)");
     let report = |event: MatchEvent<'_>| {
         if let MatchEvent::GameDone { .. } = event {
             bar.inc(1);
