@@ -9,18 +9,25 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::{Color, Outcome};
 
-impl Serialize for Color {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
+/// Serde for a type written as its `Display` text and read by its `FromStr`.
+macro_rules! serde_as_text {
+    ($($ty:ty),*) => {$(
+        impl Serialize for $ty {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.collect_str(self)
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $ty {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<$ty, D::Error> {
+                let text = String::deserialize(deserializer)?;
+                text.parse().map_err(D::Error::custom)
+            }
+        }
+    )*};
 }
 
-impl<'de> Deserialize<'de> for Color {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Color, D::Error> {
-        let text = String::deserialize(deserializer)?;
-        text.parse().map_err(D::Error::custom)
-    }
-}
+serde_as_text!(Color, Outcome);
 
 impl fmt::Display for Outcome {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -49,19 +56,6 @@ impl FromStr for Outcome {
         text.parse()
             .map(Outcome::Win)
             .map_err(|_| ParseOutcomeError { text: text.to_string() })
-    }
-}
-
-impl Serialize for Outcome {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
-impl<'de> Deserialize<'de> for Outcome {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Outcome, D::Error> {
-        let text = String::deserialize(deserializer)?;
-        text.parse().map_err(D::Error::custom)
     }
 }
 
