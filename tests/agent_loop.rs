@@ -9,7 +9,7 @@ use agent::{Agent, AgentConfig, AnswerKind, AnswerPolicy, InvalidPolicy, Mode, M
 use game::othello::{Board, Move};
 use game::Othello;
 use llm::{ChatBackend, OllamaBackend, RetryPolicy};
-use record::{read_game_log, Event, GameLog, MoveSource};
+use record::{read_game_log, Event, GameLog, GameWriter, MoveSource};
 use serde_json::{json, Value};
 
 fn backend(server: &StubServer) -> Arc<dyn ChatBackend> {
@@ -24,15 +24,14 @@ fn backend(server: &StubServer) -> Arc<dyn ChatBackend> {
 async fn decide(server: &StubServer, config: AgentConfig) -> (Move, record::AgentDecision) {
     let mut agent = Agent::<Othello>::new(Arc::new(config), backend(server), 7);
     let ctx = MoveContext {
-        game: 1,
         ply: 1,
-        log: None,
+        log: GameWriter::new(None, 1),
     };
     let choice = agent
         .decide(&Board::new(), ctx)
         .await
         .expect("the harness does not fail");
-    (choice.mv, choice.decision)
+    (choice.mv, choice.agent.expect("an agent's move carries its decision"))
 }
 
 fn config() -> AgentConfig {
@@ -259,9 +258,8 @@ async fn every_exchange_is_logged_raw_with_its_place() {
         .decide(
             &Board::new(),
             MoveContext {
-                game: 3,
                 ply: 1,
-                log: Some(&log),
+                log: GameWriter::new(Some(&log), 3),
             },
         )
         .await

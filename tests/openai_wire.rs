@@ -9,7 +9,7 @@ use agent::{Agent, AgentConfig, AnswerKind, MoveContext};
 use game::othello::Board;
 use game::Othello;
 use llm::{ChatBackend, OpenAiBackend, RetryPolicy, Think};
-use record::{read_game_log, GameLog, MoveSource};
+use record::{read_game_log, GameLog, GameWriter, MoveSource};
 use serde_json::json;
 
 const KEY: &str = "sk-test-secret-0123456789";
@@ -55,20 +55,20 @@ async fn tool_calls_travel_in_openai_shape_and_the_key_stays_out_of_logs() {
         .decide(
             &Board::new(),
             MoveContext {
-                game: 1,
                 ply: 1,
-                log: Some(&log),
+                log: GameWriter::new(Some(&log), 1),
             },
         )
         .await
         .unwrap();
     assert_eq!(choice.mv.to_string(), "c4");
-    assert_eq!(choice.decision.source, Some(MoveSource::Llm));
+    let decision = choice.agent.expect("an agent's move carries its decision");
+    assert_eq!(decision.source, Some(MoveSource::Llm));
     assert_eq!(
-        (choice.decision.tool_calls, choice.decision.answer_kind),
+        (decision.tool_calls, decision.answer_kind),
         (1, Some(AnswerKind::Clean))
     );
-    assert_eq!(choice.decision.prompt_tokens, 240);
+    assert_eq!(decision.prompt_tokens, 240);
 
     let requests = server.requests();
     let first = &requests[0];
@@ -120,15 +120,17 @@ async fn recovered_calls_get_ids_the_server_accepts() {
         .decide(
             &Board::new(),
             MoveContext {
-                game: 1,
                 ply: 1,
-                log: None,
+                log: GameWriter::new(None, 1),
             },
         )
         .await
         .unwrap();
     assert_eq!(
-        (choice.mv.to_string().as_str(), choice.decision.recovered_tool_calls),
+        (
+            choice.mv.to_string().as_str(),
+            choice.agent.unwrap().recovered_tool_calls
+        ),
         ("e6", 1)
     );
     let messages = server.requests()[1]["messages"].as_array().unwrap().clone();
@@ -153,9 +155,8 @@ async fn server_errors_keep_their_body_and_omit_the_key() {
         .decide(
             &Board::new(),
             MoveContext {
-                game: 1,
                 ply: 1,
-                log: None,
+                log: GameWriter::new(None, 1),
             },
         )
         .await

@@ -12,7 +12,7 @@ use agent::{Agent, AgentConfig, AnswerFormat, AnswerKind, InvalidPolicy, Mode, M
 use game::othello::Board;
 use game::Othello;
 use llm::{ChatBackend, OllamaBackend, OpenAiBackend, RetryPolicy};
-use record::{AgentDecision, MoveSource};
+use record::{AgentDecision, GameWriter, MoveSource};
 use serde_json::{json, Value};
 
 fn retry() -> RetryPolicy {
@@ -37,15 +37,17 @@ fn scripted(replies: Vec<Reply>) -> StubServer {
 async fn decide(backend: Arc<dyn ChatBackend>, config: AgentConfig) -> (String, AgentDecision) {
     let mut agent = Agent::<Othello>::new(Arc::new(config), backend, 7);
     let ctx = MoveContext {
-        game: 1,
         ply: 1,
-        log: None,
+        log: GameWriter::new(None, 1),
     };
     let choice = agent
         .decide(&Board::new(), ctx)
         .await
         .expect("the harness does not fail");
-    (choice.mv.to_string(), choice.decision)
+    (
+        choice.mv.to_string(),
+        choice.agent.expect("an agent's move carries its decision"),
+    )
 }
 
 fn ollama(server: &StubServer) -> Arc<dyn ChatBackend> {

@@ -23,5 +23,5 @@ pub use config::{AgentConfig, Fallback, InvalidPolicy, Mode, ParseFallbackError}
 pub use games::ModelGame;
 pub use prompt::{sha256_hex, Prompt, PromptError};
 pub use recover::recover_tool_calls;
-pub use runner::{Agent, AgentChoice, AgentError, AgentEvent, AgentMove, AgentObserver, MoveContext};
+pub use runner::{Action, Agent, AgentError, AgentEvent, AgentObserver, MoveContext, Played};
 pub use structured::{parse_structured, AnswerFormat, StructuredAnswer};

@@ -24,36 +24,48 @@ use crate::ModelGame;
 use engines::EngineError;
 use game::Othello;
 use llm::{ChatBackend, ChatRequest, LlmError, Message, Role, ToolCall};
-use record::{AgentDecision, Event, ExchangeRecord, GameLog, LogError, MoveSource};
+use record::{AgentDecision, GameWriter, LogError, MoveSource, Ply};
 
 /// Where the current decision sits, for the log.
 #[derive(Clone, Copy, Debug)]
 pub struct MoveContext<'a> {
-    /// Game number in the run.
-    pub game: usize,
     /// Ply being decided (from 1).
     pub ply: usize,
-    /// The game's log, if any.
-    pub log: Option<&'a GameLog>,
+    /// The game's log (its writer knows the game's number).
+    pub log: GameWriter<'a>,
 }
 
-/// The agent's move and how it got there.
+/// A move with where it came from: what every player gives back for its turn (an
+/// engine's move, a forced pass, the model's move or the fallback's).
 #[derive(Clone, Debug, PartialEq)]
-pub struct AgentMove<R: ModelGame = Othello> {
-    /// The move played.
+pub struct Played<R: ModelGame = Othello> {
+    /// The move.
     pub mv: R::Move,
-    /// Counts, tokens, latency and source.
-    pub decision: AgentDecision,
+    /// Engine, forced pass, model or fallback.
+    pub source: MoveSource,
+    /// The agent's account (counts, tokens, latency), for LLM players.
+    pub agent: Option<AgentDecision>,
 }
 
-/// What the agent did with a position: a move, or a forfeit.
+/// What a player did with its turn: a move, or a forfeit that ends the game.
 #[derive(Clone, Debug, PartialEq)]
-pub enum AgentChoice<R: ModelGame = Othello> {
-    /// The model's move, or the fallback engine's.
-    Move(AgentMove<R>),
-    /// Every session failed and the fallback is `forfeit`: no move, the game is lost.
-    /// The decision's source is [`MoveSource::Forfeit`].
+pub enum Action<R: ModelGame = Othello> {
+    /// A move.
+    Move(Played<R>),
+    /// No move: every session failed and the agent's fallback is `forfeit` (the
+    /// decision's source is [`MoveSource::Forfeit`]). The game ends, lost by the mover.
     Forfeit(AgentDecision),
+}
+
+impl<R: ModelGame> Played<R> {
+    /// The agent's move, with its decision (whose source says model or fallback).
+    fn by_agent(mv: R::Move, decision: AgentDecision) -> Played<R> {
+        Played {
+            mv,
+            source: decision.source.unwrap_or(MoveSource::Llm),
+            agent: Some(decision),
+        }
+    }
 }
 
 /// A failure of the harness (not of the model) while the agent decides.
@@ -179,10 +191,10 @@ impl<R: ModelGame> Agent<R> {
 
     /// Decides a move in `board`, where the side to move has a legal placement. With the
     /// fallback `forfeit`, a decision without a move is [`AgentError::Forfeited`].
-    pub async fn decide(&mut self, board: &R::Position, ctx: MoveContext<'_>) -> Result<AgentMove<R>, AgentError> {
+    pub async fn decide(&mut self, board: &R::Position, ctx: MoveContext<'_>) -> Result<Played<R>, AgentError> {
         match self.decide_or_forfeit(board, ctx).await? {
-            AgentChoice::Move(choice) => Ok(choice),
-            AgentChoice::Forfeit(decision) => Err(AgentError::Forfeited {
+            Action::Move(played) => Ok(played),
+            Action::Forfeit(decision) => Err(AgentError::Forfeited {
                 reason: decision.fallback_reason.clone().unwrap_or_default(),
                 decision: Box::new(decision),
             }),
@@ -195,16 +207,12 @@ impl<R: ModelGame> Agent<R> {
         &mut self,
         board: &R::Position,
         ctx: MoveContext<'_>,
-    ) -> Result<AgentChoice<R>, AgentError> {
+    ) -> Result<Action<R>, AgentError> {
         let span = tracing::debug_span!("turn", ply = ctx.ply, color = %R::to_move(board));
         self.decide_in_span(board, ctx).instrument(span).await
     }
 
-    async fn decide_in_span(
-        &mut self,
-        board: &R::Position,
-        ctx: MoveContext<'_>,
-    ) -> Result<AgentChoice<R>, AgentError> {
+    async fn decide_in_span(&mut self, board: &R::Position, ctx: MoveContext<'_>) -> Result<Action<R>, AgentError> {
         let mut decision = AgentDecision::default();
         let mut failures: Vec<&'static str> = Vec::new();
         for session in 1..=self.config.max_sessions {
@@ -212,7 +220,7 @@ impl<R: ModelGame> Agent<R> {
             match self.session(board, session, ctx, &mut decision).await? {
                 SessionEnd::Decided(mv) => {
                     decision.source = Some(MoveSource::Llm);
-                    return Ok(AgentChoice::Move(AgentMove { mv, decision }));
+                    return Ok(Action::Move(Played::by_agent(mv, decision)));
                 }
                 SessionEnd::Failed(why) => failures.push(why),
             }
@@ -226,16 +234,13 @@ impl<R: ModelGame> Agent<R> {
         let Some(engine) = &self.fallback else {
             decision.source = Some(MoveSource::Forfeit);
             decision.fallback_reason = Some(format!("{failed}; the model forfeited the game"));
-            return Ok(AgentChoice::Forfeit(decision));
+            return Ok(Action::Forfeit(decision));
         };
         let engine = engine.as_ref().map_err(|e| AgentError::BadFallback(e.clone()))?;
         let fallback = engine.choose(board).await.map_err(AgentError::Fallback)?;
         decision.source = Some(MoveSource::Fallback);
         decision.fallback_reason = Some(format!("{failed}; {} played", engine.name()));
-        Ok(AgentChoice::Move(AgentMove {
-            mv: R::decision_move(&fallback),
-            decision,
-        }))
+        Ok(Action::Move(Played::by_agent(R::decision_move(&fallback), decision)))
     }
 
     fn request(&self, messages: &[Message], offer_tools: bool, schema: Option<serde_json::Value>) -> ChatRequest {
@@ -352,21 +357,11 @@ impl<R: ModelGame> Agent<R> {
         decision.prompt_tokens += exchange.reply.prompt_tokens.unwrap_or(0);
         decision.completion_tokens += exchange.reply.completion_tokens.unwrap_or(0);
         decision.latency_ms += exchange.latency_ms;
-        if let Some(log) = ctx.log {
-            log.write(Event::Exchange(ExchangeRecord {
-                game: ctx.game,
-                ply: ctx.ply,
-                color: R::to_move(board),
-                session,
-                turn,
-                latency_ms: exchange.latency_ms,
-                retries: exchange.retries,
-                host: Some(exchange.host),
-                failures: exchange.failures,
-                request: exchange.request,
-                response: exchange.response,
-            }))?;
-        }
+        let at = Ply {
+            number: ctx.ply,
+            color: R::to_move(board),
+        };
+        ctx.log.exchange(at, (session, turn), &exchange)?;
         let mut reply = exchange.reply.message;
         reply.role = Role::Assistant;
         self.notify(AgentEvent::Reply {

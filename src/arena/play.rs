@@ -11,7 +11,7 @@ use super::player::{Action, PlayError, Played, Player};
 use agent::MoveContext;
 use game::othello::{ByColor, Color, Outcome};
 use game::{Line, Othello, Rules};
-use record::{AgentDecision, Event, ForfeitRecord, GameLog, GameStopped, LogError, MoveRecord, MoveSource};
+use record::{AgentDecision, GameWriter, LogError, MoveSource, Ply};
 
 /// One move of a finished game, with its source.
 #[derive(Clone, Debug, PartialEq)]
@@ -94,10 +94,8 @@ pub type PlyObserver<'a, R = Othello> = &'a mut (dyn FnMut(&<R as Rules>::Positi
 
 /// What a game needs besides its players.
 pub struct GameContext<'a, R: ModelGame = Othello> {
-    /// Game number in the run (from 1).
-    pub number: usize,
-    /// The game's log, if any.
-    pub log: Option<&'a GameLog>,
+    /// The game's log (its writer knows the game's number in the run).
+    pub log: GameWriter<'a>,
     /// Sees every move after the opening.
     pub observer: Option<PlyObserver<'a, R>>,
     /// When set, the game stops before its next move.
@@ -150,7 +148,7 @@ pub async fn play_game<R: ModelGame>(
     players: ByColor<&mut dyn Player<R>>,
     ctx: GameContext<'_, R>,
 ) -> Result<GameRecord<R>, GameError> {
-    let span = tracing::debug_span!("game", id = ctx.number);
+    let span = tracing::debug_span!("game", id = ctx.log.game());
     play_moves(game, players, ctx).instrument(span).await
 }
 
@@ -159,13 +157,7 @@ fn stop_if_asked<R: ModelGame>(ctx: &GameContext<'_, R>, ply: usize) -> Result<(
     if !ctx.stop.is_some_and(|stop| stop.load(Ordering::Relaxed)) {
         return Ok(());
     }
-    if let Some(log) = ctx.log {
-        log.write(Event::GameStopped(GameStopped {
-            game: ctx.number,
-            ply,
-            reason: "interrupted".to_string(),
-        }))?;
-    }
+    ctx.log.stopped(ply, "interrupted")?;
     Err(GameError::Stopped { ply })
 }
 
@@ -206,11 +198,8 @@ async fn play_moves<R: ModelGame>(
         let ply = game.moves().len() + 1;
         stop_if_asked(&ctx, ply)?;
         let player = &mut *players[color];
-        let move_ctx = MoveContext {
-            game: ctx.number,
-            ply,
-            log: ctx.log,
-        };
+        let move_ctx = MoveContext { ply, log: ctx.log };
+        let at = Ply { number: ply, color };
         let played = match next_action(&board, player, move_ctx).await? {
             Action::Move(played) => played,
             Action::Forfeit(agent) => {
@@ -219,15 +208,7 @@ async fn play_moves<R: ModelGame>(
                     player: player.name(),
                     agent,
                 };
-                if let Some(log) = ctx.log {
-                    log.write(Event::Forfeit(ForfeitRecord {
-                        game: ctx.number,
-                        ply,
-                        color,
-                        player: forfeit.player.clone(),
-                        agent: forfeit.agent.clone(),
-                    }))?;
-                }
+                ctx.log.forfeit(at, &forfeit.player, &forfeit.agent)?;
                 return Ok(GameRecord::forfeited(game, opening_plies, plies, forfeit));
             }
         };
@@ -236,18 +217,13 @@ async fn play_moves<R: ModelGame>(
             ply,
             source: Box::new(source),
         })?;
-        if let Some(log) = ctx.log {
-            log.write(Event::Move(MoveRecord {
-                game: ctx.number,
-                ply,
-                color,
-                player: player.name(),
-                mv: played.mv.to_string(),
-                source: played.source,
-                board_after: R::to_squares(game.board()),
-                agent: played.agent.clone(),
-            }))?;
-        }
+        ctx.log.ply::<R>(
+            at,
+            &player.name(),
+            (played.mv, played.source),
+            game.board(),
+            played.agent.as_ref(),
+        )?;
         if let Some(observe) = ctx.observer.as_mut() {
             observe(game.board(), played.mv);
         }

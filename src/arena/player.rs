@@ -4,32 +4,12 @@ use agent::ModelGame;
 use std::fmt;
 use std::sync::Arc;
 
-use agent::{Agent, AgentChoice, AgentConfig, AgentError, AgentMove, BlockingEngine, MoveContext};
+pub use agent::{Action, Played};
+use agent::{Agent, AgentConfig, AgentError, BlockingEngine, MoveContext};
 use engines::{EngineError, EngineSpec};
 use game::Othello;
 use llm::ChatBackend;
-use record::{AgentDecision, MoveSource, PlayerKind};
-
-/// A move with where it came from.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Played<R: ModelGame = Othello> {
-    /// The move.
-    pub mv: R::Move,
-    /// Engine, model or fallback.
-    pub source: MoveSource,
-    /// The agent's account, for LLM players.
-    pub agent: Option<AgentDecision>,
-}
-
-/// What a player did with its turn: a move, or a forfeit that ends the game.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Action<R: ModelGame = Othello> {
-    /// A move.
-    Move(Played<R>),
-    /// No move: the agent gave none and its fallback is `forfeit` (the decision's
-    /// source is `forfeit`). The game ends, lost by the mover.
-    Forfeit(AgentDecision),
-}
+use record::{MoveSource, PlayerKind};
 
 /// Why a player could not move (a harness failure, never a model mistake).
 #[derive(Debug, thiserror::Error)]
@@ -85,22 +65,11 @@ impl<R: ModelGame> Player<R> for Agent<R> {
     }
 
     async fn play(&mut self, position: &R::Position, ctx: MoveContext<'_>) -> Result<Played<R>, PlayError> {
-        Ok(agent_played(self.decide(position, ctx).await?))
+        Ok(self.decide(position, ctx).await?)
     }
 
     async fn act(&mut self, position: &R::Position, ctx: MoveContext<'_>) -> Result<Action<R>, PlayError> {
-        Ok(match self.decide_or_forfeit(position, ctx).await? {
-            AgentChoice::Move(choice) => Action::Move(agent_played(choice)),
-            AgentChoice::Forfeit(decision) => Action::Forfeit(decision),
-        })
-    }
-}
-
-fn agent_played<R: ModelGame>(choice: AgentMove<R>) -> Played<R> {
-    Played {
-        mv: choice.mv,
-        source: choice.decision.source.unwrap_or(MoveSource::Llm),
-        agent: Some(choice.decision),
+        Ok(self.decide_or_forfeit(position, ctx).await?)
     }
 }
 

@@ -11,7 +11,7 @@ use agent::MoveContext;
 use engines::lab::LabelledPosition;
 use game::derive_seed;
 use llm::error_chain;
-use record::{AgentDecision, AnswerKind, GameLog, MoveSource};
+use record::{AgentDecision, AnswerKind, GameLog, GameWriter, MoveSource};
 
 /// How one answer is graded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -123,10 +123,9 @@ async fn probe_one<R: ModelGame>(
         Err(e) => return failed(e.to_string()),
     };
     let ctx = MoveContext {
-        game: index,
         // The ply the position would be reached at from the start.
         ply: (R::empties(&R::start()) + 1 - R::empties(&board)) as usize,
-        log,
+        log: GameWriter::new(log, index),
     };
     let played = match player.act(&board, ctx).await {
         Ok(Action::Move(played)) => played,

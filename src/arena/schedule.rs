@@ -12,9 +12,9 @@ use tokio::task::JoinSet;
 use super::play::{play_game, random_opening, GameContext, GameError, GameRecord};
 use super::player::{Player, PlayerSpec};
 use game::othello::{ByColor, Color};
-use game::{Game, Line, Othello};
+use game::{Line, Othello};
 use record::game_log_path;
-use record::{Event, GameEnd, GameLog, GameStart, LogError, PlayerKind, PlayerKinds};
+use record::{GameLog, GameWriter, LogError, PlayerKind};
 
 /// One game to play: who has which color, and its seeds.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -144,7 +144,7 @@ async fn play_scheduled<R: ModelGame>(
     let mut black: Box<dyn Player<R>> = players[scheduled.black].build(player_seed(scheduled.black));
     let mut white: Box<dyn Player<R>> = players[scheduled.white].build(player_seed(scheduled.white));
     let opening = random_opening::<R>(R::start(), settings.opening_plies, scheduled.opening_seed);
-    let log = match &settings.log_dir {
+    let log_file = match &settings.log_dir {
         Some(dir) => Some(GameLog::create(&game_log_path(dir, number))?),
         None => None,
     };
@@ -157,8 +157,7 @@ async fn play_scheduled<R: ModelGame>(
         });
     };
     let ctx = GameContext {
-        number,
-        log: log.as_ref(),
+        log: GameWriter::new(log_file.as_ref(), number),
         observer: Some(&mut observe),
         stop: settings.stop.as_deref(),
     };
@@ -197,36 +196,13 @@ pub async fn play_logged<R: ModelGame>(
     seed: u64,
     ctx: GameContext<'_, R>,
 ) -> Result<GameRecord<R>, GameError> {
-    let (number, log) = (ctx.number, ctx.log);
-    if let Some(log) = log {
-        log.write(Event::GameStart(GameStart {
-            game: number,
-            black: seats.black.name.clone(),
-            white: seats.white.name.clone(),
-            start_board: R::to_squares(opening.start()),
-            opening: opening.moves().iter().map(ToString::to_string).collect(),
-            seed,
-            kinds: Some(PlayerKinds {
-                black: seats.black.kind,
-                white: seats.white.kind,
-            }),
-            rules: Game::log_name::<R>(),
-        }))?;
-    }
+    let log = ctx.log;
+    let names = seats.as_ref().map(|seat| seat.name.as_str());
+    let kinds = seats.as_ref().map(|seat| seat.kind);
+    log.start(&opening, names, kinds, seed)?;
     let record = play_game(opening, players, ctx).await?;
-    if let Some(log) = log {
-        let pieces = R::pieces(record.game.board());
-        let margin = record.disc_difference;
-        let forfeited = record.forfeit.as_ref().map(|f| f.color);
-        log.write(Event::GameEnd(GameEnd {
-            game: number,
-            black_discs: pieces.black,
-            white_discs: pieces.white,
-            margin: (margin != GameEnd::implied_margin(pieces.black, pieces.white, forfeited)).then_some(margin),
-            winner: record.outcome,
-            moves: record.game.moves().iter().map(ToString::to_string).collect(),
-        }))?;
-    }
+    let forfeited = record.forfeit.as_ref().map(|f| f.color);
+    log.end(&record.game, record.outcome, record.disc_difference, forfeited)?;
     Ok(record)
 }
 

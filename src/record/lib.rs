@@ -70,6 +70,10 @@ use game::othello::{Color, Outcome};
 use game::{Othello, Rules};
 use llm::AttemptFailure;
 
+mod writer;
+
+pub use writer::{GameWriter, Ply};
+
 /// Version of this format; bumped on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 1;
 
@@ -436,8 +440,8 @@ impl GameLog {
         &self.path
     }
 
-    /// Appends one record and flushes it.
-    pub fn write(&self, event: Event) -> Result<(), LogError> {
+    /// Appends one record and flushes it (lines are built by [`GameWriter`]).
+    pub(crate) fn write(&self, event: Event) -> Result<(), LogError> {
         let record = Record {
             schema_version: SCHEMA_VERSION,
             time_ms: now_ms(),

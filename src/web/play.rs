@@ -40,7 +40,7 @@ use arena::{
 use engines::{EngineError, EngineSpec};
 use game::othello::{Bitboard, Board, ByColor, Color, Move, Square};
 use game::{Line, Othello};
-use record::{game_log_path, AgentDecision, GameLog, MoveSource, PlayerKind};
+use record::{game_log_path, AgentDecision, GameLog, GameWriter, MoveSource, PlayerKind};
 
 /// The longest model text sent to the page (the log keeps everything).
 const MAX_TEXT: usize = 32 * 1024;
@@ -348,8 +348,7 @@ async fn run_game(
     session.show(&start, None, Bitboard(0), 1, human_color);
     let mut observe = observer(session.clone(), start, human_color);
     let ctx = GameContext {
-        number: 1,
-        log: Some(&log),
+        log: GameWriter::new(Some(&log), 1),
         observer: Some(&mut observe),
         stop: None,
     };

@@ -163,6 +163,24 @@ pub struct ByColor<T> {
     pub white: T,
 }
 
+impl<T> ByColor<T> {
+    /// Each side's value through `f`.
+    pub fn map<U>(self, mut f: impl FnMut(T) -> U) -> ByColor<U> {
+        ByColor {
+            black: f(self.black),
+            white: f(self.white),
+        }
+    }
+
+    /// References to each side's value.
+    pub fn as_ref(&self) -> ByColor<&T> {
+        ByColor {
+            black: &self.black,
+            white: &self.white,
+        }
+    }
+}
+
 impl<T> Index<Color> for ByColor<T> {
     type Output = T;
 

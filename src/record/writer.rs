@@ -1,0 +1,165 @@
+//! The one writer of a game's log: every line a game's log holds is built here, whoever
+//! writes it (the game loop its start, moves, forfeit, stop and end; the agent its
+//! exchanges), so the shape of a line is written once.
+
+use game::othello::{ByColor, Color, Outcome};
+use game::{Game, Line, Rules};
+use llm::Exchange;
+
+use super::{
+    AgentDecision, Event, ExchangeRecord, ForfeitRecord, GameEnd, GameLog, GameStart, GameStopped, LogError,
+    MoveRecord, MoveSource, PlayerKind, PlayerKinds,
+};
+
+/// A ply and the side deciding it: where an exchange, a move or a forfeit belongs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ply {
+    /// The ply's number (from 1, opening moves included).
+    pub number: usize,
+    /// The side to move.
+    pub color: Color,
+}
+
+/// Writes the lines of game number `game` to its log, or nowhere when the game is not
+/// logged (a probe without a log, a test).
+#[derive(Clone, Copy, Debug)]
+pub struct GameWriter<'a> {
+    log: Option<&'a GameLog>,
+    game: usize,
+}
+
+impl<'a> GameWriter<'a> {
+    /// The writer of game `game` into `log` (nowhere when `None`).
+    pub fn new(log: Option<&'a GameLog>, game: usize) -> GameWriter<'a> {
+        GameWriter { log, game }
+    }
+
+    /// The game's number in its run.
+    pub fn game(&self) -> usize {
+        self.game
+    }
+
+    fn write(&self, event: impl FnOnce(usize) -> Event) -> Result<(), LogError> {
+        match self.log {
+            Some(log) => log.write(event(self.game)),
+            None => Ok(()),
+        }
+    }
+
+    /// `game_start`: the players (`names`, `kinds`), the start position and the
+    /// opening's moves of `opening`, and the game's seed.
+    pub fn start<R: Rules>(
+        &self,
+        opening: &Line<R>,
+        names: ByColor<&str>,
+        kinds: ByColor<PlayerKind>,
+        seed: u64,
+    ) -> Result<(), LogError> {
+        self.write(|game| {
+            Event::GameStart(GameStart {
+                game,
+                black: names.black.to_string(),
+                white: names.white.to_string(),
+                start_board: R::to_squares(opening.start()),
+                opening: opening.moves().iter().map(ToString::to_string).collect(),
+                seed,
+                kinds: Some(PlayerKinds {
+                    black: kinds.black,
+                    white: kinds.white,
+                }),
+                rules: Game::log_name::<R>(),
+            })
+        })
+    }
+
+    /// `exchange`: one round trip with the model, in session `session`, turn `turn` of
+    /// the decision at `at`, with both bodies as sent and received.
+    pub fn exchange(&self, at: Ply, (session, turn): (u32, u32), exchange: &Exchange) -> Result<(), LogError> {
+        self.write(|game| {
+            Event::Exchange(ExchangeRecord {
+                game,
+                ply: at.number,
+                color: at.color,
+                session,
+                turn,
+                latency_ms: exchange.latency_ms,
+                retries: exchange.retries,
+                host: Some(exchange.host.clone()),
+                failures: exchange.failures.clone(),
+                request: exchange.request.clone(),
+                response: exchange.response.clone(),
+            })
+        })
+    }
+
+    /// `move`: `player` played `mv` at `at` (from `source`, with the agent's account
+    /// for an LLM player), leaving `board_after`.
+    pub fn ply<R: Rules>(
+        &self,
+        at: Ply,
+        player: &str,
+        (mv, source): (R::Move, MoveSource),
+        board_after: &R::Position,
+        agent: Option<&AgentDecision>,
+    ) -> Result<(), LogError> {
+        self.write(|game| {
+            Event::Move(MoveRecord {
+                game,
+                ply: at.number,
+                color: at.color,
+                player: player.to_string(),
+                mv: mv.to_string(),
+                source,
+                board_after: R::to_squares(board_after),
+                agent: agent.cloned(),
+            })
+        })
+    }
+
+    /// `forfeit`: `player`'s agent gave no move at `at`, and the game ends.
+    pub fn forfeit(&self, at: Ply, player: &str, agent: &AgentDecision) -> Result<(), LogError> {
+        self.write(|game| {
+            Event::Forfeit(ForfeitRecord {
+                game,
+                ply: at.number,
+                color: at.color,
+                player: player.to_string(),
+                agent: agent.clone(),
+            })
+        })
+    }
+
+    /// `game_stopped`: the run stopped before `ply` was played.
+    pub fn stopped(&self, ply: usize, reason: &str) -> Result<(), LogError> {
+        self.write(|game| {
+            Event::GameStopped(GameStopped {
+                game,
+                ply,
+                reason: reason.to_string(),
+            })
+        })
+    }
+
+    /// `game_end`: the pieces on `line`'s board, the result, every move; black's
+    /// `margin` is written only where the record does not imply it (a forfeit by
+    /// `forfeited` implies a wipeout, else the disc difference).
+    pub fn end<R: Rules>(
+        &self,
+        line: &Line<R>,
+        winner: Outcome,
+        margin: i32,
+        forfeited: Option<Color>,
+    ) -> Result<(), LogError> {
+        let pieces = R::pieces(line.board());
+        self.write(|game| {
+            Event::GameEnd(GameEnd {
+                game,
+                black_discs: pieces.black,
+                white_discs: pieces.white,
+                margin: (margin != GameEnd::implied_margin(pieces.black, pieces.white, forfeited)).then_some(margin),
+                winner,
+                moves: line.moves().iter().map(ToString::to_string).collect(),
+            })
+        })
+    }
+}
