@@ -1,6 +1,16 @@
 //! Games between players, matches and evaluations with statistics, replay of logged
 //! games, resuming interrupted runs, wipeout search.
 //!
+//! A move's way from a player to the tables, one shape per stage:
+//! - a player's turn gives an [`Action`]: a [`Played`] move (the move, its source, the
+//!   agent's [`record::AgentDecision`] for an LLM) or a forfeit; the agent builds it,
+//!   engines and forced passes too;
+//! - the game loop logs it through [`record::GameWriter`] (the one writer of every
+//!   line of a game's log; the agent writes its exchanges through it too) and keeps it
+//!   as a [`PlyRecord`] of the finished [`GameRecord`];
+//! - every report counts a game as a [`GameSummary`], built from a game just played or
+//!   from its log, by one tally ([`Matchup::add`]).
+//!
 //! The workspace's crate map is in the `game` crate's documentation.
 
 #![deny(missing_docs)]

@@ -95,6 +95,13 @@ impl<R: ModelGame> PlayerSpec<R> {
     /// Builds the player; `seed` fixes its random choices (the agent's fallback too).
     pub fn build(&self, seed: u64) -> Box<dyn Player<R>> {
         match self {
+            PlayerSpec::Engine(spec) if R::is_human(spec) => {
+                // A person at this terminal: moves typed on stdin, prompts on stderr.
+                let input = Box::new(std::io::BufReader::new(std::io::stdin()));
+                let person = R::person(input, Box::new(std::io::stderr()));
+                let engine = person.unwrap_or_else(|| R::engine(spec, seed));
+                Box::new(EnginePlayer(BlockingEngine::new(engine)))
+            }
             PlayerSpec::Engine(spec) => Box::new(EnginePlayer(BlockingEngine::new(R::engine(spec, seed)))),
             PlayerSpec::Llm(llm) => Box::new(Agent::<R>::new(llm.config.clone(), llm.backend.clone(), seed)),
         }

@@ -2,6 +2,7 @@
 //! and the reference that scores moves for move quality.
 
 use std::fmt::{Debug, Display};
+use std::io::{BufRead, Write};
 use std::str::FromStr;
 
 use game::{Game, Marubatsu, Othello, Rules};
@@ -21,6 +22,13 @@ pub trait Engines: Rules {
     fn engine(spec: &Self::Spec, seed: u64) -> Box<dyn GameEngine<Self>>;
     /// Whether `spec` is a person (asked at the terminal).
     fn is_human(spec: &Self::Spec) -> bool;
+    /// A person playing at a terminal: moves read from `input`, prompts written to
+    /// `output` (the caller opens them: this crate does no I/O). `None` where the game
+    /// has no person to play it.
+    fn person(input: Box<dyn BufRead + Send>, output: Box<dyn Write + Send>) -> Option<Box<dyn GameEngine<Self>>> {
+        let _ = (input, output);
+        None
+    }
     /// The move an engine's decision plays.
     fn decision_move(decision: &Self::Decision) -> Self::Move;
 

@@ -10,7 +10,7 @@
 //! | `search` | seed 001's `ai.ts` negamax alpha-beta |
 //! | `alphabeta:D[:weight\|count]` | seed 004's fail-hard alpha-beta, node counting included |
 //! | `reference[:D[:E]]` | the move-quality evaluator: exact at E (18) empties or fewer, else a D-ply (8) search over the pattern evaluation |
-//! | `human` | a person typing moves on stdin |
+//! | `human` | a person typing moves at the terminal the program hands it ([`Engines::person`]) |
 //!
 //! The reference and the solver read the pattern evaluation ([`pattern`], trained by
 //! `othello-arena train-eval`) through [`midgame`]'s search; the seven-feature linear

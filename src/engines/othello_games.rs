@@ -3,7 +3,9 @@
 use game::othello::{Board, Move};
 use game::Othello;
 
-use crate::{Decision, Engine, EngineError, EngineSpec, Engines, GameEngine, MoveScores, Reference};
+use std::io::{BufRead, Write};
+
+use crate::{Decision, Engine, EngineError, EngineSpec, Engines, GameEngine, Human, MoveScores, Reference};
 
 impl Engines for Othello {
     type Spec = EngineSpec;
@@ -15,6 +17,11 @@ impl Engines for Othello {
 
     fn is_human(spec: &EngineSpec) -> bool {
         *spec == EngineSpec::Human
+    }
+
+    fn person(input: Box<dyn BufRead + Send>, output: Box<dyn Write + Send>) -> Option<Box<dyn GameEngine<Othello>>> {
+        let person: Box<dyn Engine> = Box::new(Human::new(input, output));
+        Some(Box::new(person))
     }
 
     fn decision_move(decision: &Decision) -> Move {

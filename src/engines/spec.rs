@@ -1,7 +1,6 @@
 //! Engine spec strings: parsing, validation and construction.
 
 use std::fmt;
-use std::io::BufReader;
 use std::str::FromStr;
 
 use super::{
@@ -67,8 +66,9 @@ pub struct ParseSpecError {
 }
 
 impl EngineSpec {
-    /// Builds the engine; `seed` fixes its random choices. `human` reads stdin and
-    /// prompts on stderr.
+    /// Builds the engine; `seed` fixes its random choices. `human` built here has no
+    /// terminal (its first move fails as closed input): a person's terminal is opened
+    /// by the program and handed to [`crate::Engines::person`].
     pub fn build(&self, seed: u64) -> Box<dyn Engine> {
         match *self {
             EngineSpec::Random => Box::new(Random::new(seed)),
@@ -77,7 +77,7 @@ impl EngineSpec {
             EngineSpec::Search => Box::new(Search::new()),
             EngineSpec::AlphaBeta { depth, evaluation } => Box::new(AlphaBeta::new(depth, evaluation)),
             EngineSpec::Reference { depth, exact_empties } => Box::new(Reference::new(exact_empties, depth)),
-            EngineSpec::Human => Box::new(Human::new(BufReader::new(std::io::stdin()), std::io::stderr())),
+            EngineSpec::Human => Box::new(Human::new(std::io::empty(), std::io::sink())),
         }
     }
 }
