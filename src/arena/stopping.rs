@@ -233,92 +233,105 @@ impl FromStr for StopRule {
     /// finite, `ELO0 < ELO1` within ±`MAX_ELO` (2000), `ALPHA` and `BETA` within (0, 0.5) and
     /// `WIDTH` positive.
     fn from_str(input: &str) -> Result<Self, Self::Err> {
-        let owned = || input.to_owned();
         let (kind, rest) = input
             .trim()
             .split_once(':')
-            .ok_or_else(|| ParseStopRuleError::Unknown { input: owned() })?;
+            .ok_or_else(|| ParseStopRuleError::Unknown {
+                input: input.to_owned(),
+            })?;
         let numbers: Vec<&str> = rest.split(',').collect();
-        let number = |field: &'static str, text: &str, shape: &'static str| {
-            text.trim()
-                .parse::<f64>()
-                .ok()
-                .filter(|x| x.is_finite())
-                .ok_or_else(|| ParseStopRuleError::Number {
-                    input: owned(),
-                    field,
-                    text: text.to_owned(),
-                    shape,
-                })
-        };
         match kind.trim() {
-            "sprt" => {
-                if numbers.len() != 2 && numbers.len() != 4 {
-                    return Err(ParseStopRuleError::Arity {
-                        input: owned(),
-                        found: numbers.len(),
-                        shape: SPRT_SHAPE,
-                    });
-                }
-                let elo0 = number("ELO0", numbers[0], SPRT_SHAPE)?;
-                let elo1 = number("ELO1", numbers[1], SPRT_SHAPE)?;
-                let (alpha, beta) = if numbers.len() == 4 {
-                    (
-                        number("ALPHA", numbers[2], SPRT_SHAPE)?,
-                        number("BETA", numbers[3], SPRT_SHAPE)?,
-                    )
-                } else {
-                    (DEFAULT_ERROR_RATE, DEFAULT_ERROR_RATE)
-                };
-                for (field, value) in [("ELO0", elo0), ("ELO1", elo1)] {
-                    if value.abs() > MAX_ELO {
-                        return Err(ParseStopRuleError::EloRange {
-                            input: owned(),
-                            field,
-                            value,
-                        });
-                    }
-                }
-                if elo0 >= elo1 {
-                    return Err(ParseStopRuleError::EloOrder {
-                        input: owned(),
-                        elo0,
-                        elo1,
-                    });
-                }
-                for (field, value) in [("ALPHA", alpha), ("BETA", beta)] {
-                    if !(value > 0.0 && value < 0.5) {
-                        return Err(ParseStopRuleError::ErrorRate {
-                            input: owned(),
-                            field,
-                            value,
-                        });
-                    }
-                }
-                Ok(StopRule::Sprt {
-                    elo0,
-                    elo1,
-                    alpha,
-                    beta,
-                })
-            }
-            "ci" => {
-                if numbers.len() != 1 {
-                    return Err(ParseStopRuleError::Arity {
-                        input: owned(),
-                        found: numbers.len(),
-                        shape: CI_SHAPE,
-                    });
-                }
-                let width = number("WIDTH", numbers[0], CI_SHAPE)?;
-                if width <= 0.0 {
-                    return Err(ParseStopRuleError::Width { input: owned(), width });
-                }
-                Ok(StopRule::Interval { width })
-            }
-            _ => Err(ParseStopRuleError::Unknown { input: owned() }),
+            "sprt" => parse_sprt(input, &numbers),
+            "ci" => parse_interval(input, &numbers),
+            _ => Err(ParseStopRuleError::Unknown {
+                input: input.to_owned(),
+            }),
         }
     }
+}
+
+/// The finite number `text`, the `field` of a stop rule of `shape`.
+fn rule_number(input: &str, field: &'static str, text: &str, shape: &'static str) -> Result<f64, ParseStopRuleError> {
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|x| x.is_finite())
+        .ok_or_else(|| ParseStopRuleError::Number {
+            input: input.to_owned(),
+            field,
+            text: text.to_owned(),
+            shape,
+        })
+}
+
+/// `sprt:ELO0,ELO1[,ALPHA,BETA]` from the numbers after `sprt:`.
+fn parse_sprt(input: &str, numbers: &[&str]) -> Result<StopRule, ParseStopRuleError> {
+    let owned = || input.to_owned();
+    if numbers.len() != 2 && numbers.len() != 4 {
+        return Err(ParseStopRuleError::Arity {
+            input: owned(),
+            found: numbers.len(),
+            shape: SPRT_SHAPE,
+        });
+    }
+    let number = |field, text| rule_number(input, field, text, SPRT_SHAPE);
+    let elo0 = number("ELO0", numbers[0])?;
+    let elo1 = number("ELO1", numbers[1])?;
+    let (alpha, beta) = if numbers.len() == 4 {
+        (number("ALPHA", numbers[2])?, number("BETA", numbers[3])?)
+    } else {
+        (DEFAULT_ERROR_RATE, DEFAULT_ERROR_RATE)
+    };
+    for (field, value) in [("ELO0", elo0), ("ELO1", elo1)] {
+        if value.abs() > MAX_ELO {
+            return Err(ParseStopRuleError::EloRange {
+                input: owned(),
+                field,
+                value,
+            });
+        }
+    }
+    if elo0 >= elo1 {
+        return Err(ParseStopRuleError::EloOrder {
+            input: owned(),
+            elo0,
+            elo1,
+        });
+    }
+    for (field, value) in [("ALPHA", alpha), ("BETA", beta)] {
+        if !(value > 0.0 && value < 0.5) {
+            return Err(ParseStopRuleError::ErrorRate {
+                input: owned(),
+                field,
+                value,
+            });
+        }
+    }
+    Ok(StopRule::Sprt {
+        elo0,
+        elo1,
+        alpha,
+        beta,
+    })
+}
+
+/// `ci:WIDTH` from the numbers after `ci:`.
+fn parse_interval(input: &str, numbers: &[&str]) -> Result<StopRule, ParseStopRuleError> {
+    if numbers.len() != 1 {
+        return Err(ParseStopRuleError::Arity {
+            input: input.to_owned(),
+            found: numbers.len(),
+            shape: CI_SHAPE,
+        });
+    }
+    let width = rule_number(input, "WIDTH", numbers[0], CI_SHAPE)?;
+    if width <= 0.0 {
+        return Err(ParseStopRuleError::Width {
+            input: input.to_owned(),
+            width,
+        });
+    }
+    Ok(StopRule::Interval { width })
 }
 
 /// Why a `--stop` value did not parse; each variant keeps the whole input.

@@ -151,36 +151,12 @@ impl Teacher {
             (Labels::English, game::othello::Color::Black) => "black",
             (Labels::English, game::othello::Color::White) => "white",
         };
-        let (heading, mark, tie_line, pick) = match labels {
-            Labels::Japanese => (
-                "候補手を評価する:",
-                if meaning.lower_is_better() {
-                    "← 最小"
-                } else {
-                    "← 最大"
-                },
-                format!("同スコアの手: {}", tied.join(", ")),
-                if tied.len() > 1 {
-                    format!("→ {chosen} をランダムに選択")
-                } else {
-                    format!("→ {chosen} を選択（{}）", meaning.reason(labels))
-                },
-            ),
-            Labels::English => (
-                "Evaluating the candidates:",
-                if meaning.lower_is_better() {
-                    "<- fewest"
-                } else {
-                    "<- best"
-                },
-                format!("Equal scores: {}", tied.join(", ")),
-                if tied.len() > 1 {
-                    format!("-> {chosen}, chosen at random among them")
-                } else {
-                    format!("-> {chosen} ({})", meaning.reason(labels))
-                },
-            ),
-        };
+        let Wording {
+            heading,
+            mark,
+            tie_line,
+            pick,
+        } = Wording::new(meaning, labels, &tied, chosen);
         let mut think = format!("<think>\n{heading}\n");
         for (square, value) in &values {
             let line = meaning.line(*value, names(mover), names(!mover), labels);
@@ -206,5 +182,45 @@ impl Teacher {
                 { "role": "assistant", "content": think },
             ]
         }))
+    }
+}
+
+/// The sentences of a think block around the candidates' lines, in `labels`' language.
+struct Wording {
+    /// The first line.
+    heading: &'static str,
+    /// After the best candidates' lines.
+    mark: &'static str,
+    /// The line naming equally scored candidates.
+    tie_line: String,
+    /// The last line: the move chosen, and why.
+    pick: String,
+}
+
+impl Wording {
+    fn new(meaning: Meaning, labels: Labels, tied: &[String], chosen: Square) -> Wording {
+        let lowest = meaning.lower_is_better();
+        match labels {
+            Labels::Japanese => Wording {
+                heading: "候補手を評価する:",
+                mark: if lowest { "← 最小" } else { "← 最大" },
+                tie_line: format!("同スコアの手: {}", tied.join(", ")),
+                pick: if tied.len() > 1 {
+                    format!("→ {chosen} をランダムに選択")
+                } else {
+                    format!("→ {chosen} を選択（{}）", meaning.reason(labels))
+                },
+            },
+            Labels::English => Wording {
+                heading: "Evaluating the candidates:",
+                mark: if lowest { "<- fewest" } else { "<- best" },
+                tie_line: format!("Equal scores: {}", tied.join(", ")),
+                pick: if tied.len() > 1 {
+                    format!("-> {chosen}, chosen at random among them")
+                } else {
+                    format!("-> {chosen} ({})", meaning.reason(labels))
+                },
+            },
+        }
     }
 }
