@@ -61,15 +61,6 @@ pub struct MatchResult<R: ModelGame = Othello> {
 }
 
 impl<R: ModelGame> MatchConfig<R> {
-    /// The first player's color in game `index`.
-    pub fn first_player_color(&self, index: usize) -> Color {
-        if self.swap && index % 2 == 1 {
-            Color::White
-        } else {
-            Color::Black
-        }
-    }
-
     /// The schedule: colors and seeds of every game (with `swap`, pairs on one opening
     /// each, the first player black then white; an odd last game is a pair's first).
     pub fn schedule(&self) -> Vec<ScheduledGame> {
@@ -86,15 +77,16 @@ pub async fn run_match<R: ModelGame>(
     config: &MatchConfig<R>,
     report: &(dyn Fn(MatchEvent<'_, R>) + Sync),
 ) -> Result<MatchResult<R>, MatchError> {
-    let records = run_games(&config.players, &config.schedule(), &config.run, report).await?;
+    let schedule = config.schedule();
+    let records = run_games(&config.players, &schedule, &config.run, report).await?;
     let mut tallies: [SpecTally; 2] = Default::default();
     for (i, tally) in tallies.iter_mut().enumerate() {
         tally.spec = config.players[i].to_string();
     }
     let games: Vec<(Color, GameRecord<R>)> = records
         .into_iter()
-        .enumerate()
-        .filter_map(|(i, r)| Some((config.first_player_color(i), r?)))
+        .zip(&schedule)
+        .filter_map(|(r, scheduled)| Some((scheduled.color_of(0), r?)))
         .collect();
     for (first_color, record) in &games {
         tallies[0].record(*first_color, record.margin_for(*first_color));
