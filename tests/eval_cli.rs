@@ -168,6 +168,35 @@ fn eval_stops_with_the_fix_when_the_model_is_missing() {
     assert!(!stderr.contains("panicked"));
 }
 
+/// Stands in for a host that answers every chat request with 200 and a body that is not
+/// a chat answer: the run stops as a host failure instead of charging the model with
+/// empty answers and fallback moves.
+#[test]
+fn a_host_that_answers_no_chat_stops_the_run_instead_of_charging_the_model() {
+    let server = StubServer::start(|_, _| Reply::content("d3").with_body(serde_json::json!({"status": "ok"})));
+    let dir = temp_dir("not-chat");
+    let output = run_arena(
+        &[
+            "eval",
+            "--agent",
+            "llm:m",
+            "--vs",
+            "random",
+            "--games",
+            "1",
+            "--max-retries",
+            "0",
+            "--log-dir",
+            dir.to_str().unwrap(),
+        ],
+        &server.url,
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("not an Ollama chat response"), "{stderr}");
+    assert!(!dir.join("results.json").exists(), "no table charges the model");
+}
+
 #[test]
 fn eval_refuses_bad_settings_clearly() {
     for (args, needle) in [

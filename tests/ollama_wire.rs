@@ -136,6 +136,19 @@ async fn retries_are_bounded_and_keep_the_last_body() {
     assert!(last.to_string().contains("body: {truncated"), "{last}");
 }
 
+/// Stands in for a host that answers 200 with something that is not a chat answer (a
+/// health endpoint, a proxy's placeholder): a host failure, never an empty model answer.
+#[tokio::test]
+async fn a_body_that_is_not_a_chat_answer_is_a_host_failure() {
+    for body in [json!({}), json!([]), json!({"status": "ok"}), json!({"done": true})] {
+        let server = StubServer::start(move |_, _| Reply::content("d3").with_body(body.clone()));
+        let err = client(&server, 1).chat(&request()).await.unwrap_err();
+        assert_eq!(server.requests().len(), 2, "retried as a transient host failure");
+        let text = format!("{err}: {}", llm::error_chain(&err));
+        assert!(text.contains("not an Ollama chat response"), "{text}");
+    }
+}
+
 #[tokio::test]
 async fn permanent_failures_name_the_model_and_the_fix() {
     let server = StubServer::start(|_, _| Reply::error(404, "model \"gemma4:e4b\" not found, try pulling it first"));

@@ -354,8 +354,13 @@ impl<R: ModelGame> Agent<R> {
         })?;
         self.last_host = Some(exchange.host.clone());
         decision.turns += 1;
-        decision.prompt_tokens += exchange.reply.prompt_tokens.unwrap_or(0);
-        decision.completion_tokens += exchange.reply.completion_tokens.unwrap_or(0);
+        // Saturating: a server's absurd count must not wrap the move's sum round.
+        decision.prompt_tokens = decision
+            .prompt_tokens
+            .saturating_add(exchange.reply.prompt_tokens.unwrap_or(0));
+        decision.completion_tokens = decision
+            .completion_tokens
+            .saturating_add(exchange.reply.completion_tokens.unwrap_or(0));
         decision.latency_ms += exchange.latency_ms;
         let at = Ply {
             number: ctx.ply,

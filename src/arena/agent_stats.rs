@@ -11,6 +11,30 @@ use serde_json::Value;
 use super::stats::{percentile, wilson_interval};
 use record::{AgentDecision, AnswerKind, MoveSource};
 
+/// A counter's sum that never wraps: a server that reports `u64::MAX` tokens leaves the
+/// count at its ceiling instead of wrapping it round to a small number.
+trait Accumulate {
+    fn accumulate(&mut self, more: Self);
+}
+
+impl Accumulate for u32 {
+    fn accumulate(&mut self, more: u32) {
+        *self = self.saturating_add(more);
+    }
+}
+
+impl Accumulate for u64 {
+    fn accumulate(&mut self, more: u64) {
+        *self = self.saturating_add(more);
+    }
+}
+
+impl Accumulate for f64 {
+    fn accumulate(&mut self, more: f64) {
+        *self += more;
+    }
+}
+
 /// Declares [`AgentStats`] from its counters: `doc name: type = how one decision adds
 /// to it` (a function of the [`AgentDecision`]).
 macro_rules! counters {
@@ -29,14 +53,14 @@ macro_rules! counters {
             pub fn add(&mut self, d: &AgentDecision) {
                 $(
                     let from: fn(&AgentDecision) -> $ty = $from;
-                    self.$name += from(d);
+                    self.$name.accumulate(from(d));
                 )*
                 self.move_latencies_ms.push(d.latency_ms);
             }
 
             /// The sum of two sets of statistics.
             pub fn merge(&mut self, other: &AgentStats) {
-                $(self.$name += other.$name;)*
+                $(self.$name.accumulate(other.$name);)*
                 self.move_latencies_ms.extend_from_slice(&other.move_latencies_ms);
             }
         }
@@ -196,6 +220,16 @@ mod tests {
 
     fn sample() -> AgentStats {
         decisions().iter().collect()
+    }
+
+    #[test]
+    fn token_sums_stop_at_their_ceiling_instead_of_wrapping() {
+        let mut huge = decision(MoveSource::Llm, Some(AnswerKind::Clean));
+        huge.prompt_tokens = u64::MAX;
+        let mut stats: AgentStats = [huge.clone(), huge].iter().collect();
+        assert_eq!(stats.prompt_tokens, u64::MAX);
+        stats.merge(&sample());
+        assert_eq!((stats.prompt_tokens, stats.moves), (u64::MAX, 6));
     }
 
     #[test]

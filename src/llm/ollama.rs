@@ -47,7 +47,8 @@ struct WireRequest<'a> {
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
 struct WireResponse {
-    message: Message,
+    /// Absent in anything that is not a chat answer (`{}`, `{"status": "ok"}`).
+    message: Option<Message>,
     done_reason: Option<String>,
     prompt_eval_count: Option<u64>,
     eval_count: Option<u64>,
@@ -118,14 +119,19 @@ impl OllamaBackend {
     }
 
     /// Reads a 200 body into a reply; an `{"error": ...}` body (Ollama reports some
-    /// failures inside a 200) or an undecodable one is an error message.
+    /// failures inside a 200), an undecodable one or one without the answer's
+    /// `message` (a body that is not a chat answer: the host failed, the model did not
+    /// answer) is an error message.
     pub fn parse_response(raw: &Value) -> Result<ChatReply, String> {
         let wire = WireResponse::deserialize(raw).map_err(|e| format!("not an Ollama chat response ({e})"))?;
         if let Some(message) = wire.error {
             return Err(format!("the server reported an error: {message}"));
         }
+        let Some(message) = wire.message else {
+            return Err("not an Ollama chat response (it has no `message`): is the host an Ollama server?".into());
+        };
         Ok(ChatReply {
-            message: wire.message,
+            message,
             prompt_tokens: wire.prompt_eval_count,
             completion_tokens: wire.eval_count,
             done_reason: wire.done_reason,
