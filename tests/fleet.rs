@@ -255,6 +255,28 @@ fn bad_fleet_files_are_refused_with_the_fix() {
 }
 
 #[test]
+fn a_server_listed_twice_is_refused() {
+    let output = run_arena(
+        &[
+            "eval",
+            "--agent",
+            "llm:m",
+            "--host",
+            "127.0.0.1:9,http://127.0.0.1:9/",
+            "--max-in-flight",
+            "1",
+        ],
+        "127.0.0.1:9",
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("http://127.0.0.1:9 is listed twice: list each server once"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn a_resume_takes_the_fleet_file_as_it_is_now_and_records_it() {
     let (first, _) = model_host("m", Duration::ZERO);
     let (second, second_load) = model_host("m", Duration::ZERO);

@@ -144,6 +144,15 @@ pub enum FleetError {
         /// The variable.
         var: String,
     },
+    /// Two entries name one server: its requests would not be bounded by one
+    /// `max_in_flight`.
+    #[error(
+        "the host {url} is listed twice: list each server once (its max_in_flight, or --max-in-flight, bounds the requests it holds at once)"
+    )]
+    Duplicate {
+        /// The host, as the second entry names it (without credentials).
+        url: String,
+    },
     /// A host could not be set up.
     #[error("bad fleet host {url}")]
     Host {
@@ -153,6 +162,19 @@ pub enum FleetError {
         #[source]
         source: LlmError,
     },
+}
+
+/// Fails on the first host whose URL names a server listed before it (compared without
+/// credentials, case or a trailing slash).
+fn refuse_duplicates(hosts: &[HostConfig]) -> Result<(), FleetError> {
+    let mut seen = std::collections::HashSet::new();
+    for host in hosts {
+        let url = without_credentials(host.url.trim().trim_end_matches('/'));
+        if !seen.insert(url.to_ascii_lowercase()) {
+            return Err(FleetError::Duplicate { url });
+        }
+    }
+    Ok(())
 }
 
 /// A host's live state.
@@ -202,6 +224,7 @@ impl Fleet {
         for host in &mut hosts {
             host.max_in_flight = host.max_in_flight.max(1);
         }
+        refuse_duplicates(&hosts)?;
         let mut endpoints: Vec<Arc<dyn Endpoint>> = Vec::new();
         for (host, key) in hosts.iter().zip(api_keys.into_iter().chain(std::iter::repeat(None))) {
             let host_error = |source| FleetError::Host {
