@@ -3,7 +3,7 @@
 /// The address Ollama's clients use when `OLLAMA_HOST` is unset.
 pub const DEFAULT_OLLAMA_HOST: &str = "http://127.0.0.1:11434";
 
-/// A host value that cannot be a server address.
+/// A host value that cannot be a server address (named without its credentials).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("invalid Ollama host {text:?}: expected host[:port] or http(s)://host[:port], such as 127.0.0.1:11434")]
 pub struct ParseHostError {
@@ -13,7 +13,8 @@ pub struct ParseHostError {
 
 /// The base URL for a `--host` / `OLLAMA_HOST` value, following Ollama's rules: no
 /// scheme means `http` and port 11434; `http://` without a port means 80, `https://`
-/// 443; an empty host means 127.0.0.1; a path is kept.
+/// 443; an empty host means 127.0.0.1; a path is kept, and so are credentials
+/// (`user:password@`, sent to the server, named nowhere: see [`without_credentials`]).
 ///
 /// ```
 /// use llm::ollama_base_url;
@@ -23,7 +24,7 @@ pub struct ParseHostError {
 /// ```
 pub fn ollama_base_url(value: &str) -> Result<String, ParseHostError> {
     let err = || ParseHostError {
-        text: value.to_string(),
+        text: without_credentials(value.trim()),
     };
     let trimmed = value.trim();
     let (scheme, rest, default_port) = match trimmed.split_once("://") {
@@ -36,6 +37,10 @@ pub fn ollama_base_url(value: &str) -> Result<String, ParseHostError> {
         Some((hostport, path)) => (hostport, format!("/{path}")),
         None => (rest, String::new()),
     };
+    let (credentials, hostport) = match hostport.rsplit_once('@') {
+        Some((credentials, hostport)) => (format!("{credentials}@"), hostport),
+        None => (String::new(), hostport),
+    };
     let (host, port) = split_host_port(hostport).unwrap_or((hostport, default_port));
     let host = if host.is_empty() { "127.0.0.1" } else { host };
     let port = if port.is_empty() { default_port } else { port };
@@ -47,7 +52,10 @@ pub fn ollama_base_url(value: &str) -> Result<String, ParseHostError> {
     } else {
         host.to_string()
     };
-    Ok(format!("{scheme}://{host}:{port}{}", path.trim_end_matches('/')))
+    Ok(format!(
+        "{scheme}://{credentials}{host}:{port}{}",
+        path.trim_end_matches('/')
+    ))
 }
 
 /// `url` with any `user:password@` removed: how a host is named in logs, tables and
@@ -95,6 +103,18 @@ mod tests {
         ] {
             assert_eq!(ollama_base_url(input).unwrap(), expected, "{input}");
         }
+        assert_eq!(
+            ollama_base_url("http://user:pass@gpu1.lan").unwrap(),
+            "http://user:pass@gpu1.lan:80"
+        );
+        assert_eq!(
+            ollama_base_url("me:pw@10.0.0.5").unwrap(),
+            "http://me:pw@10.0.0.5:11434"
+        );
+        let refused = ollama_base_url("http://user:secret@host:notaport")
+            .unwrap_err()
+            .to_string();
+        assert!(!refused.contains("secret"), "{refused}");
         assert!(ollama_base_url("ftp://x").is_err());
         assert!(ollama_base_url("host:notaport").is_err());
     }
