@@ -149,6 +149,22 @@ async fn a_body_that_is_not_a_chat_answer_is_a_host_failure() {
     }
 }
 
+/// Stands in for a host behind a proxy that redirects elsewhere: the redirect is refused,
+/// not followed (the answer would be credited to the first host).
+#[tokio::test]
+async fn a_redirect_is_refused_not_followed() {
+    let server = StubServer::start(|_, _| Reply {
+        status: 307,
+        body: String::new(),
+        retry_after: None,
+        fault: None,
+    });
+    let err = client(&server, 3).chat(&request()).await.unwrap_err();
+    assert!(matches!(err, LlmError::Redirected { code: 307, .. }), "{err}");
+    assert_eq!(server.requests().len(), 1, "not retried");
+    assert!(err.to_string().contains("redirects are not followed"), "{err}");
+}
+
 #[tokio::test]
 async fn permanent_failures_name_the_model_and_the_fix() {
     let server = StubServer::start(|_, _| Reply::error(404, "model \"gemma4:e4b\" not found, try pulling it first"));

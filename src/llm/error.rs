@@ -96,6 +96,20 @@ pub enum LlmError {
         /// Seconds the server asked us to wait (Retry-After), if any.
         retry_after_s: Option<f64>,
     },
+    /// The server answered with a redirect, which is not followed: the answer would come
+    /// from another server and be credited to this one.
+    #[error(
+        "{url} answered {code}, a redirect to {location}: redirects are not followed (the answer would be \
+         credited to the wrong host); give --host the server that answers itself"
+    )]
+    Redirected {
+        /// The URL asked.
+        url: String,
+        /// The status (301, 302, 307, 308 ...).
+        code: u16,
+        /// Where it pointed (its `Location` header; `nowhere` when it gave none), without credentials.
+        location: String,
+    },
     /// A 200 answer whose body is not the expected JSON.
     #[error("cannot decode the answer from {url}: {source}; body: {body}")]
     Decode {

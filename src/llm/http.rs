@@ -9,6 +9,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use super::error::LlmError;
 use super::fleet::Api;
+use super::host::without_credentials;
 use super::types::{ChatReply, Exchange};
 
 /// Where a request goes, for the request and its error messages.
@@ -106,6 +107,16 @@ async fn send_for_json(
         }
     };
     let status = response.status();
+    if status.is_redirection() {
+        let location = response.headers().get(reqwest::header::LOCATION);
+        return Err(LlmError::Redirected {
+            url: url.to_string(),
+            code: status.as_u16(),
+            location: location
+                .and_then(|l| l.to_str().ok())
+                .map_or("nowhere".to_string(), without_credentials),
+        });
+    }
     let retry_after_s = retry_after(&response);
     let mut text = read_body(response, url, target.timeout).await?;
     if let Some(token) = bearer.filter(|t| !t.is_empty() && text.contains(*t)) {
@@ -157,6 +168,9 @@ async fn read_body(response: reqwest::Response, url: &str, timeout: Duration) ->
 /// An HTTP client with a per-request timeout.
 pub(crate) fn http_client(timeout: Duration, url: &str) -> Result<reqwest::Client, LlmError> {
     reqwest::Client::builder()
+        // A redirect is an error ([`LlmError::Redirected`]): followed, its answer would
+        // be logged and tallied as this host's.
+        .redirect(reqwest::redirect::Policy::none())
         .timeout(timeout)
         .connect_timeout(timeout.min(Duration::from_secs(10)))
         .build()
