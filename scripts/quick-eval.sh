@@ -22,9 +22,10 @@ while [ $# -gt 0 ]; do
     esac
 done
 
-echo "[quick-eval] building othello-arena" >&2
-cargo build --release --quiet
+echo "[quick-eval] building othello-arena (the first build takes several minutes; cargo shows its progress)" >&2
+cargo build --release
 bin=target/release/othello-arena
+echo "[quick-eval] the binary is $PWD/$bin (\`cargo install --path .\` puts othello-arena on PATH)" >&2
 
 ollama_reachable() {
     [ -n "$host" ] || return 1
