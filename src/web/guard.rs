@@ -116,9 +116,12 @@ fn same(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
+/// The token of an `Authorization: Bearer T` header; the scheme's name is
+/// case-insensitive (RFC 9110), so `bearer T` counts too.
 fn bearer(headers: &HeaderMap) -> Option<String> {
-    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
-    value.strip_prefix("Bearer ").map(|t| t.trim().to_string())
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?.trim_start();
+    let (scheme, token) = value.split_once(' ')?;
+    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim().to_string())
 }
 
 fn cookie(headers: &HeaderMap) -> Option<String> {
@@ -315,5 +318,20 @@ mod tests {
         let mut headers = HeaderMap::new();
         headers.insert(header::COOKIE, HeaderValue::from_static("x=1; othello_arena_token=t0k"));
         assert_eq!(cookie(&headers).as_deref(), Some("t0k"));
+    }
+
+    #[test]
+    fn the_bearer_scheme_is_read_in_any_case() {
+        for (value, token) in [
+            ("Bearer t0k", Some("t0k")),
+            ("bearer t0k", Some("t0k")),
+            ("BEARER  t0k ", Some("t0k")),
+            ("Basic dTpw", None),
+            ("Bearert0k", None),
+        ] {
+            let mut headers = HeaderMap::new();
+            headers.insert(header::AUTHORIZATION, HeaderValue::from_str(value).unwrap());
+            assert_eq!(bearer(&headers).as_deref(), token, "{value:?}");
+        }
     }
 }
