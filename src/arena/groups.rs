@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
+use serde_json::{json, Value};
 
 use super::logs::{read_game_logs, GameLogs, LogsError};
 use super::tally::{GameSummary, Matchup};
@@ -38,11 +39,20 @@ pub struct Groups {
     pub logs: GameLogs,
 }
 
-impl Groups {
-    /// The game of `game`.
-    pub fn summary(&self, game: &GroupGame) -> &GameSummary {
-        &self.logs.games[game.index].summary
-    }
+/// The groups as JSON (`stats --json`'s `groups`): per-color tallies, unfinished games
+/// and agent statistics.
+pub fn groups_json(groups: &BTreeMap<Key, Group>) -> Vec<Value> {
+    groups
+        .iter()
+        .map(|((model, prompt, opponent), g)| {
+            json!({
+                "model": model, "prompt_sha256": prompt, "opponent": opponent,
+                "as_black": g.matchup.as_black.to_json(), "as_white": g.matchup.as_white.to_json(),
+                "overall": g.matchup.overall().to_json(),
+                "unfinished_games": g.matchup.unfinished, "agent": g.matchup.agent.to_json(),
+            })
+        })
+        .collect()
 }
 
 /// Why games cannot be grouped.
@@ -59,34 +69,51 @@ pub enum GroupsError {
     },
 }
 
-/// Groups every game with an LLM player in `paths` (read once each by
-/// [`read_game_logs`]) by (model, prompt of its run, opponent); a game between two LLM
-/// players counts in both players' groups.
+/// [`Groups::read`], failing when no game has an LLM player (`stats`, `compare` and
+/// `report` tabulate those).
 pub fn collect_groups(paths: &[PathBuf]) -> Result<Groups, GroupsError> {
-    let logs = read_game_logs(paths)?;
-    let mut groups: BTreeMap<Key, Group> = BTreeMap::new();
-    let mut prompts: BTreeMap<PathBuf, String> = BTreeMap::new();
-    for (index, logged) in logs.games.iter().enumerate() {
-        let prompt = prompts
-            .entry(logged.run.clone())
-            .or_insert_with(|| prompt_hash(&logged.run))
-            .clone();
-        let game = &logged.summary;
-        for color in game.llm_colors() {
-            let key = (
-                game.players[color].clone(),
-                prompt.clone(),
-                game.players[!color].clone(),
-            );
-            let group = groups.entry(key).or_default();
-            group.matchup.add(game, color);
-            group.games.push(GroupGame { index, color });
+    let groups = Groups::read(paths)?;
+    if groups.groups.is_empty() {
+        return Err(GroupsError::NoLlmGame {
+            notes: groups.logs.notes,
+        });
+    }
+    Ok(groups)
+}
+
+impl Groups {
+    /// Every game in `paths` (read once each by [`read_game_logs`]), those with an LLM
+    /// player grouped by (model, prompt of its run, opponent); a game between two LLM
+    /// players counts in both players' groups. With no LLM game there is no group, only
+    /// the games.
+    pub fn read(paths: &[PathBuf]) -> Result<Groups, LogsError> {
+        let logs = read_game_logs(paths)?;
+        let mut groups: BTreeMap<Key, Group> = BTreeMap::new();
+        let mut prompts: BTreeMap<PathBuf, String> = BTreeMap::new();
+        for (index, logged) in logs.games.iter().enumerate() {
+            let prompt = prompts
+                .entry(logged.run.clone())
+                .or_insert_with(|| prompt_hash(&logged.run))
+                .clone();
+            let game = &logged.summary;
+            for color in game.llm_colors() {
+                let key = (
+                    game.players[color].clone(),
+                    prompt.clone(),
+                    game.players[!color].clone(),
+                );
+                let group = groups.entry(key).or_default();
+                group.matchup.add(game, color);
+                group.games.push(GroupGame { index, color });
+            }
         }
+        Ok(Groups { groups, logs })
     }
-    if groups.is_empty() {
-        return Err(GroupsError::NoLlmGame { notes: logs.notes });
+
+    /// The game of `game`.
+    pub fn summary(&self, game: &GroupGame) -> &GameSummary {
+        &self.logs.games[game.index].summary
     }
-    Ok(Groups { groups, logs })
 }
 
 /// The agent settings a run.json records, as far as grouping reads them: an eval's

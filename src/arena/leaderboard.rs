@@ -8,8 +8,12 @@
 //! (both lose: a draw), so a rating the fallback engine earned is visible as such. A
 //! player with fewer than [`MIN_UNITS`] pairs has no interval (its bounds are infinite,
 //! `null` in JSON): a bootstrap of one pair would only redraw it and claim certainty.
+//!
+//! The [`Anchor`] (and the default one, [`Anchor::among`]) and the text tables
+//! ([`leaderboard_tables`]) are those of `rate`, `tournament` and `serve` alike.
 
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 
 use serde::Serialize;
 
@@ -287,4 +291,170 @@ fn hash_pair(run: usize, low: &str, high: &str, opening: &[String], nth: u64) ->
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     (run, low, high, opening, nth).hash(&mut hasher);
     hasher.finish()
+}
+
+/// The player ratings are held to, and its rating: `SPEC=ELO`, read by one parser from
+/// `rate --anchor` and a tournament file's `anchor`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Anchor {
+    /// The player, as given (callers put an engine spec in the form logs write).
+    pub spec: String,
+    /// Its rating, a finite number.
+    pub elo: f64,
+}
+
+impl Default for Anchor {
+    /// `random=0`.
+    fn default() -> Anchor {
+        Anchor {
+            spec: "random".to_string(),
+            elo: 0.0,
+        }
+    }
+}
+
+impl Anchor {
+    /// The anchor when none is named: the default (`random` at 0) when it is among
+    /// `players`, else the first of them at 0; `None` when there are none. (`rate`
+    /// takes the default as it is: its error names the players when random is absent.)
+    pub fn among<'a>(players: impl IntoIterator<Item = &'a str>) -> Option<Anchor> {
+        let default = Anchor::default();
+        let players: Vec<&str> = players.into_iter().collect();
+        if players.contains(&default.spec.as_str()) {
+            return Some(default);
+        }
+        players.first().map(|first| Anchor {
+            spec: first.to_string(),
+            elo: default.elo,
+        })
+    }
+
+    /// [`Anchor::among`] the players of `games`, by name.
+    pub fn among_games(games: &[RunGame]) -> Option<Anchor> {
+        let mut names: Vec<&str> = games
+            .iter()
+            .flat_map(|g| [g.game.players.black.as_str(), g.game.players.white.as_str()])
+            .collect();
+        names.sort_unstable();
+        Anchor::among(names)
+    }
+}
+
+impl std::str::FromStr for Anchor {
+    type Err = String;
+
+    /// `SPEC=ELO`, such as `random=0`: a player before the last `=`, a finite number after.
+    fn from_str(text: &str) -> Result<Anchor, String> {
+        let (spec, elo) = text
+            .rsplit_once('=')
+            .ok_or_else(|| format!("{text:?} is not SPEC=ELO, such as random=0"))?;
+        let elo: f64 = elo
+            .trim()
+            .parse()
+            .ok()
+            .filter(|e: &f64| e.is_finite())
+            .ok_or_else(|| format!("{text:?}: the rating after = must be a number, such as random=0"))?;
+        if spec.trim().is_empty() {
+            return Err(format!("{text:?}: name the anchor player before =, such as random=0"));
+        }
+        Ok(Anchor {
+            spec: spec.trim().to_string(),
+            elo,
+        })
+    }
+}
+
+impl std::fmt::Display for Anchor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}={}", self.spec, self.elo)
+    }
+}
+
+/// The text tables of [`leaderboards`], as `rate` prints them.
+pub fn leaderboard_tables(as_played: &Leaderboard, as_loss: Option<&Leaderboard>) -> String {
+    let mut out = table(as_played, "as played");
+    if let Some(as_loss) = as_loss {
+        out.push('\n');
+        out.push_str(&table(
+            as_loss,
+            "every game in which a fallback moved scored as the LLM player's loss",
+        ));
+    }
+    out
+}
+
+/// The text table: rank, player, rating with its interval, games, score, and for LLM
+/// players the share of moves the model decided and where it falls among the engines.
+fn table(board: &Leaderboard, view: &str) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "Ratings ({view}): Bradley-Terry on the Elo scale, {} held at {:.0}, 95% bootstrap intervals, {} games",
+        board.anchor.0, board.anchor.1, board.games
+    );
+    let width = board.rows.iter().map(|r| r.player.len()).max().unwrap_or(6).max(6);
+    let _ = writeln!(
+        out,
+        "{:>3}  {:width$}  {:>6}  {:>15}  {:>5}  {:>6}  model moves",
+        "#", "player", "elo", "95% interval", "games", "score"
+    );
+    for (rank, row) in board.rows.iter().enumerate() {
+        let r = &row.rating;
+        let score = if r.games == 0 {
+            0.0
+        } else {
+            100.0 * r.score / f64::from(r.games)
+        };
+        let llm = match (row.kind, row.moves) {
+            (PlayerKind::Llm, Some((asked, decided))) => {
+                let share = if asked == 0 {
+                    0.0
+                } else {
+                    100.0 * f64::from(decided) / f64::from(asked)
+                };
+                let ladder = row.ladder.as_deref().map(|l| format!("; {l}")).unwrap_or_default();
+                format!("{decided}/{asked} ({share:.0}%){ladder}")
+            }
+            _ => String::new(),
+        };
+        let _ = writeln!(
+            out,
+            "{:>3}  {:width$}  {:>6.0}  {:>15}  {:>5}  {:>5.1}%  {llm}",
+            rank + 1,
+            row.player,
+            r.elo,
+            if r.low.is_finite() && r.high.is_finite() {
+                format!("[{:.0}, {:.0}]", r.low, r.high)
+            } else {
+                "too few games".to_string()
+            },
+            r.games,
+            score
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_anchor_is_spec_equals_a_finite_rating() {
+        let anchor: Anchor = " reference = -150.5 ".parse().unwrap();
+        assert_eq!((anchor.spec.as_str(), anchor.elo), ("reference", -150.5));
+        assert_eq!(Anchor::default().to_string(), "random=0");
+        assert_eq!(Anchor::default().to_string().parse(), Ok(Anchor::default()));
+        for bad in ["random", "random=NaN", "random=inf", "random=", "=0"] {
+            assert!(bad.parse::<Anchor>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_default_anchor_is_random_when_it_played_else_the_first_player() {
+        assert_eq!(Anchor::among(["greedy", "random"]), Some(Anchor::default()));
+        let first = Anchor::among(["greedy", "n-hand:3"]).unwrap();
+        assert_eq!((first.spec.as_str(), first.elo), ("greedy", 0.0));
+        assert_eq!(Anchor::among([]), None);
+    }
 }

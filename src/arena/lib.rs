@@ -17,6 +17,7 @@
 
 mod accuracy;
 mod agent_stats;
+mod connection;
 mod eval;
 mod groups;
 mod hosts;
@@ -26,10 +27,12 @@ mod matchup;
 mod plan;
 mod play;
 mod player;
+mod players;
 mod probe;
 mod quality;
 mod ratings;
 mod replay;
+mod report;
 mod resume;
 mod run_folder;
 mod schedule;
@@ -40,23 +43,27 @@ mod tally;
 
 pub use accuracy::{accuracy, calibration, solve_all, Accuracy, Calibration, Solved};
 pub use agent_stats::{AgentRates, AgentStats};
+pub use connection::{ConnectError, Connection, HostSettings};
 pub use eval::{run_eval, run_eval_sequential, EvalConfig, EvalGame, EvalResult, OpponentResult};
-pub use groups::{collect_groups, Group, GroupGame, Groups, GroupsError, Key};
+pub use groups::{collect_groups, groups_json, Group, GroupGame, Groups, GroupsError, Key};
 pub use hosts::{host_usage, HostUsage};
 pub use leaderboard::{
-    leaderboard, leaderboards, LeaderRow, Leaderboard, LeaderboardError, RatingView, RunGame, MIN_UNITS,
+    leaderboard, leaderboard_tables, leaderboards, Anchor, LeaderRow, Leaderboard, LeaderboardError, RatingView,
+    RunGame, MIN_UNITS,
 };
 pub use logs::{cut_off_note, read_game_logs, GameLogs, LoggedGame, LogsError};
 pub use matchup::{run_match, MatchConfig, MatchResult, SpecTally};
 pub use plan::{Format, Plan};
 pub use play::{play_game, random_opening, Forfeit, GameContext, GameError, GameRecord, PlyObserver, PlyRecord};
 pub use player::{Action, LlmPlayer, PlayError, Played, Player, PlayerSpec};
+pub use players::{llm_model, OpponentError, Players};
 pub use probe::{run_probe, Grade, ProbeResult};
 pub use quality::{
     score_games, GameToScore, MoveQuality, Phase, QualityTally, ScoredMove, ScoringStopped, ScoringWatch,
 };
 pub use ratings::{fit_ratings, ladder_position, RatedGame, Rating, RatingError, RatingOptions};
 pub use replay::{replay_records, replay_seed_lines, ExchangeView, GameReplay, PlyView, ReplayError, ToolView};
+pub use report::{report_page, ReportError, REPORT_TEMPLATE};
 pub use resume::{load_resume_state, rebuild_game, ResumeError, ResumeState};
 pub use run_folder::{
     add_resume, check_output, run_record, utc_now, OutputError, RunFolder, RunFolderError, LOCK_FILE,

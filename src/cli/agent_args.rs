@@ -2,7 +2,6 @@
 
 use agent::ModelGame;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
@@ -12,12 +11,9 @@ use serde::Deserialize;
 use super::args::LabelsArg;
 use super::limits;
 use agent::{AgentConfig, AnswerFormat, AnswerPolicy, Fallback, InvalidPolicy, Mode, Prompt};
-use arena::{LlmPlayer, PlayerSpec};
+use arena::{llm_model, Connection, HostSettings, LlmPlayer, PlayerSpec};
 use game::othello::{Labels, Perspective, TextStyle};
-use llm::{
-    ollama_base_url, without_credentials, Api, ChatBackend, ChatOptions, Fleet, HostConfig, OllamaBackend,
-    OpenAiBackend, RetryPolicy, Think, DEFAULT_OLLAMA_HOST,
-};
+use llm::{ollama_base_url, Api, ChatOptions, HostConfig, RetryPolicy, Think, DEFAULT_OLLAMA_HOST};
 
 /// Settings of `llm:MODEL` players (flags override the `--agent-file`).
 #[derive(Debug, Args, Default, Clone)]
@@ -141,52 +137,6 @@ struct FleetFile {
     hosts: Vec<HostConfig>,
 }
 
-/// The server (or fleet) that `llm:MODEL` players talk to.
-#[derive(Clone)]
-pub struct Connection {
-    /// Where requests go.
-    pub backend: Arc<dyn ChatBackend>,
-    /// The fleet, when there are several hosts or a fleet file.
-    pub fleet: Option<Arc<Fleet>>,
-}
-
-impl Connection {
-    /// Fails, naming every host, when the fleet has no host serving `model` (a single
-    /// host is not asked: its first request says so).
-    pub fn check_model(&self, model: &str) -> Result<()> {
-        if let Some(fleet) = &self.fleet {
-            fleet.check_model(model)?;
-        }
-        Ok(())
-    }
-
-    /// Games in flight by default: the fleet's total `max_in_flight`, else 1.
-    pub fn default_parallel(&self) -> usize {
-        self.fleet.as_ref().map_or(1, |f| f.capacity().max(1))
-    }
-
-    /// The fleet's hosts for run.json (URLs without credentials), or `null`.
-    pub fn fleet_json(&self) -> serde_json::Value {
-        match &self.fleet {
-            Some(fleet) => serde_json::Value::Array(
-                fleet
-                    .hosts()
-                    .iter()
-                    .map(|h| {
-                        serde_json::json!({
-                            "url": without_credentials(&h.url),
-                            "api": h.api.to_string(),
-                            "max_in_flight": h.max_in_flight,
-                            "models": h.models,
-                        })
-                    })
-                    .collect(),
-            ),
-            None => serde_json::Value::Null,
-        }
-    }
-}
-
 impl HostArgs {
     /// Requests at once on each host unless `--max-in-flight` says otherwise.
     pub const MAX_IN_FLIGHT: usize = 1;
@@ -201,10 +151,16 @@ impl HostArgs {
     }
 
     /// Connects to the server(s) these flags (or the agent file's `api`/`host`) point
-    /// at; `env` looks up `OLLAMA_HOST` and API key variables. One host is a plain
-    /// backend (as before fleets); several, or a fleet file, a [`Fleet`] whose hosts
-    /// are asked for their models.
+    /// at: [`HostArgs::settings`], then [`HostSettings::connect`].
     pub async fn connect(&self, agent: &AgentArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<Connection> {
+        let settings = self.settings(agent, env)?;
+        Ok(settings.connect().await?)
+    }
+
+    /// The hosts these flags (or the agent file's `api`/`host`) name, checked; `env`
+    /// looks up `OLLAMA_HOST` and API key variables. One host is a plain backend (as
+    /// before fleets); several, or a fleet file, a fleet.
+    pub fn settings(&self, agent: &AgentArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<HostSettings> {
         limits::timeout_seconds(self.timeout).map_err(|e| anyhow::anyhow!("bad --timeout: {e}"))?;
         limits::RETRIES
             .check(i64::from(self.max_retries))
@@ -217,7 +173,6 @@ impl HostArgs {
             max_retries: self.max_retries,
             ..RetryPolicy::default()
         };
-        let timeout = Duration::from_secs_f64(self.timeout);
         let api: Api = match self.api.clone().or(file.api) {
             Some(text) => text.parse().map_err(|e: String| anyhow::anyhow!("bad --api: {e}"))?,
             None => Api::Ollama,
@@ -256,20 +211,13 @@ impl HostArgs {
             .iter()
             .map(|host| host.api_key(env, required))
             .collect::<Result<Vec<_>, _>>()?;
-        if self.fleet.is_none() && hosts.len() == 1 {
-            let host = &hosts[0];
-            let backend: Arc<dyn ChatBackend> = match host.api {
-                Api::Ollama => Arc::new(OllamaBackend::new(&host.url, timeout, retry)?),
-                Api::Openai => Arc::new(
-                    OpenAiBackend::new(&host.url, keys[0].clone(), timeout, retry)?.with_key_env(&self.api_key_env),
-                ),
-            };
-            return Ok(Connection { backend, fleet: None });
-        }
-        let fleet = Arc::new(Fleet::connect(hosts, keys, timeout, retry).await?);
-        Ok(Connection {
-            backend: fleet.clone(),
-            fleet: Some(fleet),
+        Ok(HostSettings {
+            hosts,
+            keys,
+            fleet_file: self.fleet.is_some(),
+            api_key_env: self.api_key_env.clone(),
+            timeout: Duration::from_secs_f64(self.timeout),
+            retry,
         })
     }
 }
@@ -511,7 +459,7 @@ pub fn prompts_dir() -> PathBuf {
 
 /// Whether a player spec names an LLM player (and so needs a server).
 pub fn is_llm_spec(text: &str) -> bool {
-    text.trim().starts_with("llm:")
+    llm_model(text).is_some()
 }
 
 /// Parses a player spec: `llm:MODEL` with `agent` settings on `connection`, or an
@@ -522,21 +470,17 @@ pub fn parse_player<R: ModelGame>(
     agent: &AgentArgs,
     connection: Option<&Connection>,
 ) -> Result<PlayerSpec<R>> {
-    if let Some(model) = text.trim().strip_prefix("llm:") {
-        if model.trim().is_empty() {
+    if let Some(model) = llm_model(text) {
+        if model.is_empty() {
             bail!("bad {flag} {text:?}: name the model, as in llm:qwen2.5-coder:0.5b");
         }
         let config = agent
-            .config::<R>(model.trim(), &prompts_dir())
+            .config::<R>(model, &prompts_dir())
             .with_context(|| format!("bad settings for {flag} {text}"))?;
         let Some(connection) = connection else {
             bail!("bad {flag} {text:?}: no model server was set up for it");
         };
-        connection.check_model(&config.model)?;
-        return Ok(PlayerSpec::Llm(LlmPlayer {
-            config: Arc::new(config),
-            backend: connection.backend.clone(),
-        }));
+        return Ok(PlayerSpec::Llm(LlmPlayer::on(config, connection)?));
     }
     let spec: R::Spec = text
         .parse()

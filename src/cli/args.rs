@@ -6,7 +6,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use super::agent_args::{AgentArgs, HostArgs};
 use super::limits;
-use super::rate::Anchor;
+use arena::Anchor;
 use arena::StopRule;
 use engines::lab::TrainSettings;
 use game::othello::{Color, Convention, Labels};

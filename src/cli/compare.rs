@@ -142,7 +142,7 @@ fn run_json(run: &Run) -> Value {
         "path": run.path.display().to_string(),
         "model": run.config["agent"]["model"],
         "prompt_sha256": run.config["agent"]["system_prompt"]["sha256"],
-        "groups": super::stats::groups_json(&run.groups),
+        "groups": arena::groups_json(&run.groups),
     })
 }
 

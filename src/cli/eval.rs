@@ -12,15 +12,16 @@ use clap::Parser;
 use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
 
-use super::agent_args::{parse_player, Connection};
+use super::agent_args::parse_player;
 use super::args::{Cli, Command, EvalArgs, GameArg, ReferenceArgs};
 use super::outputs::{check_output_flag, new_run_folder, resumed_run_folder};
 use super::quality;
-use super::report::{agent_lines, opponent_rows, tally_header, tally_json};
+use super::report::{agent_lines, opponent_rows, tally_header};
 use agent::{AgentConfig, ModelGame};
 use arena::{
-    host_usage, load_resume_state, run_eval, run_eval_sequential, run_record, utc_now, EvalConfig, EvalResult,
-    GameToScore, HostUsage, MatchEvent, MoveQuality, PairingStop, PlayerSpec, RunFolder, RunOptions, ScoringStopped,
+    host_usage, load_resume_state, run_eval, run_eval_sequential, run_record, utc_now, Connection, EvalConfig,
+    EvalResult, GameToScore, HostUsage, MatchEvent, MoveQuality, PairingStop, PlayerSpec, RunFolder, RunOptions,
+    ScoringStopped,
 };
 use game::{Marubatsu, Othello};
 use record::{hold_log_writes, is_game_or_set_aside_log, read_game_log_prefix, Event};
@@ -537,9 +538,9 @@ fn summary_json<R: ModelGame>(result: &EvalResult<R>, games_per_color: usize, lo
             json!({
                 "opponent": o.opponent,
                 "games_per_color": games_per_color,
-                "as_black": tally_json(&o.matchup.as_black),
-                "as_white": tally_json(&o.matchup.as_white),
-                "overall": tally_json(&o.matchup.overall()),
+                "as_black": o.matchup.as_black.to_json(),
+                "as_white": o.matchup.as_white.to_json(),
+                "overall": o.matchup.overall().to_json(),
                 "agent": o.matchup.agent.to_json(),
             })
         })

@@ -65,7 +65,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Positions(args::PositionsCommand::Generate(args)) => positions::run_generate(args),
         Command::Probe(args) => runtime()?.block_on(positions::run_probe_command(args, &env)),
         Command::Datagen(args) => positions::run_datagen(args),
-        Command::Serve(args) => runtime()?.block_on(serve::run(args)),
+        Command::Serve(args) => runtime()?.block_on(serve::run(args, &env)),
     }
 }
 

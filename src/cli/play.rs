@@ -9,14 +9,14 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use serde_json::json;
 
-use super::agent_args::{is_llm_spec, parse_player, Connection};
+use super::agent_args::{is_llm_spec, parse_player};
 use super::args::{GameArg, PlayArgs, ReferenceArgs};
 use super::outputs::{check_output_flag, new_run_folder};
 use super::quality;
-use super::report::{agent_lines, tally_header, tally_json, tally_row};
+use super::report::{agent_lines, tally_header, tally_row};
 use arena::{
-    run_match, run_record, utc_now, AgentStats, GameToScore, MatchConfig, MatchEvent, MatchResult, MoveQuality,
-    PlayerSpec, RunFolder, RunOptions, SpecTally, Tally,
+    run_match, run_record, utc_now, AgentStats, Connection, GameToScore, MatchConfig, MatchEvent, MatchResult,
+    MoveQuality, PlayerSpec, RunFolder, RunOptions, SpecTally, Tally,
 };
 use game::othello::{Color, TextStyle};
 use game::{Marubatsu, Othello};
@@ -270,10 +270,10 @@ fn agent_stats<R: ModelGame>(config: &MatchConfig<R>, result: &MatchResult<R>) -
 }
 
 fn spec_json(t: &SpecTally) -> serde_json::Value {
-    let mut value = tally_json(&t.overall);
+    let mut value = t.overall.to_json();
     value["spec"] = json!(t.spec);
-    value["as_black"] = tally_json(&t.as_black);
-    value["as_white"] = tally_json(&t.as_white);
+    value["as_black"] = t.as_black.to_json();
+    value["as_white"] = t.as_white.to_json();
     value
 }
 

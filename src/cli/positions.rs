@@ -277,7 +277,7 @@ pub(super) async fn run_probe_command(args: ProbeArgs, env: &dyn Fn(&str) -> Opt
 /// The probe's run folder, with its run.json.
 fn open_run(
     args: &ProbeArgs,
-    connection: &super::agent_args::Connection,
+    connection: &arena::Connection,
     config: &agent::AgentConfig,
     positions: usize,
 ) -> Result<arena::RunFolder> {

@@ -10,10 +10,9 @@ use serde_json::json;
 use super::args::RateArgs;
 use super::outputs::check_output_flag;
 use super::stats::print_notes;
-use arena::{leaderboards, read_game_logs, Leaderboard, RatingView, RunGame};
+use arena::{leaderboard_tables, leaderboards, read_game_logs, Anchor, Leaderboard, RatingView, RunGame};
 use engines::EngineSpec;
 use game::Game;
-use record::PlayerKind;
 
 pub(super) fn run(args: RateArgs) -> Result<()> {
     if let Some(path) = &args.csv {
@@ -37,89 +36,9 @@ pub(super) fn run(args: RateArgs) -> Result<()> {
             json!({ "as_played": as_played, "fallback_as_loss": as_loss, "notes": notes })
         );
     } else {
-        print!("{}", tables(&as_played, as_loss.as_ref()));
+        print!("{}", leaderboard_tables(&as_played, as_loss.as_ref()));
     }
     Ok(())
-}
-
-/// The player ratings are held to, and its rating: `SPEC=ELO`, read by one parser from
-/// `rate --anchor` and a tournament file's `anchor`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Anchor {
-    /// The player, as given (callers put an engine spec in the form logs write).
-    pub spec: String,
-    /// Its rating, a finite number.
-    pub elo: f64,
-}
-
-impl Default for Anchor {
-    /// `random=0`.
-    fn default() -> Anchor {
-        Anchor {
-            spec: "random".to_string(),
-            elo: 0.0,
-        }
-    }
-}
-
-impl Anchor {
-    /// The anchor when none is named: the default (`random` at 0) when it is among
-    /// `players`, else the first of them at 0; `None` when there are none. (`rate`
-    /// takes the default as it is: its error names the players when random is absent.)
-    pub(super) fn among<'a>(players: impl IntoIterator<Item = &'a str>) -> Option<Anchor> {
-        let default = Anchor::default();
-        let players: Vec<&str> = players.into_iter().collect();
-        if players.contains(&default.spec.as_str()) {
-            return Some(default);
-        }
-        players.first().map(|first| Anchor {
-            spec: first.to_string(),
-            elo: default.elo,
-        })
-    }
-}
-
-impl std::str::FromStr for Anchor {
-    type Err = String;
-
-    /// `SPEC=ELO`, such as `random=0`: a player before the last `=`, a finite number after.
-    fn from_str(text: &str) -> Result<Anchor, String> {
-        let (spec, elo) = text
-            .rsplit_once('=')
-            .ok_or_else(|| format!("{text:?} is not SPEC=ELO, such as random=0"))?;
-        let elo: f64 = elo
-            .trim()
-            .parse()
-            .ok()
-            .filter(|e: &f64| e.is_finite())
-            .ok_or_else(|| format!("{text:?}: the rating after = must be a number, such as random=0"))?;
-        if spec.trim().is_empty() {
-            return Err(format!("{text:?}: name the anchor player before =, such as random=0"));
-        }
-        Ok(Anchor {
-            spec: spec.trim().to_string(),
-            elo,
-        })
-    }
-}
-
-impl std::fmt::Display for Anchor {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}={}", self.spec, self.elo)
-    }
-}
-
-/// The text tables of [`arena::leaderboards`].
-pub(super) fn tables(as_played: &Leaderboard, as_loss: Option<&Leaderboard>) -> String {
-    let mut out = table(as_played, "as played");
-    if let Some(as_loss) = as_loss {
-        out.push('\n');
-        out.push_str(&table(
-            as_loss,
-            "every game in which a fallback moved scored as the LLM player's loss",
-        ));
-    }
-    out
 }
 
 /// A player as the logs name it: an engine spec in its full form (`reference` is
@@ -145,58 +64,6 @@ fn read_games_with_notes(paths: &[std::path::PathBuf]) -> Result<(Vec<RunGame>, 
     let games = RunGame::from_logs(&logs);
     let game = logs.game.parse().map_err(anyhow::Error::msg)?;
     Ok((games, logs.notes, game))
-}
-
-/// The text table: rank, player, rating with its interval, games, score, and for LLM
-/// players the share of moves the model decided and where it falls among the engines.
-fn table(board: &Leaderboard, view: &str) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "Ratings ({view}): Bradley-Terry on the Elo scale, {} held at {:.0}, 95% bootstrap intervals, {} games",
-        board.anchor.0, board.anchor.1, board.games
-    );
-    let width = board.rows.iter().map(|r| r.player.len()).max().unwrap_or(6).max(6);
-    let _ = writeln!(
-        out,
-        "{:>3}  {:width$}  {:>6}  {:>15}  {:>5}  {:>6}  model moves",
-        "#", "player", "elo", "95% interval", "games", "score"
-    );
-    for (rank, row) in board.rows.iter().enumerate() {
-        let r = &row.rating;
-        let score = if r.games == 0 {
-            0.0
-        } else {
-            100.0 * r.score / f64::from(r.games)
-        };
-        let llm = match (row.kind, row.moves) {
-            (PlayerKind::Llm, Some((asked, decided))) => {
-                let share = if asked == 0 {
-                    0.0
-                } else {
-                    100.0 * f64::from(decided) / f64::from(asked)
-                };
-                let ladder = row.ladder.as_deref().map(|l| format!("; {l}")).unwrap_or_default();
-                format!("{decided}/{asked} ({share:.0}%){ladder}")
-            }
-            _ => String::new(),
-        };
-        let _ = writeln!(
-            out,
-            "{:>3}  {:width$}  {:>6.0}  {:>15}  {:>5}  {:>5.1}%  {llm}",
-            rank + 1,
-            row.player,
-            r.elo,
-            if r.low.is_finite() && r.high.is_finite() {
-                format!("[{:.0}, {:.0}]", r.low, r.high)
-            } else {
-                "too few games".to_string()
-            },
-            r.games,
-            score
-        );
-    }
-    out
 }
 
 /// An interval bound for the CSV: empty when there is no interval.
@@ -238,28 +105,4 @@ fn csv(as_played: &Leaderboard, as_loss: Option<&Leaderboard>) -> String {
         }
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn an_anchor_is_spec_equals_a_finite_rating() {
-        let anchor: Anchor = " reference = -150.5 ".parse().unwrap();
-        assert_eq!((anchor.spec.as_str(), anchor.elo), ("reference", -150.5));
-        assert_eq!(Anchor::default().to_string(), "random=0");
-        assert_eq!(Anchor::default().to_string().parse(), Ok(Anchor::default()));
-        for bad in ["random", "random=NaN", "random=inf", "random=", "=0"] {
-            assert!(bad.parse::<Anchor>().is_err(), "{bad}");
-        }
-    }
-
-    #[test]
-    fn the_default_anchor_is_random_when_it_played_else_the_first_player() {
-        assert_eq!(Anchor::among(["greedy", "random"]), Some(Anchor::default()));
-        let first = Anchor::among(["greedy", "n-hand:3"]).unwrap();
-        assert_eq!((first.spec.as_str(), first.elo), ("greedy", 0.0));
-        assert_eq!(Anchor::among([]), None);
-    }
 }

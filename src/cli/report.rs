@@ -4,21 +4,6 @@ use std::fmt::Write as _;
 
 use arena::{AgentStats, Tally};
 
-/// A tally as JSON: counts, win rate and its Wilson interval, mean disc difference.
-pub(super) fn tally_json(t: &Tally) -> serde_json::Value {
-    let (ci_low, ci_high) = t.win_interval();
-    serde_json::json!({
-        "games": t.games(),
-        "wins": t.wins,
-        "losses": t.losses,
-        "draws": t.draws,
-        "win_rate": t.win_rate(),
-        "ci_low": ci_low,
-        "ci_high": ci_high,
-        "mean_disc_diff": t.mean_margin(),
-    })
-}
-
 /// The header of a results table whose first column is `first` (`width` wide); the
 /// last column is the mean margin in the game's unit (`margin`: Othello's "disc diff").
 pub(super) fn tally_header(first: &str, width: usize, margin: &str) -> String {

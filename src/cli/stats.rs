@@ -8,11 +8,11 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use anyhow::{bail, Result};
-use serde_json::{json, Value};
+use serde_json::json;
 
 use super::args::StatsArgs;
-use super::report::{agent_lines, opponent_rows, tally_header, tally_json};
-use arena::{AgentStats, Group, Groups, GroupsError, Key};
+use super::report::{agent_lines, opponent_rows, tally_header};
+use arena::{groups_json, AgentStats, Groups, GroupsError};
 use game::Game;
 
 /// Prints the reader's notes on stderr.
@@ -32,21 +32,6 @@ pub(super) fn collect_groups(paths: &[PathBuf]) -> Result<Groups> {
         }
         groups => Ok(groups?),
     }
-}
-
-/// The groups as JSON: per-color tallies, unfinished games and agent statistics.
-pub(super) fn groups_json(groups: &BTreeMap<Key, Group>) -> Vec<Value> {
-    groups
-        .iter()
-        .map(|((model, prompt, opponent), g)| {
-            json!({
-                "model": model, "prompt_sha256": prompt, "opponent": opponent,
-                "as_black": tally_json(&g.matchup.as_black), "as_white": tally_json(&g.matchup.as_white),
-                "overall": tally_json(&g.matchup.overall()),
-                "unfinished_games": g.matchup.unfinished, "agent": g.matchup.agent.to_json(),
-            })
-        })
-        .collect()
 }
 
 pub(super) fn run(args: StatsArgs) -> Result<()> {

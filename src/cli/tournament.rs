@@ -12,16 +12,16 @@ use anyhow::{bail, Context, Result};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::agent_args::{parse_player, AgentArgs, Connection, HostArgs};
+use super::agent_args::{parse_player, AgentArgs, HostArgs};
 use super::args::TournamentArgs;
 use super::eval::{stop_on_ctrl_c, write_decisions, Interrupted};
 use super::limits;
 use super::outputs::{new_run_folder, resumed_run_folder};
 use super::progress::progress_bar;
-use super::rate::{player_name, read_games, tables, Anchor};
+use super::rate::{player_name, read_games};
 use arena::{
-    load_resume_state, run_games, run_record, run_sequential, utc_now, Format, GameRecord, Leaderboard, MatchEvent,
-    PairingStop, Plan, PlayerSpec, RunFolder, RunOptions, StopRule, Tally,
+    leaderboard_tables, load_resume_state, run_games, run_record, run_sequential, utc_now, Anchor, Connection, Format,
+    GameRecord, Leaderboard, MatchEvent, PairingStop, Plan, PlayerSpec, RunFolder, RunOptions, StopRule, Tally,
 };
 
 /// A tournament file.
@@ -138,7 +138,7 @@ pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<Strin
         print!("{}", pairing_table(&pairings));
         println!();
         if let Some(as_played) = &as_played {
-            print!("{}", tables(as_played, as_loss.as_ref()));
+            print!("{}", leaderboard_tables(as_played, as_loss.as_ref()));
         }
         println!("logs: {}", log_dir.display());
     }

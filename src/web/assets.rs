@@ -1,5 +1,5 @@
 //! The pages' files, built into the binary, and the report's page made fit for the
-//! server's Content-Security-Policy: the report (`src/cli/report.html`) carries its
+//! server's Content-Security-Policy: the report (`src/arena/report.html`) carries its
 //! script and style inline, so here they are served as files of their own
 //! (`/assets/viewer.js`, `/assets/viewer.css`) and the page refers to them. The data
 //! block stays (JSON in `<script type="application/json">` is data, never run).
@@ -17,7 +17,7 @@ const BOARD_JS: &str = include_str!("assets/board.js");
 const PLAY_JS: &str = include_str!("assets/play.js");
 const WATCH_JS: &str = include_str!("assets/watch.js");
 /// The report's page, the one `report` writes.
-const REPORT: &str = include_str!("../cli/report.html");
+const REPORT: &str = arena::REPORT_TEMPLATE;
 
 /// The report's inline style and script, taken out of its template.
 struct Viewer {

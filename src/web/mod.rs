@@ -10,11 +10,13 @@
 //! run files only from under the runs folder, model text inserted as text, a
 //! Content-Security-Policy without inline scripts, bounded bodies, connections and games.
 //!
-//! `web` does not reach into `cli`: what it needs of the command line's helpers (players
-//! from spec strings, run folders, tables, report data, leaderboards) comes through
-//! [`Services`], which `cli` implements.
+//! `web` does not reach into `cli`: it calls the arena directly (run folders, `stats`'
+//! tables, the report's page, `rate`'s leaderboard), and takes its opponents from an
+//! [`arena::Players`] that `serve` made of its flags. Every handler's error is an
+//! [`ApiError`]: a status and the `{"error": message}` body the pages read.
 
 mod assets;
+mod error;
 mod guard;
 mod play;
 mod watch;
@@ -27,25 +29,11 @@ use anyhow::{Context, Result};
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
 use axum::Router;
-use serde_json::Value;
 
-use arena::PlayerSpec;
+use arena::Players;
 
+pub(crate) use error::ApiError;
 pub use guard::{generate_token, is_loopback};
-
-/// What the server needs of the command line's helpers.
-#[async_trait::async_trait]
-pub trait Services: Send + Sync + 'static {
-    /// The player a spec string names (`llm:MODEL` through the configured host or
-    /// fleet, connected on first use; or an engine spec).
-    async fn player(&self, spec: &str) -> Result<PlayerSpec>;
-    /// The result tables of game logs (`stats --json`'s groups).
-    fn tables(&self, logs: &[PathBuf]) -> Result<Value>;
-    /// The report's page for game logs (as `report` writes it), every game in it.
-    fn report(&self, logs: &[PathBuf]) -> Result<String>;
-    /// `rate`'s leaderboard tables over game logs.
-    fn leaderboard(&self, logs: &[PathBuf]) -> Result<String>;
-}
 
 /// How the server runs.
 #[derive(Clone, Debug)]
@@ -77,7 +65,8 @@ fn clip(text: &str, max: usize) -> String {
 
 /// What every handler shares.
 pub(crate) struct AppState {
-    services: Arc<dyn Services>,
+    /// The opponents the play page may choose.
+    players: Players,
     /// The runs folder, canonical.
     runs: PathBuf,
     games: play::Games,
@@ -87,13 +76,13 @@ pub(crate) struct AppState {
 const MAX_BODY: usize = 16 * 1024;
 
 /// The application's routes, with the guard around them.
-pub fn router(options: &ServeOptions, services: Arc<dyn Services>) -> Result<Router> {
+pub fn router(options: &ServeOptions, players: Players) -> Result<Router> {
     std::fs::create_dir_all(&options.runs)
         .with_context(|| format!("cannot create the runs folder {}", options.runs.display()))?;
     let runs = std::fs::canonicalize(&options.runs)
         .with_context(|| format!("cannot resolve the runs folder {}", options.runs.display()))?;
     let state = Arc::new(AppState {
-        services,
+        players,
         runs,
         games: play::Games::new(options.max_games),
     });
@@ -119,8 +108,8 @@ pub fn router(options: &ServeOptions, services: Arc<dyn Services>) -> Result<Rou
 }
 
 /// Serves until Ctrl-C; `ready` is told the address once the socket listens.
-pub async fn serve(options: ServeOptions, services: Arc<dyn Services>, ready: impl FnOnce(SocketAddr)) -> Result<()> {
-    let app = router(&options, services)?;
+pub async fn serve(options: ServeOptions, players: Players, ready: impl FnOnce(SocketAddr)) -> Result<()> {
+    let app = router(&options, players)?;
     let listener = tokio::net::TcpListener::bind(options.bind)
         .await
         .with_context(|| format!("cannot listen on {}: choose another --bind", options.bind))?;

@@ -31,7 +31,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use tokio::sync::{broadcast, mpsc};
 
-use super::AppState;
+use super::{ApiError, AppState};
 use agent::{Agent, AgentError, AgentEvent, BlockingEngine, MoveContext};
 use arena::{
     play_logged, run_record, utc_now, Action, GameContext, GameError, GameRecord, PlayError, Played, Player,
@@ -144,30 +144,27 @@ pub struct NewGame {
     opponent: String,
 }
 
-fn bad(status: StatusCode, message: impl Into<String>) -> Response {
-    (status, Json(json!({ "error": message.into() }))).into_response()
-}
-
 /// Starts a game; answers `{id, run}`.
-pub async fn create(State(app): State<Arc<AppState>>, Json(request): Json<NewGame>) -> Response {
-    let color: Color = match request.color.parse() {
-        Ok(color) => color,
-        Err(_) => return bad(StatusCode::BAD_REQUEST, "color: give black or white"),
-    };
+pub async fn create(State(app): State<Arc<AppState>>, Json(request): Json<NewGame>) -> Result<Response, ApiError> {
+    let bad_request = |message: &str| ApiError::new(StatusCode::BAD_REQUEST, message);
+    let color: Color = request
+        .color
+        .parse()
+        .map_err(|_| bad_request("color: give black or white"))?;
     let spec = request.opponent.trim().to_string();
     if spec.is_empty() || spec.len() > 200 {
-        return bad(StatusCode::BAD_REQUEST, "opponent: give an engine spec or llm:MODEL");
+        return Err(bad_request("opponent: give an engine spec or llm:MODEL"));
     }
     if spec.parse::<EngineSpec>() == Ok(EngineSpec::Human) {
-        return bad(
-            StatusCode::BAD_REQUEST,
+        return Err(bad_request(
             "opponent: human reads the terminal; choose an engine or llm:MODEL",
-        );
+        ));
     }
-    let opponent = match app.services.player(&spec).await {
-        Ok(player) => player,
-        Err(err) => return bad(StatusCode::BAD_REQUEST, format!("{err:#}")),
-    };
+    let opponent = app
+        .players
+        .player(&spec)
+        .await
+        .map_err(|err| ApiError::caused(StatusCode::BAD_REQUEST, err))?;
     let (feed, _) = broadcast::channel(1024);
     let (moves, moves_in) = mpsc::channel(4);
     let Some((id, session)) = app.games.add(Session {
@@ -176,10 +173,10 @@ pub async fn create(State(app): State<Arc<AppState>>, Json(request): Json<NewGam
         moves,
         turn: Mutex::new(None),
     }) else {
-        return bad(
+        return Err(ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
             "too many games in play here: finish one and try again",
-        );
+        ));
     };
     // Logged as `play` logs its players: each side's spec, and the agent's settings.
     let spec_of = |side: Color| {
@@ -214,7 +211,7 @@ pub async fn create(State(app): State<Arc<AppState>>, Json(request): Json<NewGam
             let message = format!("{err:#}");
             // The game never starts: its slot is free again.
             session.finish(json!({ "kind": "failed", "message": message }));
-            return bad(StatusCode::INTERNAL_SERVER_ERROR, message);
+            return Err(ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, message));
         }
     };
     let run = folder
@@ -224,7 +221,7 @@ pub async fn create(State(app): State<Arc<AppState>>, Json(request): Json<NewGam
         .unwrap_or_default();
     let seed = rand::random::<u64>();
     tokio::spawn(run_game(session, color, opponent, moves_in, folder, seed));
-    Json(json!({ "id": id, "run": run })).into_response()
+    Ok(Json(json!({ "id": id, "run": run })).into_response())
 }
 
 /// `POST /api/games/{id}/move`.
@@ -241,41 +238,42 @@ pub async fn play_move(
     State(app): State<Arc<AppState>>,
     Path(id): Path<u64>,
     Json(request): Json<MoveRequest>,
-) -> Response {
-    let Some(session) = app.games.get(id) else {
-        return bad(StatusCode::NOT_FOUND, "no such game: start a new one");
-    };
-    let square: Square = match request.square.parse() {
-        Ok(square) => square,
-        Err(err) => return bad(StatusCode::BAD_REQUEST, format!("{err}")),
-    };
+) -> Result<Response, ApiError> {
+    let session = app.games.get(id).ok_or_else(no_such_game)?;
+    let square: Square = request
+        .square
+        .parse::<Square>()
+        .map_err(|err| ApiError::new(StatusCode::BAD_REQUEST, format!("{err}")))?;
     let turn = *session.turn.lock().unwrap_or_else(|p| p.into_inner());
     match turn {
         Some((board, ply)) if ply == request.ply => {
             if !board.legal_moves().contains(square) {
-                return bad(
+                return Err(ApiError::new(
                     StatusCode::CONFLICT,
                     format!("{square} is not a legal move; legal: {}", board.legal_moves()),
-                );
+                ));
             }
         }
-        _ => return bad(StatusCode::CONFLICT, "it is not your turn"),
+        _ => return Err(ApiError::new(StatusCode::CONFLICT, "it is not your turn")),
     }
     match session.moves.try_send((request.ply, square)) {
-        Ok(()) => StatusCode::NO_CONTENT.into_response(),
-        Err(_) => bad(StatusCode::CONFLICT, "a move is already on its way"),
+        Ok(()) => Ok(StatusCode::NO_CONTENT.into_response()),
+        Err(_) => Err(ApiError::new(StatusCode::CONFLICT, "a move is already on its way")),
     }
 }
 
+/// A game id that names no game (404).
+fn no_such_game() -> ApiError {
+    ApiError::new(StatusCode::NOT_FOUND, "no such game: start a new one")
+}
+
 /// `GET /api/games/{id}/events`: the game so far, then each event as it happens.
-pub async fn events(State(app): State<Arc<AppState>>, Path(id): Path<u64>) -> Response {
-    let Some(session) = app.games.get(id) else {
-        return bad(StatusCode::NOT_FOUND, "no such game: start a new one");
-    };
+pub async fn events(State(app): State<Arc<AppState>>, Path(id): Path<u64>) -> Result<Response, ApiError> {
+    let session = app.games.get(id).ok_or_else(no_such_game)?;
     let (history, feed) = session.subscribe();
-    Sse::new(event_stream(history, feed))
+    Ok(Sse::new(event_stream(history, feed))
         .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
-        .into_response()
+        .into_response())
 }
 
 /// The events of `history`, then those of `feed`. A reader too slow for the feed is told

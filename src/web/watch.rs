@@ -23,7 +23,10 @@ use serde_json::{json, Value};
 
 use super::assets;
 use super::guard::{resolve, PathRefused};
-use super::AppState;
+use super::{ApiError, AppState};
+use arena::{
+    collect_groups, groups_json, leaderboard_tables, leaderboards, read_game_logs, report_page, Anchor, Groups, RunGame,
+};
 use record::{is_game_log, Event};
 
 /// How often a followed run's folder is looked at.
@@ -39,28 +42,12 @@ const MAX_FILE: u64 = 64 * 1024 * 1024;
 /// At most this many runs are listed.
 const MAX_RUNS: usize = 500;
 
-fn refused(err: PathRefused) -> Response {
-    let status = match err {
-        PathRefused::BadName(_) => StatusCode::BAD_REQUEST,
-        PathRefused::Outside(_) => StatusCode::NOT_FOUND,
-    };
-    (status, Json(json!({ "error": err.to_string() }))).into_response()
-}
-
 /// The run folder `run` names, or the refusal.
 fn run_dir(app: &AppState, run: &str) -> Result<PathBuf, PathRefused> {
     match resolve(&app.runs, &[run])? {
         dir if dir.is_dir() => Ok(dir),
         _ => Err(PathRefused::Outside(run.to_string())),
     }
-}
-
-fn failed(err: impl std::fmt::Display) -> Response {
-    (
-        StatusCode::INTERNAL_SERVER_ERROR,
-        Json(json!({ "error": err.to_string() })),
-    )
-        .into_response()
 }
 
 fn read_json(path: &FsPath) -> Value {
@@ -105,7 +92,7 @@ fn modified(path: &FsPath) -> Option<SystemTime> {
 
 /// `GET /api/runs`: `[{name, command, created_utc, games, running, has_results}]`,
 /// newest first.
-pub async fn list(State(app): State<Arc<AppState>>) -> Response {
+pub async fn list(State(app): State<Arc<AppState>>) -> Result<Response, ApiError> {
     let root = app.runs.clone();
     let listed = tokio::task::spawn_blocking(move || {
         let mut runs = Vec::new();
@@ -143,11 +130,8 @@ pub async fn list(State(app): State<Arc<AppState>>) -> Response {
         Ok::<_, std::io::Error>(runs)
     })
     .await;
-    match listed {
-        Ok(Ok(runs)) => Json(json!({ "runs": runs })).into_response(),
-        Ok(Err(err)) => failed(format!("cannot read the runs folder: {err}")),
-        Err(err) => failed(err),
-    }
+    let runs = listed?.map_err(|err| ApiError::internal(format!("cannot read the runs folder: {err}")))?;
+    Ok(Json(json!({ "runs": runs })).into_response())
 }
 
 /// What a game log says at a glance: its players, moves so far and result.
@@ -176,16 +160,15 @@ fn game_glance(path: &FsPath) -> Value {
 
 /// `GET /api/runs/{run}`: run.json, results.json, the games at a glance and the result
 /// tables (`stats`' groups, for runs with an LLM player).
-pub async fn show(State(app): State<Arc<AppState>>, Path(run): Path<String>) -> Response {
-    let dir = match run_dir(&app, &run) {
-        Ok(dir) => dir,
-        Err(err) => return refused(err),
-    };
-    let (services, root) = (app.services.clone(), app.runs.clone());
+pub async fn show(State(app): State<Arc<AppState>>, Path(run): Path<String>) -> Result<Response, ApiError> {
+    let dir = run_dir(&app, &run)?;
+    let root = app.runs.clone();
     let shown = tokio::task::spawn_blocking(move || {
         let logs = game_logs(&root, &dir);
         let games: Vec<Value> = logs.iter().map(|p| game_glance(p)).collect();
-        let tables = services.tables(&logs);
+        let tables = collect_groups(&logs)
+            .map(|groups| json!({ "groups": groups_json(&groups.groups) }))
+            .map_err(anyhow::Error::from);
         json!({
             "name": run,
             "run": read_json(&dir.join("run.json")),
@@ -195,33 +178,35 @@ pub async fn show(State(app): State<Arc<AppState>>, Path(run): Path<String>) -> 
             "tables_note": tables.err().map(|e| format!("{e:#}")),
         })
     })
-    .await;
-    match shown {
-        Ok(value) => Json(value).into_response(),
-        Err(err) => failed(err),
-    }
+    .await?;
+    Ok(Json(shown).into_response())
 }
 
 /// `GET /runs/{run}/report`: the report's page and viewer for this run.
-pub async fn report(State(app): State<Arc<AppState>>, Path(run): Path<String>) -> Response {
-    let dir = match run_dir(&app, &run) {
-        Ok(dir) => dir,
-        Err(err) => return refused(err),
+///
+/// A run whose logs cannot be read (none yet, say) has none: that 404 is plain text,
+/// like the page it stands for.
+pub async fn report(State(app): State<Arc<AppState>>, Path(run): Path<String>) -> Result<Response, ApiError> {
+    let dir = run_dir(&app, &run)?;
+    let root = app.runs.clone();
+    let page = move || -> anyhow::Result<String> {
+        let logs = game_logs(&root, &dir);
+        Ok(report_page(&logs, &Groups::read(&logs)?, true)?.0)
     };
-    let (services, root) = (app.services.clone(), app.runs.clone());
-    match tokio::task::spawn_blocking(move || services.report(&game_logs(&root, &dir))).await {
-        Ok(Ok(page)) => assets::report_page(&page),
-        Ok(Err(err)) => (StatusCode::NOT_FOUND, format!("no report for this run: {err:#}")).into_response(),
-        Err(err) => failed(err),
-    }
+    Ok(match tokio::task::spawn_blocking(page).await? {
+        Ok(page) => assets::report_page(&page),
+        Err(err) => (StatusCode::NOT_FOUND, format!("no report for this run: {err:#}")).into_response(),
+    })
 }
 
 /// `GET /runs/{run}/files/{file}`: a file of a run, as plain text.
-pub async fn file(State(app): State<Arc<AppState>>, Path((run, file)): Path<(String, String)>) -> Response {
-    let path = match resolve(&app.runs, &[&run, &file]) {
-        Ok(path) if path.is_file() => path,
-        Ok(_) => return refused(PathRefused::Outside(format!("{run}/{file}"))),
-        Err(err) => return refused(err),
+pub async fn file(
+    State(app): State<Arc<AppState>>,
+    Path((run, file)): Path<(String, String)>,
+) -> Result<Response, ApiError> {
+    let path = match resolve(&app.runs, &[&run, &file])? {
+        path if path.is_file() => path,
+        _ => return Err(PathRefused::Outside(format!("{run}/{file}")).into()),
     };
     let read = tokio::task::spawn_blocking(move || {
         let size = std::fs::metadata(&path)?.len();
@@ -230,12 +215,9 @@ pub async fn file(State(app): State<Arc<AppState>>, Path((run, file)): Path<(Str
         }
         std::fs::read(&path)
     })
-    .await;
-    match read {
-        Ok(Ok(bytes)) => ([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], bytes).into_response(),
-        Ok(Err(err)) => failed(err),
-        Err(err) => failed(err),
-    }
+    .await?;
+    let bytes = read.map_err(ApiError::internal)?;
+    Ok(([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], bytes).into_response())
 }
 
 /// `POST /api/rate`.
@@ -246,45 +228,50 @@ pub struct RateRequest {
 }
 
 /// `rate`'s leaderboard tables over the chosen runs: `{text}`.
-pub async fn rate(State(app): State<Arc<AppState>>, Json(request): Json<RateRequest>) -> Response {
+pub async fn rate(State(app): State<Arc<AppState>>, Json(request): Json<RateRequest>) -> Result<Response, ApiError> {
     if request.runs.is_empty() || request.runs.len() > MAX_RUNS {
-        return (
-            StatusCode::BAD_REQUEST,
-            Json(json!({ "error": "choose at least one run" })),
-        )
-            .into_response();
+        return Err(ApiError::new(StatusCode::BAD_REQUEST, "choose at least one run"));
     }
-    let mut dirs = Vec::new();
-    for run in &request.runs {
-        match resolve(&app.runs, &[run]) {
-            Ok(dir) => dirs.push(dir),
-            Err(err) => return refused(err),
-        }
-    }
-    let (services, root) = (app.services.clone(), app.runs.clone());
+    let dirs = request
+        .runs
+        .iter()
+        .map(|run| resolve(&app.runs, &[run]))
+        .collect::<Result<Vec<PathBuf>, PathRefused>>()?;
+    let root = app.runs.clone();
     let rate = move || {
         let logs: Vec<PathBuf> = dirs.iter().flat_map(|dir| game_logs(&root, dir)).collect();
-        services.leaderboard(&logs)
+        leaderboard_text(&logs)
     };
-    match tokio::task::spawn_blocking(rate).await {
-        Ok(Ok(text)) => Json(json!({ "text": text })).into_response(),
-        Ok(Err(err)) => (StatusCode::BAD_REQUEST, Json(json!({ "error": format!("{err:#}") }))).into_response(),
-        Err(err) => failed(err),
-    }
+    let rated = tokio::task::spawn_blocking(rate).await?;
+    let text = rated.map_err(|err| ApiError::caused(StatusCode::BAD_REQUEST, err))?;
+    Ok(Json(json!({ "text": text })).into_response())
+}
+
+/// `rate`'s leaderboard tables over `logs` (at its defaults: 1000 resamples, seed 1),
+/// anchored as a tournament is ([`Anchor::among_games`]), the anchor named first.
+fn leaderboard_text(logs: &[PathBuf]) -> anyhow::Result<String> {
+    let games = RunGame::from_logs(&read_game_logs(logs)?);
+    let Some(anchor) = Anchor::among_games(&games) else {
+        anyhow::bail!("no games in these runs");
+    };
+    let (as_played, as_loss) = leaderboards(&games, (&anchor.spec, anchor.elo), 1000, 1)?;
+    Ok(format!(
+        "anchor: {} = {}\n{}",
+        anchor.spec,
+        anchor.elo,
+        leaderboard_tables(&as_played, as_loss.as_ref())
+    ))
 }
 
 /// `GET /api/runs/{run}/follow`: the run's log records as they are written, each as a
 /// compact event (`game_start`, `move`, `exchange`, `game_end`, `forfeit`, ...) with its
 /// `file`. Records already written come first (exchanges among them left out).
-pub async fn follow(State(app): State<Arc<AppState>>, Path(run): Path<String>) -> Response {
-    let dir = match run_dir(&app, &run) {
-        Ok(dir) => dir,
-        Err(err) => return refused(err),
-    };
+pub async fn follow(State(app): State<Arc<AppState>>, Path(run): Path<String>) -> Result<Response, ApiError> {
+    let dir = run_dir(&app, &run)?;
     let root = app.runs.clone();
-    Sse::new(follow_stream(root, dir))
+    Ok(Sse::new(follow_stream(root, dir))
         .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
-        .into_response()
+        .into_response())
 }
 
 /// Where each followed file has been read to.

@@ -1,0 +1,140 @@
+//! The players `serve` offers as opponents: a spec string (`llm:MODEL`, or an engine
+//! spec) becomes a player, its `llm:` players on the model servers of
+//! [`HostSettings`], connected on first use and then shared.
+
+use std::sync::Arc;
+
+use agent::AgentConfig;
+use engines::EngineSpec;
+use llm::FleetError;
+use tokio::sync::OnceCell;
+
+use super::connection::{ConnectError, Connection, HostSettings};
+use super::player::{LlmPlayer, PlayerSpec};
+
+/// The model an `llm:MODEL` spec names (trimmed; it may be empty), or `None` for any
+/// other spec.
+pub fn llm_model(spec: &str) -> Option<&str> {
+    spec.trim().strip_prefix("llm:").map(str::trim)
+}
+
+/// Opponents from spec strings: engines, and `llm:MODEL` players with one set of
+/// agent settings on one set of hosts.
+pub struct Players {
+    /// The agent settings every `llm:` player gets (its model aside).
+    agent: AgentConfig,
+    hosts: HostSettings,
+    connection: OnceCell<Connection>,
+}
+
+/// Why a spec string names no opponent.
+#[derive(Debug, thiserror::Error)]
+pub enum OpponentError {
+    /// Not an engine spec (nor `llm:MODEL`).
+    #[error("bad opponent: {reason}, llm:MODEL")]
+    Spec {
+        /// Why the engine spec was refused.
+        reason: String,
+    },
+    /// `llm:` without a model.
+    #[error("bad opponent {spec:?}: name the model, as in llm:qwen2.5-coder:0.5b")]
+    NoModel {
+        /// The spec given.
+        spec: String,
+    },
+    /// The model servers could not be reached.
+    #[error(transparent)]
+    Connect(#[from] ConnectError),
+    /// No host of the fleet serves the model.
+    #[error(transparent)]
+    Model(#[from] FleetError),
+}
+
+impl Players {
+    /// `llm:` players with `agent`'s settings (its model is replaced by each spec's),
+    /// on `hosts`; nothing is connected yet.
+    pub fn new(agent: AgentConfig, hosts: HostSettings) -> Players {
+        Players {
+            agent,
+            hosts,
+            connection: OnceCell::new(),
+        }
+    }
+
+    /// The player `spec` names: `llm:MODEL` on the hosts (connected the first time one
+    /// is asked for), or an engine.
+    pub async fn player(&self, spec: &str) -> Result<PlayerSpec, OpponentError> {
+        let Some(model) = llm_model(spec) else {
+            let engine: EngineSpec = spec
+                .parse()
+                .map_err(|e| OpponentError::Spec { reason: format!("{e}") })?;
+            return Ok(PlayerSpec::Engine(engine));
+        };
+        if model.is_empty() {
+            return Err(OpponentError::NoModel { spec: spec.to_string() });
+        }
+        let config = AgentConfig {
+            model: model.to_string(),
+            ..self.agent.clone()
+        };
+        let connection = self.connection.get_or_try_init(|| self.hosts.connect()).await?;
+        Ok(PlayerSpec::Llm(LlmPlayer::on(config, connection)?))
+    }
+}
+
+impl LlmPlayer {
+    /// The agent of `config` on `connection`; fails when a fleet has no host serving
+    /// its model.
+    pub fn on(config: AgentConfig, connection: &Connection) -> Result<LlmPlayer, FleetError> {
+        connection.check_model(&config.model)?;
+        Ok(LlmPlayer {
+            config: Arc::new(config),
+            backend: connection.backend.clone(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use llm::{Api, HostConfig, RetryPolicy};
+
+    fn players() -> Players {
+        let hosts = HostSettings {
+            hosts: vec![HostConfig {
+                url: "http://127.0.0.1:9".to_string(),
+                api: Api::Ollama,
+                max_in_flight: 1,
+                api_key_env: None,
+                models: None,
+            }],
+            keys: vec![None],
+            fleet_file: false,
+            api_key_env: llm::DEFAULT_KEY_ENV.to_string(),
+            timeout: std::time::Duration::from_secs(1),
+            retry: RetryPolicy::default(),
+        };
+        let mut agent = AgentConfig::new("");
+        agent.max_turns = 4;
+        Players::new(agent, hosts)
+    }
+
+    #[tokio::test]
+    async fn a_spec_names_an_engine_or_a_model_with_the_shared_settings() {
+        let players = players();
+        assert_eq!(players.player(" greedy ").await.unwrap().to_string(), "greedy");
+        let llm = players.player("llm: qwen3:8b").await.unwrap();
+        let config = llm.agent_config().unwrap();
+        assert_eq!((config.model.as_str(), config.max_turns), ("qwen3:8b", 4));
+        let no_model = players.player("llm:").await.unwrap_err().to_string();
+        assert_eq!(
+            no_model,
+            "bad opponent \"llm:\": name the model, as in llm:qwen2.5-coder:0.5b"
+        );
+        let bad = players.player("grredy").await.unwrap_err().to_string();
+        assert!(
+            bad.starts_with("bad opponent: ") && bad.ends_with(", llm:MODEL"),
+            "{bad}"
+        );
+    }
+}

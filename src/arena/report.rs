@@ -1,0 +1,138 @@
+//! The `report` page: one self-contained HTML file (no network, no external assets)
+//! with the results table, charts and every game replayable; `report` writes it and
+//! `serve` shows it. Model text is untrusted: the data travels as JSON inside a
+//! `<script type="application/json">` block with `<`, `>` and `&` escaped, and the
+//! page inserts every string with `textContent`.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+
+use super::groups::{groups_json, Groups};
+use super::replay::GameReplay;
+use game::othello::Color;
+use game::Game;
+
+/// The page's template: the data goes where it says `/*DATA*/`.
+pub const REPORT_TEMPLATE: &str = include_str!("report.html");
+
+/// Why a report page cannot be made.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    /// A game log names a game this build does not play.
+    #[error("{message}")]
+    UnknownGame {
+        /// The game reader's message.
+        message: String,
+    },
+}
+
+/// The report page for `paths` and the number of games in it: the groups' results and
+/// their games, and with `all_games` every other game read too (games without an LLM
+/// player, which no group holds).
+pub fn report_page(paths: &[PathBuf], groups: &Groups, all_games: bool) -> Result<(String, usize), ReportError> {
+    let Groups { groups, logs } = groups;
+    let mut games = Vec::new();
+    let mut latencies = Vec::new();
+    let mut shown = std::collections::BTreeSet::new();
+    for group in groups.values() {
+        latencies.extend_from_slice(&group.matchup.agent.move_latencies_ms);
+        // A game between two LLM players is in both players' groups: shown once.
+        for game in group.games.iter().filter(|g| shown.insert(g.index)) {
+            let logged = &logs.games[game.index];
+            games.push(game_json(&logged.path, &logged.replay)?);
+        }
+    }
+    if all_games {
+        for (index, logged) in logs.games.iter().enumerate() {
+            if shown.insert(index) {
+                games.push(game_json(&logged.path, &logged.replay)?);
+            }
+        }
+    }
+    let data = json!({
+        "sources": paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+        "groups": groups_json(groups),
+        "latencies_ms": latencies,
+        "games": games,
+        "notes": logs.notes,
+    });
+    Ok((
+        REPORT_TEMPLATE.replace("/*DATA*/", &script_safe_json(&data)),
+        games.len(),
+    ))
+}
+
+/// JSON that cannot close its `<script>` element or open markup: `<`, `>`, `&` and the
+/// JavaScript line separators become `\u` escapes (still the same JSON value).
+fn script_safe_json(value: &Value) -> String {
+    value
+        .to_string()
+        .replace('<', "\\u003c")
+        .replace('>', "\\u003e")
+        .replace('&', "\\u0026")
+        .replace('\u{2028}', "\\u2028")
+        .replace('\u{2029}', "\\u2029")
+}
+
+/// One game for the page: each ply with the position after it.
+fn game_json(path: &Path, replay: &GameReplay) -> Result<Value, ReportError> {
+    let agent_color = if replay.black.starts_with("llm:") {
+        Color::Black
+    } else {
+        Color::White
+    };
+    let mut plies = Vec::new();
+    for ply in &replay.plies {
+        let margin = if agent_color == Color::Black {
+            ply.margin_after
+        } else {
+            -ply.margin_after
+        };
+        let summary = ply.agent.as_ref().map(|a| {
+            format!(
+                "{} request(s), {} tool call(s) + {} recovered, {} invalid answer(s), {:.0} ms{}",
+                a.turns,
+                a.tool_calls,
+                a.recovered_tool_calls,
+                a.invalid_answers,
+                a.latency_ms,
+                a.fallback_reason.as_deref().map_or(String::new(), |r| format!("; {r}"))
+            )
+        });
+        plies.push(json!({
+            "ply": ply.ply,
+            "color": ply.color,
+            "player": ply.player,
+            "move": ply.mv,
+            "source": ply.source,
+            "board_after": ply.board_after,
+            "discs_after": [ply.pieces_after.black, ply.pieces_after.white],
+            "agent_margin_after": margin,
+            "exchanges": ply.exchanges,
+            "summary": summary,
+        }));
+    }
+    Ok(json!({
+        "name": path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+        "black": replay.black,
+        "white": replay.white,
+        "agent_color": agent_color.to_string(),
+        "view": replay
+            .game
+            .parse::<Game>()
+            .map_err(|message| ReportError::UnknownGame { message })?.board_view(),
+        "plies": plies,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn script_safe_json_cannot_close_the_script_element() {
+        let value = serde_json::json!({"content": "</script><img src=x onerror=alert(1)> & \u{2028}"});
+        let text = super::script_safe_json(&value);
+        assert!(!text.contains('<') && !text.contains('>') && !text.contains('&'));
+        assert_eq!(serde_json::from_str::<serde_json::Value>(&text).unwrap(), value);
+    }
+}
