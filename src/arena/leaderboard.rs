@@ -19,6 +19,7 @@ use serde::Serialize;
 
 use super::logs::GameLogs;
 use super::ratings::{fit_ratings, ladder_position, RatedGame, Rating, RatingError, RatingOptions};
+use super::stats::whole;
 use super::tally::GameSummary;
 use game::othello::Color;
 use record::PlayerKind;
@@ -390,7 +391,9 @@ fn table(board: &Leaderboard, view: &str) -> String {
     let _ = writeln!(
         out,
         "Ratings ({view}): Bradley-Terry on the Elo scale, {} held at {:.0}, 95% bootstrap intervals, {} games",
-        board.anchor.0, board.anchor.1, board.games
+        board.anchor.0,
+        whole(board.anchor.1),
+        board.games
     );
     let width = board.rows.iter().map(|r| r.player.len()).max().unwrap_or(6).max(6);
     let _ = writeln!(
@@ -422,9 +425,9 @@ fn table(board: &Leaderboard, view: &str) -> String {
             "{:>3}  {:width$}  {:>6.0}  {:>15}  {:>5}  {:>5.1}%  {llm}",
             rank + 1,
             row.player,
-            r.elo,
+            whole(r.elo),
             if r.low.is_finite() && r.high.is_finite() {
-                format!("[{:.0}, {:.0}]", r.low, r.high)
+                format!("[{:.0}, {:.0}]", whole(r.low), whole(r.high))
             } else {
                 "too few games".to_string()
             },

@@ -89,6 +89,12 @@ fn ratio(part: u32, whole: u32) -> f64 {
 /// z for a two-sided 95% interval.
 pub(crate) const Z_95: f64 = 1.959_963_984_540_054;
 
+/// `x` rounded to a whole number for printing, never as negative zero (a rating of
+/// -0.3 prints `0`, not `-0`).
+pub fn whole(x: f64) -> f64 {
+    x.round() + 0.0
+}
+
 /// The Wilson score 95% interval for `successes` out of `trials`; (0, 1) with no trials.
 ///
 /// ```
@@ -146,6 +152,15 @@ pub fn percentile(values: &[f64], p: f64) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn whole_numbers_never_print_as_negative_zero() {
+        let shown: Vec<String> = [-0.3, -0.0, 0.4, -0.6, 2.5]
+            .iter()
+            .map(|&x| format!("{:.0}", whole(x)))
+            .collect();
+        assert_eq!(shown, ["0", "0", "0", "-1", "3"]);
+    }
 
     #[test]
     fn wilson_matches_published_values() {

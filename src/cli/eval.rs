@@ -19,7 +19,7 @@ use super::quality;
 use super::report::{agent_lines, opponent_rows, tally_header};
 use agent::{AgentConfig, ModelGame};
 use arena::{
-    host_usage, load_resume_state, run_eval, run_eval_sequential, run_record, utc_now, Connection, EvalConfig,
+    host_usage, load_resume_state, run_eval, run_eval_sequential, run_record, utc_now, whole, Connection, EvalConfig,
     EvalResult, GameToScore, HostUsage, MatchEvent, MoveQuality, PairingStop, PlayerSpec, RunFolder, RunOptions,
     ScoringStopped,
 };
@@ -493,7 +493,12 @@ fn stop_lines(stops: &[Option<PairingStop>]) -> String {
         let d = &stop.decision;
         let why = match (d.llr, d.lower, d.upper, &d.elo) {
             (Some(llr), Some(lower), Some(upper), _) => format!("LLR {llr:.2} in [{lower:.2}, {upper:.2}]"),
-            (_, _, _, Some(elo)) => format!("Elo {:.0} [{:.0}, {:.0}]", elo.estimate, elo.low, elo.high),
+            (_, _, _, Some(elo)) => format!(
+                "Elo {:.0} [{:.0}, {:.0}]",
+                whole(elo.estimate),
+                whole(elo.low),
+                whole(elo.high)
+            ),
             _ => String::new(),
         };
         let _ = writeln!(
