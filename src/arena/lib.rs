@@ -20,7 +20,9 @@ mod probe;
 mod quality;
 mod ratings;
 mod replay;
+mod results_file;
 mod resume;
+mod run_file;
 mod run_folder;
 mod schedule;
 mod sequential;
@@ -47,7 +49,14 @@ pub use quality::{
 };
 pub use ratings::{fit_ratings, ladder_position, RatedGame, Rating, RatingError, RatingOptions};
 pub use replay::{replay_records, replay_seed_lines, ExchangeView, GameReplay, PlyView, ReplayError, ToolView};
+pub use results_file::{
+    EvalResults, GradeCounts, MeanRegret, OpponentResults, PairingResult, ProbeResults, RunResults, Stopping,
+    TallySummary, TournamentRatings, TournamentResults,
+};
 pub use resume::{load_resume_state, rebuild_game, ResumeError, ResumeState};
+pub use run_file::{
+    EvalRun, Harness, PlayRun, ProbeRun, ReadRunError, Resume, RunFile, RunKind, RunPlayer, ServeRun, TournamentRun,
+};
 pub use run_folder::{
     add_resume, check_output, run_record, utc_now, OutputError, RunFolder, RunFolderError, LOCK_FILE,
 };
