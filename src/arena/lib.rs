@@ -57,9 +57,7 @@ pub use resume::{load_resume_state, rebuild_game, ResumeError, ResumeState};
 pub use run_file::{
     EvalRun, Harness, PlayRun, ProbeRun, ReadRunError, Resume, RunFile, RunKind, RunPlayer, ServeRun, TournamentRun,
 };
-pub use run_folder::{
-    add_resume, check_output, run_record, utc_now, OutputError, RunFolder, RunFolderError, LOCK_FILE,
-};
+pub use run_folder::{check_output, utc_now, OutputError, RunFolder, RunFolderError, LOCK_FILE};
 pub use schedule::{play_logged, run_games, MatchError, MatchEvent, RunOptions, ScheduledGame, Seat};
 pub use sequential::{run_sequential, Pairing, PairingStop, SequentialResult};
 pub use stats::{mean_interval, percentile, wilson_interval, Tally};

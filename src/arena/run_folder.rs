@@ -208,7 +208,7 @@ impl RunFolder {
     }
 
     /// Writes `value` as pretty JSON to `name` in the folder (see [`Self::write_text`]).
-    pub fn write_json(&self, name: &str, value: &Value) -> Result<(), RunFolderError> {
+    fn write_json(&self, name: &str, value: &Value) -> Result<(), RunFolderError> {
         let text = serde_json::to_string_pretty(value).expect("a JSON value always serializes");
         self.write_text(name, &(text + "\n"))
     }
@@ -357,28 +357,6 @@ fn file_name_safe(label: &str) -> String {
             }
         })
         .collect()
-}
-
-/// Adds one resume's entry to a run.json's `resumes` list: every resume of a run is
-/// recorded, in order.
-pub fn add_resume(run_json: &mut Value, entry: Value) {
-    let mut resumes = run_json["resumes"].as_array().cloned().unwrap_or_default();
-    resumes.push(entry);
-    run_json["resumes"] = Value::Array(resumes);
-}
-
-/// A run.json object: the harness and its version, the command and when it started,
-/// then the command's own `fields`.
-pub fn run_record(command: &str, created_utc: &str, fields: Value) -> Value {
-    let mut record = serde_json::json!({
-        "harness": { "name": "othello-arena", "version": env!("CARGO_PKG_VERSION") },
-        "command": command,
-        "created_utc": created_utc,
-    });
-    if let (Some(record), Value::Object(fields)) = (record.as_object_mut(), fields) {
-        record.extend(fields);
-    }
-    record
 }
 
 /// `YYYY-MM-DDTHH:MM:SSZ` and `YYYYMMDD-HHMMSS` for the current UTC time.

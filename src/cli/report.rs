@@ -2,21 +2,11 @@
 
 use std::fmt::Write as _;
 
-use arena::{AgentStats, Tally};
+use arena::{AgentStats, Tally, TallySummary};
 
 /// A tally as JSON: counts, win rate and its Wilson interval, mean disc difference.
 pub(super) fn tally_json(t: &Tally) -> serde_json::Value {
-    let (ci_low, ci_high) = t.win_interval();
-    serde_json::json!({
-        "games": t.games(),
-        "wins": t.wins,
-        "losses": t.losses,
-        "draws": t.draws,
-        "win_rate": t.win_rate(),
-        "ci_low": ci_low,
-        "ci_high": ci_high,
-        "mean_disc_diff": t.mean_margin(),
-    })
+    serde_json::to_value(TallySummary::from(t)).expect("a tally has string keys only")
 }
 
 /// The header of a results table whose first column is `first` (`width` wide); the
