@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::logs::{read_game_logs, GameLogs, LogsError};
-use super::run_file::{agent_prompt_hash, RunFile};
+use super::run_file;
 use super::tally::{GameSummary, Matchup};
 use game::othello::Color;
 
@@ -91,8 +91,5 @@ pub fn collect_groups(paths: &[PathBuf]) -> Result<Groups, GroupsError> {
 /// The system prompt's sha256 (first 12 digits) recorded in a run folder's run.json
 /// (an eval's agent, else a tournament's first LLM player with one), or `-`.
 fn prompt_hash(run_dir: &Path) -> String {
-    RunFile::read(run_dir)
-        .ok()
-        .and_then(|run| run.agents().into_iter().find_map(agent_prompt_hash))
-        .unwrap_or_else(|| "-".to_string())
+    run_file::prompt_hash(run_dir).unwrap_or_else(|| "-".to_string())
 }

@@ -1,7 +1,9 @@
 //! `run.json`, typed: what a run was (the harness, the command and its settings) and
 //! each time it was resumed. Every command builds a [`RunFile`] and
-//! [`RunFolder::write_run`](crate::RunFolder::write_run) writes it; every reader
-//! (`--resume`, grouping, `compare`) parses it through [`RunFile::read`].
+//! [`RunFolder::write_run`](crate::RunFolder::write_run) writes it; `--resume` (and
+//! [`RunFolder::add_resume`](crate::RunFolder::add_resume)) parse it through
+//! [`RunFile::read`]. Grouping reads only the recorded prompt, from any run.json, as it
+//! always has ([`prompt_hash`]).
 //!
 //! Reading is lenient where versions differ: a key an older version did not write is
 //! an `Option` that stays absent when the file is written back (a resume), and a key
@@ -267,25 +269,50 @@ impl RunFile {
     pub fn to_json(&self) -> Value {
         serde_json::to_value(self).expect("a run.json has string keys only")
     }
-
-    /// The LLM players' recorded settings: an eval's or probe's agent, or each player's
-    /// with one, in players order.
-    pub fn agents(&self) -> Vec<&Value> {
-        let players = match &self.run {
-            RunKind::Eval(EvalRun { agent, .. }) | RunKind::Probe(ProbeRun { agent, .. }) => return vec![agent],
-            RunKind::Play(PlayRun { players, .. })
-            | RunKind::Tournament(TournamentRun { players, .. })
-            | RunKind::Serve(ServeRun { players, .. }) => players,
-        };
-        players.iter().filter_map(|p| p.agent.as_ref()).collect()
-    }
 }
 
-/// The first 12 digits of the system prompt's sha256 in recorded agent settings (as
-/// [`AgentConfig::to_json`](agent::AgentConfig::to_json) writes them), if it has one.
-pub(crate) fn agent_prompt_hash(agent: &Value) -> Option<String> {
-    let hash = agent["system_prompt"]["sha256"].as_str()?;
-    Some(hash[..12.min(hash.len())].to_string())
+/// The system prompt's sha256 (first 12 digits) recorded in the run.json of `dir`: an
+/// eval's or probe's agent, else the first player with one. Read leniently, as
+/// grouping always has: any JSON with an `agent` or `players[].agent` will do (a
+/// run.json made by hand too), and anything else has none.
+pub(crate) fn prompt_hash(dir: &Path) -> Option<String> {
+    let run: RecordedAgents = std::fs::read_to_string(dir.join("run.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())?;
+    let hash = |agent: &Option<RecordedAgent>| {
+        let hash = &agent.as_ref()?.system_prompt.as_ref()?.sha256;
+        Some(hash[..12.min(hash.len())].to_string())
+    };
+    hash(&run.agent).or_else(|| run.players.iter().find_map(|p| hash(&p.agent)))
+}
+
+/// The agent settings a run.json records, as far as [`prompt_hash`] reads them.
+#[derive(Deserialize)]
+struct RecordedAgents {
+    #[serde(default)]
+    agent: Option<RecordedAgent>,
+    #[serde(default)]
+    players: Vec<RecordedPlayer>,
+}
+
+/// One of `players`.
+#[derive(Deserialize)]
+struct RecordedPlayer {
+    #[serde(default)]
+    agent: Option<RecordedAgent>,
+}
+
+/// An agent's recorded system prompt.
+#[derive(Deserialize)]
+struct RecordedAgent {
+    #[serde(default)]
+    system_prompt: Option<PromptHash>,
+}
+
+/// A recorded prompt's hash.
+#[derive(Deserialize)]
+struct PromptHash {
+    sha256: String,
 }
 
 /// For an optional key whose value may be `null`: a key that is there, `null` too,
@@ -392,14 +419,10 @@ mod tests {
         );
         let back: RunFile = serde_json::from_value(value).unwrap();
         assert_eq!(back, run);
-        assert_eq!(
-            back.agents().into_iter().find_map(agent_prompt_hash).as_deref(),
-            Some("0123456789ab")
-        );
     }
 
     #[test]
-    fn a_run_json_that_is_not_json_or_not_a_run_says_which() {
+    fn a_run_json_that_is_not_json_or_not_a_run_says_which_and_still_groups() {
         let dir = std::env::temp_dir().join(format!("othello-run-file-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         assert!(matches!(RunFile::read(&dir), Err(ReadRunError::Io { .. })));
@@ -407,6 +430,14 @@ mod tests {
         assert!(matches!(RunFile::read(&dir), Err(ReadRunError::NotJson { .. })));
         std::fs::write(dir.join("run.json"), r#"{"command":"dance"}"#).unwrap();
         assert!(matches!(RunFile::read(&dir), Err(ReadRunError::Shape { .. })));
+        assert_eq!(prompt_hash(&dir), None);
+        let made_by_hand = r#"{"players":[{"agent":null},{"agent":{"system_prompt":{"sha256":"0123456789abcdef"}}}]}"#;
+        std::fs::write(dir.join("run.json"), made_by_hand).unwrap();
+        assert_eq!(
+            prompt_hash(&dir).as_deref(),
+            Some("0123456789ab"),
+            "grouping reads any run.json"
+        );
         let _ = std::fs::remove_dir_all(dir);
     }
 }
