@@ -4,10 +4,10 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::logs::{read_game_logs, GameLogs, LogsError};
+use super::run_file;
 use super::tally::{GameSummary, Matchup};
 use game::othello::Color;
 
@@ -116,48 +116,8 @@ impl Groups {
     }
 }
 
-/// The agent settings a run.json records, as far as grouping reads them: an eval's
-/// `agent`, or a tournament's `players[].agent`.
-#[derive(Default, Deserialize)]
-struct RunAgents {
-    #[serde(default)]
-    agent: Option<AgentPrompt>,
-    #[serde(default)]
-    players: Vec<PlayerAgent>,
-}
-
-/// One player of a tournament's run.json.
-#[derive(Deserialize)]
-struct PlayerAgent {
-    #[serde(default)]
-    agent: Option<AgentPrompt>,
-}
-
-/// An agent's recorded system prompt.
-#[derive(Deserialize)]
-struct AgentPrompt {
-    #[serde(default)]
-    system_prompt: Option<PromptHash>,
-}
-
-/// A recorded prompt's hash.
-#[derive(Deserialize)]
-struct PromptHash {
-    sha256: String,
-}
-
 /// The system prompt's sha256 (first 12 digits) recorded in a run folder's run.json
 /// (an eval's agent, else a tournament's first LLM player with one), or `-`.
 fn prompt_hash(run_dir: &Path) -> String {
-    let run: RunAgents = std::fs::read_to_string(run_dir.join("run.json"))
-        .ok()
-        .and_then(|t| serde_json::from_str(&t).ok())
-        .unwrap_or_default();
-    let hash = |agent: &Option<AgentPrompt>| {
-        let hash = &agent.as_ref()?.system_prompt.as_ref()?.sha256;
-        Some(hash[..12.min(hash.len())].to_string())
-    };
-    hash(&run.agent)
-        .or_else(|| run.players.iter().find_map(|p| hash(&p.agent)))
-        .unwrap_or_else(|| "-".to_string())
+    run_file::prompt_hash(run_dir).unwrap_or_else(|| "-".to_string())
 }

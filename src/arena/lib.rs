@@ -33,7 +33,9 @@ mod quality;
 mod ratings;
 mod replay;
 mod report;
+mod results_file;
 mod resume;
+mod run_file;
 mod run_folder;
 mod schedule;
 mod sequential;
@@ -64,10 +66,15 @@ pub use quality::{
 pub use ratings::{fit_ratings, ladder_position, RatedGame, Rating, RatingError, RatingOptions};
 pub use replay::{replay_records, replay_seed_lines, ExchangeView, GameReplay, PlyView, ReplayError, ToolView};
 pub use report::{report_page, ReportError, REPORT_TEMPLATE};
-pub use resume::{load_resume_state, rebuild_game, ResumeError, ResumeState};
-pub use run_folder::{
-    add_resume, check_output, run_record, utc_now, OutputError, RunFolder, RunFolderError, LOCK_FILE,
+pub use results_file::{
+    EvalResults, GradeCounts, MeanRegret, OpponentResults, PairingResult, ProbeResults, RunResults, Stopping,
+    TallySummary, TournamentRatings, TournamentResults,
 };
+pub use resume::{load_resume_state, rebuild_game, ResumeError, ResumeState};
+pub use run_file::{
+    EvalRun, Harness, PlayRun, ProbeRun, ReadRunError, Resume, RunFile, RunKind, RunPlayer, ServeRun, TournamentRun,
+};
+pub use run_folder::{check_output, utc_now, OutputError, RunFolder, RunFolderError, LOCK_FILE};
 pub use schedule::{play_logged, run_games, MatchError, MatchEvent, RunOptions, ScheduledGame, Seat};
 pub use sequential::{run_sequential, Pairing, PairingStop, SequentialResult};
 pub use stats::{mean_interval, percentile, whole, wilson_interval, Tally};

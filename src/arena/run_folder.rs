@@ -7,6 +7,9 @@
 //! not by a check-then-create race); a folder given by the user must be new or empty;
 //! an existing run is only reopened to resume it; and a second process on a folder
 //! that one is writing is refused while the first holds the lock.
+//!
+//! Its files are written here, each by one method, from their types: run.json from a
+//! [`RunFile`], results.json from [`RunResults`], decisions.jsonl from [`PairingStop`]s.
 
 use record::is_game_or_set_aside_log;
 use std::fs::{File, OpenOptions, TryLockError};
@@ -15,6 +18,8 @@ use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
+
+use crate::{PairingStop, ReadRunError, Resume, RunFile, RunResults};
 
 /// The lock file inside a run folder, held by the process writing the run.
 pub const LOCK_FILE: &str = ".lock";
@@ -63,6 +68,9 @@ pub enum RunFolderError {
         /// The folder.
         path: PathBuf,
     },
+    /// The folder's run.json cannot be read back.
+    #[error(transparent)]
+    Run(#[from] ReadRunError),
     /// A file system call failed.
     #[error("cannot {action} {path}")]
     Io {
@@ -200,9 +208,38 @@ impl RunFolder {
     }
 
     /// Writes `value` as pretty JSON to `name` in the folder (see [`Self::write_text`]).
-    pub fn write_json(&self, name: &str, value: &Value) -> Result<(), RunFolderError> {
+    fn write_json(&self, name: &str, value: &Value) -> Result<(), RunFolderError> {
         let text = serde_json::to_string_pretty(value).expect("a JSON value always serializes");
         self.write_text(name, &(text + "\n"))
+    }
+
+    /// Writes `run` to the folder's run.json (created, or replaced as a whole).
+    pub fn write_run(&self, run: &RunFile) -> Result<(), RunFolderError> {
+        self.write_json("run.json", &run.to_json())
+    }
+
+    /// Adds `resume` to the `resumes` of the folder's run.json: every resume of a run
+    /// is recorded, in order.
+    pub fn add_resume(&self, resume: Resume) -> Result<(), RunFolderError> {
+        let mut run = RunFile::read(&self.path)?;
+        run.resumes.push(resume);
+        self.write_run(&run)
+    }
+
+    /// Writes `results` to the folder's results.json (replacing an earlier session's).
+    pub fn write_results(&self, results: &RunResults) -> Result<(), RunFolderError> {
+        self.write_json("results.json", &results.to_json())
+    }
+
+    /// Writes a stop rule's answer at every pair boundary to the folder's
+    /// decisions.jsonl, one line each.
+    pub fn write_decisions(&self, decisions: &[PairingStop]) -> Result<(), RunFolderError> {
+        let mut text = String::new();
+        for step in decisions {
+            text.push_str(&serde_json::to_string(step).expect("a decision has string keys only"));
+            text.push('\n');
+        }
+        self.write_text("decisions.jsonl", &text)
     }
 }
 
@@ -322,28 +359,6 @@ fn file_name_safe(label: &str) -> String {
         .collect()
 }
 
-/// Adds one resume's entry to a run.json's `resumes` list: every resume of a run is
-/// recorded, in order.
-pub fn add_resume(run_json: &mut Value, entry: Value) {
-    let mut resumes = run_json["resumes"].as_array().cloned().unwrap_or_default();
-    resumes.push(entry);
-    run_json["resumes"] = Value::Array(resumes);
-}
-
-/// A run.json object: the harness and its version, the command and when it started,
-/// then the command's own `fields`.
-pub fn run_record(command: &str, created_utc: &str, fields: Value) -> Value {
-    let mut record = serde_json::json!({
-        "harness": { "name": "othello-arena", "version": env!("CARGO_PKG_VERSION") },
-        "command": command,
-        "created_utc": created_utc,
-    });
-    if let (Some(record), Value::Object(fields)) = (record.as_object_mut(), fields) {
-        record.extend(fields);
-    }
-    record
-}
-
 /// `YYYY-MM-DDTHH:MM:SSZ` and `YYYYMMDD-HHMMSS` for the current UTC time.
 pub fn utc_now() -> (String, String) {
     let secs = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()) as i64;
@@ -422,7 +437,7 @@ mod tests {
     fn a_folder_being_written_is_refused_to_a_second_writer() {
         let dir = scratch("locked");
         let first = RunFolder::create_at(&dir).unwrap();
-        first.write_json("run.json", &serde_json::json!({})).unwrap();
+        first.write_text("run.json", "{}\n").unwrap();
         let error = RunFolder::resume(&dir).unwrap_err();
         assert!(
             matches!(&error, RunFolderError::Locked { holder, .. } if holder.contains(&std::process::id().to_string())),
@@ -437,7 +452,7 @@ mod tests {
     fn an_output_is_refused_on_an_input_inside_a_run_or_through_a_link() {
         let root = scratch("outputs");
         let run = RunFolder::create_at(&root.join("run")).unwrap();
-        run.write_json("run.json", &serde_json::json!({})).unwrap();
+        run.write_text("run.json", "{}\n").unwrap();
         let positions = root.join("positions.jsonl");
         std::fs::write(&positions, "{}\n").unwrap();
         let refused = |output: &Path, inputs: &[&Path]| check_output(output, inputs, &[]).unwrap_err().to_string();

@@ -52,19 +52,10 @@ impl Tally {
         wilson_interval(self.wins, self.games())
     }
 
-    /// The tally as JSON: counts, win rate and its Wilson interval, mean disc difference.
+    /// The tally as JSON ([`TallySummary`](crate::TallySummary): counts, win rate and
+    /// its Wilson interval, mean disc difference).
     pub fn to_json(&self) -> serde_json::Value {
-        let (ci_low, ci_high) = self.win_interval();
-        serde_json::json!({
-            "games": self.games(),
-            "wins": self.wins,
-            "losses": self.losses,
-            "draws": self.draws,
-            "win_rate": self.win_rate(),
-            "ci_low": ci_low,
-            "ci_high": ci_high,
-            "mean_disc_diff": self.mean_margin(),
-        })
+        serde_json::to_value(crate::TallySummary::from(self)).expect("a tally summary has string keys only")
     }
 
     /// The sum of two tallies.

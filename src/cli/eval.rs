@@ -10,7 +10,6 @@ use std::sync::Arc;
 use clap::Parser;
 
 use anyhow::{bail, Context, Result};
-use serde_json::{json, Value};
 
 use super::agent_args::parse_player;
 use super::args::{Cli, Command, EvalArgs, GameArg, ReferenceArgs};
@@ -19,9 +18,9 @@ use super::quality;
 use super::report::{agent_lines, opponent_rows, tally_header};
 use agent::{AgentConfig, ModelGame};
 use arena::{
-    host_usage, load_resume_state, run_eval, run_eval_sequential, run_record, utc_now, whole, Connection, EvalConfig,
-    EvalResult, GameToScore, HostUsage, MatchEvent, MoveQuality, PairingStop, PlayerSpec, RunFolder, RunOptions,
-    ScoringStopped,
+    host_usage, load_resume_state, run_eval, run_eval_sequential, utc_now, whole, Connection, EvalConfig, EvalResult,
+    EvalResults, EvalRun, GameToScore, HostUsage, MatchEvent, MoveQuality, OpponentResults, PairingStop, PlayerSpec,
+    ReadRunError, Resume, RunFile, RunFolder, RunKind, RunOptions, RunResults, ScoringStopped, Stopping,
 };
 use game::{Marubatsu, Othello};
 use record::{hold_log_writes, is_game_or_set_aside_log, read_game_log_prefix, Event};
@@ -45,27 +44,19 @@ pub struct Interrupted {
 
 pub(super) async fn run(args: EvalArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
     let resuming = args.resume.is_some();
-    let (args, run_json) = match &args.resume {
+    let args = match &args.resume {
         Some(dir) => resumed_args(dir, &args)?,
-        None => {
-            let argv: Vec<String> = std::env::args().skip(1).collect();
-            (args, json!({ "argv": argv }))
-        }
+        None => args,
     };
     match args.game {
-        GameArg::Othello => evaluate::<Othello>(args, run_json, resuming, env).await,
-        GameArg::Marubatsu => evaluate::<Marubatsu>(args, run_json, resuming, env).await,
+        GameArg::Othello => evaluate::<Othello>(args, resuming, env).await,
+        GameArg::Marubatsu => evaluate::<Marubatsu>(args, resuming, env).await,
     }
 }
 
 /// `eval` of game `R`: the agent against each opponent, then the results written and
 /// printed.
-async fn evaluate<R: ModelGame>(
-    args: EvalArgs,
-    run_json: Value,
-    resuming: bool,
-    env: &dyn Fn(&str) -> Option<String>,
-) -> Result<()> {
+async fn evaluate<R: ModelGame>(args: EvalArgs, resuming: bool, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
     let entrants = Entrants::<R>::connect(&args, env).await?;
     if let Some(csv) = &args.csv {
         // The run's own results.csv is the one file of its folder --csv may name.
@@ -74,14 +65,14 @@ async fn evaluate<R: ModelGame>(
         check_output_flag("--csv", csv, &run, &owned)?;
     }
     let model = entrants.agent_config.model.clone();
-    let (folder, config) = open_run(&args, entrants, run_json, resuming).await?;
+    let (folder, config) = open_run(&args, entrants, resuming).await?;
     let log_dir = folder.path().to_path_buf();
     let total = config.schedule().len();
     let (result, stops) = play(&args, &config, &folder).await?;
     let quality = score(&args, &result, &config, &log_dir)?;
     let hosts = logged_host_usage(&log_dir)?;
-    let summary = results_json::<R>(&args, &result, &stops, &hosts, quality.as_ref(), &log_dir)?;
-    folder.write_json("results.json", &summary)?;
+    let results = eval_results::<R>(&args, &result, &stops, &hosts, quality.as_ref(), &log_dir);
+    folder.write_results(&RunResults::Eval(&results))?;
     let complete = result.unfinished == 0;
     if complete {
         // The seed's table always lies in the run folder; --csv writes it elsewhere too.
@@ -92,7 +83,7 @@ async fn evaluate<R: ModelGame>(
         }
     }
     if args.json {
-        println!("{summary}");
+        println!("{}", RunResults::Eval(&results).to_json());
     } else {
         print!("{}", text_report(&result, &model, args.games));
         print!("{}", stop_lines(&stops));
@@ -165,7 +156,6 @@ impl<R: ModelGame> Entrants<R> {
 async fn open_run<R: ModelGame>(
     args: &EvalArgs,
     entrants: Entrants<R>,
-    run_json: Value,
     resuming: bool,
 ) -> Result<(RunFolder, EvalConfig<R>)> {
     let Entrants {
@@ -194,33 +184,36 @@ async fn open_run<R: ModelGame>(
             ..RunOptions::default()
         },
     };
-    let (created, _) = utc_now();
-    let run_json = if resuming {
-        resume_from_logs(&mut config, &log_dir, run_json, &created, connection.fleet_json())?
+    if resuming {
+        folder.add_resume(resume_from_logs(&mut config, &log_dir, connection.fleet_json())?)?;
     } else {
         let model_info = backend.model_info(&agent_config.model).await;
-        let mut fields = run_record(
-            "eval",
-            &created,
-            json!({
-                "backend": backend.describe(),
-                "fleet": connection.fleet_json(),
-                "model_digest": model_info.as_ref().map(|m| m["digest"].clone()),
-                "model_info": model_info,
-                "agent": agent_config.to_json(),
-                "opponents": config.opponents.iter().map(ToString::to_string).collect::<Vec<_>>(),
-                "games_per_color": args.games,
-                "opening_random": args.opening_random,
-                "seed": args.seed,
-                "opening_seed": args.opening_seed.unwrap_or(args.seed),
-                "parallel": parallel,
-                "score_moves": args.score_moves.then(|| args.reference.to_json::<R>()),
-            }),
-        );
-        fields["argv"] = run_json["argv"].clone();
-        fields
-    };
-    folder.write_json("run.json", &run_json)?;
+        folder.write_run(&RunFile::new(RunKind::Eval(EvalRun {
+            // Credentials in a URL are sent, never recorded: a resume gives --host again.
+            argv: Some(
+                std::env::args()
+                    .skip(1)
+                    .map(|a| llm::argument_without_credentials(&a))
+                    .collect(),
+            ),
+            backend: backend.describe(),
+            fleet: Some(connection.fleet_json()),
+            model_digest: Some(
+                model_info
+                    .as_ref()
+                    .and_then(|m| m["digest"].as_str().map(str::to_string)),
+            ),
+            model_info: Some(model_info),
+            agent: agent_config.to_json(),
+            opponents: config.opponents.iter().map(ToString::to_string).collect(),
+            games_per_color: args.games,
+            opening_random: args.opening_random,
+            seed: args.seed,
+            opening_seed: Some(args.opening_seed.unwrap_or(args.seed)),
+            parallel,
+            score_moves: Some(args.score_moves.then(|| args.reference.to_json::<R>())),
+        })))?;
+    }
     let stop = Arc::new(AtomicBool::new(false));
     stop_on_ctrl_c(stop.clone(), "eval")?;
     config.run.stop = Some(stop);
@@ -252,7 +245,7 @@ async fn play<R: ModelGame>(
     let (result, stops, decisions) =
         played.with_context(|| format!("evaluation stopped; logs so far are in {}", folder.path().display()))?;
     if args.stop.is_some() {
-        write_decisions(folder, &decisions)?;
+        folder.write_decisions(&decisions)?;
     }
     bar.finish_and_clear();
     Ok((result, stops))
@@ -293,44 +286,45 @@ fn score<R: ModelGame>(
 
 /// results.json: the tallies and agent statistics, the hosts' usage, the stops and the
 /// move quality.
-fn results_json<R: ModelGame>(
+fn eval_results<R: ModelGame>(
     args: &EvalArgs,
     result: &EvalResult<R>,
     stops: &[Option<PairingStop>],
     hosts: &[HostUsage],
     quality: Option<&(MoveQuality, Vec<MoveQuality>)>,
     log_dir: &Path,
-) -> Result<Value> {
-    let mut summary = summary_json(result, args.games, &log_dir.display().to_string());
-    summary["hosts"] = serde_json::to_value(hosts)?;
-    if let Some(rule) = &args.stop {
-        summary["stop_rule"] = json!(rule.to_string());
-        summary["stops"] = serde_json::to_value(stops)?;
-    }
-    if let Some((all, per_opponent)) = quality {
-        summary["move_quality"] = all.to_json();
-        summary["move_quality"]["reference"] = args.reference.to_json::<R>();
-        for (value, q) in summary["opponents"]
-            .as_array_mut()
-            .into_iter()
-            .flatten()
-            .zip(per_opponent)
-        {
-            value["move_quality"] = q.to_json();
+) -> EvalResults {
+    let mut opponents = opponent_results(result, args.games);
+    let move_quality = quality.map(|(all, per_opponent)| {
+        for (opponent, q) in opponents.iter_mut().zip(per_opponent) {
+            opponent.move_quality = Some(q.to_json());
         }
+        let mut all = all.to_json();
+        all["reference"] = args.reference.to_json::<R>();
+        all
+    });
+    EvalResults {
+        opponents,
+        agent: result.agent.to_json(),
+        complete: result.unfinished == 0,
+        unfinished_games: result.unfinished,
+        log_dir: log_dir.display().to_string(),
+        hosts: hosts.to_vec(),
+        stopping: args.stop.as_ref().map(|rule| Stopping {
+            stop_rule: rule.to_string(),
+            stops: stops.to_vec(),
+        }),
+        move_quality,
     }
-    Ok(summary)
 }
 
 /// Reads back the finished games of the interrupted run in `log_dir` into `config`
-/// (unfinished logs are set aside) and returns its run.json with this resume added.
+/// (unfinished logs are set aside) and returns this resume's entry for run.json.
 fn resume_from_logs<R: ModelGame>(
     config: &mut EvalConfig<R>,
     log_dir: &Path,
-    mut run_json: Value,
-    created: &str,
-    fleet: Value,
-) -> Result<Value> {
+    fleet: serde_json::Value,
+) -> Result<Resume> {
     let games: Vec<_> = config.schedule().into_iter().map(|(_, _, g)| g).collect();
     let state = load_resume_state(log_dir, &config.players(), &games)?;
     eprintln!(
@@ -340,15 +334,14 @@ fn resume_from_logs<R: ModelGame>(
         games.len(),
         state.set_aside.len()
     );
-    let entry = json!({
-        "created_utc": created,
-        "parallel": config.run.parallel,
-        "fleet": fleet,
-        "games_finished_before": state.finished.len(),
-    });
+    let resume = Resume {
+        created_utc: utc_now().0,
+        parallel: config.run.parallel,
+        fleet: Some(fleet),
+        games_finished_before: Some(state.finished.len()),
+    };
     config.run.finished = state.finished;
-    arena::add_resume(&mut run_json, entry);
-    Ok(run_json)
+    Ok(resume)
 }
 
 /// Scores the agent's moves of every finished game; writes move-scores.jsonl. Returns
@@ -385,23 +378,29 @@ fn score_agent_moves<R: ModelGame>(
 }
 
 /// The arguments of the run in `dir`, from the `argv` its run.json keeps, with this
-/// invocation's --parallel, --csv (only when given now) and --json; and that run.json.
-fn resumed_args(dir: &Path, now: &EvalArgs) -> Result<(EvalArgs, Value)> {
+/// invocation's --parallel, --csv (only when given now) and --json.
+fn resumed_args(dir: &Path, now: &EvalArgs) -> Result<EvalArgs> {
     let path = dir.join("run.json");
-    let text = std::fs::read_to_string(&path).with_context(|| {
-        format!(
+    let run = RunFile::read(dir).map_err(|err| match err {
+        ReadRunError::Io { source, .. } => anyhow::Error::new(source).context(format!(
             "bad --resume: cannot read {}; give a run folder made by eval",
             path.display()
-        )
+        )),
+        ReadRunError::NotJson { source, .. } => {
+            anyhow::Error::new(source).context(format!("bad --resume: {} is not JSON", path.display()))
+        }
+        err @ ReadRunError::Shape { .. } => anyhow::Error::new(err).context("bad --resume"),
     })?;
-    let run_json: Value =
-        serde_json::from_str(&text).with_context(|| format!("bad --resume: {} is not JSON", path.display()))?;
-    let argv: Vec<String> = match run_json["argv"].as_array() {
-        Some(items) => items.iter().filter_map(|a| a.as_str().map(str::to_string)).collect(),
-        None => bail!(
+    let RunKind::Eval(EvalRun {
+        argv: Some(argv),
+        parallel,
+        ..
+    }) = run.run
+    else {
+        bail!(
             "bad --resume: {} keeps no argv (written by an older version or another command); start a new run",
             path.display()
-        ),
+        );
     };
     let cli = Cli::try_parse_from(std::iter::once("othello-arena".to_string()).chain(argv))
         .with_context(|| format!("bad --resume: the argv in {} no longer parses", path.display()))?;
@@ -416,13 +415,13 @@ fn resumed_args(dir: &Path, now: &EvalArgs) -> Result<(EvalArgs, Value)> {
         // The hosts serve the run; they do not define it: take this invocation's.
         args.hosts = now.hosts.clone();
     }
-    args.parallel = now.parallel.or(run_json["parallel"].as_u64().map(|p| p as usize));
+    args.parallel = now.parallel.or(Some(parallel));
     // The run's own table is results.csv in its folder; a --csv of the first session
     // named a path of that time (a copied run must not write onto the original's).
     args.csv = now.csv.clone();
     args.json = now.json;
     args.score_moves |= now.score_moves;
-    Ok((args, run_json))
+    Ok(args)
 }
 
 /// Ctrl-C once sets `stop` (no new games; games in flight end after their current
@@ -476,16 +475,6 @@ fn logged_host_usage(log_dir: &Path) -> Result<Vec<HostUsage>> {
     Ok(host_usage(&exchanges))
 }
 
-/// Writes the stop rule's answer at every pair boundary to `decisions.jsonl`.
-pub(super) fn write_decisions(folder: &RunFolder, decisions: &[PairingStop]) -> Result<()> {
-    let mut text = String::new();
-    for step in decisions {
-        text.push_str(&serde_json::to_string(step)?);
-        text.push('\n');
-    }
-    Ok(folder.write_text("decisions.jsonl", &text)?)
-}
-
 /// Where each opponent's games stopped, and why.
 fn stop_lines(stops: &[Option<PairingStop>]) -> String {
     let mut out = String::new();
@@ -535,28 +524,21 @@ fn host_lines(hosts: &[HostUsage]) -> String {
     out
 }
 
-fn summary_json<R: ModelGame>(result: &EvalResult<R>, games_per_color: usize, log_dir: &str) -> Value {
-    let opponents: Vec<Value> = result
+/// Each opponent's tallies and agent statistics (the move quality is added once scored).
+fn opponent_results<R: ModelGame>(result: &EvalResult<R>, games_per_color: usize) -> Vec<OpponentResults> {
+    result
         .opponents
         .iter()
-        .map(|o| {
-            json!({
-                "opponent": o.opponent,
-                "games_per_color": games_per_color,
-                "as_black": o.matchup.as_black.to_json(),
-                "as_white": o.matchup.as_white.to_json(),
-                "overall": o.matchup.overall().to_json(),
-                "agent": o.matchup.agent.to_json(),
-            })
+        .map(|o| OpponentResults {
+            opponent: o.opponent.clone(),
+            games_per_color,
+            as_black: (&o.matchup.as_black).into(),
+            as_white: (&o.matchup.as_white).into(),
+            overall: (&o.matchup.overall()).into(),
+            agent: o.matchup.agent.to_json(),
+            move_quality: None,
         })
-        .collect();
-    json!({
-        "opponents": opponents,
-        "agent": result.agent.to_json(),
-        "complete": result.unfinished == 0,
-        "unfinished_games": result.unfinished,
-        "log_dir": log_dir,
-    })
+        .collect()
 }
 
 /// Seed 000's Evaluator CSV: one row per opponent, W/L/D per agent color.

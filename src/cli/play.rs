@@ -15,8 +15,8 @@ use super::outputs::{check_output_flag, new_run_folder};
 use super::quality;
 use super::report::{agent_lines, tally_header, tally_row};
 use arena::{
-    run_match, run_record, utc_now, AgentStats, Connection, GameToScore, MatchConfig, MatchEvent, MatchResult,
-    MoveQuality, PlayerSpec, RunFolder, RunOptions, SpecTally, Tally,
+    run_match, AgentStats, Connection, GameToScore, MatchConfig, MatchEvent, MatchResult, MoveQuality, PlayRun,
+    PlayerSpec, RunFile, RunFolder, RunKind, RunOptions, RunPlayer, SpecTally, Tally,
 };
 use game::othello::{Color, TextStyle};
 use game::{Marubatsu, Othello};
@@ -115,24 +115,13 @@ fn open_run<R: ModelGame>(args: &PlayArgs, players: &[PlayerSpec<R>; 2]) -> Resu
         return Ok(None);
     }
     let folder = new_run_folder(args.log_dir.as_deref(), &format!("{}-vs-{}", players[0], players[1]))?;
-    let described: Vec<_> = players
-        .iter()
-        .map(|p| json!({ "spec": p.to_string(), "agent": p.agent_config().map(|c| c.to_json()) }))
-        .collect();
-    folder.write_json(
-        "run.json",
-        &run_record(
-            "play",
-            &utc_now().0,
-            json!({
-            "players": described,
-            "games": args.games,
-            "swap": args.swap,
-            "opening_random": args.opening_random,
-            "seed": args.seed,
-            }),
-        ),
-    )?;
+    folder.write_run(&RunFile::new(RunKind::Play(PlayRun {
+        players: players.iter().map(RunPlayer::from).collect(),
+        games: args.games,
+        swap: args.swap,
+        opening_random: args.opening_random,
+        seed: args.seed,
+    })))?;
     Ok(Some(folder))
 }
 

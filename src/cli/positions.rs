@@ -18,7 +18,8 @@ use super::agent_args::parse_player;
 use super::args::{DatagenArgs, GameArg, GenerateArgs, ProbeArgs};
 use super::outputs::{check_new_output, check_output_flag, new_run_folder, write_output};
 use arena::{
-    mean_interval, run_probe, run_record, utc_now, wilson_interval, AgentStats, Grade, PlayerSpec, ProbeResult,
+    mean_interval, run_probe, wilson_interval, AgentStats, Grade, GradeCounts, MeanRegret, PlayerSpec, ProbeResult,
+    ProbeResults, ProbeRun, RunFile, RunKind, RunResults,
 };
 use engines::lab::{parallel_map, self_play_positions, BadPosition, LabelledPosition, Teacher};
 use engines::marubatsu::tactical_positions;
@@ -190,18 +191,8 @@ fn grade_counts(grades: impl Iterator<Item = Grade>) -> [u32; 4] {
     counts
 }
 
-fn grades_json(counts: [u32; 4]) -> Value {
-    let total: u32 = counts.iter().sum();
-    let (low, high) = wilson_interval(counts[0], total);
-    json!({
-        "correct": counts[0], "wrong": counts[1], "invalid": counts[2], "error": counts[3],
-        "accuracy": if total == 0 { 0.0 } else { f64::from(counts[0]) / f64::from(total) },
-        "accuracy_ci_low": low, "accuracy_ci_high": high,
-    })
-}
-
-fn grades_line(out: &mut String, label: &str, counts: [u32; 4]) {
-    let total: u32 = counts.iter().sum();
+fn grades_line(out: &mut String, label: &str, grades: &GradeCounts) {
+    let total = grades.correct + grades.wrong + grades.invalid + grades.error;
     let pct = |k: u32| {
         if total == 0 {
             0.0
@@ -209,20 +200,19 @@ fn grades_line(out: &mut String, label: &str, counts: [u32; 4]) {
             100.0 * f64::from(k) / f64::from(total)
         }
     };
-    let (low, high) = wilson_interval(counts[0], total);
     let _ = writeln!(
         out,
         "  {label}: correct {} ({:.1}% [{:.1}, {:.1}]), wrong {} ({:.1}%), invalid {} ({:.1}%), error {} ({:.1}%)",
-        counts[0],
-        pct(counts[0]),
-        100.0 * low,
-        100.0 * high,
-        counts[1],
-        pct(counts[1]),
-        counts[2],
-        pct(counts[2]),
-        counts[3],
-        pct(counts[3])
+        grades.correct,
+        pct(grades.correct),
+        100.0 * grades.accuracy_ci_low,
+        100.0 * grades.accuracy_ci_high,
+        grades.wrong,
+        pct(grades.wrong),
+        grades.invalid,
+        pct(grades.invalid),
+        grades.error,
+        pct(grades.error)
     );
 }
 
@@ -282,22 +272,15 @@ fn open_run(
     positions: usize,
 ) -> Result<arena::RunFolder> {
     let folder = new_run_folder(args.log_dir.as_deref(), &format!("probe-{}", config.model))?;
-    folder.write_json(
-        "run.json",
-        &run_record(
-            "probe",
-            &utc_now().0,
-            json!({
-                "backend": connection.backend.describe(),
-                "fleet": connection.fleet_json(),
-                "agent": config.to_json(),
-                "positions_file": args.positions.display().to_string(),
-                "positions": positions,
-                "parallel": args.parallel,
-                "seed": args.seed,
-            }),
-        ),
-    )?;
+    folder.write_run(&RunFile::new(RunKind::Probe(ProbeRun {
+        backend: connection.backend.describe(),
+        fleet: Some(connection.fleet_json()),
+        agent: config.to_json(),
+        positions_file: args.positions.display().to_string(),
+        positions,
+        parallel: args.parallel,
+        seed: args.seed,
+    })))?;
     Ok(folder)
 }
 
@@ -359,6 +342,20 @@ fn probe_results<R: ModelGame>(
     if let Some(path) = &args.csv {
         std::fs::write(path, &csv).with_context(|| format!("cannot write --csv {}", path.display()))?;
     }
+    let summary = probe_summary(&positions, &results, dir);
+    folder.write_results(&RunResults::Probe(&summary))?;
+    if args.json {
+        println!("{}", RunResults::Probe(&summary).to_json());
+        return Ok(());
+    }
+    print!("{}", probe_text(args, agent, &summary));
+    println!("logs and probe.csv: {}", dir.display());
+    Ok(())
+}
+
+/// The probe's statistics (results.json): the grades, the regret of the model's own
+/// moves, fallbacks and invalid answers.
+fn probe_summary(positions: &[LabelledPosition], results: &[ProbeResult], dir: &Path) -> ProbeResults {
     let best = grade_counts(results.iter().map(|r| r.grade));
     let teacher = positions.iter().find_map(|p| p.teacher.clone());
     let teacher_counts = teacher
@@ -368,7 +365,7 @@ fn probe_results<R: ModelGame>(
     let stats: AgentStats = results.iter().filter_map(|r| r.agent.as_ref()).collect();
     let (fallback, invalid_answers) = (stats.fallback_moves, stats.invalid_answers);
     let mut exact = 0;
-    for r in &results {
+    for r in results {
         if let (Some(x), Some(MoveSource::Llm)) = (r.regret, r.source) {
             regrets.push(x);
             exact += u32::from(r.exact);
@@ -377,53 +374,57 @@ fn probe_results<R: ModelGame>(
     let n = results.len() as u32;
     let (fallback_low, fallback_high) = wilson_interval(fallback, n);
     let mean = mean_interval(&regrets).map(|(m, low, high)| (m, low.max(0.0), high));
-    let summary = json!({
-        "positions": n,
-        "against_best": grades_json(best),
-        "teacher": teacher,
-        "against_teacher": teacher_counts.map(grades_json),
-        "model_moves": regrets.len(),
-        "mean_regret": mean.map(|(m, l, h)| json!({ "mean": m, "ci_low": l, "ci_high": h, "exact_moves": exact })),
-        "fallback_moves": fallback,
-        "fallback_rate": f64::from(fallback) / f64::from(n.max(1)),
-        "fallback_ci_low": fallback_low,
-        "fallback_ci_high": fallback_high,
-        "invalid_answers": invalid_answers,
-        "invalid_answers_per_position": f64::from(invalid_answers) / f64::from(n.max(1)),
-        "log_dir": dir.display().to_string(),
-    });
-    folder.write_json("results.json", &summary)?;
-    if args.json {
-        println!("{summary}");
-        return Ok(());
+    ProbeResults {
+        positions: n,
+        against_best: GradeCounts::new(best),
+        teacher,
+        against_teacher: teacher_counts.map(GradeCounts::new),
+        model_moves: regrets.len(),
+        mean_regret: mean.map(|(mean, ci_low, ci_high)| MeanRegret {
+            mean,
+            ci_low,
+            ci_high,
+            exact_moves: exact,
+        }),
+        fallback_moves: fallback,
+        fallback_rate: f64::from(fallback) / f64::from(n.max(1)),
+        fallback_ci_low: fallback_low,
+        fallback_ci_high: fallback_high,
+        invalid_answers,
+        invalid_answers_per_position: f64::from(invalid_answers) / f64::from(n.max(1)),
+        log_dir: dir.display().to_string(),
     }
+}
+
+/// The probe's table: the grades, the mean regret, fallbacks and invalid answers.
+fn probe_text<R: ModelGame>(args: &ProbeArgs, agent: &PlayerSpec<R>, summary: &ProbeResults) -> String {
+    let n = summary.positions;
     let mut out = format!("{} on {} positions from {}:\n", agent, n, args.positions.display());
-    grades_line(&mut out, "against the reference's best moves", best);
-    if let (Some(name), Some(counts)) = (&teacher, teacher_counts) {
+    grades_line(&mut out, "against the reference's best moves", &summary.against_best);
+    if let (Some(name), Some(counts)) = (&summary.teacher, &summary.against_teacher) {
         grades_line(
             &mut out,
             &format!("against {name}'s move (seed 000's test_inference)"),
             counts,
         );
     }
-    if let Some((m, l, h)) = mean {
+    if let Some(m) = &summary.mean_regret {
         let _ = writeln!(
             out,
-            "  mean regret of the model's own moves: {m:.2} discs [{l:.2}, {h:.2}] over {} moves ({exact} scored exactly)",
-            regrets.len()
+            "  mean regret of the model's own moves: {:.2} discs [{:.2}, {:.2}] over {} moves ({} scored exactly)",
+            m.mean, m.ci_low, m.ci_high, summary.model_moves, m.exact_moves
         );
     }
+    let (fallback, invalid_answers) = (summary.fallback_moves, summary.invalid_answers);
     let _ = writeln!(
         out,
         "  fallback moves (invalid): {fallback} of {n} ({:.1}% [{:.1}, {:.1}]); invalid answers {invalid_answers} ({:.2} per position)",
         100.0 * f64::from(fallback) / f64::from(n.max(1)),
-        100.0 * fallback_low,
-        100.0 * fallback_high,
+        100.0 * summary.fallback_ci_low,
+        100.0 * summary.fallback_ci_high,
         f64::from(invalid_answers) / f64::from(n.max(1))
     );
-    print!("{out}");
-    println!("logs and probe.csv: {}", dir.display());
-    Ok(())
+    out
 }
 
 /// `datagen`.

@@ -10,18 +10,18 @@ use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use serde::Deserialize;
-use serde_json::{json, Value};
 
 use super::agent_args::{parse_player, AgentArgs, HostArgs};
 use super::args::TournamentArgs;
-use super::eval::{stop_on_ctrl_c, write_decisions, Interrupted};
+use super::eval::{stop_on_ctrl_c, Interrupted};
 use super::limits;
 use super::outputs::{new_run_folder, resumed_run_folder};
 use super::progress::progress_bar;
 use super::rate::{player_name, read_games};
 use arena::{
-    leaderboard_tables, load_resume_state, run_games, run_record, run_sequential, utc_now, Anchor, Connection, Format,
-    GameRecord, Leaderboard, MatchEvent, PairingStop, Plan, PlayerSpec, RunFolder, RunOptions, StopRule, Tally,
+    leaderboard_tables, load_resume_state, run_games, run_sequential, utc_now, Anchor, Connection, Format, GameRecord,
+    Leaderboard, MatchEvent, PairingResult, PairingStop, Plan, PlayerSpec, ReadRunError, Resume, RunFile, RunFolder,
+    RunKind, RunOptions, RunPlayer, RunResults, StopRule, Tally, TournamentRatings, TournamentResults, TournamentRun,
 };
 
 /// A tournament file.
@@ -125,23 +125,17 @@ pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<Strin
     let interrupted = interrupted(&records, &stops, rule.is_some());
     let pairings = pairing_results(&plan, &records, &stops);
     let (as_played, as_loss) = rate(&tournament, &entrants.names, log_dir, interrupted)?;
-    let summary = json!({
-        "pairings": pairings,
-        "ratings": { "as_played": as_played, "fallback_as_loss": as_loss },
-        "complete": !interrupted,
-        "log_dir": log_dir.display().to_string(),
-    });
-    folder.write_json("results.json", &summary)?;
-    if args.json {
-        println!("{summary}");
-    } else {
-        print!("{}", pairing_table(&pairings));
-        println!();
-        if let Some(as_played) = &as_played {
-            print!("{}", leaderboard_tables(as_played, as_loss.as_ref()));
-        }
-        println!("logs: {}", log_dir.display());
-    }
+    let results = TournamentResults {
+        pairings,
+        ratings: TournamentRatings {
+            as_played,
+            fallback_as_loss: as_loss,
+        },
+        complete: !interrupted,
+        log_dir: log_dir.display().to_string(),
+    };
+    folder.write_results(&RunResults::Tournament(&results))?;
+    print_results(&results, args.json);
     if interrupted {
         return Err(Interrupted {
             command: "tournament",
@@ -176,15 +170,10 @@ impl Tournament {
     fn read(args: &TournamentArgs) -> Result<Tournament> {
         let (path, resume, text) = match (&args.file, &args.resume) {
             (_, Some(dir)) => {
-                let run: Value = serde_json::from_str(
-                    &std::fs::read_to_string(dir.join("run.json"))
-                        .with_context(|| format!("bad --resume: {} has no run.json", dir.display()))?,
-                )
-                .with_context(|| format!("bad --resume: {}/run.json is not JSON", dir.display()))?;
-                let Some(text) = run["tournament_file"].as_str() else {
+                let RunKind::Tournament(run) = resumed_run(dir)?.run else {
                     bail!("bad --resume: {} is not a tournament run", dir.display());
                 };
-                (dir.join("run.json"), Some(dir.clone()), text.to_string())
+                (dir.join("run.json"), Some(dir.clone()), run.tournament_file)
             }
             (Some(file), None) => {
                 let text = std::fs::read_to_string(file)
@@ -237,6 +226,19 @@ impl Tournament {
             rule,
         })
     }
+}
+
+/// The run.json of the run `--resume` continues.
+fn resumed_run(dir: &Path) -> Result<RunFile> {
+    RunFile::read(dir).map_err(|err| match err {
+        ReadRunError::Io { source, .. } => {
+            anyhow::Error::new(source).context(format!("bad --resume: {} has no run.json", dir.display()))
+        }
+        ReadRunError::NotJson { source, .. } => {
+            anyhow::Error::new(source).context(format!("bad --resume: {}/run.json is not JSON", dir.display()))
+        }
+        err @ ReadRunError::Shape { .. } => anyhow::Error::new(err).context("bad --resume"),
+    })
 }
 
 /// A tournament's players, in the file's order: its engines, then its LLM players.
@@ -352,8 +354,7 @@ fn open_run(
         log_dir: Some(log_dir.clone()),
         ..RunOptions::default()
     };
-    let (created, _) = utc_now();
-    let run_json = if args.resume.is_some() {
+    if args.resume.is_some() {
         let state = load_resume_state(&log_dir, players, &plan.schedule)?;
         eprintln!(
             "resuming {}: {} games already finished; {} unfinished log(s) kept aside",
@@ -362,22 +363,20 @@ fn open_run(
             state.set_aside.len()
         );
         run.finished = state.finished;
-        let mut run_json: Value = serde_json::from_str(&std::fs::read_to_string(log_dir.join("run.json"))?)?;
-        arena::add_resume(&mut run_json, json!({ "created_utc": created, "parallel": parallel }));
-        run_json
+        folder.add_resume(Resume {
+            created_utc: utc_now().0,
+            parallel,
+            fleet: None,
+            games_finished_before: None,
+        })?;
     } else {
-        run_record(
-            "tournament",
-            &created,
-            json!({
-                "tournament_file": tournament.text,
-                "players": players.iter().map(|p| json!({ "spec": p.to_string(), "agent": p.agent_config().map(|c| c.to_json()) })).collect::<Vec<_>>(),
-                "pairings": plan.pairings.iter().map(|p| p.label.clone()).collect::<Vec<_>>(),
-                "parallel": parallel,
-            }),
-        )
-    };
-    folder.write_json("run.json", &run_json)?;
+        folder.write_run(&RunFile::new(RunKind::Tournament(TournamentRun {
+            tournament_file: tournament.text.clone(),
+            players: players.iter().map(RunPlayer::from).collect(),
+            pairings: plan.pairings.iter().map(|p| p.label.clone()).collect(),
+            parallel,
+        })))?;
+    }
     let stop = Arc::new(AtomicBool::new(false));
     stop_on_ctrl_c(stop.clone(), "tournament")?;
     run.stop = Some(stop);
@@ -404,7 +403,7 @@ async fn play(
     let (records, stops) = match rule {
         Some(rule) => {
             let played = run_sequential(players, &plan.schedule, &plan.pairings, rule, run, &report).await?;
-            write_decisions(folder, &played.decisions)?;
+            folder.write_decisions(&played.decisions)?;
             (played.records, played.stops)
         }
         None => (run_games(players, &plan.schedule, run, &report).await?, Vec::new()),
@@ -465,7 +464,7 @@ fn interrupted(records: &[Option<GameRecord>], stops: &[Option<PairingStop>], se
 }
 
 /// Per pairing: games, the first player's wins, draws and losses, and the stop.
-fn pairing_results(plan: &Plan, records: &[Option<GameRecord>], stops: &[Option<PairingStop>]) -> Vec<Value> {
+fn pairing_results(plan: &Plan, records: &[Option<GameRecord>], stops: &[Option<PairingStop>]) -> Vec<PairingResult> {
     plan.pairings
         .iter()
         .enumerate()
@@ -475,41 +474,57 @@ fn pairing_results(plan: &Plan, records: &[Option<GameRecord>], stops: &[Option<
                 let Some(record) = &records[i] else { continue };
                 tally.record(record.margin_for(plan.schedule[i].color_of(pairing.first)));
             }
-            json!({
-                "pairing": pairing.label,
-                "games": tally.games(),
-                "wins": tally.wins, "draws": tally.draws, "losses": tally.losses,
-                "stop": stops.get(p).cloned().flatten(),
-            })
+            PairingResult {
+                pairing: pairing.label.clone(),
+                games: tally.games(),
+                wins: tally.wins,
+                draws: tally.draws,
+                losses: tally.losses,
+                stop: stops.get(p).cloned().flatten(),
+            }
         })
         .collect()
 }
 
-fn pairing_table(pairings: &[Value]) -> String {
+/// The results printed: as JSON with `--json`, else the pairings and the ratings.
+fn print_results(results: &TournamentResults, json: bool) {
+    if json {
+        println!("{}", RunResults::Tournament(results).to_json());
+        return;
+    }
+    print!("{}", pairing_table(&results.pairings));
+    println!();
+    if let Some(as_played) = &results.ratings.as_played {
+        print!(
+            "{}",
+            leaderboard_tables(as_played, results.ratings.fallback_as_loss.as_ref())
+        );
+    }
+    println!("logs: {}", results.log_dir);
+}
+
+fn pairing_table(pairings: &[PairingResult]) -> String {
     let mut out = String::new();
-    let width = pairings
-        .iter()
-        .filter_map(|p| p["pairing"].as_str())
-        .map(str::len)
-        .max()
-        .unwrap_or(8)
-        .max(8);
+    let width = pairings.iter().map(|p| p.pairing.len()).max().unwrap_or(8).max(8);
     let _ = writeln!(out, "{:width$}  games  W-D-L (first player)  stop", "pairing");
     for p in pairings {
-        let stop = match &p["stop"] {
-            Value::Null => String::new(),
-            s => format!(
+        let stop = match &p.stop {
+            None => String::new(),
+            Some(s) => format!(
                 "{} after {} pair(s)",
-                s["decision"]["verdict"].as_str().unwrap_or(""),
-                s["pairs"]
+                serde_json::to_value(s.decision.verdict)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default(),
+                s.pairs
             ),
         };
         let _ = writeln!(
             out,
             "{:width$}  {:>5}  {:>21}  {stop}",
-            p["pairing"].as_str().unwrap_or(""),
-            p["games"],
-            format!("{}-{}-{}", p["wins"], p["draws"], p["losses"])
+            p.pairing,
+            p.games,
+            format!("{}-{}-{}", p.wins, p.draws, p.losses)
         );
     }
     out

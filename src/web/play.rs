@@ -34,8 +34,8 @@ use tokio::sync::{broadcast, mpsc};
 use super::{ApiError, AppState};
 use agent::{Agent, AgentError, AgentEvent, BlockingEngine, MoveContext};
 use arena::{
-    play_logged, run_record, utc_now, Action, GameContext, GameError, GameRecord, PlayError, Played, Player,
-    PlayerSpec, RunFolder, RunFolderError, Seat,
+    play_logged, Action, GameContext, GameError, GameRecord, PlayError, Played, Player, PlayerSpec, RunFile, RunFolder,
+    RunFolderError, RunKind, RunPlayer, Seat, ServeRun,
 };
 use engines::{EngineError, EngineSpec};
 use game::othello::{Bitboard, Board, ByColor, Color, Move, Square};
@@ -191,17 +191,18 @@ pub async fn create(State(app): State<Arc<AppState>>, Json(request): Json<NewGam
             .then(|| opponent.agent_config().map(|c| c.to_json()))
             .flatten()
     };
-    let fields = json!({
-        "players": Color::BOTH.map(|side| json!({ "spec": spec_of(side), "agent": agent_of(side) })),
-        "games": 1,
-        "human_color": color.to_string(),
-    });
+    let record = RunFile::new(RunKind::Serve(ServeRun {
+        players: Color::BOTH
+            .map(|side| RunPlayer::new(spec_of(side), agent_of(side)))
+            .into(),
+        games: 1,
+        human_color: color,
+    }));
     let runs = app.runs.clone();
     let label = format!("serve-{}-vs-{}-{id}", spec_of(Color::Black), spec_of(Color::White));
-    let record = run_record("serve", &utc_now().0, fields);
     let created = tokio::task::spawn_blocking(move || {
         let folder = RunFolder::create_in(&runs, &label)?;
-        folder.write_json("run.json", &record)?;
+        folder.write_run(&record)?;
         Ok::<_, RunFolderError>(folder)
     })
     .await;

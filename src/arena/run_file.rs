@@ -1,0 +1,443 @@
+//! `run.json`, typed: what a run was (the harness, the command and its settings) and
+//! each time it was resumed. Every command builds a [`RunFile`] and
+//! [`RunFolder::write_run`](crate::RunFolder::write_run) writes it; `--resume` (and
+//! [`RunFolder::add_resume`](crate::RunFolder::add_resume)) parse it through
+//! [`RunFile::read`]. Grouping reads only the recorded prompt, from any run.json, as it
+//! always has ([`prompt_hash`]).
+//!
+//! Reading is lenient where versions differ: a key an older version did not write is
+//! an `Option` that stays absent when the file is written back (a resume), and a key
+//! this version does not know is ignored. Settings other crates serialise by hand
+//! (an agent's [`AgentConfig::to_json`](agent::AgentConfig::to_json), a fleet, model
+//! information, the move-scoring reference) are kept as the JSON they wrote.
+
+use std::path::{Path, PathBuf};
+
+use game::othello::Color;
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::Value;
+
+use crate::run_folder::utc_now;
+use crate::PlayerSpec;
+use agent::{AgentConfig, ModelGame};
+
+/// A run folder's `run.json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunFile {
+    /// The program that made the run.
+    pub harness: Harness,
+    /// When the run started, UTC (`YYYY-MM-DDTHH:MM:SSZ`).
+    pub created_utc: String,
+    /// The command (written as the `command` key) and its settings.
+    #[serde(flatten)]
+    pub run: RunKind,
+    /// Each resume of the run, in order; absent until the first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resumes: Vec<Resume>,
+}
+
+/// The program that wrote a run.json.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Harness {
+    /// `othello-arena`.
+    pub name: String,
+    /// Its version (the workspace's package version).
+    pub version: String,
+}
+
+/// A command's settings, by the `command` key of run.json.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "command", rename_all = "lowercase")]
+pub enum RunKind {
+    /// `eval`: an LLM player against each opponent.
+    Eval(EvalRun),
+    /// `play`: a match between two players.
+    Play(PlayRun),
+    /// `tournament`: a gauntlet or round robin.
+    Tournament(TournamentRun),
+    /// `probe`: an LLM player's answers on labelled positions.
+    Probe(ProbeRun),
+    /// `serve`: one game against a person in the browser.
+    Serve(ServeRun),
+}
+
+/// The settings of an `eval` run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EvalRun {
+    /// The command line after the program's name, which `eval --resume` parses again;
+    /// absent in runs older than resuming.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub argv: Option<Vec<String>>,
+    /// The model server, as the backend describes itself.
+    pub backend: String,
+    /// The fleet's hosts (URLs without credentials), `null` without a fleet; absent in
+    /// runs older than fleets.
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub fleet: Option<Value>,
+    /// The model's digest, `null` when the server did not say; absent in older runs.
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub model_digest: Option<Option<String>>,
+    /// What the server said about the model, as it said it (`null`: nothing); absent
+    /// in older runs.
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub model_info: Option<Option<Value>>,
+    /// The agent's settings, as [`AgentConfig::to_json`](agent::AgentConfig::to_json) wrote them.
+    pub agent: Value,
+    /// The opponents' specs, in schedule order.
+    pub opponents: Vec<String>,
+    /// Games the agent plays as each colour against each opponent.
+    pub games_per_color: usize,
+    /// Random opening plies.
+    pub opening_random: usize,
+    /// The seed of the engines' choices.
+    pub seed: u64,
+    /// The seed of the openings; absent in older runs (the openings used `seed`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opening_seed: Option<u64>,
+    /// Games played at once.
+    pub parallel: usize,
+    /// The move-scoring reference's settings with `--score-moves`, else `null`; absent
+    /// in older runs.
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub score_moves: Option<Option<Value>>,
+}
+
+/// The settings of a `play` run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlayRun {
+    /// The two players, first player first.
+    pub players: Vec<RunPlayer>,
+    /// Games in the match.
+    pub games: usize,
+    /// Whether the players change colours every game.
+    pub swap: bool,
+    /// Random opening plies.
+    pub opening_random: usize,
+    /// The seed of the openings and the engines' choices.
+    pub seed: u64,
+}
+
+/// The settings of a `tournament` run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TournamentRun {
+    /// The tournament file's text, which `tournament --resume` reads again.
+    pub tournament_file: String,
+    /// The players, in the file's order (engines, then LLM players).
+    pub players: Vec<RunPlayer>,
+    /// The pairings' labels, in schedule order.
+    pub pairings: Vec<String>,
+    /// Games played at once.
+    pub parallel: usize,
+}
+
+/// The settings of a `probe` run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ProbeRun {
+    /// The model server, as the backend describes itself.
+    pub backend: String,
+    /// The fleet's hosts, `null` without a fleet; absent in runs older than fleets.
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub fleet: Option<Value>,
+    /// The agent's settings, as [`AgentConfig::to_json`](agent::AgentConfig::to_json) wrote them.
+    pub agent: Value,
+    /// The positions file, as given.
+    pub positions_file: String,
+    /// Positions in it.
+    pub positions: usize,
+    /// Positions asked at once.
+    pub parallel: usize,
+    /// The seed of the agent's choices.
+    pub seed: u64,
+}
+
+/// The settings of a game in the browser (`serve`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ServeRun {
+    /// Black, then white: the person is `human`.
+    pub players: Vec<RunPlayer>,
+    /// Games: 1.
+    pub games: usize,
+    /// The colour the person plays.
+    pub human_color: Color,
+}
+
+/// One player of a run.json's `players`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunPlayer {
+    /// The player's spec, as logs and tables write it.
+    pub spec: String,
+    /// An LLM player's settings (as [`AgentConfig::to_json`](agent::AgentConfig::to_json)
+    /// wrote them); `null` for an engine or a person.
+    pub agent: Option<Value>,
+}
+
+impl RunPlayer {
+    /// The player `spec`, with its settings when it is an LLM player.
+    pub fn new(spec: String, agent: Option<Value>) -> RunPlayer {
+        RunPlayer { spec, agent }
+    }
+}
+
+impl<R: ModelGame> From<&PlayerSpec<R>> for RunPlayer {
+    fn from(player: &PlayerSpec<R>) -> RunPlayer {
+        RunPlayer::new(player.to_string(), player.agent_config().map(AgentConfig::to_json))
+    }
+}
+
+/// One resume of a run, as `resumes` records it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Resume {
+    /// When the resume started, UTC.
+    pub created_utc: String,
+    /// Games played at once in this session.
+    pub parallel: usize,
+    /// An eval's fleet in this session (`null` without one); absent for a tournament
+    /// and in older runs.
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub fleet: Option<Value>,
+    /// An eval's games finished before this session; absent for a tournament.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub games_finished_before: Option<usize>,
+}
+
+/// Why a run.json could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadRunError {
+    /// The file cannot be read.
+    #[error("cannot read {path}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not JSON.
+    #[error("{path} is not JSON")]
+    NotJson {
+        /// The file.
+        path: PathBuf,
+        /// The parse error.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// The file is JSON, but not a run.json this version knows.
+    #[error("{path} is not a run.json this version reads")]
+    Shape {
+        /// The file.
+        path: PathBuf,
+        /// What did not fit.
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
+impl RunFile {
+    /// A run of `run` starting now, by this harness.
+    pub fn new(run: RunKind) -> RunFile {
+        RunFile {
+            harness: Harness {
+                name: "othello-arena".to_string(),
+                version: env!("CARGO_PKG_VERSION").to_string(),
+            },
+            created_utc: utc_now().0,
+            run,
+            resumes: Vec::new(),
+        }
+    }
+
+    /// The run.json of the run folder `dir`.
+    pub fn read(dir: &Path) -> Result<RunFile, ReadRunError> {
+        let path = dir.join("run.json");
+        let text = std::fs::read_to_string(&path).map_err(|source| ReadRunError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        serde_json::from_str(&text).map_err(|source| {
+            if source.is_data() {
+                ReadRunError::Shape { path, source }
+            } else {
+                ReadRunError::NotJson { path, source }
+            }
+        })
+    }
+
+    /// The file as JSON, its keys sorted as run.json has always been written: the
+    /// files were once built with `json!`, whose objects (serde_json without
+    /// `preserve_order`) sort their keys, so the file goes through a [`Value`] rather
+    /// than printing the fields in declaration order.
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(self).expect("a run.json has string keys only")
+    }
+}
+
+/// The system prompt's sha256 (first 12 digits) recorded in the run.json of `dir`: an
+/// eval's or probe's agent, else the first player with one. Read leniently, as
+/// grouping always has: any JSON with an `agent` or `players[].agent` will do (a
+/// run.json made by hand too), and anything else has none.
+pub(crate) fn prompt_hash(dir: &Path) -> Option<String> {
+    let run: RecordedAgents = std::fs::read_to_string(dir.join("run.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())?;
+    let hash = |agent: &Option<RecordedAgent>| {
+        let hash = &agent.as_ref()?.system_prompt.as_ref()?.sha256;
+        Some(hash[..12.min(hash.len())].to_string())
+    };
+    hash(&run.agent).or_else(|| run.players.iter().find_map(|p| hash(&p.agent)))
+}
+
+/// The agent settings a run.json records, as far as [`prompt_hash`] reads them.
+#[derive(Deserialize)]
+struct RecordedAgents {
+    #[serde(default)]
+    agent: Option<RecordedAgent>,
+    #[serde(default)]
+    players: Vec<RecordedPlayer>,
+}
+
+/// One of `players`.
+#[derive(Deserialize)]
+struct RecordedPlayer {
+    #[serde(default)]
+    agent: Option<RecordedAgent>,
+}
+
+/// An agent's recorded system prompt.
+#[derive(Deserialize)]
+struct RecordedAgent {
+    #[serde(default)]
+    system_prompt: Option<PromptHash>,
+}
+
+/// A recorded prompt's hash.
+#[derive(Deserialize)]
+struct PromptHash {
+    sha256: String,
+}
+
+/// For an optional key whose value may be `null`: a key that is there, `null` too,
+/// reads as `Some`, so that `null` is written back as `null` and a missing key (the
+/// field's default, `None`) stays missing.
+fn present<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    T::deserialize(deserializer).map(Some)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The run folders the tests keep: today's pinned ones and the old binary's.
+    fn kept_run_jsons() -> Vec<PathBuf> {
+        let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data");
+        let mut dirs = Vec::new();
+        for kind in ["pinned", "runs"] {
+            for entry in std::fs::read_dir(data.join(kind)).unwrap() {
+                let dir = entry.unwrap().path();
+                if dir.join("run.json").is_file() {
+                    dirs.push(dir);
+                }
+            }
+        }
+        assert!(dirs.len() >= 8, "the tests' run folders are found");
+        dirs
+    }
+
+    #[test]
+    fn every_kept_run_json_is_written_back_byte_for_byte() {
+        for dir in kept_run_jsons() {
+            let text = std::fs::read_to_string(dir.join("run.json")).unwrap();
+            let run = RunFile::read(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+            let again = serde_json::to_string_pretty(&run.to_json()).unwrap() + "\n";
+            assert_eq!(again, text, "{}", dir.display());
+        }
+    }
+
+    #[test]
+    fn keys_older_versions_lacked_stay_absent_and_unknown_keys_are_ignored() {
+        let old = r#"{"harness":{"name":"othello-arena","version":"0.0.1"},"command":"eval",
+            "created_utc":"2026-11-28T10:00:00Z","backend":"ollama http://h","agent":{"model":"m"},
+            "opponents":["greedy"],"games_per_color":2,"opening_random":0,"seed":1,"parallel":1,
+            "a_key_from_the_future":[1,2]}"#;
+        let run: RunFile = serde_json::from_str(old).unwrap();
+        let RunKind::Eval(eval) = &run.run else {
+            panic!("an eval run")
+        };
+        assert_eq!((&eval.argv, &eval.fleet, &eval.score_moves), (&None, &None, &None));
+        let written = run.to_json();
+        let keys: Vec<&String> = written.as_object().unwrap().keys().collect();
+        assert_eq!(
+            keys,
+            [
+                "agent",
+                "backend",
+                "command",
+                "created_utc",
+                "games_per_color",
+                "harness",
+                "opening_random",
+                "opponents",
+                "parallel",
+                "seed"
+            ]
+        );
+    }
+
+    #[test]
+    fn null_stays_null_and_resumes_keep_their_shape() {
+        let mut run = RunFile::new(RunKind::Eval(EvalRun {
+            argv: Some(vec!["eval".to_string()]),
+            backend: "b".to_string(),
+            fleet: Some(Value::Null),
+            model_digest: Some(None),
+            model_info: Some(None),
+            agent: serde_json::json!({ "system_prompt": { "sha256": "0123456789abcdef" } }),
+            opponents: vec!["greedy".to_string()],
+            games_per_color: 1,
+            opening_random: 0,
+            seed: 1,
+            opening_seed: Some(1),
+            parallel: 1,
+            score_moves: Some(None),
+        }));
+        run.resumes.push(Resume {
+            created_utc: "t".to_string(),
+            parallel: 2,
+            fleet: None,
+            games_finished_before: None,
+        });
+        let value = run.to_json();
+        for key in ["fleet", "model_digest", "model_info", "score_moves"] {
+            assert_eq!(value.get(key), Some(&Value::Null), "{key}");
+        }
+        assert_eq!(
+            value["resumes"],
+            serde_json::json!([{ "created_utc": "t", "parallel": 2 }])
+        );
+        let back: RunFile = serde_json::from_value(value).unwrap();
+        assert_eq!(back, run);
+    }
+
+    #[test]
+    fn a_run_json_that_is_not_json_or_not_a_run_says_which_and_still_groups() {
+        let dir = std::env::temp_dir().join(format!("othello-run-file-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        assert!(matches!(RunFile::read(&dir), Err(ReadRunError::Io { .. })));
+        std::fs::write(dir.join("run.json"), "{").unwrap();
+        assert!(matches!(RunFile::read(&dir), Err(ReadRunError::NotJson { .. })));
+        std::fs::write(dir.join("run.json"), r#"{"command":"dance"}"#).unwrap();
+        assert!(matches!(RunFile::read(&dir), Err(ReadRunError::Shape { .. })));
+        assert_eq!(prompt_hash(&dir), None);
+        let made_by_hand = r#"{"players":[{"agent":null},{"agent":{"system_prompt":{"sha256":"0123456789abcdef"}}}]}"#;
+        std::fs::write(dir.join("run.json"), made_by_hand).unwrap();
+        assert_eq!(
+            prompt_hash(&dir).as_deref(),
+            Some("0123456789ab"),
+            "grouping reads any run.json"
+        );
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
