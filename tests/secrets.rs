@@ -141,3 +141,83 @@ fn an_echoed_api_key_is_kept_out_of_logs_reports_and_errors() {
     assert_no_key_in_output("a refused eval", &failed);
     assert_no_key_in_files(&refused_dir);
 }
+
+/// A password in an Ollama `--host` URL is sent as HTTP basic auth and named nowhere:
+/// not in run.json's argv, the logs, the tables or an error.
+#[test]
+fn a_password_in_a_host_url_is_sent_and_kept_out_of_every_file() {
+    const PASSWORD: &str = "pw-9d41c7e35a";
+    let server = crate::support::playing_model();
+    let dir = std::env::temp_dir().join(format!("othello-host-password-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let host = server.url.replace("http://", &format!("http://player:{PASSWORD}@"));
+    let eval = run(
+        &[
+            "eval",
+            "--agent",
+            "llm:stub",
+            "--vs",
+            "random",
+            "--games",
+            "1",
+            "--host",
+            &host,
+            "--log-dir",
+            dir.to_str().unwrap(),
+        ],
+        "127.0.0.1:9",
+    );
+    assert!(eval.status.success(), "{}", String::from_utf8_lossy(&eval.stderr));
+    let basic = format!("Basic {}", base64_of(&format!("player:{PASSWORD}")));
+    assert!(
+        server
+            .authorizations()
+            .iter()
+            .all(|a| a.as_deref() == Some(basic.as_str())),
+        "the credentials went with every request: {:?}",
+        server.authorizations()
+    );
+    let outputs = format!(
+        "{}{}",
+        String::from_utf8_lossy(&eval.stdout),
+        String::from_utf8_lossy(&eval.stderr)
+    );
+    assert!(!outputs.contains(PASSWORD), "{outputs}");
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
+        assert!(!text.contains(PASSWORD), "the password is in {}", path.display());
+    }
+    let refused = run(
+        &[
+            "eval",
+            "--agent",
+            "llm:stub",
+            "--host",
+            &format!("http://player:{PASSWORD}@host:port"),
+        ],
+        "127.0.0.1:9",
+    );
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        refused.status.code() == Some(2) && !stderr.contains(PASSWORD),
+        "{stderr}"
+    );
+}
+
+/// Standard base64 (for the expected basic-auth header).
+fn base64_of(text: &str) -> String {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in text.as_bytes().chunks(3) {
+        let n = chunk.iter().fold(0u32, |n, &b| n << 8 | u32::from(b)) << (8 * (3 - chunk.len()));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}

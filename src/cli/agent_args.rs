@@ -226,7 +226,8 @@ impl HostArgs {
 /// a bare host[:port] for openai ones.
 fn host_url(api: Api, raw: &str) -> Result<String> {
     match api {
-        Api::Ollama => ollama_base_url(raw).with_context(|| format!("bad --host {raw:?} (or OLLAMA_HOST)")),
+        Api::Ollama => ollama_base_url(raw)
+            .with_context(|| format!("bad --host {:?} (or OLLAMA_HOST)", llm::without_credentials(raw.trim()))),
         Api::Openai => {
             // One spelling per server (no trailing slash, no /v1), as exchanges name it.
             let trimmed = raw.trim().trim_end_matches('/');

@@ -71,6 +71,23 @@ pub fn without_credentials(url: &str) -> String {
     }
 }
 
+/// A command-line argument with the credentials of every URL in it removed (each
+/// comma-separated part that has a scheme, as in `--host=http://u:p@a,http://b`): how
+/// an argument is recorded in run.json.
+pub fn argument_without_credentials(argument: &str) -> String {
+    argument
+        .split(',')
+        .map(|part| {
+            if part.contains("://") {
+                without_credentials(part)
+            } else {
+                part.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
 /// Splits `host:port` or `[v6]:port`; `None` when there is no port.
 fn split_host_port(hostport: &str) -> Option<(&str, &str)> {
     if let Some(rest) = hostport.strip_prefix('[') {
@@ -128,5 +145,10 @@ mod tests {
         assert_eq!(without_credentials("http://10.0.0.5:11434"), "http://10.0.0.5:11434");
         assert_eq!(without_credentials("key@host:1"), "host:1");
         assert_eq!(without_credentials("http://host/path@x"), "http://host/path@x");
+        assert_eq!(
+            argument_without_credentials("--host=http://u:pw@a:1,https://b,c@d"),
+            "--host=http://a:1,https://b,c@d"
+        );
+        assert_eq!(argument_without_credentials("prompts/me@x.txt"), "prompts/me@x.txt");
     }
 }

@@ -299,9 +299,10 @@ fn key_hint(target: &Target<'_>, key_sent: bool) -> String {
                 .to_string()
         }
         (Api::Openai, None, true) => "the API key was refused: check that it is this server's key".to_string(),
-        (Api::Ollama, ..) => "the server wants credentials, and Ollama's API sends none: check that --host is \
-                              the Ollama server itself, or use --api openai with --api-key-env for a server \
-                              that takes a key"
+        (Api::Ollama, ..) => "the server wants credentials: give them in the host URL (--host \
+                              http://USER:PASSWORD@HOST:PORT; run.json keeps none, so give --host again with \
+                              --resume), check that --host is the Ollama server itself, or use --api openai \
+                              with --api-key-env for a server that takes a key"
             .to_string(),
     }
 }
