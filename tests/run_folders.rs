@@ -237,6 +237,104 @@ fn an_output_never_lands_on_an_input_or_a_run_file() {
     assert_eq!(std::fs::read_to_string(&game).unwrap(), before);
 }
 
+/// The output flags `--help` lists, as (command words, flag), walking subcommands.
+fn output_flags(cwd: &Path, words: &[&str]) -> Vec<(String, String)> {
+    let help = run(&[words, &["--help"]].concat(), cwd, "127.0.0.1:9");
+    let text = String::from_utf8_lossy(&help.stdout).into_owned();
+    let mut found = Vec::new();
+    let mut in_commands = false;
+    for line in text.lines() {
+        if line.starts_with("Commands:") {
+            in_commands = true;
+            continue;
+        }
+        if in_commands {
+            match line.split_whitespace().next() {
+                Some(sub) if line.starts_with("  ") && sub != "help" => {
+                    found.extend(output_flags(cwd, &[words, &[sub]].concat()));
+                }
+                Some(_) if line.starts_with("  ") => {}
+                _ => in_commands = false,
+            }
+            continue;
+        }
+        for flag in ["--output", "--csv"] {
+            if line.trim_start().starts_with(flag) || line.contains(&format!(", {flag} ")) {
+                found.push((words.join(" "), flag.to_string()));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn every_output_flag_of_every_command_refuses_a_run_file() {
+    let server = model(Duration::ZERO);
+    let cwd = temp_dir("run-folders", "every-output");
+    let dir = cwd.join("run");
+    let dir_text = dir.to_str().unwrap();
+    let play = ["play", "--black", "greedy", "--white", "random", "--log-dir", dir_text];
+    assert!(run(&play, &cwd, &server.url).status.success());
+    let game = dir.join("game-0001.jsonl");
+    let before = std::fs::read(&game).unwrap();
+    let target = game.to_str().unwrap();
+    let positions = cwd.join("positions.jsonl");
+    let generate = ["positions", "generate", "--count", "2", "--empties", "50-52", "-o"];
+    let made = run(
+        &[&generate[..], &[positions.to_str().unwrap()]].concat(),
+        &cwd,
+        &server.url,
+    );
+    assert!(made.status.success(), "{}", stderr(&made));
+    let positions = positions.to_str().unwrap();
+    let cases: Vec<(&str, &str, Vec<&str>)> = vec![
+        ("eval", "--csv", [&EVAL[..], &["--csv", target]].concat()),
+        (
+            "play",
+            "--csv",
+            vec!["play", "--black", "greedy", "--white", "random", "--csv", target],
+        ),
+        ("rate", "--csv", vec!["rate", dir_text, "--csv", target]),
+        ("report", "--output", vec!["report", dir_text, "-o", target]),
+        (
+            "modelfile",
+            "--output",
+            vec!["modelfile", "--from", "qwen2.5:0.5b", "-o", target],
+        ),
+        ("positions generate", "--output", [&generate[..], &[target]].concat()),
+        (
+            "probe",
+            "--csv",
+            vec!["probe", "--agent", "llm:m", "--positions", positions, "--csv", target],
+        ),
+        (
+            "datagen",
+            "--output",
+            vec!["datagen", "--teacher", "greedy", "--count", "2", "-o", target],
+        ),
+        (
+            "train-eval",
+            "--output",
+            vec!["train-eval", "--games", "2", "-o", target],
+        ),
+    ];
+    let mut listed = output_flags(&cwd, &[]);
+    listed.sort();
+    let mut covered: Vec<(String, String)> = cases.iter().map(|(c, f, _)| (c.to_string(), f.to_string())).collect();
+    covered.sort();
+    assert_eq!(covered, listed, "every output flag --help lists has a case here");
+    for (command, _, args) in &cases {
+        let output = run(args, &cwd, &server.url);
+        let text = stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "{command}: {text}");
+        assert!(
+            text.contains("inside the run folder") || text.contains("inside the input folder"),
+            "{command}: {text}"
+        );
+        assert_eq!(std::fs::read(&game).unwrap(), before, "{command} touched the game log");
+    }
+}
+
 #[test]
 fn an_unwritable_output_fails_before_the_first_game() {
     let cwd = temp_dir("run-folders", "unwritable");

@@ -507,7 +507,7 @@ pub struct TrainEvalArgs {
     /// Fitting steps per phase.
     #[arg(long, default_value_t = TrainSettings::default().epochs, value_parser = limits::flag::epochs)]
     pub epochs: u32,
-    /// The weights file to write (new; move it over src/engine/pattern/weights.bin and
+    /// The weights file to write (new; move it over src/engines/pattern/weights.bin and
     /// put its printed hash into SHIPPED_SHA256 to ship it).
     #[arg(short = 'o', long = "output")]
     pub output: PathBuf,

@@ -2,6 +2,7 @@
 //! parameters; `--create` sends the same to `POST /api/create`.
 
 use std::fmt::Write as _;
+use std::path::Path;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
@@ -9,6 +10,7 @@ use serde_json::{json, Map, Value};
 
 use super::agent_args::prompts_dir;
 use super::args::ModelfileArgs;
+use super::outputs::{check_output_flag, write_output};
 use agent::Prompt;
 use llm::{ollama_base_url, OllamaBackend, RetryPolicy, DEFAULT_OLLAMA_HOST};
 
@@ -154,6 +156,12 @@ struct CreateRequest<'a> {
 }
 
 pub(super) async fn run(args: ModelfileArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
+    if let Some(output) = &args.output {
+        // The prompt and template files are inputs; run folders are refused by the check.
+        let system = args.system.as_deref().map(Path::new);
+        let inputs: Vec<&Path> = system.into_iter().chain(args.template.as_deref()).collect();
+        check_output_flag("-o", output, &inputs, &[])?;
+    }
     let system = args
         .system
         .as_deref()
@@ -178,7 +186,7 @@ pub(super) async fn run(args: ModelfileArgs, env: &dyn Fn(&str) -> Option<String
     let params = parameters(&args.params)?;
     let text = render(&args.from, system.as_ref(), template.as_deref(), &params);
     match &args.output {
-        Some(path) => std::fs::write(path, &text).with_context(|| format!("cannot write {}", path.display()))?,
+        Some(path) => write_output("-o", path, text.as_bytes())?,
         None if args.create.is_none() => print!("{text}"),
         None => {}
     }
