@@ -233,6 +233,19 @@ fn bad_tournament_files_are_refused_with_the_fix() {
             "engines = [\"random\"]\ngames = 2\n[[llm]]\nmodel = \"m\"\nmax_retries = 1000\n",
             "[[llm]] m: max_retries = 1000 is out of range: give 0 to 100 retries",
         ),
+        // A name that a table cell, a CSV row or a file name could not hold.
+        (
+            "engines = [\"random\"]\ngames = 2\n[[llm]]\nmodel = \"m\"\nname = \"\"\n",
+            "[[llm]] name: bad player name \"\": use 1 to 40 letters",
+        ),
+        (
+            "engines = [\"random\"]\ngames = 2\n[[llm]]\nmodel = \"m\"\nname = \"a,b\"\n",
+            "bad player name \"a,b\"",
+        ),
+        (
+            "engines = [\"random\"]\ngames = 2\n[[llm]]\nmodel = \"m\"\nname = \"two\\nlines\"\n",
+            "bad player name \"two\\nlines\"",
+        ),
     ] {
         let output = tournament(&dir, text, &[]);
         let stderr = String::from_utf8_lossy(&output.stderr);

@@ -142,6 +142,20 @@ impl fmt::Display for Fallback {
     }
 }
 
+/// The longest player name ([`AgentConfig::check_name`]).
+pub const MAX_NAME: usize = 40;
+
+/// A player name that a table, a CSV file or a file name could not hold as one cell.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "bad player name {name:?}: use 1 to {MAX_NAME} letters, digits, '-', '_', '.' or '+' (the player is \
+     llm:MODEL@NAME in tables, CSV files and file names)"
+)]
+pub struct PlayerNameError {
+    /// The name given.
+    pub name: String,
+}
+
 /// Everything that decides how the agent plays (and goes into the run record).
 #[derive(Clone, Debug, PartialEq)]
 pub struct AgentConfig {
@@ -203,6 +217,16 @@ impl AgentConfig {
             answer_format: AnswerFormat::Text,
             on_invalid: InvalidPolicy::Retry,
         }
+    }
+
+    /// Checks a player name (the `name` field): 1 to [`MAX_NAME`] ASCII letters, digits,
+    /// `-`, `_`, `.` or `+`, so `llm:MODEL@NAME` stays one cell of every table.
+    pub fn check_name(name: &str) -> Result<(), PlayerNameError> {
+        let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '+');
+        if name.is_empty() || name.len() > MAX_NAME || !name.chars().all(plain) {
+            return Err(PlayerNameError { name: name.to_string() });
+        }
+        Ok(())
     }
 
     /// The player's spec: `llm:MODEL`, or `llm:MODEL@NAME` for a named player.

@@ -19,7 +19,7 @@ pub mod tools;
 
 pub use answer::{answer_text, coordinates, parse_answer, Answer, AnswerKind, AnswerPolicy};
 pub use blocking::BlockingEngine;
-pub use config::{AgentConfig, Fallback, InvalidPolicy, Mode, ParseFallbackError};
+pub use config::{AgentConfig, Fallback, InvalidPolicy, Mode, ParseFallbackError, PlayerNameError, MAX_NAME};
 pub use games::ModelGame;
 pub use prompt::{sha256_hex, Prompt, PromptError};
 pub use recover::recover_tool_calls;

@@ -13,6 +13,7 @@ use anyhow::{bail, Context, Result};
 
 use super::agent_args::parse_player;
 use super::args::{Cli, Command, EvalArgs, GameArg, ReferenceArgs};
+use super::csv_table::CsvTable;
 use super::outputs::{check_output_flag, new_run_folder, resumed_run_folder};
 use super::quality;
 use super::report::{agent_lines, opponent_rows, tally_header};
@@ -544,21 +545,34 @@ fn opponent_results<R: ModelGame>(result: &EvalResult<R>, games_per_color: usize
 /// Seed 000's Evaluator CSV: one row per opponent, W/L/D per agent color.
 fn seed_csv<R: ModelGame>(result: &EvalResult<R>, model: &str, games_per_color: usize) -> String {
     let date = &utc_now().0[..10];
-    let mut out = String::from("model,date,games_per_matchup,opponent,b_win,b_lose,b_draw,w_win,w_lose,w_draw\n");
+    let mut table = CsvTable::new(&[
+        "model",
+        "date",
+        "games_per_matchup",
+        "opponent",
+        "b_win",
+        "b_lose",
+        "b_draw",
+        "w_win",
+        "w_lose",
+        "w_draw",
+    ]);
     for o in &result.opponents {
-        let _ = writeln!(
-            out,
-            "{model},{date},{games_per_color},{},{},{},{},{},{},{}",
-            o.opponent,
-            o.matchup.as_black.wins,
-            o.matchup.as_black.losses,
-            o.matchup.as_black.draws,
-            o.matchup.as_white.wins,
-            o.matchup.as_white.losses,
-            o.matchup.as_white.draws
-        );
+        let (black, white) = (&o.matchup.as_black, &o.matchup.as_white);
+        table.row(&[
+            model.to_string(),
+            date.to_string(),
+            games_per_color.to_string(),
+            o.opponent.clone(),
+            black.wins.to_string(),
+            black.losses.to_string(),
+            black.draws.to_string(),
+            white.wins.to_string(),
+            white.losses.to_string(),
+            white.draws.to_string(),
+        ]);
     }
-    out
+    table.finish()
 }
 
 fn text_report<R: ModelGame>(result: &EvalResult<R>, model: &str, games_per_color: usize) -> String {

@@ -5,6 +5,7 @@ mod agent_args;
 mod args;
 mod bench;
 mod compare;
+mod csv_table;
 mod eval;
 mod limits;
 mod modelfile;

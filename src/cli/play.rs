@@ -11,6 +11,7 @@ use serde_json::json;
 
 use super::agent_args::{is_llm_spec, parse_player};
 use super::args::{GameArg, PlayArgs, ReferenceArgs};
+use super::csv_table::CsvTable;
 use super::outputs::{check_output_flag, new_run_folder};
 use super::quality;
 use super::report::{agent_lines, tally_header, tally_row};
@@ -307,21 +308,32 @@ fn text_table<R: ModelGame>(config: &MatchConfig<R>, tallies: &[SpecTally; 2], s
 }
 
 fn csv_table<R: ModelGame>(tallies: &[SpecTally; 2]) -> String {
-    let mut out = String::from("player,color,games,wins,losses,draws,win_rate,ci_low,ci_high,mean_disc_diff\n");
+    let mut table = CsvTable::new(&[
+        "player",
+        "color",
+        "games",
+        "wins",
+        "losses",
+        "draws",
+        "win_rate",
+        "ci_low",
+        "ci_high",
+        "mean_disc_diff",
+    ]);
     for (spec, color, t) in rows::<R>(tallies) {
         let (low, high) = t.win_interval();
-        let _ = writeln!(
-            out,
-            "{spec},{color},{},{},{},{},{:.4},{:.4},{:.4},{:.3}",
-            t.games(),
-            t.wins,
-            t.losses,
-            t.draws,
-            t.win_rate(),
-            low,
-            high,
-            t.mean_margin()
-        );
+        table.row(&[
+            spec.to_string(),
+            color.to_string(),
+            t.games().to_string(),
+            t.wins.to_string(),
+            t.losses.to_string(),
+            t.draws.to_string(),
+            format!("{:.4}", t.win_rate()),
+            format!("{low:.4}"),
+            format!("{high:.4}"),
+            format!("{:.3}", t.mean_margin()),
+        ]);
     }
-    out
+    table.finish()
 }

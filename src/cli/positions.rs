@@ -16,6 +16,7 @@ use serde_json::{json, Value};
 
 use super::agent_args::parse_player;
 use super::args::{DatagenArgs, GameArg, GenerateArgs, ProbeArgs};
+use super::csv_table::CsvTable;
 use super::outputs::{check_new_output, check_output_flag, new_run_folder, write_output};
 use arena::{
     mean_interval, run_probe, wilson_interval, AgentStats, Grade, GradeCounts, MeanRegret, PlayerSpec, ProbeResult,
@@ -217,18 +218,24 @@ fn grades_line(out: &mut String, label: &str, grades: &GradeCounts) {
 }
 
 /// A CSV field, quoted when it needs to be.
-fn csv_field(text: &str) -> String {
-    if text.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_string()
-    }
-}
-
 fn probe_csv(positions: &[LabelledPosition], results: &[ProbeResult]) -> String {
-    let mut out = String::from(
-        "index,board,side,empties,expected,teacher_move,actual,source,answer_kind,grade,teacher_grade,regret,exact,invalid_answers,error\n",
-    );
+    let mut table = CsvTable::new(&[
+        "index",
+        "board",
+        "side",
+        "empties",
+        "expected",
+        "teacher_move",
+        "actual",
+        "source",
+        "answer_kind",
+        "grade",
+        "teacher_grade",
+        "regret",
+        "exact",
+        "invalid_answers",
+        "error",
+    ]);
     let name = |v: &Value| v.as_str().unwrap_or_default().to_string();
     for (p, r) in positions.iter().zip(results) {
         let fields = [
@@ -248,11 +255,9 @@ fn probe_csv(positions: &[LabelledPosition], results: &[ProbeResult]) -> String 
             r.invalid_answers.to_string(),
             r.error.clone().unwrap_or_default(),
         ];
-        let row: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
-        out.push_str(&row.join(","));
-        out.push('\n');
+        table.row(&fields);
     }
-    out
+    table.finish()
 }
 
 /// `probe`.

@@ -1,13 +1,13 @@
 //! `rate`: every player of the given runs on one Elo scale, as played and with
 //! fallback games scored as losses.
 
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use serde_json::json;
 
 use super::args::RateArgs;
+use super::csv_table::CsvTable;
 use super::outputs::check_output_flag;
 use super::stats::print_notes;
 use arena::{leaderboard_tables, leaderboards, read_game_logs, Anchor, Leaderboard, RatingView, RunGame};
@@ -76,7 +76,19 @@ fn bound(value: f64) -> String {
 }
 
 fn csv(as_played: &Leaderboard, as_loss: Option<&Leaderboard>) -> String {
-    let mut out = String::from("view,player,kind,elo,low,high,games,score,model_moves,moves_asked,ladder\n");
+    let mut table = CsvTable::new(&[
+        "view",
+        "player",
+        "kind",
+        "elo",
+        "low",
+        "high",
+        "games",
+        "score",
+        "model_moves",
+        "moves_asked",
+        "ladder",
+    ]);
     for board in std::iter::once(as_played).chain(as_loss) {
         let view = match board.view {
             RatingView::AsPlayed => "as_played",
@@ -91,18 +103,20 @@ fn csv(as_played: &Leaderboard, as_loss: Option<&Leaderboard>) -> String {
                 .ok()
                 .and_then(|v| v.as_str().map(str::to_string))
                 .unwrap_or_default();
-            let ladder = row.ladder.clone().unwrap_or_default().replace('"', "'");
-            let _ = writeln!(
-                out,
-                "{view},{},{kind},{:.1},{},{},{},{},{decided},{asked},\"{ladder}\"",
-                row.player,
-                r.elo,
+            table.row(&[
+                view.to_string(),
+                row.player.clone(),
+                kind,
+                format!("{:.1}", r.elo),
                 bound(r.low),
                 bound(r.high),
-                r.games,
-                r.score
-            );
+                r.games.to_string(),
+                r.score.to_string(),
+                decided,
+                asked,
+                row.ladder.clone().unwrap_or_default(),
+            ]);
         }
     }
-    out
+    table.finish()
 }

@@ -18,6 +18,7 @@ use super::limits;
 use super::outputs::{new_run_folder, resumed_run_folder};
 use super::progress::progress_bar;
 use super::rate::{player_name, read_games};
+use agent::AgentConfig;
 use arena::{
     leaderboard_tables, load_resume_state, run_games, run_sequential, utc_now, Anchor, Connection, Format, GameRecord,
     Leaderboard, MatchEvent, PairingResult, PairingStop, Plan, PlayerSpec, ReadRunError, Resume, RunFile, RunFolder,
@@ -196,6 +197,10 @@ impl Tournament {
             if let Err(e) = bounds.check(value as i64) {
                 bail!("bad tournament file {}: {key} = {e}", path.display());
             }
+        }
+        for name in file.llms.iter().filter_map(|entry| entry.name.as_deref()) {
+            AgentConfig::check_name(name)
+                .map_err(|e| anyhow::anyhow!("bad tournament file {}: [[llm]] name: {e}", path.display()))?;
         }
         if file.games < 2 || file.games % 2 == 1 {
             bail!(
