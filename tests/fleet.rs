@@ -234,6 +234,7 @@ fn bad_fleet_files_are_refused_with_the_fix() {
             "expected [[hosts]] tables with url",
         ),
         ("hosts = []\n", "it lists no [[hosts]]"),
+        ("[[hosts]]\nurl = \" \"\n", "a [[hosts]] url is empty"),
         (
             "[[hosts]]\nurl = \"127.0.0.1:1\"\napi = \"grpc\"\n",
             "expected [[hosts]] tables with url",

@@ -471,3 +471,23 @@ fn connections_beyond_the_limit_wait_for_one_to_close() {
         assert!(std::time::Instant::now() < deadline, "no connection was freed");
     }
 }
+
+/// Limits a machine cannot honour are refused before anything listens (a huge
+/// `--max-connections` used to panic inside tokio after "serving" was printed).
+#[test]
+fn serve_limits_out_of_range_are_refused_before_it_listens() {
+    for (flag, value) in [
+        ("--max-connections", "18446744073709551615"),
+        ("--max-connections", "0"),
+        ("--max-games", "100000"),
+    ] {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_othello-arena"))
+            .args(["serve", "--bind", "127.0.0.1:0", flag, value])
+            .output()
+            .expect("the binary runs");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{flag} {value}: {stderr}");
+        assert!(stderr.contains("give 1 to 1024"), "{flag} {value}: {stderr}");
+        assert!(!String::from_utf8_lossy(&output.stdout).contains("serving"));
+    }
+}

@@ -233,6 +233,14 @@ fn bad_tournament_files_are_refused_with_the_fix() {
             "engines = [\"random\"]\ngames = 2\n[[llm]]\nmodel = \"m\"\nmax_retries = 1000\n",
             "[[llm]] m: max_retries = 1000 is out of range: give 0 to 100 retries",
         ),
+        (
+            "engines = [\"random\", \"human\"]\ngames = 2\nformat = \"round-robin\"\n",
+            "human is a person at the terminal, and a tournament plays unattended",
+        ),
+        (
+            "engines = [\"random\", \"random\"]\ngames = 2\nformat = \"round-robin\"\n",
+            "random appears twice; list each engine once",
+        ),
         // A name that a table cell, a CSV row or a file name could not hold.
         (
             "engines = [\"random\"]\ngames = 2\n[[llm]]\nmodel = \"m\"\nname = \"\"\n",

@@ -257,6 +257,12 @@ fn read_fleet_file(path: &Path) -> Result<Vec<HostConfig>> {
     file.hosts
         .into_iter()
         .map(|mut host| {
+            if host.url.trim().is_empty() {
+                bail!(
+                    "bad --fleet {}: a [[hosts]] url is empty: give host[:port] or a URL such as http://10.0.0.5:11434",
+                    path.display()
+                );
+            }
             if let Err(e) = limits::PARALLEL.check(host.max_in_flight as i64) {
                 bail!("bad --fleet {}: host {}: max_in_flight {e}", path.display(), host.url);
             }

@@ -10,6 +10,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 
 use super::agent_args::{prompts_dir, AgentArgs, HostArgs};
+use super::limits;
 use crate::web::{generate_token, is_loopback, ServeOptions};
 use arena::Players;
 use game::Othello;
@@ -29,10 +30,10 @@ pub struct ServeArgs {
     #[arg(long)]
     pub token: Option<String>,
     /// Connections open at once.
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = 64, value_parser = limits::flag::parallel)]
     pub max_connections: usize,
     /// Games played in the browser at once.
-    #[arg(long, default_value_t = 16)]
+    #[arg(long, default_value_t = 16, value_parser = limits::flag::parallel)]
     pub max_games: usize,
     #[command(flatten)]
     pub agent: AgentArgs,
@@ -41,9 +42,6 @@ pub struct ServeArgs {
 }
 
 pub(super) async fn run(args: ServeArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
-    if args.max_connections == 0 || args.max_games == 0 {
-        bail!("bad --max-connections or --max-games: give 1 or more");
-    }
     let token = match (&args.token, is_loopback(&args.bind)) {
         (Some(token), _) if token.trim().len() < 16 => {
             bail!("bad --token: give at least 16 characters (or leave it out to have one generated)")

@@ -315,11 +315,22 @@ impl Entrants {
     /// Refuses two players of one name, and too few players for the format.
     fn check(&self, format: Format, path: &Path) -> Result<()> {
         let names = &self.names;
-        if let Some(twice) = names.iter().enumerate().find(|(i, n)| names[..*i].contains(n)) {
+        if let Some((index, twice)) = names.iter().enumerate().find(|(i, n)| names[..*i].contains(n)) {
+            let advice = if self.llm.contains(&index) {
+                "give each [[llm]] of one model a name"
+            } else {
+                "list each engine once"
+            };
             bail!(
-                "bad tournament file {}: {} appears twice; give each [[llm]] of one model a name",
-                path.display(),
-                twice.1
+                "bad tournament file {}: {twice} appears twice; {advice}",
+                path.display()
+            );
+        }
+        if let Some(person) = self.players.iter().find(|p| p.is_human()) {
+            bail!(
+                "bad tournament file {}: {person} is a person at the terminal, and a tournament plays unattended: \
+                 list engines and [[llm]] players only",
+                path.display()
             );
         }
         if format == Format::Gauntlet && (self.llm.is_empty() || self.llm.len() == self.players.len()) {
