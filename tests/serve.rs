@@ -491,3 +491,23 @@ fn serve_limits_out_of_range_are_refused_before_it_listens() {
         assert!(!String::from_utf8_lossy(&output.stdout).contains("serving"));
     }
 }
+
+/// A port another process holds is reported with the address and the flag that moves
+/// the server, before anything is printed as served.
+#[test]
+fn a_taken_port_names_the_address_and_the_flag() {
+    let holder = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = holder.local_addr().unwrap().to_string();
+    let runs = temp_dir("serve", "taken-port");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_othello-arena"))
+        .args(["serve", "--bind", &address, "--runs", runs.to_str().unwrap()])
+        .output()
+        .expect("the binary runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_ne!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains(&format!("cannot listen on {address}")) && stderr.contains("choose another --bind"),
+        "{stderr}"
+    );
+    assert!(!String::from_utf8_lossy(&output.stdout).contains("serving"));
+}

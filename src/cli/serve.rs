@@ -18,9 +18,10 @@ use game::Othello;
 /// `serve`.
 #[derive(Debug, Args)]
 pub struct ServeArgs {
-    /// Address to listen on. Anything but a loopback address needs a token (--token,
-    /// or one generated and printed at start).
-    #[arg(long, default_value = "127.0.0.1:8080")]
+    /// Address to listen on (port 8765 by default, which the model servers' own
+    /// defaults, 8080 and 11434, leave free). Anything but a loopback address needs a
+    /// token (--token, or one generated and printed at start).
+    #[arg(long, default_value = "127.0.0.1:8765")]
     pub bind: SocketAddr,
     /// The runs folder: games played in the browser are logged here, and the watch
     /// page shows (only) the run folders under it.

@@ -110,9 +110,12 @@ pub fn router(options: &ServeOptions, players: Players) -> Result<Router> {
 /// Serves until Ctrl-C; `ready` is told the address once the socket listens.
 pub async fn serve(options: ServeOptions, players: Players, ready: impl FnOnce(SocketAddr)) -> Result<()> {
     let app = router(&options, players)?;
-    let listener = tokio::net::TcpListener::bind(options.bind)
-        .await
-        .with_context(|| format!("cannot listen on {}: choose another --bind", options.bind))?;
+    let listener = tokio::net::TcpListener::bind(options.bind).await.with_context(|| {
+        format!(
+            "cannot listen on {}: another process may hold the port; choose another --bind",
+            options.bind
+        )
+    })?;
     let address = listener.local_addr()?;
     ready(address);
     let listener = guard::BoundedListener::new(listener, options.max_connections);
