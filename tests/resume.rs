@@ -274,6 +274,58 @@ fn resume_refuses_a_folder_that_is_not_an_eval_run() {
     assert!(stderr.contains("cannot be used with"), "{stderr}");
 }
 
+#[test]
+fn a_resume_refuses_a_prompt_whose_file_changed_since_the_run_started() {
+    let server = slow_model(Duration::ZERO);
+    let dir = temp_dir("changed-prompt");
+    std::fs::create_dir_all(&dir).unwrap();
+    let prompt = dir.with_extension("prompt.txt");
+    std::fs::write(&prompt, "You play Othello. Answer with one move.").unwrap();
+    let run = dir.join("run");
+    let (run_text, prompt_text) = (run.to_str().unwrap(), prompt.to_str().unwrap());
+    let first = [
+        "eval",
+        "--agent",
+        "llm:stub",
+        "--vs",
+        "random",
+        "--games",
+        "1",
+        "--mode",
+        "direct",
+        "--system",
+        prompt_text,
+        "--log-dir",
+        run_text,
+    ];
+    let output = command(&first, &server.url).output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let resume = ["eval", "--resume", run_text];
+    let output = command(&resume, &server.url).output().unwrap();
+    assert!(
+        output.status.success(),
+        "an unchanged prompt resumes: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+
+    std::fs::write(&prompt, "You play Othello. Think first, then answer.").unwrap();
+    let before = std::fs::read(run.join("run.json")).unwrap();
+    let output = command(&resume, &server.url).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("not the ones the run recorded")
+            && stderr.contains("system_prompt")
+            && stderr.contains("its text changed"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read(run.join("run.json")).unwrap(),
+        before,
+        "a refused resume records nothing"
+    );
+}
+
 /// A gauntlet of the scripted model (`host`) against two engines, started in `dir`.
 fn start_tournament(dir: &Path, host: &str) -> Child {
     let file = dir.with_extension("toml");

@@ -326,6 +326,40 @@ where
     T::deserialize(deserializer).map(Some)
 }
 
+/// The agent settings that differ between what a run recorded (`recorded`, as
+/// [`AgentConfig::to_json`](agent::AgentConfig::to_json) wrote it) and what a resume
+/// would play with (`now`), one line each: a prompt whose file changed says so with
+/// both hashes. Keys the recorded settings lack (written by an older version) are not
+/// compared. Empty when the resume plays with exactly the run's settings.
+pub fn changed_agent_settings(recorded: &Value, now: &Value) -> Vec<String> {
+    let (Some(recorded), Some(now)) = (recorded.as_object(), now.as_object()) else {
+        return Vec::new();
+    };
+    let short = |prompt: &Value| {
+        prompt["sha256"]
+            .as_str()
+            .map_or(String::new(), |h| h.chars().take(12).collect())
+    };
+    recorded
+        .iter()
+        .filter_map(|(key, then)| {
+            let now = now.get(key).unwrap_or(&Value::Null);
+            if then == now {
+                return None;
+            }
+            Some(match (then.get("sha256"), now.get("sha256")) {
+                (Some(_), Some(_)) => format!(
+                    "{key} {}: its text changed (sha256 {} then, {} now)",
+                    now["source"].as_str().unwrap_or_default(),
+                    short(then),
+                    short(now)
+                ),
+                _ => format!("{key}: {then} then, {now} now"),
+            })
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

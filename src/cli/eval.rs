@@ -19,9 +19,10 @@ use super::quality;
 use super::report::{agent_lines, opponent_rows, tally_header};
 use agent::{AgentConfig, ModelGame};
 use arena::{
-    host_usage, load_resume_state, run_eval, run_eval_sequential, utc_now, whole, Connection, EvalConfig, EvalResult,
-    EvalResults, EvalRun, GameToScore, HostUsage, MatchEvent, MoveQuality, OpponentResults, PairingStop, PlayerSpec,
-    ReadRunError, Resume, RunFile, RunFolder, RunKind, RunOptions, RunResults, ScoringStopped, Stopping,
+    changed_agent_settings, host_usage, load_resume_state, run_eval, run_eval_sequential, utc_now, whole, Connection,
+    EvalConfig, EvalResult, EvalResults, EvalRun, GameToScore, HostUsage, MatchEvent, MoveQuality, OpponentResults,
+    PairingStop, PlayerSpec, ReadRunError, Resume, RunFile, RunFolder, RunKind, RunOptions, RunResults, ScoringStopped,
+    Stopping,
 };
 use game::{Marubatsu, Othello};
 use record::{hold_log_writes, is_game_or_set_aside_log, read_game_log_prefix, Event};
@@ -186,6 +187,7 @@ async fn open_run<R: ModelGame>(
         },
     };
     if resuming {
+        refuse_changed_settings(&log_dir, &agent_config)?;
         folder.add_resume(resume_from_logs(&mut config, &log_dir, connection.fleet_json())?)?;
     } else {
         let model_info = backend.model_info(&agent_config.model).await;
@@ -321,6 +323,24 @@ fn eval_results<R: ModelGame>(
 
 /// Reads back the finished games of the interrupted run in `log_dir` into `config`
 /// (unfinished logs are set aside) and returns this resume's entry for run.json.
+/// Refuses a resume whose agent settings (prompt and template texts included, read
+/// again from their files) are not the ones the run recorded: the rest of its games
+/// would be credited to settings they were not played with.
+fn refuse_changed_settings(log_dir: &Path, now: &AgentConfig) -> Result<()> {
+    let RunKind::Eval(run) = RunFile::read(log_dir)?.run else {
+        bail!("bad --resume: {} is not an eval run", log_dir.display());
+    };
+    let changed = changed_agent_settings(&run.agent, &now.to_json());
+    if !changed.is_empty() {
+        bail!(
+            "bad --resume {}: the agent settings are not the ones the run recorded: {}; restore them, or start a new run",
+            log_dir.display(),
+            changed.join("; ")
+        );
+    }
+    Ok(())
+}
+
 fn resume_from_logs<R: ModelGame>(
     config: &mut EvalConfig<R>,
     log_dir: &Path,
