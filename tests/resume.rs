@@ -390,3 +390,45 @@ fn a_tournament_quit_with_two_ctrl_c_names_the_tournament_resume() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_tournament_resume_refuses_an_agent_file_that_changed_since_the_run_started() {
+    let server = slow_model(Duration::ZERO);
+    let dir = temp_dir("changed-agent-file");
+    std::fs::create_dir_all(&dir).unwrap();
+    let agent_file = dir.join("agent.toml");
+    std::fs::write(&agent_file, "mode = \"direct\"\nmax_turns = 2\n").unwrap();
+    let file = dir.join("tournament.toml");
+    let text = format!(
+        "format = \"gauntlet\"\nengines = [\"random\"]\ngames = 2\nseed = 3\n\n\
+         [[llm]]\nmodel = \"stub\"\nhost = [\"{}\"]\nagent_file = \"{}\"\n",
+        server.url,
+        agent_file.display()
+    );
+    std::fs::write(&file, text).unwrap();
+    let run = dir.join("run");
+    let run_text = run.to_str().unwrap();
+    let output = command(
+        &["tournament", file.to_str().unwrap(), "--log-dir", run_text],
+        "127.0.0.1:9",
+    )
+    .output()
+    .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let resume = ["tournament", "--resume", run_text];
+    let output = command(&resume, "127.0.0.1:9").output().unwrap();
+    assert!(
+        output.status.success(),
+        "unchanged, it resumes: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+
+    std::fs::write(&agent_file, "mode = \"direct\"\nmax_turns = 5\n").unwrap();
+    let output = command(&resume, "127.0.0.1:9").output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("not the ones the run recorded") && stderr.contains("llm:stub: max_turns: 2 then, 5 now"),
+        "{stderr}"
+    );
+}

@@ -20,9 +20,10 @@ use super::progress::progress_bar;
 use super::rate::{player_name, read_games};
 use agent::AgentConfig;
 use arena::{
-    leaderboard_tables, load_resume_state, run_games, run_sequential, utc_now, Anchor, Connection, Format, GameRecord,
-    Leaderboard, MatchEvent, PairingResult, PairingStop, Plan, PlayerSpec, ReadRunError, Resume, RunFile, RunFolder,
-    RunKind, RunOptions, RunPlayer, RunResults, StopRule, Tally, TournamentRatings, TournamentResults, TournamentRun,
+    changed_agent_settings, leaderboard_tables, load_resume_state, run_games, run_sequential, utc_now, Anchor,
+    Connection, Format, GameRecord, Leaderboard, MatchEvent, PairingResult, PairingStop, Plan, PlayerSpec,
+    ReadRunError, Resume, RunFile, RunFolder, RunKind, RunOptions, RunPlayer, RunResults, StopRule, Tally,
+    TournamentRatings, TournamentResults, TournamentRun,
 };
 
 /// A tournament file.
@@ -233,6 +234,29 @@ impl Tournament {
     }
 }
 
+/// Refuses a resume whose LLM players' settings (agent files and prompts read again)
+/// are not the ones the run recorded, naming each player and setting.
+fn refuse_changed_players(dir: &Path, players: &[PlayerSpec]) -> Result<()> {
+    let RunKind::Tournament(run) = resumed_run(dir)?.run else {
+        bail!("bad --resume: {} is not a tournament run", dir.display());
+    };
+    let mut changed = Vec::new();
+    for (recorded, player) in run.players.iter().zip(players) {
+        if let (Some(then), Some(now)) = (&recorded.agent, player.agent_config()) {
+            let lines = changed_agent_settings(then, &now.to_json());
+            changed.extend(lines.into_iter().map(|line| format!("{}: {line}", recorded.spec)));
+        }
+    }
+    if !changed.is_empty() {
+        bail!(
+            "bad --resume {}: the players' settings are not the ones the run recorded: {}; restore them, or start a new run",
+            dir.display(),
+            changed.join("; ")
+        );
+    }
+    Ok(())
+}
+
 /// The run.json of the run `--resume` continues.
 fn resumed_run(dir: &Path) -> Result<RunFile> {
     RunFile::read(dir).map_err(|err| match err {
@@ -371,6 +395,7 @@ fn open_run(
         ..RunOptions::default()
     };
     if args.resume.is_some() {
+        refuse_changed_players(&log_dir, players)?;
         let state = load_resume_state(&log_dir, players, &plan.schedule)?;
         eprintln!(
             "resuming {}: {} games already finished; {} unfinished log(s) kept aside",
