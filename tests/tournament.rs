@@ -241,6 +241,10 @@ fn bad_tournament_files_are_refused_with_the_fix() {
             "engines = [\"random\", \"random\"]\ngames = 2\nformat = \"round-robin\"\n",
             "random appears twice; list each engine once",
         ),
+        (
+            "engines = [\"random\", \"greedy\"]\ngames = 2\nformat = \"round-robin\"\nanchor = \"gredy=0\"\n",
+            "anchor = gredy: it is not a player here; give one of random, greedy",
+        ),
         // A name that a table cell, a CSV row or a file name could not hold.
         (
             "engines = [\"random\"]\ngames = 2\n[[llm]]\nmodel = \"m\"\nname = \"\"\n",

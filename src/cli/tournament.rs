@@ -117,6 +117,9 @@ impl LlmEntry {
 pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
     let tournament = Tournament::read(&args)?;
     let entrants = Entrants::connect(&tournament, env).await?;
+    // Refused now rather than after every game: the anchor must be one of the players.
+    rating_anchor(tournament.anchor.clone(), &entrants.names)
+        .with_context(|| format!("bad tournament file {}", tournament.path.display()))?;
     let file = &tournament.file;
     let plan = Plan::tournament(&entrants.names, &entrants.llm, file.format, file.games / 2, file.seed);
     let parallel = args.parallel.unwrap_or(entrants.fleet_capacity.max(1));
@@ -483,14 +486,20 @@ fn rate(
     }
 }
 
-/// The anchor: the file's (an engine in the form logs write), else [`Anchor::among`]
-/// the players.
+/// The anchor: the file's (an engine in the form logs write; one of `names`), else
+/// [`Anchor::among`] the players.
 fn rating_anchor(given: Option<Anchor>, names: &[String]) -> Result<Anchor> {
     match given {
-        Some(anchor) => Ok(Anchor {
-            spec: player_name(&anchor.spec),
-            ..anchor
-        }),
+        Some(anchor) => {
+            let spec = player_name(&anchor.spec);
+            if !names.contains(&spec) {
+                bail!(
+                    "anchor = {spec}: it is not a player here; give one of {}",
+                    names.join(", ")
+                );
+            }
+            Ok(Anchor { spec, ..anchor })
+        }
         None => Anchor::among(names.iter().map(String::as_str)).context("a tournament needs two players or more"),
     }
 }
