@@ -432,3 +432,45 @@ fn a_tournament_resume_refuses_an_agent_file_that_changed_since_the_run_started(
         "{stderr}"
     );
 }
+
+/// Stands in for a folder whose logs came from a run with other openings (copied in,
+/// or a run.json edited): the resume refuses the game instead of mixing openings.
+#[test]
+fn a_resume_refuses_a_finished_game_whose_opening_is_not_the_runs() {
+    let server = slow_model(Duration::ZERO);
+    let dir = temp_dir("other-opening");
+    let eval = |opening: &str, run: &Path| {
+        let args = [
+            "eval",
+            "--agent",
+            "llm:stub",
+            "--vs",
+            "random",
+            "--games",
+            "1",
+            "--seed",
+            "5",
+            "--opening-random",
+            opening,
+            "--log-dir",
+            run.to_str().unwrap(),
+        ];
+        let output = command(&args, &server.url).output().unwrap();
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    };
+    let (four, none) = (dir.join("four"), dir.join("none"));
+    eval("4", &four);
+    eval("0", &none);
+    std::fs::copy(four.join("game-0001.jsonl"), none.join("game-0001.jsonl")).unwrap();
+    let output = command(&["eval", "--resume", none.to_str().unwrap()], &server.url)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("game 1 was played by")
+            && stderr.contains("but this run schedules")
+            && stderr.contains("opening []: resume"),
+        "{stderr}"
+    );
+}

@@ -5,7 +5,7 @@ use agent::ModelGame;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::play::{Forfeit, GameRecord, PlyRecord};
+use super::play::{random_opening, Forfeit, GameRecord, PlyRecord};
 use super::player::{Played, PlayerSpec};
 use super::replay::replay_records;
 use super::schedule::ScheduledGame;
@@ -38,9 +38,9 @@ pub enum ResumeError {
         path: PathBuf,
         /// Game number.
         game: usize,
-        /// Players and seed in the log.
+        /// Players, seed and opening in the log.
         found: String,
-        /// Players and seed the schedule expects.
+        /// Players, seed and opening the schedule expects.
         expected: String,
     },
     /// A finished log whose moves cannot be replayed, or whose end record disagrees with them.
@@ -62,13 +62,15 @@ pub enum ResumeError {
     },
 }
 
-/// Reads the logs in `dir` for `schedule` (played by `players`): a game whose log ends
-/// with `game_end` is rebuilt and kept; a log without one (stopped, killed, torn last
+/// Reads the logs in `dir` for `schedule` (played by `players` from random openings of
+/// `opening_plies`): a game whose log ends with `game_end`, and whose players, seed and
+/// opening are the schedule's, is rebuilt and kept; a log without one (stopped, killed, torn last
 /// line) is renamed so the game is played again from its start and nothing written is lost.
 pub fn load_resume_state<R: ModelGame>(
     dir: &Path,
     players: &[PlayerSpec<R>],
     schedule: &[ScheduledGame],
+    opening_plies: usize,
 ) -> Result<ResumeState<R>, ResumeError> {
     let mut state = ResumeState {
         finished: BTreeMap::new(),
@@ -86,7 +88,7 @@ pub fn load_resume_state<R: ModelGame>(
             state.set_aside.push(set_aside(&path)?);
             continue;
         }
-        check_players(&path, number, &log.records, players, scheduled)?;
+        check_players(&path, number, &log.records, players, scheduled, opening_plies)?;
         let record = rebuild_game(&log.records).map_err(|reason| ResumeError::Corrupt {
             path: path.clone(),
             reason,
@@ -118,14 +120,25 @@ fn check_players<R: ModelGame>(
     records: &[Record],
     players: &[PlayerSpec<R>],
     scheduled: &ScheduledGame,
+    opening_plies: usize,
 ) -> Result<(), ResumeError> {
-    let expected = format!(
-        "{} (black) vs {} (white), seed {}",
-        players[scheduled.black], players[scheduled.white], scheduled.seed
+    let opening = random_opening::<R>(R::start(), opening_plies, scheduled.opening_seed);
+    let opening: Vec<String> = opening.moves().iter().map(ToString::to_string).collect();
+    let describe = |black: &str, white: &str, seed: u64, opening: &[String]| {
+        format!(
+            "{black} (black) vs {white} (white), seed {seed}, opening [{}]",
+            opening.join(" ")
+        )
+    };
+    let expected = describe(
+        &players[scheduled.black].to_string(),
+        &players[scheduled.white].to_string(),
+        scheduled.seed,
+        &opening,
     );
     let found = game_start(records).map_or_else(
         || "no game_start record".to_string(),
-        |s| format!("{} (black) vs {} (white), seed {}", s.black, s.white, s.seed),
+        |s| describe(&s.black, &s.white, s.seed, &s.opening),
     );
     if found == expected {
         Ok(())

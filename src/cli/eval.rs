@@ -347,7 +347,7 @@ fn resume_from_logs<R: ModelGame>(
     fleet: serde_json::Value,
 ) -> Result<Resume> {
     let games: Vec<_> = config.schedule().into_iter().map(|(_, _, g)| g).collect();
-    let state = load_resume_state(log_dir, &config.players(), &games)?;
+    let state = load_resume_state(log_dir, &config.players(), &games, config.run.opening_plies)?;
     eprintln!(
         "resuming {}: {} of {} games already finished; {} unfinished log(s) kept aside as *.unfinished-N",
         log_dir.display(),

@@ -399,7 +399,7 @@ fn open_run(
     };
     if args.resume.is_some() {
         refuse_changed_players(&log_dir, players)?;
-        let state = load_resume_state(&log_dir, players, &plan.schedule)?;
+        let state = load_resume_state(&log_dir, players, &plan.schedule, run.opening_plies)?;
         eprintln!(
             "resuming {}: {} games already finished; {} unfinished log(s) kept aside",
             log_dir.display(),
