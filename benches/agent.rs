@@ -34,7 +34,6 @@ fn eval(server: &StubServer, games_per_color: usize, parallel: usize) -> (u32, D
         seed: 1,
         opening_seed: None,
         run: RunOptions {
-            opening_plies: 0,
             parallel,
             log_dir: None,
             ..RunOptions::default()

@@ -91,7 +91,6 @@ fn eval(
         seed: 1,
         opening_seed: None,
         run: RunOptions {
-            opening_plies: 0,
             ..run
         },
     };

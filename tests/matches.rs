@@ -14,7 +14,7 @@ fn config(a: &str, b: &str, games: usize, swap: bool, parallel: usize) -> MatchC
         swap,
         seed: 11,
         run: RunOptions {
-            opening_plies: 4,
+            openings: arena::Openings::random(4),
             parallel,
             log_dir: None,
             ..RunOptions::default()

@@ -207,7 +207,7 @@ async fn the_evaluation_outplays_seed_004s_at_equal_depth() {
         swap: true,
         seed: 5,
         run: RunOptions {
-            opening_plies: 6,
+            openings: arena::Openings::random(6),
             parallel: 2,
             ..RunOptions::default()
         },

@@ -23,6 +23,7 @@ mod groups;
 mod hosts;
 mod leaderboard;
 mod logs;
+mod openings;
 mod matchup;
 mod plan;
 mod play;
@@ -55,6 +56,7 @@ pub use leaderboard::{
 };
 pub use logs::{cut_off_note, read_game_logs, GameLogs, LoggedGame, LogsError};
 pub use matchup::{run_match, MatchConfig, MatchResult, SpecTally};
+pub use openings::{Openings, OpeningsOrder, OpeningsRecord, OpeningSuite, SuiteLineError, SuiteOpening};
 pub use plan::{Format, Plan};
 pub use play::{play_game, random_opening, Forfeit, GameContext, GameError, GameRecord, PlyObserver, PlyRecord};
 pub use player::{Action, LlmPlayer, PlayError, Played, Player, PlayerSpec};

@@ -35,7 +35,8 @@ impl Plan {
     /// order: `pairs` pairs of games per meeting, the meeting's first player black in
     /// the first game of a pair and white in the second (`swap`; without it a "pair" is
     /// one game, the first player black). Pair `p` of every meeting starts from the
-    /// opening seeded by `derive_seed(opening_seed, 2p)`; game `i` of the schedule
+    /// same opening: the `p`-th of a suite, or the random one seeded by
+    /// `derive_seed(opening_seed, 2p)`; game `i` of the schedule
     /// (from 0) seeds its players with `derive_seed(seed, 2i + 1)`.
     pub fn new(
         names: &[String],
@@ -63,6 +64,7 @@ impl Plan {
                         black,
                         white,
                         opening_seed,
+                        pair,
                         seed: derive_seed(seed, index as u64 * 2 + 1),
                     });
                 }

@@ -12,7 +12,7 @@ use agent::{parse_answer, parse_structured, recover_tool_calls, Answer, AnswerPo
 use game::othello::{Bitboard, Board, ByColor, Color, Outcome, TextStyle};
 use game::{Game, Marubatsu, Othello, Rules};
 use llm::{decode_reply, Role};
-use record::{game_start, AgentDecision, Event, ExchangeRecord, ForfeitRecord, GameEnd, GameStart, MoveSource, Record};
+use record::{game_start, AgentDecision, Event, ExchangeRecord, ForfeitRecord, GameEnd, MoveSource, Record};
 
 /// One tool call and what it returned.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -250,7 +250,10 @@ pub fn replay_records(records: &[Record]) -> Result<GameReplay, ReplayError> {
 /// [`replay_records`] for a log of game `R`.
 fn replay_game<R: ModelGame>(records: &[Record]) -> Result<GameReplay, ReplayError> {
     let start = game_start(records).ok_or(ReplayError::Empty)?;
-    let mut board = opening_position::<R>(start)?;
+    let mut board = *start
+        .opening_line::<R>()
+        .map_err(|reason| ReplayError::Line { line: 1, reason })?
+        .board();
     let mut replay = GameReplay {
         game: R::NAME.to_string(),
         black: start.black.clone(),
@@ -340,20 +343,6 @@ fn ply_view<R: ModelGame>(
         margin_after: R::margin(after),
         text: R::model_text(before, TextStyle::default()),
     }
-}
-
-/// The position a game starts from: its start board and its opening moves.
-fn opening_position<R: ModelGame>(start: &GameStart) -> Result<R::Position, ReplayError> {
-    let mut board =
-        R::parse_squares(&start.start_board, Color::Black).map_err(|reason| ReplayError::Line { line: 1, reason })?;
-    for (i, text) in start.opening.iter().enumerate() {
-        let mv = game::parse_move::<R>(text).map_err(|reason| ReplayError::Line { line: 1, reason })?;
-        board = R::play(&board, mv).map_err(|e| ReplayError::Line {
-            line: 1,
-            reason: format!("opening move {}: {e}", i + 1),
-        })?;
-    }
-    Ok(board)
 }
 
 /// Why a forfeit record cannot stand where the moves leave `board` (`after`: the

@@ -5,7 +5,8 @@ use agent::ModelGame;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::play::{random_opening, Forfeit, GameRecord, PlyRecord};
+use super::openings::Openings;
+use super::play::{Forfeit, GameRecord, PlyRecord};
 use super::player::{Played, PlayerSpec};
 use super::replay::replay_records;
 use super::schedule::ScheduledGame;
@@ -62,15 +63,14 @@ pub enum ResumeError {
     },
 }
 
-/// Reads the logs in `dir` for `schedule` (played by `players` from random openings of
-/// `opening_plies`): a game whose log ends with `game_end`, and whose players, seed and
+/// Reads the logs in `dir` for `schedule` (played by `players` from `openings`): a game whose log ends with `game_end`, and whose players, seed and
 /// opening are the schedule's, is rebuilt and kept; a log without one (stopped, killed, torn last
 /// line) is renamed so the game is played again from its start and nothing written is lost.
 pub fn load_resume_state<R: ModelGame>(
     dir: &Path,
     players: &[PlayerSpec<R>],
     schedule: &[ScheduledGame],
-    opening_plies: usize,
+    openings: &Openings<R>,
 ) -> Result<ResumeState<R>, ResumeError> {
     let mut state = ResumeState {
         finished: BTreeMap::new(),
@@ -88,7 +88,7 @@ pub fn load_resume_state<R: ModelGame>(
             state.set_aside.push(set_aside(&path)?);
             continue;
         }
-        check_players(&path, number, &log.records, players, scheduled, opening_plies)?;
+        check_players(&path, number, &log.records, players, scheduled, openings)?;
         let record = rebuild_game(&log.records).map_err(|reason| ResumeError::Corrupt {
             path: path.clone(),
             reason,
@@ -120,13 +120,19 @@ fn check_players<R: ModelGame>(
     records: &[Record],
     players: &[PlayerSpec<R>],
     scheduled: &ScheduledGame,
-    opening_plies: usize,
+    openings: &Openings<R>,
 ) -> Result<(), ResumeError> {
-    let opening = random_opening::<R>(R::start(), opening_plies, scheduled.opening_seed);
-    let opening: Vec<String> = opening.moves().iter().map(ToString::to_string).collect();
-    let describe = |black: &str, white: &str, seed: u64, opening: &[String]| {
+    let opening = openings.line(scheduled);
+    let moves: Vec<String> = opening.moves().iter().map(ToString::to_string).collect();
+    let describe = |black: &str, white: &str, seed: u64, start: &str, to_move: Color, opening: &[String]| {
+        // The start position is named only where a suite's board replaced the usual one.
+        let from = if start == R::to_squares(&R::start()) && to_move == Color::Black {
+            String::new()
+        } else {
+            format!("from {start} ({to_move} to move), ")
+        };
         format!(
-            "{black} (black) vs {white} (white), seed {seed}, opening [{}]",
+            "{black} (black) vs {white} (white), seed {seed}, {from}opening [{}]",
             opening.join(" ")
         )
     };
@@ -134,11 +140,16 @@ fn check_players<R: ModelGame>(
         &players[scheduled.black].to_string(),
         &players[scheduled.white].to_string(),
         scheduled.seed,
-        &opening,
+        &R::to_squares(opening.start()),
+        R::to_move(opening.start()),
+        &moves,
     );
     let found = game_start(records).map_or_else(
         || "no game_start record".to_string(),
-        |s| describe(&s.black, &s.white, s.seed, &s.opening),
+        |s| {
+            let to_move = s.start_to_move.unwrap_or(Color::Black);
+            describe(&s.black, &s.white, s.seed, &s.start_board, to_move, &s.opening)
+        },
     );
     if found == expected {
         Ok(())
@@ -171,12 +182,8 @@ pub fn rebuild_game<R: ModelGame>(records: &[Record]) -> Result<GameRecord<R>, S
             R::NAME
         ));
     }
-    let board = R::parse_squares(&start.start_board, Color::Black).map_err(|e| format!("start board: {e}"))?;
-    let mut game = Line::<R>::new(board);
+    let mut game: Line<R> = start.opening_line::<R>()?;
     let parse_move = |text: &str| game::parse_move::<R>(text);
-    for text in &start.opening {
-        game.try_play(parse_move(text)?).map_err(|e| format!("opening: {e}"))?;
-    }
     let opening_plies = game.moves().len();
     let mut plies = Vec::new();
     let mut forfeit: Option<Forfeit> = None;
@@ -241,6 +248,7 @@ pub(super) mod tests {
                 black: "random".into(),
                 white: "llm:m".into(),
                 start_board: Board::new().to_squares_string(),
+                start_to_move: None,
                 opening: Vec::new(),
                 seed: 7,
                 kinds: None,

@@ -18,7 +18,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
 use crate::run_folder::utc_now;
-use crate::PlayerSpec;
+use crate::{OpeningsRecord, PlayerSpec};
 use agent::{AgentConfig, ModelGame};
 
 /// A run folder's `run.json`.
@@ -89,6 +89,9 @@ pub struct EvalRun {
     pub games_per_color: usize,
     /// Random opening plies.
     pub opening_random: usize,
+    /// The opening suite (`--openings`), absent for random openings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub openings: Option<OpeningsRecord>,
     /// The seed of the engines' choices.
     pub seed: u64,
     /// The seed of the openings; absent in older runs (the openings used `seed`).
@@ -113,6 +116,9 @@ pub struct PlayRun {
     pub swap: bool,
     /// Random opening plies.
     pub opening_random: usize,
+    /// The opening suite (`--openings`), absent for random openings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub openings: Option<OpeningsRecord>,
     /// The seed of the openings and the engines' choices.
     pub seed: u64,
 }
@@ -126,6 +132,9 @@ pub struct TournamentRun {
     pub players: Vec<RunPlayer>,
     /// The pairings' labels, in schedule order.
     pub pairings: Vec<String>,
+    /// The opening suite (`openings` in the file), absent for random openings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub openings: Option<OpeningsRecord>,
     /// Games played at once.
     pub parallel: usize,
 }
@@ -432,6 +441,7 @@ mod tests {
             opponents: vec!["greedy".to_string()],
             games_per_color: 1,
             opening_random: 0,
+            openings: None,
             seed: 1,
             opening_seed: Some(1),
             parallel: 1,

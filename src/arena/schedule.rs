@@ -9,7 +9,8 @@ use std::sync::Arc;
 use tokio::sync::{mpsc, Semaphore};
 use tokio::task::JoinSet;
 
-use super::play::{play_game, random_opening, GameContext, GameError, GameRecord};
+use super::openings::Openings;
+use super::play::{play_game, GameContext, GameError, GameRecord};
 use super::player::{Player, PlayerSpec};
 use game::othello::{ByColor, Color};
 use game::{Line, Othello};
@@ -25,6 +26,8 @@ pub struct ScheduledGame {
     pub white: usize,
     /// Seed of the random opening (shared by games that should meet the same positions).
     pub opening_seed: u64,
+    /// The game's pair in its pairing (from 0): pair `p` plays a suite's `p`-th opening.
+    pub pair: usize,
     /// Seed of the players' random choices (the player at list index i uses it rotated by 17 i bits).
     pub seed: u64,
 }
@@ -43,8 +46,8 @@ impl ScheduledGame {
 /// How a schedule is played.
 #[derive(Clone, Debug)]
 pub struct RunOptions<R: ModelGame = Othello> {
-    /// Random opening plies before the players take over.
-    pub opening_plies: usize,
+    /// Where the games start (random plies, or a suite).
+    pub openings: Openings<R>,
     /// Games played at once.
     pub parallel: usize,
     /// Where each game's JSONL log goes (`game-NNNN.jsonl`), if anywhere.
@@ -61,7 +64,7 @@ pub struct RunOptions<R: ModelGame = Othello> {
 impl<R: ModelGame> Default for RunOptions<R> {
     fn default() -> Self {
         RunOptions {
-            opening_plies: 0,
+            openings: Openings::random(0),
             parallel: 0,
             log_dir: None,
             finished: BTreeMap::new(),
@@ -111,7 +114,7 @@ pub enum MatchError {
 /// What a game task needs of the run, shared by every game.
 struct GameSettings<R: ModelGame> {
     players: Vec<PlayerSpec<R>>,
-    opening_plies: usize,
+    openings: Openings<R>,
     log_dir: Option<PathBuf>,
     stop: Option<Arc<AtomicBool>>,
     /// Set by the first game that fails: games not yet started stay unplayed.
@@ -143,7 +146,7 @@ async fn play_scheduled<R: ModelGame>(
     let player_seed = |index: usize| scheduled.seed.rotate_left(17 * index as u32);
     let mut black: Box<dyn Player<R>> = players[scheduled.black].build(player_seed(scheduled.black));
     let mut white: Box<dyn Player<R>> = players[scheduled.white].build(player_seed(scheduled.white));
-    let opening = random_opening::<R>(R::start(), settings.opening_plies, scheduled.opening_seed);
+    let opening = settings.openings.line(scheduled);
     let log_file = match &settings.log_dir {
         Some(dir) => Some(GameLog::create(&game_log_path(dir, number))?),
         None => None,
@@ -228,7 +231,7 @@ pub async fn run_games<R: ModelGame>(
     }
     let settings = Arc::new(GameSettings {
         players: players.to_vec(),
-        opening_plies: options.opening_plies,
+        openings: options.openings.clone(),
         log_dir: options.log_dir.clone(),
         stop: options.stop.clone(),
         failed: AtomicBool::new(false),

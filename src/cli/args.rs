@@ -6,7 +6,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use super::agent_args::{AgentArgs, HostArgs};
 use super::limits;
-use arena::Anchor;
+use arena::{Anchor, OpeningsOrder};
 use arena::StopRule;
 use engines::lab::TrainSettings;
 use game::othello::{Color, Convention, Labels};
@@ -219,12 +219,11 @@ pub struct PlayArgs {
     #[arg(long, default_value_t = 1, value_parser = limits::flag::games)]
     pub games: usize,
     /// Alternate colors: each spec plays half the games as black; a pair of games
-    /// shares its random opening.
+    /// shares its opening.
     #[arg(long)]
     pub swap: bool,
-    /// Random opening plies (seeded) so that games differ.
-    #[arg(long, default_value_t = 0, value_parser = limits::flag::opening_plies)]
-    pub opening_random: usize,
+    #[command(flatten)]
+    pub openings: OpeningsArgs,
     /// Seed for openings and engines' random choices.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -255,6 +254,26 @@ pub struct PlayArgs {
     pub hosts: HostArgs,
 }
 
+/// Where the games start: random plies, or an opening suite's lines.
+#[derive(Clone, Debug, Default, Args)]
+pub struct OpeningsArgs {
+    /// Random opening plies (seeded) so that games differ.
+    #[arg(long, default_value_t = 0, value_parser = limits::flag::opening_plies)]
+    pub opening_random: usize,
+    /// Openings from a file, one a line: a move transcript (f5d6c3; -- or pa for a
+    /// pass) or a board with the side to move; pair p of every pairing plays the p-th,
+    /// with both colours.
+    #[arg(long, value_name = "FILE", conflicts_with = "opening_random")]
+    pub openings: Option<PathBuf>,
+    /// The order the file's openings are dealt in: sequential, or shuffle (by the
+    /// opening seed).
+    #[arg(long, value_name = "ORDER", default_value_t = OpeningsOrder::Sequential, requires = "openings")]
+    pub openings_order: OpeningsOrder,
+    /// Start the file's openings over when the pairs outnumber them (else refused).
+    #[arg(long, requires = "openings")]
+    pub openings_cycle: bool,
+}
+
 /// The reference evaluator that scores moves.
 #[derive(Clone, Copy, Debug, Args)]
 pub struct ReferenceArgs {
@@ -275,7 +294,7 @@ pub struct EvalArgs {
     /// Continue the interrupted run in this folder with the settings in its run.json:
     /// finished games are kept, unfinished ones are played again.
     #[arg(long, value_name = "RUN-DIR", conflicts_with_all = [
-        "game", "agent_spec", "vs", "games", "opening_random", "seed", "opening_seed", "log_dir", "stop", "AgentArgs",
+        "game", "agent_spec", "vs", "games", "OpeningsArgs", "seed", "opening_seed", "log_dir", "stop", "AgentArgs",
         "ReferenceArgs",
     ])]
     pub resume: Option<PathBuf>,
@@ -294,9 +313,8 @@ pub struct EvalArgs {
     /// difference's 95% interval narrower than WIDTH).
     #[arg(long, value_name = "RULE")]
     pub stop: Option<StopRule>,
-    /// Random opening plies (seeded) so that games differ.
-    #[arg(long, default_value_t = 0, value_parser = limits::flag::opening_plies)]
-    pub opening_random: usize,
+    #[command(flatten)]
+    pub openings: OpeningsArgs,
     /// Seed for engines' random choices (and openings, unless --opening-seed is given).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -427,8 +445,12 @@ pub struct TournamentArgs {
     #[arg(required_unless_present = "resume")]
     pub file: Option<PathBuf>,
     /// Continue the interrupted tournament in this run folder.
-    #[arg(long, value_name = "RUN-DIR", conflicts_with_all = ["file", "log_dir"])]
+    #[arg(long, value_name = "RUN-DIR", conflicts_with_all = ["file", "log_dir", "openings"])]
     pub resume: Option<PathBuf>,
+    /// An opening suite file, in place of the tournament file's `openings` (one
+    /// opening a line: a move transcript or a board with the side to move).
+    #[arg(long, value_name = "FILE")]
+    pub openings: Option<PathBuf>,
     /// Games played at once (default: the LLM players' hosts' total max_in_flight, or 1).
     #[arg(long, value_parser = limits::flag::parallel)]
     pub parallel: Option<usize>,

@@ -12,6 +12,7 @@ use clap::Parser;
 use anyhow::{bail, Context, Result};
 
 use super::agent_args::parse_player;
+use super::openings;
 use super::args::{Cli, Command, EvalArgs, GameArg, ReferenceArgs};
 use super::csv_table::CsvTable;
 use super::outputs::{check_output_flag, new_run_folder, resumed_run_folder};
@@ -45,20 +46,28 @@ pub struct Interrupted {
 }
 
 pub(super) async fn run(args: EvalArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
-    let resuming = args.resume.is_some();
-    let args = match &args.resume {
-        Some(dir) => resumed_args(dir, &args)?,
-        None => args,
+    // A resume reads the run's run.json once: its argv defines the run, its record is
+    // what the settings given again are held to.
+    let (args, recorded) = match &args.resume {
+        Some(dir) => {
+            let (resumed, recorded) = resumed_args(dir, &args)?;
+            (resumed, Some(recorded))
+        }
+        None => (args, None),
     };
     match args.game {
-        GameArg::Othello => evaluate::<Othello>(args, resuming, env).await,
-        GameArg::Marubatsu => evaluate::<Marubatsu>(args, resuming, env).await,
+        GameArg::Othello => evaluate::<Othello>(args, recorded, env).await,
+        GameArg::Marubatsu => evaluate::<Marubatsu>(args, recorded, env).await,
     }
 }
 
 /// `eval` of game `R`: the agent against each opponent, then the results written and
 /// printed.
-async fn evaluate<R: ModelGame>(args: EvalArgs, resuming: bool, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
+async fn evaluate<R: ModelGame>(
+    args: EvalArgs,
+    recorded: Option<EvalRun>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<()> {
     let entrants = Entrants::<R>::connect(&args, env).await?;
     if let Some(csv) = &args.csv {
         // The run's own results.csv is the one file of its folder --csv may name.
@@ -67,7 +76,7 @@ async fn evaluate<R: ModelGame>(args: EvalArgs, resuming: bool, env: &dyn Fn(&st
         check_output_flag("--csv", csv, &run, &owned)?;
     }
     let model = entrants.agent_config.model.clone();
-    let (folder, config) = open_run(&args, entrants, resuming).await?;
+    let (folder, config) = open_run(&args, entrants, recorded.as_ref()).await?;
     let log_dir = folder.path().to_path_buf();
     let total = config.schedule().len();
     let (result, stops) = play(&args, &config, &folder).await?;
@@ -125,7 +134,6 @@ impl<R: ModelGame> Entrants<R> {
     /// Connects to the model server and reads `--agent` and `--vs`.
     async fn connect(args: &EvalArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<Entrants<R>> {
         let agent_spec = args.agent_spec.as_deref().unwrap_or_default();
-        game::check_opening::<R>(args.opening_random).map_err(|e| anyhow::anyhow!("bad --opening-random: {e}"))?;
         let connection = args.hosts.connect(&args.agent, env).await?;
         let agent: PlayerSpec<R> = parse_player(agent_spec, "--agent", &args.agent, Some(&connection))?;
         let Some(agent_config) = agent.agent_config().cloned() else {
@@ -153,12 +161,12 @@ impl<R: ModelGame> Entrants<R> {
 }
 
 /// Makes the run folder (or takes the one `--resume` continues, with its finished
-/// games), writes its run.json and listens for Ctrl-C; returns the folder and the
-/// evaluation's settings.
+/// games, held to the settings it `recorded`), writes its run.json and listens for
+/// Ctrl-C; returns the folder and the evaluation's settings.
 async fn open_run<R: ModelGame>(
     args: &EvalArgs,
     entrants: Entrants<R>,
-    resuming: bool,
+    recorded: Option<&EvalRun>,
 ) -> Result<(RunFolder, EvalConfig<R>)> {
     let Entrants {
         connection,
@@ -167,8 +175,10 @@ async fn open_run<R: ModelGame>(
         opponents,
     } = entrants;
     let backend = connection.backend.clone();
-    let folder = match (&args.log_dir, resuming) {
-        (Some(dir), true) => resumed_run_folder(dir)?,
+    let opening_seed = args.opening_seed.unwrap_or(args.seed);
+    let openings = openings::from_args::<R>(&args.openings, opening_seed)?;
+    let folder = match (&args.log_dir, recorded) {
+        (Some(dir), Some(_)) => resumed_run_folder(dir)?,
         (dir, _) => new_run_folder(dir.as_deref(), &agent_config.model)?,
     };
     let log_dir = folder.path().to_path_buf();
@@ -180,14 +190,18 @@ async fn open_run<R: ModelGame>(
         seed: args.seed,
         opening_seed: args.opening_seed,
         run: RunOptions {
-            opening_plies: args.opening_random,
+            openings,
             parallel,
             log_dir: Some(log_dir.clone()),
             ..RunOptions::default()
         },
     };
-    if resuming {
-        refuse_changed_settings(&log_dir, &agent_config)?;
+    let games: Vec<_> = config.schedule().into_iter().map(|(_, _, game)| game).collect();
+    config.run.openings.check(&games).map_err(|e| anyhow::anyhow!("bad --openings: {e}"))?;
+    let openings_record = config.run.openings.record(&games);
+    if let Some(recorded) = recorded {
+        refuse_changed_settings(&log_dir, recorded, &agent_config)?;
+        openings::refuse_changed(&log_dir, recorded.openings.as_ref(), openings_record.as_ref())?;
         folder.add_resume(resume_from_logs(&mut config, &log_dir, connection.fleet_json())?)?;
     } else {
         let model_info = backend.model_info(&agent_config.model).await;
@@ -210,9 +224,10 @@ async fn open_run<R: ModelGame>(
             agent: agent_config.to_json(),
             opponents: config.opponents.iter().map(ToString::to_string).collect(),
             games_per_color: args.games,
-            opening_random: args.opening_random,
+            opening_random: args.openings.opening_random,
+            openings: openings_record,
             seed: args.seed,
-            opening_seed: Some(args.opening_seed.unwrap_or(args.seed)),
+            opening_seed: Some(opening_seed),
             parallel,
             score_moves: Some(args.score_moves.then(|| args.reference.to_json::<R>())),
         })))?;
@@ -326,10 +341,7 @@ fn eval_results<R: ModelGame>(
 /// Refuses a resume whose agent settings (prompt and template texts included, read
 /// again from their files) are not the ones the run recorded: the rest of its games
 /// would be credited to settings they were not played with.
-fn refuse_changed_settings(log_dir: &Path, now: &AgentConfig) -> Result<()> {
-    let RunKind::Eval(run) = RunFile::read(log_dir)?.run else {
-        bail!("bad --resume: {} is not an eval run", log_dir.display());
-    };
+fn refuse_changed_settings(log_dir: &Path, run: &EvalRun, now: &AgentConfig) -> Result<()> {
     let changed = changed_agent_settings(&run.agent, &now.to_json());
     if !changed.is_empty() {
         bail!(
@@ -347,7 +359,7 @@ fn resume_from_logs<R: ModelGame>(
     fleet: serde_json::Value,
 ) -> Result<Resume> {
     let games: Vec<_> = config.schedule().into_iter().map(|(_, _, g)| g).collect();
-    let state = load_resume_state(log_dir, &config.players(), &games, config.run.opening_plies)?;
+    let state = load_resume_state(log_dir, &config.players(), &games, &config.run.openings)?;
     eprintln!(
         "resuming {}: {} of {} games already finished; {} unfinished log(s) kept aside as *.unfinished-N",
         log_dir.display(),
@@ -399,8 +411,9 @@ fn score_agent_moves<R: ModelGame>(
 }
 
 /// The arguments of the run in `dir`, from the `argv` its run.json keeps, with this
-/// invocation's --parallel, --csv (only when given now) and --json.
-fn resumed_args(dir: &Path, now: &EvalArgs) -> Result<EvalArgs> {
+/// invocation's --parallel, --csv (only when given now) and --json; and the run as
+/// its run.json recorded it.
+fn resumed_args(dir: &Path, now: &EvalArgs) -> Result<(EvalArgs, EvalRun)> {
     let path = dir.join("run.json");
     let run = RunFile::read(dir).map_err(|err| match err {
         ReadRunError::Io { source, .. } => anyhow::Error::new(source).context(format!(
@@ -412,12 +425,10 @@ fn resumed_args(dir: &Path, now: &EvalArgs) -> Result<EvalArgs> {
         }
         err @ ReadRunError::Shape { .. } => anyhow::Error::new(err).context("bad --resume"),
     })?;
-    let RunKind::Eval(EvalRun {
-        argv: Some(argv),
-        parallel,
-        ..
-    }) = run.run
-    else {
+    let RunKind::Eval(recorded) = run.run else {
+        bail!("bad --resume: {} is not an eval run", path.display());
+    };
+    let Some(argv) = recorded.argv.clone() else {
         bail!(
             "bad --resume: {} keeps no argv (written by an older version or another command); start a new run",
             path.display()
@@ -436,13 +447,13 @@ fn resumed_args(dir: &Path, now: &EvalArgs) -> Result<EvalArgs> {
         // The hosts serve the run; they do not define it: take this invocation's.
         args.hosts = now.hosts.clone();
     }
-    args.parallel = now.parallel.or(Some(parallel));
+    args.parallel = now.parallel.or(Some(recorded.parallel));
     // The run's own table is results.csv in its folder; a --csv of the first session
     // named a path of that time (a copied run must not write onto the original's).
     args.csv = now.csv.clone();
     args.json = now.json;
     args.score_moves |= now.score_moves;
-    Ok(args)
+    Ok((args, recorded))
 }
 
 /// Ctrl-C once sets `stop` (no new games; games in flight end after their current

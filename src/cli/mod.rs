@@ -9,6 +9,7 @@ mod csv_table;
 mod eval;
 mod limits;
 mod modelfile;
+mod openings;
 mod outputs;
 mod play;
 mod positions;

@@ -10,14 +10,15 @@ use anyhow::{Context, Result};
 use serde_json::json;
 
 use super::agent_args::{is_llm_spec, parse_player};
+use super::openings;
 use super::args::{GameArg, PlayArgs, ReferenceArgs};
 use super::csv_table::CsvTable;
 use super::outputs::{check_output_flag, new_run_folder};
 use super::quality;
 use super::report::{agent_lines, tally_header, tally_row};
 use arena::{
-    run_match, AgentStats, Connection, GameToScore, MatchConfig, MatchEvent, MatchResult, MoveQuality, PlayRun,
-    PlayerSpec, RunFile, RunFolder, RunKind, RunOptions, RunPlayer, SpecTally, Tally,
+    run_match, AgentStats, Connection, GameToScore, MatchConfig, MatchEvent, MatchResult, MoveQuality,
+    OpeningsRecord, PlayRun, PlayerSpec, RunFile, RunFolder, RunKind, RunOptions, RunPlayer, SpecTally, Tally,
 };
 use game::othello::{Color, TextStyle};
 use game::{Marubatsu, Othello};
@@ -31,7 +32,7 @@ pub(super) async fn run(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>) ->
 
 /// `play` of game `R`: the match played, then its tables, CSV and JSON.
 async fn play<R: ModelGame>(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
-    game::check_opening::<R>(args.opening_random).map_err(|e| anyhow::anyhow!("bad --opening-random: {e}"))?;
+    let openings = openings::from_args::<R>(&args.openings, args.seed)?;
     let connection = if is_llm_spec(&args.black) || is_llm_spec(&args.white) {
         Some(args.hosts.connect(&args.agent, env).await?)
     } else {
@@ -51,20 +52,22 @@ async fn play<R: ModelGame>(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>
             &[],
         )?;
     }
-    let folder = open_run(&args, &players)?;
-    let log_dir = folder.as_ref().map(|f| f.path().to_path_buf());
-    let config = MatchConfig {
+    let mut config = MatchConfig {
         players,
         games: args.games,
         swap: args.swap,
         seed: args.seed,
         run: RunOptions {
-            opening_plies: args.opening_random,
+            openings,
             parallel,
-            log_dir: log_dir.clone(),
             ..RunOptions::default()
         },
     };
+    let schedule = config.schedule();
+    config.run.openings.check(&schedule).map_err(|e| anyhow::anyhow!("bad --openings: {e}"))?;
+    let folder = open_run(&args, &config.players, config.run.openings.record(&schedule))?;
+    let log_dir = folder.as_ref().map(|f| f.path().to_path_buf());
+    config.run.log_dir = log_dir.clone();
     let start = Instant::now();
     let result = play_match(&args, &config, human, start).await?;
     if let Some(path) = &args.csv {
@@ -110,7 +113,11 @@ fn parallel(args: &PlayArgs, human: bool, connection: Option<&Connection>) -> us
 }
 
 /// The run folder, when `--log-dir` is given or a player is an LLM, with its run.json.
-fn open_run<R: ModelGame>(args: &PlayArgs, players: &[PlayerSpec<R>; 2]) -> Result<Option<RunFolder>> {
+fn open_run<R: ModelGame>(
+    args: &PlayArgs,
+    players: &[PlayerSpec<R>; 2],
+    openings: Option<OpeningsRecord>,
+) -> Result<Option<RunFolder>> {
     let has_llm = players.iter().any(|p| p.agent_config().is_some());
     if args.log_dir.is_none() && !has_llm {
         return Ok(None);
@@ -120,7 +127,8 @@ fn open_run<R: ModelGame>(args: &PlayArgs, players: &[PlayerSpec<R>; 2]) -> Resu
         players: players.iter().map(RunPlayer::from).collect(),
         games: args.games,
         swap: args.swap,
-        opening_random: args.opening_random,
+        opening_random: args.openings.opening_random,
+        openings,
         seed: args.seed,
     })))?;
     Ok(Some(folder))
@@ -285,12 +293,12 @@ fn text_table<R: ModelGame>(config: &MatchConfig<R>, tallies: &[SpecTally; 2], s
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{} vs {}: {} games{}, {} random opening plies, seed {} ({secs:.1} s)",
+        "{} vs {}: {} games{}, {}, seed {} ({secs:.1} s)",
         config.players[0],
         config.players[1],
         config.games,
         if config.swap { ", colors alternating" } else { "" },
-        config.run.opening_plies,
+        config.run.openings,
         config.seed,
     );
     let width = tallies.iter().map(|t| t.spec.len()).max().unwrap_or(6).max(6);

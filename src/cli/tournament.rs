@@ -15,13 +15,16 @@ use super::agent_args::{parse_player, AgentArgs, HostArgs};
 use super::args::TournamentArgs;
 use super::eval::{stop_on_ctrl_c, Interrupted};
 use super::limits;
+use super::openings;
 use super::outputs::{new_run_folder, resumed_run_folder};
 use super::progress::progress_bar;
 use super::rate::{player_name, read_games};
 use agent::AgentConfig;
+use game::Othello;
 use arena::{
     changed_agent_settings, leaderboard_tables, load_resume_state, run_games, run_sequential, utc_now, Anchor,
-    Connection, Format, GameRecord, Leaderboard, MatchEvent, PairingResult, PairingStop, Plan, PlayerSpec,
+    Connection, Format, GameRecord, Leaderboard, MatchEvent, Openings, OpeningsOrder, PairingResult, PairingStop,
+    Plan, PlayerSpec,
     ReadRunError, Resume, RunFile, RunFolder, RunKind, RunOptions, RunPlayer, RunResults, StopRule, Tally,
     TournamentRatings, TournamentResults, TournamentRun,
 };
@@ -44,6 +47,14 @@ struct TournamentFile {
     /// Random opening plies.
     #[serde(default)]
     opening_random: usize,
+    /// An opening suite file (one opening a line), instead of random plies.
+    openings: Option<PathBuf>,
+    /// How the suite is dealt: `sequential` or `shuffle` (by `seed`).
+    #[serde(default)]
+    openings_order: OpeningsOrder,
+    /// Whether the suite starts over when the pairs outnumber it.
+    #[serde(default)]
+    openings_cycle: bool,
     /// Seed of the openings and the engines' choices.
     #[serde(default = "one")]
     seed: u64,
@@ -118,10 +129,14 @@ pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<Strin
     let tournament = Tournament::read(&args)?;
     let entrants = Entrants::connect(&tournament, env).await?;
     // Refused now rather than after every game: the anchor must be one of the players.
-    rating_anchor(tournament.anchor.clone(), &entrants.names)
+    let anchor = rating_anchor(tournament.anchor.clone(), &entrants.names)
         .with_context(|| format!("bad tournament file {}", tournament.path.display()))?;
     let file = &tournament.file;
     let plan = Plan::tournament(&entrants.names, &entrants.llm, file.format, file.games / 2, file.seed);
+    tournament
+        .openings
+        .check(&plan.schedule)
+        .map_err(|e| anyhow::anyhow!("bad tournament file {}: {e}", tournament.path.display()))?;
     let parallel = args.parallel.unwrap_or(entrants.fleet_capacity.max(1));
     let (folder, run) = open_run(&args, &tournament, &entrants.players, &plan, parallel)?;
     let rule = tournament.rule.as_ref();
@@ -129,7 +144,7 @@ pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<Strin
     let log_dir = folder.path();
     let interrupted = interrupted(&records, &stops, rule.is_some());
     let pairings = pairing_results(&plan, &records, &stops);
-    let (as_played, as_loss) = rate(&tournament, &entrants.names, log_dir, interrupted)?;
+    let (as_played, as_loss) = rate(&tournament, &anchor, log_dir, interrupted)?;
     let results = TournamentResults {
         pairings,
         ratings: TournamentRatings {
@@ -157,8 +172,8 @@ pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<Strin
 struct Tournament {
     /// Where the file's text came from (the file, or the run.json of `--resume`).
     path: PathBuf,
-    /// The run folder `--resume` continues.
-    resume: Option<PathBuf>,
+    /// The run folder `--resume` continues, with what its run.json recorded.
+    resume: Option<(PathBuf, TournamentRun)>,
     /// The file's text, which run.json keeps.
     text: String,
     /// What it says.
@@ -167,6 +182,8 @@ struct Tournament {
     anchor: Option<Anchor>,
     /// Its `stop`, read.
     rule: Option<StopRule>,
+    /// Where its games start: `opening_random` plies, or the `openings` suite.
+    openings: Openings<Othello>,
 }
 
 impl Tournament {
@@ -178,7 +195,8 @@ impl Tournament {
                 let RunKind::Tournament(run) = resumed_run(dir)?.run else {
                     bail!("bad --resume: {} is not a tournament run", dir.display());
                 };
-                (dir.join("run.json"), Some(dir.clone()), run.tournament_file)
+                let text = run.tournament_file.clone();
+                (dir.join("run.json"), Some((dir.clone(), run)), text)
             }
             (Some(file), None) => {
                 let text = std::fs::read_to_string(file)
@@ -226,6 +244,26 @@ impl Tournament {
             .map(str::parse)
             .transpose()
             .with_context(|| format!("bad stop in {}", path.display()))?;
+        if file.openings.is_some() && file.opening_random > 0 {
+            bail!(
+                "bad tournament file {}: give openings (a suite file) or opening_random (random plies), not both",
+                path.display()
+            );
+        }
+        // A resume deals the suite the run recorded, read again (and refused if changed).
+        let recorded_suite = resume.as_ref().and_then(|(_, run)| run.openings.as_ref());
+        let suite_file = args
+            .openings
+            .clone()
+            .or_else(|| recorded_suite.map(|r| PathBuf::from(&r.file)))
+            .or_else(|| file.openings.clone());
+        let openings = match &suite_file {
+            Some(suite) => {
+                let what = format!("openings in {}", path.display());
+                openings::read_suite(&what, suite, file.openings_order, file.openings_cycle, file.seed)?
+            }
+            None => Openings::random(file.opening_random),
+        };
         Ok(Tournament {
             path,
             resume,
@@ -233,16 +271,14 @@ impl Tournament {
             file,
             anchor,
             rule,
+            openings,
         })
     }
 }
 
 /// Refuses a resume whose LLM players' settings (agent files and prompts read again)
 /// are not the ones the run recorded, naming each player and setting.
-fn refuse_changed_players(dir: &Path, players: &[PlayerSpec]) -> Result<()> {
-    let RunKind::Tournament(run) = resumed_run(dir)?.run else {
-        bail!("bad --resume: {} is not a tournament run", dir.display());
-    };
+fn refuse_changed_players(dir: &Path, run: &TournamentRun, players: &[PlayerSpec]) -> Result<()> {
     let mut changed = Vec::new();
     for (recorded, player) in run.players.iter().zip(players) {
         if let (Some(then), Some(now)) = (&recorded.agent, player.agent_config()) {
@@ -387,19 +423,21 @@ fn open_run(
     parallel: usize,
 ) -> Result<(RunFolder, RunOptions)> {
     let folder = match &tournament.resume {
-        Some(dir) => resumed_run_folder(dir)?,
+        Some((dir, _)) => resumed_run_folder(dir)?,
         None => new_run_folder(args.log_dir.as_deref(), "tournament")?,
     };
     let log_dir = folder.path().to_path_buf();
     let mut run = RunOptions {
-        opening_plies: tournament.file.opening_random,
+        openings: tournament.openings.clone(),
         parallel,
         log_dir: Some(log_dir.clone()),
         ..RunOptions::default()
     };
-    if args.resume.is_some() {
-        refuse_changed_players(&log_dir, players)?;
-        let state = load_resume_state(&log_dir, players, &plan.schedule, run.opening_plies)?;
+    let openings = run.openings.record(&plan.schedule);
+    if let Some((_, recorded)) = &tournament.resume {
+        refuse_changed_players(&log_dir, recorded, players)?;
+        openings::refuse_changed(&log_dir, recorded.openings.as_ref(), openings.as_ref())?;
+        let state = load_resume_state(&log_dir, players, &plan.schedule, &run.openings)?;
         eprintln!(
             "resuming {}: {} games already finished; {} unfinished log(s) kept aside",
             log_dir.display(),
@@ -418,6 +456,7 @@ fn open_run(
             tournament_file: tournament.text.clone(),
             players: players.iter().map(RunPlayer::from).collect(),
             pairings: plan.pairings.iter().map(|p| p.label.clone()).collect(),
+            openings,
             parallel,
         })))?;
     }
@@ -461,11 +500,10 @@ async fn play(
 /// may not have played) has none, and still says how to resume.
 fn rate(
     tournament: &Tournament,
-    names: &[String],
+    anchor: &Anchor,
     log_dir: &Path,
     interrupted: bool,
 ) -> Result<(Option<Leaderboard>, Option<Leaderboard>)> {
-    let anchor = rating_anchor(tournament.anchor.clone(), names)?;
     // The bootstrap searches on blocking threads, off the async workers.
     let rated = tokio::task::block_in_place(|| -> Result<_> {
         let games = read_games(&[log_dir.to_path_buf()])?;

@@ -14,7 +14,8 @@
 //! Every line is an object with `schema_version`, `time_ms` (Unix milliseconds) and
 //! `type`, one of:
 //! - `game_start`: `game`, `black`, `white` (player specs), `start_board` (64
-//!   characters), `opening` (the random opening moves), `seed`, `kinds` (`{"black":
+//!   characters), `start_to_move` (only when white moves first there: a suite's
+//!   board), `opening` (the opening moves, random or a suite's), `seed`, `kinds` (`{"black":
 //!   "llm", "white": "engine"}`: `engine`, `human` or `llm`; absent in older logs, where
 //!   an `llm:` spec is the agent);
 //! - `exchange`: one LLM round trip: `game`, `ply`, `color`, `session`, `turn`,
@@ -127,7 +128,11 @@ pub struct GameStart {
     pub white: String,
     /// The start position, 64 characters.
     pub start_board: String,
-    /// The random opening moves played before the players took over.
+    /// The side to move on `start_board` when it is not black (an opening suite's
+    /// board with white to move); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_to_move: Option<Color>,
+    /// The opening moves played before the players took over (random, or a suite's).
     pub opening: Vec<String>,
     /// The game's seed.
     pub seed: u64,
@@ -161,6 +166,19 @@ pub struct PlayerKinds {
 }
 
 impl GameStart {
+    /// The game's opening: its start position, side to move included, and its
+    /// opening moves, each checked against the rules of `R`.
+    pub fn opening_line<R: Rules>(&self) -> Result<game::Line<R>, String> {
+        let to_move = self.start_to_move.unwrap_or(Color::Black);
+        let board = R::parse_squares(&self.start_board, to_move).map_err(|e| format!("start board: {e}"))?;
+        let mut line = game::Line::<R>::new(board);
+        for (i, text) in self.opening.iter().enumerate() {
+            let mv = game::parse_move::<R>(text)?;
+            line.try_play(mv).map_err(|e| format!("opening move {}: {e}", i + 1))?;
+        }
+        Ok(line)
+    }
+
     /// The kind of `color`'s player: as recorded, or for logs written before kinds were
     /// recorded, read from its spec (`llm:MODEL` is the agent, `human` a person).
     pub fn kind(&self, color: Color) -> PlayerKind {

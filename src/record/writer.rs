@@ -61,6 +61,7 @@ impl<'a> GameWriter<'a> {
                 black: names.black.to_string(),
                 white: names.white.to_string(),
                 start_board: R::to_squares(opening.start()),
+                start_to_move: Some(R::to_move(opening.start())).filter(|&c| c == Color::White),
                 opening: opening.moves().iter().map(ToString::to_string).collect(),
                 seed,
                 kinds: Some(PlayerKinds {
