@@ -90,9 +90,7 @@ fn eval(
         games_per_color,
         seed: 1,
         opening_seed: None,
-        run: RunOptions {
-            ..run
-        },
+        run: RunOptions { ..run },
     };
     let start = Instant::now();
     let result = runtime.block_on(run_eval(&config, &|_| {}));

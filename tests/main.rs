@@ -23,6 +23,7 @@ mod move_quality;
 mod old_runs;
 mod ollama_wire;
 mod openai_wire;
+mod openings;
 mod perft;
 mod positions;
 mod properties;

@@ -23,8 +23,8 @@ mod groups;
 mod hosts;
 mod leaderboard;
 mod logs;
-mod openings;
 mod matchup;
+mod openings;
 mod plan;
 mod play;
 mod player;
@@ -56,7 +56,7 @@ pub use leaderboard::{
 };
 pub use logs::{cut_off_note, read_game_logs, GameLogs, LoggedGame, LogsError};
 pub use matchup::{run_match, MatchConfig, MatchResult, SpecTally};
-pub use openings::{Openings, OpeningsOrder, OpeningsRecord, OpeningSuite, SuiteLineError, SuiteOpening};
+pub use openings::{OpeningSuite, Openings, OpeningsOrder, OpeningsRecord, SuiteLineError, SuiteOpening};
 pub use plan::{Format, Plan};
 pub use play::{play_game, random_opening, Forfeit, GameContext, GameError, GameRecord, PlyObserver, PlyRecord};
 pub use player::{Action, LlmPlayer, PlayError, Played, Player, PlayerSpec};

@@ -41,7 +41,9 @@ impl FromStr for OpeningsOrder {
         match s.trim() {
             "sequential" => Ok(OpeningsOrder::Sequential),
             "shuffle" => Ok(OpeningsOrder::Shuffle),
-            other => Err(format!("{other:?} is not an openings order: give sequential or shuffle")),
+            other => Err(format!(
+                "{other:?} is not an openings order: give sequential or shuffle"
+            )),
         }
     }
 }
@@ -125,7 +127,13 @@ impl<R: ModelGame> OpeningSuite<R> {
 /// Reads one opening: a board and its side to move, or a move transcript.
 fn parse_opening<R: ModelGame>(content: &str) -> Result<SuiteOpening<R>, String> {
     // OBF lines end with `;` and may carry a `%` comment.
-    let content = content.split('%').next().unwrap_or_default().trim().trim_end_matches(';').trim();
+    let content = content
+        .split('%')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .trim_end_matches(';')
+        .trim();
     let words: Vec<&str> = content.split_whitespace().collect();
     if let [board, side] = words[..] {
         if let Ok(to_move) = parse_side(side) {
@@ -155,13 +163,21 @@ fn parse_opening<R: ModelGame>(content: &str) -> Result<SuiteOpening<R>, String>
         let is_pass = word == "--" || word.eq_ignore_ascii_case("pa");
         let mv = if is_pass {
             R::forced_move(line.board()).ok_or_else(|| {
-                format!("move {} ({word}) passes, but {} has a legal move", i + 1, R::to_move(line.board()))
+                format!(
+                    "move {} ({word}) passes, but {} has a legal move",
+                    i + 1,
+                    R::to_move(line.board())
+                )
             })?
         } else {
             game::parse_move::<R>(word).map_err(|e| format!("move {}: {e}", i + 1))?
         };
         line.try_play(mv).map_err(|e| format!("move {} ({word}): {e}", i + 1))?;
-        text.push_str(&if is_pass { "pa".to_string() } else { word.to_ascii_lowercase() });
+        text.push_str(&if is_pass {
+            "pa".to_string()
+        } else {
+            word.to_ascii_lowercase()
+        });
     }
     Ok(SuiteOpening { line, text })
 }
@@ -388,7 +404,9 @@ mod tests {
 
     #[test]
     fn shuffled_suites_are_seeded_and_small_ones_refuse_more_pairs() {
-        let text: String = ["f5d6", "f5f6", "f5f4", "f5d6c3", "f5d6c4"].map(|t| format!("{t}\n")).concat();
+        let text: String = ["f5d6", "f5f6", "f5f4", "f5d6c3", "f5d6c4"]
+            .map(|t| format!("{t}\n"))
+            .concat();
         let pairs = |n: usize| -> Vec<ScheduledGame> {
             let names = ["a".to_string(), "b".to_string()];
             crate::Plan::new(&names, &[(0, 1)], n, true, 1, 1).schedule

@@ -6,8 +6,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use super::agent_args::{AgentArgs, HostArgs};
 use super::limits;
-use arena::{Anchor, OpeningsOrder};
 use arena::StopRule;
+use arena::{Anchor, OpeningsOrder};
 use engines::lab::TrainSettings;
 use game::othello::{Color, Convention, Labels};
 

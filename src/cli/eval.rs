@@ -12,9 +12,9 @@ use clap::Parser;
 use anyhow::{bail, Context, Result};
 
 use super::agent_args::parse_player;
-use super::openings;
 use super::args::{Cli, Command, EvalArgs, GameArg, ReferenceArgs};
 use super::csv_table::CsvTable;
+use super::openings;
 use super::outputs::{check_output_flag, new_run_folder, resumed_run_folder};
 use super::quality;
 use super::report::{agent_lines, opponent_rows, tally_header};
@@ -197,7 +197,11 @@ async fn open_run<R: ModelGame>(
         },
     };
     let games: Vec<_> = config.schedule().into_iter().map(|(_, _, game)| game).collect();
-    config.run.openings.check(&games).map_err(|e| anyhow::anyhow!("bad --openings: {e}"))?;
+    config
+        .run
+        .openings
+        .check(&games)
+        .map_err(|e| anyhow::anyhow!("bad --openings: {e}"))?;
     let openings_record = config.run.openings.record(&games);
     if let Some(recorded) = recorded {
         refuse_changed_settings(&log_dir, recorded, &agent_config)?;

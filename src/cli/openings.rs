@@ -8,7 +8,7 @@ use anyhow::{bail, Context, Result};
 
 use super::args::OpeningsArgs;
 use agent::ModelGame;
-use arena::{Openings, OpeningsOrder, OpeningsRecord, OpeningSuite};
+use arena::{OpeningSuite, Openings, OpeningsOrder, OpeningsRecord};
 
 /// The openings `args` ask for: `--opening-random` plies, or `--openings FILE` dealt
 /// in its order (shuffled by `seed`).

@@ -10,15 +10,15 @@ use anyhow::{Context, Result};
 use serde_json::json;
 
 use super::agent_args::{is_llm_spec, parse_player};
-use super::openings;
 use super::args::{GameArg, PlayArgs, ReferenceArgs};
 use super::csv_table::CsvTable;
+use super::openings;
 use super::outputs::{check_output_flag, new_run_folder};
 use super::quality;
 use super::report::{agent_lines, tally_header, tally_row};
 use arena::{
-    run_match, AgentStats, Connection, GameToScore, MatchConfig, MatchEvent, MatchResult, MoveQuality,
-    OpeningsRecord, PlayRun, PlayerSpec, RunFile, RunFolder, RunKind, RunOptions, RunPlayer, SpecTally, Tally,
+    run_match, AgentStats, Connection, GameToScore, MatchConfig, MatchEvent, MatchResult, MoveQuality, OpeningsRecord,
+    PlayRun, PlayerSpec, RunFile, RunFolder, RunKind, RunOptions, RunPlayer, SpecTally, Tally,
 };
 use game::othello::{Color, TextStyle};
 use game::{Marubatsu, Othello};
@@ -64,7 +64,11 @@ async fn play<R: ModelGame>(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>
         },
     };
     let schedule = config.schedule();
-    config.run.openings.check(&schedule).map_err(|e| anyhow::anyhow!("bad --openings: {e}"))?;
+    config
+        .run
+        .openings
+        .check(&schedule)
+        .map_err(|e| anyhow::anyhow!("bad --openings: {e}"))?;
     let folder = open_run(&args, &config.players, config.run.openings.record(&schedule))?;
     let log_dir = folder.as_ref().map(|f| f.path().to_path_buf());
     config.run.log_dir = log_dir.clone();

@@ -20,14 +20,13 @@ use super::outputs::{new_run_folder, resumed_run_folder};
 use super::progress::progress_bar;
 use super::rate::{player_name, read_games};
 use agent::AgentConfig;
-use game::Othello;
 use arena::{
     changed_agent_settings, leaderboard_tables, load_resume_state, run_games, run_sequential, utc_now, Anchor,
-    Connection, Format, GameRecord, Leaderboard, MatchEvent, Openings, OpeningsOrder, PairingResult, PairingStop,
-    Plan, PlayerSpec,
-    ReadRunError, Resume, RunFile, RunFolder, RunKind, RunOptions, RunPlayer, RunResults, StopRule, Tally,
+    Connection, Format, GameRecord, Leaderboard, MatchEvent, Openings, OpeningsOrder, PairingResult, PairingStop, Plan,
+    PlayerSpec, ReadRunError, Resume, RunFile, RunFolder, RunKind, RunOptions, RunPlayer, RunResults, StopRule, Tally,
     TournamentRatings, TournamentResults, TournamentRun,
 };
+use game::Othello;
 
 /// A tournament file.
 #[derive(Debug, Deserialize)]
