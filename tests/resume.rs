@@ -474,3 +474,45 @@ fn a_resume_refuses_a_finished_game_whose_opening_is_not_the_runs() {
         "{stderr}"
     );
 }
+
+#[test]
+fn an_eval_on_a_suite_resumes_only_with_the_suite_it_played() {
+    let server = slow_model(Duration::ZERO);
+    let dir = temp_dir("changed-suite");
+    std::fs::create_dir_all(&dir).unwrap();
+    let suite = dir.with_extension("suite.txt");
+    std::fs::write(&suite, "f5d6c3\nf5f6\n").unwrap();
+    let run = dir.join("run");
+    let (run_text, suite_text) = (run.to_str().unwrap(), suite.to_str().unwrap());
+    let first = [
+        "eval",
+        "--agent",
+        "llm:stub",
+        "--vs",
+        "random",
+        "--games",
+        "2",
+        "--mode",
+        "direct",
+        "--openings",
+        suite_text,
+        "--log-dir",
+        run_text,
+    ];
+    let output = command(&first, &server.url).output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let start = |game: &str| -> Value {
+        let log = std::fs::read_to_string(run.join(game)).unwrap();
+        serde_json::from_str(log.lines().next().unwrap()).unwrap()
+    };
+    assert_eq!(start("game-0003.jsonl")["opening"], serde_json::json!(["f5", "f6"]));
+    let resume = ["eval", "--resume", run_text];
+    std::fs::write(&suite, "f5d6c3\nf5f4\n").unwrap();
+    let output = command(&resume, &server.url).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "a changed suite must not continue the run");
+    assert!(stderr.contains("is not the one the run played"), "{stderr}");
+    std::fs::write(&suite, "f5d6c3\nf5f6\n").unwrap();
+    let output = command(&resume, &server.url).output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+}
