@@ -296,6 +296,7 @@ fn every_output_flag_of_every_command_refuses_a_run_file() {
         ),
         ("rate", "--csv", vec!["rate", dir_text, "--csv", target]),
         ("report", "--output", vec!["report", dir_text, "-o", target]),
+        ("export", "--output", vec!["export", dir_text, "-o", target]),
         (
             "modelfile",
             "--output",

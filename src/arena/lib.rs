@@ -19,6 +19,7 @@ mod accuracy;
 mod agent_stats;
 mod connection;
 mod eval;
+mod export;
 mod groups;
 mod hosts;
 mod leaderboard;
@@ -48,6 +49,7 @@ pub use accuracy::{accuracy, calibration, solve_all, Accuracy, Calibration, Solv
 pub use agent_stats::{AgentRates, AgentStats};
 pub use connection::{ConnectError, Connection, HostSettings};
 pub use eval::{run_eval, run_eval_sequential, EvalConfig, EvalGame, EvalResult, OpponentResult};
+pub use export::{ggf, transcript, ExportError};
 pub use groups::{collect_groups, groups_json, Group, GroupGame, Groups, GroupsError, Key};
 pub use hosts::{host_usage, HostUsage};
 pub use leaderboard::{

@@ -3,7 +3,7 @@
 //! suite's `p`-th opening, both colours of a pair on the same one.
 //!
 //! A suite file holds one opening per line: a move transcript (`f5d6c3`, `F5 D6 C3`,
-//! `--` or `pa` for a pass) or a board of square characters (`X`/`*` black, `O` white,
+//! `--` or `pa` for a pass, which may be left out where it is forced) or a board of square characters (`X`/`*` black, `O` white,
 //! `-` empty) followed by the side to move (`X`/`B`/`black`, `O`/`W`/`white`), as OBF
 //! files write it (a trailing `;` and `%` comment are ignored). `#` starts a comment;
 //! blank lines are skipped.
@@ -170,6 +170,11 @@ fn parse_opening<R: ModelGame>(content: &str) -> Result<SuiteOpening<R>, String>
                 )
             })?
         } else {
+            // A transcript may leave a forced pass out, as most do.
+            if let Some(pass) = R::forced_move(line.board()) {
+                line.try_play(pass).expect("a forced move is legal");
+                text.push_str("pa");
+            }
             game::parse_move::<R>(word).map_err(|e| format!("move {}: {e}", i + 1))?
         };
         line.try_play(mv).map_err(|e| format!("move {} ({word}): {e}", i + 1))?;

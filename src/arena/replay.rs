@@ -91,7 +91,13 @@ pub struct GameReplay {
     pub black: String,
     /// White's spec.
     pub white: String,
-    /// Random opening moves (not logged as plies).
+    /// The position the game started from, as the log writes boards.
+    #[serde(skip)]
+    pub start_board: String,
+    /// The side to move there.
+    #[serde(skip)]
+    pub start_to_move: Color,
+    /// The opening moves (random or a suite's; not logged as plies).
     pub opening: Vec<String>,
     /// Every logged ply, in order.
     pub plies: Vec<PlyView>,
@@ -258,6 +264,8 @@ fn replay_game<R: ModelGame>(records: &[Record]) -> Result<GameReplay, ReplayErr
         game: R::NAME.to_string(),
         black: start.black.clone(),
         white: start.white.clone(),
+        start_board: start.start_board.clone(),
+        start_to_move: start.start_to_move.unwrap_or(Color::Black),
         opening: start.opening.clone(),
         plies: Vec::new(),
         forfeit: None,
@@ -457,6 +465,8 @@ pub fn replay_seed_lines(lines: &[Value]) -> Result<GameReplay, ReplayError> {
         game: Othello::NAME.to_string(),
         black: "(not in a seed log)".into(),
         white: "(not in a seed log)".into(),
+        start_board: Board::new().to_squares_string(),
+        start_to_move: Color::Black,
         opening: Vec::new(),
         plies: Vec::new(),
         forfeit: None,

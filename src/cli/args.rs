@@ -52,6 +52,9 @@ pub enum Command {
     Tournament(TournamentArgs),
     /// Write a self-contained HTML report: results, charts and every game replayable.
     Report(ReportArgs),
+    /// Write finished games as GGF records (Edax, Egaroucid, NBoard, GGS) or move
+    /// transcripts, one game a line.
+    Export(ExportArgs),
     /// Compare runs side by side; runs that share openings are compared game pair by pair.
     Compare(CompareArgs),
     /// Write an Ollama Modelfile, and optionally create the model on the server.
@@ -471,6 +474,30 @@ pub struct ReportArgs {
     /// The HTML file to write.
     #[arg(short, long, default_value = "report.html")]
     pub output: PathBuf,
+}
+
+/// `export`.
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// Run folders and/or game logs.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// ggf (one record a game: players, result, start position, every move and pass,
+    /// the model's and the fallback's moves in a comment) or transcript (f5d6c3...).
+    #[arg(long, value_enum, default_value_t = ExportFormat::Ggf)]
+    pub format: ExportFormat,
+    /// The file to write (default: stdout).
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+}
+
+/// The record format of `export`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// Generic Game Format.
+    Ggf,
+    /// Moves from the usual start, passes left out.
+    Transcript,
 }
 
 /// `compare`.

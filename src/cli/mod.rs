@@ -7,6 +7,7 @@ mod bench;
 mod compare;
 mod csv_table;
 mod eval;
+mod export;
 mod limits;
 mod modelfile;
 mod openings;
@@ -62,6 +63,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Rate(args) => rate::run(args),
         Command::Tournament(args) => runtime()?.block_on(tournament::run(args, &env)),
         Command::Report(args) => report_html::run(args),
+        Command::Export(args) => export::run(args),
         Command::Compare(args) => compare::run(args),
         Command::Modelfile(args) => runtime()?.block_on(modelfile::run(args, &env)),
         Command::Positions(args::PositionsCommand::Generate(args)) => positions::run_generate(args),

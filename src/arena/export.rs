@@ -1,0 +1,190 @@
+//! Game records for the rest of the Othello world: GGF (what Edax, Egaroucid, NBoard
+//! and GGS read) and plain move transcripts (what everyone pastes).
+//!
+//! A GGF record holds the players (`PB`, `PW`), the result (`RE`, black's disc
+//! difference with the empty squares given to the winner, as tournaments count it;
+//! `:r` after a forfeit), the start position (`BO`), every move and pass (`PA`) from
+//! there, the opening included, and a comment (`C`) saying for each LLM side how
+//! many of its moves the model decided and which were the harness's fallback.
+
+use std::fmt::Write as _;
+
+use super::logs::LoggedGame;
+use game::othello::{Board, Color};
+use game::Othello;
+use game::Rules;
+use record::MoveSource;
+
+/// Why a game has no record in the asked format.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ExportError {
+    /// Not a game of Othello.
+    #[error("{path}: a game of {game}; GGF and transcripts hold Othello games")]
+    NotOthello {
+        /// The log.
+        path: String,
+        /// The game it plays.
+        game: String,
+    },
+    /// The game did not finish.
+    #[error("{path}: the game did not finish, so it has no result to export")]
+    Unfinished {
+        /// The log.
+        path: String,
+    },
+    /// A transcript starts from the usual position; this game does not.
+    #[error("{path}: the game starts from a set-up board, which a transcript cannot hold; use --format ggf")]
+    SetUpBoard {
+        /// The log.
+        path: String,
+    },
+}
+
+/// The moves of a finished Othello game from its start, passes included, each with
+/// its mover and, after the opening, its ply number and source as logged.
+struct ExportedGame {
+    start: Board,
+    moves: Vec<(Color, String, Option<(usize, MoveSource)>)>,
+}
+
+fn exported(game: &LoggedGame) -> Result<ExportedGame, ExportError> {
+    let path = game.path.display().to_string();
+    let replay = &game.replay;
+    if replay.game != Othello::NAME {
+        return Err(ExportError::NotOthello {
+            path,
+            game: replay.game.clone(),
+        });
+    }
+    if replay.final_discs.is_none() {
+        return Err(ExportError::Unfinished { path });
+    }
+    // The replay checked every move against the rules, so these parse and play.
+    let start = Othello::parse_squares(&replay.start_board, replay.start_to_move).expect("a replayed start board");
+    let mut board = start;
+    let mut moves = Vec::new();
+    for text in &replay.opening {
+        let mv = game::parse_move::<Othello>(text).expect("a replayed opening move");
+        moves.push((Othello::to_move(&board), text.clone(), None));
+        board = Othello::play(&board, mv).expect("a replayed opening move");
+    }
+    for ply in &replay.plies {
+        let text = ply.mv.clone().expect("an Othello log records its moves");
+        moves.push((ply.color, text, ply.source.map(|source| (ply.ply, source))));
+    }
+    Ok(ExportedGame { start, moves })
+}
+
+/// The game's GGF record, one line.
+pub fn ggf(game: &LoggedGame) -> Result<String, ExportError> {
+    let exported = exported(game)?;
+    let replay = &game.replay;
+    let mut out = String::from("(;GM[Othello]PC[othello-arena]");
+    let _ = write!(out, "PB[{}]PW[{}]", escape(&replay.black), escape(&replay.white));
+    let (black, white) = replay.final_discs.expect("checked by exported");
+    // A forfeit is scored as a resignation: the whole board to the opponent.
+    let result = match &replay.forfeit {
+        Some(forfeit) => format!("{:+}.000:r", Othello::forfeit_margin(forfeit.color)),
+        None => format!("{:+}.000", awarded_difference(black, white)),
+    };
+    let _ = write!(out, "RE[{result}]");
+    let side = match Othello::to_move(&exported.start) {
+        Color::Black => '*',
+        Color::White => 'O',
+    };
+    let squares: String = exported.start.to_squares_string().chars().map(ggf_square).collect();
+    let rows: Vec<&str> = (0..8).map(|r| &squares[r * 8..r * 8 + 8]).collect();
+    let _ = write!(out, "BO[8 {} {side}]", rows.join(" "));
+    for (color, mv, _) in &exported.moves {
+        let tag = if *color == Color::Black { 'B' } else { 'W' };
+        let mv = if mv == "pass" { "PA" } else { mv.as_str() };
+        let _ = write!(out, "{tag}[{mv}]");
+    }
+    let comment = sources_comment(replay, &exported);
+    if !comment.is_empty() {
+        let _ = write!(out, "C[{}]", escape(&comment));
+    }
+    out.push_str(";)");
+    Ok(out)
+}
+
+/// The game as a transcript from the usual start: its moves in lower case, passes
+/// left out (each is forced, so readers infer them).
+pub fn transcript(game: &LoggedGame) -> Result<String, ExportError> {
+    let exported = exported(game)?;
+    if exported.start != Board::new() {
+        return Err(ExportError::SetUpBoard {
+            path: game.path.display().to_string(),
+        });
+    }
+    Ok(exported
+        .moves
+        .iter()
+        .filter(|(_, mv, _)| mv != "pass")
+        .map(|(_, mv, _)| mv.as_str())
+        .collect())
+}
+
+/// Black's discs minus white's, the empty squares given to the winner (split on a draw).
+fn awarded_difference(black: u32, white: u32) -> i64 {
+    let empties = 64 - i64::from(black + white);
+    let difference = i64::from(black) - i64::from(white);
+    match difference.cmp(&0) {
+        std::cmp::Ordering::Greater => difference + empties,
+        std::cmp::Ordering::Less => difference - empties,
+        std::cmp::Ordering::Equal => 0,
+    }
+}
+
+fn ggf_square(square: char) -> char {
+    match square {
+        'X' => '*',
+        'O' => 'O',
+        _ => '-',
+    }
+}
+
+/// GGF values end at `]`: a backslash escapes it (and itself).
+fn escape(value: &str) -> String {
+    value.replace('\\', "\\\\").replace(']', "\\]")
+}
+
+/// For each LLM side: its moves decided by the model, and the plies of its fallback
+/// moves (empty when no side is an LLM).
+fn sources_comment(replay: &super::replay::GameReplay, game: &ExportedGame) -> String {
+    let mut parts = Vec::new();
+    for color in [Color::Black, Color::White] {
+        let mine: Vec<(usize, MoveSource)> = game
+            .moves
+            .iter()
+            .filter(|(c, _, _)| *c == color)
+            .filter_map(|(_, _, played)| *played)
+            .collect();
+        let by_model = mine.iter().filter(|(_, s)| *s == MoveSource::Llm).count();
+        let fallback: Vec<String> = mine
+            .iter()
+            .filter(|(_, s)| *s == MoveSource::Fallback)
+            .map(|(ply, _)| ply.to_string())
+            .collect();
+        if by_model + fallback.len() == 0 {
+            continue;
+        }
+        let player = if color == Color::Black {
+            &replay.black
+        } else {
+            &replay.white
+        };
+        let mut part = format!(
+            "{color} {player}: {by_model} moves by the model, {} fallback",
+            fallback.len()
+        );
+        if !fallback.is_empty() {
+            let _ = write!(part, " (plies {})", fallback.join(" "));
+        }
+        if replay.forfeit.as_ref().is_some_and(|f| f.color == color) {
+            part.push_str(", forfeited");
+        }
+        parts.push(part);
+    }
+    parts.join("; ")
+}
