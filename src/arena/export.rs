@@ -40,11 +40,14 @@ pub enum ExportError {
     },
 }
 
-/// The moves of a finished Othello game from its start, passes included, each with
-/// its mover and, after the opening, its ply number and source as logged.
+/// One move of an exported game: its mover, the move (`pass` for a pass) and, after
+/// the opening, its ply number and source as logged.
+type ExportedMove = (Color, String, Option<(usize, MoveSource)>);
+
+/// The moves of a finished Othello game from its start, passes included.
 struct ExportedGame {
     start: Board,
-    moves: Vec<(Color, String, Option<(usize, MoveSource)>)>,
+    moves: Vec<ExportedMove>,
 }
 
 fn exported(game: &LoggedGame) -> Result<ExportedGame, ExportError> {
