@@ -17,6 +17,7 @@
 
 mod accuracy;
 mod agent_stats;
+mod balanced;
 mod connection;
 mod eval;
 mod export;
@@ -47,6 +48,7 @@ mod tally;
 
 pub use accuracy::{accuracy, calibration, solve_all, Accuracy, Calibration, Solved};
 pub use agent_stats::{AgentRates, AgentStats};
+pub use balanced::{balanced_openings, start_bias, suite_values, value_for_black, BalancedSettings, RatedOpening};
 pub use connection::{ConnectError, Connection, HostSettings};
 pub use eval::{run_eval, run_eval_sequential, EvalConfig, EvalGame, EvalResult, OpponentResult};
 pub use export::{ggf, transcript, ExportError};

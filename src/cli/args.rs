@@ -59,6 +59,9 @@ pub enum Command {
     Compare(CompareArgs),
     /// Write an Ollama Modelfile, and optionally create the model on the server.
     Modelfile(ModelfileArgs),
+    /// Opening suites: make a balanced one, or value each opening of a file.
+    #[command(subcommand)]
+    Openings(OpeningsCommand),
     /// Make test positions from seeded self-play, each move labelled with its score.
     #[command(subcommand)]
     Positions(PositionsCommand),
@@ -70,6 +73,53 @@ pub enum Command {
     /// Open the web app: play any engine or model in the browser, watch the runs
     /// under --runs live, replay games, rate runs.
     Serve(super::serve::ServeArgs),
+}
+
+/// `openings`.
+#[derive(Debug, Subcommand)]
+pub enum OpeningsCommand {
+    /// Write distinct seeded random openings (symmetries removed) whose value by the
+    /// reference, its opening bias taken out, lies within --max-abs discs.
+    Generate(OpeningsGenerateArgs),
+    /// Print each opening of a suite file with its value by the reference, and a
+    /// histogram of the values.
+    Check(OpeningsCheckArgs),
+}
+
+/// `openings generate`.
+#[derive(Debug, Args)]
+pub struct OpeningsGenerateArgs {
+    /// Random plies an opening.
+    #[arg(long, default_value_t = 8, value_parser = limits::flag::opening_plies)]
+    pub plies: usize,
+    /// Openings to write.
+    #[arg(long, default_value_t = 100, value_parser = limits::flag::count)]
+    pub count: usize,
+    /// Keep openings whose centred value lies within this many discs of even.
+    #[arg(long, default_value_t = 2.0, value_parser = limits::disc_margin)]
+    pub max_abs: f64,
+    /// The reference's search depth.
+    #[arg(long, default_value_t = 6, value_parser = limits::flag::reference_depth)]
+    pub depth: u32,
+    /// Seed of the random openings.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// The suite file to write (never overwritten).
+    #[arg(short, long)]
+    pub output: PathBuf,
+}
+
+/// `openings check`.
+#[derive(Debug, Args)]
+pub struct OpeningsCheckArgs {
+    /// The suite file.
+    pub file: PathBuf,
+    /// The reference's search depth.
+    #[arg(long, default_value_t = 6, value_parser = limits::flag::reference_depth)]
+    pub depth: u32,
+    /// Print one JSON object instead of the table.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `positions`.

@@ -149,6 +149,14 @@ pub fn temperature(value: f64) -> Result<f64, String> {
     }
 }
 
+/// Parses a margin in discs: a finite number from 0 to 64.
+pub fn disc_margin(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(value) if (0.0..=64.0).contains(&value) => Ok(value),
+        _ => Err(format!("{text:?}: give a number of discs from 0 to 64")),
+    }
+}
+
 /// Parses a temperature flag.
 pub fn parse_temperature(text: &str) -> Result<f64, String> {
     let value: f64 = text.trim().parse().map_err(|_| format!("{text:?} is not a number"))?;

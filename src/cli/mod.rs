@@ -66,6 +66,8 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Export(args) => export::run(args),
         Command::Compare(args) => compare::run(args),
         Command::Modelfile(args) => runtime()?.block_on(modelfile::run(args, &env)),
+        Command::Openings(args::OpeningsCommand::Generate(args)) => openings::run_generate(args),
+        Command::Openings(args::OpeningsCommand::Check(args)) => openings::run_check(args),
         Command::Positions(args::PositionsCommand::Generate(args)) => positions::run_generate(args),
         Command::Probe(args) => runtime()?.block_on(positions::run_probe_command(args, &env)),
         Command::Datagen(args) => positions::run_datagen(args),

@@ -1,14 +1,22 @@
 //! Opening suites on the command line: `--openings FILE` (and a tournament file's
-//! `openings`) read and checked before any game, and a resume held to the suite its
-//! run recorded.
+//! `openings`) read and checked before any game, a resume held to the suite its run
+//! recorded; `openings generate` and `openings check`.
 
+use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
+use serde_json::json;
 
-use super::args::OpeningsArgs;
+use super::args::{OpeningsArgs, OpeningsCheckArgs, OpeningsGenerateArgs};
+use super::outputs::{check_new_output, write_output};
+use super::progress::progress_bar;
 use agent::ModelGame;
-use arena::{OpeningSuite, Openings, OpeningsOrder, OpeningsRecord};
+use arena::{
+    balanced_openings, start_bias, suite_values, BalancedSettings, OpeningSuite, Openings, OpeningsOrder,
+    OpeningsRecord, RatedOpening,
+};
+use game::Othello;
 
 /// The openings `args` ask for: `--opening-random` plies, or `--openings FILE` dealt
 /// in its order (shuffled by `seed`).
@@ -59,4 +67,92 @@ pub(super) fn refuse_changed(dir: &Path, then: Option<&OpeningsRecord>, now: Opt
         );
     }
     Ok(())
+}
+
+/// `openings generate`: a balanced suite, written with the command that made it, the
+/// bias taken out and each opening's values as comments.
+pub(super) fn run_generate(args: OpeningsGenerateArgs) -> Result<()> {
+    check_new_output("-o", &args.output)?;
+    let settings = BalancedSettings {
+        plies: args.plies,
+        count: args.count,
+        max_abs: args.max_abs,
+        depth: args.depth,
+        seed: args.seed,
+        max_candidates: args.count.saturating_mul(1000).max(10_000),
+    };
+    let bar = progress_bar(args.count, false, "openings");
+    let (suite, drawn) = balanced_openings(&settings, &|_, kept| bar.set_position(kept as u64));
+    bar.finish_and_clear();
+    if suite.len() < args.count {
+        bail!(
+            "only {} of {} openings lie within {} discs after {drawn} candidates: widen --max-abs or ask for fewer",
+            suite.len(),
+            args.count,
+            args.max_abs
+        );
+    }
+    let bias = start_bias(&mut engines::Reference::new(engines::DEFAULT_EXACT_EMPTIES, args.depth));
+    let mut text = format!(
+        "# othello-arena openings generate --plies {} --count {} --max-abs {} --depth {} --seed {}\n\
+         # {} distinct openings of {drawn} seeded candidates (symmetries removed) whose centred value by\n\
+         # reference:{} lies within {} discs. The reference gives the side to move {:+.2} at the start;\n\
+         # centred = value for black less that bias for the side to move. Comments: value, centred.\n",
+        args.plies,
+        args.count,
+        args.max_abs,
+        args.depth,
+        args.seed,
+        suite.len(),
+        args.depth,
+        args.max_abs,
+        bias,
+    );
+    for opening in &suite {
+        let _ = writeln!(text, "{}  # {:+.2} {:+.2}", opening.text, opening.value, opening.centred);
+    }
+    write_output("-o", &args.output, text.as_bytes())?;
+    println!(
+        "wrote {} ({} openings of {drawn} candidates)",
+        args.output.display(),
+        suite.len()
+    );
+    print!("{}", histogram(&suite));
+    Ok(())
+}
+
+/// `openings check`: each opening's value and centred value, and their histogram.
+pub(super) fn run_check(args: OpeningsCheckArgs) -> Result<()> {
+    let Openings::Suite(dealt) = read_suite::<Othello>("FILE", &args.file, OpeningsOrder::Sequential, false, 0)?
+    else {
+        unreachable!("read_suite reads a suite");
+    };
+    let values = suite_values(&dealt.suite, args.depth);
+    if args.json {
+        let rows: Vec<_> = values
+            .iter()
+            .map(|o| json!({ "opening": o.text, "value": o.value, "centred": o.centred }))
+            .collect();
+        println!("{}", json!({ "file": args.file, "depth": args.depth, "openings": rows }));
+        return Ok(());
+    }
+    println!("{:<40} {:>7} {:>8}", "opening", "value", "centred");
+    for opening in &values {
+        println!("{:<40} {:>+7.2} {:>+8.2}", opening.text, opening.value, opening.centred);
+    }
+    print!("{}", histogram(&values));
+    Ok(())
+}
+
+/// The centred values in one-disc bins, a bar of `#` each.
+fn histogram(openings: &[RatedOpening]) -> String {
+    let mut bins = std::collections::BTreeMap::new();
+    for opening in openings {
+        *bins.entry(opening.centred.floor() as i64).or_insert(0usize) += 1;
+    }
+    let mut out = String::from("centred value (discs)  openings\n");
+    for (low, count) in bins {
+        let _ = writeln!(out, "[{:+3}, {:+3})  {count:>5}  {}", low, low + 1, "#".repeat(count.div_ceil(5)));
+    }
+    out
 }
