@@ -188,6 +188,32 @@ fn a_password_in_a_host_url_is_sent_and_kept_out_of_every_file() {
         let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
         assert!(!text.contains(PASSWORD), "the password is in {}", path.display());
     }
+    // Without a scheme (`--host player:pw@127.0.0.1:PORT`, as Ollama's OLLAMA_HOST
+    // reads it), the --host value is still a host: run.json's argv keeps no password.
+    let bare_dir = dir.with_extension("bare");
+    let _ = std::fs::remove_dir_all(&bare_dir);
+    let bare = server.url.replace("http://", &format!("player:{PASSWORD}@"));
+    let args = [
+        "eval",
+        "--agent",
+        "llm:stub",
+        "--vs",
+        "random",
+        "--games",
+        "1",
+        "--log-dir",
+    ];
+    let eval = run(
+        &[&args[..], &[bare_dir.to_str().unwrap(), "--host", &bare]].concat(),
+        "127.0.0.1:9",
+    );
+    assert!(eval.status.success(), "{}", String::from_utf8_lossy(&eval.stderr));
+    let run_json = std::fs::read_to_string(bare_dir.join("run.json")).unwrap();
+    assert!(!run_json.contains(PASSWORD), "{run_json}");
+    assert!(
+        run_json.contains(&server.url.replace("http://", "")),
+        "the host itself is kept: {run_json}"
+    );
     let refused = run(
         &[
             "eval",

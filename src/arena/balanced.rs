@@ -41,7 +41,11 @@ pub fn start_bias(reference: &mut Reference) -> f64 {
 
 fn rated(text: String, board: &Board, reference: &mut Reference, bias: f64) -> RatedOpening {
     let value = value_for_black(board, reference);
-    let to_move = if board.must_pass() { !board.side_to_move() } else { board.side_to_move() };
+    let to_move = if board.must_pass() {
+        !board.side_to_move()
+    } else {
+        board.side_to_move()
+    };
     let centred = match to_move {
         Color::Black => value - bias,
         Color::White => value + bias,
@@ -102,7 +106,8 @@ pub fn balanced_openings(
     while kept.len() < settings.count && drawn < settings.max_candidates {
         let mut batch = Vec::new();
         while batch.len() < BATCH && drawn < settings.max_candidates {
-            let line = random_opening::<Othello>(Board::new(), settings.plies, derive_seed(settings.seed, drawn as u64));
+            let line =
+                random_opening::<Othello>(Board::new(), settings.plies, derive_seed(settings.seed, drawn as u64));
             drawn += 1;
             if seen.insert(symmetry_key(line.board())) {
                 batch.push(line);
@@ -113,7 +118,12 @@ pub fn balanced_openings(
             .map_init(
                 || Reference::new(engines::DEFAULT_EXACT_EMPTIES, settings.depth),
                 |reference, line| {
-                    let text = line.moves().iter().map(ToString::to_string).map(|m| pass_as_pa(&m)).collect();
+                    let text = line
+                        .moves()
+                        .iter()
+                        .map(ToString::to_string)
+                        .map(|m| pass_as_pa(&m))
+                        .collect();
                     rated(text, line.board(), reference, bias)
                 },
             )
@@ -152,7 +162,11 @@ fn symmetry_key(board: &Board) -> (u64, u64, bool) {
     (0..8)
         .map(|s| {
             let b = board.transformed(s);
-            (b.discs(Color::Black).0, b.discs(Color::White).0, b.side_to_move() == Color::Black)
+            (
+                b.discs(Color::Black).0,
+                b.discs(Color::White).0,
+                b.side_to_move() == Color::Black,
+            )
         })
         .min()
         .expect("eight symmetries")

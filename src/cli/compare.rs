@@ -132,7 +132,7 @@ fn paired(base: &Run, other: &Run, opponent: &str) -> Value {
         "other_better": better,
         "other_worse": worse,
         "ties": ties,
-        "mean_score_difference": if pairs == 0 { Value::Null } else { json!(diff_sum / f64::from(pairs)) },
+        "mean_score_difference": if pairs == 0 { Value::Null } else { json!(diff_sum / f64::from(pairs) + 0.0 /* never -0 */) },
         "p_value": if pairs == 0 { Value::Null } else { json!(sign_test(better, worse)) },
     })
 }

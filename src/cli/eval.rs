@@ -177,11 +177,6 @@ async fn open_run<R: ModelGame>(
     let backend = connection.backend.clone();
     let opening_seed = args.opening_seed.unwrap_or(args.seed);
     let openings = openings::from_args::<R>(&args.openings, opening_seed)?;
-    let folder = match (&args.log_dir, recorded) {
-        (Some(dir), Some(_)) => resumed_run_folder(dir)?,
-        (dir, _) => new_run_folder(dir.as_deref(), &agent_config.model)?,
-    };
-    let log_dir = folder.path().to_path_buf();
     let parallel = args.parallel.unwrap_or_else(|| connection.default_parallel());
     let mut config = EvalConfig {
         agent,
@@ -192,17 +187,23 @@ async fn open_run<R: ModelGame>(
         run: RunOptions {
             openings,
             parallel,
-            log_dir: Some(log_dir.clone()),
             ..RunOptions::default()
         },
     };
     let games: Vec<_> = config.schedule().into_iter().map(|(_, _, game)| game).collect();
+    // Checked before the run folder is made: a refused suite leaves nothing behind.
     config
         .run
         .openings
         .check(&games)
         .map_err(|e| anyhow::anyhow!("bad --openings: {e}"))?;
     let openings_record = config.run.openings.record(&games);
+    let folder = match (&args.log_dir, recorded) {
+        (Some(dir), Some(_)) => resumed_run_folder(dir)?,
+        (dir, _) => new_run_folder(dir.as_deref(), &agent_config.model)?,
+    };
+    let log_dir = folder.path().to_path_buf();
+    config.run.log_dir = Some(log_dir.clone());
     if let Some(recorded) = recorded {
         refuse_changed_settings(&log_dir, recorded, &agent_config)?;
         openings::refuse_changed(&log_dir, recorded.openings.as_ref(), openings_record.as_ref())?;
@@ -211,12 +212,7 @@ async fn open_run<R: ModelGame>(
         let model_info = backend.model_info(&agent_config.model).await;
         folder.write_run(&RunFile::new(RunKind::Eval(EvalRun {
             // Credentials in a URL are sent, never recorded: a resume gives --host again.
-            argv: Some(
-                std::env::args()
-                    .skip(1)
-                    .map(|a| llm::argument_without_credentials(&a))
-                    .collect(),
-            ),
+            argv: Some(llm::arguments_without_credentials(std::env::args().skip(1))),
             backend: backend.describe(),
             fleet: Some(connection.fleet_json()),
             model_digest: Some(

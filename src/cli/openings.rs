@@ -109,7 +109,11 @@ pub(super) fn run_generate(args: OpeningsGenerateArgs) -> Result<()> {
         bias,
     );
     for opening in &suite {
-        let _ = writeln!(text, "{}  # {:+.2} {:+.2}", opening.text, opening.value, opening.centred);
+        let _ = writeln!(
+            text,
+            "{}  # {:+.2} {:+.2}",
+            opening.text, opening.value, opening.centred
+        );
     }
     write_output("-o", &args.output, text.as_bytes())?;
     println!(
@@ -123,8 +127,7 @@ pub(super) fn run_generate(args: OpeningsGenerateArgs) -> Result<()> {
 
 /// `openings check`: each opening's value and centred value, and their histogram.
 pub(super) fn run_check(args: OpeningsCheckArgs) -> Result<()> {
-    let Openings::Suite(dealt) = read_suite::<Othello>("FILE", &args.file, OpeningsOrder::Sequential, false, 0)?
-    else {
+    let Openings::Suite(dealt) = read_suite::<Othello>("FILE", &args.file, OpeningsOrder::Sequential, false, 0)? else {
         unreachable!("read_suite reads a suite");
     };
     let values = suite_values(&dealt.suite, args.depth);
@@ -133,7 +136,10 @@ pub(super) fn run_check(args: OpeningsCheckArgs) -> Result<()> {
             .iter()
             .map(|o| json!({ "opening": o.text, "value": o.value, "centred": o.centred }))
             .collect();
-        println!("{}", json!({ "file": args.file, "depth": args.depth, "openings": rows }));
+        println!(
+            "{}",
+            json!({ "file": args.file, "depth": args.depth, "openings": rows })
+        );
         return Ok(());
     }
     println!("{:<40} {:>7} {:>8}", "opening", "value", "centred");
@@ -152,7 +158,13 @@ fn histogram(openings: &[RatedOpening]) -> String {
     }
     let mut out = String::from("centred value (discs)  openings\n");
     for (low, count) in bins {
-        let _ = writeln!(out, "[{:+3}, {:+3})  {count:>5}  {}", low, low + 1, "#".repeat(count.div_ceil(5)));
+        let _ = writeln!(
+            out,
+            "[{:+3}, {:+3})  {count:>5}  {}",
+            low,
+            low + 1,
+            "#".repeat(count.div_ceil(5))
+        );
     }
     out
 }

@@ -71,21 +71,36 @@ pub fn without_credentials(url: &str) -> String {
     }
 }
 
-/// A command-line argument with the credentials of every URL in it removed (each
-/// comma-separated part that has a scheme, as in `--host=http://u:p@a,http://b`): how
-/// an argument is recorded in run.json.
-pub fn argument_without_credentials(argument: &str) -> String {
-    argument
-        .split(',')
-        .map(|part| {
-            if part.contains("://") {
-                without_credentials(part)
-            } else {
-                part.to_string()
+/// A command line with the credentials of every URL in it removed, as run.json records
+/// it: each comma-separated part with a scheme (`--host=http://u:p@a,http://b`), and
+/// every part of a `--host` value, which may name a host without a scheme
+/// (`--host u:p@10.0.0.5`). Other arguments keep their `@` (`llm:MODEL@NAME`).
+pub fn arguments_without_credentials(arguments: impl IntoIterator<Item = String>) -> Vec<String> {
+    let mut host_value_next = false;
+    arguments
+        .into_iter()
+        .map(|argument| {
+            let (flag, value) = match argument.split_once('=') {
+                Some((flag, value)) if flag == "--host" => (Some(flag), value),
+                _ => (None, argument.as_str()),
+            };
+            let is_host = std::mem::replace(&mut host_value_next, argument == "--host") || flag.is_some();
+            let parts: Vec<String> = value
+                .split(',')
+                .map(|part| {
+                    if is_host || part.contains("://") {
+                        without_credentials(part)
+                    } else {
+                        part.to_string()
+                    }
+                })
+                .collect();
+            match flag {
+                Some(flag) => format!("{flag}={}", parts.join(",")),
+                None => parts.join(","),
             }
         })
-        .collect::<Vec<_>>()
-        .join(",")
+        .collect()
 }
 
 /// Splits `host:port` or `[v6]:port`; `None` when there is no port.
@@ -145,10 +160,30 @@ mod tests {
         assert_eq!(without_credentials("http://10.0.0.5:11434"), "http://10.0.0.5:11434");
         assert_eq!(without_credentials("key@host:1"), "host:1");
         assert_eq!(without_credentials("http://host/path@x"), "http://host/path@x");
+        let args = |list: &[&str]| -> Vec<String> { arguments_without_credentials(list.iter().map(|a| a.to_string())) };
         assert_eq!(
-            argument_without_credentials("--host=http://u:pw@a:1,https://b,c@d"),
-            "--host=http://a:1,https://b,c@d"
+            args(&["--host=http://u:pw@a:1,https://b,c@d"]),
+            ["--host=http://a:1,https://b,d"]
         );
-        assert_eq!(argument_without_credentials("prompts/me@x.txt"), "prompts/me@x.txt");
+        // A --host value names hosts, with or without a scheme; nothing else loses its @.
+        assert_eq!(
+            args(&[
+                "--host",
+                "me:pw@10.0.0.5,h2",
+                "--agent",
+                "llm:m@direct",
+                "--system",
+                "prompts/me@x.txt"
+            ]),
+            [
+                "--host",
+                "10.0.0.5,h2",
+                "--agent",
+                "llm:m@direct",
+                "--system",
+                "prompts/me@x.txt"
+            ]
+        );
+        assert_eq!(args(&["--vs", "http://u:p@x"]), ["--vs", "http://x"]);
     }
 }

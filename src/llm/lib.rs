@@ -21,7 +21,7 @@ mod types;
 pub use error::{retry_class, LlmError, RetryClass};
 pub use fleet::{Api, Fleet, FleetError, HostConfig, DEFAULT_KEY_ENV, FAILURES_TO_TAKE_OUT, FIRST_DOWN, MAX_DOWN};
 pub use host::{
-    argument_without_credentials, ollama_base_url, without_credentials, ParseHostError, DEFAULT_OLLAMA_HOST,
+    arguments_without_credentials, ollama_base_url, without_credentials, ParseHostError, DEFAULT_OLLAMA_HOST,
 };
 pub use http::error_chain;
 pub use ollama::OllamaBackend;
