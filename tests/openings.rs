@@ -204,3 +204,58 @@ fn a_tournament_plays_its_suite_and_a_resume_refuses_a_changed_one() {
     assert!(output.status.success(), "{}", stderr(&output));
     assert_eq!(game_start(&run, 4)["opening"], game_start(&run, 3)["opening"]);
 }
+
+#[test]
+fn a_tournament_file_naming_no_openings_plays_the_balanced_suite_and_old_runs_keep_theirs() {
+    let dir = temp_dir("openings", "default");
+    let file = dir.join("tournament.toml");
+    std::fs::write(
+        &file,
+        "format = \"round-robin\"\nengines = [\"random\", \"greedy\"]\ngames = 2\nseed = 3\n",
+    )
+    .unwrap();
+    let run = dir.join("run");
+    let args = [
+        "tournament",
+        file.to_str().unwrap(),
+        "--log-dir",
+        run.to_str().unwrap(),
+        "--json",
+    ];
+    let output = run_arena(&args, "127.0.0.1:9");
+    assert!(output.status.success(), "{}", stderr(&output));
+    let shipped =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/openings/balanced-8.txt")).unwrap();
+    let first = shipped
+        .lines()
+        .find(|l| !l.starts_with('#'))
+        .unwrap()
+        .split('#')
+        .next()
+        .unwrap()
+        .trim();
+    let run_json: Value = serde_json::from_str(&std::fs::read_to_string(run.join("run.json")).unwrap()).unwrap();
+    assert!(run_json["openings"]["file"].as_str().unwrap().contains("built in"));
+    assert_eq!(run_json["openings"]["sha256"], agent::sha256_hex(&shipped));
+    let opening: String = game_start(&run, 1)["opening"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
+    assert_eq!(opening, first);
+    // A run recorded before suites (no `openings` in run.json) resumes with what its
+    // file meant then: no opening plies.
+    let mut old = run_json.clone();
+    old.as_object_mut().unwrap().remove("openings");
+    std::fs::write(run.join("run.json"), old.to_string()).unwrap();
+    for game in ["game-0001.jsonl", "game-0002.jsonl"] {
+        std::fs::remove_file(run.join(game)).unwrap();
+    }
+    let output = run_arena(
+        &["tournament", "--resume", run.to_str().unwrap(), "--json"],
+        "127.0.0.1:9",
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(game_start(&run, 1)["opening"], serde_json::json!([]));
+}

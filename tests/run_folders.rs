@@ -298,6 +298,11 @@ fn every_output_flag_of_every_command_refuses_a_run_file() {
         ("report", "--output", vec!["report", dir_text, "-o", target]),
         ("export", "--output", vec!["export", dir_text, "-o", target]),
         (
+            "openings generate",
+            "--output",
+            vec!["openings", "generate", "--count", "1", "--depth", "1", "-o", target],
+        ),
+        (
             "modelfile",
             "--output",
             vec!["modelfile", "--from", "qwen2.5:0.5b", "-o", target],

@@ -51,6 +51,18 @@ pub(super) fn read_suite<R: ModelGame>(
     Ok(Openings::suite(suite, order, cycle, seed))
 }
 
+/// The name run.json records for the built-in balanced suite.
+pub(super) const BALANCED_SUITE: &str = "balanced-8 (built in: docs/openings/balanced-8.txt)";
+
+/// The balanced suite that ships in the binary (docs/openings/balanced-8.txt, made by
+/// `openings generate`), dealt in `order` (shuffled by `seed`).
+pub(super) fn balanced_suite<R: ModelGame>(order: OpeningsOrder, cycle: bool, seed: u64) -> Result<Openings<R>> {
+    let text = include_str!("../../docs/openings/balanced-8.txt");
+    let suite = OpeningSuite::<R>::parse(BALANCED_SUITE, text)
+        .map_err(|e| anyhow::anyhow!("the built-in suite {BALANCED_SUITE} does not read ({e}): a broken build"))?;
+    Ok(Openings::suite(suite, order, cycle, seed))
+}
+
 /// Refuses a resume whose openings (`now`) are not the ones the run in `dir` recorded
 /// (`then`): its remaining games would start elsewhere than its finished ones.
 pub(super) fn refuse_changed(dir: &Path, then: Option<&OpeningsRecord>, now: Option<&OpeningsRecord>) -> Result<()> {

@@ -43,9 +43,9 @@ struct TournamentFile {
     llms: Vec<LlmEntry>,
     /// Games per pairing (an even number: colour-swapped pairs); with `stop`, the most.
     games: usize,
-    /// Random opening plies.
-    #[serde(default)]
-    opening_random: usize,
+    /// Random opening plies (a file that names neither this nor `openings` plays the
+    /// built-in balanced suite).
+    opening_random: Option<usize>,
     /// An opening suite file (one opening a line), instead of random plies.
     openings: Option<PathBuf>,
     /// How the suite is dealt: `sequential` or `shuffle` (by `seed`).
@@ -212,7 +212,11 @@ impl Tournament {
         })?;
         let checks = [
             ("games", &limits::GAMES, file.games),
-            ("opening_random", &limits::OPENING_PLIES, file.opening_random),
+            (
+                "opening_random",
+                &limits::OPENING_PLIES,
+                file.opening_random.unwrap_or(0),
+            ),
         ];
         for (key, bounds, value) in checks {
             if let Err(e) = bounds.check(value as i64) {
@@ -243,26 +247,7 @@ impl Tournament {
             .map(str::parse)
             .transpose()
             .with_context(|| format!("bad stop in {}", path.display()))?;
-        if file.openings.is_some() && file.opening_random > 0 {
-            bail!(
-                "bad tournament file {}: give openings (a suite file) or opening_random (random plies), not both",
-                path.display()
-            );
-        }
-        // A resume deals the suite the run recorded, read again (and refused if changed).
-        let recorded_suite = resume.as_ref().and_then(|(_, run)| run.openings.as_ref());
-        let suite_file = args
-            .openings
-            .clone()
-            .or_else(|| recorded_suite.map(|r| PathBuf::from(&r.file)))
-            .or_else(|| file.openings.clone());
-        let openings = match &suite_file {
-            Some(suite) => {
-                let what = format!("openings in {}", path.display());
-                openings::read_suite(&what, suite, file.openings_order, file.openings_cycle, file.seed)?
-            }
-            None => Openings::random(file.opening_random),
-        };
+        let openings = tournament_openings(args, &file, resume.as_ref().map(|(_, run)| run), &path)?;
         Ok(Tournament {
             path,
             resume,
@@ -272,6 +257,40 @@ impl Tournament {
             rule,
             openings,
         })
+    }
+}
+
+/// Where a tournament's games start: `--openings`, else the file's `openings` suite,
+/// else its `opening_random` plies, else (a file naming neither) the built-in balanced
+/// suite. A resume deals what its run recorded: the suite it played, read again (and
+/// refused later if it changed), or for a run without one (every run before suites)
+/// the random plies its file meant then.
+fn tournament_openings(
+    args: &TournamentArgs,
+    file: &TournamentFile,
+    resume: Option<&TournamentRun>,
+    path: &Path,
+) -> Result<Openings<Othello>> {
+    if file.openings.is_some() && file.opening_random.is_some_and(|plies| plies > 0) {
+        bail!(
+            "bad tournament file {}: give openings (a suite file) or opening_random (random plies), not both",
+            path.display()
+        );
+    }
+    let (order, cycle, seed) = (file.openings_order, file.openings_cycle, file.seed);
+    let what = format!("openings in {}", path.display());
+    let deal = |suite: &Path| openings::read_suite::<Othello>(&what, suite, order, cycle, seed);
+    if let Some(run) = resume {
+        return match &run.openings {
+            Some(recorded) if recorded.file == openings::BALANCED_SUITE => openings::balanced_suite(order, cycle, seed),
+            Some(recorded) => deal(Path::new(&recorded.file)),
+            None => Ok(Openings::random(file.opening_random.unwrap_or(0))),
+        };
+    }
+    match (&args.openings, &file.openings, file.opening_random) {
+        (Some(suite), _, _) | (None, Some(suite), _) => deal(suite),
+        (None, None, Some(plies)) => Ok(Openings::random(plies)),
+        (None, None, None) => openings::balanced_suite(order, cycle, seed),
     }
 }
 
