@@ -86,10 +86,16 @@ fn pair_p_of_a_match_starts_on_the_pth_opening_with_both_colours() {
     assert_eq!(openings["openings_in_file"], 3);
     assert_eq!(openings["used"][0], "f5d6c3");
     assert_eq!(openings["used"][1], "f5f6");
+    assert_eq!(game_start(&run, 3)["suite_opening"], "f5f6");
     // The board opening (white to move) replays and rates like any game.
     let game5 = run.join("game-0005.jsonl");
     let replay = run_arena(&["replay", game5.to_str().unwrap()], "127.0.0.1:9");
     assert!(replay.status.success(), "{}", stderr(&replay));
+    let shown = String::from_utf8_lossy(&replay.stdout);
+    assert!(
+        shown.contains(&format!("opening from the suite: {} O", after_f5.to_squares_string())),
+        "{shown}"
+    );
     let rate = run_arena(&["rate", run.to_str().unwrap(), "--json"], "127.0.0.1:9");
     assert!(rate.status.success(), "{}", stderr(&rate));
     let rated: Value = serde_json::from_slice(&rate.stdout).unwrap();

@@ -272,6 +272,15 @@ impl<R: ModelGame> Openings<R> {
         }
     }
 
+    /// The suite line `game` starts from, as its log names it (`None` for a random
+    /// opening).
+    pub fn name(&self, game: &ScheduledGame) -> Option<String> {
+        match self {
+            Openings::Random { .. } => None,
+            Openings::Suite(dealt) => Some(dealt.suite.openings[dealt.index(game.pair)].text.clone()),
+        }
+    }
+
     /// The openings the pairs of `schedule` play, in pair order, as run.json records
     /// them (`None` for random openings).
     pub fn record(&self, schedule: &[ScheduledGame]) -> Option<OpeningsRecord> {

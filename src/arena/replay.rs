@@ -99,6 +99,9 @@ pub struct GameReplay {
     pub start_to_move: Color,
     /// The opening moves (random or a suite's; not logged as plies).
     pub opening: Vec<String>,
+    /// The suite line the game started from; absent for a random opening.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suite_opening: Option<String>,
     /// Every logged ply, in order.
     pub plies: Vec<PlyView>,
     /// The ply at which the agent forfeited, ending the game: its position, exchanges
@@ -267,6 +270,7 @@ fn replay_game<R: ModelGame>(records: &[Record]) -> Result<GameReplay, ReplayErr
         start_board: start.start_board.clone(),
         start_to_move: start.start_to_move.unwrap_or(Color::Black),
         opening: start.opening.clone(),
+        suite_opening: start.suite_opening.clone(),
         plies: Vec::new(),
         forfeit: None,
         final_discs: None,
@@ -468,6 +472,7 @@ pub fn replay_seed_lines(lines: &[Value]) -> Result<GameReplay, ReplayError> {
         start_board: Board::new().to_squares_string(),
         start_to_move: Color::Black,
         opening: Vec::new(),
+        suite_opening: None,
         plies: Vec::new(),
         forfeit: None,
         final_discs: None,

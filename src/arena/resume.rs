@@ -249,6 +249,7 @@ pub(super) mod tests {
                 white: "llm:m".into(),
                 start_board: Board::new().to_squares_string(),
                 start_to_move: None,
+                suite_opening: None,
                 opening: Vec::new(),
                 seed: 7,
                 kinds: None,

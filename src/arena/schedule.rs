@@ -176,7 +176,8 @@ async fn play_scheduled<R: ModelGame>(
         black: black.as_mut(),
         white: white.as_mut(),
     };
-    let played = play_logged(opening, players, seats, scheduled.seed, ctx).await;
+    let suite_opening = settings.openings.name(scheduled);
+    let played = play_logged((opening, suite_opening.as_deref()), players, seats, scheduled.seed, ctx).await;
     played.map_err(|source| MatchError::Game { number, source })
 }
 
@@ -190,10 +191,10 @@ pub struct Seat {
 }
 
 /// Plays `opening` to the end (as [`play_game`]) between `players`, logging the game's
-/// start (with `seats` and `seed`) and end to `ctx.log` around its moves: the log of a
+/// start (with `seats`, `seed` and the suite line the opening is, if it is one) and end to `ctx.log` around its moves: the log of a
 /// game of a run, for games played by other drivers too (a person in the browser).
 pub async fn play_logged<R: ModelGame>(
-    opening: Line<R>,
+    (opening, suite_opening): (Line<R>, Option<&str>),
     players: ByColor<&mut dyn Player<R>>,
     seats: ByColor<Seat>,
     seed: u64,
@@ -202,7 +203,7 @@ pub async fn play_logged<R: ModelGame>(
     let log = ctx.log;
     let names = seats.as_ref().map(|seat| seat.name.as_str());
     let kinds = seats.as_ref().map(|seat| seat.kind);
-    log.start(&opening, names, kinds, seed)?;
+    log.start(&opening, suite_opening, names, kinds, seed)?;
     let record = play_game(opening, players, ctx).await?;
     let forfeited = record.forfeit.as_ref().map(|f| f.color);
     log.end(&record.game, record.outcome, record.disc_difference, forfeited)?;

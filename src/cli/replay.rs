@@ -176,7 +176,9 @@ fn render_ply(out: &mut String, ply: &PlyView) {
 fn render(replay: &GameReplay, plies: &[&PlyView], forfeit: Option<&PlyView>, whole: bool) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "black: {}  white: {}", replay.black, replay.white);
-    if !replay.opening.is_empty() {
+    if let Some(line) = &replay.suite_opening {
+        let _ = writeln!(out, "opening from the suite: {line}");
+    } else if !replay.opening.is_empty() {
         let _ = writeln!(out, "random opening: {}", replay.opening.join(" "));
     }
     for ply in plies {

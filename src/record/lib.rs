@@ -15,7 +15,8 @@
 //! `type`, one of:
 //! - `game_start`: `game`, `black`, `white` (player specs), `start_board` (64
 //!   characters), `start_to_move` (only when white moves first there: a suite's
-//!   board), `opening` (the opening moves, random or a suite's), `seed`, `kinds` (`{"black":
+//!   board), `opening` (the opening moves, random or a suite's), `suite_opening` (only
+//!   for a suite's opening: its line, a transcript or a board and side), `seed`, `kinds` (`{"black":
 //!   "llm", "white": "engine"}`: `engine`, `human` or `llm`; absent in older logs, where
 //!   an `llm:` spec is the agent);
 //! - `exchange`: one LLM round trip: `game`, `ply`, `color`, `session`, `turn`,
@@ -134,6 +135,10 @@ pub struct GameStart {
     pub start_to_move: Option<Color>,
     /// The opening moves played before the players took over (random, or a suite's).
     pub opening: Vec<String>,
+    /// The opening suite's line the game started from (its transcript, or its board
+    /// and side to move); absent for a random opening.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suite_opening: Option<String>,
     /// The game's seed.
     pub seed: u64,
     /// What kind of player each side is (absent in logs written before it was added).

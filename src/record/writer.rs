@@ -51,6 +51,7 @@ impl<'a> GameWriter<'a> {
     pub fn start<R: Rules>(
         &self,
         opening: &Line<R>,
+        suite_opening: Option<&str>,
         names: ByColor<&str>,
         kinds: ByColor<PlayerKind>,
         seed: u64,
@@ -63,6 +64,7 @@ impl<'a> GameWriter<'a> {
                 start_board: R::to_squares(opening.start()),
                 start_to_move: Some(R::to_move(opening.start())).filter(|&c| c == Color::White),
                 opening: opening.moves().iter().map(ToString::to_string).collect(),
+                suite_opening: suite_opening.map(str::to_string),
                 seed,
                 kinds: Some(PlayerKinds {
                     black: kinds.black,

@@ -351,7 +351,7 @@ async fn run_game(
         observer: Some(&mut observe),
         stop: None,
     };
-    let played = play_logged(Line::new(start), players, seats, seed, ctx).await;
+    let played = play_logged((Line::new(start), None), players, seats, seed, ctx).await;
     *session.turn.lock().unwrap_or_else(|p| p.into_inner()) = None;
     session.finish(end_event(played));
 }
