@@ -98,3 +98,39 @@ fn perft_on_a_terminal_shows_its_progress_and_stops_on_ctrl_c() {
     assert!(status.is_some(), "Ctrl-C stopped it at once");
     drop(stdin);
 }
+
+/// Off a terminal (stderr a pipe, as in CI or `2> log`), a tournament's progress is
+/// written as plain lines: the first at once, then at most one every 10 seconds.
+#[test]
+fn a_run_off_a_terminal_writes_its_progress_as_lines() {
+    let dir = std::env::temp_dir().join(format!("othello-progress-lines-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("t.toml");
+    std::fs::write(
+        &file,
+        "format = \"round-robin\"\nengines = [\"random\", \"greedy\"]\ngames = 4\n",
+    )
+    .unwrap();
+    let output = Command::new(BIN)
+        .args([
+            "tournament",
+            file.to_str().unwrap(),
+            "--log-dir",
+            dir.join("run").to_str().unwrap(),
+        ])
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let first = stderr
+        .lines()
+        .find(|l| l.starts_with("progress: "))
+        .unwrap_or_else(|| panic!("{stderr}"));
+    assert_eq!(
+        first,
+        "progress: 0/4 games (at most), 0s elapsed, estimating the time left"
+    );
+    assert!(!stderr.contains('\u{1b}'), "no terminal escapes in a log: {stderr:?}");
+}

@@ -1,7 +1,11 @@
-//! Progress lines for long CPU work (perft, solve, wipeouts, move scoring) on stderr.
+//! Progress on stderr: lines for long CPU work (perft, solve, wipeouts, move scoring),
+//! and the bars of runs of many items (eval, tournament, positions, datagen, openings).
 //!
-//! A line shows only when stderr is a terminal and the work has run for
-//! [`SHOW_AFTER`]: quick runs and redirected output look as they did. The work
+//! A CPU-work line shows only when stderr is a terminal and the work has run for
+//! [`SHOW_AFTER`]: quick runs and redirected output look as they did. A run's bar is
+//! redrawn in place on a terminal, and written as plain lines (at most one every
+//! [`LINE_EVERY`]) when stderr is not one, so a long run in CI or into a log file says
+//! how far it is. The work
 //! publishes how far it is through a callback or atomic counters (the rules and the
 //! engines do no I/O); a ticker thread here reads them and redraws the line, with an
 //! estimate of the time left where the work has a known number of steps.
@@ -180,17 +184,100 @@ pub(super) fn score_with_progress<R: ModelGame>(
 }
 
 /// The progress bar of a run of `total` items (`what`: "games", "positions"), with
-/// elapsed time, ETA and a message; hidden when `hidden`.
+/// elapsed time, ETA and a message; hidden when `hidden`. On a terminal it is redrawn in
+/// place; when stderr is not one (a log file, CI), it is written as plain lines, at most
+/// one every [`LINE_EVERY`], so long runs are never silent.
 pub(super) fn progress_bar(total: usize, hidden: bool, what: &str) -> ProgressBar {
-    let bar = if hidden {
-        ProgressBar::hidden()
+    if hidden {
+        return ProgressBar::hidden();
+    }
+    let terminal = std::io::stderr().is_terminal();
+    let (bar, template) = if terminal {
+        let template =
+            format!("{{bar:30}} {{pos}}/{{len}} {what}  elapsed {{elapsed_precise}}  ETA {{eta_precise}}  {{msg}}");
+        (ProgressBar::new(total as u64), template)
     } else {
-        ProgressBar::new(total as u64)
+        let lines = ProgressDrawTarget::term_like(Box::new(LineWriter::default()));
+        let template = format!("progress: {{pos}}/{{len}} {what}, {{elapsed}} elapsed, {{left}} {{msg}}");
+        (ProgressBar::with_draw_target(Some(total as u64), lines), template)
     };
-    let template =
-        format!("{{bar:30}} {{pos}}/{{len}} {what}  elapsed {{elapsed_precise}}  ETA {{eta_precise}}  {{msg}}");
-    bar.set_style(ProgressStyle::with_template(&template).unwrap_or_else(|_| ProgressStyle::default_bar()));
+    let style = ProgressStyle::with_template(&template).unwrap_or_else(|_| ProgressStyle::default_bar());
+    // The time left, once there is a pace to go by (as the other progress lines say it).
+    let left = |state: &indicatif::ProgressState, out: &mut dyn std::fmt::Write| {
+        let text = match state.len() {
+            Some(len) if state.pos() > 0 => remaining(state.pos(), len, state.elapsed())
+                .map_or_else(String::new, |left| format!("about {} left", duration_text(left))),
+            _ => "estimating the time left".to_string(),
+        };
+        let _ = out.write_str(&text);
+    };
+    bar.set_style(style.with_key("left", left));
+    if !terminal {
+        // Redrawn every second whatever the work reports, so a line is due on time.
+        bar.enable_steady_tick(Duration::from_secs(1));
+    }
     bar
+}
+
+/// How often a progress bar writes a line when stderr is not a terminal.
+pub(super) const LINE_EVERY: Duration = Duration::from_secs(10);
+
+/// A progress bar's target off a terminal: each redraw is a candidate line, written to
+/// stderr when it says something new and [`LINE_EVERY`] has passed since the last one
+/// (the first is written at once); cursor moves and clears do nothing.
+#[derive(Debug, Default)]
+struct LineWriter {
+    last: std::sync::Mutex<Option<(Instant, String)>>,
+}
+
+impl LineWriter {
+    fn offer(&self, line: &str) {
+        let line = line.trim();
+        if line.is_empty() {
+            return;
+        }
+        let mut last = self.last.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let due = match &*last {
+            None => true,
+            Some((at, text)) => text != line && at.elapsed() >= LINE_EVERY,
+        };
+        if due {
+            eprintln!("{line}");
+            *last = Some((Instant::now(), line.to_string()));
+        }
+    }
+}
+
+impl indicatif::TermLike for LineWriter {
+    fn width(&self) -> u16 {
+        200
+    }
+    fn move_cursor_up(&self, _: usize) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn move_cursor_down(&self, _: usize) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn move_cursor_right(&self, _: usize) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn move_cursor_left(&self, _: usize) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn write_line(&self, line: &str) -> std::io::Result<()> {
+        self.offer(line);
+        Ok(())
+    }
+    fn write_str(&self, text: &str) -> std::io::Result<()> {
+        self.offer(text);
+        Ok(())
+    }
+    fn clear_line(&self) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn flush(&self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 #[cfg(test)]
