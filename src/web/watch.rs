@@ -278,7 +278,7 @@ pub async fn follow(State(app): State<Arc<AppState>>, Path(run): Path<String>) -
 struct Tail {
     root: PathBuf,
     dir: PathBuf,
-    offsets: BTreeMap<PathBuf, u64>,
+    offsets: BTreeMap<PathBuf, Offset>,
     first: bool,
     until: tokio::time::Instant,
 }
@@ -314,6 +314,64 @@ fn follow_stream(root: PathBuf, dir: PathBuf) -> impl Stream<Item = Result<SseEv
     })
 }
 
+/// How far a followed file has been read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Offset {
+    /// Bytes read.
+    at: u64,
+    /// Inside a line longer than [`SCAN_BYTES`], skipped to its end.
+    skipping: bool,
+}
+
+/// The most bytes a scan reads of one file; a longer line is skipped, not waited for.
+const SCAN_BYTES: u64 = 8 << 20;
+
+/// The complete lines in `chunk`, read at `offset` of a file (at most [`SCAN_BYTES`]),
+/// and where the next scan starts. Each scan moves on: the end of a line skipped as too
+/// long is looked for in the next bytes, and a full chunk with no line break starts
+/// such a skip (the live view leaves that line out; the log keeps it).
+fn complete_lines(chunk: &[u8], offset: Offset) -> (&[u8], Offset) {
+    let mut start = 0;
+    if offset.skipping {
+        match chunk.iter().position(|&b| b == b'\n') {
+            Some(end) => start = end + 1,
+            None => {
+                return (
+                    &[],
+                    Offset {
+                        at: offset.at + chunk.len() as u64,
+                        skipping: true,
+                    },
+                )
+            }
+        }
+    }
+    let rest = &chunk[start..];
+    match rest.iter().rposition(|&b| b == b'\n') {
+        Some(end) => (
+            &rest[..end],
+            Offset {
+                at: offset.at + (start + end + 1) as u64,
+                skipping: false,
+            },
+        ),
+        None if chunk.len() as u64 >= SCAN_BYTES => (
+            &[],
+            Offset {
+                at: offset.at + chunk.len() as u64,
+                skipping: true,
+            },
+        ),
+        None => (
+            &[],
+            Offset {
+                at: offset.at + start as u64,
+                skipping: false,
+            },
+        ),
+    }
+}
+
 impl Tail {
     /// The complete lines written since the last scan, as events.
     fn scan(&mut self, first: bool) -> Vec<Value> {
@@ -327,30 +385,31 @@ impl Tail {
             if !real.starts_with(&self.root) {
                 continue;
             }
-            let offset = self.offsets.get(&path).copied().unwrap_or(0);
-            if std::fs::metadata(&real).map_or(true, |m| m.len() <= offset) {
+            let offset = self.offsets.get(&path).copied().unwrap_or_default();
+            if std::fs::metadata(&real).map_or(true, |m| m.len() <= offset.at) {
                 continue;
             }
             let Ok(mut file) = std::fs::File::open(&real) else {
                 continue;
             };
-            if file.seek(SeekFrom::Start(offset)).is_err() {
+            if file.seek(SeekFrom::Start(offset.at)).is_err() {
                 continue;
             }
-            let mut bytes = Vec::new();
-            // At most 8 MiB a scan per file; the rest comes next time.
-            if file.take(8 << 20).read_to_end(&mut bytes).is_err() {
+            let mut chunk = Vec::new();
+            // Read from where the last scan stopped, at most SCAN_BYTES; the rest comes next time.
+            if file.take(SCAN_BYTES).read_to_end(&mut chunk).is_err() {
                 continue;
             }
-            let Some(end) = bytes.iter().rposition(|&b| b == b'\n') else {
+            let (lines, next) = complete_lines(&chunk, offset);
+            self.offsets.insert(path.clone(), next);
+            if lines.is_empty() {
                 continue;
-            };
-            self.offsets.insert(path.clone(), offset + end as u64 + 1);
+            }
             let name = path
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            let found: Vec<Value> = bytes[..end]
+            let found: Vec<Value> = lines
                 .split(|&b| b == b'\n')
                 .filter_map(|line| Self::event(&name, line, first))
                 .collect();
@@ -425,6 +484,38 @@ fn clip_text(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_follower_moves_on_past_a_line_too_long_to_scan() {
+        let start = Offset::default();
+        // Whole lines are taken, a torn last one waits for its end.
+        let (lines, next) = complete_lines(b"{\"a\":1}\n{\"b\"", start);
+        assert_eq!((lines, next), (&b"{\"a\":1}"[..], Offset { at: 8, skipping: false }));
+        let (lines, again) = complete_lines(b"{\"b\"", next);
+        assert_eq!((lines.len(), again), (0, next), "a short torn line is read again");
+        // A full scan with no line break is skipped, and the line after it is read.
+        let long = vec![b'x'; SCAN_BYTES as usize];
+        let (lines, skipping) = complete_lines(&long, start);
+        assert_eq!(
+            (lines.len(), skipping),
+            (
+                0,
+                Offset {
+                    at: SCAN_BYTES,
+                    skipping: true
+                }
+            )
+        );
+        let (lines, after) = complete_lines(b"xx\n{\"c\":3}\n", skipping);
+        assert_eq!(lines, &b"{\"c\":3}"[..]);
+        assert_eq!(
+            after,
+            Offset {
+                at: SCAN_BYTES + 11,
+                skipping: false
+            }
+        );
+    }
 
     #[test]
     fn a_finished_game_is_caught_up_by_its_start_last_move_and_end() {
