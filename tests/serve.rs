@@ -472,6 +472,33 @@ fn connections_beyond_the_limit_wait_for_one_to_close() {
     }
 }
 
+/// A client that never finishes its request's headers loses its connection after
+/// --header-timeout, so such clients cannot hold every slot (before the token check,
+/// no token is needed to try).
+#[test]
+fn a_connection_that_never_finishes_its_headers_is_closed() {
+    use std::io::{Read, Write};
+    let base = temp_dir("serve", "header-timeout");
+    let runs = base.join("runs");
+    fake_run(&runs, "20260101-000000-eval");
+    let served = Served::start(
+        &runs,
+        "127.0.0.1:0",
+        &["--max-connections", "1", "--header-timeout", "1"],
+    );
+    let address = served.url.trim_start_matches("http://").to_string();
+    let mut slow = std::net::TcpStream::connect(&address).unwrap();
+    slow.write_all(b"GET /api/runs HTTP/1.1\r\nHost: ").unwrap();
+    slow.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let start = std::time::Instant::now();
+    let mut answer = Vec::new();
+    let _ = slow.read_to_end(&mut answer);
+    assert!(start.elapsed() < Duration::from_secs(5), "closed after about a second");
+    // The one slot is free again: a whole request is served.
+    let response = client().get(format!("{}/api/runs", served.url)).send().unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+}
+
 /// Limits a machine cannot honour are refused before anything listens (a huge
 /// `--max-connections` used to panic inside tokio after "serving" was printed).
 #[test]

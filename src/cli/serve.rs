@@ -36,6 +36,10 @@ pub struct ServeArgs {
     /// Games played in the browser at once.
     #[arg(long, default_value_t = 16, value_parser = limits::flag::parallel)]
     pub max_games: usize,
+    /// Close a connection that has not sent a request's headers within this many
+    /// seconds (so clients that never finish them cannot hold every connection).
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0, value_parser = limits::timeout)]
+    pub header_timeout: f64,
     #[command(flatten)]
     pub agent: AgentArgs,
     #[command(flatten)]
@@ -63,6 +67,7 @@ pub(super) async fn run(args: ServeArgs, env: &dyn Fn(&str) -> Option<String>) -
         token: token.clone(),
         max_connections: args.max_connections,
         max_games: args.max_games,
+        header_timeout: std::time::Duration::from_secs_f64(args.header_timeout),
     };
     let players = players(&args.agent, &args.hosts, env)?;
     let runs = args.runs.display().to_string();

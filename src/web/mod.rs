@@ -24,6 +24,7 @@ mod watch;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 use axum::extract::DefaultBodyLimit;
@@ -49,6 +50,8 @@ pub struct ServeOptions {
     pub max_connections: usize,
     /// Games played in the browser at once.
     pub max_games: usize,
+    /// A connection that has not sent a request's headers within this long is closed.
+    pub header_timeout: Duration,
 }
 
 /// `text` cut to at most `max` bytes (on a character boundary), saying so.
@@ -119,9 +122,29 @@ pub async fn serve(options: ServeOptions, players: Players, ready: impl FnOnce(S
     let address = listener.local_addr()?;
     ready(address);
     let listener = guard::BoundedListener::new(listener, options.max_connections);
-    let server = axum::serve(listener, app);
     tokio::select! {
-        served = server => served.context("the server stopped"),
+        () = serve_connections(listener, app, options.header_timeout) => Ok(()),
         _ = tokio::signal::ctrl_c() => Ok(()),
+    }
+}
+
+/// Serves each accepted connection on its own task with HTTP/1, closing one that has
+/// not sent a request's headers within `header_timeout` (a client that never finishes
+/// them would otherwise hold one of the listener's slots for ever).
+async fn serve_connections(mut listener: guard::BoundedListener, app: Router, header_timeout: Duration) {
+    use axum::serve::Listener as _;
+    loop {
+        let (connection, _) = listener.accept().await;
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        tokio::spawn(async move {
+            let served = hyper::server::conn::http1::Builder::new()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(header_timeout)
+                .serve_connection(hyper_util::rt::TokioIo::new(connection), service)
+                .await;
+            if let Err(err) = served {
+                tracing::debug!("connection closed: {err}");
+            }
+        });
     }
 }
