@@ -18,7 +18,9 @@
 mod accuracy;
 mod agent_stats;
 mod connection;
+mod engine_process;
 mod eval;
+mod external;
 mod groups;
 mod hosts;
 mod leaderboard;
@@ -46,7 +48,9 @@ mod tally;
 pub use accuracy::{accuracy, calibration, solve_all, Accuracy, Calibration, Solved};
 pub use agent_stats::{AgentRates, AgentStats};
 pub use connection::{ConnectError, Connection, HostSettings};
+pub use engine_process::ExternalError;
 pub use eval::{run_eval, run_eval_sequential, EvalConfig, EvalGame, EvalResult, OpponentResult};
+pub use external::{EngineTable, EngineTableError, ExternalEngine, ExternalPlayer, Strength};
 pub use groups::{collect_groups, groups_json, Group, GroupGame, Groups, GroupsError, Key};
 pub use hosts::{host_usage, HostUsage};
 pub use leaderboard::{
@@ -72,7 +76,7 @@ pub use results_file::{
 };
 pub use resume::{load_resume_state, rebuild_game, ResumeError, ResumeState};
 pub use run_file::{
-    changed_agent_settings, EvalRun, Harness, PlayRun, ProbeRun, ReadRunError, Resume, RunFile, RunKind, RunPlayer,
+    changed_agent_settings, EvalRun, Harness, PlayRun, ProbeRun, ReadRunError, Resume, RunEngine, RunFile, RunKind, RunPlayer,
     ServeRun, TournamentRun,
 };
 pub use run_folder::{check_output, utc_now, OutputError, RunFolder, RunFolderError, LOCK_FILE};

@@ -18,7 +18,8 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
 use crate::run_folder::utc_now;
-use crate::PlayerSpec;
+use crate::{EngineTable, PlayerSpec};
+use record::EngineId;
 use agent::{AgentConfig, ModelGame};
 
 /// A run folder's `run.json`.
@@ -169,18 +170,41 @@ pub struct RunPlayer {
     /// An LLM player's settings (as [`AgentConfig::to_json`](agent::AgentConfig::to_json)
     /// wrote them); `null` for an engine or a person.
     pub agent: Option<Value>,
+    /// An external engine's table and handshake; absent for other players.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<RunEngine>,
+}
+
+/// An external engine as run.json records it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunEngine {
+    /// Its `[[engine]]` table.
+    pub table: EngineTable,
+    /// How its handshake named it before the run (absent when it was not started).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<EngineId>,
 }
 
 impl RunPlayer {
     /// The player `spec`, with its settings when it is an LLM player.
     pub fn new(spec: String, agent: Option<Value>) -> RunPlayer {
-        RunPlayer { spec, agent }
+        RunPlayer {
+            spec,
+            agent,
+            engine: None,
+        }
     }
 }
 
 impl<R: ModelGame> From<&PlayerSpec<R>> for RunPlayer {
     fn from(player: &PlayerSpec<R>) -> RunPlayer {
-        RunPlayer::new(player.to_string(), player.agent_config().map(AgentConfig::to_json))
+        RunPlayer {
+            engine: player.external().map(|engine| RunEngine {
+                table: engine.table().clone(),
+                id: engine.identity().cloned(),
+            }),
+            ..RunPlayer::new(player.to_string(), player.agent_config().map(AgentConfig::to_json))
+        }
     }
 }
 

@@ -12,6 +12,7 @@ use clap::Parser;
 use anyhow::{bail, Context, Result};
 
 use super::agent_args::parse_player;
+use super::external;
 use super::args::{Cli, Command, EvalArgs, GameArg, ReferenceArgs};
 use super::csv_table::CsvTable;
 use super::outputs::{check_output_flag, new_run_folder, resumed_run_folder};
@@ -143,6 +144,7 @@ impl<R: ModelGame> Entrants<R> {
         if opponents.iter().any(|o| o.is_human()) {
             bail!("bad --vs: eval runs unattended; use `play` to play the agent yourself");
         }
+        external::identify(&opponents).await?;
         Ok(Entrants {
             connection,
             agent,

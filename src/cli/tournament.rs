@@ -14,13 +14,14 @@ use serde::Deserialize;
 use super::agent_args::{parse_player, AgentArgs, HostArgs};
 use super::args::TournamentArgs;
 use super::eval::{stop_on_ctrl_c, Interrupted};
+use super::external;
 use super::limits;
 use super::outputs::{new_run_folder, resumed_run_folder};
 use super::progress::progress_bar;
 use super::rate::{player_name, read_games};
 use agent::AgentConfig;
 use arena::{
-    changed_agent_settings, leaderboard_tables, load_resume_state, run_games, run_sequential, utc_now, Anchor,
+    changed_agent_settings, leaderboard_tables, EngineTable, ExternalEngine, load_resume_state, run_games, run_sequential, utc_now, Anchor,
     Connection, Format, GameRecord, Leaderboard, MatchEvent, PairingResult, PairingStop, Plan, PlayerSpec,
     ReadRunError, Resume, RunFile, RunFolder, RunKind, RunOptions, RunPlayer, RunResults, StopRule, Tally,
     TournamentRatings, TournamentResults, TournamentRun,
@@ -36,6 +37,9 @@ struct TournamentFile {
     /// Engine specs.
     #[serde(default)]
     engines: Vec<String>,
+    /// External engines (`[[engine]]` tables, players `ext:NAME@...`).
+    #[serde(default, rename = "engine")]
+    external: Vec<EngineTable>,
     /// LLM players.
     #[serde(default, rename = "llm")]
     llms: Vec<LlmEntry>,
@@ -117,6 +121,7 @@ impl LlmEntry {
 pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
     let tournament = Tournament::read(&args)?;
     let entrants = Entrants::connect(&tournament, env).await?;
+    external::identify(&entrants.players).await?;
     // Refused now rather than after every game: the anchor must be one of the players.
     rating_anchor(tournament.anchor.clone(), &entrants.names)
         .with_context(|| format!("bad tournament file {}", tournament.path.display()))?;
@@ -189,7 +194,7 @@ impl Tournament {
         };
         let file: TournamentFile = toml::from_str(&text).with_context(|| {
             format!(
-                "bad tournament file {}: see README (format, engines, [[llm]] tables, games, opening_random, seed, stop, anchor)",
+                "bad tournament file {}: see README (format, engines, [[engine]] and [[llm]] tables, games, opening_random, seed, stop, anchor)",
                 path.display()
             )
         })?;
@@ -273,7 +278,8 @@ fn resumed_run(dir: &Path) -> Result<RunFile> {
     })
 }
 
-/// A tournament's players, in the file's order: its engines, then its LLM players.
+/// A tournament's players, in the file's order: its engines, its external engines,
+/// then its LLM players.
 struct Entrants {
     /// The players.
     players: Vec<PlayerSpec>,
@@ -294,6 +300,10 @@ impl Entrants {
         let mut players: Vec<PlayerSpec> = Vec::new();
         for engine in &file.engines {
             players.push(parse_player(engine, "engines", &AgentArgs::default(), None)?);
+        }
+        for table in &file.external {
+            let engine = ExternalEngine::new(table.clone()).with_context(|| format!("bad tournament file {}", path.display()))?;
+            players.push(PlayerSpec::External(engine));
         }
         let mut llm = Vec::new();
         let mut fleet_capacity = 0;
