@@ -9,6 +9,7 @@ mod cli;
 mod endgame;
 mod error_messages;
 mod eval_cli;
+mod external_engines;
 mod fleet;
 mod forfeit;
 mod fuzz;

@@ -215,7 +215,11 @@ impl Driver {
         }
         let mut child = command.spawn().map_err(|source| ExternalError::Spawn {
             engine: table.name.clone(),
-            command: std::iter::once(&table.command).chain(&table.args).cloned().collect::<Vec<_>>().join(" "),
+            command: std::iter::once(&table.command)
+                .chain(&table.args)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(" "),
             source,
         })?;
         let pipes = (child.stdin.take(), child.stdout.take(), child.stderr.take());
@@ -298,7 +302,13 @@ impl Driver {
         }
     }
 
-    async fn gtp_genmove(&mut self, start: &Board, moves: &[Move], color: Color, ply: usize) -> Result<Move, ExternalError> {
+    async fn gtp_genmove(
+        &mut self,
+        start: &Board,
+        moves: &[Move],
+        color: Color,
+        ply: usize,
+    ) -> Result<Move, ExternalError> {
         if *start != Board::new() {
             return Err(ExternalError::Unplayable {
                 engine: self.name.clone(),

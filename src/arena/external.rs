@@ -138,7 +138,9 @@ impl ExternalEngine {
         };
         let max_in_flight = table.max_in_flight.unwrap_or(1);
         if !(1..=MAX_IN_FLIGHT).contains(&max_in_flight) {
-            return Err(bad(format!("max_in_flight = {max_in_flight}: give 1 to {MAX_IN_FLIGHT}")));
+            return Err(bad(format!(
+                "max_in_flight = {max_in_flight}: give 1 to {MAX_IN_FLIGHT}"
+            )));
         }
         let timeout = match (table.timeout, strength) {
             (Some(t), _) if t.is_finite() && (0.1..=86_400.0).contains(&t) => t,
@@ -315,7 +317,10 @@ mod tests {
     #[test]
     fn a_table_names_its_player_with_its_strength() {
         let gtp = ExternalEngine::new(table("gtp")).unwrap();
-        assert_eq!((gtp.name(), gtp.timeout()), ("ext:edax".to_string(), Duration::from_secs(60)));
+        assert_eq!(
+            (gtp.name(), gtp.timeout()),
+            ("ext:edax".to_string(), Duration::from_secs(60))
+        );
         let deep = ExternalEngine::new(EngineTable {
             depth: Some(4),
             ..table("nboard")
@@ -327,7 +332,10 @@ mod tests {
             ..table("GTP")
         })
         .unwrap();
-        assert_eq!((timed.name(), timed.timeout()), ("ext:edax@t0.5s".to_string(), Duration::from_secs_f64(11.5)));
+        assert_eq!(
+            (timed.name(), timed.timeout()),
+            ("ext:edax@t0.5s".to_string(), Duration::from_secs_f64(11.5))
+        );
     }
 
     #[test]

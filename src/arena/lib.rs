@@ -76,8 +76,8 @@ pub use results_file::{
 };
 pub use resume::{load_resume_state, rebuild_game, ResumeError, ResumeState};
 pub use run_file::{
-    changed_agent_settings, EvalRun, Harness, PlayRun, ProbeRun, ReadRunError, Resume, RunEngine, RunFile, RunKind, RunPlayer,
-    ServeRun, TournamentRun,
+    changed_agent_settings, EvalRun, Harness, PlayRun, ProbeRun, ReadRunError, Resume, RunEngine, RunFile, RunKind,
+    RunPlayer, ServeRun, TournamentRun,
 };
 pub use run_folder::{check_output, utc_now, OutputError, RunFolder, RunFolderError, LOCK_FILE};
 pub use schedule::{play_logged, run_games, MatchError, MatchEvent, RunOptions, ScheduledGame, Seat};

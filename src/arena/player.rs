@@ -25,7 +25,13 @@ pub enum PlayError {
     Agent(#[from] AgentError),
     /// An external engine's process failed.
     #[error(transparent)]
-    External(#[from] ExternalError),
+    External(Box<ExternalError>),
+}
+
+impl From<ExternalError> for PlayError {
+    fn from(err: ExternalError) -> PlayError {
+        PlayError::External(Box::new(err))
+    }
 }
 
 /// Anything that picks moves in a game of `R`.

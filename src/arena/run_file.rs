@@ -19,8 +19,8 @@ use serde_json::Value;
 
 use crate::run_folder::utc_now;
 use crate::{EngineTable, PlayerSpec};
-use record::EngineId;
 use agent::{AgentConfig, ModelGame};
+use record::EngineId;
 
 /// A run folder's `run.json`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -483,7 +483,11 @@ pub fn parse_player<R: ModelGame>(
     connection: Option<&Connection>,
 ) -> Result<PlayerSpec<R>> {
     if text.trim().starts_with("ext:") {
-        return Ok(PlayerSpec::External(external::resolve::<R>(text, flag, agent.engines.as_deref())?));
+        return Ok(PlayerSpec::External(external::resolve::<R>(
+            text,
+            flag,
+            agent.engines.as_deref(),
+        )?));
     }
     if let Some(model) = llm_model(text) {
         if model.is_empty() {

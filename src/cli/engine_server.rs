@@ -209,7 +209,11 @@ impl Server {
                 let mut values: Vec<(Move, f64)> = if decision.candidates.is_empty() {
                     vec![(decision.mv, decision.score.unwrap_or(0.0))]
                 } else {
-                    decision.candidates.iter().map(|c| (Move::Place(c.square), c.value)).collect()
+                    decision
+                        .candidates
+                        .iter()
+                        .map(|c| (Move::Place(c.square), c.value))
+                        .collect()
                 };
                 values.sort_by(|a, b| b.1.total_cmp(&a.1));
                 let mut replies = vec![R::Status("thinking".to_string())];

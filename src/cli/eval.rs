@@ -12,9 +12,9 @@ use clap::Parser;
 use anyhow::{bail, Context, Result};
 
 use super::agent_args::parse_player;
-use super::external;
 use super::args::{Cli, Command, EvalArgs, GameArg, ReferenceArgs};
 use super::csv_table::CsvTable;
+use super::external;
 use super::outputs::{check_output_flag, new_run_folder, resumed_run_folder};
 use super::quality;
 use super::report::{agent_lines, opponent_rows, tally_header};

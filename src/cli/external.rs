@@ -24,7 +24,11 @@ pub(super) fn resolve<R: Rules>(text: &str, flag: &str, file: Option<&Path>) -> 
     let name = text.trim().strip_prefix("ext:").unwrap_or(text).trim();
     let (name, strength) = name.split_once('@').unwrap_or((name, ""));
     if R::NAME != Othello::NAME {
-        bail!("bad {flag} {text:?}: external engines play {}, not {}", Othello::NAME, R::NAME);
+        bail!(
+            "bad {flag} {text:?}: external engines play {}, not {}",
+            Othello::NAME,
+            R::NAME
+        );
     }
     let Some(file) = file else {
         bail!("bad {flag} {text:?}: name the file of [[engine]] tables with --engines FILE");

@@ -10,9 +10,9 @@ use anyhow::{Context, Result};
 use serde_json::json;
 
 use super::agent_args::{is_llm_spec, parse_player};
-use super::external;
 use super::args::{GameArg, PlayArgs, ReferenceArgs};
 use super::csv_table::CsvTable;
+use super::external;
 use super::outputs::{check_output_flag, new_run_folder};
 use super::quality;
 use super::report::{agent_lines, tally_header, tally_row};

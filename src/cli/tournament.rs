@@ -21,10 +21,10 @@ use super::progress::progress_bar;
 use super::rate::{player_name, read_games};
 use agent::AgentConfig;
 use arena::{
-    changed_agent_settings, leaderboard_tables, EngineTable, ExternalEngine, load_resume_state, run_games, run_sequential, utc_now, Anchor,
-    Connection, Format, GameRecord, Leaderboard, MatchEvent, PairingResult, PairingStop, Plan, PlayerSpec,
-    ReadRunError, Resume, RunFile, RunFolder, RunKind, RunOptions, RunPlayer, RunResults, StopRule, Tally,
-    TournamentRatings, TournamentResults, TournamentRun,
+    changed_agent_settings, leaderboard_tables, load_resume_state, run_games, run_sequential, utc_now, Anchor,
+    Connection, EngineTable, ExternalEngine, Format, GameRecord, Leaderboard, MatchEvent, PairingResult, PairingStop,
+    Plan, PlayerSpec, ReadRunError, Resume, RunFile, RunFolder, RunKind, RunOptions, RunPlayer, RunResults, StopRule,
+    Tally, TournamentRatings, TournamentResults, TournamentRun,
 };
 
 /// A tournament file.
@@ -302,7 +302,8 @@ impl Entrants {
             players.push(parse_player(engine, "engines", &AgentArgs::default(), None)?);
         }
         for table in &file.external {
-            let engine = ExternalEngine::new(table.clone()).with_context(|| format!("bad tournament file {}", path.display()))?;
+            let engine = ExternalEngine::new(table.clone())
+                .with_context(|| format!("bad tournament file {}", path.display()))?;
             players.push(PlayerSpec::External(engine));
         }
         let mut llm = Vec::new();

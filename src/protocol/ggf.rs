@@ -127,7 +127,10 @@ impl FromStr for GgfGame {
         let mut rest = body;
         while let Some(open) = rest.find('[') {
             let tag = rest[..open].trim().trim_start_matches(';').to_string();
-            let close = rest[open..].find(']').ok_or(ParseGgfError::Unclosed { tag: tag.clone() })? + open;
+            let close = rest[open..]
+                .find(']')
+                .ok_or(ParseGgfError::Unclosed { tag: tag.clone() })?
+                + open;
             let value = &rest[open + 1..close];
             match tag.as_str() {
                 "PB" => black = value.to_string(),

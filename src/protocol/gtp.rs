@@ -117,12 +117,14 @@ pub enum ParseCommandError {
 
 fn parse_color(text: Option<&str>) -> Result<Color, ParseCommandError> {
     let text = text.unwrap_or_default();
-    text.parse().map_err(|_| ParseCommandError::Color { text: text.to_string() })
+    text.parse()
+        .map_err(|_| ParseCommandError::Color { text: text.to_string() })
 }
 
 fn parse_number(text: Option<&str>) -> Result<u32, ParseCommandError> {
     let text = text.unwrap_or_default();
-    text.parse().map_err(|_| ParseCommandError::Number { text: text.to_string() })
+    text.parse()
+        .map_err(|_| ParseCommandError::Number { text: text.to_string() })
 }
 
 /// A command line: its id, if any, and the command.
@@ -293,7 +295,10 @@ mod tests {
         let reply: Reply = "= c6\n\n".parse().unwrap();
         assert_eq!((reply.ok, reply.id, reply.text.as_str()), (true, None, "c6"));
         let failed: Reply = "?3 unknown command\n\n".parse().unwrap();
-        assert_eq!((failed.ok, failed.id, failed.text.as_str()), (false, Some(3), "unknown command"));
+        assert_eq!(
+            (failed.ok, failed.id, failed.text.as_str()),
+            (false, Some(3), "unknown command")
+        );
         let mut reader = ReplyReader::default();
         let lines = ["chatter", "= ", "  A B", "1 . .", ""];
         let answers: Vec<Reply> = lines.iter().filter_map(|l| reader.push(l)).collect();

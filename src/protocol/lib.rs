@@ -102,6 +102,10 @@ mod tests {
             "\"z9\" is not a move: expected a square such as d3, or pass"
         );
         assert_eq!("NBoard".parse::<Protocol>(), Ok(Protocol::Nboard));
-        assert!("uci".parse::<Protocol>().unwrap_err().to_string().contains("gtp or nboard"));
+        assert!("uci"
+            .parse::<Protocol>()
+            .unwrap_err()
+            .to_string()
+            .contains("gtp or nboard"));
     }
 }

@@ -193,12 +193,17 @@ impl FromStr for Reply {
             reason,
         };
         let number = |kind, text: Option<&str>| -> Result<Option<f64>, ParseReplyError> {
-            text.map(|t| t.parse::<f64>().map_err(|_| err(kind, format!("{t:?} is not a number"))))
-                .transpose()
+            text.map(|t| {
+                t.parse::<f64>()
+                    .map_err(|_| err(kind, format!("{t:?} is not a number")))
+            })
+            .transpose()
         };
         if let Some(rest) = line.strip_prefix("===") {
             // `=== c6 0.00 0.0` (Edax) or `=== c6/0.00/0.0` (the protocol's document).
-            let mut parts = rest.split(|c: char| c == '/' || c.is_whitespace()).filter(|p| !p.is_empty());
+            let mut parts = rest
+                .split(|c: char| c == '/' || c.is_whitespace())
+                .filter(|p| !p.is_empty());
             let mv = parse_move(parts.next().unwrap_or_default()).map_err(|e| err("===", e.to_string()))?;
             let eval = number("===", parts.next())?;
             let time = number("===", parts.next())?;
@@ -275,12 +280,18 @@ mod tests {
             }
         );
         assert_eq!("pong 12".parse::<Reply>().unwrap(), Reply::Pong(12));
-        assert_eq!("set myname Edax4".parse::<Reply>().unwrap(), Reply::MyName("Edax4".to_string()));
+        assert_eq!(
+            "set myname Edax4".parse::<Reply>().unwrap(),
+            Reply::MyName("Edax4".to_string())
+        );
         assert_eq!(
             "status Edax is thinking".parse::<Reply>().unwrap(),
             Reply::Status("Edax is thinking".to_string())
         );
-        assert!(matches!("nodestats 455 0.00".parse::<Reply>().unwrap(), Reply::Other(_)));
+        assert!(matches!(
+            "nodestats 455 0.00".parse::<Reply>().unwrap(),
+            Reply::Other(_)
+        ));
         let bad = "=== z9".parse::<Reply>().unwrap_err().to_string();
         assert!(bad.starts_with("unreadable === line \"=== z9\""), "{bad}");
     }
