@@ -107,8 +107,14 @@ fn an_engine_that_dies_or_hangs_fails_its_game_and_a_resume_finishes_the_run() {
         ("nboard", "hang", "did not answer `go` within 2 s"),
     ] {
         let dir = temp_dir("external", &format!("{protocol}-{how}"));
+        let name = if protocol == "nboard" {
+            "ext:flaky@d1"
+        } else {
+            "ext:flaky"
+        };
+        // The external engine is the ratings' anchor.
         let text = format!(
-            "format = \"round-robin\"\nengines = [\"greedy\"]\ngames = 2\nseed = 4\n{}",
+            "format = \"round-robin\"\nengines = [\"greedy\"]\ngames = 2\nseed = 4\nanchor = \"{name}=100\"\n{}",
             failing_table(&dir, protocol, how)
         );
         let file = dir.join("tournament.toml");
@@ -124,11 +130,6 @@ fn an_engine_that_dies_or_hangs_fails_its_game_and_a_resume_finishes_the_run() {
         let failed = run_arena(&args, "127.0.0.1:9");
         let stderr = String::from_utf8_lossy(&failed.stderr);
         assert!(!failed.status.success(), "{stderr}");
-        let name = if protocol == "nboard" {
-            "ext:flaky@d1"
-        } else {
-            "ext:flaky"
-        };
         assert!(stderr.contains(&format!("{name} could not move at ply ")), "{stderr}");
         assert!(stderr.contains(said), "{stderr}");
         assert!(
@@ -173,6 +174,9 @@ fn an_engine_that_dies_or_hangs_fails_its_game_and_a_resume_finishes_the_run() {
             .map(|p| p["games"].as_u64().unwrap())
             .sum();
         assert_eq!(games, 2, "{results}");
+        let rows = results["ratings"]["as_played"]["rows"].as_array().unwrap();
+        let anchor = rows.iter().find(|r| r["player"] == name).unwrap();
+        assert_eq!(anchor["elo"], 100.0, "{results}");
         assert!(run.join("game-0001.jsonl.unfinished-1").exists());
     }
 }

@@ -123,7 +123,7 @@ pub struct PlayRun {
 pub struct TournamentRun {
     /// The tournament file's text, which `tournament --resume` reads again.
     pub tournament_file: String,
-    /// The players, in the file's order (engines, then LLM players).
+    /// The players, in the file's order (engines, external engines, then LLM players).
     pub players: Vec<RunPlayer>,
     /// The pairings' labels, in schedule order.
     pub pairings: Vec<String>,

@@ -202,7 +202,11 @@ impl Server {
                     eval,
                     time: eval.and(time),
                 };
-                say(vec![R::Status("thinking".to_string()), best, R::Status(String::new())])
+                say(vec![
+                    R::Status("thinking".to_string()),
+                    best,
+                    R::Status("waiting".to_string()),
+                ])
             }
             C::Hint(n) => {
                 let decision = self.think()?;
@@ -222,7 +226,7 @@ impl Server {
                     eval,
                     depth: "0".to_string(),
                 }));
-                replies.push(R::Status(String::new()));
+                replies.push(R::Status("waiting".to_string()));
                 say(replies)
             }
             C::Ping(n) => say(vec![R::Pong(n)]),

@@ -18,6 +18,27 @@ struct EnginesFile {
     engines: Vec<EngineTable>,
 }
 
+/// The `[[engine]]` tables of the `--engines` file `file`.
+fn read_tables(file: &Path) -> Result<Vec<EngineTable>> {
+    let source = std::fs::read_to_string(file).with_context(|| format!("cannot read --engines {}", file.display()))?;
+    let engines: EnginesFile = toml::from_str(&source).with_context(|| {
+        format!(
+            "bad --engines {}: expected [[engine]] tables (name, protocol, command, args, dir, depth or time_per_move, max_in_flight, timeout)",
+            file.display()
+        )
+    })?;
+    Ok(engines.engines)
+}
+
+/// Every engine of the `--engines` file `file` (none without one), for `serve`.
+pub(super) fn all(file: Option<&Path>) -> Result<Vec<ExternalEngine>> {
+    let Some(file) = file else { return Ok(Vec::new()) };
+    read_tables(file)?
+        .into_iter()
+        .map(|table| ExternalEngine::new(table).with_context(|| format!("bad --engines {}", file.display())))
+        .collect()
+}
+
 /// The external engine `ext:NAME` (or `ext:NAME@STRENGTH`, as logs write it) names in
 /// the `--engines` file `file`, for flag `flag`, in a game of `R`.
 pub(super) fn resolve<R: Rules>(text: &str, flag: &str, file: Option<&Path>) -> Result<ExternalEngine> {
@@ -33,15 +54,9 @@ pub(super) fn resolve<R: Rules>(text: &str, flag: &str, file: Option<&Path>) -> 
     let Some(file) = file else {
         bail!("bad {flag} {text:?}: name the file of [[engine]] tables with --engines FILE");
     };
-    let source = std::fs::read_to_string(file).with_context(|| format!("cannot read --engines {}", file.display()))?;
-    let engines: EnginesFile = toml::from_str(&source).with_context(|| {
-        format!(
-            "bad --engines {}: expected [[engine]] tables (name, protocol, command, args, dir, depth or time_per_move, max_in_flight, timeout)",
-            file.display()
-        )
-    })?;
-    let known: Vec<&str> = engines.engines.iter().map(|t| t.name.as_str()).collect();
-    let Some(table) = engines.engines.iter().find(|t| t.name == name) else {
+    let tables = read_tables(file)?;
+    let known: Vec<&str> = tables.iter().map(|t| t.name.as_str()).collect();
+    let Some(table) = tables.iter().find(|t| t.name == name) else {
         bail!(
             "bad {flag} {text:?}: --engines {} has no [[engine]] named {name:?} (it has: {})",
             file.display(),

@@ -54,7 +54,7 @@ pub enum Command {
 
 impl Command {
     /// The names of the commands this module reads, for `list_commands`.
-    pub const NAMES: [&'static str; 12] = [
+    pub const NAMES: [&'static str; 13] = [
         "protocol_version",
         "name",
         "version",
@@ -66,6 +66,7 @@ impl Command {
         "play",
         "genmove",
         "time_settings",
+        "showboard",
         "quit",
     ];
 }
