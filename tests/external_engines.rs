@@ -1,7 +1,8 @@
 //! External engines: this binary's `engine` server in a child process, played over
 //! GTP and NBoard against in-process engines. The games must equal the in-process
-//! engine's move for move; an engine that dies or hangs mid-game must end its game as
-//! a failure naming engine, ply and stderr, and a resume must finish the run.
+//! engine's move for move; an engine that dies, hangs, or answers no move or an illegal
+//! one mid-game must end its game as a failure naming engine, ply and stderr, and a
+//! resume must finish the run.
 
 use std::path::Path;
 
@@ -101,10 +102,12 @@ fn read_log(path: &Path) -> Vec<Value> {
 }
 
 #[test]
-fn an_engine_that_dies_or_hangs_fails_its_game_and_a_resume_finishes_the_run() {
+fn an_engine_that_dies_hangs_or_misplays_fails_its_game_and_a_resume_finishes_the_run() {
     for (protocol, how, said) in [
         ("gtp", "die", "exited (exit status: 3) while answering `genmove"),
         ("nboard", "hang", "did not answer `go` within 2 s"),
+        ("gtp", "garble", "with \"zz\", which is no move"),
+        ("nboard", "illegal", "played the illegal move a1 at ply "),
     ] {
         let dir = temp_dir("external", &format!("{protocol}-{how}"));
         let name = if protocol == "nboard" {

@@ -23,6 +23,8 @@ use super::external::{ExternalEngine, Strength};
 
 /// Stderr lines kept for error messages.
 const STDERR_LINES: usize = 8;
+/// How long a process that has failed is given to finish its stderr or exit.
+const GRACE: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Why an external engine gave no move: the game ends as a harness failure, to be
 /// played again by a resume. Each message names the engine and what it was asked,
@@ -335,7 +337,10 @@ impl Driver {
         }
         let command = gtp::Command::Genmove(color);
         let text = self.gtp(&command).await?;
-        let mv = parse_move(&text).map_err(|e| self.unreadable(&command.to_string(), &text, e.to_string()))?;
+        let mv = match parse_move(&text) {
+            Ok(mv) => mv,
+            Err(err) => return Err(self.unreadable(&command.to_string(), &text, err.to_string()).await),
+        };
         self.known.push(mv);
         Ok(mv)
     }
@@ -358,8 +363,8 @@ impl Driver {
             }
             return match line.parse::<nboard::Reply>() {
                 Ok(nboard::Reply::Best { mv, .. }) => Ok(mv),
-                Ok(other) => Err(self.unreadable("go", &line, format!("read as {other:?}"))),
-                Err(err) => Err(self.unreadable("go", &line, err.reason)),
+                Ok(other) => Err(self.unreadable("go", &line, format!("read as {other:?}")).await),
+                Err(err) => Err(self.unreadable("go", &line, err.reason).await),
             };
         }
     }
@@ -422,19 +427,31 @@ impl Driver {
             Ok(Ok(Some(line))) => Ok(line),
             Ok(Ok(None)) => Err(self.exited(doing, None).await),
             Ok(Err(err)) => Err(self.exited(doing, Some(err)).await),
-            Err(_) => Err(ExternalError::Timeout {
-                engine: self.name.clone(),
-                doing: doing.to_string(),
-                seconds: self.timeout.as_secs_f64(),
-                stderr: self.stderr(),
-            }),
+            Err(_) => {
+                self.finish().await;
+                Err(ExternalError::Timeout {
+                    engine: self.name.clone(),
+                    doing: doing.to_string(),
+                    seconds: self.timeout.as_secs_f64(),
+                    stderr: self.stderr(),
+                })
+            }
+        }
+    }
+
+    /// Kills the process after an answer that ends its game, and reads its stderr to
+    /// the end (for a second at most), so lines written just before the answer are in
+    /// the error.
+    async fn finish(&mut self) {
+        let _ = self.process.child.start_kill();
+        if let Some(task) = self.process.stderr_task.take() {
+            let _ = tokio::time::timeout(GRACE, task).await;
         }
     }
 
     /// The error for a process that is gone, once its stderr is read to the end.
     async fn exited(&mut self, doing: &str, io: Option<std::io::Error>) -> ExternalError {
-        let grace = std::time::Duration::from_secs(1);
-        let status = match tokio::time::timeout(grace, self.process.child.wait()).await {
+        let status = match tokio::time::timeout(GRACE, self.process.child.wait()).await {
             Ok(Ok(status)) => status.to_string(),
             Ok(Err(err)) => format!("status unknown: {err}"),
             Err(_) => match io {
@@ -443,7 +460,7 @@ impl Driver {
             },
         };
         if let Some(task) = self.process.stderr_task.take() {
-            let _ = tokio::time::timeout(grace, task).await;
+            let _ = tokio::time::timeout(GRACE, task).await;
         }
         ExternalError::Exited {
             engine: self.name.clone(),
@@ -457,7 +474,8 @@ impl Driver {
         self.process.tail.lock().unwrap_or_else(|p| p.into_inner()).describe()
     }
 
-    fn unreadable(&self, doing: &str, line: &str, reason: String) -> ExternalError {
+    async fn unreadable(&mut self, doing: &str, line: &str, reason: String) -> ExternalError {
+        self.finish().await;
         ExternalError::Unreadable {
             engine: self.name.clone(),
             doing: doing.to_string(),
@@ -468,7 +486,8 @@ impl Driver {
     }
 
     /// The error for `mv`, which the rules refuse in `board` at `ply`.
-    pub(crate) fn illegal(&self, mv: Move, ply: usize, board: &Board) -> ExternalError {
+    pub(crate) async fn illegal(&mut self, mv: Move, ply: usize, board: &Board) -> ExternalError {
+        self.finish().await;
         ExternalError::Illegal {
             engine: self.name.clone(),
             ply,
@@ -485,8 +504,7 @@ impl Driver {
             Protocol::Nboard => nboard::Command::Quit.to_string(),
         };
         if self.send(&quit).await.is_ok() {
-            let grace = std::time::Duration::from_secs(1);
-            let _ = tokio::time::timeout(grace, self.process.child.wait()).await;
+            let _ = tokio::time::timeout(GRACE, self.process.child.wait()).await;
         }
     }
 }

@@ -283,7 +283,7 @@ impl<R: ModelGame> Player<R> for ExternalPlayer {
         let mv = driver.genmove(&start, &moves, color, ctx.ply).await?;
         let square = match mv {
             Move::Place(square) if board.is_legal(mv) => square,
-            _ => return Err(driver.illegal(mv, ctx.ply, &board).into()),
+            _ => return Err(driver.illegal(mv, ctx.ply, &board).await.into()),
         };
         let mv = R::at_coordinate(square).ok_or_else(|| ExternalError::NotOthello {
             game: R::NAME.to_string(),

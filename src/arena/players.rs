@@ -165,6 +165,30 @@ mod tests {
             no_model,
             "bad opponent \"llm:\": name the model, as in llm:qwen2.5-coder:0.5b"
         );
+        let no_engine = players.player("ext:edax").await.unwrap_err().to_string();
+        assert_eq!(
+            no_engine,
+            "bad opponent \"ext:edax\": no external engine of that name (there are: ); list it in --engines"
+        );
+        let table = crate::EngineTable {
+            name: "edax".to_string(),
+            protocol: "nboard".to_string(),
+            command: "edax".to_string(),
+            args: Vec::new(),
+            dir: None,
+            depth: Some(2),
+            time_per_move: None,
+            max_in_flight: None,
+            timeout: None,
+        };
+        let with_edax = self::players().with_engines(vec![ExternalEngine::new(table).unwrap()]);
+        for spec in ["ext:edax", "ext:edax@d2"] {
+            let engine = with_edax.player(spec).await.unwrap();
+            assert_eq!(
+                (engine.to_string(), engine.kind()),
+                ("ext:edax@d2".to_string(), record::PlayerKind::Engine)
+            );
+        }
         let bad = players.player("grredy").await.unwrap_err().to_string();
         assert!(
             bad.starts_with("bad opponent: ") && bad.ends_with(", llm:MODEL"),
