@@ -11,7 +11,7 @@ use engines::EngineSpec;
 use game::othello::Move;
 use serde_json::Value;
 
-use crate::support::{run_arena, temp_dir};
+use crate::support::{playing_model, run_arena, temp_dir};
 
 const BIN: &str = env!("CARGO_BIN_EXE_othello-arena");
 
@@ -214,4 +214,46 @@ fn a_bad_engine_spec_or_table_names_the_fix() {
         missing.contains("cannot start engine gone (/nonexistent/engine): check command, args and dir"),
         "{missing}"
     );
+}
+
+#[test]
+fn eval_plays_an_external_opponent_and_records_its_handshake() {
+    let server = playing_model();
+    let dir = temp_dir("external", "eval");
+    let file = dir.join("engines.toml");
+    let table = format!(
+        "[[engine]]\nname = \"ours\"\nprotocol = \"gtp\"\ncommand = {BIN:?}\n\
+         args = [\"engine\", \"--protocol\", \"gtp\", \"--engine\", \"alphabeta:2\"]\ndepth = 2\n"
+    );
+    std::fs::write(&file, table).unwrap();
+    let run = dir.join("run");
+    let args = [
+        "eval",
+        "--agent",
+        "llm:stub-model",
+        "--engines",
+        file.to_str().unwrap(),
+        "--vs",
+        "ext:ours",
+        "--games",
+        "1",
+        "--log-dir",
+        run.to_str().unwrap(),
+    ];
+    let output = run_arena(&args, &server.url);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let recorded: Value = serde_json::from_str(&std::fs::read_to_string(run.join("run.json")).unwrap()).unwrap();
+    assert_eq!(recorded["opponents"][0], "ext:ours@d2");
+    let engine = &recorded["engines"][0];
+    assert_eq!(engine["table"]["name"], "ours");
+    assert_eq!(engine["id"]["name"], "othello-arena alphabeta:2:weight");
+    for game in ["game-0001.jsonl", "game-0002.jsonl"] {
+        let start = &read_log(&run.join(game))[0];
+        let side = if start["black"] == "ext:ours@d2" {
+            "black_engine"
+        } else {
+            "white_engine"
+        };
+        assert_eq!(start[side]["version"], env!("CARGO_PKG_VERSION"), "{start}");
+    }
 }

@@ -86,6 +86,10 @@ pub struct EvalRun {
     pub agent: Value,
     /// The opponents' specs, in schedule order.
     pub opponents: Vec<String>,
+    /// The external engines among them, with their tables and handshakes; absent when
+    /// there are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub engines: Vec<RunEngine>,
     /// Games the agent plays as each colour against each opponent.
     pub games_per_color: usize,
     /// Random opening plies.
@@ -185,6 +189,17 @@ pub struct RunEngine {
     pub id: Option<EngineId>,
 }
 
+impl RunEngine {
+    /// The external engine `player` is, as run.json records it (`None` for other
+    /// players).
+    pub fn of<R: ModelGame>(player: &PlayerSpec<R>) -> Option<RunEngine> {
+        player.external().map(|engine| RunEngine {
+            table: engine.table().clone(),
+            id: engine.identity().cloned(),
+        })
+    }
+}
+
 impl RunPlayer {
     /// The player `spec`, with its settings when it is an LLM player.
     pub fn new(spec: String, agent: Option<Value>) -> RunPlayer {
@@ -199,10 +214,7 @@ impl RunPlayer {
 impl<R: ModelGame> From<&PlayerSpec<R>> for RunPlayer {
     fn from(player: &PlayerSpec<R>) -> RunPlayer {
         RunPlayer {
-            engine: player.external().map(|engine| RunEngine {
-                table: engine.table().clone(),
-                id: engine.identity().cloned(),
-            }),
+            engine: RunEngine::of(player),
             ..RunPlayer::new(player.to_string(), player.agent_config().map(AgentConfig::to_json))
         }
     }
@@ -454,6 +466,7 @@ mod tests {
             model_info: Some(None),
             agent: serde_json::json!({ "system_prompt": { "sha256": "0123456789abcdef" } }),
             opponents: vec!["greedy".to_string()],
+            engines: Vec::new(),
             games_per_color: 1,
             opening_random: 0,
             seed: 1,

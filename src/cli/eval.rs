@@ -22,8 +22,8 @@ use agent::{AgentConfig, ModelGame};
 use arena::{
     changed_agent_settings, host_usage, load_resume_state, run_eval, run_eval_sequential, utc_now, whole, Connection,
     EvalConfig, EvalResult, EvalResults, EvalRun, GameToScore, HostUsage, MatchEvent, MoveQuality, OpponentResults,
-    PairingStop, PlayerSpec, ReadRunError, Resume, RunFile, RunFolder, RunKind, RunOptions, RunResults, ScoringStopped,
-    Stopping,
+    PairingStop, PlayerSpec, ReadRunError, Resume, RunEngine, RunFile, RunFolder, RunKind, RunOptions, RunResults,
+    ScoringStopped, Stopping,
 };
 use game::{Marubatsu, Othello};
 use record::{hold_log_writes, is_game_or_set_aside_log, read_game_log_prefix, Event};
@@ -211,6 +211,7 @@ async fn open_run<R: ModelGame>(
             model_info: Some(model_info),
             agent: agent_config.to_json(),
             opponents: config.opponents.iter().map(ToString::to_string).collect(),
+            engines: config.opponents.iter().filter_map(RunEngine::of).collect(),
             games_per_color: args.games,
             opening_random: args.opening_random,
             seed: args.seed,
