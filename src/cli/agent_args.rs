@@ -22,7 +22,7 @@ pub struct AgentArgs {
     /// TOML file with agent settings (same names as these flags, options in [options]).
     #[arg(long)]
     pub agent_file: Option<PathBuf>,
-    /// TOML file of external engines ([[engine]] tables, see docs/engines.md): a
+    /// TOML file of external engines (its engine tables, see docs/engines.md): a
     /// player spec ext:NAME plays the one named NAME.
     #[arg(long)]
     pub engines: Option<PathBuf>,

@@ -68,7 +68,7 @@ pub enum Command {
     /// under --runs live, replay games, rate runs.
     Serve(super::serve::ServeArgs),
     /// Serve one of our engines over GTP or NBoard on stdin/stdout (for NBoard, or
-    /// as an [[engine]] of a run).
+    /// as an external engine of a run).
     Engine(super::engine_server::EngineArgs),
 }
 
