@@ -10,6 +10,7 @@ mod endgame;
 mod error_messages;
 mod eval_cli;
 mod export;
+mod external_engines;
 mod fleet;
 mod forfeit;
 mod fuzz;

@@ -19,8 +19,10 @@ mod accuracy;
 mod agent_stats;
 mod balanced;
 mod connection;
+mod engine_process;
 mod eval;
 mod export;
+mod external;
 mod groups;
 mod hosts;
 mod leaderboard;
@@ -50,8 +52,10 @@ pub use accuracy::{accuracy, calibration, solve_all, Accuracy, Calibration, Solv
 pub use agent_stats::{AgentRates, AgentStats};
 pub use balanced::{balanced_openings, start_bias, suite_values, value_for_black, BalancedSettings, RatedOpening};
 pub use connection::{ConnectError, Connection, HostSettings};
+pub use engine_process::ExternalError;
 pub use eval::{run_eval, run_eval_sequential, EvalConfig, EvalGame, EvalResult, OpponentResult};
 pub use export::{ggf, transcript, ExportError};
+pub use external::{EngineTable, EngineTableError, ExternalEngine, ExternalPlayer, Strength};
 pub use groups::{collect_groups, groups_json, Group, GroupGame, Groups, GroupsError, Key};
 pub use hosts::{host_usage, HostUsage};
 pub use leaderboard::{
@@ -78,8 +82,8 @@ pub use results_file::{
 };
 pub use resume::{load_resume_state, rebuild_game, ResumeError, ResumeState};
 pub use run_file::{
-    changed_agent_settings, EvalRun, Harness, PlayRun, ProbeRun, ReadRunError, Resume, RunFile, RunKind, RunPlayer,
-    ServeRun, TournamentRun,
+    changed_agent_settings, EvalRun, Harness, PlayRun, ProbeRun, ReadRunError, Resume, RunEngine, RunFile, RunKind,
+    RunPlayer, ServeRun, TournamentRun,
 };
 pub use run_folder::{check_output, utc_now, OutputError, RunFolder, RunFolderError, LOCK_FILE};
 pub use schedule::{play_logged, run_games, MatchError, MatchEvent, RunOptions, ScheduledGame, Seat};

@@ -198,6 +198,7 @@ async fn play_moves<R: ModelGame>(
         let ply = game.moves().len() + 1;
         stop_if_asked(&ctx, ply)?;
         let player = &mut *players[color];
+        player.follow(&game);
         let move_ctx = MoveContext { ply, log: ctx.log };
         let at = Ply { number: ply, color };
         let played = match next_action(&board, player, move_ctx).await? {

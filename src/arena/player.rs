@@ -7,9 +7,12 @@ use std::sync::Arc;
 pub use agent::{Action, Played};
 use agent::{Agent, AgentConfig, AgentError, BlockingEngine, MoveContext};
 use engines::{EngineError, EngineSpec};
-use game::Othello;
+use game::{Line, Othello};
 use llm::ChatBackend;
-use record::{MoveSource, PlayerKind};
+use record::{EngineId, GameWriter, MoveSource, PlayerKind};
+
+use super::engine_process::ExternalError;
+use super::external::ExternalEngine;
 
 /// Why a player could not move (a harness failure, never a model mistake).
 #[derive(Debug, thiserror::Error)]
@@ -20,6 +23,15 @@ pub enum PlayError {
     /// The agent's server or log failed.
     #[error(transparent)]
     Agent(#[from] AgentError),
+    /// An external engine's process failed.
+    #[error(transparent)]
+    External(Box<ExternalError>),
+}
+
+impl From<ExternalError> for PlayError {
+    fn from(err: ExternalError) -> PlayError {
+        PlayError::External(Box::new(err))
+    }
 }
 
 /// Anything that picks moves in a game of `R`.
@@ -27,6 +39,20 @@ pub enum PlayError {
 pub trait Player<R: ModelGame = Othello>: Send {
     /// The spec string.
     fn name(&self) -> String;
+
+    /// Gets ready for the game logged by `log`, before its `game_start`: an external
+    /// engine starts its process and returns how its handshake named it (the others
+    /// have nothing to do or to say).
+    async fn ready(&mut self, log: GameWriter<'_>) -> Result<Option<EngineId>, PlayError> {
+        let _ = log;
+        Ok(None)
+    }
+
+    /// Sees the game so far before each of its turns (an external engine is told the
+    /// game's moves; the others read only the position).
+    fn follow(&mut self, game: &Line<R>) {
+        let _ = game;
+    }
 
     /// Picks a move where the side to move has a legal move. Engines think on a
     /// blocking thread; the agent awaits its server. An agent that forfeits has no move
@@ -82,13 +108,16 @@ pub struct LlmPlayer {
     pub backend: Arc<dyn ChatBackend>,
 }
 
-/// A player spec: an engine spec string of game `R`, or `llm:MODEL` with its settings.
+/// A player spec: an engine spec string of game `R`, `llm:MODEL` with its settings, or
+/// an external engine (`ext:NAME`).
 #[derive(Clone)]
 pub enum PlayerSpec<R: ModelGame = Othello> {
     /// A classical engine (or `human`).
     Engine(R::Spec),
     /// The LLM agent.
     Llm(LlmPlayer),
+    /// An engine process speaking GTP or NBoard (Othello only).
+    External(ExternalEngine),
 }
 
 impl<R: ModelGame> PlayerSpec<R> {
@@ -104,6 +133,7 @@ impl<R: ModelGame> PlayerSpec<R> {
             }
             PlayerSpec::Engine(spec) => Box::new(EnginePlayer(BlockingEngine::new(R::engine(spec, seed)))),
             PlayerSpec::Llm(llm) => Box::new(Agent::<R>::new(llm.config.clone(), llm.backend.clone(), seed)),
+            PlayerSpec::External(engine) => Box::new(engine.player()),
         }
     }
 
@@ -111,7 +141,7 @@ impl<R: ModelGame> PlayerSpec<R> {
     pub fn kind(&self) -> PlayerKind {
         match self {
             PlayerSpec::Engine(spec) if R::is_human(spec) => PlayerKind::Human,
-            PlayerSpec::Engine(_) => PlayerKind::Engine,
+            PlayerSpec::Engine(_) | PlayerSpec::External(_) => PlayerKind::Engine,
             PlayerSpec::Llm(_) => PlayerKind::Llm,
         }
     }
@@ -125,7 +155,15 @@ impl<R: ModelGame> PlayerSpec<R> {
     pub fn agent_config(&self) -> Option<&AgentConfig> {
         match self {
             PlayerSpec::Llm(llm) => Some(&llm.config),
-            PlayerSpec::Engine(_) => None,
+            PlayerSpec::Engine(_) | PlayerSpec::External(_) => None,
+        }
+    }
+
+    /// The external engine, for an engine process.
+    pub fn external(&self) -> Option<&ExternalEngine> {
+        match self {
+            PlayerSpec::External(engine) => Some(engine),
+            PlayerSpec::Engine(_) | PlayerSpec::Llm(_) => None,
         }
     }
 }
@@ -141,6 +179,7 @@ impl<R: ModelGame> fmt::Display for PlayerSpec<R> {
         match self {
             PlayerSpec::Engine(spec) => spec.fmt(f),
             PlayerSpec::Llm(llm) => f.write_str(&llm.config.spec()),
+            PlayerSpec::External(engine) => f.write_str(&engine.name()),
         }
     }
 }

@@ -1,6 +1,7 @@
-//! The players `serve` offers as opponents: a spec string (`llm:MODEL`, or an engine
-//! spec) becomes a player, its `llm:` players on the model servers of
-//! [`HostSettings`], connected on first use and then shared.
+//! The players `serve` offers as opponents: a spec string (`llm:MODEL`, `ext:NAME`, or
+//! an engine spec) becomes a player, its `llm:` players on the model servers of
+//! [`HostSettings`], connected on first use and then shared, its external engines
+//! those it was given.
 
 use std::sync::Arc;
 
@@ -10,6 +11,7 @@ use llm::FleetError;
 use tokio::sync::OnceCell;
 
 use super::connection::{ConnectError, Connection, HostSettings};
+use super::external::ExternalEngine;
 use super::player::{LlmPlayer, PlayerSpec};
 
 /// The model an `llm:MODEL` spec names (trimmed; it may be empty), or `None` for any
@@ -25,6 +27,8 @@ pub struct Players {
     agent: AgentConfig,
     hosts: HostSettings,
     connection: OnceCell<Connection>,
+    /// The external engines `ext:NAME` names.
+    engines: Vec<ExternalEngine>,
 }
 
 /// Why a spec string names no opponent.
@@ -35,6 +39,14 @@ pub enum OpponentError {
     Spec {
         /// Why the engine spec was refused.
         reason: String,
+    },
+    /// `ext:NAME` of no external engine given.
+    #[error("bad opponent {spec:?}: no external engine of that name (there are: {known}); list it in --engines")]
+    NoEngine {
+        /// The spec given.
+        spec: String,
+        /// The names there are.
+        known: String,
     },
     /// `llm:` without a model.
     #[error("bad opponent {spec:?}: name the model, as in llm:qwen2.5-coder:0.5b")]
@@ -58,12 +70,34 @@ impl Players {
             agent,
             hosts,
             connection: OnceCell::new(),
+            engines: Vec::new(),
         }
+    }
+
+    /// These players, with `engines` as the external engines `ext:NAME` names.
+    pub fn with_engines(self, engines: Vec<ExternalEngine>) -> Players {
+        Players { engines, ..self }
     }
 
     /// The player `spec` names: `llm:MODEL` on the hosts (connected the first time one
     /// is asked for), or an engine.
     pub async fn player(&self, spec: &str) -> Result<PlayerSpec, OpponentError> {
+        if let Some(name) = spec.trim().strip_prefix("ext:") {
+            let name = name.split('@').next().unwrap_or_default().trim();
+            let engine = self.engines.iter().find(|e| e.table().name == name);
+            return engine
+                .cloned()
+                .map(PlayerSpec::External)
+                .ok_or_else(|| OpponentError::NoEngine {
+                    spec: spec.to_string(),
+                    known: self
+                        .engines
+                        .iter()
+                        .map(ExternalEngine::name)
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                });
+        }
         let Some(model) = llm_model(spec) else {
             let engine: EngineSpec = spec
                 .parse()
@@ -131,6 +165,30 @@ mod tests {
             no_model,
             "bad opponent \"llm:\": name the model, as in llm:qwen2.5-coder:0.5b"
         );
+        let no_engine = players.player("ext:edax").await.unwrap_err().to_string();
+        assert_eq!(
+            no_engine,
+            "bad opponent \"ext:edax\": no external engine of that name (there are: ); list it in --engines"
+        );
+        let table = crate::EngineTable {
+            name: "edax".to_string(),
+            protocol: "nboard".to_string(),
+            command: "edax".to_string(),
+            args: Vec::new(),
+            dir: None,
+            depth: Some(2),
+            time_per_move: None,
+            max_in_flight: None,
+            timeout: None,
+        };
+        let with_edax = self::players().with_engines(vec![ExternalEngine::new(table).unwrap()]);
+        for spec in ["ext:edax", "ext:edax@d2"] {
+            let engine = with_edax.player(spec).await.unwrap();
+            assert_eq!(
+                (engine.to_string(), engine.kind()),
+                ("ext:edax@d2".to_string(), record::PlayerKind::Engine)
+            );
+        }
         let bad = players.player("grredy").await.unwrap_err().to_string();
         assert!(
             bad.starts_with("bad opponent: ") && bad.ends_with(", llm:MODEL"),

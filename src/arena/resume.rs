@@ -254,6 +254,8 @@ pub(super) mod tests {
                 seed: 7,
                 kinds: None,
                 rules: None,
+                black_engine: None,
+                white_engine: None,
             })),
             line(Event::Move(MoveRecord {
                 game: 1,

@@ -18,8 +18,9 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
 use crate::run_folder::utc_now;
-use crate::{OpeningsRecord, PlayerSpec};
+use crate::{EngineTable, OpeningsRecord, PlayerSpec};
 use agent::{AgentConfig, ModelGame};
+use record::EngineId;
 
 /// A run folder's `run.json`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -48,6 +49,8 @@ pub struct Harness {
 /// A command's settings, by the `command` key of run.json.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "command", rename_all = "lowercase")]
+// One run.json is read per command: the size of its largest variant costs nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum RunKind {
     /// `eval`: an LLM player against each opponent.
     Eval(EvalRun),
@@ -85,6 +88,10 @@ pub struct EvalRun {
     pub agent: Value,
     /// The opponents' specs, in schedule order.
     pub opponents: Vec<String>,
+    /// The external engines among them, with their tables and handshakes; absent when
+    /// there are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub engines: Vec<RunEngine>,
     /// Games the agent plays as each colour against each opponent.
     pub games_per_color: usize,
     /// Random opening plies.
@@ -128,7 +135,7 @@ pub struct PlayRun {
 pub struct TournamentRun {
     /// The tournament file's text, which `tournament --resume` reads again.
     pub tournament_file: String,
-    /// The players, in the file's order (engines, then LLM players).
+    /// The players, in the file's order (engines, external engines, then LLM players).
     pub players: Vec<RunPlayer>,
     /// The pairings' labels, in schedule order.
     pub pairings: Vec<String>,
@@ -178,18 +185,49 @@ pub struct RunPlayer {
     /// An LLM player's settings (as [`AgentConfig::to_json`](agent::AgentConfig::to_json)
     /// wrote them); `null` for an engine or a person.
     pub agent: Option<Value>,
+    /// An external engine's table and handshake; absent for other players.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<RunEngine>,
+}
+
+/// An external engine as run.json records it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunEngine {
+    /// Its `[[engine]]` table.
+    pub table: EngineTable,
+    /// How its handshake named it before the run (absent when it was not started).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<EngineId>,
+}
+
+impl RunEngine {
+    /// The external engine `player` is, as run.json records it (`None` for other
+    /// players).
+    pub fn of<R: ModelGame>(player: &PlayerSpec<R>) -> Option<RunEngine> {
+        player.external().map(|engine| RunEngine {
+            table: engine.table().clone(),
+            id: engine.identity().cloned(),
+        })
+    }
 }
 
 impl RunPlayer {
     /// The player `spec`, with its settings when it is an LLM player.
     pub fn new(spec: String, agent: Option<Value>) -> RunPlayer {
-        RunPlayer { spec, agent }
+        RunPlayer {
+            spec,
+            agent,
+            engine: None,
+        }
     }
 }
 
 impl<R: ModelGame> From<&PlayerSpec<R>> for RunPlayer {
     fn from(player: &PlayerSpec<R>) -> RunPlayer {
-        RunPlayer::new(player.to_string(), player.agent_config().map(AgentConfig::to_json))
+        RunPlayer {
+            engine: RunEngine::of(player),
+            ..RunPlayer::new(player.to_string(), player.agent_config().map(AgentConfig::to_json))
+        }
     }
 }
 
@@ -439,6 +477,7 @@ mod tests {
             model_info: Some(None),
             agent: serde_json::json!({ "system_prompt": { "sha256": "0123456789abcdef" } }),
             opponents: vec!["greedy".to_string()],
+            engines: Vec::new(),
             games_per_color: 1,
             opening_random: 0,
             openings: None,

@@ -203,7 +203,24 @@ pub async fn play_logged<R: ModelGame>(
     let log = ctx.log;
     let names = seats.as_ref().map(|seat| seat.name.as_str());
     let kinds = seats.as_ref().map(|seat| seat.kind);
-    log.start(&opening, suite_opening, names, kinds, seed)?;
+    let mut players = players;
+    let ply = opening.moves().len() + 1;
+    let mut engines = ByColor::default();
+    // In name order: two games that need the same two engine processes take their
+    // slots in one order, so neither holds one while waiting for the other's.
+    let mut order = Color::BOTH;
+    if players.white.name() < players.black.name() {
+        order.reverse();
+    }
+    for color in order {
+        let player = &mut *players[color];
+        engines[color] = player.ready(log).await.map_err(|source| GameError::Player {
+            player: player.name(),
+            ply,
+            source,
+        })?;
+    }
+    log.start(&opening, suite_opening, names, kinds, engines, seed)?;
     let record = play_game(opening, players, ctx).await?;
     let forfeited = record.forfeit.as_ref().map(|f| f.color);
     log.end(&record.game, record.outcome, record.disc_difference, forfeited)?;

@@ -9,6 +9,7 @@ use clap::{Args, ValueEnum};
 use serde::Deserialize;
 
 use super::args::LabelsArg;
+use super::external;
 use super::limits;
 use agent::{AgentConfig, AnswerFormat, AnswerPolicy, Fallback, InvalidPolicy, Mode, Prompt};
 use arena::{llm_model, Connection, HostSettings, LlmPlayer, PlayerSpec};
@@ -21,6 +22,10 @@ pub struct AgentArgs {
     /// TOML file with agent settings (same names as these flags, options in [options]).
     #[arg(long)]
     pub agent_file: Option<PathBuf>,
+    /// TOML file of external engines (its engine tables, see docs/engines.md): a
+    /// player spec ext:NAME plays the one named NAME.
+    #[arg(long)]
+    pub engines: Option<PathBuf>,
     /// tool (simulate_move, several turns) or direct (one answer after </think>).
     #[arg(long)]
     pub mode: Option<String>,
@@ -469,14 +474,21 @@ pub fn is_llm_spec(text: &str) -> bool {
     llm_model(text).is_some()
 }
 
-/// Parses a player spec: `llm:MODEL` with `agent` settings on `connection`, or an
-/// engine spec.
+/// Parses a player spec: `llm:MODEL` with `agent` settings on `connection`, an
+/// external engine `ext:NAME` of `--engines`, or an engine spec.
 pub fn parse_player<R: ModelGame>(
     text: &str,
     flag: &str,
     agent: &AgentArgs,
     connection: Option<&Connection>,
 ) -> Result<PlayerSpec<R>> {
+    if text.trim().starts_with("ext:") {
+        return Ok(PlayerSpec::External(external::resolve::<R>(
+            text,
+            flag,
+            agent.engines.as_deref(),
+        )?));
+    }
     if let Some(model) = llm_model(text) {
         if model.is_empty() {
             bail!("bad {flag} {text:?}: name the model, as in llm:qwen2.5-coder:0.5b");
@@ -491,7 +503,7 @@ pub fn parse_player<R: ModelGame>(
     }
     let spec: R::Spec = text
         .parse()
-        .map_err(|e| anyhow::anyhow!("{e}, llm:MODEL"))
+        .map_err(|e| anyhow::anyhow!("{e}, llm:MODEL, ext:NAME"))
         .with_context(|| format!("bad {flag}"))?;
     Ok(PlayerSpec::Engine(spec))
 }

@@ -73,6 +73,9 @@ pub enum Command {
     /// Open the web app: play any engine or model in the browser, watch the runs
     /// under --runs live, replay games, rate runs.
     Serve(super::serve::ServeArgs),
+    /// Serve one of our engines over GTP or NBoard on stdin/stdout (for NBoard, or
+    /// as an external engine of a run).
+    Engine(super::engine_server::EngineArgs),
 }
 
 /// `openings`.

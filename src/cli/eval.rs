@@ -14,6 +14,7 @@ use anyhow::{bail, Context, Result};
 use super::agent_args::parse_player;
 use super::args::{Cli, Command, EvalArgs, GameArg, ReferenceArgs};
 use super::csv_table::CsvTable;
+use super::external;
 use super::openings;
 use super::outputs::{check_output_flag, new_run_folder, resumed_run_folder};
 use super::quality;
@@ -22,8 +23,8 @@ use agent::{AgentConfig, ModelGame};
 use arena::{
     changed_agent_settings, host_usage, load_resume_state, run_eval, run_eval_sequential, utc_now, whole, Connection,
     EvalConfig, EvalResult, EvalResults, EvalRun, GameToScore, HostUsage, MatchEvent, MoveQuality, OpponentResults,
-    PairingStop, PlayerSpec, ReadRunError, Resume, RunFile, RunFolder, RunKind, RunOptions, RunResults, ScoringStopped,
-    Stopping,
+    PairingStop, PlayerSpec, ReadRunError, Resume, RunEngine, RunFile, RunFolder, RunKind, RunOptions, RunResults,
+    ScoringStopped, Stopping,
 };
 use game::{Marubatsu, Othello};
 use record::{hold_log_writes, is_game_or_set_aside_log, read_game_log_prefix, Event};
@@ -151,6 +152,7 @@ impl<R: ModelGame> Entrants<R> {
         if opponents.iter().any(|o| o.is_human()) {
             bail!("bad --vs: eval runs unattended; use `play` to play the agent yourself");
         }
+        external::identify(&opponents).await?;
         Ok(Entrants {
             connection,
             agent,
@@ -223,6 +225,7 @@ async fn open_run<R: ModelGame>(
             model_info: Some(model_info),
             agent: agent_config.to_json(),
             opponents: config.opponents.iter().map(ToString::to_string).collect(),
+            engines: config.opponents.iter().filter_map(RunEngine::of).collect(),
             games_per_color: args.games,
             opening_random: args.openings.opening_random,
             openings: openings_record,

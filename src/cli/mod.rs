@@ -6,8 +6,10 @@ mod args;
 mod bench;
 mod compare;
 mod csv_table;
+mod engine_server;
 mod eval;
 mod export;
+mod external;
 mod limits;
 mod modelfile;
 mod openings;
@@ -72,6 +74,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Probe(args) => runtime()?.block_on(positions::run_probe_command(args, &env)),
         Command::Datagen(args) => positions::run_datagen(args),
         Command::Serve(args) => runtime()?.block_on(serve::run(args, &env)),
+        Command::Engine(args) => engine_server::run(args),
     }
 }
 

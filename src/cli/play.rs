@@ -12,6 +12,7 @@ use serde_json::json;
 use super::agent_args::{is_llm_spec, parse_player};
 use super::args::{GameArg, PlayArgs, ReferenceArgs};
 use super::csv_table::CsvTable;
+use super::external;
 use super::openings;
 use super::outputs::{check_output_flag, new_run_folder};
 use super::quality;
@@ -42,6 +43,7 @@ async fn play<R: ModelGame>(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>
         parse_player(&args.black, "--black", &args.agent, connection.as_ref())?,
         parse_player(&args.white, "--white", &args.agent, connection.as_ref())?,
     ];
+    external::identify(&players).await?;
     let human = players.iter().any(PlayerSpec::is_human);
     let parallel = parallel(&args, human, connection.as_ref());
     if let Some(csv) = &args.csv {

@@ -10,6 +10,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 
 use super::agent_args::{prompts_dir, AgentArgs, HostArgs};
+use super::external;
 use super::limits;
 use crate::web::{generate_token, is_loopback, ServeOptions};
 use arena::Players;
@@ -88,5 +89,6 @@ fn players(agent: &AgentArgs, hosts: &HostArgs, env: &dyn Fn(&str) -> Option<Str
     let settings = agent
         .config::<Othello>("", &prompts_dir())
         .context("bad settings for llm: opponents")?;
-    Ok(Players::new(settings, hosts.settings(agent, env)?))
+    let engines = external::all(agent.engines.as_deref())?;
+    Ok(Players::new(settings, hosts.settings(agent, env)?).with_engines(engines))
 }

@@ -14,6 +14,7 @@ use serde::Deserialize;
 use super::agent_args::{parse_player, AgentArgs, HostArgs};
 use super::args::TournamentArgs;
 use super::eval::{stop_on_ctrl_c, Interrupted};
+use super::external;
 use super::limits;
 use super::openings;
 use super::outputs::{new_run_folder, resumed_run_folder};
@@ -22,9 +23,9 @@ use super::rate::{player_name, read_games};
 use agent::AgentConfig;
 use arena::{
     changed_agent_settings, leaderboard_tables, load_resume_state, run_games, run_sequential, utc_now, Anchor,
-    Connection, Format, GameRecord, Leaderboard, MatchEvent, Openings, OpeningsOrder, PairingResult, PairingStop, Plan,
-    PlayerSpec, ReadRunError, Resume, RunFile, RunFolder, RunKind, RunOptions, RunPlayer, RunResults, StopRule, Tally,
-    TournamentRatings, TournamentResults, TournamentRun,
+    Connection, EngineTable, ExternalEngine, Format, GameRecord, Leaderboard, MatchEvent, Openings, OpeningsOrder,
+    PairingResult, PairingStop, Plan, PlayerSpec, ReadRunError, Resume, RunFile, RunFolder, RunKind, RunOptions,
+    RunPlayer, RunResults, StopRule, Tally, TournamentRatings, TournamentResults, TournamentRun,
 };
 use game::Othello;
 
@@ -38,6 +39,9 @@ struct TournamentFile {
     /// Engine specs.
     #[serde(default)]
     engines: Vec<String>,
+    /// External engines (`[[engine]]` tables, players `ext:NAME@...`).
+    #[serde(default, rename = "engine")]
+    external: Vec<EngineTable>,
     /// LLM players.
     #[serde(default, rename = "llm")]
     llms: Vec<LlmEntry>,
@@ -127,6 +131,7 @@ impl LlmEntry {
 pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
     let tournament = Tournament::read(&args)?;
     let entrants = Entrants::connect(&tournament, env).await?;
+    external::identify(&entrants.players).await?;
     // Refused now rather than after every game: the anchor must be one of the players.
     let anchor = rating_anchor(tournament.anchor.clone(), &entrants.names)
         .with_context(|| format!("bad tournament file {}", tournament.path.display()))?;
@@ -206,7 +211,7 @@ impl Tournament {
         };
         let file: TournamentFile = toml::from_str(&text).with_context(|| {
             format!(
-                "bad tournament file {}: see README (format, engines, [[llm]] tables, games, opening_random, seed, stop, anchor)",
+                "bad tournament file {}: see README (format, engines, [[engine]] and [[llm]] tables, games, opening_random, seed, stop, anchor)",
                 path.display()
             )
         })?;
@@ -327,7 +332,8 @@ fn resumed_run(dir: &Path) -> Result<RunFile> {
     })
 }
 
-/// A tournament's players, in the file's order: its engines, then its LLM players.
+/// A tournament's players, in the file's order: its engines, its external engines,
+/// then its LLM players.
 struct Entrants {
     /// The players.
     players: Vec<PlayerSpec>,
@@ -348,6 +354,11 @@ impl Entrants {
         let mut players: Vec<PlayerSpec> = Vec::new();
         for engine in &file.engines {
             players.push(parse_player(engine, "engines", &AgentArgs::default(), None)?);
+        }
+        for table in &file.external {
+            let engine = ExternalEngine::new(table.clone())
+                .with_context(|| format!("bad tournament file {}", path.display()))?;
+            players.push(PlayerSpec::External(engine));
         }
         let mut llm = Vec::new();
         let mut fleet_capacity = 0;

@@ -7,6 +7,7 @@
 //! - `engines`: every classical player of both games, the exact solver, the pattern
 //!   evaluation and its lab (training, accuracy, wipeouts, self-play labelling);
 //! - `llm`: chat backends (Ollama, OpenAI-compatible), retry, the fleet of hosts;
+//! - `protocol`: GTP and NBoard lines and GGF games, as values (external engines);
 //! - `record`: the JSONL log format and the run files (the wire specification);
 //! - `agent`: the LLM player: tools, prompts and model-facing text, the conversation
 //!   loop, answer reading;

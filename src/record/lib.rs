@@ -18,7 +18,9 @@
 //!   board), `opening` (the opening moves, random or a suite's), `suite_opening` (only
 //!   for a suite's opening: its line, a transcript or a board and side), `seed`, `kinds` (`{"black":
 //!   "llm", "white": "engine"}`: `engine`, `human` or `llm`; absent in older logs, where
-//!   an `llm:` spec is the agent);
+//!   an `llm:` spec is the agent), and for an external engine's side `black_engine` /
+//!   `white_engine` (`{"name", "version"}` as the engine's handshake answered them;
+//!   absent for other players);
 //! - `exchange`: one LLM round trip: `game`, `ply`, `color`, `session`, `turn`,
 //!   `latency_ms`, `retries`, `host` (the base URL of the server that answered),
 //!   `failures` (when attempts failed first: `[{"host", "error"}]`, one per retry), and
@@ -147,6 +149,23 @@ pub struct GameStart {
     /// The game (`marubatsu`); absent for Othello, the default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rules: Option<String>,
+    /// Black's external engine as its handshake named it; absent for other players.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub black_engine: Option<EngineId>,
+    /// White's external engine, as `black_engine`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub white_engine: Option<EngineId>,
+}
+
+/// An external engine as it names itself (GTP `name` and `version`; NBoard's
+/// `set myname`, which has no version).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EngineId {
+    /// The engine's own name (`Edax`).
+    pub name: String,
+    /// Its version (`4.6`), when the protocol tells it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
 }
 
 /// What kind of player a side is.

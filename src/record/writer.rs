@@ -7,7 +7,7 @@ use game::{Game, Line, Rules};
 use llm::Exchange;
 
 use super::{
-    AgentDecision, Event, ExchangeRecord, ForfeitRecord, GameEnd, GameLog, GameStart, GameStopped, LogError,
+    AgentDecision, EngineId, Event, ExchangeRecord, ForfeitRecord, GameEnd, GameLog, GameStart, GameStopped, LogError,
     MoveRecord, MoveSource, PlayerKind, PlayerKinds,
 };
 
@@ -39,6 +39,12 @@ impl<'a> GameWriter<'a> {
         self.game
     }
 
+    /// The log file's path, when the game is logged (files that belong to the game,
+    /// such as an external engine's stderr, go beside it).
+    pub fn log_path(&self) -> Option<&std::path::Path> {
+        self.log.map(GameLog::path)
+    }
+
     fn write(&self, event: impl FnOnce(usize) -> Event) -> Result<(), LogError> {
         match self.log {
             Some(log) => log.write(event(self.game)),
@@ -46,14 +52,16 @@ impl<'a> GameWriter<'a> {
         }
     }
 
-    /// `game_start`: the players (`names`, `kinds`), the start position and the
-    /// opening's moves of `opening`, and the game's seed.
+    /// `game_start`: the players (`names`, `kinds`, and `engines` as external engines
+    /// named themselves), the start position and the opening's moves of `opening`, and
+    /// the game's seed.
     pub fn start<R: Rules>(
         &self,
         opening: &Line<R>,
         suite_opening: Option<&str>,
         names: ByColor<&str>,
         kinds: ByColor<PlayerKind>,
+        engines: ByColor<Option<EngineId>>,
         seed: u64,
     ) -> Result<(), LogError> {
         self.write(|game| {
@@ -71,6 +79,8 @@ impl<'a> GameWriter<'a> {
                     white: kinds.white,
                 }),
                 rules: Game::log_name::<R>(),
+                black_engine: engines.black,
+                white_engine: engines.white,
             })
         })
     }

@@ -360,6 +360,7 @@ async fn run_game(
 /// model's) published as they come.
 fn web_player(session: &Arc<Session>, opponent: &PlayerSpec, seed: u64) -> Box<dyn Player> {
     match opponent {
+        PlayerSpec::External(_) => opponent.build(seed),
         PlayerSpec::Engine(spec) => Box::new(WebEngine {
             engine: BlockingEngine::new(Box::new(spec.build(seed))),
             session: session.clone(),

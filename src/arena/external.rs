@@ -1,0 +1,366 @@
+//! External engines as players: an engine process (Edax, Egaroucid, `othello-arena
+//! engine`) speaking GTP or NBoard, one process per game in flight and at most the
+//! engine's `max_in_flight` at once. Its table (`[[engine]]` in a tournament file or
+//! an `--engines` file) is an [`EngineTable`]; checked, it is an [`ExternalEngine`],
+//! a player spec whose name is `ext:NAME` with its strength (`ext:edax@d4`,
+//! `ext:edax@t1s`). The process client is in `engine_process`.
+//!
+//! A game's process is started before its `game_start` (which records the engine's
+//! handshake), given the game's moves before each of its turns, and killed when the
+//! game ends (or the run does: `kill_on_drop`). A crash, a hang past the table's
+//! `timeout`, or an unreadable or illegal answer ends the game as a harness failure
+//! ([`ExternalError`], naming the engine and its last stderr lines, which are kept
+//! beside the game's log as `engine-NAME-game-NNNN.stderr`): the game is never scored,
+//! and a resume plays it again.
+
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use agent::{ModelGame, MoveContext, Played};
+use game::othello::{Board, Color, Move};
+use game::{Line, Rules};
+use protocol::Protocol;
+use record::{EngineId, GameWriter, MoveSource};
+use serde::{Deserialize, Serialize};
+use tokio::sync::Semaphore;
+
+use super::engine_process::{Driver, ExternalError};
+use super::player::{PlayError, Player};
+
+/// One `[[engine]]` table, as a file gives it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EngineTable {
+    /// The engine's name in specs (`ext:NAME`), logs and tables: letters, digits,
+    /// `.`, `_`, `-`.
+    pub name: String,
+    /// `gtp` or `nboard`.
+    pub protocol: String,
+    /// The program to run (a path, or a name looked up on `PATH`).
+    pub command: String,
+    /// Its arguments.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<String>,
+    /// The folder it runs in (Edax reads `data/` from there); default: the current one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dir: Option<PathBuf>,
+    /// Search depth: NBoard's `set depth`; over GTP only a label (set the depth with
+    /// the engine's own flags, as Edax's `-l`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth: Option<u32>,
+    /// Seconds per move: GTP's `time_settings 0 T 1` (GTP only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_per_move: Option<f64>,
+    /// Processes (games) at once; default 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_in_flight: Option<usize>,
+    /// Seconds each answer may take before the engine counts as hung; default 60, or
+    /// 10 more than three times `time_per_move`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<f64>,
+}
+
+/// How strong the engine is asked to play.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Strength {
+    /// A search depth.
+    Depth(u32),
+    /// Seconds per move.
+    Time(f64),
+}
+
+/// The most processes of one engine at once.
+const MAX_IN_FLIGHT: usize = 256;
+/// The deepest search asked for.
+const MAX_DEPTH: u32 = 60;
+
+/// A `[[engine]]` table that cannot be used.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("bad [[engine]] {name:?}: {reason}")]
+pub struct EngineTableError {
+    /// The table's name.
+    pub name: String,
+    /// What is wrong, naming the key and the fix.
+    pub reason: String,
+}
+
+/// An external engine: its checked table, its process slots and its identity.
+#[derive(Clone, Debug)]
+pub struct ExternalEngine {
+    table: Arc<EngineTable>,
+    protocol: Protocol,
+    strength: Option<Strength>,
+    timeout: Duration,
+    slots: Arc<Semaphore>,
+    identity: Arc<OnceLock<EngineId>>,
+}
+
+impl PartialEq for ExternalEngine {
+    fn eq(&self, other: &ExternalEngine) -> bool {
+        self.table == other.table
+    }
+}
+
+impl ExternalEngine {
+    /// Checks `table`: a usable name, a known protocol, one strength the protocol can
+    /// set, bounds on `max_in_flight`, `depth`, `time_per_move` and `timeout`.
+    pub fn new(table: EngineTable) -> Result<ExternalEngine, EngineTableError> {
+        let bad = |reason: String| EngineTableError {
+            name: table.name.clone(),
+            reason,
+        };
+        let name_ok = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
+        if table.name.is_empty() || !table.name.chars().all(name_ok) {
+            return Err(bad(
+                "name must be letters, digits, '.', '_' or '-', as in name = \"edax\"".to_string(),
+            ));
+        }
+        let protocol: Protocol = table.protocol.parse().map_err(|e| bad(format!("protocol: {e}")))?;
+        if table.command.trim().is_empty() {
+            return Err(bad("command is empty: give the program to run".to_string()));
+        }
+        let strength = match (table.depth, table.time_per_move) {
+            (Some(_), Some(_)) => return Err(bad("give depth or time_per_move, not both".to_string())),
+            (Some(depth), None) if (1..=MAX_DEPTH).contains(&depth) => Some(Strength::Depth(depth)),
+            (Some(depth), None) => return Err(bad(format!("depth = {depth}: give 1 to {MAX_DEPTH}"))),
+            (None, Some(t)) if protocol == Protocol::Nboard => {
+                return Err(bad(format!(
+                    "time_per_move = {t}: NBoard sets no time, give depth instead"
+                )))
+            }
+            (None, Some(t)) if t.is_finite() && (0.01..=3600.0).contains(&t) => Some(Strength::Time(t)),
+            (None, Some(t)) => return Err(bad(format!("time_per_move = {t}: give 0.01 to 3600 seconds"))),
+            (None, None) if protocol == Protocol::Nboard => {
+                return Err(bad("an NBoard engine needs depth (its set depth)".to_string()))
+            }
+            (None, None) => None,
+        };
+        let max_in_flight = table.max_in_flight.unwrap_or(1);
+        if !(1..=MAX_IN_FLIGHT).contains(&max_in_flight) {
+            return Err(bad(format!(
+                "max_in_flight = {max_in_flight}: give 1 to {MAX_IN_FLIGHT}"
+            )));
+        }
+        let timeout = match (table.timeout, strength) {
+            (Some(t), _) if t.is_finite() && (0.1..=86_400.0).contains(&t) => t,
+            (Some(t), _) => return Err(bad(format!("timeout = {t}: give 0.1 to 86400 seconds"))),
+            (None, Some(Strength::Time(t))) => 3.0 * t + 10.0,
+            (None, _) => 60.0,
+        };
+        Ok(ExternalEngine {
+            protocol,
+            strength,
+            timeout: Duration::from_secs_f64(timeout),
+            slots: Arc::new(Semaphore::new(max_in_flight)),
+            identity: Arc::new(OnceLock::new()),
+            table: Arc::new(table),
+        })
+    }
+
+    /// The player's name in logs, tables and ratings: `ext:NAME`, with `@dN` for a
+    /// depth or `@tSECONDSs` for a time per move.
+    pub fn name(&self) -> String {
+        let name = &self.table.name;
+        match self.strength {
+            Some(Strength::Depth(depth)) => format!("ext:{name}@d{depth}"),
+            Some(Strength::Time(t)) => format!("ext:{name}@t{t}s"),
+            None => format!("ext:{name}"),
+        }
+    }
+
+    /// The table it was built from.
+    pub fn table(&self) -> &EngineTable {
+        &self.table
+    }
+
+    /// The protocol it speaks.
+    pub fn protocol(&self) -> Protocol {
+        self.protocol
+    }
+
+    /// The strength it is asked for.
+    pub fn strength(&self) -> Option<Strength> {
+        self.strength
+    }
+
+    /// How long an answer may take.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// Its process slots (`max_in_flight`).
+    pub(crate) fn slots(&self) -> &Arc<Semaphore> {
+        &self.slots
+    }
+
+    /// Starts the engine once and checks its handshake, before a run plays (so a bad
+    /// command fails at once, and run.json records what the engine said it is).
+    pub async fn identify(&self) -> Result<EngineId, ExternalError> {
+        if let Some(id) = self.identity.get() {
+            return Ok(id.clone());
+        }
+        let driver = Driver::start(self, None).await?;
+        let id = driver.id().clone();
+        driver.quit().await;
+        Ok(self.identity.get_or_init(|| id).clone())
+    }
+
+    /// What [`ExternalEngine::identify`] found, once it ran.
+    pub fn identity(&self) -> Option<&EngineId> {
+        self.identity.get()
+    }
+
+    /// A player of one game: its process starts when the game is ready.
+    pub fn player(&self) -> ExternalPlayer {
+        ExternalPlayer {
+            engine: self.clone(),
+            driver: None,
+            game: None,
+        }
+    }
+}
+
+/// An external engine in one game.
+pub struct ExternalPlayer {
+    engine: ExternalEngine,
+    driver: Option<Driver>,
+    /// The game so far (start and moves), as the last [`Player::follow`] gave it.
+    game: Option<(Board, Vec<Move>)>,
+}
+
+/// Game `R`'s position as an Othello board, or why external engines cannot play it.
+fn othello_board<R: Rules>(position: &R::Position) -> Result<Board, ExternalError> {
+    Board::parse_squares(&R::to_squares(position), R::to_move(position)).map_err(|_| ExternalError::NotOthello {
+        game: R::NAME.to_string(),
+    })
+}
+
+fn othello_move<R: Rules>(mv: R::Move) -> Move {
+    R::coordinate(mv).map_or(Move::Pass, Move::Place)
+}
+
+impl ExternalPlayer {
+    async fn driver(&mut self, log: GameWriter<'_>) -> Result<&mut Driver, ExternalError> {
+        if self.driver.is_none() {
+            let stderr = log.log_path().map(|path| {
+                let file = format!("engine-{}-game-{:04}.stderr", self.engine.table.name, log.game());
+                path.with_file_name(file)
+            });
+            self.driver = Some(Driver::start(&self.engine, stderr).await?);
+        }
+        Ok(self.driver.as_mut().expect("the driver was just started"))
+    }
+}
+
+#[async_trait::async_trait]
+impl<R: ModelGame> Player<R> for ExternalPlayer {
+    fn name(&self) -> String {
+        self.engine.name()
+    }
+
+    async fn ready(&mut self, log: GameWriter<'_>) -> Result<Option<EngineId>, PlayError> {
+        Ok(Some(self.driver(log).await?.id().clone()))
+    }
+
+    fn follow(&mut self, game: &Line<R>) {
+        self.game = othello_board::<R>(game.start())
+            .ok()
+            .map(|start| (start, game.moves().iter().copied().map(othello_move::<R>).collect()));
+    }
+
+    async fn play(&mut self, position: &R::Position, ctx: MoveContext<'_>) -> Result<Played<R>, PlayError> {
+        let board = othello_board::<R>(position)?;
+        // A position given without its game (a probe's) is a game of no moves.
+        let (start, moves) = match self.game.take() {
+            Some((start, moves)) if moves.iter().try_fold(start, |b, &m| b.try_play(m)).ok() == Some(board) => {
+                (start, moves)
+            }
+            _ => (board, Vec::new()),
+        };
+        let color: Color = board.side_to_move();
+        let driver = self.driver(ctx.log).await?;
+        let mv = driver.genmove(&start, &moves, color, ctx.ply).await?;
+        let square = match mv {
+            Move::Place(square) if board.is_legal(mv) => square,
+            _ => return Err(driver.illegal(mv, ctx.ply, &board).await.into()),
+        };
+        let mv = R::at_coordinate(square).ok_or_else(|| ExternalError::NotOthello {
+            game: R::NAME.to_string(),
+        })?;
+        Ok(Played {
+            mv,
+            source: MoveSource::Engine,
+            agent: None,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(protocol: &str) -> EngineTable {
+        EngineTable {
+            name: "edax".to_string(),
+            protocol: protocol.to_string(),
+            command: "edax".to_string(),
+            args: Vec::new(),
+            dir: None,
+            depth: None,
+            time_per_move: None,
+            max_in_flight: None,
+            timeout: None,
+        }
+    }
+
+    #[test]
+    fn a_table_names_its_player_with_its_strength() {
+        let gtp = ExternalEngine::new(table("gtp")).unwrap();
+        assert_eq!(
+            (gtp.name(), gtp.timeout()),
+            ("ext:edax".to_string(), Duration::from_secs(60))
+        );
+        let deep = ExternalEngine::new(EngineTable {
+            depth: Some(4),
+            ..table("nboard")
+        })
+        .unwrap();
+        assert_eq!(deep.name(), "ext:edax@d4");
+        let timed = ExternalEngine::new(EngineTable {
+            time_per_move: Some(0.5),
+            ..table("GTP")
+        })
+        .unwrap();
+        assert_eq!(
+            (timed.name(), timed.timeout()),
+            ("ext:edax@t0.5s".to_string(), Duration::from_secs_f64(11.5))
+        );
+    }
+
+    #[test]
+    fn bad_tables_name_the_key_and_the_fix() {
+        let refused = |t: EngineTable| ExternalEngine::new(t).unwrap_err().to_string();
+        assert_eq!(
+            refused(table("uci")),
+            "bad [[engine]] \"edax\": protocol: unknown protocol \"uci\": expected gtp or nboard"
+        );
+        assert!(refused(table("nboard")).contains("needs depth"));
+        let both = EngineTable {
+            depth: Some(2),
+            time_per_move: Some(1.0),
+            ..table("gtp")
+        };
+        assert!(refused(both).contains("not both"));
+        let spaced = EngineTable {
+            name: "my edax".to_string(),
+            ..table("gtp")
+        };
+        assert!(refused(spaced).contains("name must be"));
+        let crowd = EngineTable {
+            max_in_flight: Some(0),
+            ..table("gtp")
+        };
+        assert!(refused(crowd).contains("max_in_flight = 0"));
+    }
+}
