@@ -13,6 +13,7 @@ use super::logs::LoggedGame;
 use game::othello::{Board, Color};
 use game::Othello;
 use game::Rules;
+use protocol::ggf::GgfGame;
 use record::MoveSource;
 
 /// Why a game has no record in the asked format.
@@ -82,33 +83,24 @@ fn exported(game: &LoggedGame) -> Result<ExportedGame, ExportError> {
 pub fn ggf(game: &LoggedGame) -> Result<String, ExportError> {
     let exported = exported(game)?;
     let replay = &game.replay;
-    let mut out = String::from("(;GM[Othello]PC[othello-arena]");
-    let _ = write!(out, "PB[{}]PW[{}]", escape(&replay.black), escape(&replay.white));
     let (black, white) = replay.final_discs.expect("checked by exported");
     // A forfeit is scored as a resignation: the whole board to the opponent.
     let result = match &replay.forfeit {
         Some(forfeit) => format!("{:+}.000:r", Othello::forfeit_margin(forfeit.color)),
         None => format!("{:+}.000", awarded_difference(black, white)),
     };
-    let _ = write!(out, "RE[{result}]");
-    let side = match Othello::to_move(&exported.start) {
-        Color::Black => '*',
-        Color::White => 'O',
-    };
-    let squares: String = exported.start.to_squares_string().chars().map(ggf_square).collect();
-    let rows: Vec<&str> = (0..8).map(|r| &squares[r * 8..r * 8 + 8]).collect();
-    let _ = write!(out, "BO[8 {} {side}]", rows.join(" "));
-    for (color, mv, _) in &exported.moves {
-        let tag = if *color == Color::Black { 'B' } else { 'W' };
-        let mv = if mv == "pass" { "PA" } else { mv.as_str() };
-        let _ = write!(out, "{tag}[{mv}]");
-    }
     let comment = sources_comment(replay, &exported);
-    if !comment.is_empty() {
-        let _ = write!(out, "C[{}]", escape(&comment));
-    }
-    out.push_str(";)");
-    Ok(out)
+    let record = GgfGame {
+        black: replay.black.clone(),
+        white: replay.white.clone(),
+        start: exported.start,
+        moves: exported
+            .moves
+            .iter()
+            .map(|(_, mv, _)| game::parse_move::<Othello>(mv).expect("a replayed move"))
+            .collect(),
+    };
+    Ok(record.record(&result, Some(comment.as_str()).filter(|c| !c.is_empty())))
 }
 
 /// The game as a transcript from the usual start: its moves in lower case, passes
@@ -137,19 +129,6 @@ fn awarded_difference(black: u32, white: u32) -> i64 {
         std::cmp::Ordering::Less => difference - empties,
         std::cmp::Ordering::Equal => 0,
     }
-}
-
-fn ggf_square(square: char) -> char {
-    match square {
-        'X' => '*',
-        'O' => 'O',
-        _ => '-',
-    }
-}
-
-/// GGF values end at `]`: a backslash escapes it (and itself).
-fn escape(value: &str) -> String {
-    value.replace('\\', "\\\\").replace(']', "\\]")
 }
 
 /// For each LLM side: its moves decided by the model, and the plies of its fallback

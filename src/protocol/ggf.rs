@@ -39,9 +39,16 @@ fn mark(color: Color) -> char {
     }
 }
 
-impl fmt::Display for GgfGame {
-    /// One line, as `set game` sends it.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl GgfGame {
+    /// The finished game's record, one line: `result` in `RE` (`+12.000`, black's
+    /// view), `comment` in a `C` tag when given; names and comment escaped (`\]`).
+    pub fn record(&self, result: &str, comment: Option<&str>) -> String {
+        let mut out = String::new();
+        let _ = self.write(&mut out, result, comment);
+        out
+    }
+
+    fn write(&self, f: &mut dyn fmt::Write, result: &str, comment: Option<&str>) -> fmt::Result {
         let squares: String = Square::ALL
             .iter()
             .map(|&sq| self.start.disc_at(sq).map_or('-', mark))
@@ -49,9 +56,9 @@ impl fmt::Display for GgfGame {
         let to_move = self.start.side_to_move();
         write!(
             f,
-            "(;GM[Othello]PC[othello-arena]PB[{}]PW[{}]RE[?]BO[8 {squares} {}]",
-            self.black,
-            self.white,
+            "(;GM[Othello]PC[othello-arena]PB[{}]PW[{}]RE[{result}]BO[8 {squares} {}]",
+            escape(&self.black),
+            escape(&self.white),
             mark(to_move)
         )?;
         let mut mover = to_move;
@@ -63,7 +70,22 @@ impl fmt::Display for GgfGame {
             }
             mover = !mover;
         }
+        if let Some(comment) = comment {
+            write!(f, "C[{}]", escape(comment))?;
+        }
         f.write_str(";)")
+    }
+}
+
+/// GGF values end at `]`: a backslash escapes it (and itself).
+fn escape(value: &str) -> String {
+    value.replace('\\', "\\\\").replace(']', "\\]")
+}
+
+impl fmt::Display for GgfGame {
+    /// One line, as `set game` sends it (the result unknown: `RE[?]`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write(f, "?", None)
     }
 }
 
