@@ -39,6 +39,11 @@ pub(super) fn read_suite<R: ModelGame>(
     cycle: bool,
     seed: u64,
 ) -> Result<Openings<R>> {
+    Ok(Openings::suite(suite_file(what, file)?, order, cycle, seed))
+}
+
+/// The openings of the suite file `file` (named `what` in errors), every line checked.
+fn suite_file<R: ModelGame>(what: &str, file: &Path) -> Result<OpeningSuite<R>> {
     let text = std::fs::read_to_string(file)
         .with_context(|| format!("bad {what}: cannot read {}; give a file of openings", file.display()))?;
     let suite = OpeningSuite::<R>::parse(&file.display().to_string(), &text).map_err(|e| {
@@ -48,7 +53,7 @@ pub(super) fn read_suite<R: ModelGame>(
             file.display()
         )
     })?;
-    Ok(Openings::suite(suite, order, cycle, seed))
+    Ok(suite)
 }
 
 /// The name run.json records for the built-in balanced suite.
@@ -139,10 +144,8 @@ pub(super) fn run_generate(args: OpeningsGenerateArgs) -> Result<()> {
 
 /// `openings check`: each opening's value and centred value, and their histogram.
 pub(super) fn run_check(args: OpeningsCheckArgs) -> Result<()> {
-    let Openings::Suite(dealt) = read_suite::<Othello>("FILE", &args.file, OpeningsOrder::Sequential, false, 0)? else {
-        unreachable!("read_suite reads a suite");
-    };
-    let values = suite_values(&dealt.suite, args.depth);
+    let suite = suite_file::<Othello>("FILE", &args.file)?;
+    let values = suite_values(&suite, args.depth);
     if args.json {
         let rows: Vec<_> = values
             .iter()
