@@ -256,4 +256,21 @@ fn eval_plays_an_external_opponent_and_records_its_handshake() {
         };
         assert_eq!(start[side]["version"], env!("CARGO_PKG_VERSION"), "{start}");
     }
+    // A resume re-reads --engines: a table whose command line changed under the same
+    // name (and so the same player name) would play the rest with another engine.
+    std::fs::write(
+        &file,
+        std::fs::read_to_string(&file).unwrap().replace("alphabeta:2", "greedy"),
+    )
+    .unwrap();
+    let resumed = run_arena(&["eval", "--resume", run.to_str().unwrap()], &server.url);
+    let stderr = String::from_utf8_lossy(&resumed.stderr);
+    assert!(
+        !resumed.status.success(),
+        "a changed engine table must not continue the run"
+    );
+    assert!(
+        stderr.contains("ext:ours: its [[engine]] table is not the one the run recorded"),
+        "{stderr}"
+    );
 }

@@ -209,6 +209,24 @@ impl RunEngine {
             id: engine.identity().cloned(),
         })
     }
+
+    /// The external engines of `now` whose `[[engine]]` table is not the one `recorded`
+    /// holds under the same name, one line each (a changed command or argument changes
+    /// what plays without changing the player's name). Engines the run did not record
+    /// (runs older than external engines) are not compared.
+    pub fn changed_tables(recorded: &[RunEngine], now: &[RunEngine]) -> Vec<String> {
+        now.iter()
+            .filter_map(|engine| {
+                let then = recorded.iter().find(|r| r.table.name == engine.table.name)?;
+                (then.table != engine.table).then(|| {
+                    format!(
+                        "ext:{}: its [[engine]] table is not the one the run recorded",
+                        engine.table.name
+                    )
+                })
+            })
+            .collect()
+    }
 }
 
 impl RunPlayer {

@@ -208,6 +208,15 @@ async fn open_run<R: ModelGame>(
     config.run.log_dir = Some(log_dir.clone());
     if let Some(recorded) = recorded {
         refuse_changed_settings(&log_dir, recorded, &agent_config)?;
+        let engines: Vec<RunEngine> = config.opponents.iter().filter_map(RunEngine::of).collect();
+        let changed = RunEngine::changed_tables(&recorded.engines, &engines);
+        if !changed.is_empty() {
+            bail!(
+                "bad --resume {}: {}; restore the --engines file the run played, or start a new run",
+                log_dir.display(),
+                changed.join("; ")
+            );
+        }
         openings::refuse_changed(&log_dir, recorded.openings.as_ref(), openings_record.as_ref())?;
         folder.add_resume(resume_from_logs(&mut config, &log_dir, connection.fleet_json())?)?;
     } else {
