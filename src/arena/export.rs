@@ -10,7 +10,7 @@
 use std::fmt::Write as _;
 
 use super::logs::LoggedGame;
-use game::othello::{Board, Color};
+use game::othello::{Board, Color, Move};
 use game::Othello;
 use game::Rules;
 use protocol::ggf::GgfGame;
@@ -41,9 +41,9 @@ pub enum ExportError {
     },
 }
 
-/// One move of an exported game: its mover, the move (`pass` for a pass) and, after
+/// One move of an exported game: its mover, the move and, after
 /// the opening, its ply number and source as logged.
-type ExportedMove = (Color, String, Option<(usize, MoveSource)>);
+type ExportedMove = (Color, Move, Option<(usize, MoveSource)>);
 
 /// The moves of a finished Othello game from its start, passes included.
 struct ExportedGame {
@@ -69,12 +69,13 @@ fn exported(game: &LoggedGame) -> Result<ExportedGame, ExportError> {
     let mut moves = Vec::new();
     for text in &replay.opening {
         let mv = game::parse_move::<Othello>(text).expect("a replayed opening move");
-        moves.push((Othello::to_move(&board), text.clone(), None));
+        moves.push((Othello::to_move(&board), mv, None));
         board = Othello::play(&board, mv).expect("a replayed opening move");
     }
     for ply in &replay.plies {
-        let text = ply.mv.clone().expect("an Othello log records its moves");
-        moves.push((ply.color, text, ply.source.map(|source| (ply.ply, source))));
+        let text = ply.mv.as_deref().expect("an Othello log records its moves");
+        let mv = game::parse_move::<Othello>(text).expect("a replayed move");
+        moves.push((ply.color, mv, ply.source.map(|source| (ply.ply, source))));
     }
     Ok(ExportedGame { start, moves })
 }
@@ -94,11 +95,7 @@ pub fn ggf(game: &LoggedGame) -> Result<String, ExportError> {
         black: replay.black.clone(),
         white: replay.white.clone(),
         start: exported.start,
-        moves: exported
-            .moves
-            .iter()
-            .map(|(_, mv, _)| game::parse_move::<Othello>(mv).expect("a replayed move"))
-            .collect(),
+        moves: exported.moves.iter().map(|(_, mv, _)| *mv).collect(),
     };
     Ok(record.record(&result, Some(comment.as_str()).filter(|c| !c.is_empty())))
 }
@@ -115,8 +112,8 @@ pub fn transcript(game: &LoggedGame) -> Result<String, ExportError> {
     Ok(exported
         .moves
         .iter()
-        .filter(|(_, mv, _)| mv != "pass")
-        .map(|(_, mv, _)| mv.as_str())
+        .filter(|(_, mv, _)| *mv != Move::Pass)
+        .map(|(_, mv, _)| mv.to_string())
         .collect())
 }
 

@@ -288,7 +288,12 @@ impl<R: ModelGame> Openings<R> {
             return None;
         };
         let pairs = pairs_of(schedule);
-        let used = (0..pairs.min(if dealt.cycle { pairs } else { dealt.dealt.len() }))
+        let dealt_pairs = if dealt.cycle {
+            pairs
+        } else {
+            pairs.min(dealt.dealt.len())
+        };
+        let used = (0..dealt_pairs)
             .map(|pair| dealt.suite.openings[dealt.index(pair)].text.clone())
             .collect();
         Some(OpeningsRecord {
