@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::support::{Reply, StubServer};
+use crate::support::{first_decision, scripted, Reply, StubServer};
 use agent::{Agent, AgentConfig, AnswerKind, AnswerPolicy, InvalidPolicy, Mode, MoveContext, Prompt};
 use game::othello::{Board, Move};
 use game::Othello;
@@ -22,31 +22,11 @@ fn backend(server: &StubServer) -> Arc<dyn ChatBackend> {
 }
 
 async fn decide(server: &StubServer, config: AgentConfig) -> (Move, record::AgentDecision) {
-    let mut agent = Agent::<Othello>::new(Arc::new(config), backend(server), 7);
-    let ctx = MoveContext {
-        ply: 1,
-        log: GameWriter::new(None, 1),
-    };
-    let choice = agent
-        .decide(&Board::new(), ctx)
-        .await
-        .expect("the harness does not fail");
-    (choice.mv, choice.agent.expect("an agent's move carries its decision"))
+    first_decision(backend(server), config).await
 }
 
 fn config() -> AgentConfig {
     AgentConfig::new("stub-model")
-}
-
-fn scripted(replies: Vec<Reply>) -> StubServer {
-    let replies = std::sync::Mutex::new(replies.into_iter());
-    StubServer::start(move |_, _| {
-        replies
-            .lock()
-            .unwrap()
-            .next()
-            .unwrap_or_else(|| Reply::content("no more script"))
-    })
 }
 
 #[tokio::test]

@@ -5,6 +5,7 @@
 mod support;
 
 mod agent_loop;
+mod answer_cost;
 mod cli;
 mod endgame;
 mod error_messages;

@@ -7,51 +7,19 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::support::{Reply, StubServer};
-use agent::{Agent, AgentConfig, AnswerFormat, AnswerKind, InvalidPolicy, Mode, MoveContext};
-use game::othello::Board;
-use game::Othello;
-use llm::{ChatBackend, OllamaBackend, OpenAiBackend, RetryPolicy};
-use record::{AgentDecision, GameWriter, MoveSource};
+use crate::support::{first_decision, no_retry, scripted, Reply, StubServer};
+use agent::{AgentConfig, AnswerFormat, AnswerKind, InvalidPolicy, Mode};
+use llm::{ChatBackend, OllamaBackend, OpenAiBackend};
+use record::{AgentDecision, MoveSource};
 use serde_json::{json, Value};
 
-fn retry() -> RetryPolicy {
-    RetryPolicy {
-        max_retries: 0,
-        initial_backoff: Duration::ZERO,
-        max_backoff: Duration::ZERO,
-    }
-}
-
-fn scripted(replies: Vec<Reply>) -> StubServer {
-    let replies = Mutex::new(replies.into_iter());
-    StubServer::start(move |_, _| {
-        replies
-            .lock()
-            .unwrap()
-            .next()
-            .unwrap_or_else(|| Reply::content("no more script"))
-    })
-}
-
 async fn decide(backend: Arc<dyn ChatBackend>, config: AgentConfig) -> (String, AgentDecision) {
-    let mut agent = Agent::<Othello>::new(Arc::new(config), backend, 7);
-    let ctx = MoveContext {
-        ply: 1,
-        log: GameWriter::new(None, 1),
-    };
-    let choice = agent
-        .decide(&Board::new(), ctx)
-        .await
-        .expect("the harness does not fail");
-    (
-        choice.mv.to_string(),
-        choice.agent.expect("an agent's move carries its decision"),
-    )
+    let (mv, decision) = first_decision(backend, config).await;
+    (mv.to_string(), decision)
 }
 
 fn ollama(server: &StubServer) -> Arc<dyn ChatBackend> {
-    Arc::new(OllamaBackend::new(&server.url, Duration::from_secs(5), retry()).unwrap())
+    Arc::new(OllamaBackend::new(&server.url, Duration::from_secs(5), no_retry()).unwrap())
 }
 
 fn config(format: AnswerFormat) -> AgentConfig {
@@ -146,7 +114,7 @@ async fn without_a_tool_budget_an_invalid_free_answer_is_asked_again_with_the_sc
 async fn the_openai_backend_sends_the_schema_as_response_format() {
     let server = StubServer::start(|_, _| Reply::openai(json!({"role": "assistant", "content": "{\"move\":\"e6\"}"})));
     let backend: Arc<dyn ChatBackend> =
-        Arc::new(OpenAiBackend::new(&server.url, None, Duration::from_secs(5), retry()).unwrap());
+        Arc::new(OpenAiBackend::new(&server.url, None, Duration::from_secs(5), no_retry()).unwrap());
     let mut config = config(AnswerFormat::JsonLegal);
     config.mode = Mode::Direct;
     let (mv, _) = decide(backend, config).await;
@@ -175,7 +143,7 @@ async fn an_openai_server_that_ignores_the_schema_or_cuts_the_json_gives_counted
     );
     let server = StubServer::start(move |_, _| replies.lock().unwrap().next().unwrap());
     let backend: Arc<dyn ChatBackend> =
-        Arc::new(OpenAiBackend::new(&server.url, None, Duration::from_secs(5), retry()).unwrap());
+        Arc::new(OpenAiBackend::new(&server.url, None, Duration::from_secs(5), no_retry()).unwrap());
     let mut config = config(AnswerFormat::JsonLegal);
     config.mode = Mode::Direct;
     config.on_invalid = InvalidPolicy::Feedback;

@@ -194,6 +194,9 @@ pub struct AgentConfig {
     pub answer_format: AnswerFormat,
     /// Retry with a new session, or give feedback.
     pub on_invalid: InvalidPolicy,
+    /// What the model is told after an answer cut off at the token limit (before the
+    /// legal moves), when not the harness's own sentence.
+    pub cut_off_message: Option<String>,
 }
 
 impl AgentConfig {
@@ -216,6 +219,7 @@ impl AgentConfig {
             answer: AnswerPolicy::Last,
             answer_format: AnswerFormat::Text,
             on_invalid: InvalidPolicy::Retry,
+            cut_off_message: None,
         }
     }
 
@@ -257,6 +261,7 @@ impl AgentConfig {
             "answer": self.answer.to_string(),
             "answer_format": self.answer_format.to_string(),
             "on_invalid": self.on_invalid.to_string(),
+            "cut_off_message": self.cut_off_message,
         })
     }
 }

@@ -4,7 +4,8 @@
 //! and the board; each turn is one request. Tool calls (structured, or recovered from
 //! text) are run and answered, and the session goes on. A final answer with a legal
 //! move ends the move. An answer without one fails the session (`retry`), or is
-//! answered with the legal moves and the session goes on (`feedback`). A session
+//! answered with the legal moves and the session goes on (`feedback`); an answer the
+//! server cut off at the token limit is counted apart and its feedback says so. A session
 //! also ends when its turns are spent. When every session failed, the fallback
 //! engine plays and the move is recorded as `fallback`; with the fallback `forfeit`
 //! no move is played and the decision is recorded as `forfeit` (the game is lost).
@@ -143,6 +144,14 @@ pub struct Agent<R: ModelGame = Othello> {
     last_host: Option<String>,
     /// Sees each reply and tool result.
     observer: Option<AgentObserver>,
+}
+
+/// The model's reply to one request.
+struct Reply {
+    /// The assistant message.
+    message: Message,
+    /// Whether the server stopped it at the token limit.
+    cut_off: bool,
 }
 
 /// How a session ended without a move.
@@ -301,11 +310,12 @@ impl<R: ModelGame> Agent<R> {
             };
             let constrained = schema.is_some();
             let request = self.request(&messages, offer_tools, schema);
-            let mut reply = self.exchange(board, &request, (session, turn), ctx, decision).await?;
+            let Reply { mut message, cut_off } = self.exchange(board, &request, (session, turn), ctx, decision).await?;
+            let reply = &mut message;
             if offer_tools {
-                let calls = self.tool_calls(&mut reply, decision);
+                let calls = self.tool_calls(reply, decision);
                 if !calls.is_empty() {
-                    messages.push(reply);
+                    messages.push(message);
                     self.run_tools(board, &calls, &mut messages, decision);
                     tool_rounds += 1;
                     if tool_rounds == self.config.max_tool_rounds {
@@ -321,15 +331,26 @@ impl<R: ModelGame> Agent<R> {
                     return Ok(SessionEnd::Decided(mv));
                 }
                 invalid => {
-                    decision.invalid_answers += 1;
-                    decision.schema_violations += u32::from(invalid == Answer::SchemaViolation);
+                    // An answer cut off at the token limit is not a wrong answer: it is
+                    // counted apart, and the re-ask says why it did not count.
+                    if cut_off {
+                        decision.cut_off_answers += 1;
+                    } else {
+                        decision.invalid_answers += 1;
+                        decision.schema_violations += u32::from(invalid == Answer::SchemaViolation);
+                    }
                     if format != AnswerFormat::Text && !constrained && !reasked {
                         (reask, reasked) = (true, true);
                     } else if self.config.on_invalid == InvalidPolicy::Retry {
-                        return Ok(SessionEnd::Failed("invalid answer"));
+                        return Ok(SessionEnd::Failed(if cut_off { "cut off" } else { "invalid answer" }));
                     }
-                    messages.push(reply);
-                    messages.push(Message::new(Role::User, self.feedback(board, &invalid, reask)));
+                    let feedback = if cut_off {
+                        self.cut_off_feedback(board, reask)
+                    } else {
+                        self.feedback(board, &invalid, reask)
+                    };
+                    messages.push(message);
+                    messages.push(Message::new(Role::User, feedback));
                 }
             }
         }
@@ -337,8 +358,8 @@ impl<R: ModelGame> Agent<R> {
     }
 
     /// Sends one request of turn `(session, turn)` and accounts for it: counts, tokens
-    /// and latency in `decision`, the exchange in the log, the reply to the observer.
-    /// The reply comes back as an assistant message.
+    /// (thinking apart) and latency in `decision`, the exchange in the log, the reply
+    /// to the observer. The reply comes back as an assistant message.
     async fn exchange(
         &mut self,
         board: &R::Position,
@@ -346,7 +367,7 @@ impl<R: ModelGame> Agent<R> {
         (session, turn): (u32, u32),
         ctx: MoveContext<'_>,
         decision: &mut AgentDecision,
-    ) -> Result<Message, AgentError> {
+    ) -> Result<Reply, AgentError> {
         let exchange = self.backend.chat(request).await.map_err(|source| AgentError::Llm {
             model: self.config.model.clone(),
             backend: self.backend.describe(),
@@ -361,7 +382,12 @@ impl<R: ModelGame> Agent<R> {
         decision.completion_tokens = decision
             .completion_tokens
             .saturating_add(exchange.reply.completion_tokens.unwrap_or(0));
+        if let Some(thinking) = exchange.reply.thinking_tokens() {
+            decision.thinking_tokens = decision.thinking_tokens.saturating_add(thinking.tokens);
+            decision.thinking_estimated += u32::from(thinking.estimated);
+        }
         decision.latency_ms += exchange.latency_ms;
+        let cut_off = exchange.reply.cut_off();
         let at = Ply {
             number: ctx.ply,
             color: R::to_move(board),
@@ -374,7 +400,10 @@ impl<R: ModelGame> Agent<R> {
             turn,
             message: &reply,
         });
-        Ok(reply)
+        Ok(Reply {
+            message: reply,
+            cut_off,
+        })
     }
 
     /// Runs each tool call and puts its result after the call in `messages`.
@@ -458,6 +487,20 @@ impl<R: ModelGame> Agent<R> {
             }
             _ => text::invalid_answer(labels, "", &legal),
         };
+        self.with_reask(feedback, reask)
+    }
+
+    /// The message after an answer the server cut off at the token limit: the agent
+    /// file's `cut_off_message` (or the harness's own), the legal moves, answer.
+    fn cut_off_feedback(&self, board: &R::Position, reask: bool) -> String {
+        let (labels, legal) = (self.config.style.labels, R::legal_coordinates(board));
+        let feedback = text::cut_off(labels, self.config.cut_off_message.as_deref(), &legal);
+        self.with_reask(feedback, reask)
+    }
+
+    /// `feedback`, followed by the JSON instruction when the answer is asked again
+    /// held to the schema (`reask`).
+    fn with_reask(&self, feedback: String, reask: bool) -> String {
         if reask {
             text::then_instruction(&feedback, self.json_instruction())
         } else {

@@ -1,6 +1,7 @@
 //! What the harness itself says to the model during a move, each sentence written
 //! once per language: the nudge once the tool budget is spent, the feedback on an
-//! answer without a legal move, and the JSON-answer instruction. English boards get
+//! answer without a legal move, the note on an answer cut off at the token limit, and
+//! the JSON-answer instruction. English boards get
 //! English, Japanese boards (seed 000's labels) Japanese.
 
 use std::fmt::Display;
@@ -27,6 +28,8 @@ struct Words {
     names_no_move: &'static str,
     /// Asks for the JSON answer.
     json_answer: &'static str,
+    /// An answer the server cut off at the token limit.
+    cut_off: &'static str,
 }
 
 const ENGLISH: Words = Words {
@@ -39,6 +42,7 @@ const ENGLISH: Words = Words {
     not_legal: " is not a legal move.",
     names_no_move: "Your answer names no legal move.",
     json_answer: "Answer as JSON: {\"move\": \"<square>\"}.",
+    cut_off: "Your answer was cut off at the token limit before it named a move: answer shorter.",
 };
 
 /// The Japanese request for one coordinate (the same with tools withdrawn).
@@ -54,6 +58,7 @@ const JAPANESE: Words = Words {
     not_legal: " には置けません。",
     names_no_move: "回答に置ける座標がありません。",
     json_answer: "JSON {\"move\": \"座標\"} で答えてください。",
+    cut_off: "回答がトークン上限で途切れ、座標がありませんでした。短く答えてください。",
 };
 
 fn words(labels: Labels) -> &'static Words {
@@ -89,6 +94,14 @@ pub(crate) fn invalid_answer(labels: Labels, named: &str, legal: &dyn Display) -
     } else {
         with_legal(w, &format!("{named}{}", w.not_legal), legal, w.answer)
     }
+}
+
+/// The message after an answer cut off at the token limit: `opening` (the agent
+/// file's `cut_off_message`) or the harness's own sentence, the legal moves, answer
+/// with one.
+pub(crate) fn cut_off(labels: Labels, opening: Option<&str>, legal: &dyn Display) -> String {
+    let w = words(labels);
+    with_legal(w, opening.unwrap_or(w.cut_off), legal, w.answer)
 }
 
 /// The line that asks for the JSON answer.

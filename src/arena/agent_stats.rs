@@ -84,6 +84,9 @@ counters! {
     invalid_answers: u32 = |d| d.invalid_answers,
     /// Of those, structured answers that were not JSON against the schema.
     schema_violations: u32 = |d| d.schema_violations,
+    /// Answers without a legal move that the server cut off at the token limit
+    /// (apart from the invalid ones; older logs count them as invalid).
+    cut_off_answers: u32 = |d| d.cut_off_answers,
     /// Requests sent (written as its rate per move only).
     #[serde(skip_serializing)]
     requests: u32 = |d| d.turns,
@@ -99,6 +102,12 @@ counters! {
     /// Generated tokens (written as its rate per move only).
     #[serde(skip_serializing)]
     completion_tokens: u64 = |d| d.completion_tokens,
+    /// Of those, the tokens spent thinking (written as its rate per move only).
+    #[serde(skip_serializing)]
+    thinking_tokens: u64 = |d| d.thinking_tokens,
+    /// Replies whose thinking tokens are an estimate (the server did not count them
+    /// apart: the generated tokens split by the share of characters).
+    thinking_estimated: u32 = |d| d.thinking_estimated,
 }
 
 /// The rates derived from [`AgentStats`] (per move: 0 with no moves), written beside
@@ -113,6 +122,8 @@ pub struct AgentRates {
     pub llm_share_ci_high: f64,
     /// Invalid answers per move.
     pub invalid_answers_per_move: f64,
+    /// Cut-off answers per move.
+    pub cut_off_answers_per_move: f64,
     /// Requests per move.
     pub requests_per_move: f64,
     /// Structured tool calls per move.
@@ -121,8 +132,12 @@ pub struct AgentRates {
     pub recovered_tool_calls_per_move: f64,
     /// Prompt tokens per move.
     pub prompt_tokens_per_move: f64,
-    /// Generated tokens per move.
+    /// Generated tokens per move (thinking and answer).
     pub completion_tokens_per_move: f64,
+    /// Of those, thinking tokens per move.
+    pub thinking_tokens_per_move: f64,
+    /// And answer tokens per move (generated, less thinking).
+    pub answer_tokens_per_move: f64,
     /// Median per-move latency, milliseconds (`None` with no moves).
     pub latency_ms_p50: Option<f64>,
     /// 95th percentile of the per-move latency, milliseconds.
@@ -146,11 +161,14 @@ impl AgentStats {
             llm_share_ci_low,
             llm_share_ci_high,
             invalid_answers_per_move: self.per_move(f64::from(self.invalid_answers)),
+            cut_off_answers_per_move: self.per_move(f64::from(self.cut_off_answers)),
             requests_per_move: self.per_move(f64::from(self.requests)),
             tool_calls_per_move: self.per_move(f64::from(self.tool_calls)),
             recovered_tool_calls_per_move: self.per_move(f64::from(self.recovered_tool_calls)),
             prompt_tokens_per_move: self.per_move(self.prompt_tokens as f64),
             completion_tokens_per_move: self.per_move(self.completion_tokens as f64),
+            thinking_tokens_per_move: self.per_move(self.thinking_tokens as f64),
+            answer_tokens_per_move: self.per_move(self.completion_tokens.saturating_sub(self.thinking_tokens) as f64),
             latency_ms_p50: percentile(&self.move_latencies_ms, 50.0),
             latency_ms_p95: percentile(&self.move_latencies_ms, 95.0),
         }
@@ -199,9 +217,12 @@ mod tests {
             tool_errors: 1,
             invalid_answers: 2,
             schema_violations: 1,
+            cut_off_answers: 1,
             answer_kind: kind,
             prompt_tokens: 100,
             completion_tokens: 10,
+            thinking_tokens: 4,
+            thinking_estimated: 1,
             latency_ms: 40.0,
             fallback_reason: None,
         }
@@ -254,7 +275,10 @@ mod tests {
                 "extracted_answers": 1,
                 "invalid_answers": 8,
                 "schema_violations": 4,
+                "cut_off_answers": 4,
+                "thinking_estimated": 4,
                 "invalid_answers_per_move": 2.0,
+                "cut_off_answers_per_move": 1.0,
                 "requests_per_move": 3.0,
                 "tool_calls": 16,
                 "recovered_tool_calls": 4,
@@ -263,6 +287,8 @@ mod tests {
                 "recovered_tool_calls_per_move": 1.0,
                 "prompt_tokens_per_move": 100.0,
                 "completion_tokens_per_move": 10.0,
+                "thinking_tokens_per_move": 4.0,
+                "answer_tokens_per_move": 6.0,
                 "latency_ms_p50": 40.0,
                 "latency_ms_p95": 40.0,
             })

@@ -72,6 +72,7 @@ mod tests {
             latency_ms,
             retries: failed_on.len() as u32,
             host: Some(host.into()),
+            finish_reason: None,
             failures: failed_on
                 .iter()
                 .map(|h| AttemptFailure {

@@ -17,6 +17,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
+use super::agent_stats::AgentStats;
 use super::logs::GameLogs;
 use super::ratings::{fit_ratings, ladder_position, RatedGame, Rating, RatingError, RatingOptions};
 use super::stats::whole;
@@ -100,6 +101,14 @@ pub struct LeaderRow {
     pub fallback_games: Option<u32>,
     /// For an LLM player: where it falls among the engines ("between a and b").
     pub ladder: Option<String>,
+    /// For an LLM player: what its moves cost and how its answers failed, over the
+    /// rated games (the statistics of `stats`, with their rates per move).
+    #[serde(serialize_with = "agent_json", skip_serializing_if = "Option::is_none")]
+    pub agent: Option<AgentStats>,
+}
+
+fn agent_json<S: serde::Serializer>(agent: &Option<AgentStats>, serializer: S) -> Result<S::Ok, S::Error> {
+    agent.as_ref().map(AgentStats::to_json).serialize(serializer)
 }
 
 /// A rated set of games.
@@ -174,11 +183,11 @@ pub fn leaderboard(
 }
 
 /// What the table says of a player besides its rating.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct PlayerFacts {
     kind: PlayerKind,
-    /// For an LLM player: moves asked and moves the model decided.
-    moves: Option<(u32, u32)>,
+    /// For an LLM player: what it did over the rated games.
+    agent: Option<AgentStats>,
     /// For an LLM player: games in which the fallback played.
     fallback_games: Option<u32>,
 }
@@ -194,7 +203,7 @@ fn rate_games(finished: &[&RunGame], names: &[String], view: RatingView) -> (Vec
     let mut facts = vec![
         PlayerFacts {
             kind: PlayerKind::Engine,
-            moves: None,
+            agent: None,
             fallback_games: None,
         };
         names.len()
@@ -209,9 +218,7 @@ fn rate_games(finished: &[&RunGame], names: &[String], view: RatingView) -> (Vec
             facts.kind = game.kinds[color];
             if game.kinds[color] == PlayerKind::Llm {
                 let agent = &game.agents[color];
-                let (asked, decided) = facts.moves.get_or_insert((0, 0));
-                *asked += agent.moves;
-                *decided += agent.llm_moves;
+                facts.agent.get_or_insert_with(AgentStats::default).merge(agent);
                 *facts.fallback_games.get_or_insert(0) += u32::from(agent.fallback_moves > 0);
             }
         }
@@ -279,8 +286,9 @@ fn leader_rows(names: Vec<String>, ratings: Vec<Rating>, facts: Vec<PlayerFacts>
             player,
             kind: facts.kind,
             rating,
-            moves: facts.moves,
+            moves: facts.agent.as_ref().map(|a| (a.moves, a.llm_moves)),
             fallback_games: facts.fallback_games,
+            agent: facts.agent,
         })
         .collect()
 }
@@ -435,7 +443,47 @@ fn table(board: &Leaderboard, view: &str) -> String {
             score
         );
     }
+    cost_table(board, width, &mut out);
     out
+}
+
+/// Below the ratings, each LLM player's cost per move and failed answers: tokens
+/// (prompt, thinking, answer), seconds (median and 95th percentile), answers without
+/// a legal move and answers cut off at the token limit.
+fn cost_table(board: &Leaderboard, width: usize, out: &mut String) {
+    let agents: Vec<(&str, &AgentStats)> = board
+        .rows
+        .iter()
+        .filter_map(|row| Some((row.player.as_str(), row.agent.as_ref()?)))
+        .collect();
+    if agents.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "{:>3}  {:width$}  {:>23}  {:>15}  {:>7}  {:>7}",
+        "", "per move", "tokens prompt/think/ans", "seconds p50/p95", "invalid", "cut off"
+    );
+    for (player, agent) in agents {
+        let a = agent.rates();
+        let seconds = |ms: Option<f64>| ms.map_or("-".to_string(), |ms| format!("{:.1}", ms / 1000.0));
+        let _ = writeln!(
+            out,
+            "{:>3}  {:width$}  {:>23}  {:>15}  {:>7.2}  {:>7.2}",
+            "",
+            player,
+            format!(
+                "{:.0}/{}{:.0}/{:.0}",
+                a.prompt_tokens_per_move,
+                if agent.thinking_estimated > 0 { "~" } else { "" },
+                a.thinking_tokens_per_move,
+                a.answer_tokens_per_move
+            ),
+            format!("{}/{}", seconds(a.latency_ms_p50), seconds(a.latency_ms_p95)),
+            a.invalid_answers_per_move,
+            a.cut_off_answers_per_move
+        );
+    }
 }
 
 #[cfg(test)]

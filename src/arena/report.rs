@@ -12,6 +12,7 @@ use super::groups::{groups_json, Groups};
 use super::replay::GameReplay;
 use game::othello::Color;
 use game::Game;
+use record::AgentDecision;
 
 /// The page's template: the data goes where it says `/*DATA*/`.
 pub const REPORT_TEMPLATE: &str = include_str!("report.html");
@@ -89,17 +90,7 @@ fn game_json(path: &Path, replay: &GameReplay) -> Result<Value, ReportError> {
         } else {
             -ply.margin_after
         };
-        let summary = ply.agent.as_ref().map(|a| {
-            format!(
-                "{} request(s), {} tool call(s) + {} recovered, {} invalid answer(s), {:.0} ms{}",
-                a.turns,
-                a.tool_calls,
-                a.recovered_tool_calls,
-                a.invalid_answers,
-                a.latency_ms,
-                a.fallback_reason.as_deref().map_or(String::new(), |r| format!("; {r}"))
-            )
-        });
+        let summary = ply.agent.as_ref().map(AgentDecision::account);
         plies.push(json!({
             "ply": ply.ply,
             "color": ply.color,

@@ -297,6 +297,7 @@ struct AgentFile {
     answer: Option<String>,
     on_invalid: Option<String>,
     answer_format: Option<String>,
+    cut_off_message: Option<String>,
     #[serde(default)]
     options: ChatOptions,
 }
@@ -412,6 +413,7 @@ impl AgentArgs {
         if let Some(format) = pick(&self.answer_format, &file.answer_format) {
             config.answer_format = parse_with::<AnswerFormat>(&format, "--answer-format")?;
         }
+        config.cut_off_message = file.cut_off_message.clone();
         Ok(config)
     }
 

@@ -198,7 +198,7 @@ fn render(runs: &[Run], opponents: &[String], comparisons: &[Value]) -> String {
     }
     for opponent in opponents {
         let _ = writeln!(out, "\nagainst {opponent}:");
-        let _ = writeln!(out, "  run  games   W   L   D   win%  95% CI (Wilson)  model-decided  invalid/move  tool calls/move  tokens/move  latency p50");
+        let _ = writeln!(out, "  run  games   W   L   D   win%  95% CI (Wilson)  model-decided  invalid/move  cut off/move  tool calls/move  tokens/move  latency p50, p95");
         for (i, run) in runs.iter().enumerate() {
             render_run_row(&mut out, i, run, opponent);
         }
@@ -236,7 +236,7 @@ fn render_run_row(out: &mut String, i: usize, run: &Run, opponent: &str) {
     let a = g.matchup.agent.rates();
     let _ = writeln!(
         out,
-        "  {:3}  {:5} {:3} {:3} {:3}  {:5.1}  [{:5.1}, {:5.1}]   {:5.1}%        {:6.2}        {:6.2}        {:7.0}  {:8.0} ms",
+        "  {:3}  {:5} {:3} {:3} {:3}  {:5.1}  [{:5.1}, {:5.1}]   {:5.1}%        {:6.2}        {:6.2}        {:6.2}        {:7.0}  {:8.0} ms, {:.0} ms",
         i + 1,
         t.games(),
         t.wins,
@@ -247,9 +247,11 @@ fn render_run_row(out: &mut String, i: usize, run: &Run, opponent: &str) {
         100.0 * high,
         100.0 * a.llm_share,
         a.invalid_answers_per_move,
+        a.cut_off_answers_per_move,
         a.tool_calls_per_move + a.recovered_tool_calls_per_move,
         a.prompt_tokens_per_move + a.completion_tokens_per_move,
         a.latency_ms_p50.unwrap_or(0.0),
+        a.latency_ms_p95.unwrap_or(0.0),
     );
 }
 

@@ -153,19 +153,10 @@ fn render_ply(out: &mut String, ply: &PlyView) {
     let source = ply
         .source
         .map_or("model answer".to_string(), |s| format!("{s:?}").to_lowercase());
-    let detail = ply.agent.as_ref().map_or(String::new(), |a| {
-        format!(
-            "; {} request(s), {} tool call(s) + {} recovered, {} invalid answer(s), {} / {} tokens, {:.0} ms{}",
-            a.turns,
-            a.tool_calls,
-            a.recovered_tool_calls,
-            a.invalid_answers,
-            a.prompt_tokens,
-            a.completion_tokens,
-            a.latency_ms,
-            a.fallback_reason.as_deref().map_or(String::new(), |r| format!("; {r}"))
-        )
-    });
+    let detail = ply
+        .agent
+        .as_ref()
+        .map_or(String::new(), |a| format!("; {}", a.account()));
     if ply.source == Some(MoveSource::Forfeit) {
         let _ = writeln!(out, "  forfeit: no move, the game ends ({source}{detail})");
     } else {

@@ -100,16 +100,31 @@ pub(super) fn agent_lines(stats: &AgentStats, out: &mut String) {
         "  invalid answers         {} ({:.2} per move)",
         stats.invalid_answers, rates.invalid_answers_per_move
     );
+    if stats.cut_off_answers > 0 {
+        let _ = writeln!(
+            out,
+            "  cut off at token limit  {} ({:.2} per move; answers that ended on the token cap, not counted as invalid)",
+            stats.cut_off_answers, rates.cut_off_answers_per_move
+        );
+    }
     let _ = writeln!(
         out,
         "  tool calls per move     {:.2} structured, {:.2} recovered from text; {} returned an error",
         rates.tool_calls_per_move, rates.recovered_tool_calls_per_move, stats.tool_errors
     );
     let _ = writeln!(out, "  requests per move       {:.2}", rates.requests_per_move);
+    let estimated = if stats.thinking_estimated > 0 {
+        format!(
+            " (thinking of {} repl(ies) estimated from its share of the characters)",
+            stats.thinking_estimated
+        )
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         out,
-        "  tokens per move         prompt {:.0}, generated {:.0}",
-        rates.prompt_tokens_per_move, rates.completion_tokens_per_move
+        "  tokens per move         prompt {:.0}, thinking {:.0}, answer {:.0}{estimated}",
+        rates.prompt_tokens_per_move, rates.thinking_tokens_per_move, rates.answer_tokens_per_move
     );
     let ms = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.0} ms"));
     let _ = writeln!(

@@ -29,7 +29,7 @@ pub use openai::OpenAiBackend;
 pub use retry::RetryPolicy;
 pub use types::{
     AttemptFailure, ChatOptions, ChatReply, ChatRequest, Exchange, FunctionCall, FunctionSpec, Message, Role, Think,
-    ToolCall, ToolSpec,
+    ThinkingTokens, ToolCall, ToolSpec,
 };
 
 /// A chat server (or a fleet of them): sends one request, returns the exchange with

@@ -135,6 +135,8 @@ impl OllamaBackend {
             prompt_tokens: wire.prompt_eval_count,
             completion_tokens: wire.eval_count,
             done_reason: wire.done_reason,
+            // Ollama counts thinking inside `eval_count`, never apart.
+            thinking_tokens: None,
         })
     }
 

@@ -168,6 +168,14 @@ struct WireReplyFunction {
 struct WireUsage {
     prompt_tokens: Option<u64>,
     completion_tokens: Option<u64>,
+    completion_tokens_details: Option<WireTokenDetails>,
+}
+
+/// What the generated tokens were spent on.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct WireTokenDetails {
+    reasoning_tokens: Option<u64>,
 }
 
 /// `GET /v1/models`.
@@ -273,6 +281,7 @@ impl OpenAiBackend {
             prompt_tokens: usage.prompt_tokens,
             completion_tokens: usage.completion_tokens,
             done_reason: choice.finish_reason,
+            thinking_tokens: usage.completion_tokens_details.and_then(|d| d.reasoning_tokens),
         })
     }
 

@@ -183,8 +183,71 @@ pub struct ChatReply {
     pub completion_tokens: Option<u64>,
     /// Why generation stopped (`stop`, `length`, ...).
     pub done_reason: Option<String>,
+    /// Of the generated tokens, those spent thinking, when the server counts them apart
+    /// (OpenAI-compatible `usage.completion_tokens_details.reasoning_tokens`).
+    pub thinking_tokens: Option<u64>,
 }
 
+/// The generated tokens a reply spent thinking.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ThinkingTokens {
+    /// How many.
+    pub tokens: u64,
+    /// Whether the server did not count them apart, so they are the generated tokens
+    /// split by the share of characters that are thinking.
+    pub estimated: bool,
+}
+
+impl ChatReply {
+    /// Whether generation stopped at the token limit (`done_reason` or `finish_reason`
+    /// `length`): the answer was cut off, not finished.
+    pub fn cut_off(&self) -> bool {
+        self.done_reason.as_deref() == Some("length")
+    }
+
+    /// The thinking text's length in characters: the separate `thinking` field and
+    /// the thinking written in the content.
+    pub fn thinking_chars(&self) -> u64 {
+        let field = self.message.thinking.as_deref().map_or(0, |t| t.chars().count());
+        let (inline, _) = inline_thinking(&self.message.content);
+        (field + inline.chars().count()) as u64
+    }
+
+    /// The generated tokens spent thinking: as the server counted them, else the
+    /// generated tokens split by the thinking share of the characters (`estimated`);
+    /// `None` when the reply did not think or the server counted no tokens.
+    pub fn thinking_tokens(&self) -> Option<ThinkingTokens> {
+        if let Some(tokens) = self.thinking_tokens {
+            return Some(ThinkingTokens {
+                tokens,
+                estimated: false,
+            });
+        }
+        let (thinking, generated) = (self.thinking_chars(), self.completion_tokens?);
+        if thinking == 0 {
+            return None;
+        }
+        let answer = inline_thinking(&self.message.content).1.chars().count() as u64;
+        let share = thinking as f64 / (thinking + answer) as f64;
+        Some(ThinkingTokens {
+            tokens: (generated as f64 * share).round() as u64,
+            estimated: true,
+        })
+    }
+}
+
+/// The thinking a content holds inline, and its answer: split at the last `</think>`;
+/// a `<think>` never closed (cut off while thinking) makes the rest all thinking.
+fn inline_thinking(content: &str) -> (&str, &str) {
+    const END: &str = "</think>";
+    if let Some(end) = content.rfind(END) {
+        return (&content[..end], &content[end + END.len()..]);
+    }
+    match content.find("<think>") {
+        Some(start) => (&content[start..], ""),
+        None => ("", content),
+    }
+}
 /// One request/response round trip, with both bodies exactly as sent and received.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Exchange {

@@ -23,7 +23,9 @@
 //!   absent for other players);
 //! - `exchange`: one LLM round trip: `game`, `ply`, `color`, `session`, `turn`,
 //!   `latency_ms`, `retries`, `host` (the base URL of the server that answered),
-//!   `failures` (when attempts failed first: `[{"host", "error"}]`, one per retry), and
+//!   `failures` (when attempts failed first: `[{"host", "error"}]`, one per retry),
+//!   `finish_reason` (why the server stopped: `length` means cut off at the token
+//!   limit; absent when the server gave none and in older logs), and
 //!   the raw `request` and `response` bodies exactly as sent and received (seed 000's
 //!   `{"request":..,"response":..}` shape, plus metadata);
 //! - `move`: `game`, `ply`, `color`, `player`, `move` (`d3` or `pass`), `source`
@@ -250,6 +252,10 @@ pub struct ExchangeRecord {
     /// The failed attempts before the answer, with the host each went to.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub failures: Vec<AttemptFailure>,
+    /// Why the server stopped generating (`stop`, `length`: cut off at the token
+    /// limit, ...), as it said it; absent when it said nothing and in older logs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish_reason: Option<String>,
     /// The request body exactly as sent.
     pub request: Value,
     /// The response body exactly as received.
@@ -332,17 +338,59 @@ pub struct AgentDecision {
     /// Of those, structured answers that were not JSON against the schema.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub schema_violations: u32,
+    /// Final answers without a legal move that the server cut off at the token limit
+    /// (counted here, not in `invalid_answers`; older logs count them there).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cut_off_answers: u32,
     /// How the chosen move was read (`clean` or `extracted`), for model moves.
     pub answer_kind: Option<AnswerKind>,
     /// Prompt tokens over all requests.
     pub prompt_tokens: u64,
     /// Generated tokens over all requests.
     pub completion_tokens: u64,
+    /// Of those, the tokens spent thinking (absent: none, or an older log).
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub thinking_tokens: u64,
+    /// Replies whose thinking tokens were estimated from the share of characters that
+    /// are thinking, because the server does not count them apart (Ollama).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub thinking_estimated: u32,
     /// Sum of request latencies.
     pub latency_ms: f64,
     /// Why the fallback played, or why the agent forfeited.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fallback_reason: Option<String>,
+}
+
+impl AgentDecision {
+    /// The decision in one line, as `replay` and the report show it: requests, tool
+    /// calls, invalid and cut-off answers, tokens (thinking apart), time, and why the
+    /// fallback played.
+    pub fn account(&self) -> String {
+        let cut_off = match self.cut_off_answers {
+            0 => String::new(),
+            n => format!(", {n} cut off at the token limit"),
+        };
+        let thinking = match (self.thinking_tokens, self.thinking_estimated) {
+            (0, _) => String::new(),
+            (n, 0) => format!(" ({n} thinking)"),
+            (n, _) => format!(" (~{n} thinking)"),
+        };
+        format!(
+            "{} request(s), {} tool call(s) + {} recovered, {} invalid answer(s){cut_off}, {} / {} tokens{thinking}, \
+             {:.0} ms{}",
+            self.turns,
+            self.tool_calls,
+            self.recovered_tool_calls,
+            self.invalid_answers,
+            self.prompt_tokens,
+            self.completion_tokens,
+            self.latency_ms,
+            self.fallback_reason
+                .as_deref()
+                .map_or(String::new(), |r| format!("; {r}"))
+        )
+    }
 }
 
 /// How a model's move was read from its answer.
@@ -356,6 +404,10 @@ pub enum AnswerKind {
 }
 
 fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+fn is_zero_u64(n: &u64) -> bool {
     *n == 0
 }
 

@@ -99,6 +99,7 @@ impl<'a> GameWriter<'a> {
                 retries: exchange.retries,
                 host: Some(exchange.host.clone()),
                 failures: exchange.failures.clone(),
+                finish_reason: exchange.reply.done_reason.clone(),
                 request: exchange.request.clone(),
                 response: exchange.response.clone(),
             })

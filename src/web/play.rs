@@ -606,6 +606,8 @@ fn decision_event(decision: &AgentDecision) -> Value {
         "tool_calls": decision.tool_calls,
         "recovered_tool_calls": decision.recovered_tool_calls,
         "invalid_answers": decision.invalid_answers,
+        "cut_off_answers": decision.cut_off_answers,
+        "thinking_tokens": decision.thinking_tokens,
         "latency_ms": decision.latency_ms,
         "fallback_reason": decision.fallback_reason,
     })

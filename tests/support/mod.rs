@@ -251,6 +251,46 @@ fn serve(
     out.flush().ok();
 }
 
+/// No retries and no waits: a scripted reply is final.
+pub fn no_retry() -> llm::RetryPolicy {
+    llm::RetryPolicy {
+        max_retries: 0,
+        initial_backoff: Duration::ZERO,
+        max_backoff: Duration::ZERO,
+    }
+}
+
+/// A server that answers each request with the next of `replies` (then with "no
+/// more script").
+pub fn scripted(replies: Vec<Reply>) -> StubServer {
+    let replies = Mutex::new(replies.into_iter());
+    StubServer::start(move |_, _| {
+        replies
+            .lock()
+            .unwrap()
+            .next()
+            .unwrap_or_else(|| Reply::content("no more script"))
+    })
+}
+
+/// The move an agent of `config` on `backend` decides at the start position, with its
+/// decision (the log written nowhere).
+pub async fn first_decision(
+    backend: Arc<dyn llm::ChatBackend>,
+    config: agent::AgentConfig,
+) -> (game::othello::Move, record::AgentDecision) {
+    let mut agent = agent::Agent::<game::Othello>::new(Arc::new(config), backend, 7);
+    let ctx = agent::MoveContext {
+        ply: 1,
+        log: record::GameWriter::new(None, 1),
+    };
+    let choice = agent
+        .decide(&game::othello::Board::new(), ctx)
+        .await
+        .expect("the harness does not fail");
+    (choice.mv, choice.agent.expect("an agent's move carries its decision"))
+}
+
 /// Runs the othello-arena binary with `args`, its `OLLAMA_HOST` set to `host`.
 pub fn run_arena(args: &[&str], host: &str) -> std::process::Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_othello-arena"))
