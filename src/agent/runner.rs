@@ -304,7 +304,11 @@ impl<R: ModelGame> Agent<R> {
             let offer_tools = self.config.mode == Mode::Tool && tool_rounds < self.config.max_tool_rounds && !held;
             // Only the answering request is constrained: tool rounds stay free.
             let schema = if self.config.mode == Mode::Direct || !offer_tools {
-                format.schema(R::legal_coordinates(board), R::board_coordinates())
+                format.schema(
+                    R::legal_coordinates(board),
+                    R::board_coordinates(),
+                    self.config.answer_reason,
+                )
             } else {
                 None
             };

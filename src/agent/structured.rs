@@ -68,8 +68,10 @@ pub struct StructuredAnswer {
 
 impl AnswerFormat {
     /// The schema the answering request carries: the `move` is one of the `board`'s
-    /// squares (`json`) or of the `legal` moves (`json-legal`); `None` for text.
-    pub fn schema(self, legal: Bitboard, board: Bitboard) -> Option<Value> {
+    /// squares (`json`) or of the `legal` moves (`json-legal`), with the optional
+    /// `reason` when `with_reason` (a small model can spend its whole token budget on
+    /// it); `None` for text.
+    pub fn schema(self, legal: Bitboard, board: Bitboard, with_reason: bool) -> Option<Value> {
         let squares: Vec<String> = match self {
             AnswerFormat::Text => return None,
             AnswerFormat::Json => board.squares().map(|s| s.to_string()).collect(),
@@ -77,6 +79,11 @@ impl AnswerFormat {
         };
         let mut schema = parameters_schema::<StructuredAnswer>();
         schema["properties"]["move"]["enum"] = json!(squares);
+        if !with_reason {
+            if let Some(properties) = schema["properties"].as_object_mut() {
+                properties.remove("reason");
+            }
+        }
         Some(schema)
     }
 
@@ -128,13 +135,23 @@ mod tests {
     #[test]
     fn the_schema_names_the_squares_allowed() {
         let legal = Board::new().legal_moves();
-        assert_eq!(AnswerFormat::Text.schema(legal, Bitboard(u64::MAX)), None);
-        let all = AnswerFormat::Json.schema(legal, Bitboard(u64::MAX)).unwrap();
+        assert_eq!(AnswerFormat::Text.schema(legal, Bitboard(u64::MAX), true), None);
+        let all = AnswerFormat::Json.schema(legal, Bitboard(u64::MAX), true).unwrap();
         assert_eq!(all["properties"]["move"]["enum"].as_array().unwrap().len(), 64);
         assert_eq!(all["required"], json!(["move"]));
         assert_eq!(all["additionalProperties"], false);
-        let only = AnswerFormat::JsonLegal.schema(legal, Bitboard(u64::MAX)).unwrap();
+        let only = AnswerFormat::JsonLegal.schema(legal, Bitboard(u64::MAX), true).unwrap();
         assert_eq!(only["properties"]["move"]["enum"], json!(["d3", "c4", "f5", "e6"]));
+        assert!(only["properties"].get("reason").is_some());
+        let bare = AnswerFormat::JsonLegal
+            .schema(legal, Bitboard(u64::MAX), false)
+            .unwrap();
+        assert_eq!(
+            bare["properties"].as_object().unwrap().len(),
+            1,
+            "only the move: {bare}"
+        );
+        assert_eq!(bare["additionalProperties"], false);
     }
 
     #[test]

@@ -42,7 +42,10 @@ pub struct AgentArgs {
     /// Board letters: absolute (B = black) or relative (B = side to move).
     #[arg(long)]
     pub perspective: Option<String>,
-    /// Ollama think: true, false, or a level (low, medium, high). Unset: the server decides.
+    /// Thinking: on, off, or a level (low, medium, high), sent as Ollama's think
+    /// (true, false or the level) or, on OpenAI-compatible servers, as llama.cpp's
+    /// chat_template_kwargs.enable_thinking (on, off) or reasoning_effort (a level).
+    /// Unset: the server decides.
     #[arg(long)]
     pub think: Option<String>,
     /// Sampling temperature.
@@ -54,8 +57,9 @@ pub struct AgentArgs {
     /// Context window (num_ctx).
     #[arg(long, value_parser = limits::flag::num_ctx)]
     pub num_ctx: Option<u32>,
-    /// Most tokens per answer (num_predict).
-    #[arg(long, value_parser = limits::flag::num_predict)]
+    /// Most tokens per answer, thinking included (Ollama num_predict, OpenAI max_tokens;
+    /// also --max-answer-tokens).
+    #[arg(long, alias = "max-answer-tokens", value_parser = limits::flag::num_predict)]
     pub num_predict: Option<i32>,
     /// How long the server keeps the model loaded (keep_alive), such as 10m.
     #[arg(long)]
@@ -85,6 +89,10 @@ pub struct AgentArgs {
     /// moves).
     #[arg(long)]
     pub answer_format: Option<String>,
+    /// With a JSON answer format: offer the optional "reason" beside the move (default
+    /// true; false keeps a small model from spending its token cap on it).
+    #[arg(long)]
+    pub answer_reason: Option<bool>,
 }
 
 /// Where `llm:MODEL` players' requests go: one server, several, or a fleet file.
@@ -297,6 +305,7 @@ struct AgentFile {
     answer: Option<String>,
     on_invalid: Option<String>,
     answer_format: Option<String>,
+    answer_reason: Option<bool>,
     cut_off_message: Option<String>,
     #[serde(default)]
     options: ChatOptions,
@@ -321,10 +330,10 @@ fn check_options(options: &ChatOptions) -> Result<()> {
 
 fn parse_think(text: &str) -> Result<Think> {
     match text.trim().to_ascii_lowercase().as_str() {
-        "true" => Ok(Think::Enabled(true)),
-        "false" => Ok(Think::Enabled(false)),
+        "true" | "on" => Ok(Think::Enabled(true)),
+        "false" | "off" => Ok(Think::Enabled(false)),
         level @ ("low" | "medium" | "high" | "max") => Ok(Think::Level(level.to_string())),
-        other => bail!("bad --think {other:?}: expected true, false, low, medium, high or max"),
+        other => bail!("bad --think {other:?}: expected on, off, low, medium, high or max (or true, false)"),
     }
 }
 
@@ -412,6 +421,9 @@ impl AgentArgs {
         }
         if let Some(format) = pick(&self.answer_format, &file.answer_format) {
             config.answer_format = parse_with::<AnswerFormat>(&format, "--answer-format")?;
+        }
+        if let Some(reason) = self.answer_reason.or(file.answer_reason) {
+            config.answer_reason = reason;
         }
         config.cut_off_message = file.cut_off_message.clone();
         Ok(config)
@@ -583,5 +595,43 @@ mod tests {
         let message = format!("{:#}", args.config::<game::Othello>("m", &prompts_dir()).unwrap_err());
         assert!(message.contains("bad --labels \"fr\": expected ja or en"), "{message}");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Every agent file we ship loads, and each one that asks for a JSON answer leaves
+    /// the optional reason out (a small model spends its token cap on it).
+    #[test]
+    fn every_shipped_agent_file_loads_and_its_json_answers_fit_their_cap() {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(prompts_dir())
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .filter(|path| path.extension().is_some_and(|e| e == "toml"))
+            .collect();
+        files.sort();
+        assert!(files.len() >= 3, "{files:?}");
+        for file in files {
+            let args = AgentArgs {
+                agent_file: Some(file.clone()),
+                ..AgentArgs::default()
+            };
+            let config = args.config::<game::Othello>("m", &prompts_dir()).unwrap();
+            if config.answer_format != AnswerFormat::Text {
+                assert!(!config.answer_reason, "{}", file.display());
+                assert!(
+                    config.options.num_predict.is_some(),
+                    "{} caps its answers",
+                    file.display()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn thinking_reads_on_off_and_levels() {
+        assert_eq!(parse_think("on").unwrap(), Think::Enabled(true));
+        assert_eq!(parse_think("OFF").unwrap(), Think::Enabled(false));
+        assert_eq!(parse_think("false").unwrap(), Think::Enabled(false));
+        assert_eq!(parse_think("high").unwrap(), Think::Level("high".into()));
+        let message = parse_think("maybe").unwrap_err().to_string();
+        assert!(message.contains("expected on, off, low, medium, high"), "{message}");
     }
 }

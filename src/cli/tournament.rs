@@ -28,6 +28,7 @@ use arena::{
     RunPlayer, RunResults, StopRule, Tally, TournamentRatings, TournamentResults, TournamentRun,
 };
 use game::Othello;
+use llm::Think;
 
 /// A tournament file.
 #[derive(Debug, Deserialize)]
@@ -86,6 +87,15 @@ struct LlmEntry {
     max_retries: Option<u32>,
 }
 
+/// The default player name of a thinking setting: `think-on`, `think-off`, `think-high`.
+fn think_name(think: &Think) -> String {
+    match think {
+        Think::Enabled(true) => "think-on".to_string(),
+        Think::Enabled(false) => "think-off".to_string(),
+        Think::Level(level) => format!("think-{level}"),
+    }
+}
+
 fn one() -> u64 {
     1
 }
@@ -119,10 +129,19 @@ impl LlmEntry {
         let spec = format!("llm:{}", self.model);
         let mut player = parse_player(&spec, "[[llm]]", agent, Some(connection))
             .with_context(|| format!("bad [[llm]] {} in {}", self.model, path.display()))?;
-        if let (PlayerSpec::Llm(llm_player), Some(name)) = (&mut player, &self.name) {
-            let mut config = (*llm_player.config).clone();
-            config.name = Some(name.clone());
-            llm_player.config = Arc::new(config);
+        if let PlayerSpec::Llm(llm_player) = &mut player {
+            // A player whose agent file sets a thinking level is named by it unless
+            // named otherwise (`llm:MODEL@think-high`), as leaderboards of thinking
+            // models do.
+            let name = self
+                .name
+                .clone()
+                .or_else(|| llm_player.config.think.as_ref().map(think_name));
+            if let Some(name) = name {
+                let mut config = (*llm_player.config).clone();
+                config.name = Some(name);
+                llm_player.config = Arc::new(config);
+            }
         }
         Ok(player)
     }
