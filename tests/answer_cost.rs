@@ -165,3 +165,52 @@ async fn ollama_thinking_is_split_from_the_answer_by_its_share_of_the_characters
     let (_, decision) = first_decision(ollama(&server), direct(AnswerFormat::Text)).await;
     assert_eq!((decision.thinking_tokens, decision.thinking_estimated), (18, 1));
 }
+
+/// Direct text answers sampled `k` times per decision, one session per sample.
+fn voting(k: u32) -> AgentConfig {
+    let mut config = direct(AnswerFormat::Text);
+    config.on_invalid = InvalidPolicy::Retry;
+    config.max_sessions = 1;
+    config.vote = k;
+    config
+}
+
+#[tokio::test]
+async fn a_vote_plays_the_most_frequent_move_and_counts_every_sample() {
+    let server = scripted(vec![Reply::content("d3"), Reply::content("c4"), Reply::content("d3")]);
+    let (mv, decision) = first_decision(ollama(&server), voting(3)).await;
+    assert_eq!(mv.to_string(), "d3");
+    assert_eq!(decision.source, Some(MoveSource::Llm));
+    assert_eq!(server.requests().len(), 3, "every sample is its own request");
+    assert_eq!((decision.turns, decision.sessions), (3, 3));
+    let vote = decision.vote.as_ref().expect("a voted decision keeps its samples");
+    assert_eq!(
+        (vote.samples, vote.moves.clone()),
+        (3, vec!["d3".to_string(), "c4".into(), "d3".into()])
+    );
+    assert!(!vote.unanimous());
+    let stats: arena::AgentStats = [&decision].into_iter().collect();
+    assert_eq!((stats.voted_decisions, stats.unanimous_votes), (1, 0));
+    assert_eq!(stats.rates().unanimous_vote_share, Some(0.0));
+}
+
+#[tokio::test]
+async fn a_vote_ties_to_the_earliest_move_and_a_failed_sample_gives_none() {
+    // The first sample names no legal move (its only session fails), the others tie.
+    let server = scripted(vec![Reply::content("a1"), Reply::content("f5"), Reply::content("c4")]);
+    let (mv, decision) = first_decision(ollama(&server), voting(3)).await;
+    assert_eq!(mv.to_string(), "f5", "ties go to the earliest sample's move");
+    assert_eq!(decision.source, Some(MoveSource::Llm));
+    assert_eq!(decision.invalid_answers, 1);
+    let vote = decision.vote.as_ref().unwrap();
+    assert_eq!(vote.moves, vec!["f5".to_string(), "c4".into()]);
+    assert!(!vote.unanimous(), "a sample without a move is not agreement");
+
+    // Every sample the same: unanimous; a single sample is no vote at all.
+    let server = scripted(vec![Reply::content("e6"), Reply::content("e6")]);
+    let (_, decision) = first_decision(ollama(&server), voting(2)).await;
+    assert!(decision.vote.as_ref().unwrap().unanimous());
+    let server = scripted(vec![Reply::content("e6")]);
+    let (_, decision) = first_decision(ollama(&server), voting(1)).await;
+    assert_eq!(decision.vote, None);
+}

@@ -213,7 +213,7 @@ fn eval_refuses_bad_settings_clearly() {
         (vec!["eval", "--agent", "llm:m", "--fallback", "human"], "not human"),
         (
             vec!["eval", "--agent", "llm:m", "--think", "maybe"],
-            "expected true, false",
+            "expected on, off, low, medium, high",
         ),
         (
             vec!["eval", "--agent", "llm:m", "--games", "0"],

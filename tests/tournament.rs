@@ -236,6 +236,46 @@ fn an_sprt_stops_each_pairing_and_a_resume_reaches_the_same_decisions() {
 }
 
 #[test]
+fn a_grid_expands_into_one_named_player_per_combination_on_the_same_openings() {
+    let (host, _) = model_host("m", Duration::ZERO);
+    let dir = temp_dir("tournament", "grid");
+    let text = format!(
+        "format = \"gauntlet\"\nengines = [\"random\"]\ngames = 2\nopening_random = 4\n\n\
+         [[llm]]\nmodel = \"m\"\nhost = [\"{}\"]\ngrid = {{ mode = [\"tool\", \"direct\"], vote = [1, 3] }}\n",
+        host.url
+    );
+    let summary = json(&tournament(&dir, &text, &[]));
+    let ratings = &summary["ratings"]["as_played"];
+    for mode in ["tool", "direct"] {
+        let single = &row(ratings, &format!("llm:m@{mode}-vote-1"))["agent"];
+        assert_eq!(single["voted_decisions"], 0, "{single}");
+        assert_eq!(single["requests_per_move"], 1.0, "{single}");
+        let voted = &row(ratings, &format!("llm:m@{mode}-vote-3"))["agent"];
+        assert_eq!(voted["voted_decisions"], voted["moves"], "{voted}");
+        assert_eq!(voted["requests_per_move"], 3.0, "every sample is a request: {voted}");
+        assert_eq!(
+            voted["unanimous_vote_share"], 1.0,
+            "the model always names its first legal move"
+        );
+    }
+    // The run records each player's settings; every pairing played the same openings.
+    let run: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("run/run.json")).unwrap()).unwrap();
+    let text = run.to_string();
+    assert!(
+        text.contains("\"vote\":3") && text.contains("\"mode\":\"direct\""),
+        "{text}"
+    );
+    let openings: Vec<String> = (1..=8)
+        .map(|g| {
+            let log = std::fs::read_to_string(dir.join(format!("run/game-{g:04}.jsonl"))).unwrap();
+            let start: Value = serde_json::from_str(log.lines().next().unwrap()).unwrap();
+            start["opening"].to_string()
+        })
+        .collect();
+    assert!(openings.iter().all(|o| *o == openings[0]), "{openings:?}");
+}
+
+#[test]
 fn bad_tournament_files_are_refused_with_the_fix() {
     let dir = temp_dir("tournament", "bad");
     for (text, expected) in [
@@ -289,6 +329,15 @@ fn bad_tournament_files_are_refused_with_the_fix() {
         (
             "engines = [\"random\"]\ngames = 2\n[[llm]]\nmodel = \"m\"\nname = \"two\\nlines\"\n",
             "bad player name \"two\\nlines\"",
+        ),
+        // A grid's values go through the flags' parsers; its size is bounded.
+        (
+            "engines = [\"random\"]\ngames = 2\n[[llm]]\nmodel = \"m\"\ngrid = { colour = [\"red\"] }\n",
+            "grid colour = \"red\"",
+        ),
+        (
+            "engines = [\"random\"]\ngames = 2\n[[llm]]\nmodel = \"m\"\ngrid = { vote = [17] }\n",
+            "grid vote = \"17\": invalid value",
         ),
     ] {
         let output = tournament(&dir, text, &[]);

@@ -196,6 +196,9 @@ pub struct AgentConfig {
     pub answer_reason: bool,
     /// Retry with a new session, or give feedback.
     pub on_invalid: InvalidPolicy,
+    /// Samples per decision (K): above 1, the most frequent legal move of K samples
+    /// is played, ties to the earliest.
+    pub vote: u32,
     /// What the model is told after an answer cut off at the token limit (before the
     /// legal moves), when not the harness's own sentence.
     pub cut_off_message: Option<String>,
@@ -222,6 +225,7 @@ impl AgentConfig {
             answer_format: AnswerFormat::Text,
             answer_reason: true,
             on_invalid: InvalidPolicy::Retry,
+            vote: 1,
             cut_off_message: None,
         }
     }
@@ -266,6 +270,8 @@ impl AgentConfig {
             // Written only when off, so older runs (which always offered it) read alike.
             "answer_reason": (!self.answer_reason).then_some(false),
             "on_invalid": self.on_invalid.to_string(),
+            // Written only when voting, so runs without votes read as before.
+            "vote": (self.vote > 1).then_some(self.vote),
             "cut_off_message": self.cut_off_message,
         })
     }

@@ -9,6 +9,10 @@
 //! also ends when its turns are spent. When every session failed, the fallback
 //! engine plays and the move is recorded as `fallback`; with the fallback `forfeit`
 //! no move is played and the decision is recorded as `forfeit` (the game is lost).
+//!
+//! With `vote` K above 1 the decision is sampled K times (each sample its own
+//! sessions, every request logged and counted) and the most frequent legal move is
+//! played, ties to the earliest; the decision's `vote` keeps every sample's move.
 
 use std::sync::Arc;
 
@@ -25,7 +29,7 @@ use crate::ModelGame;
 use engines::EngineError;
 use game::Othello;
 use llm::{ChatBackend, ChatRequest, LlmError, Message, Role, ToolCall};
-use record::{AgentDecision, GameWriter, LogError, MoveSource, Ply};
+use record::{AgentDecision, AnswerKind, GameWriter, LogError, MoveSource, Ply, Vote};
 
 /// Where the current decision sits, for the log.
 #[derive(Clone, Copy, Debug)]
@@ -146,6 +150,14 @@ pub struct Agent<R: ModelGame = Othello> {
     observer: Option<AgentObserver>,
 }
 
+/// The most frequent move of the samples that gave one, ties to the earliest, with how
+/// its first sample's answer was read; `None` when no sample gave a move.
+fn majority<M: Copy + Eq, K: Copy>(picks: &[(M, K)]) -> Option<(M, K)> {
+    let count = |mv: &M| picks.iter().filter(|(m, _)| m == mv).count();
+    // `max_by_key` keeps the last of equal keys: search from the end for the earliest.
+    picks.iter().rev().max_by_key(|(mv, _)| count(mv)).copied()
+}
+
 /// The model's reply to one request.
 struct Reply {
     /// The assistant message.
@@ -224,15 +236,25 @@ impl<R: ModelGame> Agent<R> {
     async fn decide_in_span(&mut self, board: &R::Position, ctx: MoveContext<'_>) -> Result<Action<R>, AgentError> {
         let mut decision = AgentDecision::default();
         let mut failures: Vec<&'static str> = Vec::new();
-        for session in 1..=self.config.max_sessions {
-            decision.sessions = session;
-            match self.session(board, session, ctx, &mut decision).await? {
-                SessionEnd::Decided(mv) => {
-                    decision.source = Some(MoveSource::Llm);
-                    return Ok(Action::Move(Played::by_agent(mv, decision)));
-                }
-                SessionEnd::Failed(why) => failures.push(why),
+        let samples = self.config.vote.max(1);
+        // Each sample is a whole decision (its own sessions); the log numbers the
+        // sessions of all samples in one sequence.
+        let mut picks: Vec<(R::Move, Option<AnswerKind>)> = Vec::new();
+        for _ in 0..samples {
+            if let Some(mv) = self.sample(board, ctx, &mut decision, &mut failures).await? {
+                picks.push((mv, decision.answer_kind.take()));
             }
+        }
+        if samples > 1 {
+            decision.vote = Some(Vote {
+                samples,
+                moves: picks.iter().map(|(mv, _)| mv.to_string()).collect(),
+            });
+        }
+        if let Some((mv, kind)) = majority(&picks) {
+            decision.answer_kind = kind;
+            decision.source = Some(MoveSource::Llm);
+            return Ok(Action::Move(Played::by_agent(mv, decision)));
         }
         decision.answer_kind = None;
         let failed = format!(
@@ -250,6 +272,25 @@ impl<R: ModelGame> Agent<R> {
         decision.source = Some(MoveSource::Fallback);
         decision.fallback_reason = Some(format!("{failed}; {} played", engine.name()));
         Ok(Action::Move(Played::by_agent(R::decision_move(&fallback), decision)))
+    }
+
+    /// One sample of the decision: up to `max_sessions` sessions, until one gives a
+    /// legal move (`None`: every session failed, each failure's reason in `failures`).
+    async fn sample(
+        &mut self,
+        board: &R::Position,
+        ctx: MoveContext<'_>,
+        decision: &mut AgentDecision,
+        failures: &mut Vec<&'static str>,
+    ) -> Result<Option<R::Move>, AgentError> {
+        for _ in 0..self.config.max_sessions {
+            decision.sessions += 1;
+            match self.session(board, decision.sessions, ctx, decision).await? {
+                SessionEnd::Decided(mv) => return Ok(Some(mv)),
+                SessionEnd::Failed(why) => failures.push(why),
+            }
+        }
+        Ok(None)
     }
 
     fn request(&self, messages: &[Message], offer_tools: bool, schema: Option<serde_json::Value>) -> ChatRequest {
@@ -510,5 +551,18 @@ impl<R: ModelGame> Agent<R> {
         } else {
             feedback
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::majority;
+
+    #[test]
+    fn the_majority_move_wins_and_ties_go_to_the_earliest() {
+        assert_eq!(majority(&[(1, 'a'), (2, 'b'), (2, 'c')]), Some((2, 'b')));
+        assert_eq!(majority(&[(3, 'a'), (1, 'b'), (1, 'c'), (3, 'd')]), Some((3, 'a')));
+        assert_eq!(majority(&[(5, 'a'), (6, 'b')]), Some((5, 'a')));
+        assert_eq!(majority::<u8, char>(&[]), None);
     }
 }

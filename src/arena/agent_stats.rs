@@ -108,6 +108,10 @@ counters! {
     /// Replies whose thinking tokens are an estimate (the server did not count them
     /// apart: the generated tokens split by the share of characters).
     thinking_estimated: u32 = |d| d.thinking_estimated,
+    /// Decisions sampled several times (`--vote K`, K above 1).
+    voted_decisions: u32 = |d| u32::from(d.vote.is_some()),
+    /// Of those, the ones where every sample gave the same move.
+    unanimous_votes: u32 = |d| u32::from(d.vote.as_ref().is_some_and(record::Vote::unanimous)),
 }
 
 /// The rates derived from [`AgentStats`] (per move: 0 with no moves), written beside
@@ -142,6 +146,9 @@ pub struct AgentRates {
     pub latency_ms_p50: Option<f64>,
     /// 95th percentile of the per-move latency, milliseconds.
     pub latency_ms_p95: Option<f64>,
+    /// Share of the voted decisions that were unanimous (`None`: no decision voted).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unanimous_vote_share: Option<f64>,
 }
 
 impl AgentStats {
@@ -171,6 +178,8 @@ impl AgentStats {
             answer_tokens_per_move: self.per_move(self.completion_tokens.saturating_sub(self.thinking_tokens) as f64),
             latency_ms_p50: percentile(&self.move_latencies_ms, 50.0),
             latency_ms_p95: percentile(&self.move_latencies_ms, 95.0),
+            unanimous_vote_share: (self.voted_decisions > 0)
+                .then(|| f64::from(self.unanimous_votes) / f64::from(self.voted_decisions)),
         }
     }
 
@@ -225,6 +234,7 @@ mod tests {
             thinking_estimated: 1,
             latency_ms: 40.0,
             fallback_reason: None,
+            vote: None,
         }
     }
 
@@ -277,6 +287,8 @@ mod tests {
                 "schema_violations": 4,
                 "cut_off_answers": 4,
                 "thinking_estimated": 4,
+                "voted_decisions": 0,
+                "unanimous_votes": 0,
                 "invalid_answers_per_move": 2.0,
                 "cut_off_answers_per_move": 1.0,
                 "requests_per_move": 3.0,

@@ -93,6 +93,11 @@ pub struct AgentArgs {
     /// true; false keeps a small model from spending its token cap on it).
     #[arg(long)]
     pub answer_reason: Option<bool>,
+    /// Samples per decision, K (default 1): above 1, every sample is asked at the given
+    /// temperature and the most frequent legal move is played (ties to the earliest);
+    /// costs K times the requests.
+    #[arg(long, value_parser = limits::flag::votes)]
+    pub vote: Option<u32>,
 }
 
 /// Where `llm:MODEL` players' requests go: one server, several, or a fleet file.
@@ -306,6 +311,7 @@ struct AgentFile {
     on_invalid: Option<String>,
     answer_format: Option<String>,
     answer_reason: Option<bool>,
+    vote: Option<u32>,
     cut_off_message: Option<String>,
     #[serde(default)]
     options: ChatOptions,
@@ -394,11 +400,13 @@ impl AgentArgs {
         if let Some(rounds) = self.max_tool_rounds.or(file.max_tool_rounds) {
             config.max_tool_rounds = rounds;
         }
+        config.vote = self.vote.or(file.vote).unwrap_or(config.vote);
         // The flags were checked as they were parsed; the file's values are checked here.
         let rounds = [
             ("max_turns", limits::AGENT_ROUNDS, file.max_turns),
             ("max_sessions", limits::AGENT_ROUNDS, file.max_sessions),
             ("max_tool_rounds", limits::TOOL_ROUNDS, file.max_tool_rounds),
+            ("vote", limits::VOTES, file.vote),
         ];
         for (key, bounds, value) in rounds {
             if let Some(value) = value {

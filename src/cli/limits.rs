@@ -104,6 +104,8 @@ pub const EPOCHS: Bounds = Bounds::new(1..=100_000, "epochs", "");
 pub const COUNT: Bounds = Bounds::new(1..=1_000_000, "", "");
 /// Turns per session and sessions per move of the agent.
 pub const AGENT_ROUNDS: Bounds = Bounds::new(1..=100, "", "");
+/// Samples per decision of a voting agent (each costs a whole decision's requests).
+pub const VOTES: Bounds = Bounds::new(1..=16, "samples", "each sample costs a whole decision's requests");
 /// Tool rounds per turn.
 pub const TOOL_ROUNDS: Bounds = Bounds::new(0..=100, "", "");
 /// Extra attempts of a failed request.
@@ -204,6 +206,8 @@ pub mod flag {
         agent_rounds: u32 = AGENT_ROUNDS;
         /// `--max-tool-rounds`.
         tool_rounds: u32 = TOOL_ROUNDS;
+        /// `--vote`.
+        votes: u32 = VOTES;
         /// `--max-retries`.
         retries: u32 = RETRIES;
         /// `--num-ctx`.

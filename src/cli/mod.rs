@@ -10,6 +10,7 @@ mod engine_server;
 mod eval;
 mod export;
 mod external;
+mod grid;
 mod limits;
 mod modelfile;
 mod openings;

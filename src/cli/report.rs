@@ -113,6 +113,15 @@ pub(super) fn agent_lines(stats: &AgentStats, out: &mut String) {
         rates.tool_calls_per_move, rates.recovered_tool_calls_per_move, stats.tool_errors
     );
     let _ = writeln!(out, "  requests per move       {:.2}", rates.requests_per_move);
+    if stats.voted_decisions > 0 {
+        let _ = writeln!(
+            out,
+            "  voted decisions         {} ({} unanimous, {})",
+            stats.voted_decisions,
+            stats.unanimous_votes,
+            share(stats.unanimous_votes, stats.voted_decisions)
+        );
+    }
     let estimated = if stats.thinking_estimated > 0 {
         format!(
             " (thinking of {} repl(ies) estimated from its share of the characters)",

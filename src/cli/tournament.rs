@@ -15,6 +15,7 @@ use super::agent_args::{parse_player, AgentArgs, HostArgs};
 use super::args::TournamentArgs;
 use super::eval::{stop_on_ctrl_c, Interrupted};
 use super::external;
+use super::grid::{Grid, Variant};
 use super::limits;
 use super::openings;
 use super::outputs::{new_run_folder, resumed_run_folder};
@@ -85,6 +86,8 @@ struct LlmEntry {
     api_key_env: Option<String>,
     timeout: Option<f64>,
     max_retries: Option<u32>,
+    /// Agent settings with several values each: one player per combination.
+    grid: Option<Grid>,
 }
 
 /// The default player name of a thinking setting: `think-on`, `think-off`, `think-high`.
@@ -124,20 +127,40 @@ impl LlmEntry {
         Ok(hosts)
     }
 
-    /// The `llm:MODEL` player of this table on `connection`, with its `name`.
-    fn player(&self, agent: &AgentArgs, connection: &Connection, path: &Path) -> Result<PlayerSpec> {
+    /// The players of this table over `base` (its agent file): one, or one per
+    /// combination of its grid, each with the name parts its settings give.
+    fn variants(&self, base: &AgentArgs) -> Result<Vec<Variant>> {
+        match &self.grid {
+            None => Ok(vec![Variant {
+                agent: base.clone(),
+                name_parts: Vec::new(),
+            }]),
+            Some(grid) => grid.variants(base),
+        }
+    }
+
+    /// The `llm:MODEL` player of one of this table's variants on `connection`, named
+    /// by the table's `name` (else its thinking level, when the grid does not vary it)
+    /// followed by the variant's name parts.
+    fn player(&self, variant: &Variant, connection: &Connection, path: &Path) -> Result<PlayerSpec> {
+        let agent = &variant.agent;
         let spec = format!("llm:{}", self.model);
         let mut player = parse_player(&spec, "[[llm]]", agent, Some(connection))
             .with_context(|| format!("bad [[llm]] {} in {}", self.model, path.display()))?;
         if let PlayerSpec::Llm(llm_player) = &mut player {
             // A player whose agent file sets a thinking level is named by it unless
             // named otherwise (`llm:MODEL@think-high`), as leaderboards of thinking
-            // models do.
-            let name = self
-                .name
-                .clone()
-                .or_else(|| llm_player.config.think.as_ref().map(think_name));
-            if let Some(name) = name {
+            // models do; a grid that varies the level names it in its own parts.
+            let think_named = !self.grid.as_ref().is_some_and(|grid| grid.varies("think"));
+            let base = self.name.clone().or_else(|| {
+                let think = llm_player.config.think.as_ref().filter(|_| think_named);
+                think.map(think_name)
+            });
+            let parts: Vec<String> = base.into_iter().chain(variant.name_parts.iter().cloned()).collect();
+            if !parts.is_empty() {
+                let name = parts.join("-");
+                AgentConfig::check_name(&name)
+                    .map_err(|e| anyhow::anyhow!("bad [[llm]] {} in {}: {e}", self.model, path.display()))?;
                 let mut config = (*llm_player.config).clone();
                 config.name = Some(name);
                 llm_player.config = Arc::new(config);
@@ -250,6 +273,12 @@ impl Tournament {
         for name in file.llms.iter().filter_map(|entry| entry.name.as_deref()) {
             AgentConfig::check_name(name)
                 .map_err(|e| anyhow::anyhow!("bad tournament file {}: [[llm]] name: {e}", path.display()))?;
+        }
+        // A grid's values are checked now, before any server is asked for anything.
+        for entry in &file.llms {
+            entry
+                .variants(&AgentArgs::default())
+                .map_err(|e| anyhow::anyhow!("bad tournament file {}: [[llm]] {}: {e}", path.display(), entry.model))?;
         }
         if file.games < 2 || file.games % 2 == 1 {
             bail!(
@@ -409,8 +438,13 @@ impl Entrants {
                     connection
                 }
             };
-            llm.push(players.len());
-            players.push(entry.player(&agent, &connection, path)?);
+            let variants = entry
+                .variants(&agent)
+                .with_context(|| format!("bad [[llm]] {} in {}", entry.model, path.display()))?;
+            for variant in &variants {
+                llm.push(players.len());
+                players.push(entry.player(variant, &connection, path)?);
+            }
         }
         let names: Vec<String> = players.iter().map(ToString::to_string).collect();
         let entrants = Entrants {

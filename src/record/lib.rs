@@ -360,6 +360,25 @@ pub struct AgentDecision {
     /// Why the fallback played, or why the agent forfeited.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fallback_reason: Option<String>,
+    /// With `--vote K` (K above 1): the samples and the move each gave.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vote: Option<Vote>,
+}
+
+/// A decision sampled several times, the most frequent legal move played.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Vote {
+    /// Samples taken (K).
+    pub samples: u32,
+    /// The move each sample that gave one gave, in order (a failed sample gave none).
+    pub moves: Vec<String>,
+}
+
+impl Vote {
+    /// Whether every sample gave a move, and the same one.
+    pub fn unanimous(&self) -> bool {
+        self.moves.len() == self.samples as usize && self.moves.windows(2).all(|w| w[0] == w[1])
+    }
 }
 
 impl AgentDecision {
@@ -376,9 +395,12 @@ impl AgentDecision {
             (n, 0) => format!(" ({n} thinking)"),
             (n, _) => format!(" (~{n} thinking)"),
         };
+        let vote = self.vote.as_ref().map_or(String::new(), |v| {
+            format!("; vote of {}: {}", v.samples, v.moves.join(" "))
+        });
         format!(
             "{} request(s), {} tool call(s) + {} recovered, {} invalid answer(s){cut_off}, {} / {} tokens{thinking}, \
-             {:.0} ms{}",
+             {:.0} ms{vote}{}",
             self.turns,
             self.tool_calls,
             self.recovered_tool_calls,
