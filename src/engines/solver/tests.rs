@@ -135,3 +135,18 @@ fn a_watched_solve_publishes_its_nodes_and_the_root_moves_checked() {
     assert_eq!(watch.moves_checked.load(Ordering::Relaxed), moves);
     assert_eq!(solution, Solver::new().solve(&board), "watching changes nothing");
 }
+
+#[test]
+fn the_last_move_counted_from_the_lines_flips_what_the_move_generator_flips() {
+    for (player, opponent) in random_positions(1, 2000, 77) {
+        let empty = !(player | opponent);
+        let index = empty.trailing_zeros();
+        for (mover, other) in [(player, opponent), (opponent, player)] {
+            let square = Square::new(index as u8).expect("a square");
+            assert_eq!(
+                last::last_flips(mover, index),
+                flips(mover, other, square).count_ones() as i32
+            );
+        }
+    }
+}
