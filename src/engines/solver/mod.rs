@@ -71,7 +71,8 @@ const ROOT_GUESS_DEPTH: u32 = 6;
 const CORNERS: u64 = 0x8100_0000_0000_0081;
 /// Weight of the opponent's potential mobility in the move order (replies weigh 16).
 const POTENTIAL_WEIGHT: i32 = 2;
-/// Transposition table size: 2^TABLE_BITS entries of 24 bytes.
+/// Transposition table size: 2^TABLE_BITS entries of 24 bytes, two to a bucket of
+/// one 64-byte cache line.
 const TABLE_BITS: u32 = 21;
 const TABLE_SIZE: usize = 1 << TABLE_BITS;
 
@@ -88,9 +89,14 @@ struct Entry {
     generation: u8,
 }
 
+/// The two slots a position may sit in, on one cache line: a probe costs one miss.
+#[derive(Clone, Copy, Default)]
+#[repr(align(64))]
+struct Bucket([Entry; 2]);
+
 /// An endgame solver with its own transposition table.
 pub struct Solver {
-    table: Vec<Entry>,
+    table: Vec<Bucket>,
     evaluator: &'static dyn Evaluator,
     nodes: u64,
     /// Nodes of the midgame searches that order moves and centre the first window.
@@ -127,7 +133,7 @@ impl Solver {
     /// (scores stay exact; only the speed depends on it).
     pub fn with_evaluator(evaluator: &'static dyn Evaluator) -> Solver {
         Solver {
-            table: vec![Entry::default(); TABLE_SIZE],
+            table: vec![Bucket::default(); TABLE_SIZE / 2],
             evaluator,
             nodes: 0,
             ordering_nodes: 0,
@@ -227,38 +233,54 @@ impl Solver {
         }
     }
 
-    /// The table's entry for a position: each position may sit in two slots.
+    /// The table's entry for a position: each position may sit in two slots, the
+    /// first its hash's (see [`slot`]).
     fn probe(&self, player: u64, opponent: u64) -> Option<Entry> {
         let index = slot(player, opponent);
-        [index, index ^ 1]
+        let bucket = &self.table[index >> 1].0;
+        [bucket[index & 1], bucket[(index & 1) ^ 1]]
             .into_iter()
-            .map(|i| self.table[i])
             .find(|e| e.empties != 0 && e.player == player && e.opponent == opponent)
+    }
+
+    /// Asks the processor to bring a position's bucket into the cache, for a probe
+    /// soon after.
+    #[inline]
+    fn prefetch(&self, player: u64, opponent: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let bucket: *const Bucket = &self.table[slot(player, opponent) >> 1];
+            // SAFETY: a prefetch only hints the cache; it reads nothing the program
+            // sees and never faults (the address is a bucket of the table anyway).
+            unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(bucket.cast()) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (player, opponent);
     }
 
     /// Stores `entry` over the same position, else over the less valuable of its two
     /// slots: one left by an earlier solve, or the one with fewer empties (the
-    /// cheaper position to search again).
+    /// cheaper position to search again); the hash's own slot among equals.
     fn store(&mut self, entry: Entry) {
         let index = slot(entry.player, entry.opponent);
+        let generation = self.generation;
         let value = |e: &Entry| {
             if e.player == entry.player && e.opponent == entry.opponent {
                 -1
-            } else if e.generation != self.generation {
+            } else if e.generation != generation {
                 0
             } else {
                 i32::from(e.empties) + 1
             }
         };
-        let target = if value(&self.table[index]) <= value(&self.table[index ^ 1]) {
-            index
+        let bucket = &mut self.table[index >> 1].0;
+        let (own, other) = (index & 1, (index & 1) ^ 1);
+        let target = if value(&bucket[own]) <= value(&bucket[other]) {
+            own
         } else {
-            index ^ 1
+            other
         };
-        self.table[target] = Entry {
-            generation: self.generation,
-            ..entry
-        };
+        bucket[target] = Entry { generation, ..entry };
     }
 
     /// A child's value for the mover: a full window for the first child, else a
@@ -328,22 +350,36 @@ impl Solver {
         for square in Bitboard(moves) {
             let f = flips(player, opponent, square);
             let (mine, theirs) = (player | f | square.bit(), opponent & !f);
-            if empties >= ETC_MIN_EMPTIES {
-                // Enhanced transposition cutoff: a child already known to be bad
-                // enough for the opponent settles this node without a search.
+            if empties > SHALLOW_MAX_EMPTIES + 1 {
+                // The child's entry is read soon (by the cutoff below, or first
+                // thing in its own search): the other children's flips hide the
+                // wait for memory.
+                self.prefetch(theirs, mine);
+            }
+            ordered[count] = (0, square.index() as u8, theirs, mine);
+            count += 1;
+        }
+        if empties >= ETC_MIN_EMPTIES {
+            // Enhanced transposition cutoff: a child already known to be bad enough
+            // for the opponent settles this node without a search.
+            for &(_, _, theirs, mine) in &ordered[..count] {
                 if let Some(e) = self.probe(theirs, mine) {
                     if -i32::from(e.upper) >= beta {
                         return -i32::from(e.upper);
                     }
                 }
             }
+        }
+        for (key, index, theirs, mine) in &mut ordered[..count] {
+            let (theirs, mine) = (*theirs, *mine);
+            let square = Square::new(*index).expect("a square index is below 64");
             let replies = legal_moves(theirs, mine);
             // Fewest opponent replies (corners counted twice) first, then the
             // fewest empty squares next to our discs (their later moves); among
             // equals, corners before X-squares.
             let weighted = (replies.count_ones() + (replies & CORNERS).count_ones()) as i32;
             let potential = (adjacent(mine) & empty & !square.bit()).count_ones() as i32;
-            let key = if u32::from(hint) == square.index() as u32 {
+            *key = if hint == *index {
                 -100_000
             } else if empties >= SHALLOW_ORDER_MIN_EMPTIES {
                 // Far from the end: a shallow search with the pattern evaluation,
@@ -358,8 +394,6 @@ impl Solver {
             } else {
                 16 * weighted + POTENTIAL_WEIGHT * potential + 2 * weight_penalty(square)
             };
-            ordered[count] = (key, square.index() as u8, theirs, mine);
-            count += 1;
         }
         for i in 0..count {
             // The next move in order, picked when it is needed: most nodes cut off
