@@ -51,7 +51,7 @@ pub const WATCH_EVERY: u64 = 1 << 16;
 /// From this many empties on, nodes try the stability cutoff.
 const STABILITY_MIN_EMPTIES: u32 = 8;
 /// From this many empties on, nodes try enhanced transposition cutoffs.
-const ETC_MIN_EMPTIES: u32 = 10;
+const ETC_MIN_EMPTIES: u32 = 9;
 /// From this many empties on, moves are ordered by a shallow search.
 const SHALLOW_ORDER_MIN_EMPTIES: u32 = 17;
 /// Depth of that search: 3 plies, 4 from 21 empties up (near the root, where a
