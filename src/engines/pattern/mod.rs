@@ -101,6 +101,10 @@ struct Placement {
     offset: u32,
     len: u8,
     squares: [u8; MAX_SHAPE],
+    /// The placement's squares as a set.
+    mask: u64,
+    /// Where its table of base-3 values starts in [`Layout::ternary`].
+    ternary: u32,
 }
 
 /// Where everything lives in one phase's table, and which entries share a weight.
@@ -117,6 +121,10 @@ pub struct Layout {
     canonical: Vec<u32>,
     /// Number of classes.
     classes: usize,
+    /// For each placement, the base-3 value (in its reading order) of each subset of
+    /// its squares taken as the bits of the set's squares in index order: a
+    /// placement's filling is then two lookups (see [`filling`]).
+    ternary: Vec<u16>,
 }
 
 /// Number of weights a position reads: one per placement, two mobilities, the bias.
@@ -167,6 +175,8 @@ impl Layout {
                         offset,
                         len: squares.len() as u8,
                         squares: padded,
+                        mask: set,
+                        ternary: 0,
                     });
                 }
             }
@@ -196,9 +206,15 @@ impl Layout {
             }
             *class = *slot;
         }
+        let mut ternary = Vec::new();
+        for placement in &mut placements {
+            placement.ternary = ternary.len() as u32;
+            ternary.extend(ternary_table(placement));
+        }
         Layout {
             placements,
             copies,
+            ternary,
             mobility,
             size: canonical.len(),
             canonical,
@@ -227,12 +243,23 @@ impl Layout {
         self.read_entries(player, opponent, |entry| out.push(entry as u32));
     }
 
+    /// A placement's filling as a base-3 number (0 empty, 1 the mover's, 2 the
+    /// opponent's, first square most significant): each side's discs on it gathered
+    /// into a small number, each looked up.
+    #[inline]
+    fn filling(&self, placement: &Placement, player: u64, opponent: u64) -> u32 {
+        let table = &self.ternary[placement.ternary as usize..];
+        let own = table[extract(player, placement.mask) as usize];
+        let theirs = table[extract(opponent, placement.mask) as usize];
+        u32::from(own) + 2 * u32::from(theirs)
+    }
+
     /// Calls `read` with each table entry a position reads: one per placement, both
     /// sides' mobility and the bias.
     #[inline]
     fn read_entries(&self, player: u64, opponent: u64, mut read: impl FnMut(usize)) {
         for placement in &self.placements {
-            read((placement.offset + filling(placement, player, opponent)) as usize);
+            read((placement.offset + self.filling(placement, player, opponent)) as usize);
         }
         let (own, theirs) = mobilities(player, opponent);
         let mobility = self.mobility as usize;
@@ -252,14 +279,65 @@ fn digits(mut index: usize, len: usize) -> Vec<usize> {
     out
 }
 
-/// A placement's filling as a base-3 number: 0 empty, 1 the mover's, 2 the opponent's.
-#[inline]
+/// A placement's filling as a base-3 number: 0 empty, 1 the mover's, 2 the opponent's
+/// (square by square; the reference for [`Layout::filling`]'s lookups).
+#[cfg(test)]
 fn filling(placement: &Placement, player: u64, opponent: u64) -> u32 {
     let mut index = 0;
     for &square in &placement.squares[..placement.len as usize] {
         index = index * 3 + ((player >> square) & 1) as u32 + 2 * ((opponent >> square) & 1) as u32;
     }
     index
+}
+
+/// For each subset of a placement's squares (bit `j`: its `j`-th square in index
+/// order), the base-3 value with a 1 on each square of the subset, in reading order.
+fn ternary_table(placement: &Placement) -> Vec<u16> {
+    let squares = &placement.squares[..placement.len as usize];
+    let mut by_index: Vec<u8> = squares.to_vec();
+    by_index.sort_unstable();
+    // The weight of each square: 3 to the power of the squares read after it.
+    let weight = |square: u8| {
+        let position = squares
+            .iter()
+            .position(|&s| s == square)
+            .expect("a square of the placement");
+        3u16.pow((squares.len() - 1 - position) as u32)
+    };
+    (0..1usize << squares.len())
+        .map(|subset| {
+            by_index
+                .iter()
+                .enumerate()
+                .filter(|&(j, _)| subset >> j & 1 == 1)
+                .map(|(_, &square)| weight(square))
+                .sum()
+        })
+        .collect()
+}
+
+/// The bits of `bits` on the squares of `mask`, gathered into the low bits in index
+/// order (BMI2's `pext`).
+#[inline]
+fn extract(bits: u64, mask: u64) -> u64 {
+    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+    {
+        // SAFETY: this build targets CPUs with BMI2 (target_feature = "bmi2"), which
+        // have the pext instruction.
+        unsafe { std::arch::x86_64::_pext_u64(bits, mask) }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
+    {
+        let (mut out, mut mask, mut bit) = (0, mask, 1);
+        while mask != 0 {
+            if bits & mask & mask.wrapping_neg() != 0 {
+                out |= bit;
+            }
+            mask &= mask - 1;
+            bit <<= 1;
+        }
+        out
+    }
 }
 
 /// Both sides' legal-move counts, capped.

@@ -88,3 +88,17 @@ fn a_weights_file_round_trips_and_is_refused_when_altered() {
         .to_string();
     assert!(err.contains("OAPW"), "{err}");
 }
+
+#[test]
+fn the_looked_up_fillings_are_the_square_by_square_ones() {
+    let layout = layout();
+    for board in self_play_positions(40, 4..=56, 5) {
+        for placement in &layout.placements {
+            let (player, opponent) = (board.player(), board.opponent());
+            assert_eq!(
+                layout.filling(placement, player, opponent),
+                filling(placement, player, opponent)
+            );
+        }
+    }
+}

@@ -14,6 +14,12 @@ use super::pattern::{self, SCALE};
 use game::othello::bitboard::{adjacent, flips, legal_moves, provably_stable};
 use game::othello::{Bitboard, Board, Square};
 
+mod last;
+#[cfg(test)]
+mod tests;
+
+use last::SHALLOW_MAX_EMPTIES;
+
 /// The result of solving a position.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Solution {
@@ -22,8 +28,10 @@ pub struct Solution {
     pub best_moves: Vec<Square>,
     /// The exact final disc difference for the side to move under perfect play.
     pub score: i32,
-    /// Positions visited.
+    /// Positions visited, those of the ordering searches included.
     pub nodes: u64,
+    /// Of those, the positions visited by the midgame searches that order moves.
+    pub ordering_nodes: u64,
 }
 
 /// What a solve publishes as it runs, for a progress line on another thread.
@@ -40,12 +48,10 @@ pub struct SolveWatch {
 /// Nodes between two updates of a [`SolveWatch`] (a power of two).
 pub const WATCH_EVERY: u64 = 1 << 16;
 
-/// Below this many empties, moves are ordered by parity instead of mobility.
-const FASTEST_FIRST_MIN_EMPTIES: u32 = 7;
 /// From this many empties on, nodes try the stability cutoff.
 const STABILITY_MIN_EMPTIES: u32 = 8;
 /// From this many empties on, nodes try enhanced transposition cutoffs.
-const ETC_MIN_EMPTIES: u32 = 10;
+const ETC_MIN_EMPTIES: u32 = 9;
 /// From this many empties on, moves are ordered by a shallow search.
 const SHALLOW_ORDER_MIN_EMPTIES: u32 = 17;
 /// Depth of that search: 3 plies, 4 from 21 empties up (near the root, where a
@@ -65,7 +71,8 @@ const ROOT_GUESS_DEPTH: u32 = 6;
 const CORNERS: u64 = 0x8100_0000_0000_0081;
 /// Weight of the opponent's potential mobility in the move order (replies weigh 16).
 const POTENTIAL_WEIGHT: i32 = 2;
-/// Transposition table size: 2^TABLE_BITS entries of 24 bytes.
+/// Transposition table size: 2^TABLE_BITS entries of 24 bytes, two to a bucket of
+/// one 64-byte cache line.
 const TABLE_BITS: u32 = 21;
 const TABLE_SIZE: usize = 1 << TABLE_BITS;
 
@@ -82,11 +89,20 @@ struct Entry {
     generation: u8,
 }
 
+/// The two slots a position may sit in, on one cache line: a probe costs one miss.
+#[derive(Clone, Copy, Default)]
+#[repr(align(64))]
+struct Bucket([Entry; 2]);
+
 /// An endgame solver with its own transposition table.
 pub struct Solver {
-    table: Vec<Entry>,
+    table: Vec<Bucket>,
     evaluator: &'static dyn Evaluator,
     nodes: u64,
+    /// Nodes of the midgame searches that order moves and centre the first window.
+    ordering_nodes: u64,
+    /// The node count at which the watch is next brought up to date.
+    next_publish: u64,
     generation: u8,
     watch: Option<Arc<SolveWatch>>,
 }
@@ -100,23 +116,6 @@ impl Default for Solver {
 fn slot(player: u64, opponent: u64) -> usize {
     let h = player.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ opponent.wrapping_mul(0xc2b2_ae3d_27d4_eb4f).rotate_left(29);
     (h >> (64 - TABLE_BITS)) as usize
-}
-
-/// Squares of `bits` in quadrants holding an odd number of empties first (parity).
-fn parity_order(moves: u64, empty: u64) -> [u64; 2] {
-    const QUADRANTS: [u64; 4] = [
-        0x0000_0000_0f0f_0f0f,
-        0x0000_0000_f0f0_f0f0,
-        0x0f0f_0f0f_0000_0000,
-        0xf0f0_f0f0_0000_0000,
-    ];
-    let mut odd = 0;
-    for q in QUADRANTS {
-        if (empty & q).count_ones() % 2 == 1 {
-            odd |= q;
-        }
-    }
-    [moves & odd, moves & !odd]
 }
 
 /// An ordering penalty from the square weights: corners low, X-squares high.
@@ -134,9 +133,11 @@ impl Solver {
     /// (scores stay exact; only the speed depends on it).
     pub fn with_evaluator(evaluator: &'static dyn Evaluator) -> Solver {
         Solver {
-            table: vec![Entry::default(); TABLE_SIZE],
+            table: vec![Bucket::default(); TABLE_SIZE / 2],
             evaluator,
             nodes: 0,
+            ordering_nodes: 0,
+            next_publish: WATCH_EVERY,
             generation: 0,
             watch: None,
         }
@@ -161,7 +162,7 @@ impl Solver {
 
     /// Solves `board` exactly.
     pub fn solve(&mut self, board: &Board) -> Solution {
-        self.nodes = 0;
+        (self.nodes, self.ordering_nodes, self.next_publish) = (0, 0, WATCH_EVERY);
         self.publish(Some((0, 0)));
         self.generation = self.generation.wrapping_add(1);
         let (player, opponent) = (board.player(), board.opponent());
@@ -172,12 +173,7 @@ impl Solver {
             } else {
                 -self.search(opponent, player, -64, 64, false)
             };
-            self.publish(None);
-            return Solution {
-                best_moves: Vec::new(),
-                score,
-                nodes: self.nodes,
-            };
+            return self.solution(Vec::new(), score);
         }
         let score = self.aspiration(player, opponent);
         // Every move that reaches the optimum: a null-window test each.
@@ -192,10 +188,18 @@ impl Solver {
             }
         }
         self.publish(Some((count, count)));
+        self.solution(best_moves, score)
+    }
+
+    /// The solution found, with the nodes of the ordering searches counted in.
+    fn solution(&mut self, best_moves: Vec<Square>, score: i32) -> Solution {
+        self.nodes += self.ordering_nodes;
+        self.publish(None);
         Solution {
             best_moves,
             score,
             nodes: self.nodes,
+            ordering_nodes: self.ordering_nodes,
         }
     }
 
@@ -203,7 +207,13 @@ impl Solver {
     /// estimate ([`ROOT_GUESS_DEPTH`] plies), the window widened on the side that
     /// fails, twice as far each time: narrow windows cut far more of the tree.
     fn aspiration(&mut self, player: u64, opponent: u64) -> i32 {
-        let guess = search_value(self.evaluator, player, opponent, ROOT_GUESS_DEPTH, &mut 0);
+        let guess = search_value(
+            self.evaluator,
+            player,
+            opponent,
+            ROOT_GUESS_DEPTH,
+            &mut self.ordering_nodes,
+        );
         // An evaluation may stray beyond the score range; the window must stay inside
         // it and never close (a search with alpha = beta would store false bounds).
         let guess = ((f64::from(guess) / f64::from(SCALE)).round() as i32).clamp(-63, 63);
@@ -223,38 +233,54 @@ impl Solver {
         }
     }
 
-    /// The table's entry for a position: each position may sit in two slots.
+    /// The table's entry for a position: each position may sit in two slots, the
+    /// first its hash's (see [`slot`]).
     fn probe(&self, player: u64, opponent: u64) -> Option<Entry> {
         let index = slot(player, opponent);
-        [index, index ^ 1]
+        let bucket = &self.table[index >> 1].0;
+        [bucket[index & 1], bucket[(index & 1) ^ 1]]
             .into_iter()
-            .map(|i| self.table[i])
             .find(|e| e.empties != 0 && e.player == player && e.opponent == opponent)
+    }
+
+    /// Asks the processor to bring a position's bucket into the cache, for a probe
+    /// soon after.
+    #[inline]
+    fn prefetch(&self, player: u64, opponent: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let bucket: *const Bucket = &self.table[slot(player, opponent) >> 1];
+            // SAFETY: a prefetch only hints the cache; it reads nothing the program
+            // sees and never faults (the address is a bucket of the table anyway).
+            unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(bucket.cast()) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (player, opponent);
     }
 
     /// Stores `entry` over the same position, else over the less valuable of its two
     /// slots: one left by an earlier solve, or the one with fewer empties (the
-    /// cheaper position to search again).
+    /// cheaper position to search again); the hash's own slot among equals.
     fn store(&mut self, entry: Entry) {
         let index = slot(entry.player, entry.opponent);
+        let generation = self.generation;
         let value = |e: &Entry| {
             if e.player == entry.player && e.opponent == entry.opponent {
                 -1
-            } else if e.generation != self.generation {
+            } else if e.generation != generation {
                 0
             } else {
                 i32::from(e.empties) + 1
             }
         };
-        let target = if value(&self.table[index]) <= value(&self.table[index ^ 1]) {
-            index
+        let bucket = &mut self.table[index >> 1].0;
+        let (own, other) = (index & 1, (index & 1) ^ 1);
+        let target = if value(&bucket[own]) <= value(&bucket[other]) {
+            own
         } else {
-            index ^ 1
+            other
         };
-        self.table[target] = Entry {
-            generation: self.generation,
-            ..entry
-        };
+        bucket[target] = Entry { generation, ..entry };
     }
 
     /// A child's value for the mover: a full window for the first child, else a
@@ -273,14 +299,15 @@ impl Solver {
 
     fn search(&mut self, player: u64, opponent: u64, mut alpha: i32, mut beta: i32, passed: bool) -> i32 {
         debug_assert!(alpha < beta, "an empty window ({alpha}, {beta}) stores false bounds");
-        self.nodes += 1;
-        if self.nodes & (WATCH_EVERY - 1) == 0 {
-            self.publish(None);
-        }
         let empty = !(player | opponent);
         let empties = empty.count_ones();
-        if empties == 0 {
-            return final_score(player, opponent);
+        if empties <= SHALLOW_MAX_EMPTIES {
+            return last::solve_small(player, opponent, alpha, beta, &mut self.nodes);
+        }
+        self.nodes += 1;
+        if self.nodes >= self.next_publish {
+            self.next_publish = self.nodes + WATCH_EVERY;
+            self.publish(None);
         }
         let moves = legal_moves(player, opponent);
         if moves == 0 {
@@ -288,11 +315,6 @@ impl Solver {
                 return final_score(player, opponent);
             }
             return -self.search(opponent, player, -beta, -alpha, true);
-        }
-        if empties == 1 {
-            let square = Square::new(empty.trailing_zeros() as u8).expect("one empty square");
-            let f = flips(player, opponent, square);
-            return final_score(player | f | square.bit(), opponent & !f);
         }
         // Stability cutoff: the opponent keeps its stable discs to the end, so the
         // score is at most 64 - 2 * stable; worth computing only when that can fail low.
@@ -302,136 +324,111 @@ impl Solver {
                 return upper;
             }
         }
-        let use_table = empties > 6;
         let mut hint = 64u8;
-        if use_table {
-            if let Some(e) = self.probe(player, opponent) {
-                let (lower, upper) = (i32::from(e.lower), i32::from(e.upper));
-                if lower >= beta {
-                    return lower;
-                }
-                if upper <= alpha {
-                    return upper;
-                }
-                if lower == upper {
-                    return lower;
-                }
-                alpha = alpha.max(lower);
-                beta = beta.min(upper);
-                hint = e.best;
+        if let Some(e) = self.probe(player, opponent) {
+            let (lower, upper) = (i32::from(e.lower), i32::from(e.upper));
+            if lower >= beta {
+                return lower;
             }
+            if upper <= alpha {
+                return upper;
+            }
+            if lower == upper {
+                return lower;
+            }
+            alpha = alpha.max(lower);
+            beta = beta.min(upper);
+            hint = e.best;
         }
         let original_alpha = alpha;
         let mut best = -65;
         let mut best_square = 64u8;
-        if empties >= FASTEST_FIRST_MIN_EMPTIES {
-            // (ordering key, square, child's player, child's opponent), on the stack:
-            // no position has more than 33 legal moves.
-            let mut ordered = [(0i32, 0u8, 0u64, 0u64); 36];
-            let mut count = 0;
-            for square in Bitboard(moves) {
-                let f = flips(player, opponent, square);
-                let (mine, theirs) = (player | f | square.bit(), opponent & !f);
-                if empties >= ETC_MIN_EMPTIES {
-                    // Enhanced transposition cutoff: a child already known to be bad
-                    // enough for the opponent settles this node without a search.
-                    if let Some(e) = self.probe(theirs, mine) {
-                        if -i32::from(e.upper) >= beta {
-                            return -i32::from(e.upper);
-                        }
-                    }
-                }
-                let replies = legal_moves(theirs, mine);
-                // Fewest opponent replies (corners counted twice) first, then the
-                // fewest empty squares next to our discs (their later moves); among
-                // equals, corners before X-squares.
-                let weighted = (replies.count_ones() + (replies & CORNERS).count_ones()) as i32;
-                let potential = (adjacent(mine) & empty & !square.bit()).count_ones() as i32;
-                let key = if u32::from(hint) == square.index() as u32 {
-                    -100_000
-                } else if empties >= SHALLOW_ORDER_MIN_EMPTIES {
-                    // Far from the end: a shallow search with the pattern evaluation,
-                    // and the opponent's replies as above.
-                    search_value(self.evaluator, theirs, mine, shallow_order_depth(empties), &mut 0)
-                        + REPLY_WEIGHT * weighted
-                } else {
-                    16 * weighted + POTENTIAL_WEIGHT * potential + 2 * weight_penalty(square)
-                };
-                ordered[count] = (key, square.index() as u8, theirs, mine);
-                count += 1;
+        // (ordering key, square, child's player, child's opponent), on the stack:
+        // no position has more than 33 legal moves.
+        let mut ordered = [(0i32, 0u8, 0u64, 0u64); 36];
+        let mut count = 0;
+        for square in Bitboard(moves) {
+            let f = flips(player, opponent, square);
+            let (mine, theirs) = (player | f | square.bit(), opponent & !f);
+            if empties > SHALLOW_MAX_EMPTIES + 1 {
+                // The child's entry is read soon (by the cutoff below, or first
+                // thing in its own search): the other children's flips hide the
+                // wait for memory.
+                self.prefetch(theirs, mine);
             }
-            ordered[..count].sort_unstable_by_key(|&(key, square, ..)| (key, square));
-            for (i, &(_, square, child_player, child_opponent)) in ordered[..count].iter().enumerate() {
-                let value = self.pvs_child(i == 0, child_player, child_opponent, alpha, beta);
-                if value > best {
-                    best = value;
-                    best_square = square;
-                }
-                alpha = alpha.max(value);
-                if alpha >= beta {
-                    break;
-                }
-            }
-        } else {
-            let mut first = true;
-            'moves: for group in parity_order(moves, empty) {
-                for square in Bitboard(group) {
-                    let f = flips(player, opponent, square);
-                    let value = self.pvs_child(first, opponent & !f, player | f | square.bit(), alpha, beta);
-                    first = false;
-                    if value > best {
-                        best = value;
-                        best_square = square.index() as u8;
-                    }
-                    alpha = alpha.max(value);
-                    if alpha >= beta {
-                        break 'moves;
+            ordered[count] = (0, square.index() as u8, theirs, mine);
+            count += 1;
+        }
+        if empties >= ETC_MIN_EMPTIES {
+            // Enhanced transposition cutoff: a child already known to be bad enough
+            // for the opponent settles this node without a search.
+            for &(_, _, theirs, mine) in &ordered[..count] {
+                if let Some(e) = self.probe(theirs, mine) {
+                    if -i32::from(e.upper) >= beta {
+                        return -i32::from(e.upper);
                     }
                 }
             }
         }
-        if use_table {
-            let (lower, upper) = if best <= original_alpha {
-                (-64, best)
-            } else if best >= beta {
-                (best, 64)
+        for (key, index, theirs, mine) in &mut ordered[..count] {
+            let (theirs, mine) = (*theirs, *mine);
+            let square = Square::new(*index).expect("a square index is below 64");
+            let replies = legal_moves(theirs, mine);
+            // Fewest opponent replies (corners counted twice) first, then the
+            // fewest empty squares next to our discs (their later moves); among
+            // equals, corners before X-squares.
+            let weighted = (replies.count_ones() + (replies & CORNERS).count_ones()) as i32;
+            let potential = (adjacent(mine) & empty & !square.bit()).count_ones() as i32;
+            *key = if hint == *index {
+                -100_000
+            } else if empties >= SHALLOW_ORDER_MIN_EMPTIES {
+                // Far from the end: a shallow search with the pattern evaluation,
+                // and the opponent's replies as above.
+                search_value(
+                    self.evaluator,
+                    theirs,
+                    mine,
+                    shallow_order_depth(empties),
+                    &mut self.ordering_nodes,
+                ) + REPLY_WEIGHT * weighted
             } else {
-                (best, best)
+                16 * weighted + POTENTIAL_WEIGHT * potential + 2 * weight_penalty(square)
             };
-            self.store(Entry {
-                player,
-                opponent,
-                lower: lower as i8,
-                upper: upper as i8,
-                best: best_square,
-                empties: empties as u8,
-                generation: 0,
-            });
         }
+        for i in 0..count {
+            // The next move in order, picked when it is needed: most nodes cut off
+            // after a move or two, so sorting the whole list would be wasted.
+            let next = (i..count)
+                .min_by_key(|&j| (ordered[j].0, ordered[j].1))
+                .expect("a move is left");
+            ordered.swap(i, next);
+            let (_, square, child_player, child_opponent) = ordered[i];
+            let value = self.pvs_child(i == 0, child_player, child_opponent, alpha, beta);
+            if value > best {
+                best = value;
+                best_square = square;
+            }
+            alpha = alpha.max(value);
+            if alpha >= beta {
+                break;
+            }
+        }
+        let (lower, upper) = if best <= original_alpha {
+            (-64, best)
+        } else if best >= beta {
+            (best, 64)
+        } else {
+            (best, best)
+        };
+        self.store(Entry {
+            player,
+            opponent,
+            lower: lower as i8,
+            upper: upper as i8,
+            best: best_square,
+            empties: empties as u8,
+            generation: 0,
+        });
         best
-    }
-}
-
-#[cfg(test)]
-mod watch_tests {
-    use super::*;
-
-    #[test]
-    fn a_watched_solve_publishes_its_nodes_and_the_root_moves_checked() {
-        // FFO #1 (14 empties), black to move.
-        let board = Board::parse_squares(
-            "--XXXXX--OOOXX-O-OOOXXOX-OXOXOXXOXXXOXXX--XOXOXX-XXXOOO--OOOOO--",
-            game::othello::Color::Black,
-        )
-        .expect("a valid board");
-        let watch = Arc::new(SolveWatch::default());
-        let mut solver = Solver::new();
-        solver.watch(watch.clone());
-        let solution = solver.solve(&board);
-        assert_eq!(watch.nodes.load(Ordering::Relaxed), solution.nodes);
-        let moves = board.legal_moves().count();
-        assert_eq!(watch.moves.load(Ordering::Relaxed), moves);
-        assert_eq!(watch.moves_checked.load(Ordering::Relaxed), moves);
-        assert_eq!(solution, Solver::new().solve(&board), "watching changes nothing");
     }
 }
