@@ -112,6 +112,15 @@ fn the_report_escapes_model_text_and_steps_through_games() {
     assert_eq!(discs, 7, "three plies from the start position: 4 + 3 discs");
     let score = driver.script("return document.getElementById('score').textContent;");
     assert!(score.as_str().unwrap().starts_with("after ply 3: black"), "{score}");
+    // The strength-against-cost chart: one point for the model, a dashed line for the
+    // engine it played.
+    let cost = driver.script(
+        "const c = document.getElementById('chart-cost'); \
+         return [c.querySelectorAll('circle').length, c.querySelectorAll('line[stroke-dasharray]').length, \
+         c.querySelector('circle title').textContent];",
+    );
+    assert_eq!((&cost[0], &cost[1]), (&json!(1), &json!(1)), "{cost}");
+    assert!(cost[2].as_str().unwrap().starts_with("llm:hostile: "), "{cost}");
     let png = driver.call(reqwest::Method::GET, "/screenshot", None);
     let bytes = base64_decode(png.as_str().unwrap());
     assert_eq!(&bytes[1..4], b"PNG");

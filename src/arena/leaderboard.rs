@@ -70,6 +70,28 @@ impl RunGame {
     }
 }
 
+/// Bootstrap resamples of `rate` when none is asked for (also the report's and `serve`'s).
+pub const DEFAULT_BOOTSTRAP: u32 = 1000;
+/// Bootstrap seed of `rate` when none is asked for.
+pub const DEFAULT_BOOTSTRAP_SEED: u64 = 1;
+
+/// The leaderboards of `games` as the report and `serve` show them: `rate`'s defaults,
+/// anchored as a tournament is ([`Anchor::among_games`]); `None` with no games.
+pub fn default_leaderboards(
+    games: &[RunGame],
+) -> Result<Option<(Anchor, Leaderboard, Option<Leaderboard>)>, LeaderboardError> {
+    let Some(anchor) = Anchor::among_games(games) else {
+        return Ok(None);
+    };
+    let (as_played, as_loss) = leaderboards(
+        games,
+        (&anchor.spec, anchor.elo),
+        DEFAULT_BOOTSTRAP as usize,
+        DEFAULT_BOOTSTRAP_SEED,
+    )?;
+    Ok(Some((anchor, as_played, as_loss)))
+}
+
 /// The leaderboard as played, and when an LLM player's fallback moved in some game,
 /// the one with those games scored as its losses.
 pub fn leaderboards(

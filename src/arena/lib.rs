@@ -59,8 +59,8 @@ pub use external::{EngineTable, EngineTableError, ExternalEngine, ExternalPlayer
 pub use groups::{collect_groups, groups_json, Group, GroupGame, Groups, GroupsError, Key};
 pub use hosts::{host_usage, HostUsage};
 pub use leaderboard::{
-    leaderboard, leaderboard_tables, leaderboards, Anchor, LeaderRow, Leaderboard, LeaderboardError, RatingView,
-    RunGame, MIN_UNITS,
+    default_leaderboards, leaderboard, leaderboard_tables, leaderboards, Anchor, LeaderRow, Leaderboard,
+    LeaderboardError, RatingView, RunGame, DEFAULT_BOOTSTRAP, DEFAULT_BOOTSTRAP_SEED, MIN_UNITS,
 };
 pub use logs::{cut_off_note, read_game_logs, GameLogs, LoggedGame, LogsError};
 pub use matchup::{run_match, MatchConfig, MatchResult, SpecTally};

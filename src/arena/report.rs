@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use super::groups::{groups_json, Groups};
+use super::leaderboard::{default_leaderboards, RunGame};
 use super::replay::GameReplay;
 use game::othello::Color;
 use game::Game;
@@ -54,6 +55,7 @@ pub fn report_page(paths: &[PathBuf], groups: &Groups, all_games: bool) -> Resul
     let data = json!({
         "sources": paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
         "groups": groups_json(groups),
+        "ratings": ratings_json(logs),
         "latencies_ms": latencies,
         "games": games,
         "notes": logs.notes,
@@ -62,6 +64,17 @@ pub fn report_page(paths: &[PathBuf], groups: &Groups, all_games: bool) -> Resul
         REPORT_TEMPLATE.replace("/*DATA*/", &script_safe_json(&data)),
         games.len(),
     ))
+}
+
+/// Every player's rating as played, for the strength-against-cost chart: `rate`'s
+/// leaderboard at its defaults (its rows carry each LLM player's tokens per move), or
+/// why there is none.
+fn ratings_json(logs: &super::logs::GameLogs) -> Value {
+    match default_leaderboards(&RunGame::from_logs(logs)) {
+        Ok(Some((_, as_played, _))) => json!(as_played),
+        Ok(None) => json!({ "error": "no finished games" }),
+        Err(err) => json!({ "error": err.to_string() }),
+    }
 }
 
 /// JSON that cannot close its `<script>` element or open markup: `<`, `>`, `&` and the

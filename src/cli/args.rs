@@ -481,10 +481,10 @@ pub struct RateArgs {
     #[arg(long, default_value_t = Anchor::default())]
     pub anchor: Anchor,
     /// Bootstrap resamples for the 95% intervals.
-    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    #[arg(long, default_value_t = arena::DEFAULT_BOOTSTRAP, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub bootstrap: u32,
     /// Seed of the bootstrap.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = arena::DEFAULT_BOOTSTRAP_SEED)]
     pub seed: u64,
     /// Also write the table as CSV to this file.
     #[arg(long)]

@@ -25,7 +25,7 @@ use super::assets;
 use super::guard::{resolve, PathRefused};
 use super::{ApiError, AppState};
 use arena::{
-    collect_groups, groups_json, leaderboard_tables, leaderboards, read_game_logs, report_page, Anchor, Groups, RunGame,
+    collect_groups, default_leaderboards, groups_json, leaderboard_tables, read_game_logs, report_page, Groups, RunGame,
 };
 use record::{is_game_log, Event};
 
@@ -247,14 +247,13 @@ pub async fn rate(State(app): State<Arc<AppState>>, Json(request): Json<RateRequ
     Ok(Json(json!({ "text": text })).into_response())
 }
 
-/// `rate`'s leaderboard tables over `logs` (at its defaults: 1000 resamples, seed 1),
-/// anchored as a tournament is ([`Anchor::among_games`]), the anchor named first.
+/// `rate`'s leaderboard tables over `logs` ([`default_leaderboards`]), the anchor named
+/// first.
 fn leaderboard_text(logs: &[PathBuf]) -> anyhow::Result<String> {
     let games = RunGame::from_logs(&read_game_logs(logs)?);
-    let Some(anchor) = Anchor::among_games(&games) else {
+    let Some((anchor, as_played, as_loss)) = default_leaderboards(&games)? else {
         anyhow::bail!("no games in these runs");
     };
-    let (as_played, as_loss) = leaderboards(&games, (&anchor.spec, anchor.elo), 1000, 1)?;
     Ok(format!(
         "anchor: {} = {}\n{}",
         anchor.spec,
