@@ -241,7 +241,10 @@ fn ctrl_c_twice_quits_at_once_without_a_torn_line() {
     assert_eq!(output.status.code(), Some(130));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        stderr.contains("quitting now: unfinished games are played again by othello-arena eval --resume"),
+        stderr.contains(&format!(
+            "quitting now: unfinished games are played again by othello-arena eval --resume {}",
+            dir.display()
+        )),
         "{stderr}"
     );
     for (name, _) in games(&dir) {
@@ -386,7 +389,10 @@ fn a_tournament_quit_with_two_ctrl_c_names_the_tournament_resume() {
     assert_eq!(output.status.code(), Some(130));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        stderr.contains("quitting now: unfinished games are played again by othello-arena tournament --resume"),
+        stderr.contains(&format!(
+            "quitting now: unfinished games are played again by othello-arena tournament --resume {}",
+            dir.display()
+        )),
         "{stderr}"
     );
 }

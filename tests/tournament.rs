@@ -276,6 +276,88 @@ fn a_grid_expands_into_one_named_player_per_combination_on_the_same_openings() {
 }
 
 #[test]
+fn a_gauntlet_rated_on_a_written_ladder_keeps_its_engines_where_the_ladder_put_them() {
+    // The ladder run: engines only, every one against every other.
+    let ladder_dir = temp_dir("tournament", "ladder-run");
+    let text = "format = \"round-robin\"\nengines = [\"random\", \"greedy\", \"alphabeta:1\"]\ngames = 8\nopening_random = 4\nseed = 3\n";
+    json(&tournament(&ladder_dir, text, &[]));
+    let ladder_file = ladder_dir.join("ladder.toml");
+    let run = ladder_dir.join("run");
+    let written = run_arena(
+        &["rate", run.to_str().unwrap(), "--write-ladder", ladder_file.to_str().unwrap()],
+        "127.0.0.1:9",
+    );
+    assert!(written.status.success(), "{}", String::from_utf8_lossy(&written.stderr));
+    let ladder: toml::Table = toml::from_str(&std::fs::read_to_string(&ladder_file).unwrap()).unwrap();
+    let rungs = ladder["rung"].as_array().unwrap();
+    assert_eq!(rungs.len(), 3);
+    let rung_elo = |player: &str| {
+        rungs.iter().find(|r| r["player"].as_str() == Some(player)).unwrap()["elo"]
+            .as_float()
+            .unwrap()
+    };
+    assert_eq!(rung_elo("random"), 0.0);
+    assert!(ladder["source"].as_str().unwrap().contains("--write-ladder"));
+
+    // A gauntlet: its engines meet only the model, and rate says so.
+    let (host, _) = model_host("m", Duration::ZERO);
+    let dir = temp_dir("tournament", "ladder-gauntlet");
+    let text = format!(
+        "format = \"gauntlet\"\nengines = [\"random\", \"greedy\"]\ngames = 4\nopening_random = 4\nseed = 5\n\n\
+         [[llm]]\nmodel = \"m\"\nhost = [\"{}\"]\n",
+        host.url
+    );
+    json(&tournament(&dir, &text, &[]));
+    let gauntlet = dir.join("run");
+    let alone = run_arena(&["rate", gauntlet.to_str().unwrap()], "127.0.0.1:9");
+    let stderr = String::from_utf8_lossy(&alone.stderr);
+    assert!(stderr.contains("meet each other only through other players") && stderr.contains("--ladder"), "{stderr}");
+
+    // On the ladder, the engines stay at its ratings and only the model is fitted.
+    let rated = json(&run_arena(
+        &["rate", gauntlet.to_str().unwrap(), "--ladder", ladder_file.to_str().unwrap(), "--json"],
+        "127.0.0.1:9",
+    ));
+    let board = &rated["as_played"];
+    assert_eq!(row(board, "greedy")["elo"].as_f64().unwrap(), rung_elo("greedy"));
+    assert_eq!(row(board, "random")["elo"], 0.0);
+    assert_eq!(board["held"][0][0], "greedy", "{board}");
+    assert!(row(board, "llm:m")["elo"].is_number());
+    let text = run_arena(
+        &["rate", gauntlet.to_str().unwrap(), "--ladder", ladder_file.to_str().unwrap()],
+        "127.0.0.1:9",
+    );
+    let table = String::from_utf8_lossy(&text.stdout);
+    assert!(table.contains("1 more held at the ladder's ratings") && table.contains("held"), "{table}");
+
+    // Without a file, the ladder shipped under docs/ (from docs/ladder.toml's run).
+    let shipped: toml::Table = toml::from_str(&std::fs::read_to_string("docs/ladder-ratings.toml").unwrap()).unwrap();
+    let shipped_greedy = shipped["rung"].as_array().unwrap().iter().find(|r| r["player"].as_str() == Some("greedy"));
+    let rated = json(&run_arena(&["rate", gauntlet.to_str().unwrap(), "--ladder", "--json"], "127.0.0.1:9"));
+    assert_eq!(
+        row(&rated["as_played"], "greedy")["elo"].as_f64(),
+        shipped_greedy.unwrap()["elo"].as_float()
+    );
+
+    // A ladder none of whose engines played, and a broken one, are refused by name.
+    std::fs::write(
+        dir.join("other.toml"),
+        "source = \"x\"\nanchor = \"search=0\"\ngames = 2\n[[rung]]\nplayer = \"search\"\nelo = 0.0\nlow = 0.0\nhigh = 0.0\ngames = 2\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("broken.toml"), "rung = 3\n").unwrap();
+    for (file, expected) in [("other.toml", "none of its engines played"), ("broken.toml", "--write-ladder FILE")] {
+        let out = run_arena(
+            &["rate", gauntlet.to_str().unwrap(), "--ladder", dir.join(file).to_str().unwrap()],
+            "127.0.0.1:9",
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(expected), "{file}: {stderr}");
+    }
+}
+
+#[test]
 fn bad_tournament_files_are_refused_with_the_fix() {
     let dir = temp_dir("tournament", "bad");
     for (text, expected) in [

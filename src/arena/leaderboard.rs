@@ -19,7 +19,7 @@ use serde::Serialize;
 
 use super::agent_stats::AgentStats;
 use super::logs::GameLogs;
-use super::ratings::{fit_ratings, ladder_position, RatedGame, Rating, RatingError, RatingOptions};
+use super::ratings::{fit_ratings_held, ladder_position, RatedGame, Rating, RatingError, RatingOptions};
 use super::stats::whole;
 use super::tally::GameSummary;
 use game::othello::Color;
@@ -86,6 +86,7 @@ pub fn default_leaderboards(
     let (as_played, as_loss) = leaderboards(
         games,
         (&anchor.spec, anchor.elo),
+        &[],
         DEFAULT_BOOTSTRAP as usize,
         DEFAULT_BOOTSTRAP_SEED,
     )?;
@@ -97,10 +98,11 @@ pub fn default_leaderboards(
 pub fn leaderboards(
     games: &[RunGame],
     anchor: (&str, f64),
+    held: &[(String, f64)],
     bootstrap: usize,
     seed: u64,
 ) -> Result<(Leaderboard, Option<Leaderboard>), LeaderboardError> {
-    let rate = |view| leaderboard(games, view, anchor, bootstrap, seed);
+    let rate = |view| leaderboard(games, view, anchor, held, bootstrap, seed);
     let as_played = rate(RatingView::AsPlayed)?;
     let any_fallback = as_played.rows.iter().any(|r| r.fallback_games.is_some_and(|n| n > 0));
     let as_loss = any_fallback.then(|| rate(RatingView::FallbackAsLoss)).transpose()?;
@@ -140,6 +142,9 @@ pub struct Leaderboard {
     pub view: RatingView,
     /// The player held fixed, and its rating.
     pub anchor: (String, f64),
+    /// The other players held at given ratings (a published ladder's), if any.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub held: Vec<(String, f64)>,
     /// Finished games rated.
     pub games: usize,
     /// Best first.
@@ -162,12 +167,14 @@ pub enum LeaderboardError {
     Fit(#[source] RatingError),
 }
 
-/// Rates the finished games of `games` in `view`, `anchor` held at `anchor_elo`;
-/// `bootstrap` resamples seeded by `seed` give the 95% intervals.
+/// Rates the finished games of `games` in `view`, `anchor` held at its rating and each
+/// player of `held` that played held at its own (a published ladder; the others are
+/// left out); `bootstrap` resamples seeded by `seed` give the 95% intervals.
 pub fn leaderboard(
     games: &[RunGame],
     view: RatingView,
     anchor: (&str, f64),
+    held: &[(String, f64)],
     bootstrap: usize,
     seed: u64,
 ) -> Result<Leaderboard, LeaderboardError> {
@@ -192,13 +199,21 @@ pub fn leaderboard(
         seed,
         confidence: 0.95,
     };
-    let mut ratings = fit_ratings(names.len(), &rated, &options).map_err(LeaderboardError::Fit)?;
-    withhold_thin_intervals(&mut ratings, &rated, anchor_index);
+    let held: Vec<(usize, f64)> = held
+        .iter()
+        .filter_map(|(name, elo)| names.iter().position(|n| n == name).map(|i| (i, *elo)))
+        .filter(|&(i, _)| i != anchor_index)
+        .collect();
+    let mut ratings = fit_ratings_held(names.len(), &rated, &options, &held).map_err(LeaderboardError::Fit)?;
+    let fixed: Vec<usize> = std::iter::once(anchor_index).chain(held.iter().map(|&(i, _)| i)).collect();
+    withhold_thin_intervals(&mut ratings, &rated, &fixed);
+    let held = held.iter().map(|&(i, elo)| (names[i].clone(), elo)).collect();
     let mut rows = leader_rows(names, ratings, facts);
     rows.sort_by(|a, b| b.rating.elo.total_cmp(&a.rating.elo));
     Ok(Leaderboard {
         view,
         anchor: (anchor.0.to_string(), anchor.1),
+        held,
         games: rated.len(),
         rows,
     })
@@ -273,8 +288,9 @@ fn rate_games(finished: &[&RunGame], names: &[String], view: RatingView) -> (Vec
 }
 
 /// A bootstrap over a single pair (or game) can only redraw it: its interval would
-/// claim a certainty the games do not have. Such a player (the anchor aside) has none.
-fn withhold_thin_intervals(ratings: &mut [Rating], rated: &[RatedGame], anchor: usize) {
+/// claim a certainty the games do not have. Such a player (the `fixed` ones aside: the
+/// anchor and any held) has none.
+fn withhold_thin_intervals(ratings: &mut [Rating], rated: &[RatedGame], fixed: &[usize]) {
     let mut units: Vec<std::collections::BTreeSet<u64>> = vec![Default::default(); ratings.len()];
     for game in rated {
         let unit = game.pair.expect("every rated game has a pair id");
@@ -282,7 +298,7 @@ fn withhold_thin_intervals(ratings: &mut [Rating], rated: &[RatedGame], anchor: 
         units[game.second].insert(unit);
     }
     for (i, rating) in ratings.iter_mut().enumerate() {
-        if i != anchor && units[i].len() < MIN_UNITS {
+        if !fixed.contains(&i) && units[i].len() < MIN_UNITS {
             rating.low = f64::NEG_INFINITY;
             rating.high = f64::INFINITY;
         }
@@ -322,6 +338,131 @@ fn hash_pair(run: usize, low: &str, high: &str, opening: &[String], nth: u64) ->
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     (run, low, high, opening, nth).hash(&mut hasher);
     hasher.finish()
+}
+
+/// A published ladder: the engines' ratings from a ladder run (`rate RUN
+/// --write-ladder FILE`), which `rate --ladder FILE` holds fixed so that a gauntlet,
+/// whose engines meet only the models, is rated on the ladder's scale.
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Ladder {
+    /// What the ratings rest on: the runs, the date, the command.
+    pub source: String,
+    /// The ladder run's anchor, `SPEC=ELO`.
+    pub anchor: String,
+    /// Finished games rated.
+    pub games: usize,
+    /// The engines, best first.
+    #[serde(rename = "rung")]
+    pub rungs: Vec<Rung>,
+}
+
+/// A rating to a tenth of an Elo point, as a ladder publishes it (infinite bounds stay).
+fn tenth(elo: f64) -> f64 {
+    if elo.is_finite() {
+        (elo * 10.0).round() / 10.0 + 0.0
+    } else {
+        elo
+    }
+}
+
+/// One engine of a [`Ladder`].
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rung {
+    /// The engine's spec, as the logs name it.
+    pub player: String,
+    /// Its rating.
+    pub elo: f64,
+    /// Its 95% interval in the ladder run (infinite: too few games for one).
+    pub low: f64,
+    /// The interval's high end.
+    pub high: f64,
+    /// Games it played in the ladder run.
+    pub games: u32,
+}
+
+/// Why a ladder cannot be used.
+#[derive(Debug, PartialEq, thiserror::Error)]
+pub enum LadderError {
+    /// No engine rated (a run without engines).
+    #[error("the ladder lists no engine")]
+    Empty,
+    /// A rating that is not a number, or an engine listed twice.
+    #[error("rung {player:?}: {why}")]
+    BadRung {
+        /// The rung's player.
+        player: String,
+        /// What is wrong.
+        why: &'static str,
+    },
+}
+
+impl Ladder {
+    /// The engines of `board` (a ladder run's ratings as played) as a ladder, each
+    /// rating to a tenth of a point.
+    pub fn from_board(board: &Leaderboard, source: String) -> Result<Ladder, LadderError> {
+        let rungs: Vec<Rung> = board
+            .rows
+            .iter()
+            .filter(|row| row.kind == PlayerKind::Engine)
+            .map(|row| Rung {
+                player: row.player.clone(),
+                elo: tenth(row.rating.elo),
+                low: tenth(row.rating.low),
+                high: tenth(row.rating.high),
+                games: row.rating.games,
+            })
+            .collect();
+        let ladder = Ladder {
+            source,
+            anchor: format!("{}={}", board.anchor.0, board.anchor.1),
+            games: board.games,
+            rungs,
+        };
+        ladder.check()?;
+        Ok(ladder)
+    }
+
+    /// Refuses an empty ladder, a rating that is not a finite number, and a rung
+    /// listed twice.
+    pub fn check(&self) -> Result<(), LadderError> {
+        if self.rungs.is_empty() {
+            return Err(LadderError::Empty);
+        }
+        for (i, rung) in self.rungs.iter().enumerate() {
+            let bad = |why| LadderError::BadRung {
+                player: rung.player.clone(),
+                why,
+            };
+            if !rung.elo.is_finite() || rung.elo.abs() > 1e5 {
+                return Err(bad("elo must be a finite number of at most 100000"));
+            }
+            if self.rungs[..i].iter().any(|r| r.player == rung.player) {
+                return Err(bad("listed twice"));
+            }
+        }
+        Ok(())
+    }
+
+    /// The anchor and the held players for the games of `names` (the players who
+    /// played): the ladder's own anchor when it played, else its best rung that did,
+    /// and every other rung that played held; `None` when no rung played.
+    pub fn scale_for(&self, names: &[&str]) -> Option<((String, f64), Vec<(String, f64)>)> {
+        let played: Vec<&Rung> = self
+            .rungs
+            .iter()
+            .filter(|rung| names.contains(&rung.player.as_str()))
+            .collect();
+        let own = self.anchor.split('=').next().unwrap_or_default().trim();
+        let anchor = played.iter().find(|rung| rung.player == own).or(played.first())?;
+        let held = played
+            .iter()
+            .filter(|rung| rung.player != anchor.player)
+            .map(|rung| (rung.player.clone(), rung.elo))
+            .collect();
+        Some(((anchor.player.clone(), anchor.elo), held))
+    }
 }
 
 /// The player ratings are held to, and its rating: `SPEC=ELO`, read by one parser from
@@ -418,9 +559,14 @@ pub fn leaderboard_tables(as_played: &Leaderboard, as_loss: Option<&Leaderboard>
 /// players the share of moves the model decided and where it falls among the engines.
 fn table(board: &Leaderboard, view: &str) -> String {
     let mut out = String::new();
+    let held = if board.held.is_empty() {
+        String::new()
+    } else {
+        format!(", and {} more held at the ladder's ratings", board.held.len())
+    };
     let _ = writeln!(
         out,
-        "Ratings ({view}): Bradley-Terry on the Elo scale, {} held at {:.0}, 95% bootstrap intervals, {} games",
+        "Ratings ({view}): Bradley-Terry on the Elo scale, {} held at {:.0}{held}, 95% bootstrap intervals, {} games",
         board.anchor.0,
         whole(board.anchor.1),
         board.games
@@ -456,7 +602,9 @@ fn table(board: &Leaderboard, view: &str) -> String {
             rank + 1,
             row.player,
             whole(r.elo),
-            if r.low.is_finite() && r.high.is_finite() {
+            if board.held.iter().any(|(name, _)| *name == row.player) {
+                "held".to_string()
+            } else if r.low.is_finite() && r.high.is_finite() {
                 format!("[{:.0}, {:.0}]", whole(r.low), whole(r.high))
             } else {
                 "too few games".to_string()

@@ -226,9 +226,34 @@ pub enum RatingError {
 /// assert!(ratings[1].low < ratings[1].elo && ratings[1].elo < ratings[1].high);
 /// ```
 pub fn fit_ratings(players: usize, games: &[RatedGame], options: &RatingOptions) -> Result<Vec<Rating>, RatingError> {
+    fit_ratings_held(players, games, options, &[])
+}
+
+/// [`fit_ratings`] with more players held fixed beside the anchor: each of `held` at
+/// its rating (a published ladder's engines), so only the others are fitted. A held
+/// player's interval has zero width, as the anchor's has; every other player needs a
+/// chain of games to the anchor or to one of them, and its prior's virtual draw is at
+/// the anchor's level.
+pub fn fit_ratings_held(
+    players: usize,
+    games: &[RatedGame],
+    options: &RatingOptions,
+    held: &[(usize, f64)],
+) -> Result<Vec<Rating>, RatingError> {
     validate(players, games, options)?;
     let anchor = options.anchor;
-    let cut_off = unreached(players, games, anchor);
+    if let Some(&(player, _)) = held.iter().find(|(player, _)| *player >= players) {
+        return Err(RatingError::BadAnchor { anchor: player, players });
+    }
+    let mut fixed = vec![false; players];
+    fixed[anchor] = true;
+    // Natural-log odds from the anchor's rating: the fit's own units.
+    let mut start = vec![0.0; players + 1];
+    for &(player, elo) in held.iter().filter(|(player, _)| *player != anchor) {
+        fixed[player] = true;
+        start[player] = (elo - options.anchor_elo) / ELO_PER_NAT;
+    }
+    let cut_off = unreached(games, &fixed);
     if !cut_off.is_empty() {
         return Err(RatingError::Disconnected {
             players: cut_off,
@@ -236,16 +261,16 @@ pub fn fit_ratings(players: usize, games: &[RatedGame], options: &RatingOptions)
         });
     }
 
-    let units = Units::new(players, anchor, games);
+    let units = Units::new(&fixed, games);
     let all: Vec<usize> = (0..units.units.len()).collect();
-    let point = fit(players, anchor, &units.tally(&all), vec![0.0; players + 1])?;
+    let point = fit(&fixed, &units.tally(&all), start)?;
 
     let samples: Vec<Vec<f64>> = (0..options.bootstrap)
         .into_par_iter()
         .map(|k| {
             let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(options.seed, k as u64));
             let picks: Vec<usize> = (0..all.len()).map(|_| rng.gen_range(0..all.len())).collect();
-            fit(players, anchor, &units.tally(&picks), point.clone())
+            fit(&fixed, &units.tally(&picks), point.clone())
         })
         .collect::<Result<_, _>>()?;
 
@@ -265,6 +290,10 @@ pub fn fit_ratings(players: usize, games: &[RatedGame], options: &RatingOptions)
             }
         })
         .collect();
+    // Exactly as given (the round trip through log odds may move the last digit).
+    for &(player, elo) in held.iter().filter(|(player, _)| *player != anchor) {
+        (ratings[player].elo, ratings[player].low, ratings[player].high) = (elo, elo, elo);
+    }
     for game in games {
         ratings[game.first].games += 1;
         ratings[game.first].score += game.score;
@@ -350,16 +379,16 @@ fn validate(players: usize, games: &[RatedGame], options: &RatingOptions) -> Res
     Ok(())
 }
 
-/// The players with no chain of games to `anchor`, in increasing order.
-fn unreached(players: usize, games: &[RatedGame], anchor: usize) -> Vec<usize> {
+/// The players with no chain of games to a `fixed` one, in increasing order.
+fn unreached(games: &[RatedGame], fixed: &[bool]) -> Vec<usize> {
+    let players = fixed.len();
     let mut opponents = vec![Vec::new(); players];
     for game in games {
         opponents[game.first].push(game.second);
         opponents[game.second].push(game.first);
     }
-    let mut reached = vec![false; players];
-    reached[anchor] = true;
-    let mut stack = vec![anchor];
+    let mut reached = fixed.to_vec();
+    let mut stack: Vec<usize> = (0..players).filter(|&player| fixed[player]).collect();
     while let Some(player) = stack.pop() {
         for &opponent in &opponents[player] {
             if !reached[opponent] {
@@ -384,8 +413,8 @@ struct Pairing {
 
 /// The games as resampling units: a colour-swapped pair, or a game without a pair id.
 struct Units {
-    players: usize,
-    anchor: usize,
+    /// The players held fixed (the anchor among them): they get no virtual draw.
+    fixed: Vec<bool>,
     /// The pairings that met, each as (a, b) with `a < b`.
     pairings: Vec<(usize, usize)>,
     /// Each unit's games, as (pairing, points of its `a`).
@@ -393,7 +422,7 @@ struct Units {
 }
 
 impl Units {
-    fn new(players: usize, anchor: usize, games: &[RatedGame]) -> Units {
+    fn new(fixed: &[bool], games: &[RatedGame]) -> Units {
         let mut pairings = Vec::new();
         let mut pairing_of = HashMap::new();
         let mut units: Vec<Vec<(usize, f64)>> = Vec::new();
@@ -421,15 +450,15 @@ impl Units {
             units[unit].push((pairing, points));
         }
         Units {
-            players,
-            anchor,
+            fixed: fixed.to_vec(),
             pairings,
             units,
         }
     }
 
     /// The records of every pairing over the units `picks` (repeats count again),
-    /// then the prior's virtual draws against the phantom (player `players`).
+    /// then the prior's virtual draws against the phantom (the player after the last)
+    /// for every player not held fixed.
     fn tally(&self, picks: &[usize]) -> Vec<Pairing> {
         let mut records: Vec<Pairing> = self
             .pairings
@@ -447,9 +476,10 @@ impl Units {
                 records[pairing].points += points;
             }
         }
-        records.extend((0..self.players).filter(|&a| a != self.anchor).map(|a| Pairing {
+        let phantom = self.fixed.len();
+        records.extend((0..phantom).filter(|&a| !self.fixed[a]).map(|a| Pairing {
             a,
-            b: self.players,
+            b: phantom,
             games: PRIOR_DRAWS,
             points: 0.5 * PRIOR_DRAWS,
         }));
@@ -458,23 +488,24 @@ impl Units {
 }
 
 /// The maximum-likelihood ratings in natural-log odds by Newton's method from
-/// `start`: `players` entries, then the phantom's. The anchor and the phantom stay at
-/// `start`'s 0. The phantom's draws tie every player to a fixed point, so each step's
+/// `start`: one entry per player, then the phantom's. The `fixed` players (the anchor
+/// at 0, held ones at their ratings) and the phantom (at 0) stay where `start` puts
+/// them. The phantom's draws tie every other player to a fixed point, so each step's
 /// system is positive definite.
-fn fit(players: usize, anchor: usize, records: &[Pairing], start: Vec<f64>) -> Result<Vec<f64>, RatingError> {
-    // Row of each player in the reduced system; the anchor and the phantom have none.
-    let row: Vec<Option<usize>> = (0..=players)
-        .map(|player| {
-            if player == anchor || player == players {
-                None
-            } else if player < anchor {
-                Some(player)
-            } else {
-                Some(player - 1)
-            }
+fn fit(fixed: &[bool], records: &[Pairing], start: Vec<f64>) -> Result<Vec<f64>, RatingError> {
+    // Row of each free player in the reduced system; fixed ones and the phantom have none.
+    let mut free = 0;
+    let row: Vec<Option<usize>> = fixed
+        .iter()
+        .chain(std::iter::once(&true))
+        .map(|&held| {
+            (!held).then(|| {
+                free += 1;
+                free - 1
+            })
         })
         .collect();
-    let n = players - 1;
+    let n = free;
     let mut theta = start;
     let mut likelihood = log_likelihood(records, &theta);
     for iteration in 0..MAX_ITERATIONS {

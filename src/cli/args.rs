@@ -480,6 +480,15 @@ pub struct RateArgs {
     /// The player held fixed, and its rating: SPEC=ELO.
     #[arg(long, default_value_t = Anchor::default())]
     pub anchor: Anchor,
+    /// Hold every engine of a published ladder at its rating and fit only the other
+    /// players (default file: docs/ladder-ratings.toml), so that the engines of a
+    /// gauntlet, which meet only the models, stay where the ladder put them.
+    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = super::rate::DEFAULT_LADDER, conflicts_with_all = ["anchor", "write_ladder"])]
+    pub ladder: Option<PathBuf>,
+    /// Write the engines' ratings of these runs (a ladder run) as a ladder file for
+    /// --ladder.
+    #[arg(long, value_name = "FILE")]
+    pub write_ladder: Option<PathBuf>,
     /// Bootstrap resamples for the 95% intervals.
     #[arg(long, default_value_t = arena::DEFAULT_BOOTSTRAP, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub bootstrap: u32,

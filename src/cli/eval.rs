@@ -32,8 +32,8 @@ use record::{hold_log_writes, is_game_or_set_aside_log, read_game_log_prefix, Ev
 /// The run stopped at the user's request before every game finished.
 #[derive(Debug, thiserror::Error)]
 #[error(
-    "interrupted: {finished} of {total} games finished (the table counts only those); \
-     continue with: othello-arena {command} --resume {dir}"
+    "interrupted: {finished} of {total} games finished (the table counts only those); continue with: {}",
+    resume_command(.command, .dir)
 )]
 pub struct Interrupted {
     /// The command that resumes the run (`eval`, `tournament`).
@@ -245,7 +245,7 @@ async fn open_run<R: ModelGame>(
         })))?;
     }
     let stop = Arc::new(AtomicBool::new(false));
-    stop_on_ctrl_c(stop.clone(), "eval")?;
+    stop_on_ctrl_c(stop.clone(), "eval", folder.path())?;
     config.run.stop = Some(stop);
     Ok((folder, config))
 }
@@ -468,11 +468,18 @@ fn resumed_args(dir: &Path, now: &EvalArgs) -> Result<(EvalArgs, EvalRun)> {
     Ok((args, recorded))
 }
 
+/// The command line that continues the run in `dir` (`command` is `eval` or
+/// `tournament`).
+pub(super) fn resume_command(command: &str, dir: &str) -> String {
+    format!("othello-arena {command} --resume {dir}")
+}
+
 /// Ctrl-C once sets `stop` (no new games; games in flight end after their current
 /// move, logged as unfinished); twice quits at once, between two log lines. Listens
-/// on the runtime (tokio's signal handling). Both messages name `command --resume`, the
-/// command that continues the run.
-pub(super) fn stop_on_ctrl_c(stop: Arc<AtomicBool>, command: &'static str) -> Result<()> {
+/// on the runtime (tokio's signal handling). The second names the command that
+/// continues the run in `dir` ([`resume_command`]).
+pub(super) fn stop_on_ctrl_c(stop: Arc<AtomicBool>, command: &'static str, dir: &Path) -> Result<()> {
+    let resume = resume_command(command, &dir.display().to_string());
     #[cfg(unix)]
     let mut interrupts = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
         .context("cannot listen for Ctrl-C")?;
@@ -490,7 +497,7 @@ pub(super) fn stop_on_ctrl_c(stop: Arc<AtomicBool>, command: &'static str) -> Re
         );
         if pressed().await {
             let _no_torn_lines = hold_log_writes();
-            eprintln!("\nquitting now: unfinished games are played again by othello-arena {command} --resume");
+            eprintln!("\nquitting now: unfinished games are played again by {resume}");
             std::process::exit(130);
         }
     });

@@ -10,22 +10,62 @@ use super::args::RateArgs;
 use super::csv_table::CsvTable;
 use super::outputs::check_output_flag;
 use super::stats::print_notes;
-use arena::{leaderboard_tables, leaderboards, read_game_logs, Anchor, Leaderboard, RatingView, RunGame};
+use arena::{leaderboard_tables, leaderboards, read_game_logs, Ladder, Leaderboard, RatingView, RunGame};
+use game::othello::Color;
 use engines::EngineSpec;
 use game::Game;
 
+/// `--ladder` without a file: the ladder shipped under docs/.
+pub const DEFAULT_LADDER: &str = "docs/ladder-ratings.toml";
+
 pub(super) fn run(args: RateArgs) -> Result<()> {
-    if let Some(path) = &args.csv {
-        let inputs: Vec<&Path> = args.paths.iter().map(PathBuf::as_path).collect();
-        check_output_flag("--csv", path, &inputs, &[])?;
+    let inputs: Vec<&Path> = args.paths.iter().map(PathBuf::as_path).collect();
+    for (flag, path) in [("--csv", &args.csv), ("--write-ladder", &args.write_ladder)] {
+        if let Some(path) = path {
+            check_output_flag(flag, path, &inputs, &[])?;
+        }
     }
-    let (games, notes, game) = read_games_with_notes(&args.paths)?;
+    let ladder = args.ladder.as_deref().map(read_ladder).transpose()?;
+    let (games, mut notes, game) = read_games_with_notes(&args.paths)?;
+    let (anchor, held) = match &ladder {
+        Some((path, ladder)) => {
+            let names = player_names(&games);
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            ladder.scale_for(&names).with_context(|| {
+                format!(
+                    "bad --ladder {}: none of its engines played in these runs (they played {})",
+                    path.display(),
+                    names.join(", ")
+                )
+            })?
+        }
+        None => {
+            notes.extend(engines_apart_note(&games));
+            // An engine anchor in the canonical form the game's logs write (`random` is
+            // marubatsu's `ai2`); an LLM player as given.
+            let spec =
+                engines::canonical_spec(game, &args.anchor.spec).unwrap_or_else(|_| args.anchor.spec.clone());
+            ((spec, args.anchor.elo), Vec::new())
+        }
+    };
     print_notes(&notes);
-    // An engine anchor in the canonical form the game's logs write (`random` is
-    // marubatsu's `ai2`); an LLM player as given.
-    let spec = engines::canonical_spec(game, &args.anchor.spec).unwrap_or_else(|_| args.anchor.spec.clone());
-    let anchor = Anchor { spec, ..args.anchor };
-    let (as_played, as_loss) = leaderboards(&games, (&anchor.spec, anchor.elo), args.bootstrap as usize, args.seed)?;
+    let (as_played, as_loss) =
+        leaderboards(&games, (&anchor.0, anchor.1), &held, args.bootstrap as usize, args.seed)?;
+    if let Some(path) = &args.write_ladder {
+        let runs: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
+        let source = format!(
+            "othello-arena rate {} --write-ladder, {}",
+            runs.join(" "),
+            arena::utc_now().0
+        );
+        let ladder = Ladder::from_board(&as_played, source).context("bad --write-ladder: these runs rate no engine")?;
+        let text = format!(
+            "# A published engine ladder for `othello-arena rate --ladder FILE`: the engines' ratings\n\
+             # from the runs named in `source`, held fixed when other players are rated.\n{}",
+            toml::to_string(&ladder).context("cannot write the ladder as TOML")?
+        );
+        std::fs::write(path, text).with_context(|| format!("cannot write --write-ladder {}", path.display()))?;
+    }
     if let Some(path) = &args.csv {
         std::fs::write(path, csv(&as_played, as_loss.as_ref()))
             .with_context(|| format!("cannot write --csv {}", path.display()))?;
@@ -39,6 +79,74 @@ pub(super) fn run(args: RateArgs) -> Result<()> {
         print!("{}", leaderboard_tables(&as_played, as_loss.as_ref()));
     }
     Ok(())
+}
+
+/// The ladder file `path` (the default one found beside the binary's sources when it
+/// is not in the current folder), checked.
+fn read_ladder(path: &Path) -> Result<(PathBuf, Ladder)> {
+    let path = if path == Path::new(DEFAULT_LADDER) && !path.exists() {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(DEFAULT_LADDER)
+    } else {
+        path.to_path_buf()
+    };
+    let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read --ladder {}", path.display()))?;
+    let ladder: Ladder = toml::from_str(&text).with_context(|| {
+        format!(
+            "bad --ladder {}: write one with `othello-arena rate LADDER-RUN --write-ladder FILE`",
+            path.display()
+        )
+    })?;
+    ladder
+        .check()
+        .with_context(|| format!("bad --ladder {}", path.display()))?;
+    Ok((path, ladder))
+}
+
+/// Every player of `games`, sorted.
+fn player_names(games: &[RunGame]) -> Vec<String> {
+    let mut names: Vec<String> = games
+        .iter()
+        .flat_map(|g| [g.game.players.black.clone(), g.game.players.white.clone()])
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// A note when the engines of `games` fall into groups that meet only through other
+/// players (a gauntlet: each engine plays only the models), whose ratings then rest on
+/// the models' games alone.
+fn engines_apart_note(games: &[RunGame]) -> Option<String> {
+    let is_engine = |g: &RunGame, color| g.game.kinds[color] == record::PlayerKind::Engine;
+    let mut engines: Vec<&str> = Vec::new();
+    for g in games {
+        for (color, name) in [(Color::Black, &g.game.players.black), (Color::White, &g.game.players.white)] {
+            if is_engine(g, color) && !engines.contains(&name.as_str()) {
+                engines.push(name);
+            }
+        }
+    }
+    // Groups of engines joined by engine-against-engine games.
+    let mut group: Vec<usize> = (0..engines.len()).collect();
+    let find = |group: &Vec<usize>, mut i: usize| {
+        while group[i] != i {
+            i = group[i];
+        }
+        i
+    };
+    for g in games.iter().filter(|g| is_engine(g, Color::Black) && is_engine(g, Color::White)) {
+        let index = |name: &String| engines.iter().position(|e| *e == name.as_str()).expect("collected above");
+        let (a, b) = (find(&group, index(&g.game.players.black)), find(&group, index(&g.game.players.white)));
+        group[a] = b;
+    }
+    let groups = (0..engines.len()).filter(|&i| find(&group, i) == i).count();
+    (groups > 1).then(|| {
+        format!(
+            "the engines here ({}) meet each other only through other players, so their ratings rest on those \
+             players' games alone; `--ladder` holds them at the published ladder's ratings",
+            engines.join(", ")
+        )
+    })
 }
 
 /// A player as the logs name it: an engine spec in its full form (`reference` is

@@ -543,7 +543,7 @@ fn open_run(
         })))?;
     }
     let stop = Arc::new(AtomicBool::new(false));
-    stop_on_ctrl_c(stop.clone(), "tournament")?;
+    stop_on_ctrl_c(stop.clone(), "tournament", folder.path())?;
     run.stop = Some(stop);
     Ok((folder, run))
 }
@@ -592,7 +592,8 @@ fn rate(
         Ok(arena::leaderboards(
             &games,
             (&anchor.spec, anchor.elo),
-            1000,
+            &[],
+            arena::DEFAULT_BOOTSTRAP as usize,
             tournament.file.seed,
         )?)
     });

@@ -400,3 +400,34 @@ fn ladder_positions_read_naturally() {
     assert_eq!(ladder_position(&[], 905.0), "not on the ladder");
     assert_eq!(ladder_position(&ladder, f64::NAN), "not on the ladder");
 }
+
+#[test]
+fn held_players_stay_at_their_ratings_and_place_the_players_they_met() {
+    // 0 the anchor, 1 held at 400, 2 plays only 1 (even), 3 plays only 0 (even), 4
+    // plays nobody held: it meets only 2.
+    let mut games = Vec::new();
+    for k in 0..40 {
+        let (a, b) = if k % 2 == 0 { (2, 1) } else { (1, 2) };
+        games.push(game(a, b, if k % 4 < 2 { 1.0 } else { 0.0 }));
+        games.push(game(3, 0, 0.5));
+        games.push(game(4, 2, 0.5));
+    }
+    let ratings = fit_ratings_held(5, &games, &options(200, 3), &[(1, 400.0)]).unwrap();
+    assert_eq!((ratings[0].elo, ratings[0].low, ratings[0].high), (0.0, 0.0, 0.0));
+    assert_eq!((ratings[1].elo, ratings[1].low, ratings[1].high), (400.0, 400.0, 400.0));
+    // Even with the held player, a little below it: its prior draw is at the anchor's level.
+    assert!((380.0..400.0).contains(&ratings[2].elo), "{:?}", ratings[2]);
+    assert!(ratings[2].low < ratings[2].elo && ratings[2].elo < ratings[2].high);
+    assert!(ratings[3].elo.abs() < 1e-6, "{:?}", ratings[3]);
+    assert!((330.0..400.0).contains(&ratings[4].elo), "{:?}", ratings[4]);
+    // Nothing held: the same fit as without.
+    let field = round_robin(&TRUTH, 4, &mut ChaCha8Rng::seed_from_u64(9));
+    let plain = fit_ratings(5, &field, &options(50, 3)).unwrap();
+    assert_eq!(fit_ratings_held(5, &field, &options(50, 3), &[]).unwrap(), plain);
+    // A player who met no fixed one, directly or through others, is refused.
+    let apart = [game(0, 1, 1.0), game(2, 3, 1.0)];
+    assert!(matches!(
+        fit_ratings_held(4, &apart, &options(0, 1), &[(1, 100.0)]),
+        Err(RatingError::Disconnected { players, .. }) if players == vec![2, 3]
+    ));
+}
