@@ -284,7 +284,12 @@ fn a_gauntlet_rated_on_a_written_ladder_keeps_its_engines_where_the_ladder_put_t
     let ladder_file = ladder_dir.join("ladder.toml");
     let run = ladder_dir.join("run");
     let written = run_arena(
-        &["rate", run.to_str().unwrap(), "--write-ladder", ladder_file.to_str().unwrap()],
+        &[
+            "rate",
+            run.to_str().unwrap(),
+            "--write-ladder",
+            ladder_file.to_str().unwrap(),
+        ],
         "127.0.0.1:9",
     );
     assert!(written.status.success(), "{}", String::from_utf8_lossy(&written.stderr));
@@ -311,11 +316,20 @@ fn a_gauntlet_rated_on_a_written_ladder_keeps_its_engines_where_the_ladder_put_t
     let gauntlet = dir.join("run");
     let alone = run_arena(&["rate", gauntlet.to_str().unwrap()], "127.0.0.1:9");
     let stderr = String::from_utf8_lossy(&alone.stderr);
-    assert!(stderr.contains("meet each other only through other players") && stderr.contains("--ladder"), "{stderr}");
+    assert!(
+        stderr.contains("meet each other only through other players") && stderr.contains("--ladder"),
+        "{stderr}"
+    );
 
     // On the ladder, the engines stay at its ratings and only the model is fitted.
     let rated = json(&run_arena(
-        &["rate", gauntlet.to_str().unwrap(), "--ladder", ladder_file.to_str().unwrap(), "--json"],
+        &[
+            "rate",
+            gauntlet.to_str().unwrap(),
+            "--ladder",
+            ladder_file.to_str().unwrap(),
+            "--json",
+        ],
         "127.0.0.1:9",
     ));
     let board = &rated["as_played"];
@@ -324,16 +338,31 @@ fn a_gauntlet_rated_on_a_written_ladder_keeps_its_engines_where_the_ladder_put_t
     assert_eq!(board["held"][0][0], "greedy", "{board}");
     assert!(row(board, "llm:m")["elo"].is_number());
     let text = run_arena(
-        &["rate", gauntlet.to_str().unwrap(), "--ladder", ladder_file.to_str().unwrap()],
+        &[
+            "rate",
+            gauntlet.to_str().unwrap(),
+            "--ladder",
+            ladder_file.to_str().unwrap(),
+        ],
         "127.0.0.1:9",
     );
     let table = String::from_utf8_lossy(&text.stdout);
-    assert!(table.contains("1 more held at the ladder's ratings") && table.contains("held"), "{table}");
+    assert!(
+        table.contains("1 more held at the ladder's ratings") && table.contains("held"),
+        "{table}"
+    );
 
     // Without a file, the ladder shipped under docs/ (from docs/ladder.toml's run).
     let shipped: toml::Table = toml::from_str(&std::fs::read_to_string("docs/ladder-ratings.toml").unwrap()).unwrap();
-    let shipped_greedy = shipped["rung"].as_array().unwrap().iter().find(|r| r["player"].as_str() == Some("greedy"));
-    let rated = json(&run_arena(&["rate", gauntlet.to_str().unwrap(), "--ladder", "--json"], "127.0.0.1:9"));
+    let shipped_greedy = shipped["rung"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["player"].as_str() == Some("greedy"));
+    let rated = json(&run_arena(
+        &["rate", gauntlet.to_str().unwrap(), "--ladder", "--json"],
+        "127.0.0.1:9",
+    ));
     assert_eq!(
         row(&rated["as_played"], "greedy")["elo"].as_f64(),
         shipped_greedy.unwrap()["elo"].as_float()
@@ -346,9 +375,17 @@ fn a_gauntlet_rated_on_a_written_ladder_keeps_its_engines_where_the_ladder_put_t
     )
     .unwrap();
     std::fs::write(dir.join("broken.toml"), "rung = 3\n").unwrap();
-    for (file, expected) in [("other.toml", "none of its engines played"), ("broken.toml", "--write-ladder FILE")] {
+    for (file, expected) in [
+        ("other.toml", "none of its engines played"),
+        ("broken.toml", "--write-ladder FILE"),
+    ] {
         let out = run_arena(
-            &["rate", gauntlet.to_str().unwrap(), "--ladder", dir.join(file).to_str().unwrap()],
+            &[
+                "rate",
+                gauntlet.to_str().unwrap(),
+                "--ladder",
+                dir.join(file).to_str().unwrap(),
+            ],
             "127.0.0.1:9",
         );
         let stderr = String::from_utf8_lossy(&out.stderr);

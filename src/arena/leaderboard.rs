@@ -205,7 +205,9 @@ pub fn leaderboard(
         .filter(|&(i, _)| i != anchor_index)
         .collect();
     let mut ratings = fit_ratings_held(names.len(), &rated, &options, &held).map_err(LeaderboardError::Fit)?;
-    let fixed: Vec<usize> = std::iter::once(anchor_index).chain(held.iter().map(|&(i, _)| i)).collect();
+    let fixed: Vec<usize> = std::iter::once(anchor_index)
+        .chain(held.iter().map(|&(i, _)| i))
+        .collect();
     withhold_thin_intervals(&mut ratings, &rated, &fixed);
     let held = held.iter().map(|&(i, elo)| (names[i].clone(), elo)).collect();
     let mut rows = leader_rows(names, ratings, facts);
@@ -366,6 +368,9 @@ fn tenth(elo: f64) -> f64 {
     }
 }
 
+/// A player and the rating it is held at.
+pub type Rated = (String, f64);
+
 /// One engine of a [`Ladder`].
 #[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -448,7 +453,7 @@ impl Ladder {
     /// The anchor and the held players for the games of `names` (the players who
     /// played): the ladder's own anchor when it played, else its best rung that did,
     /// and every other rung that played held; `None` when no rung played.
-    pub fn scale_for(&self, names: &[&str]) -> Option<((String, f64), Vec<(String, f64)>)> {
+    pub fn scale_for(&self, names: &[&str]) -> Option<(Rated, Vec<Rated>)> {
         let played: Vec<&Rung> = self
             .rungs
             .iter()

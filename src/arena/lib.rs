@@ -60,7 +60,7 @@ pub use groups::{collect_groups, groups_json, Group, GroupGame, Groups, GroupsEr
 pub use hosts::{host_usage, HostUsage};
 pub use leaderboard::{
     default_leaderboards, leaderboard, leaderboard_tables, leaderboards, Anchor, Ladder, LadderError, LeaderRow,
-    Leaderboard, LeaderboardError, RatingView, Rung, RunGame, DEFAULT_BOOTSTRAP, DEFAULT_BOOTSTRAP_SEED, MIN_UNITS,
+    Leaderboard, LeaderboardError, RatingView, RunGame, Rung, DEFAULT_BOOTSTRAP, DEFAULT_BOOTSTRAP_SEED, MIN_UNITS,
 };
 pub use logs::{cut_off_note, read_game_logs, GameLogs, LoggedGame, LogsError};
 pub use matchup::{run_match, MatchConfig, MatchResult, SpecTally};

@@ -243,7 +243,10 @@ pub fn fit_ratings_held(
     validate(players, games, options)?;
     let anchor = options.anchor;
     if let Some(&(player, _)) = held.iter().find(|(player, _)| *player >= players) {
-        return Err(RatingError::BadAnchor { anchor: player, players });
+        return Err(RatingError::BadAnchor {
+            anchor: player,
+            players,
+        });
     }
     let mut fixed = vec![false; players];
     fixed[anchor] = true;

@@ -11,8 +11,8 @@ use super::csv_table::CsvTable;
 use super::outputs::check_output_flag;
 use super::stats::print_notes;
 use arena::{leaderboard_tables, leaderboards, read_game_logs, Ladder, Leaderboard, RatingView, RunGame};
-use game::othello::Color;
 use engines::EngineSpec;
+use game::othello::Color;
 use game::Game;
 
 /// `--ladder` without a file: the ladder shipped under docs/.
@@ -43,14 +43,12 @@ pub(super) fn run(args: RateArgs) -> Result<()> {
             notes.extend(engines_apart_note(&games));
             // An engine anchor in the canonical form the game's logs write (`random` is
             // marubatsu's `ai2`); an LLM player as given.
-            let spec =
-                engines::canonical_spec(game, &args.anchor.spec).unwrap_or_else(|_| args.anchor.spec.clone());
+            let spec = engines::canonical_spec(game, &args.anchor.spec).unwrap_or_else(|_| args.anchor.spec.clone());
             ((spec, args.anchor.elo), Vec::new())
         }
     };
     print_notes(&notes);
-    let (as_played, as_loss) =
-        leaderboards(&games, (&anchor.0, anchor.1), &held, args.bootstrap as usize, args.seed)?;
+    let (as_played, as_loss) = leaderboards(&games, (&anchor.0, anchor.1), &held, args.bootstrap as usize, args.seed)?;
     if let Some(path) = &args.write_ladder {
         let runs: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
         let source = format!(
@@ -120,7 +118,10 @@ fn engines_apart_note(games: &[RunGame]) -> Option<String> {
     let is_engine = |g: &RunGame, color| g.game.kinds[color] == record::PlayerKind::Engine;
     let mut engines: Vec<&str> = Vec::new();
     for g in games {
-        for (color, name) in [(Color::Black, &g.game.players.black), (Color::White, &g.game.players.white)] {
+        for (color, name) in [
+            (Color::Black, &g.game.players.black),
+            (Color::White, &g.game.players.white),
+        ] {
             if is_engine(g, color) && !engines.contains(&name.as_str()) {
                 engines.push(name);
             }
@@ -134,9 +135,20 @@ fn engines_apart_note(games: &[RunGame]) -> Option<String> {
         }
         i
     };
-    for g in games.iter().filter(|g| is_engine(g, Color::Black) && is_engine(g, Color::White)) {
-        let index = |name: &String| engines.iter().position(|e| *e == name.as_str()).expect("collected above");
-        let (a, b) = (find(&group, index(&g.game.players.black)), find(&group, index(&g.game.players.white)));
+    for g in games
+        .iter()
+        .filter(|g| is_engine(g, Color::Black) && is_engine(g, Color::White))
+    {
+        let index = |name: &String| {
+            engines
+                .iter()
+                .position(|e| *e == name.as_str())
+                .expect("collected above")
+        };
+        let (a, b) = (
+            find(&group, index(&g.game.players.black)),
+            find(&group, index(&g.game.players.white)),
+        );
         group[a] = b;
     }
     let groups = (0..engines.len()).filter(|&i| find(&group, i) == i).count();

@@ -25,6 +25,7 @@
 #![deny(missing_docs)]
 
 mod alphabeta;
+mod bits;
 mod games;
 mod greedy;
 mod human;

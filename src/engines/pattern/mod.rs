@@ -13,6 +13,7 @@ mod file;
 
 use std::sync::OnceLock;
 
+use crate::bits::gather;
 use game::othello::{transform_square, Square};
 
 pub use file::{sha256_hex, LoadWeightsError, SHIPPED_SHA256};
@@ -249,8 +250,8 @@ impl Layout {
     #[inline]
     fn filling(&self, placement: &Placement, player: u64, opponent: u64) -> u32 {
         let table = &self.ternary[placement.ternary as usize..];
-        let own = table[extract(player, placement.mask) as usize];
-        let theirs = table[extract(opponent, placement.mask) as usize];
+        let own = table[gather(player, placement.mask) as usize];
+        let theirs = table[gather(opponent, placement.mask) as usize];
         u32::from(own) + 2 * u32::from(theirs)
     }
 
@@ -314,30 +315,6 @@ fn ternary_table(placement: &Placement) -> Vec<u16> {
                 .sum()
         })
         .collect()
-}
-
-/// The bits of `bits` on the squares of `mask`, gathered into the low bits in index
-/// order (BMI2's `pext`).
-#[inline]
-fn extract(bits: u64, mask: u64) -> u64 {
-    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
-    {
-        // SAFETY: this build targets CPUs with BMI2 (target_feature = "bmi2"), which
-        // have the pext instruction.
-        unsafe { std::arch::x86_64::_pext_u64(bits, mask) }
-    }
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
-    {
-        let (mut out, mut mask, mut bit) = (0, mask, 1);
-        while mask != 0 {
-            if bits & mask & mask.wrapping_neg() != 0 {
-                out |= bit;
-            }
-            mask &= mask - 1;
-            bit <<= 1;
-        }
-        out
-    }
 }
 
 /// Both sides' legal-move counts, capped.

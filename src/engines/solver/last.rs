@@ -18,6 +18,7 @@
 use game::othello::bitboard::{flips, legal_moves};
 use game::othello::Square;
 
+use crate::bits::gather;
 use crate::midgame::final_score;
 
 /// The most empties searched here; more go to the solver's main search.
@@ -155,30 +156,6 @@ pub(super) fn last_flips(discs: u64, index: u32) -> i32 {
         .iter()
         .map(|&(mask, place)| i32::from(LAST_FLIPS[place as usize][gather(discs, mask) as usize]))
         .sum()
-}
-
-/// The bits of `bits` on the squares of `mask`, gathered into the low bits in index
-/// order (BMI2's `pext`).
-#[inline]
-fn gather(bits: u64, mask: u64) -> u64 {
-    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
-    {
-        // SAFETY: this build targets CPUs with BMI2 (target_feature = "bmi2"), which
-        // have the pext instruction.
-        unsafe { std::arch::x86_64::_pext_u64(bits, mask) }
-    }
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
-    {
-        let (mut out, mut mask, mut bit) = (0, mask, 1);
-        while mask != 0 {
-            if bits & mask & mask.wrapping_neg() != 0 {
-                out |= bit;
-            }
-            mask &= mask - 1;
-            bit <<= 1;
-        }
-        out
-    }
 }
 
 /// The exact score for the side to move (`player`) with one empty square left,
