@@ -167,6 +167,18 @@ pub enum LeaderboardError {
     Fit(#[source] RatingError),
 }
 
+/// The players of the finished games of `games` (the ones a leaderboard rates), sorted.
+pub fn rated_players(games: &[RunGame]) -> Vec<String> {
+    let mut names: Vec<String> = games
+        .iter()
+        .filter(|g| g.game.black_margin.is_some())
+        .flat_map(|g| [g.game.players.black.clone(), g.game.players.white.clone()])
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
 /// Rates the finished games of `games` in `view`, `anchor` held at its rating and each
 /// player of `held` that played held at its own (a published ladder; the others are
 /// left out); `bootstrap` resamples seeded by `seed` give the 95% intervals.
@@ -179,12 +191,7 @@ pub fn leaderboard(
     seed: u64,
 ) -> Result<Leaderboard, LeaderboardError> {
     let finished: Vec<&RunGame> = games.iter().filter(|g| g.game.black_margin.is_some()).collect();
-    let mut names: Vec<String> = finished
-        .iter()
-        .flat_map(|g| [g.game.players.black.clone(), g.game.players.white.clone()])
-        .collect();
-    names.sort();
-    names.dedup();
+    let names = rated_players(games);
     let Some(anchor_index) = names.iter().position(|n| n == anchor.0) else {
         return Err(LeaderboardError::AnchorAbsent {
             anchor: anchor.0.to_string(),

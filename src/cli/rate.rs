@@ -29,7 +29,7 @@ pub(super) fn run(args: RateArgs) -> Result<()> {
     let (games, mut notes, game) = read_games_with_notes(&args.paths)?;
     let (anchor, held) = match &ladder {
         Some((path, ladder)) => {
-            let names = player_names(&games);
+            let names = arena::rated_players(&games);
             let names: Vec<&str> = names.iter().map(String::as_str).collect();
             ladder.scale_for(&names).with_context(|| {
                 format!(
@@ -98,17 +98,6 @@ fn read_ladder(path: &Path) -> Result<(PathBuf, Ladder)> {
         .check()
         .with_context(|| format!("bad --ladder {}", path.display()))?;
     Ok((path, ladder))
-}
-
-/// Every player of `games`, sorted.
-fn player_names(games: &[RunGame]) -> Vec<String> {
-    let mut names: Vec<String> = games
-        .iter()
-        .flat_map(|g| [g.game.players.black.clone(), g.game.players.white.clone()])
-        .collect();
-    names.sort();
-    names.dedup();
-    names
 }
 
 /// A note when the engines of `games` fall into groups that meet only through other
