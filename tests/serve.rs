@@ -1,7 +1,8 @@
 //! `serve` over plain HTTP: paths that try to leave --runs, tokens, foreign hosts and
 //! origins, body limits; a whole game against a scripted model played through the API,
 //! its events in order and its log read by `replay`, `stats`, `rate` and `report`; a
-//! client that leaves mid-stream and a model host that dies mid-game.
+//! client that leaves mid-stream and a model host that dies mid-game; hints on the
+//! person's turn, logged with their move.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
@@ -440,6 +441,110 @@ fn the_server_outlives_a_client_that_leaves_and_a_model_host_that_dies() {
     let (id, _) = start_game(&http, &served.url, "black", "greedy");
     let events = play_through(&http, &served.url, id, "black", None);
     assert_eq!(events.last().unwrap()["kind"], "end");
+}
+
+#[test]
+fn hints_value_each_legal_move_on_the_persons_turn_and_are_logged_before_the_move() {
+    let base = temp_dir("serve", "hints");
+    let runs = base.join("runs");
+    let served = Served::start(&runs, "127.0.0.1:0", &[]);
+    let http = client();
+    let (id, run) = start_game(&http, &served.url, "black", "greedy");
+    let hint = |engine: &str, ply: &Value| {
+        http.post(format!("{}/api/games/{id}/hint", served.url))
+            .json(&json!({"engine": engine, "ply": ply}))
+            .send()
+            .unwrap()
+    };
+    let stream = http
+        .get(format!("{}/api/games/{id}/events", served.url))
+        .send()
+        .unwrap();
+    let (mut hinted, mut exact) = (0, 0);
+    for line in BufReader::new(stream).lines() {
+        let line = line.unwrap();
+        let Some(data) = line.strip_prefix("data:") else {
+            continue;
+        };
+        let event: Value = serde_json::from_str(data.trim()).unwrap();
+        if event["kind"] == "end" || event["kind"] == "failed" {
+            assert_eq!(event["kind"], "end", "{event}");
+            break;
+        }
+        if !(event["kind"] == "state" && event["to_move"] == "black" && event["over"] == false) {
+            continue;
+        }
+        if hinted == 0 {
+            // Only for the position on the board, by an engine that values each move.
+            let stale = hint("reference", &json!(event["ply"].as_u64().unwrap() + 2));
+            assert_eq!(stale.status(), StatusCode::CONFLICT);
+            let greedy = hint("greedy", &event["ply"]);
+            assert_eq!(greedy.status(), StatusCode::BAD_REQUEST);
+            assert!(greedy.text().unwrap().contains("gives no value per move"));
+            let deep = hint("reference:12:18", &event["ply"]);
+            assert_eq!(deep.status(), StatusCode::BAD_REQUEST);
+            assert!(deep.text().unwrap().contains("too deep for a hint"));
+        }
+        let shown = hint("reference:4:10", &event["ply"]);
+        assert_eq!(shown.status(), StatusCode::OK);
+        let shown: Value = shown.json().unwrap();
+        let values = shown["values"].as_array().unwrap();
+        let squares: Vec<&str> = values.iter().map(|v| v["move"].as_str().unwrap()).collect();
+        let legal: Vec<&str> = event["legal"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_str().unwrap())
+            .collect();
+        assert_eq!(squares, legal, "one value per legal move, in the board's order");
+        let value = |v: &Value| v["value"].as_f64().unwrap();
+        if hinted == 0 {
+            // The four first moves are one move up to symmetry: one value.
+            assert!(values.iter().all(|v| value(v) == value(&values[0])), "{shown}");
+        }
+        let empties = event["board"].as_str().unwrap().matches('-').count() as u64;
+        assert_eq!(shown["exact"], empties <= 10, "{shown}");
+        if shown["exact"] == true {
+            assert_eq!(shown["depth"], empties);
+            exact += 1;
+        }
+        // Play the hint's best move.
+        let best = values.iter().max_by(|a, b| value(a).total_cmp(&value(b))).unwrap();
+        let played = http
+            .post(format!("{}/api/games/{id}/move", served.url))
+            .json(&json!({"square": best["move"], "ply": event["ply"]}))
+            .send()
+            .unwrap();
+        assert_eq!(played.status(), StatusCode::NO_CONTENT);
+        hinted += 1;
+    }
+    assert!(hinted > 10 && exact > 0, "{hinted} hints, {exact} exact");
+
+    // Each hint is logged once, just before the person's move at its ply.
+    let log = std::fs::read_to_string(runs.join(&run).join("game-0001.jsonl")).unwrap();
+    let lines: Vec<Value> = log.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let hints: Vec<usize> = (0..lines.len()).filter(|&i| lines[i]["type"] == "hint").collect();
+    assert_eq!(hints.len(), hinted);
+    for i in hints {
+        let (hint, next) = (&lines[i], &lines[i + 1]);
+        assert_eq!(next["type"], "move", "{next}");
+        assert_eq!(
+            (&next["ply"], &next["color"], &next["player"]),
+            (&hint["ply"], &hint["color"], &hint["player"])
+        );
+        assert_eq!(hint["engine"], "reference:4:10");
+        assert!(hint["values"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|v| v["move"] == next["move"]));
+    }
+    // The readers pass over hints.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_othello-arena"))
+        .args(["replay", runs.join(&run).join("game-0001.jsonl").to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 }
 
 #[test]

@@ -111,6 +111,10 @@ pub enum Event {
     GameEnd(GameEnd),
     /// The run stopped before the game was over.
     GameStopped(GameStopped),
+    /// A person asked an engine for the value of each of their legal moves (the play
+    /// page's hints); written before that person's move. Replay and the tallies pass
+    /// over it.
+    Hint(HintRecord),
 }
 
 impl Event {
@@ -260,6 +264,37 @@ pub struct ExchangeRecord {
     pub request: Value,
     /// The response body exactly as received.
     pub response: Value,
+}
+
+/// `hint`: the values an engine gave a person's legal moves before they moved.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HintRecord {
+    /// Game number.
+    pub game: usize,
+    /// The ply the person was deciding.
+    pub ply: usize,
+    /// The person's colour.
+    pub color: Color,
+    /// The person's spec (`human`).
+    pub player: String,
+    /// The engine that gave the values (`reference:8:18`).
+    pub engine: String,
+    /// Solved to the end (true) or estimated by a depth-limited search (false).
+    pub exact: bool,
+    /// The search depth reached, in plies (the empties when exact).
+    pub depth: u32,
+    /// Each legal move with its value (final disc difference for the person), row-major.
+    pub values: Vec<HintValue>,
+}
+
+/// One legal move's value in a [`HintRecord`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HintValue {
+    /// The square, `d3`.
+    #[serde(rename = "move")]
+    pub mv: String,
+    /// Its value in discs.
+    pub value: f64,
 }
 
 /// Where a move came from.

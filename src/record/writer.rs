@@ -7,8 +7,8 @@ use game::{Game, Line, Rules};
 use llm::Exchange;
 
 use super::{
-    AgentDecision, EngineId, Event, ExchangeRecord, ForfeitRecord, GameEnd, GameLog, GameStart, GameStopped, LogError,
-    MoveRecord, MoveSource, PlayerKind, PlayerKinds,
+    AgentDecision, EngineId, Event, ExchangeRecord, ForfeitRecord, GameEnd, GameLog, GameStart, GameStopped,
+    HintRecord, LogError, MoveRecord, MoveSource, PlayerKind, PlayerKinds,
 };
 
 /// A ply and the side deciding it: where an exchange, a move or a forfeit belongs.
@@ -141,6 +141,12 @@ impl<'a> GameWriter<'a> {
                 agent: agent.clone(),
             })
         })
+    }
+
+    /// `hint`: the values `hint` gives the legal moves at its ply, shown to a person
+    /// before they moved.
+    pub fn hint(&self, hint: &HintRecord) -> Result<(), LogError> {
+        self.write(|game| Event::Hint(HintRecord { game, ..hint.clone() }))
     }
 
     /// `game_stopped`: the run stopped before `ply` was played.

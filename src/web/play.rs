@@ -10,6 +10,11 @@
 //! event is kept, so a page that reconnects is sent the whole game again (after a
 //! `reset`).
 //!
+//! Hints: on the person's turn the page may ask the reference engine for the value of
+//! each legal move (`POST /api/games/{id}/hint`); every hint shown is logged as a
+//! `hint` line before the person's move, so the log tells which moves were played
+//! with help.
+//!
 //! What "as it arrives" means: each reply of the model is sent as soon as its request
 //! is answered and each tool result as soon as it is computed, both before the agent's
 //! next request. The chat backends ask for whole replies (no token streaming), so a
@@ -17,7 +22,7 @@
 
 use std::collections::HashMap;
 use std::convert::Infallible;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -37,16 +42,25 @@ use arena::{
     play_logged, Action, GameContext, GameError, GameRecord, PlayError, Played, Player, PlayerSpec, RunFile, RunFolder,
     RunFolderError, RunKind, RunPlayer, Seat, ServeRun,
 };
-use engines::{EngineError, EngineSpec};
+use engines::{Engine, EngineError, EngineSpec, Reference};
 use game::othello::{Bitboard, Board, ByColor, Color, Move, Square};
 use game::{Line, Othello};
-use record::{game_log_path, AgentDecision, GameLog, GameWriter, MoveSource, PlayerKind};
+use record::{game_log_path, AgentDecision, GameLog, GameWriter, HintRecord, HintValue, MoveSource, PlayerKind};
 
 /// The longest model text sent to the page (the log keeps everything).
 const MAX_TEXT: usize = 32 * 1024;
 /// How long a game waits for the person's move before it is abandoned (it then ends
 /// as `failed`, its log without `game_end`, and its slot is freed).
 const MOVE_WAIT: Duration = Duration::from_secs(3600);
+/// The hint engine when the page names none.
+const HINT_ENGINE: &str = "reference";
+/// No new search depth starts after this long on a hint (the exact solve, at most
+/// [`MAX_HINT_EXACT`] empties, always finishes).
+const HINT_TIME: Duration = Duration::from_secs(2);
+/// The deepest search a hint may ask for.
+const MAX_HINT_DEPTH: u32 = 10;
+/// The most empties a hint may ask to be solved exactly.
+const MAX_HINT_EXACT: u32 = 20;
 
 /// The games played here, by id.
 pub struct Games {
@@ -99,6 +113,10 @@ struct Session {
     moves: mpsc::Sender<(usize, Square)>,
     /// The position and the ply the person may move at (`None` when it is not their turn).
     turn: Mutex<Option<(Board, usize)>>,
+    /// Hints shown at the person's current turn, logged with their move.
+    hints: Mutex<Vec<HintRecord>>,
+    /// A hint is being computed (one at a time per game).
+    hinting: AtomicBool,
 }
 
 impl Session {
@@ -172,6 +190,8 @@ pub async fn create(State(app): State<Arc<AppState>>, Json(request): Json<NewGam
         feed,
         moves,
         turn: Mutex::new(None),
+        hints: Mutex::new(Vec::new()),
+        hinting: AtomicBool::new(false),
     }) else {
         return Err(ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
@@ -260,6 +280,98 @@ pub async fn play_move(
     match session.moves.try_send((request.ply, square)) {
         Ok(()) => Ok(StatusCode::NO_CONTENT.into_response()),
         Err(_) => Err(ApiError::new(StatusCode::CONFLICT, "a move is already on its way")),
+    }
+}
+
+/// `POST /api/games/{id}/hint`.
+#[derive(Debug, Deserialize)]
+pub struct HintRequest {
+    /// The engine: `reference` (the default) or `reference:DEPTH:EXACT`.
+    #[serde(default)]
+    engine: Option<String>,
+    /// The ply the hint is for (a request for an old position is refused).
+    ply: usize,
+}
+
+/// The value of each of the person's legal moves by the reference engine, on their
+/// turn only: `{ply, engine, exact, depth, values: [{move, value}]}`, values in final
+/// discs for the person. Logged with their move.
+pub async fn hint(
+    State(app): State<Arc<AppState>>,
+    Path(id): Path<u64>,
+    Json(request): Json<HintRequest>,
+) -> Result<Response, ApiError> {
+    let session = app.games.get(id).ok_or_else(no_such_game)?;
+    let engine = hint_engine(request.engine.as_deref().unwrap_or(HINT_ENGINE))?;
+    let turn = *session.turn.lock().unwrap_or_else(|p| p.into_inner());
+    let Some((board, ply)) = turn.filter(|&(_, ply)| ply == request.ply) else {
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "hints are for your turn: wait for your move",
+        ));
+    };
+    if session.hinting.swap(true, Ordering::AcqRel) {
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "a hint is being computed: wait for it",
+        ));
+    }
+    let computed = tokio::task::spawn_blocking(move || {
+        let name = engine.name();
+        let mut engine = engine;
+        (name, engine.score_moves(&board))
+    })
+    .await;
+    session.hinting.store(false, Ordering::Release);
+    let (engine, scores) =
+        computed.map_err(|err| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("{err}")))?;
+    let hint = HintRecord {
+        game: 1,
+        ply,
+        color: board.side_to_move(),
+        player: "human".to_string(),
+        engine,
+        exact: scores.exact,
+        depth: scores.depth,
+        values: scores
+            .scores
+            .iter()
+            .map(|&(square, value)| HintValue {
+                mv: square.to_string(),
+                value,
+            })
+            .collect(),
+    };
+    let answer = json!({
+        "ply": hint.ply,
+        "engine": hint.engine,
+        "exact": hint.exact,
+        "depth": hint.depth,
+        "values": hint.values,
+    });
+    session.hints.lock().unwrap_or_else(|p| p.into_inner()).push(hint);
+    Ok(Json(answer).into_response())
+}
+
+/// The reference engine a hint asks for, within the bounds a hint may take.
+fn hint_engine(spec: &str) -> Result<Reference, ApiError> {
+    let refuse = |why: String| {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            format!("engine {spec:?}: {why}; hints take reference or reference:DEPTH:EXACT (DEPTH at most {MAX_HINT_DEPTH}, EXACT at most {MAX_HINT_EXACT})"),
+        )
+    };
+    match spec.trim().parse::<EngineSpec>() {
+        Ok(EngineSpec::Reference { depth, exact_empties }) => {
+            if depth > MAX_HINT_DEPTH || exact_empties > MAX_HINT_EXACT {
+                return Err(refuse("too deep for a hint".to_string()));
+            }
+            let mut engine = Reference::new(exact_empties, depth);
+            engine.time_limit = Some(HINT_TIME);
+            Ok(engine)
+        }
+        Ok(other) => Err(refuse(format!("{other} gives no value per move"))),
+        Err(err) => Err(refuse(format!("{err}"))),
     }
 }
 
@@ -502,6 +614,10 @@ impl Player for WebHuman {
             }
         };
         *self.session.turn.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        let hints = std::mem::take(&mut *self.session.hints.lock().unwrap_or_else(|p| p.into_inner()));
+        for hint in hints.iter().filter(|hint| hint.ply == ctx.ply) {
+            ctx.log.hint(hint).map_err(AgentError::from)?;
+        }
         Ok(Played {
             mv: Move::Place(chosen),
             source: MoveSource::Engine,

@@ -10,9 +10,12 @@ const OA = {
   },
   squareName(i) { return "abcdefgh"[i % 8] + String(Math.floor(i / 8) + 1); },
   // squares: 64 characters a1..h8 (X black, O white, - empty).
+  // opts: legal and flips (square names), last (a square name), onClick, hints.
   drawBoard(container, squares, opts) {
     opts = opts || {};
     const legal = new Set(opts.legal || []), flips = new Set(opts.flips || []);
+    // hints: square -> { text, best }, drawn on the square (the play page's hints).
+    const hints = new Map(Object.entries(opts.hints || {}));
     container.replaceChildren();
     container.appendChild(OA.el("div", "", "corner"));
     for (const f of "abcdefgh") container.appendChild(OA.el("div", f, "label"));
@@ -29,6 +32,12 @@ const OA = {
           sq.dataset.disc = c === "X" ? "black" : "white";
         }
         if (legal.has(name)) { sq.classList.add("legal"); sq.setAttribute("aria-label", "play " + name); }
+        if (hints.has(name)) {
+          const h = hints.get(name);
+          sq.classList.add("hinted"); if (h.best) sq.classList.add("best");
+          sq.appendChild(OA.el("span", h.text, "hint"));
+          sq.setAttribute("aria-label", "play " + name + ", hint " + h.text);
+        }
         if (opts.last === name) sq.classList.add("last");
         if (flips.has(name)) sq.classList.add("flipped");
         if (opts.onClick && legal.has(name)) sq.addEventListener("click", () => opts.onClick(name));

@@ -2,7 +2,7 @@
 (function () {
   const $ = id => document.getElementById(id);
   const el = OA.el;
-  let game = null;   // { id, human, source, ply }
+  let game = null;   // { id, human, source, ply, state }
 
   function spec() {
     const kind = $("kind").value, depth = $("depth").value || "1";
@@ -75,6 +75,42 @@
     }
   }
 
+  // The board as last shown, with hints drawn on it when they are on and for this ply.
+  function draw() {
+    const e = game.state, mine = e.to_move === game.human && !e.over;
+    const opts = { legal: mine ? e.legal : [], last: e.last, flips: e.flips, onClick: mine ? move : null };
+    if (mine && game.hint && game.hint.ply === e.ply) opts.hints = game.hint.squares;
+    OA.drawBoard($("board"), e.board, opts);
+  }
+
+  // Asks for the value of each legal move (logged with the move) and draws them.
+  async function askHint() {
+    const e = game && game.state;
+    if (!$("hints").checked || !e || e.over || e.to_move !== game.human) return;
+    const ply = e.ply;
+    if (game.hint && game.hint.ply === ply) { draw(); return; }
+    $("hint-note").textContent = "hint: thinking…";
+    try {
+      const h = await OA.api("POST", "/api/games/" + game.id + "/hint", { engine: $("hint-engine").value.trim() || "reference", ply });
+      if (!game.state || game.state.ply !== ply) return;
+      const best = Math.max(...h.values.map(v => v.value)), squares = {};
+      for (const v of h.values) {
+        const value = Math.round(v.value * 10) / 10;
+        squares[v.move] = { text: (value > 0 ? "+" : "") + value, best: v.value === best };
+      }
+      game.hint = { ply, squares };
+      $("hint-note").textContent = "hint by " + h.engine + ": final disc difference for you, " +
+        (h.exact ? "solved exactly" : "estimated at depth " + h.depth) + "; logged with your move";
+      draw();
+    } catch (err) {
+      if (game.state && game.state.ply === ply) $("hint-note").textContent = "hint: " + err.message;
+    }
+  }
+  $("hints").addEventListener("change", () => {
+    if ($("hints").checked) askHint();
+    else { $("hint-note").textContent = ""; if (game && game.state) { game.hint = null; draw(); } }
+  });
+
   function handle(e) {
     switch (e.kind) {
       case "reset": $("log").replaceChildren(); break;
@@ -82,9 +118,10 @@
         $("players").textContent = "Black: " + e.black + " · White: " + e.white;
         break;
       case "state": {
-        game.ply = e.ply;
+        game.ply = e.ply; game.state = e;
         const mine = e.to_move === game.human && !e.over;
-        OA.drawBoard($("board"), e.board, { legal: mine ? e.legal : [], last: e.last, flips: e.flips, onClick: mine ? move : null });
+        draw();
+        if (mine) askHint();
         $("score").textContent = "Black " + e.black + " – White " + e.white;
         $("score").dataset.black = e.black; $("score").dataset.white = e.white;
         if (!e.over) $("status").textContent = mine ? "Your move (" + game.human + ")" : "Opponent is thinking…";
