@@ -386,7 +386,7 @@ fn a_game_against_a_model_streams_in_order_and_its_log_is_read_by_every_command(
         .json()
         .unwrap();
     assert_eq!(
-        shown["games"][0]["moves"].as_u64().unwrap() as usize,
+        shown["games"][0]["plies"].as_u64().unwrap() as usize,
         events.iter().filter(|e| e["kind"] == "state").count() - 1
     );
     assert_eq!(shown["tables"]["groups"][0]["model"], "llm:stub");

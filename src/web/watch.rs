@@ -134,10 +134,11 @@ pub async fn list(State(app): State<Arc<AppState>>) -> Result<Response, ApiError
     Ok(Json(json!({ "runs": runs })).into_response())
 }
 
-/// What a game log says at a glance: its players, moves so far and result.
+/// What a game log says at a glance: its players, the ply it reached (opening moves
+/// included) and its result: the score, a forfeit or a stop.
 fn game_glance(path: &FsPath) -> Value {
     let text = std::fs::read_to_string(path).unwrap_or_default();
-    let (mut black, mut white, mut moves, mut end) = (Value::Null, Value::Null, 0, Value::Null);
+    let (mut black, mut white, mut plies, mut end) = (Value::Null, Value::Null, 0, Value::Null);
     // A line that is not a record of this format (torn, another version) is left out.
     let records = text
         .lines()
@@ -146,15 +147,17 @@ fn game_glance(path: &FsPath) -> Value {
     for record in records {
         match record.event {
             Event::GameStart(start) => (black, white) = (json!(start.black), json!(start.white)),
-            Event::Move(_) => moves += 1,
+            // The ply number, opening moves included: what the board's "after N plies" says.
+            Event::Move(m) => plies = m.ply,
             Event::GameEnd(e) => end = json!([e.black_discs, e.white_discs, e.winner]),
             Event::Forfeit(f) => end = json!([null, null, format!("{:?} forfeited", f.color)]),
+            Event::GameStopped(s) => end = json!([null, null, format!("stopped before ply {}", s.ply)]),
             _ => {}
         }
     }
     json!({
         "file": path.file_name().map(|n| n.to_string_lossy().into_owned()),
-        "black": black, "white": white, "moves": moves, "end": end,
+        "black": black, "white": white, "plies": plies, "end": end,
     })
 }
 

@@ -73,13 +73,13 @@
     const table = $("games");
     table.replaceChildren();
     const head = el("tr");
-    for (const h of ["log", "black", "white", "moves", "result"]) head.appendChild(el("th", h));
+    for (const h of ["log", "black", "white", "plies", "result"]) head.appendChild(el("th", h));
     table.appendChild(head);
     for (const g of run.games) {
       const tr = el("tr");
       const a = el("a", g.file); a.href = "/runs/" + enc(name) + "/files/" + enc(g.file);
       cell(tr, undefined).appendChild(a);
-      cell(tr, g.black); cell(tr, g.white); cell(tr, String(g.moves));
+      cell(tr, g.black); cell(tr, g.white); cell(tr, String(g.plies));
       cell(tr, g.end ? (g.end[0] === null ? g.end[2] : g.end[0] + "–" + g.end[1] + " " + g.end[2]) : "in play");
       table.appendChild(tr);
     }
