@@ -299,6 +299,14 @@ fn a_running_eval_is_followed_live_on_the_watch_page() {
         "the leaderboard",
     );
     assert!(board.as_str().unwrap().contains("llm:slow"), "{board}");
+    // Drawn as a table: the model's row with its rating, and an interval bar or the
+    // reason it has none.
+    let row = driver.script(
+        "const r = [...document.querySelectorAll('#leaderboard table.leaders tr')].find(tr => tr.textContent.includes('llm:slow')); \
+         return r ? [r.children.length, r.querySelector('.interval').textContent] : null;",
+    );
+    assert_eq!(row[0], json!(7), "{row}");
+    screenshots(&driver, "serve-leaderboard");
     driver.goto(&format!("{}/runs/{name}/report", served.url));
     let title = driver.wait_for(
         "return document.getElementById('ply-title').textContent;",

@@ -243,26 +243,28 @@ pub async fn rate(State(app): State<Arc<AppState>>, Json(request): Json<RateRequ
     let root = app.runs.clone();
     let rate = move || {
         let logs: Vec<PathBuf> = dirs.iter().flat_map(|dir| game_logs(&root, dir)).collect();
-        leaderboard_text(&logs)
+        leaderboards_json(&logs)
     };
     let rated = tokio::task::spawn_blocking(rate).await?;
-    let text = rated.map_err(|err| ApiError::caused(StatusCode::BAD_REQUEST, err))?;
-    Ok(Json(json!({ "text": text })).into_response())
+    let rated = rated.map_err(|err| ApiError::caused(StatusCode::BAD_REQUEST, err))?;
+    Ok(Json(rated).into_response())
 }
 
-/// `rate`'s leaderboard tables over `logs` ([`default_leaderboards`]), the anchor named
-/// first.
-fn leaderboard_text(logs: &[PathBuf]) -> anyhow::Result<String> {
+/// `rate`'s leaderboards over `logs` ([`default_leaderboards`]): `as_played` and
+/// `fallback_as_loss` (`rate --json`'s rows, drawn as tables by the page) and `text`,
+/// the anchor named first and then `rate`'s tables as the terminal prints them.
+fn leaderboards_json(logs: &[PathBuf]) -> anyhow::Result<Value> {
     let games = RunGame::from_logs(&read_game_logs(logs)?);
     let Some((anchor, as_played, as_loss)) = default_leaderboards(&games)? else {
         anyhow::bail!("no games in these runs");
     };
-    Ok(format!(
+    let text = format!(
         "anchor: {} = {}\n{}",
         anchor.spec,
         anchor.elo,
         leaderboard_tables(&as_played, as_loss.as_ref())
-    ))
+    );
+    Ok(json!({ "text": text, "as_played": as_played, "fallback_as_loss": as_loss }))
 }
 
 /// `GET /api/runs/{run}/follow`: the run's log records as they are written, each as a

@@ -145,15 +145,55 @@
     };
   }
 
+  // One leaderboard as a table: rank, player, Elo, its interval (as numbers and as a bar
+  // on one scale for every row), games, score and the model's share of the moves.
+  function leaderTable(board, caption) {
+    const table = el("table", undefined, "table leaders");
+    table.appendChild(el("caption", caption + " · " + board.games + " games, " + board.anchor[0] + " held at " + board.anchor[1]));
+    const head = el("tr");
+    for (const h of ["#", "player", "Elo", "95% interval", "games", "score", "model moves"]) head.appendChild(el("th", h));
+    table.appendChild(head);
+    const ends = board.rows.flatMap(r => [r.low, r.high, r.elo]).filter(v => v !== null && v !== undefined);
+    const lo = Math.min(...ends), span = Math.max(1, Math.max(...ends) - lo);
+    const at = v => (100 * (v - lo) / span).toFixed(1) + "%";
+    board.rows.forEach((r, i) => {
+      const tr = el("tr");
+      cell(tr, String(i + 1)); cell(tr, r.player, "player"); cell(tr, String(Math.round(r.elo)), "num");
+      const interval = cell(tr, undefined, "interval");
+      const held = board.anchor[0] === r.player || (board.held || []).some(h => h[0] === r.player);
+      if (held) interval.textContent = "held";
+      else if (r.low === null || r.low === undefined) interval.textContent = "too few games";
+      else {
+        interval.appendChild(el("span", "[" + Math.round(r.low) + ", " + Math.round(r.high) + "]", "num"));
+        const track = el("span", undefined, "bar");
+        const range = el("span", undefined, "range"); range.style.left = at(r.low); range.style.width = "calc(" + at(r.high) + " - " + at(r.low) + ")";
+        const mark = el("span", undefined, "mark"); mark.style.left = at(r.elo);
+        track.append(range, mark); interval.appendChild(track);
+      }
+      cell(tr, String(r.games), "num");
+      cell(tr, r.games ? Math.round(100 * r.score / r.games) + "%" : "", "num");
+      cell(tr, r.moves ? r.moves[1] + "/" + r.moves[0] + " (" + Math.round(100 * r.moves[1] / Math.max(1, r.moves[0])) + "%)" : "");
+      table.appendChild(tr);
+    });
+    return table;
+  }
+
   $("rate").addEventListener("click", async () => {
     const runs = [...ticked];
     if (!runs.length && current) runs.push(current);
-    $("leaderboard").textContent = "rating " + runs.length + " run(s)…";
+    const out = $("leaderboard");
+    out.replaceChildren(el("p", "rating " + runs.length + " run(s)…", "muted"));
     try {
       const rated = await OA.api("POST", "/api/rate", { runs });
-      $("leaderboard").textContent = rated.text;
+      // Each table scrolls sideways on a narrow screen rather than widening the page.
+      const scrolled = table => { const box = el("div", undefined, "scroll-x"); box.appendChild(table); return box; };
+      out.replaceChildren(scrolled(leaderTable(rated.as_played, "As played")));
+      if (rated.fallback_as_loss) out.appendChild(scrolled(leaderTable(rated.fallback_as_loss, "Every game in which a fallback moved scored as the LLM player's loss")));
+      const details = el("details"); details.appendChild(el("summary", "as text (rate's tables)"));
+      details.appendChild(el("pre", rated.text, "pre"));
+      out.appendChild(details);
     } catch (err) {
-      $("leaderboard").textContent = err.message;
+      out.replaceChildren(el("p", err.message));
     }
   });
 
