@@ -294,8 +294,8 @@ pub struct HintRequest {
 }
 
 /// The value of each of the person's legal moves by the reference engine, on their
-/// turn only: `{ply, engine, exact, depth, values: [{move, value}]}`, values in final
-/// discs for the person. Logged with their move.
+/// turn only: the `hint` record logged with their move (`{ply, color, engine, exact,
+/// depth, values: [{move, value}], ...}`), values in final discs for the person.
 pub async fn hint(
     State(app): State<Arc<AppState>>,
     Path(id): Path<u64>,
@@ -317,9 +317,8 @@ pub async fn hint(
         ));
     }
     let computed = tokio::task::spawn_blocking(move || {
-        let name = engine.name();
         let mut engine = engine;
-        (name, engine.score_moves(&board))
+        (engine.name(), engine.score_moves(&board))
     })
     .await;
     session.hinting.store(false, Ordering::Release);
@@ -342,15 +341,10 @@ pub async fn hint(
             })
             .collect(),
     };
-    let answer = json!({
-        "ply": hint.ply,
-        "engine": hint.engine,
-        "exact": hint.exact,
-        "depth": hint.depth,
-        "values": hint.values,
-    });
+    // The page is sent the record the log will hold: one shape for both.
+    let answer = Json(&hint).into_response();
     session.hints.lock().unwrap_or_else(|p| p.into_inner()).push(hint);
-    Ok(Json(answer).into_response())
+    Ok(answer)
 }
 
 /// The reference engine a hint asks for, within the bounds a hint may take.
