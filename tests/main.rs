@@ -38,6 +38,7 @@ mod run_folders;
 mod secrets;
 mod serve;
 mod serve_browser;
+mod serve_views;
 mod shipped_files;
 mod soak;
 mod structured;

@@ -319,4 +319,26 @@ fn a_running_eval_is_followed_live_on_the_watch_page() {
         driver.script("return document.querySelectorAll('#board .disc').length > 4;"),
         json!(true)
     );
+    // The logs read fold under a one-line summary; every chart has its axes' labels and
+    // the disc chart its legend.
+    let report = driver.script(
+        "const d = document.getElementById('sources'); \
+         const labels = id => [...document.querySelectorAll('#' + id + ' text')].map(t => t.textContent); \
+         return [d.open, document.getElementById('sources-summary').textContent, labels('chart-discs'), labels('chart-share')];",
+    );
+    assert_eq!(report[0], json!(false));
+    assert_eq!(report[1], json!(format!("2 log(s) from 1 run folder(s): {name}")));
+    for label in ["ply", "disc difference", "agent as black", "agent as white"] {
+        assert!(
+            report[2].as_array().unwrap().contains(&json!(label)),
+            "{label}: {report}"
+        );
+    }
+    for label in ["opponent", "moves", "by the model", "by the fallback", "100%"] {
+        assert!(
+            report[3].as_array().unwrap().contains(&json!(label)),
+            "{label}: {report}"
+        );
+    }
+    screenshots(&driver, "serve-report");
 }

@@ -79,6 +79,23 @@ pub enum Answer {
     SchemaViolation,
 }
 
+impl Answer {
+    /// Why an answer that is no move did not count, in a few words for a reader.
+    pub fn why_rejected(&self) -> String {
+        match self {
+            Answer::Move { square, .. } => format!("{square} is a legal move (not rejected)"),
+            Answer::Illegal { found } => {
+                let named = found.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
+                format!("no legal move named (named: {named})")
+            }
+            Answer::NotStrict => "not exactly one coordinate (strict answers)".to_string(),
+            Answer::NoCoordinate => "no coordinate read".to_string(),
+            Answer::ToolCallText => "a tool call written as text after the tools were withdrawn".to_string(),
+            Answer::SchemaViolation => "not JSON of the answer's schema".to_string(),
+        }
+    }
+}
+
 /// The text that counts as the answer: after the last `</think>`; empty when a
 /// `<think>` block was opened and never closed.
 pub fn answer_text(content: &str) -> &str {

@@ -108,8 +108,9 @@ pub enum AgentError {
 }
 
 /// What happens while the agent decides, reported as it happens (a page that shows a
-/// game live, a progress display): each reply of the model and each tool result.
-#[derive(Clone, Copy, Debug)]
+/// game live, a progress display): each reply of the model, each tool result and each
+/// rejected answer.
+#[derive(Clone, Debug)]
 pub enum AgentEvent<'a> {
     /// The model answered one turn (its tool calls as it sent them; calls written as
     /// text are recovered afterwards and show up in the tool results).
@@ -129,6 +130,17 @@ pub enum AgentEvent<'a> {
         content: &'a str,
         /// Whether the result is an error message.
         is_error: bool,
+    },
+    /// The reply of turn `turn` held no legal move: why, and what was sent back.
+    Rejected {
+        /// Session of the move (from 1).
+        session: u32,
+        /// Turn of the session whose reply was rejected (from 1).
+        turn: u32,
+        /// Why it did not count (`cut off at the token limit`, `no legal move named: c4`, ...).
+        reason: String,
+        /// The message sent back to the model, or `None` when the session ended instead.
+        feedback: Option<&'a str>,
     },
 }
 
@@ -384,9 +396,20 @@ impl<R: ModelGame> Agent<R> {
                         decision.invalid_answers += 1;
                         decision.schema_violations += u32::from(invalid == Answer::SchemaViolation);
                     }
+                    let reason = if cut_off {
+                        "cut off at the token limit".to_string()
+                    } else {
+                        invalid.why_rejected()
+                    };
                     if format != AnswerFormat::Text && !constrained && !reasked {
                         (reask, reasked) = (true, true);
                     } else if self.config.on_invalid == InvalidPolicy::Retry {
+                        self.notify(AgentEvent::Rejected {
+                            session,
+                            turn,
+                            reason,
+                            feedback: None,
+                        });
                         return Ok(SessionEnd::Failed(if cut_off { "cut off" } else { "invalid answer" }));
                     }
                     let feedback = if cut_off {
@@ -394,6 +417,12 @@ impl<R: ModelGame> Agent<R> {
                     } else {
                         self.feedback(board, &invalid, reask)
                     };
+                    self.notify(AgentEvent::Rejected {
+                        session,
+                        turn,
+                        reason,
+                        feedback: Some(&feedback),
+                    });
                     messages.push(message);
                     messages.push(Message::new(Role::User, feedback));
                 }

@@ -110,6 +110,30 @@ impl Groups {
         Ok(Groups { groups, logs })
     }
 
+    /// Every pairing of the games read, whoever played (engines, people, LLMs), keyed
+    /// as the groups are (player, `-`, opponent) from the view of the player whose
+    /// spec sorts first: what a run without an LLM player is tabulated by.
+    pub fn pairings(&self) -> BTreeMap<Key, Group> {
+        let mut pairings: BTreeMap<Key, Group> = BTreeMap::new();
+        for (index, logged) in self.logs.games.iter().enumerate() {
+            let game = &logged.summary;
+            let color = if game.players[Color::Black] <= game.players[Color::White] {
+                Color::Black
+            } else {
+                Color::White
+            };
+            let key = (
+                game.players[color].clone(),
+                "-".to_string(),
+                game.players[!color].clone(),
+            );
+            let pairing = pairings.entry(key).or_default();
+            pairing.matchup.add(game, color);
+            pairing.games.push(GroupGame { index, color });
+        }
+        pairings
+    }
+
     /// The game of `game`.
     pub fn summary(&self, game: &GroupGame) -> &GameSummary {
         &self.logs.games[game.index].summary

@@ -60,6 +60,9 @@ pub enum OpponentError {
     /// No host of the fleet serves the model.
     #[error(transparent)]
     Model(#[from] FleetError),
+    /// The hosts could not list their models.
+    #[error("cannot list the model server's models: {0}")]
+    Models(String),
 }
 
 impl Players {
@@ -113,6 +116,19 @@ impl Players {
         };
         let connection = self.connection.get_or_try_init(|| self.hosts.connect()).await?;
         Ok(PlayerSpec::Llm(LlmPlayer::on(config, connection)?))
+    }
+}
+
+impl Players {
+    /// The models the hosts serve (connected the first time anything is asked), for a
+    /// page to offer.
+    pub async fn models(&self) -> Result<Vec<String>, OpponentError> {
+        let connection = self.connection.get_or_try_init(|| self.hosts.connect()).await?;
+        connection
+            .backend
+            .models()
+            .await
+            .map_err(|err| OpponentError::Models(err.to_string()))
     }
 }
 

@@ -41,6 +41,10 @@ pub struct ServeArgs {
     /// seconds (so clients that never finish them cannot hold every connection).
     #[arg(long, value_name = "SECONDS", default_value_t = 10.0, value_parser = limits::timeout)]
     pub header_timeout: f64,
+    /// Abandon a browser game that waits this many seconds for the person's move (its
+    /// log ends `game_stopped`, reason `abandoned`; its slot is freed).
+    #[arg(long, value_name = "SECONDS", default_value_t = 3600.0, value_parser = limits::timeout)]
+    pub move_wait: f64,
     #[command(flatten)]
     pub agent: AgentArgs,
     #[command(flatten)]
@@ -69,6 +73,7 @@ pub(super) async fn run(args: ServeArgs, env: &dyn Fn(&str) -> Option<String>) -
         max_connections: args.max_connections,
         max_games: args.max_games,
         header_timeout: std::time::Duration::from_secs_f64(args.header_timeout),
+        move_wait: std::time::Duration::from_secs_f64(args.move_wait),
     };
     let players = players(&args.agent, &args.hosts, env)?;
     let runs = args.runs.display().to_string();

@@ -8,7 +8,7 @@
 //! the opponent's. Reproducing this shape reproduces seed 004's node counts.
 
 use super::weights::weighted_sum;
-use super::{Candidate, Decision, Engine, EngineError};
+use super::{Candidate, Decision, Engine, EngineError, ScoreUnit};
 use game::othello::bitboard::{flips, legal_moves};
 use game::othello::{Bitboard, Board, Move};
 
@@ -123,6 +123,10 @@ impl Engine for AlphaBeta {
             score: Some(best.value),
             nodes: self.nodes,
             candidates,
+            unit: Some(ScoreUnit::higher(match self.evaluation {
+                Evaluation::Weight => "square-weight points",
+                Evaluation::Count => "discs (x100 for a finished game)",
+            })),
         })
     }
 }

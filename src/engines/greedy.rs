@@ -7,7 +7,7 @@
 //! and the first maximum in row-major order wins.
 
 use super::weights::weight;
-use super::{Candidate, Decision, Engine, EngineError};
+use super::{Candidate, Decision, Engine, EngineError, ScoreUnit};
 use game::othello::{Board, Move};
 
 /// Seed 001's one-ply AI. Deterministic.
@@ -57,6 +57,7 @@ impl Engine for Greedy {
             score: Some(best.value),
             nodes: candidates.len() as u64,
             candidates,
+            unit: Some(ScoreUnit::higher("greedy points")),
         })
     }
 }

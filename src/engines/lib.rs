@@ -84,6 +84,27 @@ pub struct Decision {
     pub nodes: u64,
     /// Every candidate with its value, for engines that score each root move.
     pub candidates: Vec<Candidate>,
+    /// What the score and the candidates' values count (`None` without a score).
+    pub unit: Option<ScoreUnit>,
+}
+
+/// What an engine's scores count, for a reader.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct ScoreUnit {
+    /// The unit ("discs", "square-weight points").
+    pub name: &'static str,
+    /// Whether a lower score is the better move (`n-least`).
+    pub lower_is_better: bool,
+}
+
+impl ScoreUnit {
+    /// A unit whose higher scores are better.
+    pub const fn higher(name: &'static str) -> ScoreUnit {
+        ScoreUnit {
+            name,
+            lower_is_better: false,
+        }
+    }
 }
 
 impl Decision {
@@ -94,6 +115,7 @@ impl Decision {
             score: None,
             nodes: 0,
             candidates: Vec::new(),
+            unit: None,
         }
     }
 }

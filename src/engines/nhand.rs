@@ -17,7 +17,7 @@
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use super::{pick_tied, Candidate, Decision, Engine, EngineError};
+use super::{pick_tied, Candidate, Decision, Engine, EngineError, ScoreUnit};
 use game::othello::{Board, Color, Move, Square};
 
 /// What a look-ahead player averages at the horizon.
@@ -46,6 +46,18 @@ impl Metric {
             Metric::DiscDifference => f64::from(board.count(me)) - f64::from(board.count(!me)),
             Metric::OpponentMoves => f64::from(board.mobility(!me)),
             Metric::OwnMoves => f64::from(board.mobility(me)),
+        }
+    }
+
+    /// What the metric's averages count.
+    fn unit(self) -> ScoreUnit {
+        match self {
+            Metric::DiscDifference => ScoreUnit::higher("discs (mean margin at the horizon)"),
+            Metric::OpponentMoves => ScoreUnit {
+                name: "opponent moves (mean at the horizon)",
+                lower_is_better: true,
+            },
+            Metric::OwnMoves => ScoreUnit::higher("own moves (mean at the horizon)"),
         }
     }
 
@@ -142,6 +154,7 @@ impl Engine for Lookahead {
             score: Some(best),
             nodes,
             candidates,
+            unit: Some(self.metric.unit()),
         })
     }
 }

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use super::midgame::{search_value, Evaluator};
 use super::pattern::{self, SCALE};
 use super::solver::Solver;
-use super::{Candidate, Decision, Engine, EngineError};
+use super::{Candidate, Decision, Engine, EngineError, ScoreUnit};
 use game::othello::bitboard::{flips, legal_moves};
 use game::othello::{Bitboard, Board, Move, Square};
 
@@ -180,6 +180,7 @@ impl Engine for Reference {
                 .iter()
                 .map(|&(square, value)| Candidate { square, value })
                 .collect(),
+            unit: Some(ScoreUnit::higher("discs of final margin")),
         })
     }
 }

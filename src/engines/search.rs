@@ -16,7 +16,7 @@
 //! ordered by square weight, highest first, ties in row-major order.
 
 use super::weights::{weight, weighted_sum};
-use super::{Decision, Engine, EngineError};
+use super::{Decision, Engine, EngineError, ScoreUnit};
 use game::othello::bitboard::{flips, legal_moves};
 use game::othello::{Bitboard, Board, Move, Square};
 
@@ -141,6 +141,7 @@ impl Engine for Search {
             score: Some(score as f64),
             nodes: self.nodes,
             candidates: Vec::new(),
+            unit: Some(ScoreUnit::higher("search points (a disc of final margin is 100,000)")),
         })
     }
 }

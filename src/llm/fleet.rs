@@ -534,6 +534,32 @@ impl ChatBackend for Fleet {
         }
     }
 
+    /// Every host's models together; a host that cannot be asked is left out, unless
+    /// none can (then the first host's error).
+    async fn models(&self) -> Result<Vec<String>, LlmError> {
+        let asked = futures_util::future::join_all(self.endpoints.iter().map(|e| e.models())).await;
+        let mut first_error = None;
+        let mut models = Vec::new();
+        let mut answered = false;
+        for result in asked {
+            match result {
+                Ok(listed) => {
+                    answered = true;
+                    models.extend(listed);
+                }
+                Err(err) => {
+                    first_error.get_or_insert(err);
+                }
+            }
+        }
+        if let (false, Some(err)) = (answered, first_error) {
+            return Err(err);
+        }
+        models.sort();
+        models.dedup();
+        Ok(models)
+    }
+
     fn describe(&self) -> String {
         let hosts: Vec<String> = self
             .hosts

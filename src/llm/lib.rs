@@ -46,6 +46,10 @@ pub trait ChatBackend: Send + Sync {
     async fn model_info(&self, _model: &str) -> Option<serde_json::Value> {
         None
     }
+
+    /// The names of the models served (`/api/tags`, `/v1/models`; a fleet's hosts
+    /// together), sorted, each once.
+    async fn models(&self) -> Result<Vec<String>, LlmError>;
 }
 
 /// One server speaking one API: a single attempt at a chat, and the models it serves.
@@ -86,6 +90,13 @@ impl<E: Endpoint> ChatBackend for E {
 
     async fn model_info(&self, model: &str) -> Option<serde_json::Value> {
         Endpoint::model_info(self, model).await
+    }
+
+    async fn models(&self) -> Result<Vec<String>, LlmError> {
+        let mut models = Endpoint::models(self).await?;
+        models.sort();
+        models.dedup();
+        Ok(models)
     }
 }
 

@@ -44,9 +44,11 @@
 //!   forfeiting side's opponent), `moves` (every move of the game, opening included).
 //!   A game that ended with a `forfeit` is scored as a wipeout: its winner's margin is
 //!   64, whatever the discs on the board;
-//! - `game_stopped`: `game`, `ply` (the next ply, never played), `reason`: the run was
-//!   interrupted and the game is unfinished (`eval --resume` plays it again from the
-//!   start and keeps this file as `game-<NNNN>.jsonl.unfinished-<k>`).
+//! - `game_stopped`: `game`, `ply` (the next ply, never played), `reason`
+//!   (`interrupted`: the run was stopped; `abandoned`: the person playing in the
+//!   browser left or did not move for an hour): the game is unfinished (`eval --resume`
+//!   plays it again from the start and keeps this file as
+//!   `game-<NNNN>.jsonl.unfinished-<k>`).
 //!
 //! A line is written whole or not at all when the run is stopped with Ctrl-C; after a
 //! crash or SIGKILL the last line may be torn (cut off before its end, so not a whole
@@ -512,7 +514,7 @@ pub struct GameStopped {
     pub game: usize,
     /// The ply that was not played.
     pub ply: usize,
-    /// Why (`interrupted`).
+    /// Why (`interrupted`, `abandoned`).
     pub reason: String,
 }
 

@@ -52,6 +52,8 @@ pub struct ServeOptions {
     pub max_games: usize,
     /// A connection that has not sent a request's headers within this long is closed.
     pub header_timeout: Duration,
+    /// A browser game that waits this long for the person's move is abandoned.
+    pub move_wait: Duration,
 }
 
 /// `text` cut to at most `max` bytes (on a character boundary), saying so.
@@ -87,7 +89,7 @@ pub fn router(options: &ServeOptions, players: Players) -> Result<Router> {
     let state = Arc::new(AppState {
         players,
         runs,
-        games: play::Games::new(options.max_games),
+        games: play::Games::new(options.max_games, options.move_wait),
     });
     let guard = Arc::new(guard::Guard::new(options.token.clone(), is_loopback(&options.bind)));
     let app = Router::new()
@@ -95,6 +97,7 @@ pub fn router(options: &ServeOptions, players: Players) -> Result<Router> {
         .route("/watch", get(assets::watch_page))
         .route("/assets/{name}", get(assets::asset))
         .route("/api/games", post(play::create))
+        .route("/api/models", get(play::models))
         .route("/api/games/{id}/events", get(play::events))
         .route("/api/games/{id}/move", post(play::play_move))
         .route("/api/games/{id}/hint", post(play::hint))

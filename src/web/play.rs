@@ -49,9 +49,9 @@ use record::{game_log_path, AgentDecision, GameLog, GameWriter, HintRecord, Hint
 
 /// The longest model text sent to the page (the log keeps everything).
 const MAX_TEXT: usize = 32 * 1024;
-/// How long a game waits for the person's move before it is abandoned (it then ends
-/// as `failed`, its log without `game_end`, and its slot is freed).
-const MOVE_WAIT: Duration = Duration::from_secs(3600);
+/// The `game_stopped` reason of a game whose person left (no move within `serve
+/// --move-wait`): the game ends as `failed` and its slot is freed.
+const ABANDONED: &str = "abandoned";
 /// The hint engine when the page names none.
 const HINT_ENGINE: &str = "reference";
 /// No new search depth starts after this long on a hint (the exact solve, at most
@@ -67,15 +67,19 @@ pub struct Games {
     sessions: Mutex<HashMap<u64, Arc<Session>>>,
     next: AtomicU64,
     max: usize,
+    /// How long a game waits for the person's move before it is abandoned.
+    move_wait: Duration,
 }
 
 impl Games {
-    /// Room for `max` games at once.
-    pub fn new(max: usize) -> Games {
+    /// Room for `max` games at once, each abandoned after `move_wait` without the
+    /// person's move.
+    pub fn new(max: usize, move_wait: Duration) -> Games {
         Games {
             sessions: Mutex::new(HashMap::new()),
             next: AtomicU64::new(1),
             max: max.max(1),
+            move_wait,
         }
     }
 
@@ -117,6 +121,8 @@ struct Session {
     hints: Mutex<Vec<HintRecord>>,
     /// A hint is being computed (one at a time per game).
     hinting: AtomicBool,
+    /// How long the person's move is waited for.
+    move_wait: Duration,
 }
 
 impl Session {
@@ -192,6 +198,7 @@ pub async fn create(State(app): State<Arc<AppState>>, Json(request): Json<NewGam
         turn: Mutex::new(None),
         hints: Mutex::new(Vec::new()),
         hinting: AtomicBool::new(false),
+        move_wait: app.games.move_wait,
     }) else {
         return Err(ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
@@ -291,6 +298,18 @@ pub struct HintRequest {
     engine: Option<String>,
     /// The ply the hint is for (a request for an old position is refused).
     ply: usize,
+}
+
+/// `GET /api/models`: `{models: [name, ...]}`, the models the `llm:` opponents' server
+/// serves (Ollama's `/api/tags`, an OpenAI-compatible `/v1/models`); 502 with the
+/// reason when the server cannot say.
+pub async fn models(State(app): State<Arc<AppState>>) -> Result<Response, ApiError> {
+    let models = app
+        .players
+        .models()
+        .await
+        .map_err(|err| ApiError::caused(StatusCode::BAD_GATEWAY, err))?;
+    Ok(Json(json!({ "models": models })).into_response())
 }
 
 /// The value of each of the person's legal moves by the reference engine, on their
@@ -583,6 +602,18 @@ fn agent_event(event: AgentEvent<'_>) -> Value {
             "content": clip_text(content),
             "is_error": is_error,
         }),
+        AgentEvent::Rejected {
+            session,
+            turn,
+            reason,
+            feedback,
+        } => json!({
+            "kind": "rejected",
+            "session": session,
+            "turn": turn,
+            "reason": reason,
+            "feedback": feedback.map(clip_text),
+        }),
     }
 }
 
@@ -601,10 +632,15 @@ impl Player for WebHuman {
     async fn play(&mut self, board: &Board, ctx: MoveContext<'_>) -> Result<Played, PlayError> {
         // The turn was opened when the position was shown ([`Session::show`]).
         let chosen = loop {
-            match tokio::time::timeout(MOVE_WAIT, self.moves.recv()).await {
+            match tokio::time::timeout(self.session.move_wait, self.moves.recv()).await {
                 Ok(Some((ply, square))) if ply == ctx.ply && board.legal_moves().contains(square) => break square,
                 Ok(Some(_)) => continue,
-                Ok(None) | Err(_) => return Err(PlayError::Engine(EngineError::InputClosed)),
+                // Nobody moved within the wait: the log says the game
+                // was abandoned (a reader shows it as stopped, never as in play).
+                Ok(None) | Err(_) => {
+                    ctx.log.stopped(ctx.ply, ABANDONED).map_err(AgentError::from)?;
+                    return Err(PlayError::Engine(EngineError::InputClosed));
+                }
             }
         };
         *self.session.turn.lock().unwrap_or_else(|p| p.into_inner()) = None;

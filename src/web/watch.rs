@@ -24,9 +24,7 @@ use serde_json::{json, Value};
 use super::assets;
 use super::guard::{resolve, PathRefused};
 use super::{ApiError, AppState};
-use arena::{
-    collect_groups, default_leaderboards, groups_json, leaderboard_tables, read_game_logs, report_page, Groups, RunGame,
-};
+use arena::{default_leaderboards, groups_json, leaderboard_tables, read_game_logs, report_page, Groups, RunGame};
 use record::{is_game_log, Event};
 
 /// How often a followed run's folder is looked at.
@@ -151,7 +149,7 @@ fn game_glance(path: &FsPath) -> Value {
             Event::Move(m) => plies = m.ply,
             Event::GameEnd(e) => end = json!([e.black_discs, e.white_discs, e.winner]),
             Event::Forfeit(f) => end = json!([null, null, format!("{:?} forfeited", f.color)]),
-            Event::GameStopped(s) => end = json!([null, null, format!("stopped before ply {}", s.ply)]),
+            Event::GameStopped(s) => end = json!([null, null, format!("stopped before ply {} ({})", s.ply, s.reason)]),
             _ => {}
         }
     }
@@ -162,16 +160,25 @@ fn game_glance(path: &FsPath) -> Value {
 }
 
 /// `GET /api/runs/{run}`: run.json, results.json, the games at a glance and the result
-/// tables (`stats`' groups, for runs with an LLM player).
+/// tables (`stats`' groups for runs with an LLM player, else every pairing: `by` says
+/// which).
 pub async fn show(State(app): State<Arc<AppState>>, Path(run): Path<String>) -> Result<Response, ApiError> {
     let dir = run_dir(&app, &run)?;
     let root = app.runs.clone();
     let shown = tokio::task::spawn_blocking(move || {
         let logs = game_logs(&root, &dir);
         let games: Vec<Value> = logs.iter().map(|p| game_glance(p)).collect();
-        let tables = collect_groups(&logs)
-            .map(|groups| json!({ "groups": groups_json(&groups.groups) }))
-            .map_err(anyhow::Error::from);
+        // The LLM players' groups, as `stats` prints them; a run without one (a ladder of
+        // engines) by its pairings.
+        let tables = Groups::read(&logs).map_err(anyhow::Error::from).and_then(|groups| {
+            if !groups.groups.is_empty() {
+                Ok(json!({ "by": "llm", "groups": groups_json(&groups.groups) }))
+            } else if !groups.logs.games.is_empty() {
+                Ok(json!({ "by": "pairing", "groups": groups_json(&groups.pairings()) }))
+            } else {
+                Err(anyhow::anyhow!("no game has started in this run yet"))
+            }
+        });
         json!({
             "name": run,
             "run": read_json(&dir.join("run.json")),
@@ -450,9 +457,17 @@ impl Tail {
                 } else {
                     &response["choices"][0]["message"]
                 };
+                // After the first turn, a request that ends with a user message carries
+                // what the harness said back (why the last answer did not count, or
+                // "answer now" once the tools are spent).
+                let last = record["request"]["messages"].as_array().and_then(|m| m.last());
+                let sent_back = last
+                    .filter(|m| record["turn"].as_u64().is_some_and(|turn| turn > 1) && m["role"] == "user")
+                    .and_then(|m| m["content"].as_str())
+                    .map(clip_text);
                 json!({
                     "ply": record["ply"], "color": record["color"], "turn": record["turn"],
-                    "latency_ms": record["latency_ms"],
+                    "latency_ms": record["latency_ms"], "sent_back": sent_back,
                     "content": clip_text(message["content"].as_str().unwrap_or("")),
                     "thinking": message["thinking"].as_str().or(message["reasoning_content"].as_str()).map(clip_text),
                     "tool_calls": message["tool_calls"].as_array().map(|calls| calls.iter().map(|c| json!({

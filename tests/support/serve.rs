@@ -3,8 +3,11 @@
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
+use std::time::Duration;
 
-use serde_json::json;
+use reqwest::blocking::Client;
+use reqwest::StatusCode;
+use serde_json::{json, Value};
 
 use super::{legal_moves_in, Reply, StubServer};
 
@@ -92,4 +95,56 @@ pub fn simulating_model(extra: &'static str) -> StubServer {
             }))
         }
     })
+}
+
+/// A blocking HTTP client with a timeout long enough for a whole game.
+pub fn client() -> Client {
+    Client::builder().timeout(Duration::from_secs(120)).build().unwrap()
+}
+
+/// Plays game `id` as `color` by always taking the first legal move; every event, in
+/// order. Stops reading after `stop_after` events when given (a client that leaves).
+pub fn play_through(http: &Client, url: &str, id: u64, color: &str, stop_after: Option<usize>) -> Vec<Value> {
+    let stream = http.get(format!("{url}/api/games/{id}/events")).send().unwrap();
+    let mut events = Vec::new();
+    for line in BufReader::new(stream).lines() {
+        let line = line.unwrap();
+        let Some(data) = line.strip_prefix("data:") else {
+            continue;
+        };
+        let event: Value = serde_json::from_str(data.trim()).unwrap();
+        let mine = event["kind"] == "state" && event["to_move"] == color && event["over"] == false;
+        if let (true, Some(square)) = (mine, event["legal"][0].as_str()) {
+            let played = http
+                .post(format!("{url}/api/games/{id}/move"))
+                .json(&json!({"square": square, "ply": event["ply"]}))
+                .send()
+                .unwrap();
+            // A page that reconnects is sent the game again: its old positions are refused.
+            assert!(
+                played.status() == StatusCode::NO_CONTENT || played.status() == StatusCode::CONFLICT,
+                "{}",
+                played.text().unwrap()
+            );
+        }
+        let done = event["kind"] == "end" || event["kind"] == "failed";
+        events.push(event);
+        if done || stop_after.is_some_and(|n| events.len() >= n) {
+            break;
+        }
+    }
+    events
+}
+
+/// Starts a game as `color` against `opponent`: its id and run folder name.
+pub fn start_game(http: &Client, url: &str, color: &str, opponent: &str) -> (u64, String) {
+    let started: Value = http
+        .post(format!("{url}/api/games"))
+        .json(&json!({"color": color, "opponent": opponent}))
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    let id = started["id"].as_u64().unwrap_or_else(|| panic!("{started}"));
+    (id, started["run"].as_str().unwrap().to_string())
 }

@@ -14,8 +14,23 @@
       default: return kind;
     }
   }
+  // The models the server serves, asked for the first time an LLM opponent is chosen.
+  let modelsAsked = false;
+  async function offerModels() {
+    if (modelsAsked) return;
+    modelsAsked = true;
+    try {
+      const { models } = await OA.api("GET", "/api/models");
+      $("models").replaceChildren(...models.map(m => { const o = el("option"); o.value = m; return o; }));
+      if (!$("model").value && models.length) { $("model").value = models[0]; showFields(); }
+      $("models-note").textContent = models.length ? models.length + " served" : "the server lists no model";
+    } catch (err) {
+      $("models-note").textContent = "cannot list the server's models: " + err.message;
+    }
+  }
   function showFields() {
     const kind = $("kind").value;
+    if (kind === "llm") offerModels();
     $("depth-field").hidden = !["alphabeta", "n-hand", "n-least", "n-most"].includes(kind);
     $("eval-field").hidden = kind !== "alphabeta";
     $("model-field").hidden = kind !== "llm";
@@ -132,10 +147,13 @@
         $("status").textContent = e.color + " passes";
         break;
       case "engine": {
-        const best = (e.candidates || []).slice().sort((a, b) => b.value - a.value).slice(0, 5)
+        // Scores in the engine's own unit; n-least's best moves are its lowest.
+        const unit = e.unit ? " " + e.unit.name : "";
+        const sign = e.unit && e.unit.lower_is_better ? -1 : 1;
+        const best = (e.candidates || []).slice().sort((a, b) => sign * (b.value - a.value)).slice(0, 5)
           .map(c => c.move + " " + (Math.round(c.value * 100) / 100)).join(", ");
-        const score = e.score === null ? "" : ", score " + (Math.round(e.score * 100) / 100);
-        log(el("div", e.player + " played " + e.move + score + ", " + e.nodes + " nodes" + (best ? "; best: " + best : ""), "entry engine"));
+        const score = e.score === null ? "" : ", score " + (Math.round(e.score * 100) / 100) + unit;
+        log(el("div", e.player + " played " + e.move + score + ", " + e.nodes + " nodes" + (best ? "; best: " + best + (unit ? " (" + unit.trim() + ")" : "") : ""), "entry engine"));
         break;
       }
       case "llm_reply":
@@ -143,6 +161,15 @@
           ["thinking", e.thinking, "llm-thinking"], ["text", e.content, "llm-content"],
           ...e.tool_calls.map(c => ["tool call", c.name + " " + c.arguments, "tool-call"])]));
         break;
+      case "rejected": {
+        // The reply just shown did not count: mark it, then show what was sent back.
+        const replies = $("log").querySelectorAll(".entry.llm:not(.rejected)");
+        const reply = replies[replies.length - 1];
+        if (reply) { reply.classList.add("rejected"); reply.querySelector(".title").append(" · rejected: " + e.reason); }
+        log(block("feedback", e.feedback ? "sent back to the model (session " + e.session + ")" : "rejected, the session ends: " + e.reason,
+          [["feedback", e.feedback, "feedback"]]));
+        break;
+      }
       case "tool_result":
         log(block("tool", "tool result: " + e.name + " " + e.arguments, [["result", e.content, "tool-result" + (e.is_error ? " error" : "")]]));
         break;

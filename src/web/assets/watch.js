@@ -53,7 +53,9 @@
     if (run.tables && run.tables.groups) {
       const table = el("table", undefined, "table");
       const head = el("tr");
-      for (const h of ["player", "opponent", "color", "games", "W", "L", "D"]) head.appendChild(el("th", h));
+      // An engine-only run is tabulated by pairing, from the view of the name sorted first.
+      const first = run.tables.by === "pairing" ? "player (sorted first)" : "LLM player";
+      for (const h of [first, "opponent", "color", "games", "W", "L", "D"]) head.appendChild(el("th", h));
       table.appendChild(head);
       for (const g of run.tables.groups) {
         tallyRow(table, g, "black", g.as_black); tallyRow(table, g, "white", g.as_white); tallyRow(table, g, "all", g.overall);
@@ -126,6 +128,7 @@
             if (!batch.first) feed(r.file + " ply " + r.ply + ": " + r.player + " played " + r.move + " (" + r.source + ")", "move");
             break;
           case "exchange": {
+            if (r.sent_back) feed(r.file + " ply " + r.ply + ", sent back to the model before turn " + r.turn + ":\n" + r.sent_back, "feedback");
             const parts = [r.file + " ply " + r.ply + " turn " + r.turn + ":"];
             if (r.thinking) parts.push("thinking: " + r.thinking);
             if (r.content) parts.push(r.content);
