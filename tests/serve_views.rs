@@ -3,9 +3,7 @@
 //! nobody moves in abandoned and logged as stopped, and a run of engines only
 //! tabulated by its pairings.
 
-use std::io::{BufRead, BufReader};
-
-use crate::support::serve::{client, play_through, start_game, Served};
+use crate::support::serve::{client, game_events, play_through, start_game, Served};
 use crate::support::{legal_moves_in, run_arena, temp_dir, Reply, StubServer};
 use serde_json::{json, Value};
 
@@ -67,17 +65,7 @@ fn a_game_nobody_moves_in_is_abandoned_and_logged_as_stopped() {
     let http = client();
     let (id, run) = start_game(&http, &served.url, "black", "greedy");
     // Read the events without moving.
-    let stream = http
-        .get(format!("{}/api/games/{id}/events", served.url))
-        .send()
-        .unwrap();
-    let last = BufReader::new(stream)
-        .lines()
-        .map_while(Result::ok)
-        .filter_map(|line| {
-            line.strip_prefix("data:")
-                .map(|d| serde_json::from_str::<Value>(d.trim()).unwrap())
-        })
+    let last = game_events(&http, &served.url, id)
         .find(|e| e["kind"] == "failed" || e["kind"] == "end")
         .unwrap();
     assert_eq!(last["kind"], "failed", "{last}");

@@ -27,7 +27,7 @@ use super::ollama::OllamaBackend;
 use super::openai::OpenAiBackend;
 use super::retry::RetryPolicy;
 use super::types::{AttemptFailure, ChatRequest, Exchange};
-use super::{serves, ChatBackend, Endpoint};
+use super::{serves, sorted_names, ChatBackend, Endpoint};
 
 /// Failures in a row (refused or dropped connections, 5xx) that take a host out.
 pub const FAILURES_TO_TAKE_OUT: u32 = 3;
@@ -555,9 +555,7 @@ impl ChatBackend for Fleet {
         if let (false, Some(err)) = (answered, first_error) {
             return Err(err);
         }
-        models.sort();
-        models.dedup();
-        Ok(models)
+        Ok(sorted_names(models))
     }
 
     fn describe(&self) -> String {

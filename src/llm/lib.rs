@@ -93,11 +93,15 @@ impl<E: Endpoint> ChatBackend for E {
     }
 
     async fn models(&self) -> Result<Vec<String>, LlmError> {
-        let mut models = Endpoint::models(self).await?;
-        models.sort();
-        models.dedup();
-        Ok(models)
+        Ok(sorted_names(Endpoint::models(self).await?))
     }
+}
+
+/// Model names sorted, each once (a server may list a model under two keys).
+pub(crate) fn sorted_names(mut names: Vec<String>) -> Vec<String> {
+    names.sort();
+    names.dedup();
+    names
 }
 
 /// Sends `request` to one endpoint, retrying transient failures under `retry`; the

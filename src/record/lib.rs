@@ -46,7 +46,7 @@
 //!   64, whatever the discs on the board;
 //! - `game_stopped`: `game`, `ply` (the next ply, never played), `reason`
 //!   (`interrupted`: the run was stopped; `abandoned`: the person playing in the
-//!   browser left or did not move for an hour): the game is unfinished (`eval --resume`
+//!   browser did not move within `serve --move-wait`): the game is unfinished (`eval --resume`
 //!   plays it again from the start and keeps this file as
 //!   `game-<NNNN>.jsonl.unfinished-<k>`).
 //!

@@ -105,14 +105,8 @@ pub fn client() -> Client {
 /// Plays game `id` as `color` by always taking the first legal move; every event, in
 /// order. Stops reading after `stop_after` events when given (a client that leaves).
 pub fn play_through(http: &Client, url: &str, id: u64, color: &str, stop_after: Option<usize>) -> Vec<Value> {
-    let stream = http.get(format!("{url}/api/games/{id}/events")).send().unwrap();
     let mut events = Vec::new();
-    for line in BufReader::new(stream).lines() {
-        let line = line.unwrap();
-        let Some(data) = line.strip_prefix("data:") else {
-            continue;
-        };
-        let event: Value = serde_json::from_str(data.trim()).unwrap();
+    for event in game_events(http, url, id) {
         let mine = event["kind"] == "state" && event["to_move"] == color && event["over"] == false;
         if let (true, Some(square)) = (mine, event["legal"][0].as_str()) {
             let played = http
@@ -134,6 +128,15 @@ pub fn play_through(http: &Client, url: &str, id: u64, color: &str, stop_after: 
         }
     }
     events
+}
+
+/// Game `id`'s server-sent events as they come, each parsed.
+pub fn game_events(http: &Client, url: &str, id: u64) -> impl Iterator<Item = Value> {
+    let stream = http.get(format!("{url}/api/games/{id}/events")).send().unwrap();
+    BufReader::new(stream).lines().map(Result::unwrap).filter_map(|line| {
+        line.strip_prefix("data:")
+            .map(|d| serde_json::from_str(d.trim()).unwrap())
+    })
 }
 
 /// Starts a game as `color` against `opponent`: its id and run folder name.
