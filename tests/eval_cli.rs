@@ -198,6 +198,51 @@ fn a_host_that_answers_no_chat_stops_the_run_instead_of_charging_the_model() {
 }
 
 #[test]
+fn a_reply_naming_another_model_is_warned_of_in_the_log_and_the_table() {
+    // Stands in for a host that serves another model under the name asked for.
+    let server = StubServer::start(|request, _| {
+        let legal = legal_moves_in(request);
+        let reply = Reply::content(legal.first().map_or("pass", String::as_str));
+        let mut body: Value = serde_json::from_str(&reply.body).unwrap();
+        body["model"] = json!("other-model:7b");
+        reply.with_body(body)
+    });
+    let dir = temp_dir("other-model");
+    let args = [
+        "eval", "--agent", "llm:m", "--mode", "direct", "--vs", "random", "--games", "1", "--log-dir",
+    ];
+    let mut args = args.to_vec();
+    args.push(dir.to_str().unwrap());
+    let output = run_arena(&args, &server.url);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        stdout.contains("repl(ies) named another model than the one asked for"),
+        "{stdout}"
+    );
+    let log = read_game_log(&dir.join("game-0001.jsonl")).unwrap();
+    let warned = log.iter().filter_map(|r| match &r.event {
+        Event::Exchange(x) => Some(x.answered_by.clone()),
+        _ => None,
+    });
+    let warned: Vec<_> = warned.collect();
+    assert!(!warned.is_empty() && warned.iter().all(|w| w.as_deref() == Some("other-model:7b")), "{warned:?}");
+    // The same host answering as the model asked for (`m:latest` is `m`) warns of nothing.
+    let fine = StubServer::start(|request, _| {
+        let legal = legal_moves_in(request);
+        let reply = Reply::content(legal.first().map_or("pass", String::as_str));
+        let mut body: Value = serde_json::from_str(&reply.body).unwrap();
+        body["model"] = json!("m:latest");
+        reply.with_body(body)
+    });
+    let quiet = temp_dir("same-model");
+    args.pop();
+    args.push(quiet.to_str().unwrap());
+    let output = run_arena(&args, &fine.url);
+    assert!(!String::from_utf8_lossy(&output.stdout).contains("another model"));
+}
+
+#[test]
 fn eval_refuses_bad_settings_clearly() {
     for (args, needle) in [
         (vec!["eval", "--agent", "random", "--vs", "greedy"], "give llm:MODEL"),

@@ -274,3 +274,83 @@ fn eval_plays_an_external_opponent_and_records_its_handshake() {
         "{stderr}"
     );
 }
+
+/// `play greedy vs random --score-moves` with `extra` flags, its log folder `run`;
+/// returns the output and move-scores.jsonl's lines (none when it was not written).
+fn scored_play(run: &Path, extra: &[&str]) -> (std::process::Output, Vec<Value>) {
+    let mut args = vec![
+        "play",
+        "--black",
+        "greedy",
+        "--white",
+        "random",
+        "--games",
+        "2",
+        "--seed",
+        "3",
+        "--score-moves",
+        "--exact-empties",
+        "12",
+        "--reference-depth",
+        "2",
+        "--log-dir",
+        run.to_str().unwrap(),
+    ];
+    args.extend(extra);
+    let output = run_arena(&args, "http://127.0.0.1:9");
+    let scores = std::fs::read_to_string(run.join("move-scores.jsonl")).unwrap_or_default();
+    let scores = scores.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    (output, scores)
+}
+
+#[test]
+fn an_nboard_reference_scores_every_move_as_the_in_process_reference_does() {
+    let dir = temp_dir("external", "reference");
+    let file = dir.join("engines.toml");
+    let table = format!(
+        "[[engine]]\nname = \"ref\"\nprotocol = \"nboard\"\ncommand = {BIN:?}\n\
+         args = [\"engine\", \"--protocol\", \"nboard\", \"--engine\", \"reference:2:12\"]\ndepth = 2\nmax_in_flight = 2\n"
+    );
+    std::fs::write(&file, table).unwrap();
+    let (ours, in_process) = scored_play(&dir.join("ours"), &[]);
+    assert!(ours.status.success(), "{}", String::from_utf8_lossy(&ours.stderr));
+    let engines = ["--engines", file.to_str().unwrap(), "--reference", "ext:ref"];
+    let (theirs, external) = scored_play(&dir.join("theirs"), &engines);
+    assert!(theirs.status.success(), "{}", String::from_utf8_lossy(&theirs.stderr));
+    // Every move of both players, exact in the last 12 empties and estimated before.
+    assert!(in_process.len() > 50, "{}", in_process.len());
+    assert!(in_process.iter().any(|m| m["exact"] == true) && in_process.iter().any(|m| m["exact"] == false));
+    assert_eq!(external, in_process, "the served reference must score as the in-process one");
+    let table = String::from_utf8_lossy(&theirs.stdout);
+    assert!(table.contains("ext:ref@d2's NBoard hint values"), "{table}");
+
+    // A GTP engine gives no move values: refused before any game.
+    std::fs::write(&file, std::fs::read_to_string(&file).unwrap().replace("nboard", "gtp")).unwrap();
+    let (gtp, _) = scored_play(&dir.join("gtp"), &engines);
+    let said = String::from_utf8_lossy(&gtp.stderr);
+    assert!(!gtp.status.success() && said.contains("protocol = \"nboard\""), "{said}");
+    assert!(!dir.join("gtp").exists(), "a refused reference plays no game");
+}
+
+#[test]
+fn a_reference_that_dies_while_scoring_names_itself_and_keeps_the_games() {
+    let dir = temp_dir("external", "reference-dies");
+    let file = dir.join("engines.toml");
+    std::fs::write(&file, failing_table(&dir, "nboard", "die")).unwrap();
+    let run = dir.join("run");
+    let engines = ["--engines", file.to_str().unwrap(), "--reference", "ext:flaky"];
+    let (output, scores) = scored_play(&run, &engines);
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "a failed scoring must fail the command");
+    assert!(scores.is_empty(), "no partial move-scores.jsonl");
+    assert!(said.contains("cannot score ply "), "{said}");
+    assert!(said.contains("engine flaky exited (exit status: 3) while answering `hint "), "{said}");
+    assert!(said.contains("failing (die) at move 3"), "its stderr is quoted: {said}");
+    // The games were played and logged before the scoring began.
+    for game in ["game-0001.jsonl", "game-0002.jsonl"] {
+        let log = read_log(&run.join(game));
+        assert_eq!(log.last().unwrap()["type"], "game_end", "{game}");
+    }
+    let kept = std::fs::read_to_string(run.join("engine-flaky-scoring.stderr")).unwrap();
+    assert!(kept.contains("failing (die)"), "{kept}");
+}

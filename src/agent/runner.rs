@@ -461,6 +461,7 @@ impl<R: ModelGame> Agent<R> {
             decision.thinking_estimated += u32::from(thinking.estimated);
         }
         decision.latency_ms += exchange.latency_ms;
+        decision.other_model_replies += u32::from(exchange.answered_by().is_some());
         let cut_off = exchange.reply.cut_off();
         let at = Ply {
             number: ctx.ply,

@@ -108,10 +108,17 @@ counters! {
     /// Replies whose thinking tokens are an estimate (the server did not count them
     /// apart: the generated tokens split by the share of characters).
     thinking_estimated: u32 = |d| d.thinking_estimated,
+    /// Replies that named another model than the one asked for (written when any did).
+    #[serde(skip_serializing_if = "is_zero")]
+    other_model_replies: u32 = |d| d.other_model_replies,
     /// Decisions sampled several times (`--vote K`, K above 1).
     voted_decisions: u32 = |d| u32::from(d.vote.is_some()),
     /// Of those, the ones where every sample gave the same move.
     unanimous_votes: u32 = |d| u32::from(d.vote.as_ref().is_some_and(record::Vote::unanimous)),
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// The rates derived from [`AgentStats`] (per move: 0 with no moves), written beside
@@ -232,6 +239,7 @@ mod tests {
             completion_tokens: 10,
             thinking_tokens: 4,
             thinking_estimated: 1,
+            other_model_replies: 0,
             latency_ms: 40.0,
             fallback_reason: None,
             vote: None,

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 
-use game::othello::{Board, Color, Move};
+use game::othello::{Board, Color, Move, Square};
 use protocol::ggf::GgfGame;
 use protocol::{gtp, nboard, parse_move, Protocol};
 use record::EngineId;
@@ -106,6 +106,22 @@ pub enum ExternalError {
         /// Its last stderr lines.
         stderr: String,
     },
+    /// A `hint` answer that leaves legal moves without a value.
+    #[error(
+        "engine {engine} valued {valued} of the {legal} legal moves after `hint {legal}` (none for {missing}): a reference must value every move (an opening book answers with book lines instead: turn it off){stderr}"
+    )]
+    Unvalued {
+        /// The engine's name.
+        engine: String,
+        /// Moves it gave a value.
+        valued: usize,
+        /// Legal moves.
+        legal: usize,
+        /// The legal moves it left out.
+        missing: String,
+        /// Its last stderr lines.
+        stderr: String,
+    },
     /// A game GTP cannot set up.
     #[error("engine {engine}: {reason}")]
     Unplayable {
@@ -176,7 +192,10 @@ fn copy_stderr(stderr: tokio::process::ChildStderr, tail: Arc<Mutex<Tail>>, file
         let mut out = None;
         while let Ok(Some(line)) = lines.next_line().await {
             if let (None, Some(path)) = (&out, &file) {
-                out = tokio::fs::File::create(path).await.ok();
+                // Appended: a game played again, or a second scoring process, adds to the
+                // file and never replaces what an earlier process wrote.
+                let opened = tokio::fs::OpenOptions::new().create(true).append(true).open(path).await;
+                out = opened.ok();
             }
             if let Some(out) = out.as_mut() {
                 let _ = out.write_all(format!("{line}\n").as_bytes()).await;
@@ -371,19 +390,91 @@ impl Driver {
 
     /// Sends `ping N` and reads up to `pong N`; returns the last `set myname` seen.
     async fn sync(&mut self, doing: &str) -> Result<Option<String>, ExternalError> {
+        let deadline = Instant::now() + self.timeout;
+        let replies = self.replies_until_pong(doing, deadline).await?;
+        Ok(replies.into_iter().rev().find_map(|reply| match reply {
+            Ok(nboard::Reply::MyName(name)) => Some(name),
+            _ => None,
+        }))
+    }
+
+    /// Sends `ping N` and returns every line read before `pong N` (the engine answers
+    /// commands in order, so the pong follows the answers of those sent before it),
+    /// each parsed or with its parse error.
+    async fn replies_until_pong(
+        &mut self,
+        doing: &str,
+        deadline: Instant,
+    ) -> Result<Vec<Result<nboard::Reply, nboard::ParseReplyError>>, ExternalError> {
         self.ping += 1;
         let ping = self.ping;
         self.send(&nboard::Command::Ping(ping).to_string()).await?;
-        let deadline = Instant::now() + self.timeout;
-        let mut name = None;
+        let mut replies = Vec::new();
         loop {
             let line = self.read_line(doing, deadline).await?;
             match line.parse::<nboard::Reply>() {
-                Ok(nboard::Reply::Pong(n)) if n == ping => return Ok(name),
-                Ok(nboard::Reply::MyName(found)) => name = Some(found),
-                _ => {}
+                Ok(nboard::Reply::Pong(n)) if n == ping => return Ok(replies),
+                reply => replies.push(reply),
             }
         }
+    }
+
+    /// NBoard only: the engine's value of every legal move of `board` (its `hint`
+    /// answer's `search` lines, in discs for the side to move), with the depth it
+    /// wrote for each, ordered by square; `ply` is the game's, for errors. The answer
+    /// is read until every move has a value or the engine says it waits again (a
+    /// `status` line saying "waiting", as Edax and ours write), never interrupted by
+    /// a `ping` (Edax stops searching at one), and may take the engine's timeout once
+    /// a move.
+    pub(crate) async fn hint(&mut self, board: &Board, ply: usize) -> Result<Vec<(Square, f64, String)>, ExternalError> {
+        let legal: Vec<Square> = board.legal_moves().squares().collect();
+        let game = GgfGame {
+            black: String::new(),
+            white: String::new(),
+            start: *board,
+            moves: Vec::new(),
+        };
+        self.send(&nboard::Command::SetGame(game).to_string()).await?;
+        self.sync("set game").await?;
+        let doing = nboard::Command::Hint(legal.len() as u32).to_string();
+        self.send(&doing).await?;
+        let deadline = Instant::now() + self.timeout * (legal.len() as u32).max(1);
+        let mut values: Vec<(Square, f64, String)> = Vec::new();
+        while values.len() < legal.len() {
+            let line = self.read_line(&doing, deadline).await?;
+            let (mv, eval, depth) = match line.parse::<nboard::Reply>() {
+                Ok(nboard::Reply::Search { mv, eval, depth }) => (mv, eval, depth),
+                Ok(nboard::Reply::Status(text)) if !values.is_empty() && text.contains("waiting") => break,
+                Ok(_) => continue,
+                Err(err) => return Err(self.unreadable(&doing, &err.line, err.reason).await),
+            };
+            match mv {
+                Move::Place(square) if legal.contains(&square) => {
+                    if !values.iter().any(|&(s, _, _)| s == square) {
+                        values.push((square, eval, depth));
+                    }
+                }
+                _ => return Err(self.illegal(mv, ply, board).await),
+            }
+        }
+        // Whatever the answer still holds (its closing status) is read up to a pong.
+        self.replies_until_pong(&doing, deadline).await?;
+        if values.len() < legal.len() {
+            let missing: Vec<String> = legal
+                .iter()
+                .filter(|square| !values.iter().any(|(s, _, _)| s == *square))
+                .map(ToString::to_string)
+                .collect();
+            return Err(ExternalError::Unvalued {
+                engine: self.name.clone(),
+                valued: values.len(),
+                legal: legal.len(),
+                missing: missing.join(" "),
+                stderr: self.stderr(),
+            });
+        }
+        values.sort_by_key(|&(square, _, _)| square);
+        Ok(values)
     }
 
     /// Sends a GTP command and returns its answer's text; a `?` answer is

@@ -18,6 +18,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use agent::{ModelGame, MoveContext, Played};
+use engines::MoveScores;
 use game::othello::{Board, Color, Move};
 use game::{Line, Rules};
 use protocol::Protocol;
@@ -72,6 +73,8 @@ pub enum Strength {
 
 /// The most processes of one engine at once.
 const MAX_IN_FLIGHT: usize = 256;
+/// Processes at once when the table does not say (`max_in_flight`).
+const DEFAULT_MAX_IN_FLIGHT: usize = 1;
 /// The deepest search asked for.
 const MAX_DEPTH: u32 = 60;
 
@@ -136,7 +139,7 @@ impl ExternalEngine {
             }
             (None, None) => None,
         };
-        let max_in_flight = table.max_in_flight.unwrap_or(1);
+        let max_in_flight = table.max_in_flight.unwrap_or(DEFAULT_MAX_IN_FLIGHT);
         if !(1..=MAX_IN_FLIGHT).contains(&max_in_flight) {
             return Err(bad(format!(
                 "max_in_flight = {max_in_flight}: give 1 to {MAX_IN_FLIGHT}"
@@ -189,6 +192,11 @@ impl ExternalEngine {
         self.timeout
     }
 
+    /// How many of its processes may run at once.
+    pub fn max_in_flight(&self) -> usize {
+        self.table.max_in_flight.unwrap_or(DEFAULT_MAX_IN_FLIGHT)
+    }
+
     /// Its process slots (`max_in_flight`).
     pub(crate) fn slots(&self) -> &Arc<Semaphore> {
         &self.slots
@@ -217,6 +225,99 @@ impl ExternalEngine {
             engine: self.clone(),
             driver: None,
             game: None,
+        }
+    }
+}
+
+/// An external engine as the move-quality reference: every legal move valued by the
+/// engine's NBoard `hint`, read in discs for the side to move (Edax's and our
+/// engines' scale). Synchronous, for the scorer's worker threads: each clone drives
+/// one engine process of its own on a runtime of its own, both started with its
+/// first position.
+pub struct ExternalScorer {
+    engine: ExternalEngine,
+    stderr_file: Option<PathBuf>,
+    runtime: Option<tokio::runtime::Runtime>,
+    driver: Option<Driver>,
+}
+
+impl Clone for ExternalScorer {
+    /// The same engine and stderr file, with no process yet.
+    fn clone(&self) -> ExternalScorer {
+        ExternalScorer {
+            engine: self.engine.clone(),
+            stderr_file: self.stderr_file.clone(),
+            runtime: None,
+            driver: None,
+        }
+    }
+}
+
+impl ExternalScorer {
+    /// A scorer by `engine`, which must speak NBoard (GTP gives no move values), its
+    /// processes' stderr appended to `stderr_file`.
+    pub fn new(engine: &ExternalEngine, stderr_file: Option<PathBuf>) -> Result<ExternalScorer, ExternalError> {
+        if engine.protocol() != Protocol::Nboard {
+            return Err(ExternalError::Unplayable {
+                engine: engine.table.name.clone(),
+                reason: "a move-quality reference must value every move, which only NBoard's hint does: give its [[engine]] protocol = \"nboard\"".to_string(),
+            });
+        }
+        Ok(ExternalScorer {
+            engine: engine.clone(),
+            stderr_file,
+            runtime: None,
+            driver: None,
+        })
+    }
+
+    /// Every legal move of `position` (at ply `ply` of its game, for errors) with the
+    /// engine's value; exact when the engine wrote a depth of at least the empties.
+    /// After a failure the process is gone; the next position starts another.
+    pub fn score<R: Rules>(&mut self, position: &R::Position, ply: usize) -> Result<MoveScores, ExternalError> {
+        let board = othello_board::<R>(position)?;
+        if self.runtime.is_none() {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .map_err(|source| ExternalError::Spawn {
+                    engine: self.engine.table.name.clone(),
+                    command: "(the scorer's own runtime)".to_string(),
+                    source,
+                })?;
+            self.runtime = Some(runtime);
+        }
+        let runtime = self.runtime.as_ref().expect("the runtime was just built");
+        let (engine, file, driver) = (&self.engine, &self.stderr_file, &mut self.driver);
+        let values = runtime.block_on(async {
+            if driver.is_none() {
+                *driver = Some(Driver::start(engine, file.clone()).await?);
+            }
+            let running = driver.as_mut().expect("the driver was just started");
+            let values = running.hint(&board, ply).await;
+            if values.is_err() {
+                *driver = None;
+            }
+            values
+        })?;
+        let depth = values
+            .iter()
+            .map(|(_, _, depth)| depth.parse::<u32>().unwrap_or(0))
+            .min()
+            .unwrap_or(0);
+        Ok(MoveScores {
+            scores: values.into_iter().map(|(square, value, _)| (square, value)).collect(),
+            exact: depth >= board.empties(),
+            depth,
+        })
+    }
+}
+
+impl Drop for ExternalScorer {
+    /// Asks the engine process to quit (it is killed if it does not).
+    fn drop(&mut self) {
+        if let (Some(runtime), Some(driver)) = (&self.runtime, self.driver.take()) {
+            runtime.block_on(driver.quit());
         }
     }
 }

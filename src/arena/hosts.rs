@@ -73,6 +73,7 @@ mod tests {
             retries: failed_on.len() as u32,
             host: Some(host.into()),
             finish_reason: None,
+            answered_by: None,
             failures: failed_on
                 .iter()
                 .map(|h| AttemptFailure {

@@ -55,7 +55,7 @@ pub use connection::{ConnectError, Connection, HostSettings};
 pub use engine_process::ExternalError;
 pub use eval::{run_eval, run_eval_sequential, EvalConfig, EvalGame, EvalResult, OpponentResult};
 pub use export::{ggf, transcript, ExportError};
-pub use external::{EngineTable, EngineTableError, ExternalEngine, ExternalPlayer, Strength};
+pub use external::{EngineTable, EngineTableError, ExternalEngine, ExternalPlayer, ExternalScorer, Strength};
 pub use groups::{collect_groups, groups_json, Group, GroupGame, Groups, GroupsError, Key};
 pub use hosts::{host_usage, HostUsage};
 pub use leaderboard::{
@@ -72,7 +72,8 @@ pub use player::{Action, LlmPlayer, PlayError, Played, Player, PlayerSpec};
 pub use players::{llm_model, OpponentError, Players};
 pub use probe::{run_probe, Grade, ProbeResult};
 pub use quality::{
-    score_games, GameToScore, MoveQuality, Phase, QualityTally, ScoredMove, ScoringStopped, ScoringWatch,
+    score_games, GameToScore, MoveQuality, MoveScorer, Phase, QualityTally, ScoredMove, ScoringError, ScoringStopped,
+    ScoringWatch,
 };
 pub use ratings::{fit_ratings, fit_ratings_held, ladder_position, RatedGame, Rating, RatingError, RatingOptions};
 pub use replay::{replay_records, replay_seed_lines, ExchangeView, GameReplay, PlyView, ReplayError, ToolView};

@@ -15,7 +15,10 @@ use serde_json::{json, Value};
 
 use super::play::GameRecord;
 use super::stats::{mean_interval, wilson_interval};
+use super::engine_process::ExternalError;
+use super::external::ExternalScorer;
 use engines::lab::parallel_map;
+use engines::MoveScores;
 use game::othello::Color;
 use game::Othello;
 use record::MoveSource;
@@ -211,42 +214,91 @@ pub struct ScoringStopped {
     pub games: usize,
 }
 
+/// Why a scoring gave no scores.
+#[derive(Debug, thiserror::Error)]
+pub enum ScoringError {
+    /// Its stop flag was set.
+    #[error(transparent)]
+    Stopped(ScoringStopped),
+    /// The external reference failed on a move.
+    #[error("cannot score ply {ply} of game {game}")]
+    Reference {
+        /// Game number (from 1).
+        game: usize,
+        /// Ply (from 1, opening included).
+        ply: usize,
+        /// What the engine did.
+        #[source]
+        source: ExternalError,
+    },
+}
+
+/// What scores every legal move of a position: the game's own reference evaluator,
+/// or an external engine's values (Othello only).
+pub enum MoveScorer<R: ModelGame> {
+    /// The game's reference, as built by [`Engines::reference`](engines::Engines::reference).
+    Ours(R::Reference),
+    /// An NBoard engine's `hint` values.
+    External(ExternalScorer),
+}
+
+impl<R: ModelGame> MoveScorer<R> {
+    fn score(&mut self, position: &R::Position, ply: usize) -> Result<MoveScores, ExternalError> {
+        match self {
+            MoveScorer::Ours(reference) => Ok(R::score_moves(reference, position)),
+            MoveScorer::External(engine) => engine.score::<R>(position, ply),
+        }
+    }
+}
+
+/// Why one game's scoring ended early.
+enum Halt {
+    Stopped,
+    Failed { ply: usize, source: ExternalError },
+}
+
 /// Scores the moves (placements after the opening) of the given colors in each game,
-/// `parallel` games at a time, each worker with its own reference built by `reference`;
+/// `parallel` games at a time, each worker with its own scorer built by `scorer`;
 /// publishes its progress to `watch` and stops, before the next move is scored, once
-/// `stop` is set. Returns the scored moves in game and ply order.
+/// `stop` is set. Returns the scored moves in game and ply order, or the first game's
+/// failure.
 pub fn score_games<R: ModelGame>(
     games: &[GameToScore<'_, R>],
-    reference: &(dyn Fn() -> R::Reference + Sync),
+    scorer: &(dyn Fn() -> MoveScorer<R> + Sync),
     parallel: usize,
     watch: &ScoringWatch,
     stop: &AtomicBool,
-) -> Result<Vec<ScoredMove>, ScoringStopped> {
-    let scored = parallel_map(games, parallel, reference, |reference, _, game| {
-        let moves = score_game(game, reference, watch, stop);
-        if moves.is_some() {
+) -> Result<Vec<ScoredMove>, ScoringError> {
+    let scored = parallel_map(games, parallel, scorer, |scorer, _, game| {
+        let moves = score_game(game, scorer, watch, stop);
+        if moves.is_ok() {
             watch.games_done.fetch_add(1, Ordering::Relaxed);
         }
-        moves
+        moves.map_err(|halt| (game.number, halt))
     });
-    let stopped = || ScoringStopped {
-        games_done: watch.games_done.load(Ordering::Relaxed),
-        games: games.len(),
-    };
-    scored
-        .into_iter()
-        .map(|moves| moves.ok_or_else(stopped))
-        .collect::<Result<Vec<_>, _>>()
-        .map(|games| games.concat())
+    let mut all = Vec::new();
+    for moves in scored {
+        match moves {
+            Ok(moves) => all.extend(moves),
+            Err((_, Halt::Stopped)) => {
+                return Err(ScoringError::Stopped(ScoringStopped {
+                    games_done: watch.games_done.load(Ordering::Relaxed),
+                    games: games.len(),
+                }))
+            }
+            Err((game, Halt::Failed { ply, source })) => return Err(ScoringError::Reference { game, ply, source }),
+        }
+    }
+    Ok(all)
 }
 
-/// The game's scored moves; `None` when `stop` was set before the last one.
+/// The game's scored moves, or why it stopped before the last one.
 fn score_game<R: ModelGame>(
     game: &GameToScore<'_, R>,
-    reference: &mut R::Reference,
+    scorer: &mut MoveScorer<R>,
     watch: &ScoringWatch,
     stop: &AtomicBool,
-) -> Option<Vec<ScoredMove>> {
+) -> Result<Vec<ScoredMove>, Halt> {
     let record = game.record;
     let mut board = *record.game.start();
     let mut scored = Vec::new();
@@ -257,9 +309,11 @@ fn score_game<R: ModelGame>(
         if let (Some(ply), Some(square)) = (ply, R::coordinate(mv)) {
             if game.colors.contains(&ply.color) && ply.played.source != MoveSource::ForcedPass {
                 if stop.load(Ordering::Relaxed) {
-                    return None;
+                    return Err(Halt::Stopped);
                 }
-                let scores = R::score_moves(reference, &board);
+                let scores = scorer
+                    .score(&board, index + 1)
+                    .map_err(|source| Halt::Failed { ply: index + 1, source })?;
                 watch.moves_done.fetch_add(1, Ordering::Relaxed);
                 if let Some(regret) = scores.regret(square) {
                     scored.push(ScoredMove {
@@ -280,5 +334,5 @@ fn score_game<R: ModelGame>(
         }
         board = R::play(&board, mv).expect("a game record holds legal moves");
     }
-    Some(scored)
+    Ok(scored)
 }

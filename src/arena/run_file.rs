@@ -18,7 +18,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
 use crate::run_folder::utc_now;
-use crate::{EngineTable, OpeningsRecord, PlayerSpec};
+use crate::{EngineTable, ExternalEngine, OpeningsRecord, PlayerSpec};
 use agent::{AgentConfig, ModelGame};
 use record::EngineId;
 
@@ -204,10 +204,15 @@ impl RunEngine {
     /// The external engine `player` is, as run.json records it (`None` for other
     /// players).
     pub fn of<R: ModelGame>(player: &PlayerSpec<R>) -> Option<RunEngine> {
-        player.external().map(|engine| RunEngine {
+        player.external().map(RunEngine::of_engine)
+    }
+
+    /// `engine` as run.json records it.
+    pub fn of_engine(engine: &ExternalEngine) -> RunEngine {
+        RunEngine {
             table: engine.table().clone(),
             id: engine.identity().cloned(),
-        })
+        }
     }
 
     /// The external engines of `now` whose `[[engine]]` table is not the one `recorded`

@@ -304,6 +304,10 @@ pub struct PlayArgs {
     pub score_moves: bool,
     #[command(flatten)]
     pub reference: ReferenceArgs,
+    /// Score with this external engine instead of ours: ext:NAME of --engines, an
+    /// NBoard engine whose hint values are read as discs.
+    #[arg(long = "reference", value_name = "ext:NAME", requires = "score_moves")]
+    pub reference_engine: Option<String>,
     #[command(flatten)]
     pub agent: AgentArgs,
     #[command(flatten)]
@@ -351,7 +355,7 @@ pub struct EvalArgs {
     /// finished games are kept, unfinished ones are played again.
     #[arg(long, value_name = "RUN-DIR", conflicts_with_all = [
         "game", "agent_spec", "vs", "games", "OpeningsArgs", "seed", "opening_seed", "log_dir", "stop", "AgentArgs",
-        "ReferenceArgs",
+        "ReferenceArgs", "reference_engine",
     ])]
     pub resume: Option<PathBuf>,
     /// The game: othello, or marubatsu (seed 003's tic-tac-toe).
@@ -398,6 +402,10 @@ pub struct EvalArgs {
     pub score_moves: bool,
     #[command(flatten)]
     pub reference: ReferenceArgs,
+    /// Score with this external engine instead of ours: ext:NAME of --engines, an
+    /// NBoard engine whose hint values are read as discs.
+    #[arg(long = "reference", value_name = "ext:NAME", requires = "score_moves")]
+    pub reference_engine: Option<String>,
     #[command(flatten)]
     pub agent: AgentArgs,
     #[command(flatten)]

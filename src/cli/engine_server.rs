@@ -41,6 +41,7 @@ pub fn run(args: EngineArgs) -> Result<()> {
         anyhow::bail!("bad --engine human: a person at this terminal cannot answer on its stdin; give an engine spec");
     }
     let mut server = Server {
+        spec: args.engine.clone(),
         engine: args.engine.build(args.seed),
         name: format!("othello-arena {}", args.engine),
         board: Board::new(),
@@ -71,6 +72,7 @@ struct Answer {
 }
 
 struct Server {
+    spec: EngineSpec,
     engine: Box<dyn Engine>,
     name: String,
     board: Board,
@@ -84,6 +86,18 @@ impl Server {
             self.board = self.board.play(Move::Pass);
         }
         self.board.side_to_move() == color
+    }
+
+    /// The depth a `hint` line names: the reference's (the empties where it solves
+    /// exactly, so a client reads its values as exact there), 0 for other engines.
+    fn hint_depth(&self) -> u32 {
+        match self.spec {
+            EngineSpec::Reference { exact_empties, .. } if self.board.empties() <= exact_empties => {
+                self.board.empties()
+            }
+            EngineSpec::Reference { depth, .. } => depth,
+            _ => 0,
+        }
     }
 
     /// The engine's move in the current position (a pass when it must).
@@ -220,11 +234,12 @@ impl Server {
                         .collect()
                 };
                 values.sort_by(|a, b| b.1.total_cmp(&a.1));
+                let depth = self.hint_depth().to_string();
                 let mut replies = vec![R::Status("thinking".to_string())];
                 replies.extend(values.into_iter().take(n as usize).map(|(mv, eval)| R::Search {
                     mv,
                     eval,
-                    depth: "0".to_string(),
+                    depth: depth.clone(),
                 }));
                 replies.push(R::Status("waiting".to_string()));
                 say(replies)

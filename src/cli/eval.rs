@@ -12,7 +12,7 @@ use clap::Parser;
 use anyhow::{bail, Context, Result};
 
 use super::agent_args::parse_player;
-use super::args::{Cli, Command, EvalArgs, GameArg, ReferenceArgs};
+use super::args::{Cli, Command, EvalArgs, GameArg};
 use super::csv_table::CsvTable;
 use super::external;
 use super::openings;
@@ -76,14 +76,29 @@ async fn evaluate<R: ModelGame>(
         let owned: Vec<PathBuf> = run.iter().map(|dir| dir.join("results.csv")).collect();
         check_output_flag("--csv", csv, &run, &owned)?;
     }
+    let scoring = match args.score_moves {
+        true => Some(
+            quality::Scoring::from_flags::<R>(
+                args.reference,
+                args.reference_engine.as_deref(),
+                args.agent.engines.as_deref(),
+            )
+            .await?,
+        ),
+        false => None,
+    };
     let model = entrants.agent_config.model.clone();
-    let (folder, config) = open_run(&args, entrants, recorded.as_ref()).await?;
+    let (folder, config) = open_run(&args, entrants, recorded.as_ref(), scoring.as_ref()).await?;
     let log_dir = folder.path().to_path_buf();
     let total = config.schedule().len();
     let (result, stops) = play(&args, &config, &folder).await?;
-    let quality = score(&args, &result, &config, &log_dir)?;
+    let quality = match &scoring {
+        Some(scoring) => score(&args, scoring, &result, &config, &log_dir)?,
+        None => None,
+    };
+    let quality = scoring.as_ref().zip(quality.as_ref());
     let hosts = logged_host_usage(&log_dir)?;
-    let results = eval_results::<R>(&args, &result, &stops, &hosts, quality.as_ref(), &log_dir);
+    let results = eval_results::<R>(&args, &result, &stops, &hosts, quality, &log_dir);
     folder.write_results(&RunResults::Eval(&results))?;
     let complete = result.unfinished == 0;
     if complete {
@@ -100,8 +115,8 @@ async fn evaluate<R: ModelGame>(
         print!("{}", text_report(&result, &model, args.games));
         print!("{}", stop_lines(&stops));
         print!("{}", host_lines(&hosts));
-        if let Some((all, _)) = &quality {
-            let mut text = quality::heading::<R>("the agent (model moves only)", args.reference);
+        if let Some((scoring, (all, _))) = quality {
+            let mut text = quality::heading::<R>("the agent (model moves only)", scoring);
             quality::quality_lines::<R>(all, &mut text);
             print!("{text}");
         }
@@ -169,6 +184,7 @@ async fn open_run<R: ModelGame>(
     args: &EvalArgs,
     entrants: Entrants<R>,
     recorded: Option<&EvalRun>,
+    scoring: Option<&quality::Scoring>,
 ) -> Result<(RunFolder, EvalConfig<R>)> {
     let Entrants {
         connection,
@@ -208,7 +224,7 @@ async fn open_run<R: ModelGame>(
     config.run.log_dir = Some(log_dir.clone());
     if let Some(recorded) = recorded {
         refuse_changed_settings(&log_dir, recorded, &agent_config)?;
-        let engines: Vec<RunEngine> = config.opponents.iter().filter_map(RunEngine::of).collect();
+        let engines = run_engines(&config, scoring);
         let changed = RunEngine::changed_tables(&recorded.engines, &engines);
         if !changed.is_empty() {
             bail!(
@@ -234,20 +250,27 @@ async fn open_run<R: ModelGame>(
             model_info: Some(model_info),
             agent: agent_config.to_json(),
             opponents: config.opponents.iter().map(ToString::to_string).collect(),
-            engines: config.opponents.iter().filter_map(RunEngine::of).collect(),
+            engines: run_engines(&config, scoring),
             games_per_color: args.games,
             opening_random: args.openings.opening_random,
             openings: openings_record,
             seed: args.seed,
             opening_seed: Some(opening_seed),
             parallel,
-            score_moves: Some(args.score_moves.then(|| args.reference.to_json::<R>())),
+            score_moves: Some(scoring.map(quality::Scoring::to_json::<R>)),
         })))?;
     }
     let stop = Arc::new(AtomicBool::new(false));
     stop_on_ctrl_c(stop.clone(), "eval", folder.path())?;
     config.run.stop = Some(stop);
     Ok((folder, config))
+}
+
+/// The external engines of the run, as run.json records them: its opponents, and
+/// its move-quality reference.
+fn run_engines<R: ModelGame>(config: &EvalConfig<R>, scoring: Option<&quality::Scoring>) -> Vec<RunEngine> {
+    let opponents = config.opponents.iter().filter_map(RunEngine::of);
+    opponents.chain(scoring.and_then(quality::Scoring::run_engine)).collect()
 }
 
 /// Plays the evaluation (each opponent stopped early under `--stop`, whose answers go
@@ -286,11 +309,12 @@ async fn play<R: ModelGame>(
 /// complete, and a Ctrl-C during scoring drops the scores, never the results.
 fn score<R: ModelGame>(
     args: &EvalArgs,
+    scoring: &quality::Scoring,
     result: &EvalResult<R>,
     config: &EvalConfig<R>,
     log_dir: &Path,
 ) -> Result<Option<(MoveQuality, Vec<MoveQuality>)>> {
-    if !args.score_moves || result.unfinished != 0 {
+    if result.unfinished != 0 {
         return Ok(None);
     }
     // The reference searches on blocking threads, off the async workers.
@@ -298,7 +322,7 @@ fn score<R: ModelGame>(
         score_agent_moves(
             result,
             config.opponents.len(),
-            args.reference,
+            scoring,
             args.json,
             log_dir,
             config.run.stop.as_deref(),
@@ -321,16 +345,16 @@ fn eval_results<R: ModelGame>(
     result: &EvalResult<R>,
     stops: &[Option<PairingStop>],
     hosts: &[HostUsage],
-    quality: Option<&(MoveQuality, Vec<MoveQuality>)>,
+    quality: Option<(&quality::Scoring, &(MoveQuality, Vec<MoveQuality>))>,
     log_dir: &Path,
 ) -> EvalResults {
     let mut opponents = opponent_results(result, args.games);
-    let move_quality = quality.map(|(all, per_opponent)| {
+    let move_quality = quality.map(|(scoring, (all, per_opponent))| {
         for (opponent, q) in opponents.iter_mut().zip(per_opponent) {
             opponent.move_quality = Some(q.to_json());
         }
         let mut all = all.to_json();
-        all["reference"] = args.reference.to_json::<R>();
+        all["reference"] = scoring.to_json::<R>();
         all
     });
     EvalResults {
@@ -394,7 +418,7 @@ fn resume_from_logs<R: ModelGame>(
 fn score_agent_moves<R: ModelGame>(
     result: &EvalResult<R>,
     opponents: usize,
-    reference: ReferenceArgs,
+    scoring: &quality::Scoring,
     quiet: bool,
     log_dir: &Path,
     stop: Option<&AtomicBool>,
@@ -408,7 +432,7 @@ fn score_agent_moves<R: ModelGame>(
             colors: vec![g.agent_color],
         })
         .collect();
-    let moves = quality::score(&games, reference, quiet, stop)?;
+    let moves = quality::score(&games, scoring, quiet, stop, Some(log_dir))?;
     quality::write_scores(log_dir, &moves)?;
     let mut all = MoveQuality::default();
     let mut per_opponent = vec![MoveQuality::default(); opponents];

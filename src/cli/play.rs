@@ -10,7 +10,7 @@ use anyhow::{Context, Result};
 use serde_json::json;
 
 use super::agent_args::{is_llm_spec, parse_player};
-use super::args::{GameArg, PlayArgs, ReferenceArgs};
+use super::args::{GameArg, PlayArgs};
 use super::csv_table::CsvTable;
 use super::external;
 use super::openings;
@@ -44,6 +44,17 @@ async fn play<R: ModelGame>(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>
         parse_player(&args.white, "--white", &args.agent, connection.as_ref())?,
     ];
     external::identify(&players).await?;
+    let scoring = match args.score_moves {
+        true => Some(
+            quality::Scoring::from_flags::<R>(
+                args.reference,
+                args.reference_engine.as_deref(),
+                args.agent.engines.as_deref(),
+            )
+            .await?,
+        ),
+        false => None,
+    };
     let human = players.iter().any(PlayerSpec::is_human);
     let parallel = parallel(&args, human, connection.as_ref());
     if let Some(csv) = &args.csv {
@@ -81,22 +92,22 @@ async fn play<R: ModelGame>(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>
             .with_context(|| format!("cannot write --csv {}", path.display()))?;
     }
     let agents = agent_stats(&config, &result);
-    let quality = if args.score_moves {
+    let quality = match &scoring {
         // The reference searches on blocking threads, off the async workers.
-        Some(tokio::task::block_in_place(|| {
-            score_both_players(&result, args.reference, args.json, log_dir.as_deref())
-        })?)
-    } else {
-        None
+        Some(scoring) => Some(tokio::task::block_in_place(|| {
+            score_both_players(&result, scoring, args.json, log_dir.as_deref())
+        })?),
+        None => None,
     };
+    let quality = scoring.as_ref().zip(quality.as_ref());
     if args.json {
-        print_json(&args, &config, &result, &agents, quality.as_ref());
+        print_json(&config, &result, &agents, quality);
     } else {
         print!(
             "{}",
             text_table(&config, &result.tallies, start.elapsed().as_secs_f64())
         );
-        print_players(&args, &result, &agents, quality.as_ref());
+        print_players(&result, &agents, quality);
         if let Some(dir) = &log_dir {
             println!("logs: {}", dir.display());
         }
@@ -176,11 +187,10 @@ async fn play_match<R: ModelGame>(
 
 /// `--json`: the games, and each player's tallies, agent statistics and move quality.
 fn print_json<R: ModelGame>(
-    args: &PlayArgs,
     config: &MatchConfig<R>,
     result: &MatchResult<R>,
     agents: &[Option<AgentStats>; 2],
-    quality: Option<&[MoveQuality; 2]>,
+    quality: Option<(&quality::Scoring, &[MoveQuality; 2])>,
 ) {
     let players: Vec<_> = result
         .tallies
@@ -195,10 +205,10 @@ fn print_json<R: ModelGame>(
         })
         .collect();
     let mut players = players;
-    if let Some(quality) = quality {
+    if let Some((scoring, quality)) = quality {
         for (value, q) in players.iter_mut().zip(quality) {
             value["move_quality"] = q.to_json();
-            value["move_quality"]["reference"] = args.reference.to_json::<R>();
+            value["move_quality"]["reference"] = scoring.to_json::<R>();
         }
     }
     println!("{}", json!({ "games": config.games, "players": players }));
@@ -206,10 +216,9 @@ fn print_json<R: ModelGame>(
 
 /// Below the table: each LLM player's statistics, then each player's move quality.
 fn print_players<R: ModelGame>(
-    args: &PlayArgs,
     result: &MatchResult<R>,
     agents: &[Option<AgentStats>; 2],
-    quality: Option<&[MoveQuality; 2]>,
+    quality: Option<(&quality::Scoring, &[MoveQuality; 2])>,
 ) {
     for (tally, stats) in result.tallies.iter().zip(agents) {
         if let Some(stats) = stats {
@@ -221,8 +230,9 @@ fn print_players<R: ModelGame>(
             print!("{lines}");
         }
     }
-    for (tally, q) in result.tallies.iter().zip(quality.into_iter().flatten()) {
-        let mut text = quality::heading::<R>(&tally.spec, args.reference);
+    let Some((scoring, quality)) = quality else { return };
+    for (tally, q) in result.tallies.iter().zip(quality) {
+        let mut text = quality::heading::<R>(&tally.spec, scoring);
         quality::quality_lines::<R>(q, &mut text);
         print!("{text}");
     }
@@ -232,7 +242,7 @@ fn print_players<R: ModelGame>(
 /// move-scores.jsonl when the match has a log folder.
 fn score_both_players<R: ModelGame>(
     result: &MatchResult<R>,
-    reference: ReferenceArgs,
+    scoring: &quality::Scoring,
     quiet: bool,
     log_dir: Option<&Path>,
 ) -> Result<[MoveQuality; 2]> {
@@ -246,7 +256,7 @@ fn score_both_players<R: ModelGame>(
             colors: Color::BOTH.to_vec(),
         })
         .collect();
-    let moves = quality::score(&games, reference, quiet, None)?;
+    let moves = quality::score(&games, scoring, quiet, None, log_dir)?;
     if let Some(dir) = log_dir {
         quality::write_scores(dir, &moves)?;
     }

@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use arena::{score_games, GameToScore, ScoredMove, ScoringWatch};
+use arena::{score_games, GameToScore, MoveScorer, ScoredMove, ScoringError, ScoringWatch};
 
 /// Work shorter than this shows no progress line.
 pub(super) const SHOW_AFTER: Duration = Duration::from_secs(1);
@@ -150,7 +150,7 @@ pub(super) fn solve_line(empties: u32, nodes: u64, checked: u32, moves: u32, ela
 /// that says how far it got.
 pub(super) fn score_with_progress<R: ModelGame>(
     games: &[GameToScore<'_, R>],
-    reference: &(dyn Fn() -> R::Reference + Sync),
+    scorer: &(dyn Fn() -> MoveScorer<R> + Sync),
     parallel: usize,
     quiet: bool,
     stop: Option<&AtomicBool>,
@@ -175,11 +175,12 @@ pub(super) fn score_with_progress<R: ModelGame>(
         Progress::start(poll)
     };
     let never = AtomicBool::new(false);
-    let scored = score_games(games, reference, parallel, &watch, stop.unwrap_or(&never));
+    let scored = score_games(games, scorer, parallel, &watch, stop.unwrap_or(&never));
     drop(progress);
-    scored.map_err(|stopped| {
-        anyhow::Error::new(stopped)
-            .context("stopped by Ctrl-C: no move scores were written (the game logs are complete)")
+    scored.map_err(|err| match err {
+        ScoringError::Stopped(stopped) => anyhow::Error::new(stopped)
+            .context("stopped by Ctrl-C: no move scores were written (the game logs are complete)"),
+        failed => anyhow::Error::new(failed).context("no move scores were written (the game logs are complete)"),
     })
 }
 

@@ -113,6 +113,13 @@ pub(super) fn agent_lines(stats: &AgentStats, out: &mut String) {
         rates.tool_calls_per_move, rates.recovered_tool_calls_per_move, stats.tool_errors
     );
     let _ = writeln!(out, "  requests per move       {:.2}", rates.requests_per_move);
+    if stats.other_model_replies > 0 {
+        let _ = writeln!(
+            out,
+            "  WARNING: {} repl(ies) named another model than the one asked for (`answered_by` in the logs' exchange lines): the host may serve another model",
+            stats.other_model_replies
+        );
+    }
     if stats.voted_decisions > 0 {
         let _ = writeln!(
             out,

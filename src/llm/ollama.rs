@@ -53,6 +53,7 @@ struct WireResponse {
     prompt_eval_count: Option<u64>,
     eval_count: Option<u64>,
     error: Option<String>,
+    model: Option<String>,
 }
 
 /// `GET /api/tags`: the models on the server.
@@ -137,6 +138,7 @@ impl OllamaBackend {
             done_reason: wire.done_reason,
             // Ollama counts thinking inside `eval_count`, never apart.
             thinking_tokens: None,
+            model: wire.model,
         })
     }
 

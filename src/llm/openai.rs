@@ -282,6 +282,7 @@ impl OpenAiBackend {
             completion_tokens: usage.completion_tokens,
             done_reason: choice.finish_reason,
             thinking_tokens: usage.completion_tokens_details.and_then(|d| d.reasoning_tokens),
+            model: None,
         })
     }
 

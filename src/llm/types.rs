@@ -186,6 +186,9 @@ pub struct ChatReply {
     /// Of the generated tokens, those spent thinking, when the server counts them apart
     /// (OpenAI-compatible `usage.completion_tokens_details.reasoning_tokens`).
     pub thinking_tokens: Option<u64>,
+    /// The model the reply says answered, where the API names it reliably (Ollama's
+    /// `model`; OpenAI-compatible servers write aliases or file paths there, so none).
+    pub model: Option<String>,
 }
 
 /// The generated tokens a reply spent thinking.
@@ -199,6 +202,14 @@ pub struct ThinkingTokens {
 }
 
 impl ChatReply {
+    /// The model the reply names when it is not `asked` (Ollama's implicit `:latest`
+    /// tag aside): the host may serve another model than the one being measured.
+    pub fn other_model(&self, asked: &str) -> Option<&str> {
+        let untagged = |name: &str| name.strip_suffix(":latest").unwrap_or(name).to_string();
+        let named = self.model.as_deref()?;
+        (untagged(named) != untagged(asked)).then_some(named)
+    }
+
     /// Whether generation stopped at the token limit (`done_reason` or `finish_reason`
     /// `length`): the answer was cut off, not finished.
     pub fn cut_off(&self) -> bool {
@@ -265,6 +276,13 @@ pub struct Exchange {
     pub host: String,
     /// The failed attempts before the answer, in order (as many as `retries`).
     pub failures: Vec<AttemptFailure>,
+}
+
+impl Exchange {
+    /// The model the reply names when it is not the one the request asked for.
+    pub fn answered_by(&self) -> Option<&str> {
+        self.reply.other_model(self.request["model"].as_str().unwrap_or_default())
+    }
 }
 
 /// An attempt that failed before a request was answered (on the same host or another).

@@ -25,7 +25,9 @@
 //!   `latency_ms`, `retries`, `host` (the base URL of the server that answered),
 //!   `failures` (when attempts failed first: `[{"host", "error"}]`, one per retry),
 //!   `finish_reason` (why the server stopped: `length` means cut off at the token
-//!   limit; absent when the server gave none and in older logs), and
+//!   limit; absent when the server gave none and in older logs), `answered_by` (a
+//!   warning: the model an Ollama reply names when it is not the one asked for; absent
+//!   when they agree and in older logs), and
 //!   the raw `request` and `response` bodies exactly as sent and received (seed 000's
 //!   `{"request":..,"response":..}` shape, plus metadata);
 //! - `move`: `game`, `ply`, `color`, `player`, `move` (`d3` or `pass`), `source`
@@ -262,6 +264,10 @@ pub struct ExchangeRecord {
     /// limit, ...), as it said it; absent when it said nothing and in older logs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finish_reason: Option<String>,
+    /// A warning: the model the reply names, when it is not the one asked for (the
+    /// host may serve another model); absent when they agree and in older logs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answered_by: Option<String>,
     /// The request body exactly as sent.
     pub request: Value,
     /// The response body exactly as received.
@@ -392,6 +398,10 @@ pub struct AgentDecision {
     /// are thinking, because the server does not count them apart (Ollama).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub thinking_estimated: u32,
+    /// Replies that named another model than the one asked for (each exchange's
+    /// `answered_by`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub other_model_replies: u32,
     /// Sum of request latencies.
     pub latency_ms: f64,
     /// Why the fallback played, or why the agent forfeited.

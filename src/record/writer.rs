@@ -100,6 +100,7 @@ impl<'a> GameWriter<'a> {
                 host: Some(exchange.host.clone()),
                 failures: exchange.failures.clone(),
                 finish_reason: exchange.reply.done_reason.clone(),
+                answered_by: exchange.answered_by().map(str::to_string),
                 request: exchange.request.clone(),
                 response: exchange.response.clone(),
             })

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A failing engine for the tests: serves `othello-arena engine ARGS...` ($1 is the
-# binary) and, at the Nth ($2) move asked of one process (GTP genmove, NBoard go),
+# binary) and, at the Nth ($2) move asked of one process (GTP genmove, NBoard go or hint),
 # fails as $3 says, once: it leaves the file $4 behind, and a process that finds it
 # serves every move. Ways to fail: die (exit 3), hang (never answer), garble (answer
 # zz), illegal (answer a1, never legal before the corners fill).
@@ -15,7 +15,7 @@ exec 3>&1
 asked=0
 while IFS= read -r line; do
   case $line in
-    genmove*|go)
+    genmove*|go|hint*)
       asked=$((asked + 1))
       if [ "$asked" -ge "$n" ]; then
         touch "$once"

@@ -56,6 +56,23 @@ impl Reply {
         }
     }
 
+    /// This reply as Ollama sends it for `model`: a chat answer's `model` names the
+    /// model asked for (the stub's placeholder `stub` becomes it; a reply that names
+    /// another model on purpose, standing in for a host serving another, keeps it).
+    fn answering_as(self, model: Option<&str>) -> Reply {
+        let (Some(model), Ok(mut body)) = (model, serde_json::from_str::<Value>(&self.body)) else {
+            return self;
+        };
+        if body["model"] != "stub" {
+            return self;
+        }
+        body["model"] = json!(model);
+        Reply {
+            body: body.to_string(),
+            ..self
+        }
+    }
+
     /// The same status with another JSON body.
     pub fn with_body(self, body: Value) -> Reply {
         Reply {
@@ -225,7 +242,7 @@ fn serve(
         seen.len() - 1
     };
     let path = request_line.split_whitespace().nth(1).unwrap_or("/").to_string();
-    let reply = handler(&path, &request, index);
+    let reply = handler(&path, &request, index).answering_as(request["model"].as_str());
     if killed.load(Ordering::SeqCst) {
         return;
     }
