@@ -1,6 +1,7 @@
 //! What `serve`'s pages are told, over plain HTTP: a model's rejected answer marked
 //! with its reason and the feedback sent back, the models the host serves, a game
-//! nobody moves in abandoned and logged as stopped, and a run of engines only
+//! nobody moves in abandoned and logged as stopped, one its person ends logged as
+//! stopped too, opponents too costly for a browser refused, and a run of engines only
 //! tabulated by its pairings.
 
 use crate::support::serve::{client, game_events, play_through, start_game, Served};
@@ -82,6 +83,54 @@ fn a_game_nobody_moves_in_is_abandoned_and_logged_as_stopped() {
         .json()
         .unwrap();
     assert_eq!(shown["games"][0]["end"][2], "stopped before ply 1 (abandoned)");
+}
+
+#[test]
+fn a_game_its_person_ends_is_logged_as_stopped_and_costly_opponents_are_refused() {
+    let runs = temp_dir("serve-views", "ended").join("runs");
+    let served = Served::start(&runs, "127.0.0.1:0", &["--max-games", "1"]);
+    let http = client();
+    // Searches that could hold a core for minutes after their page leaves.
+    for costly in ["alphabeta:16", "n-hand:8", "reference:12:30", "reference:8:24"] {
+        let refused = http
+            .post(format!("{}/api/games", served.url))
+            .json(&json!({"color": "black", "opponent": costly}))
+            .send()
+            .unwrap();
+        assert_eq!(refused.status().as_u16(), 400, "{costly}");
+        let said = refused.text().unwrap();
+        assert!(said.contains("too deep for a browser game"), "{costly}: {said}");
+    }
+    let (id, run) = start_game(&http, &served.url, "black", "greedy");
+    let events = play_through(&http, &served.url, id, "black", Some(8));
+    assert!(events.iter().any(|e| e["kind"] == "state"), "{events:?}");
+    let end = |id: u64| {
+        http.post(format!("{}/api/games/{id}/end", served.url))
+            .json(&json!({}))
+            .send()
+            .unwrap()
+            .status()
+            .as_u16()
+    };
+    assert_eq!(end(id), 204);
+    let last = game_events(&http, &served.url, id)
+        .find(|e| e["kind"] == "failed" || e["kind"] == "end")
+        .unwrap();
+    assert_eq!(
+        (&last["kind"], &last["reason"]),
+        (&json!("failed"), &json!("ended")),
+        "{last}"
+    );
+    assert_eq!(end(id), 409, "an ended game is over");
+    let log = std::fs::read_to_string(runs.join(&run).join("game-0001.jsonl")).unwrap();
+    let stopped: Value = serde_json::from_str(log.lines().last().unwrap()).unwrap();
+    assert_eq!(
+        (&stopped["type"], &stopped["reason"]),
+        (&json!("game_stopped"), &json!("ended"))
+    );
+    // Its one slot is free again.
+    let (next, _) = start_game(&http, &served.url, "black", "greedy");
+    assert_ne!(next, id);
 }
 
 #[test]

@@ -101,6 +101,7 @@ pub fn router(options: &ServeOptions, players: Players) -> Result<Router> {
         .route("/api/games/{id}/events", get(play::events))
         .route("/api/games/{id}/move", post(play::play_move))
         .route("/api/games/{id}/hint", post(play::hint))
+        .route("/api/games/{id}/end", post(play::end))
         .route("/api/runs", get(watch::list))
         .route("/api/runs/{run}", get(watch::show))
         .route("/api/runs/{run}/follow", get(watch::follow))

@@ -22,7 +22,7 @@
 
 use std::collections::HashMap;
 use std::convert::Infallible;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -52,15 +52,42 @@ const MAX_TEXT: usize = 32 * 1024;
 /// The `game_stopped` reason of a game whose person left (no move within `serve
 /// --move-wait`): the game ends as `failed` and its slot is freed.
 const ABANDONED: &str = "abandoned";
+/// The `game_stopped` reason of a game its person ended (the end route, sent when the
+/// page is left or the game given up).
+const ENDED: &str = "ended";
 /// The hint engine when the page names none.
 const HINT_ENGINE: &str = "reference";
 /// No new search depth starts after this long on a hint (the exact solve, at most
 /// [`MAX_HINT_EXACT`] empties, always finishes).
 const HINT_TIME: Duration = Duration::from_secs(2);
-/// The deepest search a hint may ask for.
-const MAX_HINT_DEPTH: u32 = 10;
-/// The most empties a hint may ask to be solved exactly.
-const MAX_HINT_EXACT: u32 = 20;
+/// The deepest reference search a browser game may ask for (a hint or an opponent).
+const MAX_BROWSER_DEPTH: u32 = 10;
+/// The most empties a browser game's reference may solve exactly.
+const MAX_BROWSER_EXACT: u32 = 20;
+/// The deepest look-ahead (`n-hand:N`, ...) of a browser opponent (~10^N lines a move).
+const MAX_BROWSER_LOOKAHEAD: u32 = 6;
+/// The deepest `alphabeta:D` of a browser opponent (no move ordering).
+const MAX_BROWSER_ALPHABETA: u32 = 8;
+
+/// Why an engine is too costly to answer a browser game's move within seconds: a
+/// page's opponent shares the server with every other page, and a search in progress
+/// cannot be stopped when its page leaves (it finishes and is dropped).
+fn too_costly_for_a_browser(spec: &EngineSpec) -> Option<String> {
+    match *spec {
+        EngineSpec::Lookahead { plies, .. } if plies > MAX_BROWSER_LOOKAHEAD => Some(format!(
+            "{plies} plies ahead is too deep for a browser game (at most {MAX_BROWSER_LOOKAHEAD})"
+        )),
+        EngineSpec::AlphaBeta { depth, .. } if depth > MAX_BROWSER_ALPHABETA => Some(format!(
+            "depth {depth} is too deep for a browser game (at most {MAX_BROWSER_ALPHABETA})"
+        )),
+        EngineSpec::Reference { depth, exact_empties } if depth > MAX_BROWSER_DEPTH || exact_empties > MAX_BROWSER_EXACT => {
+            Some(format!(
+                "too deep for a browser game (reference:DEPTH:EXACT with DEPTH at most {MAX_BROWSER_DEPTH}, EXACT at most {MAX_BROWSER_EXACT})"
+            ))
+        }
+        _ => None,
+    }
+}
 
 /// The games played here, by id.
 pub struct Games {
@@ -123,6 +150,10 @@ struct Session {
     hinting: AtomicBool,
     /// How long the person's move is waited for.
     move_wait: Duration,
+    /// Set by the end route: the game stops where it is.
+    end: tokio::sync::Notify,
+    /// The ply the game is at (the next to be played).
+    next_ply: AtomicUsize,
 }
 
 impl Session {
@@ -137,6 +168,7 @@ impl Session {
     /// Publishes a position; when the person is to move in it, their clicks are taken
     /// from now on (before the page can see it, so no click comes too early).
     fn show(&self, board: &Board, last: Option<Move>, flips: Bitboard, ply: usize, human: Color) {
+        self.next_ply.store(ply, Ordering::Release);
         if board.side_to_move() == human && !board.legal_moves().is_empty() {
             *self.turn.lock().unwrap_or_else(|p| p.into_inner()) = Some((*board, ply));
         }
@@ -179,10 +211,18 @@ pub async fn create(State(app): State<Arc<AppState>>, Json(request): Json<NewGam
     if spec.is_empty() || spec.len() > 200 {
         return Err(bad_request("opponent: give an engine spec or llm:MODEL"));
     }
-    if spec.parse::<EngineSpec>() == Ok(EngineSpec::Human) {
-        return Err(bad_request(
-            "opponent: human reads the terminal; choose an engine or llm:MODEL",
-        ));
+    match spec.parse::<EngineSpec>() {
+        Ok(EngineSpec::Human) => {
+            return Err(bad_request(
+                "opponent: human reads the terminal; choose an engine or llm:MODEL",
+            ))
+        }
+        Ok(engine) => {
+            if let Some(why) = too_costly_for_a_browser(&engine) {
+                return Err(bad_request(&format!("opponent {spec:?}: {why}")));
+            }
+        }
+        Err(_) => {}
     }
     let opponent = app
         .players
@@ -199,6 +239,8 @@ pub async fn create(State(app): State<Arc<AppState>>, Json(request): Json<NewGam
         hints: Mutex::new(Vec::new()),
         hinting: AtomicBool::new(false),
         move_wait: app.games.move_wait,
+        end: tokio::sync::Notify::new(),
+        next_ply: AtomicUsize::new(1),
     }) else {
         return Err(ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
@@ -371,13 +413,13 @@ fn hint_engine(spec: &str) -> Result<Reference, ApiError> {
     let refuse = |why: String| {
         ApiError::new(
             StatusCode::BAD_REQUEST,
-            format!("engine {spec:?}: {why}; hints take reference or reference:DEPTH:EXACT (DEPTH at most {MAX_HINT_DEPTH}, EXACT at most {MAX_HINT_EXACT})"),
+            format!("engine {spec:?}: {why}; hints take reference or reference:DEPTH:EXACT (DEPTH at most {MAX_BROWSER_DEPTH}, EXACT at most {MAX_BROWSER_EXACT})"),
         )
     };
     match spec.trim().parse::<EngineSpec>() {
         Ok(EngineSpec::Reference { depth, exact_empties }) => {
-            if depth > MAX_HINT_DEPTH || exact_empties > MAX_HINT_EXACT {
-                return Err(refuse("too deep for a hint".to_string()));
+            if let Some(why) = too_costly_for_a_browser(&EngineSpec::Reference { depth, exact_empties }) {
+                return Err(refuse(why));
             }
             let mut engine = Reference::new(exact_empties, depth);
             engine.time_limit = Some(HINT_TIME);
@@ -476,9 +518,42 @@ async fn run_game(
         observer: Some(&mut observe),
         stop: None,
     };
-    let played = play_logged((Line::new(start), None), players, seats, seed, ctx).await;
+    let game = play_logged((Line::new(start), None), players, seats, seed, ctx);
+    // The end route drops the game where it is: between two log lines, since the log
+    // writes each line whole (a search in progress finishes on its thread, unused).
+    let played = tokio::select! {
+        played = game => Some(played),
+        () = session.end.notified() => None,
+    };
     *session.turn.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    let Some(played) = played else {
+        let ply = session.next_ply.load(Ordering::Acquire);
+        let logged = GameWriter::new(Some(&log), 1).stopped(ply, ENDED);
+        let message = match logged {
+            Ok(()) => format!("you ended the game before ply {ply}"),
+            Err(err) => format!("you ended the game before ply {ply}; its log could not say so: {err}"),
+        };
+        session.finish(json!({ "kind": "failed", "message": message, "reason": ENDED }));
+        return;
+    };
     session.finish(end_event(played));
+}
+
+/// `POST /api/games/{id}/end` (body `{}`): ends a game in play (the page sends it when
+/// it is left); the log says it stopped (`game_stopped`, reason `ended`) and its slot
+/// is free. A finished game is left as it is.
+pub async fn end(
+    State(app): State<Arc<AppState>>,
+    Path(id): Path<u64>,
+    Json(_): Json<Value>,
+) -> Result<Response, ApiError> {
+    let session = app.games.get(id).ok_or_else(no_such_game)?;
+    if session.is_finished() {
+        return Err(ApiError::new(StatusCode::CONFLICT, "the game is already over"));
+    }
+    // A permit is kept when nobody waits yet: the game stops at its next await.
+    session.end.notify_one();
+    Ok(StatusCode::NO_CONTENT.into_response())
 }
 
 /// The opponent as the page plays it: its moves (an engine's) or its turns (a

@@ -60,13 +60,27 @@
     return div;
   }
 
+  // Ends the game in play on the server (its log says so and its slot is freed); sent
+  // as the page is left too, so it survives the page (keepalive).
+  function endGame() {
+    if (!game || game.over) return;
+    game.over = true;
+    fetch("/api/games/" + game.id + "/end", {
+      method: "POST", keepalive: true, headers: { "Content-Type": "application/json" }, body: "{}",
+    }).catch(() => {});
+  }
+  $("end").addEventListener("click", endGame);
+  window.addEventListener("pagehide", endGame);
+
   $("setup").addEventListener("submit", async event => {
     event.preventDefault();
+    endGame();
     if (game && game.source) game.source.close();
     $("log").replaceChildren(); $("result").textContent = ""; $("status").textContent = "starting…";
     try {
       const started = await OA.api("POST", "/api/games", { color: $("color").value, opponent: spec() });
       game = { id: started.id, human: $("color").value, ply: 1, over: false };
+      $("end").hidden = false;
       $("run").textContent = "Logged in run " + started.run;
       listen();
     } catch (err) {
@@ -187,12 +201,14 @@
         $("result").textContent = "Game over: Black " + e.black + " – White " + e.white + ". " + verdict + " (" + me + "–" + them + ").";
         $("result").dataset.black = e.black; $("result").dataset.white = e.white; $("result").dataset.winner = e.winner;
         $("status").textContent = "Game over";
+        $("end").hidden = true;
         game.source.close();
         break;
       }
       case "failed":
         game.over = true;
         $("status").textContent = "The game stopped: " + e.message;
+        $("end").hidden = true;
         game.source.close();
         break;
       case "lagged":
