@@ -209,7 +209,16 @@ fn a_reply_naming_another_model_is_warned_of_in_the_log_and_the_table() {
     });
     let dir = temp_dir("other-model");
     let args = [
-        "eval", "--agent", "llm:m", "--mode", "direct", "--vs", "random", "--games", "1", "--log-dir",
+        "eval",
+        "--agent",
+        "llm:m",
+        "--mode",
+        "direct",
+        "--vs",
+        "random",
+        "--games",
+        "1",
+        "--log-dir",
     ];
     let mut args = args.to_vec();
     args.push(dir.to_str().unwrap());
@@ -226,7 +235,10 @@ fn a_reply_naming_another_model_is_warned_of_in_the_log_and_the_table() {
         _ => None,
     });
     let warned: Vec<_> = warned.collect();
-    assert!(!warned.is_empty() && warned.iter().all(|w| w.as_deref() == Some("other-model:7b")), "{warned:?}");
+    assert!(
+        !warned.is_empty() && warned.iter().all(|w| w.as_deref() == Some("other-model:7b")),
+        "{warned:?}"
+    );
     // The same host answering as the model asked for (`m:latest` is `m`) warns of nothing.
     let fine = StubServer::start(|request, _| {
         let legal = legal_moves_in(request);

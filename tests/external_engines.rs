@@ -320,7 +320,10 @@ fn an_nboard_reference_scores_every_move_as_the_in_process_reference_does() {
     // Every move of both players, exact in the last 12 empties and estimated before.
     assert!(in_process.len() > 50, "{}", in_process.len());
     assert!(in_process.iter().any(|m| m["exact"] == true) && in_process.iter().any(|m| m["exact"] == false));
-    assert_eq!(external, in_process, "the served reference must score as the in-process one");
+    assert_eq!(
+        external, in_process,
+        "the served reference must score as the in-process one"
+    );
     let table = String::from_utf8_lossy(&theirs.stdout);
     assert!(table.contains("ext:ref@d2's NBoard hint values"), "{table}");
 
@@ -328,7 +331,10 @@ fn an_nboard_reference_scores_every_move_as_the_in_process_reference_does() {
     std::fs::write(&file, std::fs::read_to_string(&file).unwrap().replace("nboard", "gtp")).unwrap();
     let (gtp, _) = scored_play(&dir.join("gtp"), &engines);
     let said = String::from_utf8_lossy(&gtp.stderr);
-    assert!(!gtp.status.success() && said.contains("protocol = \"nboard\""), "{said}");
+    assert!(
+        !gtp.status.success() && said.contains("protocol = \"nboard\""),
+        "{said}"
+    );
     assert!(!dir.join("gtp").exists(), "a refused reference plays no game");
 }
 
@@ -344,7 +350,10 @@ fn a_reference_that_dies_while_scoring_names_itself_and_keeps_the_games() {
     assert!(!output.status.success(), "a failed scoring must fail the command");
     assert!(scores.is_empty(), "no partial move-scores.jsonl");
     assert!(said.contains("cannot score ply "), "{said}");
-    assert!(said.contains("engine flaky exited (exit status: 3) while answering `hint "), "{said}");
+    assert!(
+        said.contains("engine flaky exited (exit status: 3) while answering `hint "),
+        "{said}"
+    );
     assert!(said.contains("failing (die) at move 3"), "its stderr is quoted: {said}");
     // The games were played and logged before the scoring began.
     for game in ["game-0001.jsonl", "game-0002.jsonl"] {

@@ -426,7 +426,11 @@ impl Driver {
     /// `status` line saying "waiting", as Edax and ours write), never interrupted by
     /// a `ping` (Edax stops searching at one), and may take the engine's timeout once
     /// a move.
-    pub(crate) async fn hint(&mut self, board: &Board, ply: usize) -> Result<Vec<(Square, f64, String)>, ExternalError> {
+    pub(crate) async fn hint(
+        &mut self,
+        board: &Board,
+        ply: usize,
+    ) -> Result<Vec<(Square, f64, String)>, ExternalError> {
         let legal: Vec<Square> = board.legal_moves().squares().collect();
         let game = GgfGame {
             black: String::new(),

@@ -13,10 +13,10 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::play::GameRecord;
-use super::stats::{mean_interval, wilson_interval};
 use super::engine_process::ExternalError;
 use super::external::ExternalScorer;
+use super::play::GameRecord;
+use super::stats::{mean_interval, wilson_interval};
 use engines::lab::parallel_map;
 use engines::MoveScores;
 use game::othello::Color;

@@ -270,7 +270,9 @@ async fn open_run<R: ModelGame>(
 /// its move-quality reference.
 fn run_engines<R: ModelGame>(config: &EvalConfig<R>, scoring: Option<&quality::Scoring>) -> Vec<RunEngine> {
     let opponents = config.opponents.iter().filter_map(RunEngine::of);
-    opponents.chain(scoring.and_then(quality::Scoring::run_engine)).collect()
+    opponents
+        .chain(scoring.and_then(quality::Scoring::run_engine))
+        .collect()
 }
 
 /// Plays the evaluation (each opponent stopped early under `--stop`, whose answers go

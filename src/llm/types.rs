@@ -281,7 +281,8 @@ pub struct Exchange {
 impl Exchange {
     /// The model the reply names when it is not the one the request asked for.
     pub fn answered_by(&self) -> Option<&str> {
-        self.reply.other_model(self.request["model"].as_str().unwrap_or_default())
+        self.reply
+            .other_model(self.request["model"].as_str().unwrap_or_default())
     }
 }
 
