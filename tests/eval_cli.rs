@@ -255,6 +255,52 @@ fn a_reply_naming_another_model_is_warned_of_in_the_log_and_the_table() {
 }
 
 #[test]
+fn a_host_whose_replies_run_to_megabytes_stops_at_the_log_cap_of_a_move() {
+    // Stands in for a broken host: every reply is 1 MiB of text plus a tool call, so the
+    // conversation of one move grows by a megabyte a turn.
+    let server = StubServer::start(|request, _| {
+        let square = legal_moves_in(request).first().cloned().unwrap_or_default();
+        let mut reply = Reply::tool_call("simulate_move", json!({"coord": square}));
+        let mut body: Value = serde_json::from_str(&reply.body).unwrap();
+        body["message"]["content"] = json!("x".repeat(1 << 20));
+        reply = reply.with_body(body);
+        reply
+    });
+    let dir = temp_dir("log-cap");
+    let args = [
+        "eval",
+        "--agent",
+        "llm:m",
+        "--vs",
+        "random",
+        "--games",
+        "1",
+        "--max-turns",
+        "60",
+        "--log-dir",
+    ];
+    let mut args = args.to_vec();
+    args.push(dir.to_str().unwrap());
+    let output = run_arena(&args, &server.url);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "the move must stop at the cap");
+    assert!(stderr.contains("past the cap of 32 MiB a move"), "{stderr}");
+    // Each message is logged once: the 1 MiB replies, not the whole conversation again
+    // at every turn (which wrote 466 MB at 30 turns), and never past the cap.
+    for file in std::fs::read_dir(&dir).unwrap() {
+        let file = file.unwrap();
+        let logged = file.metadata().unwrap().len();
+        assert!(logged < 33 << 20, "{:?}: {logged} bytes logged", file.file_name());
+    }
+    let log = read_game_log(&dir.join("game-0001.jsonl"));
+    let exchanges = log.map(|records| records.iter().filter(|r| matches!(r.event, Event::Exchange(_))).count());
+    assert!(
+        exchanges.is_ok_and(|n| n >= 10),
+        "the exchanges before the cap are kept and read back whole"
+    );
+}
+
+#[test]
 fn eval_refuses_bad_settings_clearly() {
     for (args, needle) in [
         (vec!["eval", "--agent", "random", "--vs", "greedy"], "give llm:MODEL"),

@@ -433,7 +433,7 @@ fn hints_value_each_legal_move_on_the_persons_turn_and_are_logged_before_the_mov
             assert!(greedy.text().unwrap().contains("gives no value per move"));
             let deep = hint("reference:12:18", &event["ply"]);
             assert_eq!(deep.status(), StatusCode::BAD_REQUEST);
-            assert!(deep.text().unwrap().contains("too deep for a hint"));
+            assert!(deep.text().unwrap().contains("too deep for a browser game"));
         }
         let shown = hint("reference:4:10", &event["ply"]);
         assert_eq!(shown.status(), StatusCode::OK);

@@ -29,7 +29,13 @@
 //!   warning: the model an Ollama reply names when it is not the one asked for; absent
 //!   when they agree and in older logs), and
 //!   the raw `request` and `response` bodies exactly as sent and received (seed 000's
-//!   `{"request":..,"response":..}` shape, plus metadata);
+//!   `{"request":..,"response":..}` shape, plus metadata), except that a request's
+//!   messages are logged once: when the previous exchange of the same ply, colour and
+//!   session sent the messages that lead this request, they are left out and
+//!   `omitted_messages` says how many (absent when none are, and in older logs, which
+//!   hold every request whole); [`read_game_log`] and [`read_game_log_prefix`] put
+//!   them back, so a reader always sees whole requests. One move's exchange lines
+//!   stop at [`MAX_MOVE_LOG_BYTES`] (the game fails, naming the cap);
 //! - `move`: `game`, `ply`, `color`, `player`, `move` (`d3` or `pass`), `source`
 //!   (`engine`, `llm`, `fallback` or `forced_pass`), `board_after` (64 characters),
 //!   and for the agent `agent` ([`AgentDecision`]: its `source` is `llm`, `fallback`
@@ -268,7 +274,13 @@ pub struct ExchangeRecord {
     /// host may serve another model); absent when they agree and in older logs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub answered_by: Option<String>,
-    /// The request body exactly as sent.
+    /// In the file only: how many messages lead the request unwritten, because the
+    /// previous exchange's request (same ply, colour and session) held them whole.
+    /// Readers put them back ([`read_game_log`] does, leaving this `None`); absent in
+    /// older logs, whose requests are whole.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub omitted_messages: Option<usize>,
+    /// The request body as sent (in the file, its `messages` after the omitted ones).
     pub request: Value,
     /// The response body exactly as received.
     pub response: Value,
@@ -572,30 +584,101 @@ pub fn is_game_or_set_aside_log(path: &Path) -> bool {
 pub struct GameLog {
     path: PathBuf,
     writer: Mutex<BufWriter<File>>,
+    /// The decision whose exchanges are being written: its last request's messages
+    /// and the bytes its exchanges wrote so far.
+    decision: Mutex<Option<Decision>>,
 }
+
+/// The exchanges of one decision as written so far: what the next one may refer to,
+/// and what the cap counts.
+#[derive(Debug)]
+struct Decision {
+    /// Ply, colour and session of the last exchange.
+    at: (usize, Color, u32),
+    /// The messages of its request, whole.
+    messages: Vec<Value>,
+    /// Bytes of exchange lines written for the ply and colour (every session).
+    bytes: usize,
+}
+
+/// The most bytes of exchange lines one move may write (thousands of times what a
+/// move's exchanges take; a host whose replies run to megabytes stops the game here).
+pub const MAX_MOVE_LOG_BYTES: usize = 32 << 20;
 
 /// Writing a log failed.
 #[derive(Debug, thiserror::Error)]
-#[error("cannot write log {path}: check that the folder is writable and the disk not full")]
-pub struct LogError {
-    /// The file.
-    pub path: PathBuf,
-    /// The I/O error.
-    #[source]
-    pub source: std::io::Error,
+pub enum LogError {
+    /// The file could not be written.
+    #[error("cannot write log {path}: check that the folder is writable and the disk not full")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// One move's exchanges passed [`MAX_MOVE_LOG_BYTES`].
+    #[error(
+        "the model's exchanges for ply {ply} ({color}) reached {written} bytes of log {path}, past the cap of {} MiB a move: \
+         its replies are far longer than a move needs (lower num_predict in the agent's [options], or --max-turns)",
+        MAX_MOVE_LOG_BYTES >> 20
+    )]
+    MoveTooLarge {
+        /// The file.
+        path: PathBuf,
+        /// The ply.
+        ply: usize,
+        /// The side deciding it.
+        color: Color,
+        /// Bytes its exchanges would have written with this line.
+        written: usize,
+    },
 }
 
 impl GameLog {
     /// Creates (truncates) the log at `path`.
     pub fn create(path: &Path) -> Result<GameLog, LogError> {
-        let file = File::create(path).map_err(|source| LogError {
+        let file = File::create(path).map_err(|source| LogError::Io {
             path: path.to_path_buf(),
             source,
         })?;
         Ok(GameLog {
             path: path.to_path_buf(),
             writer: Mutex::new(BufWriter::new(file)),
+            decision: Mutex::new(None),
         })
+    }
+
+    /// Writes an exchange: the messages that lead its request exactly as the whole
+    /// messages of the previous exchange's request (same ply, colour and session) did
+    /// are not repeated (`omitted_messages` counts them), and one move's exchanges stay
+    /// under [`MAX_MOVE_LOG_BYTES`].
+    pub(crate) fn write_exchange(&self, mut exchange: ExchangeRecord) -> Result<(), LogError> {
+        let at = (exchange.ply, exchange.color, exchange.session);
+        let mut decision = self.decision.lock().unwrap_or_else(|p| p.into_inner());
+        let messages: Vec<Value> = exchange.request["messages"].as_array().cloned().unwrap_or_default();
+        let before = decision.as_ref().filter(|d| d.at == at).map(|d| &d.messages);
+        if let Some(before) = before.filter(|b| !b.is_empty() && messages.starts_with(b)) {
+            exchange.omitted_messages = Some(before.len());
+            exchange.request["messages"] = Value::Array(messages[before.len()..].to_vec());
+        }
+        let same_move = decision.as_ref().filter(|d| (d.at.0, d.at.1) == (at.0, at.1));
+        let line = self.line(Event::Exchange(exchange))?;
+        let written = same_move.map_or(0, |d| d.bytes) + line.len() + 1;
+        if written > MAX_MOVE_LOG_BYTES {
+            return Err(LogError::MoveTooLarge {
+                path: self.path.clone(),
+                ply: at.0,
+                color: at.1,
+                written,
+            });
+        }
+        *decision = Some(Decision {
+            at,
+            messages,
+            bytes: written,
+        });
+        self.write_line(&line)
     }
 
     /// The file's path.
@@ -605,20 +688,29 @@ impl GameLog {
 
     /// Appends one record and flushes it (lines are built by [`GameWriter`]).
     pub(crate) fn write(&self, event: Event) -> Result<(), LogError> {
+        let line = self.line(event)?;
+        self.write_line(&line)
+    }
+
+    /// `event` as a line of this log.
+    fn line(&self, event: Event) -> Result<String, LogError> {
         let record = Record {
             schema_version: SCHEMA_VERSION,
             time_ms: now_ms(),
             event,
         };
-        let line = serde_json::to_string(&record).map_err(|e| LogError {
+        serde_json::to_string(&record).map_err(|e| LogError::Io {
             path: self.path.clone(),
             source: e.into(),
-        })?;
+        })
+    }
+
+    fn write_line(&self, line: &str) -> Result<(), LogError> {
         let _writing = LOG_WRITES.read().unwrap_or_else(|p| p.into_inner());
         let mut writer = self.writer.lock().unwrap_or_else(|p| p.into_inner());
         writeln!(writer, "{line}")
             .and_then(|()| writer.flush())
-            .map_err(|source| LogError {
+            .map_err(|source| LogError::Io {
                 path: self.path.clone(),
                 source,
             })
@@ -649,6 +741,19 @@ pub enum ReadLogError {
         /// The decode error.
         #[source]
         source: serde_json::Error,
+    },
+    /// An exchange that leaves out messages no exchange before it holds.
+    #[error(
+        "{path}: an exchange at ply {ply} leaves out its first {omitted} messages, but the exchange before it is not \
+         of its session: the log was edited or cut; restore it from a copy"
+    )]
+    Omitted {
+        /// The file.
+        path: PathBuf,
+        /// The exchange's ply.
+        ply: usize,
+        /// The messages it leaves out.
+        omitted: usize,
     },
     /// A record of a format version this build does not read.
     #[error(
@@ -720,9 +825,40 @@ fn read_bytes(path: &Path) -> Result<Vec<u8>, ReadLogError> {
 /// Reads every record of a game log, strictly: every line must be a whole record of
 /// this format version.
 pub fn read_game_log(path: &Path) -> Result<Vec<Record>, ReadLogError> {
-    lines(&read_bytes(path)?)
+    let mut records = lines(&read_bytes(path)?)
         .map(|(line, bytes)| decode_line(path, line, bytes))
-        .collect()
+        .collect::<Result<Vec<_>, _>>()?;
+    restore_requests(path, &mut records)?;
+    Ok(records)
+}
+
+/// Puts back the messages each exchange's request left out
+/// ([`ExchangeRecord::omitted_messages`]): those of the previous exchange's request.
+fn restore_requests(path: &Path, records: &mut [Record]) -> Result<(), ReadLogError> {
+    let mut before: Option<((usize, Color, u32), Vec<Value>)> = None;
+    for record in records {
+        let Event::Exchange(exchange) = &mut record.event else {
+            continue;
+        };
+        let at = (exchange.ply, exchange.color, exchange.session);
+        if let Some(omitted) = exchange.omitted_messages.take() {
+            let shown = exchange.request["messages"].as_array().cloned().unwrap_or_default();
+            let lead = match &before {
+                Some((then, messages)) if *then == at && messages.len() >= omitted => &messages[..omitted],
+                _ => {
+                    return Err(ReadLogError::Omitted {
+                        path: path.to_path_buf(),
+                        ply: at.0,
+                        omitted,
+                    })
+                }
+            };
+            exchange.request["messages"] = Value::Array(lead.iter().cloned().chain(shown).collect());
+        }
+        let messages = exchange.request["messages"].as_array().cloned().unwrap_or_default();
+        before = Some((at, messages));
+    }
+    Ok(())
 }
 
 /// The `game_start` record among `records`, if there is one.
@@ -755,14 +891,16 @@ pub fn read_game_log_prefix(path: &Path) -> Result<LogPrefix, ReadLogError> {
         match decode_line(path, line, text) {
             Ok(record) => records.push(record),
             Err(ReadLogError::Line { source, .. }) if Some(line) == last && is_cut_off(&source) => {
+                restore_requests(path, &mut records)?;
                 return Ok(LogPrefix {
                     records,
                     torn_tail: true,
-                })
+                });
             }
             Err(err) => return Err(err),
         }
     }
+    restore_requests(path, &mut records)?;
     Ok(LogPrefix {
         records,
         torn_tail: false,
@@ -879,5 +1017,108 @@ mod tests {
         assert_eq!(value["agent"]["source"], "forfeit");
         assert_eq!((&value["color"], &value["player"]), (&"black".into(), &"llm:m".into()));
         assert_eq!(serde_json::from_value::<Record>(value).unwrap(), record);
+    }
+
+    /// An exchange of `messages` (each a user message of that text) in `session`.
+    fn exchange(messages: &[&str], reply: &str) -> llm::Exchange {
+        let messages: Vec<Value> = messages
+            .iter()
+            .map(|m| serde_json::json!({"role": "user", "content": m}))
+            .collect();
+        llm::Exchange {
+            request: serde_json::json!({"model": "m", "messages": messages}),
+            response: serde_json::json!({"message": {"role": "assistant", "content": reply}}),
+            reply: llm::ChatReply::default(),
+            latency_ms: 1.0,
+            retries: 0,
+            host: "http://127.0.0.1:1".into(),
+            failures: Vec::new(),
+        }
+    }
+
+    fn exchanges_of(records: &[Record]) -> Vec<&ExchangeRecord> {
+        records
+            .iter()
+            .filter_map(|r| match &r.event {
+                Event::Exchange(x) => Some(x),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn an_exchange_writes_only_the_messages_its_session_has_not_sent_and_readers_restore_them() {
+        let path = log_file("dedup", "");
+        let log = GameLog::create(&path).unwrap();
+        let writer = GameWriter::new(Some(&log), 1);
+        let at = Ply {
+            number: 3,
+            color: Color::Black,
+        };
+        let turns = [
+            ((1, 1), vec!["system", "board"]),
+            ((1, 2), vec!["system", "board", "reply 1", "tool result"]),
+            (
+                (1, 3),
+                vec!["system", "board", "reply 1", "tool result", "reply 2", "answer now"],
+            ),
+            // A new session starts over: written whole.
+            ((2, 1), vec!["system", "board"]),
+        ];
+        for (turn, messages) in &turns {
+            writer.exchange(at, *turn, &exchange(messages, "ok")).unwrap();
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let written: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let shown = |i: usize| written[i]["request"]["messages"].as_array().unwrap().len();
+        assert_eq!((shown(0), shown(1), shown(2), shown(3)), (2, 2, 2, 2));
+        assert_eq!(written[1]["omitted_messages"], 2);
+        assert_eq!(written[2]["omitted_messages"], 4);
+        assert!(written[0].get("omitted_messages").is_none() && written[3].get("omitted_messages").is_none());
+        // Every reader sees each request whole, as it was sent.
+        for records in [
+            read_game_log(&path).unwrap(),
+            read_game_log_prefix(&path).unwrap().records,
+        ] {
+            let read = exchanges_of(&records);
+            for (x, (_, messages)) in read.iter().zip(&turns) {
+                assert_eq!(x.request, exchange(messages, "ok").request);
+                assert_eq!(x.omitted_messages, None);
+            }
+        }
+        // A log whose earlier exchange is gone cannot be read as if whole.
+        let cut: Vec<&str> = text
+            .lines()
+            .enumerate()
+            .filter(|(i, _)| *i != 1)
+            .map(|(_, l)| l)
+            .collect();
+        std::fs::write(&path, cut.join("\n") + "\n").unwrap();
+        let err = read_game_log(&path).unwrap_err().to_string();
+        assert!(err.contains("leaves out its first 4 messages"), "{err}");
+    }
+
+    #[test]
+    fn a_move_whose_exchanges_pass_the_cap_is_refused_naming_it() {
+        let path = log_file("cap", "");
+        let log = GameLog::create(&path).unwrap();
+        let writer = GameWriter::new(Some(&log), 1);
+        let at = Ply {
+            number: 5,
+            color: Color::White,
+        };
+        let huge = "x".repeat(MAX_MOVE_LOG_BYTES / 3);
+        writer.exchange(at, (1, 1), &exchange(&["board"], &huge)).unwrap();
+        writer.exchange(at, (2, 1), &exchange(&["board"], &huge)).unwrap();
+        let err = writer.exchange(at, (3, 1), &exchange(&["board"], &huge)).unwrap_err();
+        assert!(matches!(err, LogError::MoveTooLarge { ply: 5, .. }), "{err}");
+        assert!(err.to_string().contains("past the cap of 32 MiB a move"), "{err}");
+        // The next move starts its count again; nothing refused was written.
+        let next = Ply {
+            number: 7,
+            color: Color::White,
+        };
+        writer.exchange(next, (1, 1), &exchange(&["board"], &huge)).unwrap();
+        assert_eq!(read_game_log(&path).unwrap().len(), 3);
     }
 }

@@ -88,22 +88,22 @@ impl<'a> GameWriter<'a> {
     /// `exchange`: one round trip with the model, in session `session`, turn `turn` of
     /// the decision at `at`, with both bodies as sent and received.
     pub fn exchange(&self, at: Ply, (session, turn): (u32, u32), exchange: &Exchange) -> Result<(), LogError> {
-        self.write(|game| {
-            Event::Exchange(ExchangeRecord {
-                game,
-                ply: at.number,
-                color: at.color,
-                session,
-                turn,
-                latency_ms: exchange.latency_ms,
-                retries: exchange.retries,
-                host: Some(exchange.host.clone()),
-                failures: exchange.failures.clone(),
-                finish_reason: exchange.reply.done_reason.clone(),
-                answered_by: exchange.answered_by().map(str::to_string),
-                request: exchange.request.clone(),
-                response: exchange.response.clone(),
-            })
+        let Some(log) = self.log else { return Ok(()) };
+        log.write_exchange(ExchangeRecord {
+            game: self.game,
+            ply: at.number,
+            color: at.color,
+            session,
+            turn,
+            latency_ms: exchange.latency_ms,
+            retries: exchange.retries,
+            host: Some(exchange.host.clone()),
+            failures: exchange.failures.clone(),
+            finish_reason: exchange.reply.done_reason.clone(),
+            answered_by: exchange.answered_by().map(str::to_string),
+            omitted_messages: None,
+            request: exchange.request.clone(),
+            response: exchange.response.clone(),
         })
     }
 
