@@ -197,17 +197,21 @@ fn a_host_that_answers_no_chat_stops_the_run_instead_of_charging_the_model() {
     assert!(!dir.join("results.json").exists(), "no table charges the model");
 }
 
-#[test]
-fn a_reply_naming_another_model_is_warned_of_in_the_log_and_the_table() {
-    // Stands in for a host that serves another model under the name asked for.
-    let server = StubServer::start(|request, _| {
+/// A model that answers its first legal move, each reply naming `model` as the one
+/// that answered.
+fn answering_as(model: &'static str) -> StubServer {
+    StubServer::start(move |request, _| {
         let legal = legal_moves_in(request);
         let reply = Reply::content(legal.first().map_or("pass", String::as_str));
         let mut body: Value = serde_json::from_str(&reply.body).unwrap();
-        body["model"] = json!("other-model:7b");
+        body["model"] = json!(model);
         reply.with_body(body)
-    });
-    let dir = temp_dir("other-model");
+    })
+}
+
+/// `eval llm:m` in direct mode, one game a colour against random, logged in `dir`.
+fn direct_eval(server: &StubServer, dir: &Path) -> std::process::Output {
+    let dir = dir.to_str().unwrap();
     let args = [
         "eval",
         "--agent",
@@ -219,10 +223,17 @@ fn a_reply_naming_another_model_is_warned_of_in_the_log_and_the_table() {
         "--games",
         "1",
         "--log-dir",
+        dir,
     ];
-    let mut args = args.to_vec();
-    args.push(dir.to_str().unwrap());
-    let output = run_arena(&args, &server.url);
+    run_arena(&args, &server.url)
+}
+
+#[test]
+fn a_reply_naming_another_model_is_warned_of_in_the_log_and_the_table() {
+    // Stands in for a host that serves another model under the name asked for.
+    let server = answering_as("other-model:7b");
+    let dir = temp_dir("other-model");
+    let output = direct_eval(&server, &dir);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     assert!(
@@ -230,27 +241,19 @@ fn a_reply_naming_another_model_is_warned_of_in_the_log_and_the_table() {
         "{stdout}"
     );
     let log = read_game_log(&dir.join("game-0001.jsonl")).unwrap();
-    let warned = log.iter().filter_map(|r| match &r.event {
-        Event::Exchange(x) => Some(x.answered_by.clone()),
-        _ => None,
-    });
-    let warned: Vec<_> = warned.collect();
+    let warned: Vec<_> = log
+        .iter()
+        .filter_map(|r| match &r.event {
+            Event::Exchange(x) => Some(x.answered_by.clone()),
+            _ => None,
+        })
+        .collect();
     assert!(
         !warned.is_empty() && warned.iter().all(|w| w.as_deref() == Some("other-model:7b")),
         "{warned:?}"
     );
-    // The same host answering as the model asked for (`m:latest` is `m`) warns of nothing.
-    let fine = StubServer::start(|request, _| {
-        let legal = legal_moves_in(request);
-        let reply = Reply::content(legal.first().map_or("pass", String::as_str));
-        let mut body: Value = serde_json::from_str(&reply.body).unwrap();
-        body["model"] = json!("m:latest");
-        reply.with_body(body)
-    });
-    let quiet = temp_dir("same-model");
-    args.pop();
-    args.push(quiet.to_str().unwrap());
-    let output = run_arena(&args, &fine.url);
+    // A host answering as the model asked for (`m:latest` is `m`) is warned of nothing.
+    let output = direct_eval(&answering_as("m:latest"), &temp_dir("same-model"));
     assert!(!String::from_utf8_lossy(&output.stdout).contains("another model"));
 }
 

@@ -76,17 +76,13 @@ async fn evaluate<R: ModelGame>(
         let owned: Vec<PathBuf> = run.iter().map(|dir| dir.join("results.csv")).collect();
         check_output_flag("--csv", csv, &run, &owned)?;
     }
-    let scoring = match args.score_moves {
-        true => Some(
-            quality::Scoring::from_flags::<R>(
-                args.reference,
-                args.reference_engine.as_deref(),
-                args.agent.engines.as_deref(),
-            )
-            .await?,
-        ),
-        false => None,
-    };
+    let scoring = quality::Scoring::from_flags::<R>(
+        args.score_moves,
+        args.reference,
+        args.reference_engine.as_deref(),
+        args.agent.engines.as_deref(),
+    )
+    .await?;
     let model = entrants.agent_config.model.clone();
     let (folder, config) = open_run(&args, entrants, recorded.as_ref(), scoring.as_ref()).await?;
     let log_dir = folder.path().to_path_buf();

@@ -44,17 +44,13 @@ async fn play<R: ModelGame>(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>
         parse_player(&args.white, "--white", &args.agent, connection.as_ref())?,
     ];
     external::identify(&players).await?;
-    let scoring = match args.score_moves {
-        true => Some(
-            quality::Scoring::from_flags::<R>(
-                args.reference,
-                args.reference_engine.as_deref(),
-                args.agent.engines.as_deref(),
-            )
-            .await?,
-        ),
-        false => None,
-    };
+    let scoring = quality::Scoring::from_flags::<R>(
+        args.score_moves,
+        args.reference,
+        args.reference_engine.as_deref(),
+        args.agent.engines.as_deref(),
+    )
+    .await?;
     let human = players.iter().any(PlayerSpec::is_human);
     let parallel = parallel(&args, human, connection.as_ref());
     if let Some(csv) = &args.csv {

@@ -25,18 +25,23 @@ pub(super) struct Scoring {
 }
 
 impl Scoring {
-    /// The scoring the flags ask for: `reference`, when given, is an `ext:NAME` of
-    /// the `--engines` file `engines`, started once here to check its handshake.
+    /// The scoring the flags ask for (none without `--score-moves`): `reference`,
+    /// when given, is an `ext:NAME` of the `--engines` file `engines`, started once
+    /// here to check its handshake.
     pub(super) async fn from_flags<R: ModelGame>(
+        score_moves: bool,
         settings: ReferenceArgs,
         reference: Option<&str>,
         engines: Option<&Path>,
-    ) -> Result<Scoring> {
+    ) -> Result<Option<Scoring>> {
+        if !score_moves {
+            return Ok(None);
+        }
         let Some(reference) = reference else {
-            return Ok(Scoring {
+            return Ok(Some(Scoring {
                 settings,
                 external: None,
-            });
+            }));
         };
         if !reference.trim().starts_with("ext:") {
             bail!(
@@ -49,10 +54,10 @@ impl Scoring {
             .identify()
             .await
             .with_context(|| format!("bad --reference {}: its handshake failed", engine.name()))?;
-        Ok(Scoring {
+        Ok(Some(Scoring {
             settings,
             external: Some(engine),
-        })
+        }))
     }
 
     /// The external reference as run.json records it (so a resume refuses a changed
