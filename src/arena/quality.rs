@@ -229,7 +229,7 @@ pub enum ScoringError {
         ply: usize,
         /// What the engine did.
         #[source]
-        source: ExternalError,
+        source: Box<ExternalError>,
     },
 }
 
@@ -239,7 +239,7 @@ pub enum MoveScorer<R: ModelGame> {
     /// The game's reference, as built by [`Engines::reference`](engines::Engines::reference).
     Ours(R::Reference),
     /// An NBoard engine's `hint` values.
-    External(ExternalScorer),
+    External(Box<ExternalScorer>),
 }
 
 impl<R: ModelGame> MoveScorer<R> {
@@ -254,7 +254,7 @@ impl<R: ModelGame> MoveScorer<R> {
 /// Why one game's scoring ended early.
 enum Halt {
     Stopped,
-    Failed { ply: usize, source: ExternalError },
+    Failed { ply: usize, source: Box<ExternalError> },
 }
 
 /// Scores the moves (placements after the opening) of the given colors in each game,
@@ -311,9 +311,10 @@ fn score_game<R: ModelGame>(
                 if stop.load(Ordering::Relaxed) {
                     return Err(Halt::Stopped);
                 }
-                let scores = scorer
-                    .score(&board, index + 1)
-                    .map_err(|source| Halt::Failed { ply: index + 1, source })?;
+                let scores = scorer.score(&board, index + 1).map_err(|source| Halt::Failed {
+                    ply: index + 1,
+                    source: Box::new(source),
+                })?;
                 watch.moves_done.fetch_add(1, Ordering::Relaxed);
                 if let Some(regret) = scores.regret(square) {
                     scored.push(ScoredMove {

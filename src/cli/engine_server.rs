@@ -41,7 +41,7 @@ pub fn run(args: EngineArgs) -> Result<()> {
         anyhow::bail!("bad --engine human: a person at this terminal cannot answer on its stdin; give an engine spec");
     }
     let mut server = Server {
-        spec: args.engine.clone(),
+        spec: args.engine,
         engine: args.engine.build(args.seed),
         name: format!("othello-arena {}", args.engine),
         board: Board::new(),

@@ -120,7 +120,7 @@ pub(super) fn score<R: ModelGame>(
         Some(engine) => {
             let stderr = log_dir.map(|dir| dir.join(format!("engine-{}-scoring.stderr", engine.table().name)));
             let scorer = ExternalScorer::new(engine, stderr)?;
-            let build = || MoveScorer::External(scorer.clone());
+            let build = || MoveScorer::External(Box::new(scorer.clone()));
             let parallel = cores.min(engine.max_in_flight());
             super::progress::score_with_progress(games, &build, parallel, quiet, stop)
         }
