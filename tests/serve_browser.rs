@@ -136,13 +136,38 @@ fn a_person_plays_a_whole_game_against_greedy_by_clicking() {
     let engine_entries = driver.script("return document.querySelectorAll('#log .entry.engine').length;");
     assert!(engine_entries.as_u64().unwrap() >= 5);
     screenshot(&driver, "serve-play-greedy.png");
+    // A second game, left at the person's first move: leaving the page ends it, and
+    // its log says so.
+    let first = only_run(&runs);
+    driver.click("#start");
+    driver.wait_for(
+        "return document.getElementById('status').textContent.startsWith('Your move');",
+        Duration::from_secs(10),
+        "the second game's first position",
+    );
     // The other page too, by its link; a browser without the cookie is refused.
     driver.click("header a[href='/watch']");
     driver.wait_for(
-        "return document.querySelectorAll('#runs tr[data-run]').length === 1;",
+        "return document.querySelectorAll('#runs tr[data-run]').length === 2;",
         Duration::from_secs(10),
-        "the run on the watch page",
+        "the runs on the watch page",
     );
+    let second = std::fs::read_dir(&runs)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| *p != first)
+        .unwrap();
+    let stopped = (0..100).find_map(|_| {
+        let log = std::fs::read_to_string(second.join("game-0001.jsonl")).unwrap_or_default();
+        let last: Option<serde_json::Value> = log.lines().last().and_then(|l| serde_json::from_str(l).ok());
+        let ended = last.filter(|l| l["type"] == "game_stopped");
+        if ended.is_none() {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        ended
+    });
+    let stopped = stopped.expect("the game left by its page is logged as stopped");
+    assert_eq!((&stopped["ply"], &stopped["reason"]), (&json!(1), &json!("ended")));
     let fresh = Driver::start();
     fresh.goto(&format!("{}/watch", served.url));
     let refused = fresh.script("return document.body.textContent;");
