@@ -19,7 +19,7 @@ use serde::Serialize;
 
 use super::agent_stats::AgentStats;
 use super::logs::GameLogs;
-use super::ratings::{fit_ratings_held, ladder_position, RatedGame, Rating, RatingError, RatingOptions};
+use super::ratings::{fit_ratings_held, ladder_position, RatedGame, Rating, RatingError, RatingOptions, RatingWatch};
 use super::stats::whole;
 use super::tally::GameSummary;
 use game::othello::Color;
@@ -102,7 +102,20 @@ pub fn leaderboards(
     bootstrap: usize,
     seed: u64,
 ) -> Result<(Leaderboard, Option<Leaderboard>), LeaderboardError> {
-    let rate = |view| leaderboard(games, view, anchor, held, bootstrap, seed);
+    leaderboards_watched(games, anchor, held, bootstrap, seed, &RatingWatch::default())
+}
+
+/// [`leaderboards`], the resamples of both fits counted on `watch` as they finish (for
+/// a progress line).
+pub fn leaderboards_watched(
+    games: &[RunGame],
+    anchor: (&str, f64),
+    held: &[(String, f64)],
+    bootstrap: usize,
+    seed: u64,
+    watch: &RatingWatch,
+) -> Result<(Leaderboard, Option<Leaderboard>), LeaderboardError> {
+    let rate = |view| leaderboard(games, view, anchor, held, bootstrap, seed, watch);
     let as_played = rate(RatingView::AsPlayed)?;
     let any_fallback = as_played.rows.iter().any(|r| r.fallback_games.is_some_and(|n| n > 0));
     let as_loss = any_fallback.then(|| rate(RatingView::FallbackAsLoss)).transpose()?;
@@ -149,6 +162,9 @@ pub struct Leaderboard {
     pub games: usize,
     /// Best first.
     pub rows: Vec<LeaderRow>,
+    /// What the fit left out (a player's games against itself), one line each.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// Why a leaderboard could not be made.
@@ -181,7 +197,8 @@ pub fn rated_players(games: &[RunGame]) -> Vec<String> {
 
 /// Rates the finished games of `games` in `view`, `anchor` held at its rating and each
 /// player of `held` that played held at its own (a published ladder; the others are
-/// left out); `bootstrap` resamples seeded by `seed` give the 95% intervals.
+/// left out); `bootstrap` resamples seeded by `seed` give the 95% intervals, each
+/// counted on `watch` as it finishes.
 pub fn leaderboard(
     games: &[RunGame],
     view: RatingView,
@@ -189,6 +206,7 @@ pub fn leaderboard(
     held: &[(String, f64)],
     bootstrap: usize,
     seed: u64,
+    watch: &RatingWatch,
 ) -> Result<Leaderboard, LeaderboardError> {
     let finished: Vec<&RunGame> = games.iter().filter(|g| g.game.black_margin.is_some()).collect();
     let names = rated_players(games);
@@ -211,7 +229,8 @@ pub fn leaderboard(
         .filter_map(|(name, elo)| names.iter().position(|n| n == name).map(|i| (i, *elo)))
         .filter(|&(i, _)| i != anchor_index)
         .collect();
-    let mut ratings = fit_ratings_held(names.len(), &rated, &options, &held).map_err(LeaderboardError::Fit)?;
+    let fit = fit_ratings_held(&names, &rated, &options, &held, watch).map_err(LeaderboardError::Fit)?;
+    let mut ratings = fit.ratings;
     let fixed: Vec<usize> = std::iter::once(anchor_index)
         .chain(held.iter().map(|&(i, _)| i))
         .collect();
@@ -223,8 +242,9 @@ pub fn leaderboard(
         view,
         anchor: (anchor.0.to_string(), anchor.1),
         held,
-        games: rated.len(),
+        games: rated.len() - fit.skipped.len(),
         rows,
+        notes: fit.notes,
     })
 }
 
@@ -301,7 +321,7 @@ fn rate_games(finished: &[&RunGame], names: &[String], view: RatingView) -> (Vec
 /// anchor and any held) has none.
 fn withhold_thin_intervals(ratings: &mut [Rating], rated: &[RatedGame], fixed: &[usize]) {
     let mut units: Vec<std::collections::BTreeSet<u64>> = vec![Default::default(); ratings.len()];
-    for game in rated {
+    for game in rated.iter().filter(|game| game.first != game.second) {
         let unit = game.pair.expect("every rated game has a pair id");
         units[game.first].insert(unit);
         units[game.second].insert(unit);

@@ -1,18 +1,32 @@
 //! Ratings on one Elo scale from finished games: a Bradley-Terry fit by maximum
-//! likelihood, fixed at an anchor player, with bootstrap intervals. Pure and
-//! synchronous; the resamples run on rayon's global pool, so call it from a blocking
-//! thread, never from an async worker.
+//! likelihood, fixed at an anchor player, with intervals from the bootstrap and the
+//! likelihood. Pure and synchronous; the resamples run on rayon's global pool, so call
+//! it from a blocking thread, never from an async worker.
 //!
 //! # Model
 //!
 //! Player `i` has a rating `R_i` and beats `j` with probability
 //! `1 / (1 + 10^((R_j - R_i) / 400))`. A game's score (1 win, 0.5 draw, 0 loss for the
 //! first player) counts as that many wins for the first player and the rest for the
-//! second, so a draw is half a win for each side. The fit maximises the likelihood
-//! `Π p^s (1 - p)^(1 - s)` by Newton's method on the natural-log odds scale, with a
-//! step that is halved until the likelihood does not fall. The objective is strictly
-//! concave, so a handful of steps suffices; the fit stops once no rating moves by more
-//! than 1e-6 Elo and gives up ([`RatingError::NoConvergence`]) after 100 steps.
+//! second, so a draw is half a win for each side. A game of a player against itself
+//! says nothing of its rating: it is left out, with a note ([`RatingFit::notes`]).
+//!
+//! # Solving
+//!
+//! The fit maximises the likelihood `Π p^s (1 - p)^(1 - s)` by Newton's method on the
+//! natural-log odds scale. The Hessian is a weighted graph Laplacian over the pairings
+//! that met (plus the prior's weights on its diagonal), so each Newton step is solved
+//! by conjugate gradients preconditioned by that diagonal: every pass is one pass over
+//! the pairings, and the cost grows with the games, not with the players squared (1,000
+//! players with 20 games each: `othello-arena bench rate`). A step is halved until it
+//! gains what its slope promises; before the first step, and after any step that had
+//! to be cut, one sweep of one-player maximisations (each rating with the others held,
+//! Newton's method kept in a bracket) brings in the players that are far from their
+//! place, such as a clean sweep of a long ladder starting from level, or a player a
+//! resample drew few games of. The objective is strictly concave, so this always
+//! settles; the fit stops once the Newton step moves no rating by more than 1e-6 Elo
+//! and gives up ([`RatingError::NoConvergence`], naming the players still moving) after
+//! 100 steps. Every resample starts from the point estimate.
 //!
 //! # Prior: one virtual draw at the anchor's level
 //!
@@ -47,21 +61,40 @@
 //! The likelihood only fixes differences. The `anchor` player is held at `anchor_elo`
 //! in the fit and in every resample, so its interval has zero width. A player with no
 //! chain of games to the anchor has no rating on its scale at all: the fit refuses
-//! with [`RatingError::Disconnected`], naming such players.
+//! with [`RatingError::Disconnected`], naming such players. The fit is given the
+//! players' names, and every error about a player names it.
 //!
 //! # Intervals
 //!
-//! Percentile bootstrap: the games are resampled with replacement, the ratings refit
-//! from the point estimate, and the `(1 - confidence) / 2` and `(1 + confidence) / 2`
-//! percentiles (nearest rank) of each player's resampled ratings are its bounds.
-//! Games that share a `pair` id (the two colours of one opening) are drawn together as
-//! one unit, since their results are not independent; games without one are units of
-//! their own. (A resample that happens to leave out all of a player's few games leaves
-//! it to the prior, at the anchor's level; its interval widens, as it should.)
-//! Resample `k` draws from a generator seeded by `derive_seed(seed, k)`, so
-//! the result depends only on the input and the seed, never on the thread count.
+//! Each player's interval is the union of two:
+//!
+//! - the percentile bootstrap: the games are resampled with replacement, the ratings
+//!   refit from the point estimate, and the `(1 - confidence) / 2` and
+//!   `(1 + confidence) / 2` percentiles (nearest rank) of each player's resampled
+//!   ratings are its bounds. Games that share a `pair` id (the two colours of one
+//!   opening) are drawn together as one unit, since their results are not
+//!   independent; games without one are units of their own. (A resample that happens
+//!   to leave out all of a player's few games leaves it to the prior, at the anchor's
+//!   level; its interval widens, as it should.) Resample `k` draws from a generator
+//!   seeded by `derive_seed(seed, k)`, so the result depends only on the input and the
+//!   seed, never on the thread count. At least [`MIN_BOOTSTRAP`] resamples, or none.
+//! - the likelihood interval of the player's own games, every other rating held at its
+//!   estimate: the ratings whose log-likelihood is within `z² / 2` of the maximum
+//!   (`z` the normal quantile of `(1 + confidence) / 2`: 1.92 at 95%), the prior's
+//!   draw included. Holding the others makes it the narrowest interval the player's games
+//!   allow (the profile interval, which lets them move, is wider), so it is a floor,
+//!   not an estimate; it contains the estimate by construction, and the prior's draw
+//!   keeps both its ends finite.
+//!
+//! The bootstrap alone fails where a player's games all went one way: a 20-0 sweep
+//! resamples to 20-0 every time and reads "645 [645, 645]", and a handful of resamples
+//! gives bounds that can exclude the estimate. The likelihood interval of that sweep is
+//! [301, 1487]: the union is never narrower than the data allow and always holds the
+//! estimate; where the bootstrap is healthy it is the wider of the two and the union is
+//! the bootstrap's interval.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -70,17 +103,16 @@ use serde::{Deserialize, Serialize};
 
 use super::stats::percentile;
 use game::derive_seed;
+use solve::{normal_quantile, Graph, Stuck, Tally, ELO_PER_NAT};
 
-/// Elo points per unit of natural-log odds: `400 / ln 10`.
-const ELO_PER_NAT: f64 = 400.0 / std::f64::consts::LN_10;
+mod solve;
+
 /// Virtual draws of each player against the phantom at the anchor's rating.
 const PRIOR_DRAWS: f64 = 1.0;
-/// The fit has converged when no rating moves by more than this many Elo.
-const TOLERANCE_ELO: f64 = 1e-6;
-/// Newton steps before the fit gives up.
-const MAX_ITERATIONS: usize = 100;
-/// Halvings of one Newton step before it is taken as lost in rounding.
-const MAX_HALVINGS: usize = 40;
+/// The fewest bootstrap resamples (0 aside) for an interval: at 95%, the 2.5% and
+/// 97.5% ranks of fewer than 40 resamples are their minimum and maximum, and of 100
+/// the 3rd from each end.
+pub const MIN_BOOTSTRAP: usize = 100;
 
 /// One finished game between two players, from the first player's side.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -102,8 +134,8 @@ pub struct RatingOptions {
     pub anchor: usize,
     /// The anchor's rating.
     pub anchor_elo: f64,
-    /// Bootstrap resamples for the intervals (1000 is plenty); 0 skips them, leaving
-    /// `low` and `high` equal to `elo`.
+    /// Bootstrap resamples for the intervals: at least [`MIN_BOOTSTRAP`] (1000 is
+    /// plenty), or 0 for the likelihood intervals alone.
     pub bootstrap: usize,
     /// Seed of the resamples: the same games and seed give the same intervals.
     pub seed: u64,
@@ -124,7 +156,7 @@ impl Default for RatingOptions {
     }
 }
 
-/// One player's rating with its bootstrap interval and record.
+/// One player's rating with its interval and record.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Rating {
     /// The maximum-likelihood rating (with the prior), in Elo.
@@ -139,16 +171,36 @@ pub struct Rating {
     pub score: f64,
 }
 
+/// The ratings of a fit, in player order, and what it left out.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RatingFit {
+    /// One per player.
+    pub ratings: Vec<Rating>,
+    /// Positions in the game list of the games left out (a player against itself).
+    pub skipped: Vec<usize>,
+    /// What a reader should know of the games left out, one line each.
+    pub notes: Vec<String>,
+}
+
+/// How far a fit is, for a progress line: the work publishes, the caller reads.
+#[derive(Debug, Default)]
+pub struct RatingWatch {
+    /// Resamples refitted so far, over every fit that was given this watch.
+    pub resamples_done: AtomicUsize,
+    /// Resamples asked for so far: each fit adds its own when it starts them.
+    pub resamples_total: AtomicUsize,
+}
+
 /// Why ratings could not be fitted.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum RatingError {
-    /// The game list is empty.
-    #[error("no games to rate; play at least one game between the players")]
+    /// The game list is empty (once the games of a player against itself are left out).
+    #[error("no games to rate; play at least one game between two players")]
     NoGames,
-    /// The anchor is not one of the players.
+    /// The anchor (or a held player) is not one of the players.
     #[error("anchor {anchor} is not a player (there are {players}); pick an index below {players}")]
     BadAnchor {
-        /// The anchor asked for.
+        /// The index asked for.
         anchor: usize,
         /// The number of players.
         players: usize,
@@ -158,6 +210,17 @@ pub enum RatingError {
     BadConfidence {
         /// The confidence asked for.
         confidence: f64,
+    },
+    /// Too few bootstrap resamples for their percentiles to mean anything.
+    #[error(
+        "too few bootstrap resamples ({resamples}) for an interval; ask for at least {min} \
+         (1000 is plenty)"
+    )]
+    TooFewResamples {
+        /// The resamples asked for.
+        resamples: usize,
+        /// The fewest taken.
+        min: usize,
     },
     /// A game names a player index out of range.
     #[error("game {index} names player {player}, but there are {players} players; number them from 0")]
@@ -169,45 +232,51 @@ pub enum RatingError {
         /// The number of players.
         players: usize,
     },
-    /// A game pits a player against itself.
-    #[error("game {index} pits player {player} against itself; leave it out")]
-    SelfGame {
-        /// Position of the game in the list.
-        index: usize,
-        /// The player.
-        player: usize,
-    },
     /// A game's score is not a number from 0 to 1.
-    #[error("game {index} has score {score}; give the first player's points from 0 to 1 (1 win, 0.5 draw, 0 loss)")]
+    #[error(
+        "game {index} ({first} against {second}) has score {score}; give the first player's points \
+         from 0 to 1 (1 win, 0.5 draw, 0 loss)"
+    )]
     BadScore {
         /// Position of the game in the list.
         index: usize,
+        /// The first player.
+        first: String,
+        /// The second player.
+        second: String,
         /// The score it has.
         score: f64,
     },
     /// Some players have no chain of games to the anchor.
     #[error(
-        "players {players:?} have no chain of games to the anchor {anchor}; \
-         play games that link them or rate each group on its own"
+        "players {} have no chain of games to the anchor {anchor}; \
+         play games that link them or rate each group on its own",
+        players.join(", ")
     )]
     Disconnected {
-        /// The players cut off, in increasing order.
-        players: Vec<usize>,
+        /// The players cut off, in player order.
+        players: Vec<String>,
         /// The anchor.
-        anchor: usize,
+        anchor: String,
     },
     /// The fit did not settle (it should always; report the games).
-    #[error("the rating fit did not converge in {iterations} steps; this is a bug, report the games that caused it")]
+    #[error(
+        "the rating fit did not converge in {iterations} steps (still moving: {}); \
+         this is a bug, report the games that caused it",
+        players.join(", ")
+    )]
     NoConvergence {
         /// Newton steps taken.
         iterations: usize,
+        /// The players the last step still moved.
+        players: Vec<String>,
     },
 }
 
-/// Fits ratings for `players` players (indices `0..players`) from `games`, the
-/// `options.anchor` player fixed at `options.anchor_elo`, with percentile-bootstrap
-/// intervals; the module doc gives the model and the prior. The ratings come back in
-/// player order.
+/// Fits ratings for the players `players` (named, indexed by position) from `games`,
+/// the `options.anchor` player fixed at `options.anchor_elo`, with intervals from the
+/// bootstrap and the likelihood; the module doc gives the model, the prior and the
+/// intervals. The ratings come back in player order.
 ///
 /// ```
 /// use arena::{fit_ratings, RatedGame, RatingOptions};
@@ -218,29 +287,51 @@ pub enum RatingError {
 ///     .map(|&score| RatedGame { first: 1, second: 0, score, pair: None })
 ///     .collect();
 /// let options = RatingOptions { anchor: 0, anchor_elo: 1000.0, ..RatingOptions::default() };
-/// let ratings = fit_ratings(2, &games, &options).unwrap();
+/// let ratings = fit_ratings(&["random", "greedy"], &games, &options).unwrap().ratings;
 /// assert_eq!(ratings[0].elo, 1000.0);
 /// // With the prior's virtual draw at the anchor's level the fit sees 3.5 out of 5:
 /// // 1000 + 400 log10(7/3).
 /// assert!((ratings[1].elo - 1147.2).abs() < 0.1);
 /// assert!(ratings[1].low < ratings[1].elo && ratings[1].elo < ratings[1].high);
 /// ```
-pub fn fit_ratings(players: usize, games: &[RatedGame], options: &RatingOptions) -> Result<Vec<Rating>, RatingError> {
-    fit_ratings_held(players, games, options, &[])
+pub fn fit_ratings<S: AsRef<str>>(
+    players: &[S],
+    games: &[RatedGame],
+    options: &RatingOptions,
+) -> Result<RatingFit, RatingError> {
+    fit_ratings_held(players, games, options, &[], &RatingWatch::default())
 }
 
 /// [`fit_ratings`] with more players held fixed beside the anchor: each of `held` at
 /// its rating (a published ladder's engines), so only the others are fitted. A held
 /// player's interval has zero width, as the anchor's has; every other player needs a
 /// chain of games to the anchor or to one of them, and its prior's virtual draw is at
-/// the anchor's level.
-pub fn fit_ratings_held(
-    players: usize,
+/// the anchor's level. The resamples are counted on `watch` as they finish.
+pub fn fit_ratings_held<S: AsRef<str>>(
+    players: &[S],
     games: &[RatedGame],
     options: &RatingOptions,
     held: &[(usize, f64)],
-) -> Result<Vec<Rating>, RatingError> {
-    validate(players, games, options)?;
+    watch: &RatingWatch,
+) -> Result<RatingFit, RatingError> {
+    let names: Vec<&str> = players.iter().map(AsRef::as_ref).collect();
+    fit_named(&names, games, options, held, watch)
+}
+
+fn fit_named(
+    names: &[&str],
+    games: &[RatedGame],
+    options: &RatingOptions,
+    held: &[(usize, f64)],
+    watch: &RatingWatch,
+) -> Result<RatingFit, RatingError> {
+    let players = names.len();
+    let name_all = |list: &[usize]| -> Vec<String> { list.iter().map(|&p| names[p].to_string()).collect() };
+    validate(names, games, options)?;
+    let (kept, skipped, notes) = leave_out_self_play(names, games);
+    if kept.is_empty() {
+        return Err(RatingError::NoGames);
+    }
     let anchor = options.anchor;
     if let Some(&(player, _)) = held.iter().find(|(player, _)| *player >= players) {
         return Err(RatingError::BadAnchor {
@@ -256,38 +347,56 @@ pub fn fit_ratings_held(
         fixed[player] = true;
         start[player] = (elo - options.anchor_elo) / ELO_PER_NAT;
     }
-    let cut_off = unreached(games, &fixed);
+    let cut_off = unreached(&kept, &fixed);
     if !cut_off.is_empty() {
         return Err(RatingError::Disconnected {
-            players: cut_off,
-            anchor,
+            players: name_all(&cut_off),
+            anchor: names[anchor].to_string(),
         });
     }
 
-    let units = Units::new(&fixed, games);
+    let units = Units::new(&fixed, &kept);
+    let stuck = |stuck: Stuck| RatingError::NoConvergence {
+        iterations: stuck.iterations,
+        players: name_all(&stuck.moving),
+    };
     let all: Vec<usize> = (0..units.units.len()).collect();
-    let point = fit(&fixed, &units.tally(&all), start)?;
+    let whole = units.tally(&all);
+    let point = units.graph.maximise(&whole, start).map_err(stuck)?;
 
+    watch.resamples_total.fetch_add(options.bootstrap, Ordering::Relaxed);
     let samples: Vec<Vec<f64>> = (0..options.bootstrap)
         .into_par_iter()
         .map(|k| {
             let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(options.seed, k as u64));
             let picks: Vec<usize> = (0..all.len()).map(|_| rng.gen_range(0..all.len())).collect();
-            fit(&fixed, &units.tally(&picks), point.clone())
+            let sample = units.graph.maximise(&units.tally(&picks), point.clone());
+            watch.resamples_done.fetch_add(1, Ordering::Relaxed);
+            sample
         })
-        .collect::<Result<_, _>>()?;
+        .collect::<Result<_, _>>()
+        .map_err(stuck)?;
 
     let to_elo = |theta: f64| options.anchor_elo + theta * ELO_PER_NAT;
     let low_rank = 50.0 * (1.0 - options.confidence);
     let high_rank = 50.0 * (1.0 + options.confidence);
+    let z = normal_quantile(0.5 * (1.0 + options.confidence));
     let mut ratings: Vec<Rating> = (0..players)
         .map(|player| {
             let elo = to_elo(point[player]);
-            let resampled: Vec<f64> = samples.iter().map(|sample| to_elo(sample[player])).collect();
+            let (mut low, mut high) = (elo, elo);
+            if !fixed[player] {
+                let (from, to) = units.graph.likelihood_interval(&whole, &point, player, 0.5 * z * z);
+                (low, high) = (to_elo(from).min(elo), to_elo(to).max(elo));
+                let resampled: Vec<f64> = samples.iter().map(|sample| to_elo(sample[player])).collect();
+                if let (Some(from), Some(to)) = (percentile(&resampled, low_rank), percentile(&resampled, high_rank)) {
+                    (low, high) = (low.min(from), high.max(to));
+                }
+            }
             Rating {
                 elo,
-                low: percentile(&resampled, low_rank).unwrap_or(elo),
-                high: percentile(&resampled, high_rank).unwrap_or(elo),
+                low,
+                high,
                 games: 0,
                 score: 0.0,
             }
@@ -297,13 +406,46 @@ pub fn fit_ratings_held(
     for &(player, elo) in held.iter().filter(|(player, _)| *player != anchor) {
         (ratings[player].elo, ratings[player].low, ratings[player].high) = (elo, elo, elo);
     }
-    for game in games {
+    for game in &kept {
         ratings[game.first].games += 1;
         ratings[game.first].score += game.score;
         ratings[game.second].games += 1;
         ratings[game.second].score += 1.0 - game.score;
     }
-    Ok(ratings)
+    Ok(RatingFit {
+        ratings,
+        skipped,
+        notes,
+    })
+}
+
+/// The games of `games` between two players; the positions of those of a player
+/// against itself, and a note for each such player.
+fn leave_out_self_play(names: &[&str], games: &[RatedGame]) -> (Vec<RatedGame>, Vec<usize>, Vec<String>) {
+    let skipped: Vec<usize> = (0..games.len())
+        .filter(|&i| games[i].first == games[i].second)
+        .collect();
+    let kept = games.iter().filter(|g| g.first != g.second).copied().collect();
+    let mut counts: Vec<(usize, usize)> = Vec::new();
+    for &i in &skipped {
+        let player = games[i].first;
+        match counts.iter_mut().find(|(p, _)| *p == player) {
+            Some((_, count)) => *count += 1,
+            None => counts.push((player, 1)),
+        }
+    }
+    let notes = counts
+        .iter()
+        .map(|&(player, count)| {
+            let games = if count == 1 { "game" } else { "games" };
+            format!(
+                "left out {count} {games} of {} against itself: a player's games against itself say nothing \
+                 of its rating",
+                names[player]
+            )
+        })
+        .collect();
+    (kept, skipped, notes)
 }
 
 /// Where `elo` falls on a ladder of named ratings (in any order), for a report line:
@@ -344,7 +486,20 @@ fn named((name, elo): &(String, f64)) -> String {
     format!("{name} ({:.0})", elo.round() + 0.0)
 }
 
-fn validate(players: usize, games: &[RatedGame], options: &RatingOptions) -> Result<(), RatingError> {
+/// Refuses a count of bootstrap resamples below [`MIN_BOOTSTRAP`] (0, no bootstrap,
+/// aside).
+pub fn check_resamples(resamples: usize) -> Result<(), RatingError> {
+    if resamples > 0 && resamples < MIN_BOOTSTRAP {
+        return Err(RatingError::TooFewResamples {
+            resamples,
+            min: MIN_BOOTSTRAP,
+        });
+    }
+    Ok(())
+}
+
+fn validate(names: &[&str], games: &[RatedGame], options: &RatingOptions) -> Result<(), RatingError> {
+    let players = names.len();
     if options.anchor >= players {
         return Err(RatingError::BadAnchor {
             anchor: options.anchor,
@@ -357,6 +512,7 @@ fn validate(players: usize, games: &[RatedGame], options: &RatingOptions) -> Res
             confidence: options.confidence,
         });
     }
+    check_resamples(options.bootstrap)?;
     if games.is_empty() {
         return Err(RatingError::NoGames);
     }
@@ -366,15 +522,11 @@ fn validate(players: usize, games: &[RatedGame], options: &RatingOptions) -> Res
                 return Err(RatingError::UnknownPlayer { index, player, players });
             }
         }
-        if game.first == game.second {
-            return Err(RatingError::SelfGame {
-                index,
-                player: game.first,
-            });
-        }
         if !(0.0..=1.0).contains(&game.score) {
             return Err(RatingError::BadScore {
                 index,
+                first: names[game.first].to_string(),
+                second: names[game.second].to_string(),
                 score: game.score,
             });
         }
@@ -403,23 +555,14 @@ fn unreached(games: &[RatedGame], fixed: &[bool]) -> Vec<usize> {
     (0..players).filter(|&player| !reached[player]).collect()
 }
 
-/// The head-to-head record of two players, `a < b`, as the fit sees it.
-#[derive(Clone, Copy, Debug)]
-struct Pairing {
-    a: usize,
-    b: usize,
-    /// Games, virtual draws included.
-    games: f64,
-    /// Points of `a`, virtual draws included.
-    points: f64,
-}
-
 /// The games as resampling units: a colour-swapped pair, or a game without a pair id.
 struct Units {
-    /// The players held fixed (the anchor among them): they get no virtual draw.
-    fixed: Vec<bool>,
-    /// The pairings that met, each as (a, b) with `a < b`.
-    pairings: Vec<(usize, usize)>,
+    /// The pairings that met, each as (a, b) with `a < b`, then the phantom's pairing
+    /// with every player not held fixed (the players held, the anchor among them, get
+    /// no virtual draw).
+    graph: Graph,
+    /// The pairings that met (the phantom's come after them in the graph).
+    met: usize,
     /// Each unit's games, as (pairing, points of its `a`).
     units: Vec<Vec<(usize, f64)>>,
 }
@@ -452,174 +595,36 @@ impl Units {
             };
             units[unit].push((pairing, points));
         }
+        let met = pairings.len();
+        let phantom = fixed.len();
+        pairings.extend((0..phantom).filter(|&a| !fixed[a]).map(|a| (a, phantom)));
         Units {
-            fixed: fixed.to_vec(),
-            pairings,
+            graph: Graph::new(fixed, pairings),
+            met,
             units,
         }
     }
 
     /// The records of every pairing over the units `picks` (repeats count again),
-    /// then the prior's virtual draws against the phantom (the player after the last)
-    /// for every player not held fixed.
-    fn tally(&self, picks: &[usize]) -> Vec<Pairing> {
-        let mut records: Vec<Pairing> = self
-            .pairings
-            .iter()
-            .map(|&(a, b)| Pairing {
-                a,
-                b,
-                games: 0.0,
-                points: 0.0,
-            })
-            .collect();
+    /// then the prior's virtual draws against the phantom.
+    fn tally(&self, picks: &[usize]) -> Tally {
+        let pairings = self.graph.ends.len();
+        let mut tally = Tally {
+            games: vec![0.0; pairings],
+            points: vec![0.0; pairings],
+        };
         for &unit in picks {
             for &(pairing, points) in &self.units[unit] {
-                records[pairing].games += 1.0;
-                records[pairing].points += points;
+                tally.games[pairing] += 1.0;
+                tally.points[pairing] += points;
             }
         }
-        let phantom = self.fixed.len();
-        records.extend((0..phantom).filter(|&a| !self.fixed[a]).map(|a| Pairing {
-            a,
-            b: phantom,
-            games: PRIOR_DRAWS,
-            points: 0.5 * PRIOR_DRAWS,
-        }));
-        records
+        for pairing in self.met..pairings {
+            tally.games[pairing] = PRIOR_DRAWS;
+            tally.points[pairing] = 0.5 * PRIOR_DRAWS;
+        }
+        tally
     }
-}
-
-/// The maximum-likelihood ratings in natural-log odds by Newton's method from
-/// `start`: one entry per player, then the phantom's. The `fixed` players (the anchor
-/// at 0, held ones at their ratings) and the phantom (at 0) stay where `start` puts
-/// them. The phantom's draws tie every other player to a fixed point, so each step's
-/// system is positive definite.
-fn fit(fixed: &[bool], records: &[Pairing], start: Vec<f64>) -> Result<Vec<f64>, RatingError> {
-    // Row of each free player in the reduced system; fixed ones and the phantom have none.
-    let mut free = 0;
-    let row: Vec<Option<usize>> = fixed
-        .iter()
-        .chain(std::iter::once(&true))
-        .map(|&held| {
-            (!held).then(|| {
-                free += 1;
-                free - 1
-            })
-        })
-        .collect();
-    let n = free;
-    let mut theta = start;
-    let mut likelihood = log_likelihood(records, &theta);
-    for iteration in 0..MAX_ITERATIONS {
-        // Gradient and Fisher information (minus the Hessian) of the log-likelihood.
-        let mut gradient = vec![0.0; n];
-        let mut information = vec![0.0; n * n];
-        for record in records {
-            let p = sigmoid(theta[record.a] - theta[record.b]);
-            let slope = record.points - record.games * p;
-            let weight = record.games * p * (1.0 - p);
-            let (ra, rb) = (row[record.a], row[record.b]);
-            if let Some(i) = ra {
-                gradient[i] += slope;
-                information[i * n + i] += weight;
-            }
-            if let Some(j) = rb {
-                gradient[j] -= slope;
-                information[j * n + j] += weight;
-            }
-            if let (Some(i), Some(j)) = (ra, rb) {
-                information[i * n + j] -= weight;
-                information[j * n + i] -= weight;
-            }
-        }
-        let step = solve_positive_definite(information, gradient, n)
-            .ok_or(RatingError::NoConvergence { iterations: iteration })?;
-        let largest = step.iter().fold(0.0f64, |m, s| m.max(s.abs())) * ELO_PER_NAT;
-        let moved = |scale: f64| -> Vec<f64> {
-            let mut next = theta.clone();
-            for (player, r) in row.iter().enumerate() {
-                if let Some(r) = r {
-                    next[player] += scale * step[*r];
-                }
-            }
-            next
-        };
-        if largest < TOLERANCE_ELO {
-            return Ok(moved(1.0));
-        }
-        // Halve the step until the likelihood does not fall (allowing for rounding).
-        let slack = 1e-12 * likelihood.abs().max(1.0);
-        let mut scale = 1.0;
-        let mut taken = None;
-        for _ in 0..MAX_HALVINGS {
-            let next = moved(scale);
-            let next_likelihood = log_likelihood(records, &next);
-            if next_likelihood >= likelihood - slack {
-                taken = Some((next, next_likelihood));
-                break;
-            }
-            scale *= 0.5;
-        }
-        match taken {
-            Some((next, next_likelihood)) => {
-                theta = next;
-                likelihood = next_likelihood;
-            }
-            // No step helps: the maximum is within rounding of here.
-            None => return Ok(theta),
-        }
-    }
-    Err(RatingError::NoConvergence {
-        iterations: MAX_ITERATIONS,
-    })
-}
-
-fn log_likelihood(records: &[Pairing], theta: &[f64]) -> f64 {
-    records
-        .iter()
-        .map(|record| {
-            let d = theta[record.a] - theta[record.b];
-            record.points * log_sigmoid(d) + (record.games - record.points) * log_sigmoid(-d)
-        })
-        .sum()
-}
-
-fn sigmoid(x: f64) -> f64 {
-    1.0 / (1.0 + (-x).exp())
-}
-
-/// `ln(sigmoid(x))` without overflow: `-softplus(-x)`.
-fn log_sigmoid(x: f64) -> f64 {
-    x.min(0.0) - (-x.abs()).exp().ln_1p()
-}
-
-/// Solves `a x = b` for a symmetric positive definite `n` by `n` matrix `a` (row
-/// major) by Cholesky factorisation; `None` when `a` is not positive definite.
-fn solve_positive_definite(mut a: Vec<f64>, mut b: Vec<f64>, n: usize) -> Option<Vec<f64>> {
-    // a = L L^T, L written over the lower triangle.
-    for j in 0..n {
-        let diagonal = a[j * n + j] - (0..j).map(|k| a[j * n + k] * a[j * n + k]).sum::<f64>();
-        if !(diagonal > 0.0 && diagonal.is_finite()) {
-            return None;
-        }
-        let diagonal = diagonal.sqrt();
-        a[j * n + j] = diagonal;
-        for i in j + 1..n {
-            let dot = (0..j).map(|k| a[i * n + k] * a[j * n + k]).sum::<f64>();
-            a[i * n + j] = (a[i * n + j] - dot) / diagonal;
-        }
-    }
-    // L y = b, then L^T x = y, both over b.
-    for i in 0..n {
-        let dot = (0..i).map(|k| a[i * n + k] * b[k]).sum::<f64>();
-        b[i] = (b[i] - dot) / a[i * n + i];
-    }
-    for i in (0..n).rev() {
-        let dot = (i + 1..n).map(|k| a[k * n + i] * b[k]).sum::<f64>();
-        b[i] = (b[i] - dot) / a[i * n + i];
-    }
-    Some(b)
 }
 
 #[cfg(test)]
