@@ -435,7 +435,7 @@ pub struct WipeoutArgs {
 /// `bench`.
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// perft, alphabeta, solve, eval or all (all: perft and alphabeta).
+    /// perft, alphabeta, solve, eval, rate or all (all: perft and alphabeta).
     #[arg(value_enum, default_value_t = BenchTarget::All)]
     pub what: BenchTarget,
     /// Perft depth.
@@ -450,9 +450,19 @@ pub struct BenchArgs {
     /// Empty squares of the positions `bench eval` scores against exact values.
     #[arg(long, default_value = "20-24")]
     pub empties: String,
-    /// Seed of those positions' self-play games (training uses other games).
+    /// Seed of those positions' self-play games (training uses other games), and of
+    /// `bench rate`'s field.
     #[arg(long, default_value_t = 7)]
     pub seed: u64,
+    /// Players of `bench rate`'s synthetic field.
+    #[arg(long, default_value_t = 1000, value_parser = limits::flag::count)]
+    pub players: usize,
+    /// Games each player of `bench rate` plays, on average (each against a random other).
+    #[arg(long, default_value_t = 20, value_parser = limits::flag::count)]
+    pub games_each: usize,
+    /// Bootstrap resamples `bench rate` times.
+    #[arg(long, default_value_t = 1000, value_parser = limits::flag::count)]
+    pub resamples: usize,
 }
 
 /// `replay`.
@@ -713,6 +723,8 @@ pub enum BenchTarget {
     Solve,
     /// The evaluations against exact scores (`--positions`, `--empties`, `--seed`).
     Eval,
+    /// The rating fit on a synthetic field (`--players`, `--games-each`, `--resamples`, `--seed`).
+    Rate,
 }
 
 /// `--game`: which game a command plays.

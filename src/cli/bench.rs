@@ -1,12 +1,19 @@
-//! `bench`: speed figures for the move generator and the searches.
+//! `bench`: speed figures for the move generator, the searches and the rating fit.
 
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{bail, Result};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 
 use super::args::{BenchArgs, BenchTarget};
 use super::positions::parse_empties;
-use arena::{accuracy, calibration, random_opening, solve_all};
+use super::progress::{steps_line, Progress};
+use arena::{
+    accuracy, calibration, fit_ratings_held, random_opening, solve_all, RatedGame, RatingOptions, RatingWatch,
+};
 use engines::lab::self_play_positions;
 use engines::{
     pattern, AlphaBeta, Engine, Evaluation, Evaluator, LinearEval, Reference, Search, Solver, DEFAULT_DEPTH,
@@ -24,6 +31,7 @@ pub(super) fn run(args: BenchArgs) -> Result<()> {
         BenchTarget::Alphabeta => bench_search(),
         BenchTarget::Solve => bench_solve(&args.ffo)?,
         BenchTarget::Eval => bench_eval(&args)?,
+        BenchTarget::Rate => bench_rate(args.players, args.games_each, args.resamples, args.seed)?,
         BenchTarget::All => {
             bench_perft(args.perft_depth);
             bench_search();
@@ -240,9 +248,107 @@ fn bench_eval(args: &BenchArgs) -> Result<()> {
     Ok(())
 }
 
+/// A synthetic field for the rating fit: `players` true ratings spread evenly at
+/// random over 0..2000 Elo, and `players * games_each / 2` games, each between a player
+/// (every player in turn) and a random other, won by the model's probability (no
+/// draws, no pairs), so each plays `games_each` games on average.
+fn rating_field(players: usize, games_each: usize, seed: u64) -> (Vec<f64>, Vec<RatedGame>) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let truth: Vec<f64> = (0..players).map(|_| rng.gen_range(0.0..2000.0)).collect();
+    let mut games = Vec::new();
+    for k in 0..players * games_each / 2 {
+        let first = k % players;
+        let second = (first + rng.gen_range(1..players)) % players;
+        let expected = 1.0 / (1.0 + 10f64.powf((truth[second] - truth[first]) / 400.0));
+        let score = if rng.gen_bool(expected) { 1.0 } else { 0.0 };
+        games.push(RatedGame {
+            first,
+            second,
+            score,
+            pair: None,
+        });
+    }
+    (truth, games)
+}
+
+/// Times the rating fit on [`rating_field`]: the point estimate (with the likelihood
+/// intervals), then the same with `resamples` bootstrap resamples; and says how close
+/// the fit came to the truth.
+fn bench_rate(players: usize, games_each: usize, resamples: usize, seed: u64) -> Result<()> {
+    if players < 2 {
+        bail!("bad --players {players}: a rating needs at least 2 players");
+    }
+    let (truth, games) = rating_field(players, games_each, seed);
+    let names: Vec<String> = (0..players).map(|p| format!("p{p}")).collect();
+    println!(
+        "rating fit: {players} players 0-2000 Elo apart, {} games ({games_each} each on average, \
+         random opponents, seed {seed}), on {} cores; the anchor the player nearest 1000",
+        games.len(),
+        std::thread::available_parallelism().map_or(1, usize::from)
+    );
+    // In the middle, so that the prior's pull toward the anchor squeezes the field
+    // evenly: with 1000 virtual draws and 20 real games of the anchor, the field's
+    // centre follows the anchor's level.
+    let anchor = (0..players)
+        .min_by(|&a, &b| (truth[a] - 1000.0).abs().total_cmp(&(truth[b] - 1000.0).abs()))
+        .expect("at least 2 players");
+    let options = RatingOptions {
+        anchor,
+        anchor_elo: truth[anchor],
+        bootstrap: 0,
+        seed,
+        confidence: 0.95,
+    };
+    let watch = Arc::new(RatingWatch::default());
+    let start = Instant::now();
+    let point = fit_ratings_held(&names, &games, &options, &[], &watch)?;
+    let point_secs = start.elapsed().as_secs_f64();
+    println!("  point estimate and likelihood intervals: {point_secs:8.3} s");
+    let polled = watch.clone();
+    let progress = Progress::start(move |elapsed| {
+        let done = polled.resamples_done.load(Ordering::Relaxed) as u64;
+        steps_line("bench rate", done, resamples as u64, "resamples", elapsed)
+    });
+    let start = Instant::now();
+    let bootstrap = RatingOptions {
+        bootstrap: resamples,
+        ..options
+    };
+    let fitted = fit_ratings_held(&names, &games, &bootstrap, &[], &watch);
+    drop(progress);
+    let fitted = fitted?;
+    let secs = start.elapsed().as_secs_f64();
+    println!(
+        "  with {resamples} resamples:                {secs:8.3} s ({:.1} ms a resample)",
+        1e3 * (secs - point_secs).max(0.0) / resamples as f64
+    );
+    let free = (players - 1) as f64;
+    let others = || (0..players).filter(|&p| p != anchor);
+    let rms = (others().map(|p| (point.ratings[p].elo - truth[p]).powi(2)).sum::<f64>() / free).sqrt();
+    let covered = others()
+        .filter(|&p| fitted.ratings[p].low <= truth[p] && truth[p] <= fitted.ratings[p].high)
+        .count();
+    println!(
+        "  error against the truth: rms {rms:.0} Elo; 95% intervals hold the truth for {:.1}% of the players",
+        100.0 * covered as f64 / free
+    );
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_rating_field_is_seeded_and_every_player_plays() {
+        let (truth, games) = rating_field(50, 20, 3);
+        assert_eq!((truth.len(), games.len()), (50, 500));
+        assert!(games
+            .iter()
+            .all(|g| g.first != g.second && g.first < 50 && g.second < 50));
+        assert!((0..50).all(|p| games.iter().any(|g| g.first == p || g.second == p)));
+        assert_eq!(rating_field(50, 20, 3).1, games);
+    }
 
     #[test]
     fn ffo_ranges_hold_a_problem() {

@@ -2,6 +2,8 @@
 //! fallback games scored as losses.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use serde_json::json;
@@ -9,8 +11,12 @@ use serde_json::json;
 use super::args::RateArgs;
 use super::csv_table::CsvTable;
 use super::outputs::check_output_flag;
+use super::progress::{steps_line, Progress};
 use super::stats::print_notes;
-use arena::{leaderboard_tables, leaderboards, read_game_logs, Ladder, Leaderboard, RatingView, RunGame};
+use arena::{
+    check_resamples, leaderboard_tables, leaderboards_watched, read_game_logs, Ladder, Leaderboard, RatingView,
+    RatingWatch, RunGame,
+};
 use engines::EngineSpec;
 use game::othello::Color;
 use game::Game;
@@ -19,6 +25,7 @@ use game::Game;
 pub const DEFAULT_LADDER: &str = "docs/ladder-ratings.toml";
 
 pub(super) fn run(args: RateArgs) -> Result<()> {
+    let bootstrap = check_bootstrap(args.bootstrap)?;
     let inputs: Vec<&Path> = args.paths.iter().map(PathBuf::as_path).collect();
     for (flag, path) in [("--csv", &args.csv), ("--write-ladder", &args.write_ladder)] {
         if let Some(path) = path {
@@ -48,7 +55,10 @@ pub(super) fn run(args: RateArgs) -> Result<()> {
         }
     };
     print_notes(&notes);
-    let (as_played, as_loss) = leaderboards(&games, (&anchor.0, anchor.1), &held, args.bootstrap as usize, args.seed)?;
+    let (as_played, as_loss) = rate_with_progress(&games, (&anchor.0, anchor.1), &held, bootstrap, args.seed)?;
+    // Both views leave out the same games.
+    print_notes(&as_played.notes);
+    notes.extend(as_played.notes.iter().cloned());
     if let Some(path) = &args.write_ladder {
         let runs: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
         let source = format!(
@@ -77,6 +87,33 @@ pub(super) fn run(args: RateArgs) -> Result<()> {
         print!("{}", leaderboard_tables(&as_played, as_loss.as_ref()));
     }
     Ok(())
+}
+
+/// `--bootstrap` as a count of resamples, refused below the fit's minimum with the rule.
+fn check_bootstrap(resamples: u32) -> Result<usize> {
+    let resamples = resamples as usize;
+    check_resamples(resamples).with_context(|| format!("bad --bootstrap {resamples}"))?;
+    Ok(resamples)
+}
+
+/// [`leaderboards_watched`] with a progress line on a terminal while the resamples run.
+fn rate_with_progress(
+    games: &[RunGame],
+    anchor: (&str, f64),
+    held: &[(String, f64)],
+    bootstrap: usize,
+    seed: u64,
+) -> Result<(Leaderboard, Option<Leaderboard>)> {
+    let watch = Arc::new(RatingWatch::default());
+    let polled = watch.clone();
+    let progress = Progress::start(move |elapsed| {
+        let done = polled.resamples_done.load(Ordering::Relaxed) as u64;
+        let total = polled.resamples_total.load(Ordering::Relaxed) as u64;
+        steps_line("rating (bootstrap)", done, total, "resamples", elapsed)
+    });
+    let rated = leaderboards_watched(games, anchor, held, bootstrap, seed, &watch);
+    drop(progress);
+    Ok(rated?)
 }
 
 /// The ladder file `path` (the default one found beside the binary's sources when it
@@ -228,4 +265,21 @@ fn csv(as_played: &Leaderboard, as_loss: Option<&Leaderboard>) -> String {
         }
     }
     table.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn too_few_resamples_are_refused_naming_the_flag_and_the_minimum() {
+        let error = format!("{:#}", check_bootstrap(1).unwrap_err());
+        assert_eq!(
+            error,
+            "bad --bootstrap 1: too few bootstrap resamples (1) for an interval; ask for at least 100 \
+             (1000 is plenty)"
+        );
+        assert!(check_bootstrap(99).is_err());
+        assert_eq!(check_bootstrap(100).unwrap(), 100);
+    }
 }
