@@ -89,25 +89,15 @@ pub fn default_leaderboards(
         &[],
         DEFAULT_BOOTSTRAP as usize,
         DEFAULT_BOOTSTRAP_SEED,
+        &RatingWatch::default(),
     )?;
     Ok(Some((anchor, as_played, as_loss)))
 }
 
 /// The leaderboard as played, and when an LLM player's fallback moved in some game,
-/// the one with those games scored as its losses.
+/// the one with those games scored as its losses; the resamples of both fits are
+/// counted on `watch` as they finish (for a progress line).
 pub fn leaderboards(
-    games: &[RunGame],
-    anchor: (&str, f64),
-    held: &[(String, f64)],
-    bootstrap: usize,
-    seed: u64,
-) -> Result<(Leaderboard, Option<Leaderboard>), LeaderboardError> {
-    leaderboards_watched(games, anchor, held, bootstrap, seed, &RatingWatch::default())
-}
-
-/// [`leaderboards`], the resamples of both fits counted on `watch` as they finish (for
-/// a progress line).
-pub fn leaderboards_watched(
     games: &[RunGame],
     anchor: (&str, f64),
     held: &[(String, f64)],

@@ -59,9 +59,9 @@ pub use external::{EngineTable, EngineTableError, ExternalEngine, ExternalPlayer
 pub use groups::{collect_groups, groups_json, Group, GroupGame, Groups, GroupsError, Key};
 pub use hosts::{host_usage, HostUsage};
 pub use leaderboard::{
-    default_leaderboards, leaderboard, leaderboard_tables, leaderboards, leaderboards_watched, rated_players, Anchor,
-    Ladder, LadderError, LeaderRow, Leaderboard, LeaderboardError, RatingView, RunGame, Rung, DEFAULT_BOOTSTRAP,
-    DEFAULT_BOOTSTRAP_SEED, MIN_UNITS,
+    default_leaderboards, leaderboard, leaderboard_tables, leaderboards, rated_players, Anchor, Ladder, LadderError,
+    LeaderRow, Leaderboard, LeaderboardError, RatingView, RunGame, Rung, DEFAULT_BOOTSTRAP, DEFAULT_BOOTSTRAP_SEED,
+    MIN_UNITS,
 };
 pub use logs::{cut_off_note, read_game_logs, GameLogs, LoggedGame, LogsError};
 pub use matchup::{run_match, MatchConfig, MatchResult, SpecTally};

@@ -14,8 +14,8 @@ use super::outputs::check_output_flag;
 use super::progress::{steps_line, Progress};
 use super::stats::print_notes;
 use arena::{
-    check_resamples, leaderboard_tables, leaderboards_watched, read_game_logs, Ladder, Leaderboard, RatingView,
-    RatingWatch, RunGame,
+    check_resamples, leaderboard_tables, leaderboards, read_game_logs, Ladder, Leaderboard, RatingView, RatingWatch,
+    RunGame,
 };
 use engines::EngineSpec;
 use game::othello::Color;
@@ -96,7 +96,7 @@ fn check_bootstrap(resamples: u32) -> Result<usize> {
     Ok(resamples)
 }
 
-/// [`leaderboards_watched`] with a progress line on a terminal while the resamples run.
+/// [`leaderboards`] with a progress line on a terminal while the resamples run.
 fn rate_with_progress(
     games: &[RunGame],
     anchor: (&str, f64),
@@ -111,7 +111,7 @@ fn rate_with_progress(
         let total = polled.resamples_total.load(Ordering::Relaxed) as u64;
         steps_line("rating (bootstrap)", done, total, "resamples", elapsed)
     });
-    let rated = leaderboards_watched(games, anchor, held, bootstrap, seed, &watch);
+    let rated = leaderboards(games, anchor, held, bootstrap, seed, &watch);
     drop(progress);
     Ok(rated?)
 }

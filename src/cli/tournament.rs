@@ -595,6 +595,7 @@ fn rate(
             &[],
             arena::DEFAULT_BOOTSTRAP as usize,
             tournament.file.seed,
+            &arena::RatingWatch::default(),
         )?)
     });
     match rated {
