@@ -370,47 +370,57 @@ impl Solver {
                 }
             }
         }
-        for (key, index, theirs, mine) in &mut ordered[..count] {
-            let (theirs, mine) = (*theirs, *mine);
-            let square = Square::new(*index).expect("a square index is below 64");
-            let replies = legal_moves(theirs, mine);
-            // Fewest opponent replies (corners counted twice) first, then the
-            // fewest empty squares next to our discs (their later moves); among
-            // equals, corners before X-squares.
-            let weighted = (replies.count_ones() + (replies & CORNERS).count_ones()) as i32;
-            let potential = (adjacent(mine) & empty & !square.bit()).count_ones() as i32;
-            *key = if hint == *index {
-                -100_000
-            } else if empties >= SHALLOW_ORDER_MIN_EMPTIES {
-                // Far from the end: a shallow search with the pattern evaluation,
-                // and the opponent's replies as above.
-                search_value(
-                    self.evaluator,
-                    theirs,
-                    mine,
-                    shallow_order_depth(empties),
-                    &mut self.ordering_nodes,
-                ) + REPLY_WEIGHT * weighted
-            } else {
-                16 * weighted + POTENTIAL_WEIGHT * potential + 2 * weight_penalty(square)
-            };
+        // The table's move first, before any ordering work: it often cuts off alone.
+        let mut searched = 0;
+        if let Some(at) = ordered[..count].iter().position(|child| child.1 == hint) {
+            ordered.swap(0, at);
+            let (_, square, child_player, child_opponent) = ordered[0];
+            best = self.pvs_child(true, child_player, child_opponent, alpha, beta);
+            best_square = square;
+            alpha = alpha.max(best);
+            searched = 1;
         }
-        for i in 0..count {
-            // The next move in order, picked when it is needed: most nodes cut off
-            // after a move or two, so sorting the whole list would be wasted.
-            let next = (i..count)
-                .min_by_key(|&j| (ordered[j].0, ordered[j].1))
-                .expect("a move is left");
-            ordered.swap(i, next);
-            let (_, square, child_player, child_opponent) = ordered[i];
-            let value = self.pvs_child(i == 0, child_player, child_opponent, alpha, beta);
-            if value > best {
-                best = value;
-                best_square = square;
+        if alpha < beta {
+            for (key, index, theirs, mine) in &mut ordered[searched..count] {
+                let (theirs, mine) = (*theirs, *mine);
+                let square = Square::new(*index).expect("a square index is below 64");
+                let replies = legal_moves(theirs, mine);
+                // Fewest opponent replies (corners counted twice) first, then the
+                // fewest empty squares next to our discs (their later moves); among
+                // equals, corners before X-squares.
+                let weighted = (replies.count_ones() + (replies & CORNERS).count_ones()) as i32;
+                let potential = (adjacent(mine) & empty & !square.bit()).count_ones() as i32;
+                *key = if empties >= SHALLOW_ORDER_MIN_EMPTIES {
+                    // Far from the end: a shallow search with the pattern evaluation,
+                    // and the opponent's replies as above.
+                    search_value(
+                        self.evaluator,
+                        theirs,
+                        mine,
+                        shallow_order_depth(empties),
+                        &mut self.ordering_nodes,
+                    ) + REPLY_WEIGHT * weighted
+                } else {
+                    16 * weighted + POTENTIAL_WEIGHT * potential + 2 * weight_penalty(square)
+                };
             }
-            alpha = alpha.max(value);
-            if alpha >= beta {
-                break;
+            for i in searched..count {
+                // The next move in order, picked when it is needed: most nodes cut off
+                // after a move or two, so sorting the whole list would be wasted.
+                let next = (i..count)
+                    .min_by_key(|&j| (ordered[j].0, ordered[j].1))
+                    .expect("a move is left");
+                ordered.swap(i, next);
+                let (_, square, child_player, child_opponent) = ordered[i];
+                let value = self.pvs_child(i == 0, child_player, child_opponent, alpha, beta);
+                if value > best {
+                    best = value;
+                    best_square = square;
+                }
+                alpha = alpha.max(value);
+                if alpha >= beta {
+                    break;
+                }
             }
         }
         let (lower, upper) = if best <= original_alpha {
