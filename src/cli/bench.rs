@@ -4,7 +4,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -12,7 +12,8 @@ use super::args::{BenchArgs, BenchTarget};
 use super::positions::parse_empties;
 use super::progress::{steps_line, Progress};
 use arena::{
-    accuracy, calibration, fit_ratings_held, random_opening, solve_all, RatedGame, RatingOptions, RatingWatch,
+    accuracy, calibration, check_resamples, fit_ratings_held, random_opening, solve_all, RatedGame, RatingOptions,
+    RatingWatch,
 };
 use engines::lab::self_play_positions;
 use engines::{
@@ -278,6 +279,7 @@ fn bench_rate(players: usize, games_each: usize, resamples: usize, seed: u64) ->
     if players < 2 {
         bail!("bad --players {players}: a rating needs at least 2 players");
     }
+    check_resamples(resamples).with_context(|| format!("bad --resamples {resamples}"))?;
     let (truth, games) = rating_field(players, games_each, seed);
     let names: Vec<String> = (0..players).map(|p| format!("p{p}")).collect();
     println!(
