@@ -283,6 +283,31 @@ impl Solver {
         bucket[target] = Entry { generation, ..entry };
     }
 
+    /// Sets each child's ordering key, lowest first: the fewest opponent replies
+    /// (corners counted twice), then the fewest empty squares next to our discs (their
+    /// later moves), among equals corners before X-squares; far from the end, a
+    /// shallow search with the pattern evaluation and the replies instead.
+    fn order_keys(&mut self, children: &mut [(i32, u8, u64, u64)], empty: u64, empties: u32) {
+        for (key, index, theirs, mine) in children {
+            let (theirs, mine) = (*theirs, *mine);
+            let square = Square::new(*index).expect("a square index is below 64");
+            let replies = legal_moves(theirs, mine);
+            let weighted = (replies.count_ones() + (replies & CORNERS).count_ones()) as i32;
+            *key = if empties >= SHALLOW_ORDER_MIN_EMPTIES {
+                search_value(
+                    self.evaluator,
+                    theirs,
+                    mine,
+                    shallow_order_depth(empties),
+                    &mut self.ordering_nodes,
+                ) + REPLY_WEIGHT * weighted
+            } else {
+                let potential = (adjacent(mine) & empty & !square.bit()).count_ones() as i32;
+                16 * weighted + POTENTIAL_WEIGHT * potential + 2 * weight_penalty(square)
+            };
+        }
+    }
+
     /// A child's value for the mover: a full window for the first child, else a
     /// null-window test, searched again with the full window when it fails high.
     fn pvs_child(&mut self, first: bool, player: u64, opponent: u64, alpha: i32, beta: i32) -> i32 {
@@ -371,56 +396,34 @@ impl Solver {
             }
         }
         // The table's move first, before any ordering work: it often cuts off alone.
-        let mut searched = 0;
-        if let Some(at) = ordered[..count].iter().position(|child| child.1 == hint) {
-            ordered.swap(0, at);
-            let (_, square, child_player, child_opponent) = ordered[0];
-            best = self.pvs_child(true, child_player, child_opponent, alpha, beta);
-            best_square = square;
-            alpha = alpha.max(best);
-            searched = 1;
-        }
-        if alpha < beta {
-            for (key, index, theirs, mine) in &mut ordered[searched..count] {
-                let (theirs, mine) = (*theirs, *mine);
-                let square = Square::new(*index).expect("a square index is below 64");
-                let replies = legal_moves(theirs, mine);
-                // Fewest opponent replies (corners counted twice) first, then the
-                // fewest empty squares next to our discs (their later moves); among
-                // equals, corners before X-squares.
-                let weighted = (replies.count_ones() + (replies & CORNERS).count_ones()) as i32;
-                let potential = (adjacent(mine) & empty & !square.bit()).count_ones() as i32;
-                *key = if empties >= SHALLOW_ORDER_MIN_EMPTIES {
-                    // Far from the end: a shallow search with the pattern evaluation,
-                    // and the opponent's replies as above.
-                    search_value(
-                        self.evaluator,
-                        theirs,
-                        mine,
-                        shallow_order_depth(empties),
-                        &mut self.ordering_nodes,
-                    ) + REPLY_WEIGHT * weighted
-                } else {
-                    16 * weighted + POTENTIAL_WEIGHT * potential + 2 * weight_penalty(square)
-                };
+        let hinted = match ordered[..count].iter().position(|child| child.1 == hint) {
+            Some(at) => {
+                ordered.swap(0, at);
+                1
             }
-            for i in searched..count {
+            None => 0,
+        };
+        for i in 0..count {
+            if i == hinted {
+                self.order_keys(&mut ordered[i..count], empty, empties);
+            }
+            if i >= hinted {
                 // The next move in order, picked when it is needed: most nodes cut off
                 // after a move or two, so sorting the whole list would be wasted.
                 let next = (i..count)
                     .min_by_key(|&j| (ordered[j].0, ordered[j].1))
                     .expect("a move is left");
                 ordered.swap(i, next);
-                let (_, square, child_player, child_opponent) = ordered[i];
-                let value = self.pvs_child(i == 0, child_player, child_opponent, alpha, beta);
-                if value > best {
-                    best = value;
-                    best_square = square;
-                }
-                alpha = alpha.max(value);
-                if alpha >= beta {
-                    break;
-                }
+            }
+            let (_, square, child_player, child_opponent) = ordered[i];
+            let value = self.pvs_child(i == 0, child_player, child_opponent, alpha, beta);
+            if value > best {
+                best = value;
+                best_square = square;
+            }
+            alpha = alpha.max(value);
+            if alpha >= beta {
+                break;
             }
         }
         let (lower, upper) = if best <= original_alpha {
