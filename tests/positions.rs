@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::support::{run_arena, Reply, StubServer};
 use engines::lab::LabelledPosition;
-use engines::{Lookahead, Metric};
+use engines::{Lookahead, Metric, DEFAULT_EXACT_EMPTIES};
 use game::othello::{Board, Move};
 use game::Othello;
 use serde_json::Value;
@@ -55,7 +55,11 @@ fn generated_positions_are_labelled_consistently_and_reproducibly() {
     for p in &positions {
         let board = p.position::<Othello>().unwrap();
         assert!((14..=30).contains(&p.empties) && board.empties() == p.empties);
-        assert_eq!(p.exact, p.empties <= 18, "exact at the default 18 empties or fewer");
+        assert_eq!(
+            p.exact,
+            p.empties <= DEFAULT_EXACT_EMPTIES,
+            "exact at the default horizon or fewer empties"
+        );
         let scores = p.move_scores::<Othello>(&board).unwrap();
         assert_eq!(scores.scores.len() as u32, board.legal_moves().count());
         let best: Vec<String> = scores.best_moves().iter().map(ToString::to_string).collect();

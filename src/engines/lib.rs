@@ -9,7 +9,7 @@
 //! | `greedy` | seed 001's one-ply AI from the public build |
 //! | `search` | seed 001's `ai.ts` negamax alpha-beta |
 //! | `alphabeta:D[:weight\|count]` | seed 004's fail-hard alpha-beta, node counting included |
-//! | `reference[:D[:E]]` | the move-quality evaluator: exact at E (18) empties or fewer, else a D-ply (8) search over the pattern evaluation |
+//! | `reference[:D[:E]]` | the move-quality evaluator: exact at E (20) empties or fewer, else a D-ply (8) search over the pattern evaluation |
 //! | `human` | a person typing moves at the terminal the program hands it ([`Engines::person`]) |
 //!
 //! The reference and the solver read the pattern evaluation ([`pattern`], trained by

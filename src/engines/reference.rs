@@ -77,15 +77,16 @@ impl Default for Reference {
 }
 
 /// Positions with this many empties or fewer are solved by default.
-pub const DEFAULT_EXACT_EMPTIES: u32 = 18;
+pub const DEFAULT_EXACT_EMPTIES: u32 = 20;
 /// Default search depth before that.
 pub const DEFAULT_DEPTH: u32 = 8;
 
 /// How far estimated regrets lie from exact ones at [`DEFAULT_DEPTH`]: the mean
 /// |estimated - exact regret| in discs (each position's moves averaged, then the 40
-/// self-play positions at 19-21 empties, just beyond the default exact range;
-/// 95% interval 3.45-4.71; `othello-arena bench eval`, docs/engines.md).
-pub const ESTIMATED_REGRET_ERROR: f64 = 4.08;
+/// self-play positions at 21-23 empties, the three just beyond
+/// [`DEFAULT_EXACT_EMPTIES`]; 95% interval 4.09-6.48; `othello-arena bench eval`,
+/// docs/engines.md).
+pub const ESTIMATED_REGRET_ERROR: f64 = 5.29;
 
 impl Reference {
     /// An evaluator that solves at `exact_empties` or fewer and searches `depth` plies before.

@@ -10,7 +10,7 @@ use super::{
 
 /// The spec forms, for error messages and `--help`.
 pub const VALID_SPECS: &str =
-    "random, n-hand[:N], n-least[:N], n-most[:N] (N >= 1, default 3), greedy, search, alphabeta:D[:weight|count] (D >= 1), reference[:D[:E]] (search depth D 1-12, default 8; exact at E <= 30 empties or fewer, default 18), human";
+    "random, n-hand[:N], n-least[:N], n-most[:N] (N >= 1, default 3), greedy, search, alphabeta:D[:weight|count] (D >= 1), reference[:D[:E]] (search depth D 1-12, default 8; exact at E <= 30 empties or fewer, default 20), human";
 
 /// Deepest look-ahead accepted: n-hand averages every line, so cost grows as ~10^N.
 const MAX_LOOKAHEAD: u32 = 8;

@@ -29,8 +29,8 @@ fn specs_parse_to_canonical_names() {
         ("search", "search"),
         ("alphabeta:4", "alphabeta:4:weight"),
         ("alphabeta:3:count", "alphabeta:3:count"),
-        ("reference", "reference:8:18"),
-        ("reference:4", "reference:4:18"),
+        ("reference", "reference:8:20"),
+        ("reference:4", "reference:4:20"),
         ("reference:4:0", "reference:4:0"),
         ("human", "human"),
     ] {
@@ -40,6 +40,14 @@ fn specs_parse_to_canonical_names() {
             assert_eq!(spec.build(1).name(), canonical);
         }
     }
+}
+
+#[test]
+fn the_spec_help_states_the_reference_defaults() {
+    let stated = format!(
+        "default {DEFAULT_DEPTH}; exact at E <= {MAX_EXACT_EMPTIES} empties or fewer, default {DEFAULT_EXACT_EMPTIES}"
+    );
+    assert!(VALID_SPECS.contains(&stated), "{VALID_SPECS}");
 }
 
 #[test]
