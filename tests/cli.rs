@@ -60,12 +60,30 @@ fn bad_input_is_a_clear_error_with_exit_code_2() {
             "shallower searches would read phases not fitted yet",
         ),
         (vec!["bench", "eval", "--empties", "40-45"], "1 to 30"),
+        (vec!["bench", "probcut", "--empties", "12-40"], "1 to 30"),
     ] {
         let output = arena(&args);
         assert_eq!(output.status.code(), Some(2), "{args:?}");
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(stderr.contains(needle), "{args:?}: {stderr}");
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn bench_probcut_prints_each_depths_error_for_each_number_of_empties() {
+    let text = stdout(&arena(&["bench", "probcut", "--positions", "4", "--empties", "10-11"]));
+    assert!(
+        text.contains("4 self-play positions") && text.contains("depth 6"),
+        "{text}"
+    );
+    for empties in ["10", "11"] {
+        let row = text
+            .lines()
+            .find(|l| l.trim_start().starts_with(empties))
+            .unwrap_or_else(|| panic!("{text}"));
+        // Six cells of a signed mean and a standard deviation.
+        assert_eq!(row.split_whitespace().count(), 1 + 2 * 6, "{row}");
     }
 }
 

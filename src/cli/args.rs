@@ -435,7 +435,7 @@ pub struct WipeoutArgs {
 /// `bench`.
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// perft, alphabeta, solve, eval, rate or all (all: perft and alphabeta).
+    /// perft, alphabeta, solve, eval, probcut, rate or all (all: perft and alphabeta).
     #[arg(value_enum, default_value_t = BenchTarget::All)]
     pub what: BenchTarget,
     /// Perft depth.
@@ -723,6 +723,9 @@ pub enum BenchTarget {
     Solve,
     /// The evaluations against exact scores (`--positions`, `--empties`, `--seed`).
     Eval,
+    /// Shallow searches against exact scores, the error model of the solver's
+    /// selective passes (`--positions` at each of `--empties`, `--seed`).
+    Probcut,
     /// The rating fit on a synthetic field (`--players`, `--games-each`, `--resamples`, `--seed`).
     Rate,
 }

@@ -16,6 +16,7 @@ use arena::{
     RatingWatch,
 };
 use engines::lab::self_play_positions;
+use engines::midgame::search_value;
 use engines::{
     pattern, AlphaBeta, Engine, Evaluation, Evaluator, LinearEval, Reference, Search, Solver, DEFAULT_DEPTH,
     DEFAULT_EXACT_EMPTIES, MAX_EXACT_EMPTIES,
@@ -32,6 +33,7 @@ pub(super) fn run(args: BenchArgs) -> Result<()> {
         BenchTarget::Alphabeta => bench_search(),
         BenchTarget::Solve => bench_solve(&args.ffo)?,
         BenchTarget::Eval => bench_eval(&args)?,
+        BenchTarget::Probcut => bench_probcut(&args)?,
         BenchTarget::Rate => bench_rate(args.players, args.games_each, args.resamples, args.seed)?,
         BenchTarget::All => {
             bench_perft(args.perft_depth);
@@ -245,6 +247,48 @@ fn bench_eval(args: &BenchArgs) -> Result<()> {
             c.choice_regret,
             c.random_regret
         );
+    }
+    Ok(())
+}
+
+/// The error of shallow searches against exact scores, empties by empties: what the
+/// solver's selective passes assume when a shallow search cuts a node.
+fn bench_probcut(args: &BenchArgs) -> Result<()> {
+    let empties = parse_empties(&args.empties, MAX_EXACT_EMPTIES)?;
+    let pattern = pattern::shipped()?;
+    println!(
+        "exact score - shallow search with the pattern evaluation, in discs: {} self-play positions \
+         at each number of empties (seed {})",
+        args.positions, args.seed
+    );
+    println!("  (mean and standard deviation per search depth)");
+    let depths = 1..=6u32;
+    let header: Vec<String> = depths
+        .clone()
+        .map(|d| format!("{:>13}", format!("depth {d}")))
+        .collect();
+    println!("  {:>7}  {}", "empties", header.join("  "));
+    for e in empties {
+        let boards = self_play_positions(args.positions, e..=e, args.seed);
+        let solved = solve_all(&boards);
+        let cells: Vec<String> = depths
+            .clone()
+            .map(|depth| {
+                let errors: Vec<f64> = solved
+                    .iter()
+                    .map(|s| {
+                        let mut nodes = 0;
+                        let value = search_value(pattern, s.board.player(), s.board.opponent(), depth, &mut nodes);
+                        f64::from(s.score) - f64::from(value) / f64::from(pattern::SCALE)
+                    })
+                    .collect();
+                let n = errors.len() as f64;
+                let mean = errors.iter().sum::<f64>() / n;
+                let sd = (errors.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+                format!("{:>13}", format!("{mean:+.2} {sd:.2}"))
+            })
+            .collect();
+        println!("  {e:>7}  {}", cells.join("  "));
     }
     Ok(())
 }

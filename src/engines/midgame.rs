@@ -37,6 +37,20 @@ pub fn search_value<E: Evaluator + ?Sized>(eval: &E, player: u64, opponent: u64,
     negamax(eval, player, opponent, depth, -INFINITE, INFINITE, false, nodes)
 }
 
+/// The value of a position by a `depth`-ply search in the window (`alpha`, `beta`),
+/// fail-soft: a value at or below `alpha` is an upper bound, at or above `beta` a lower
+/// bound.
+pub fn search_window<E: Evaluator + ?Sized>(
+    eval: &E,
+    player: u64,
+    opponent: u64,
+    depth: u32,
+    (alpha, beta): (i32, i32),
+    nodes: &mut u64,
+) -> i32 {
+    negamax(eval, player, opponent, depth, alpha, beta, false, nodes)
+}
+
 /// Negamax alpha-beta (fail-soft) to `depth` plies.
 #[allow(clippy::too_many_arguments)]
 fn negamax<E: Evaluator + ?Sized>(

@@ -2,14 +2,16 @@
 //! around a midgame estimate, and a two-slot transposition table; moves ordered by a
 //! shallow search over the pattern evaluation with the opponent's replies far from
 //! the end, by fastest-first (fewest opponent replies) in between and by parity near
-//! the end; enhanced transposition cutoffs and a stability cutoff. Scores are final disc
+//! the end; enhanced transposition cutoffs and a stability cutoff. From 18 empties,
+//! selective (ProbCut) passes come before the exact one and leave their best moves in
+//! the table to order it; their bounds never settle an exact node. Scores are final disc
 //! differences for the side to move with empty squares awarded to the winner (the
 //! FFO / tournament convention). docs/engines.md measures each piece.
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 
-use super::midgame::{final_score, search_value, Evaluator};
+use super::midgame::{final_score, search_value, search_window, Evaluator};
 use super::pattern::{self, SCALE};
 use game::othello::bitboard::{adjacent, flips, legal_moves, provably_stable};
 use game::othello::{Bitboard, Board, Square};
@@ -71,6 +73,40 @@ const ROOT_GUESS_DEPTH: u32 = 6;
 const CORNERS: u64 = 0x8100_0000_0000_0081;
 /// Weight of the opponent's potential mobility in the move order (replies weigh 16).
 const POTENTIAL_WEIGHT: i32 = 2;
+/// Confidence of each selective pass's cuts, in standard deviations of the shallow
+/// search's error: a node is cut when that search clears the window by `t` of them
+/// (Edax's first four levels: about 73%, 87%, 95% and 98% sure). The exact pass is
+/// level [`EXACT`].
+const SELECTIVE_PASSES: [f64; 4] = [1.1, 1.5, 2.0, 2.6];
+/// The level of the exact pass: its bounds hold whatever the level of the probe.
+const EXACT: u8 = SELECTIVE_PASSES.len() as u8;
+/// From this many empties at the root, selective passes come before the exact one:
+/// one up to 20 empties, one more every three empties, at most all four.
+const SELECTIVE_MIN_EMPTIES: u32 = 18;
+/// From this many empties on, nodes of a selective pass try a shallow-search cut.
+const PROBCUT_MIN_EMPTIES: u32 = 10;
+
+/// The selective passes a root of `empties` empties searches before the exact one.
+fn selective_passes(empties: u32) -> u8 {
+    if empties < SELECTIVE_MIN_EMPTIES {
+        0
+    } else {
+        (1 + (empties - SELECTIVE_MIN_EMPTIES) / 3).min(EXACT.into()) as u8
+    }
+}
+
+/// The shallow search a selective pass cuts by at `empties` empties: its depth, and
+/// its error against the exact score in discs (mean, standard deviation), pooled over
+/// 10-13 and 14-20 empties of `othello-arena bench probcut --empties 10-20 --positions 60`
+/// (self-play positions, none from the FFO suite).
+fn probcut_model(empties: u32) -> (u32, f64, f64) {
+    if empties < 14 {
+        (2, -0.9, 8.6)
+    } else {
+        (4, -1.5, 7.6)
+    }
+}
+
 /// Transposition table size: 2^TABLE_BITS entries of 24 bytes, two to a bucket of
 /// one 64-byte cache line.
 const TABLE_BITS: u32 = 21;
@@ -85,6 +121,9 @@ struct Entry {
     best: u8,
     /// Empty squares of the position (0: a free slot).
     empties: u8,
+    /// The pass that stored it: its bounds hold for searches of that level or lower
+    /// (the best move is a hint at any level).
+    level: u8,
     /// The solve that stored it: older entries give way first.
     generation: u8,
 }
@@ -104,6 +143,8 @@ pub struct Solver {
     /// The node count at which the watch is next brought up to date.
     next_publish: u64,
     generation: u8,
+    /// The pass under way: a selective pass (below [`EXACT`]) or the exact one.
+    level: u8,
     watch: Option<Arc<SolveWatch>>,
 }
 
@@ -139,6 +180,7 @@ impl Solver {
             ordering_nodes: 0,
             next_publish: WATCH_EVERY,
             generation: 0,
+            level: EXACT,
             watch: None,
         }
     }
@@ -175,7 +217,7 @@ impl Solver {
             };
             return self.solution(Vec::new(), score);
         }
-        let score = self.aspiration(player, opponent);
+        let score = self.passes(player, opponent);
         // Every move that reaches the optimum: a null-window test each.
         let mut best_moves = Vec::new();
         let count = moves.count_ones();
@@ -203,10 +245,11 @@ impl Solver {
         }
     }
 
-    /// The exact score, searched first in a narrow window around a midgame search's
-    /// estimate ([`ROOT_GUESS_DEPTH`] plies), the window widened on the side that
-    /// fails, twice as far each time: narrow windows cut far more of the tree.
-    fn aspiration(&mut self, player: u64, opponent: u64) -> i32 {
+    /// The exact score of a position with a legal move. A midgame search's estimate
+    /// ([`ROOT_GUESS_DEPTH`] plies) centres the first window; far from the end,
+    /// selective passes come first, each centring the next and filling the table with
+    /// best moves that order the exact pass.
+    fn passes(&mut self, player: u64, opponent: u64) -> i32 {
         let guess = search_value(
             self.evaluator,
             player,
@@ -214,9 +257,22 @@ impl Solver {
             ROOT_GUESS_DEPTH,
             &mut self.ordering_nodes,
         );
+        let mut score = (f64::from(guess) / f64::from(SCALE)).round() as i32;
+        let empties = (!(player | opponent)).count_ones();
+        for level in (0..selective_passes(empties)).chain([EXACT]) {
+            self.level = level;
+            score = self.aspiration(player, opponent, score);
+        }
+        score
+    }
+
+    /// The score at the current level, searched first in a narrow window around
+    /// `guess`, the window widened on the side that fails, twice as far each time:
+    /// narrow windows cut far more of the tree.
+    fn aspiration(&mut self, player: u64, opponent: u64, guess: i32) -> i32 {
         // An evaluation may stray beyond the score range; the window must stay inside
         // it and never close (a search with alpha = beta would store false bounds).
-        let guess = ((f64::from(guess) / f64::from(SCALE)).round() as i32).clamp(-63, 63);
+        let guess = guess.clamp(-63, 63);
         let mut width = 1;
         let (mut alpha, mut beta) = ((guess - width).max(-64), (guess + width).min(64));
         loop {
@@ -234,13 +290,59 @@ impl Solver {
     }
 
     /// The table's entry for a position: each position may sit in two slots, the
-    /// first its hash's (see [`slot`]).
+    /// first its hash's (see [`slot`]). Its bounds hold at the current level only if
+    /// [`Solver::holds`] says so.
     fn probe(&self, player: u64, opponent: u64) -> Option<Entry> {
         let index = slot(player, opponent);
         let bucket = &self.table[index >> 1].0;
         [bucket[index & 1], bucket[(index & 1) ^ 1]]
             .into_iter()
             .find(|e| e.empties != 0 && e.player == player && e.opponent == opponent)
+    }
+
+    /// Whether an entry's bounds hold in the pass under way.
+    #[inline]
+    fn holds(&self, entry: &Entry) -> bool {
+        entry.level >= self.level
+    }
+
+    /// A selective pass's cut: the bound a shallow search over the evaluation
+    /// predicts (`beta` or `alpha`) when it clears the window by the pass's margin,
+    /// tried on the side the static evaluation points to.
+    fn probcut(&mut self, player: u64, opponent: u64, alpha: i32, beta: i32, empties: u32) -> Option<i32> {
+        let (depth, mean, sd) = probcut_model(empties);
+        let margin = SELECTIVE_PASSES[usize::from(self.level)] * sd;
+        // In 1/SCALE discs, the shallow value that predicts an exact score of `bound`.
+        let threshold = |bound: f64| ((bound - mean) * f64::from(SCALE)).round() as i32;
+        let estimate = f64::from(self.evaluator.evaluate(player, opponent)) / f64::from(SCALE) + mean;
+        if estimate >= f64::from(beta) && f64::from(beta) + margin < 64.0 {
+            let high = threshold(f64::from(beta) + margin);
+            let value = search_window(
+                self.evaluator,
+                player,
+                opponent,
+                depth,
+                (high - 1, high),
+                &mut self.ordering_nodes,
+            );
+            if value >= high {
+                return Some(beta);
+            }
+        } else if estimate <= f64::from(alpha) && f64::from(alpha) - margin > -64.0 {
+            let low = threshold(f64::from(alpha) - margin);
+            let value = search_window(
+                self.evaluator,
+                player,
+                opponent,
+                depth,
+                (low, low + 1),
+                &mut self.ordering_nodes,
+            );
+            if value <= low {
+                return Some(alpha);
+            }
+        }
+        None
     }
 
     /// Asks the processor to bring a position's bucket into the cache, for a probe
@@ -351,19 +453,28 @@ impl Solver {
         }
         let mut hint = 64u8;
         if let Some(e) = self.probe(player, opponent) {
-            let (lower, upper) = (i32::from(e.lower), i32::from(e.upper));
-            if lower >= beta {
-                return lower;
-            }
-            if upper <= alpha {
-                return upper;
-            }
-            if lower == upper {
-                return lower;
-            }
-            alpha = alpha.max(lower);
-            beta = beta.min(upper);
+            // The best move orders this node at any level; the bounds hold only if
+            // the entry's pass was at least as sure as this one.
             hint = e.best;
+            if self.holds(&e) {
+                let (lower, upper) = (i32::from(e.lower), i32::from(e.upper));
+                if lower >= beta {
+                    return lower;
+                }
+                if upper <= alpha {
+                    return upper;
+                }
+                if lower == upper {
+                    return lower;
+                }
+                alpha = alpha.max(lower);
+                beta = beta.min(upper);
+            }
+        }
+        if self.level < EXACT && empties >= PROBCUT_MIN_EMPTIES {
+            if let Some(bound) = self.probcut(player, opponent, alpha, beta, empties) {
+                return bound;
+            }
         }
         let original_alpha = alpha;
         let mut best = -65;
@@ -388,7 +499,7 @@ impl Solver {
             // Enhanced transposition cutoff: a child already known to be bad enough
             // for the opponent settles this node without a search.
             for &(_, _, theirs, mine) in &ordered[..count] {
-                if let Some(e) = self.probe(theirs, mine) {
+                if let Some(e) = self.probe(theirs, mine).filter(|e| self.holds(e)) {
                     if -i32::from(e.upper) >= beta {
                         return -i32::from(e.upper);
                     }
@@ -441,6 +552,7 @@ impl Solver {
             best: best_square,
             empties: empties as u8,
             generation: 0,
+            level: self.level,
         });
         best
     }
