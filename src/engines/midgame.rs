@@ -74,8 +74,9 @@ fn negamax<E: Evaluator + ?Sized>(
     if depth == 0 {
         return eval.evaluate(player, opponent);
     }
-    // Corners first, then by the opponent's replies, fewest first; near the leaves
-    // that is all, higher up a one-ply evaluation orders them (on the stack: no
+    // Corners first, then by the opponent's replies, fewest first; higher up a
+    // one-ply evaluation orders them. Above the leaves, in index order: each child is
+    // one evaluation, no dearer than the key that would order it (on the stack: no
     // position has more than 33 legal moves).
     let mut ordered = [(0i32, 0u64, 0u64); 36];
     let mut count = 0;
@@ -84,14 +85,18 @@ fn negamax<E: Evaluator + ?Sized>(
         let (p, o) = (opponent & !f, player | f | square.bit());
         let key = if depth >= 3 {
             eval_or_final(eval, p, o)
-        } else {
+        } else if depth == 2 {
             let corner_first = if square.bit() & CORNERS != 0 { 0 } else { 32 };
             legal_moves(p, o).count_ones() as i32 + corner_first
+        } else {
+            0
         };
         ordered[count] = (key, p, o);
         count += 1;
     }
-    ordered[..count].sort_unstable_by_key(|&(key, p, _)| (key, p));
+    if depth > 1 {
+        ordered[..count].sort_unstable_by_key(|&(key, p, _)| (key, p));
+    }
     let mut best = -INFINITE;
     for &(_, p, o) in &ordered[..count] {
         let value = -negamax(eval, p, o, depth - 1, -beta, -alpha, false, nodes);
