@@ -107,6 +107,42 @@ fn probcut_model(empties: u32) -> (u32, f64, f64) {
     }
 }
 
+/// The value `search` (a search in a window) finds, first in a narrow window around
+/// `guess`, the window widened on the side that fails, twice as far each time: narrow
+/// windows cut far more of the tree. An exact search fails on one side only (the value
+/// lies beyond the bound it failed on), so it ends once its window holds the value. A
+/// `selective` search cuts by bounds that depend on the window, so it may fail low in
+/// one window and high in the next, for ever: there the value of the first failure in
+/// the other direction is returned, an estimate as good as any for the next pass.
+fn aspiration(guess: i32, selective: bool, mut search: impl FnMut(i32, i32) -> i32) -> i32 {
+    // An evaluation may stray beyond the score range; the window must stay inside it
+    // and never close (a search with alpha = beta would store false bounds).
+    let guess = guess.clamp(-63, 63);
+    let mut width = 1;
+    let (mut alpha, mut beta) = (guess - width, guess + width);
+    let mut failed_low = None;
+    loop {
+        let value = search(alpha, beta);
+        let low = if value <= alpha && alpha > -64 {
+            true
+        } else if value >= beta && beta < 64 {
+            false
+        } else {
+            return value;
+        };
+        if selective && failed_low == Some(!low) {
+            return value;
+        }
+        failed_low = Some(low);
+        width = (width * 2).min(128);
+        (alpha, beta) = if low {
+            ((value - width).max(-64), value + 1)
+        } else {
+            (value - 1, (value + width).min(64))
+        };
+    }
+}
+
 /// Transposition table size: 2^TABLE_BITS entries of 24 bytes, two to a bucket of
 /// one 64-byte cache line.
 const TABLE_BITS: u32 = 21;
@@ -227,22 +263,11 @@ impl Solver {
         }
     }
 
-    /// Solves `board` exactly.
+    /// Solves `board` exactly: its score and every move that reaches it.
     pub fn solve(&mut self, board: &Board) -> Solution {
-        (self.nodes, self.ordering_nodes, self.next_publish) = (0, 0, WATCH_EVERY);
-        self.publish(Some((0, 0)));
-        self.generation = self.generation.wrapping_add(1);
+        let score = self.exact_score(board);
         let (player, opponent) = (board.player(), board.opponent());
         let moves = legal_moves(player, opponent);
-        if moves == 0 {
-            let score = if legal_moves(opponent, player) == 0 {
-                final_score(player, opponent)
-            } else {
-                -self.search(opponent, player, -64, 64, false)
-            };
-            return self.solution(Vec::new(), score);
-        }
-        let score = self.passes(player, opponent);
         // Every move that reaches the optimum: a null-window test each.
         let mut best_moves = Vec::new();
         let count = moves.count_ones();
@@ -256,6 +281,31 @@ impl Solver {
         }
         self.publish(Some((count, count)));
         self.solution(best_moves, score)
+    }
+
+    /// The exact score of `board` and the nodes visited (those of the ordering
+    /// searches included), without the best moves and the null-window test of each
+    /// root move they cost: all that scoring a position's moves needs.
+    pub fn score(&mut self, board: &Board) -> (i32, u64) {
+        let score = self.exact_score(board);
+        let solution = self.solution(Vec::new(), score);
+        (solution.score, solution.nodes)
+    }
+
+    /// Starts a new solve (counters reset, the table's entries one generation older)
+    /// and searches the exact score.
+    fn exact_score(&mut self, board: &Board) -> i32 {
+        (self.nodes, self.ordering_nodes, self.next_publish) = (0, 0, WATCH_EVERY);
+        self.publish(Some((0, 0)));
+        self.generation = self.generation.wrapping_add(1);
+        let (player, opponent) = (board.player(), board.opponent());
+        if legal_moves(player, opponent) != 0 {
+            self.passes(player, opponent)
+        } else if legal_moves(opponent, player) != 0 {
+            -self.search(opponent, player, -64, 64, false)
+        } else {
+            final_score(player, opponent)
+        }
     }
 
     /// The solution found, with the nodes of the ordering searches counted in.
@@ -286,32 +336,11 @@ impl Solver {
         let empties = (!(player | opponent)).count_ones();
         for level in (0..selective_passes(empties)).chain([EXACT]) {
             self.level = level;
-            score = self.aspiration(player, opponent, score);
+            score = aspiration(score, level < EXACT, |alpha, beta| {
+                self.search(player, opponent, alpha, beta, false)
+            });
         }
         score
-    }
-
-    /// The score at the current level, searched first in a narrow window around
-    /// `guess`, the window widened on the side that fails, twice as far each time:
-    /// narrow windows cut far more of the tree.
-    fn aspiration(&mut self, player: u64, opponent: u64, guess: i32) -> i32 {
-        // An evaluation may stray beyond the score range; the window must stay inside
-        // it and never close (a search with alpha = beta would store false bounds).
-        let guess = guess.clamp(-63, 63);
-        let mut width = 1;
-        let (mut alpha, mut beta) = ((guess - width).max(-64), (guess + width).min(64));
-        loop {
-            let value = self.search(player, opponent, alpha, beta, false);
-            if value <= alpha && alpha > -64 {
-                width *= 2;
-                (alpha, beta) = ((value - width).max(-64), value + 1);
-            } else if value >= beta && beta < 64 {
-                width *= 2;
-                (alpha, beta) = (value - 1, (value + width).min(64));
-            } else {
-                return value;
-            }
-        }
     }
 
     /// The table's entry for a position: each position may sit in two slots, the
@@ -387,12 +416,16 @@ impl Solver {
 
     /// Stores `entry` over the same position, else over the less valuable of its two
     /// slots: one left by an earlier solve, or the one with fewer empties (the
-    /// cheaper position to search again); the hash's own slot among equals.
+    /// cheaper position to search again); the hash's own slot among equals. An entry
+    /// of a surer pass for the same position stays: its bounds are worth more than a
+    /// selective pass's (scoring every move solves sibling positions one after the
+    /// other, and their exact entries must outlive the next solve's selective passes).
     fn store(&mut self, entry: Entry) {
         let index = slot(entry.player, entry.opponent);
         let generation = self.generation;
+        let same = |e: &Entry| e.empties != 0 && e.player == entry.player && e.opponent == entry.opponent;
         let value = |e: &Entry| {
-            if e.player == entry.player && e.opponent == entry.opponent {
+            if same(e) {
                 -1
             } else if e.generation != generation {
                 0
@@ -401,6 +434,9 @@ impl Solver {
             }
         };
         let bucket = &mut self.table[index >> 1].0;
+        if bucket.iter().any(|e| same(e) && e.level > entry.level) {
+            return;
+        }
         let (own, other) = (index & 1, (index & 1) ^ 1);
         let target = if value(&bucket[own]) <= value(&bucket[other]) {
             own

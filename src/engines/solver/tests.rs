@@ -150,3 +150,58 @@ fn the_last_move_counted_from_the_lines_flips_what_the_move_generator_flips() {
         }
     }
 }
+
+/// A fail-soft search whose true value is `value`: a bound beyond the window on the
+/// side it fails, anywhere between the value and the window's edge.
+fn consistent(value: i32, slack: i32) -> impl FnMut(i32, i32) -> i32 {
+    move |alpha, beta| {
+        assert!(
+            alpha < beta && (-64..=64).contains(&alpha) && (-64..=64).contains(&beta),
+            "({alpha}, {beta})"
+        );
+        if value <= alpha {
+            (value + slack).min(alpha)
+        } else if value >= beta {
+            (value - slack).max(beta)
+        } else {
+            value
+        }
+    }
+}
+
+#[test]
+fn the_aspiration_window_finds_every_value_from_every_guess() {
+    for guess in [-90, -64, -63, -20, 0, 1, 37, 63, 64, 90] {
+        for value in -64..=64 {
+            for slack in [0, 3] {
+                for selective in [false, true] {
+                    let mut searches = 0;
+                    let mut search = consistent(value, slack);
+                    let found = aspiration(guess, selective, |alpha, beta| {
+                        searches += 1;
+                        search(alpha, beta)
+                    });
+                    assert_eq!(found, value, "guess {guess}, slack {slack}");
+                    assert!(searches <= 10, "guess {guess}, value {value}: {searches} searches");
+                }
+            }
+        }
+    }
+}
+
+/// Regression: a selective pass whose cuts depend on the window failed low in one
+/// window and high in the next for ever, and scoring every move of a game at 22
+/// empties (`play --score-moves --exact-empties 22`) never finished.
+#[test]
+fn regress_a_selective_search_that_fails_both_ways_still_ends() {
+    // Fails low in every window from 0 up, high in every window reaching below it:
+    // before the fix the windows went (3, 64), (-64, 4), (3, 64), ... for ever.
+    let unstable = |alpha: i32, beta: i32| if alpha >= 0 { alpha } else { beta };
+    let mut searches = 0;
+    aspiration(10, true, |alpha, beta| {
+        searches += 1;
+        assert!(searches < 100, "still searching in ({alpha}, {beta})");
+        unstable(alpha, beta)
+    });
+    assert!(searches <= 4, "{searches} searches");
+}
