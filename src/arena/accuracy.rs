@@ -39,7 +39,7 @@ pub fn solve_all(boards: &[Board]) -> Vec<Solved> {
         .par_iter()
         .map_init(Solver::new, |solver, board| Solved {
             board: *board,
-            score: solver.solve(board).score,
+            score: solver.score(board).0,
         })
         .collect()
 }
@@ -58,7 +58,7 @@ pub fn accuracy(positions: &[Solved], evaluator: &'static dyn Evaluator, depth: 
                 let static_value = discs(evaluator.evaluate(player, opponent));
                 let searched = discs(search_value(evaluator, player, opponent, depth, &mut 0));
                 let choice = searcher.score_moves(&solved.board).best_moves()[0];
-                let after = -solver.solve(&solved.board.play(Move::Place(choice))).score;
+                let after = -solver.score(&solved.board.play(Move::Place(choice))).0;
                 (
                     (static_value - exact).abs(),
                     (searched - exact).abs(),

@@ -115,9 +115,9 @@ impl Reference {
                 .legal_moves()
                 .squares()
                 .map(|square| {
-                    let solved = self.solver.solve(&board.play(Move::Place(square)));
-                    self.nodes += solved.nodes;
-                    (square, f64::from(-solved.score))
+                    let (score, nodes) = self.solver.score(&board.play(Move::Place(square)));
+                    self.nodes += nodes;
+                    (square, f64::from(-score))
                 })
                 .collect();
             return MoveScores {

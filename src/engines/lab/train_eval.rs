@@ -177,7 +177,7 @@ fn label(boards: &[Board], weights: &PatternWeights, settings: &TrainSettings) -
                 let (player, opponent) = (board.player(), board.opponent());
                 let label = if board.empties() <= settings.exact_empties {
                     let solver = solver.get_or_insert_with(|| Solver::with_evaluator(&LinearEval));
-                    solver.solve(board).score as f32
+                    solver.score(board).0 as f32
                 } else {
                     search_value(weights, player, opponent, depth, &mut 0) as f32 / SCALE as f32
                 };
