@@ -444,10 +444,12 @@ pub struct BenchArgs {
     /// FFO problems solved by `bench solve`, a range of numbers such as 40-49.
     #[arg(long, default_value = "40-44")]
     pub ffo: String,
-    /// Self-play positions `bench eval` measures in each of its two parts.
+    /// Self-play positions `bench eval` measures in each of its two parts (`bench
+    /// probcut`: at each number of empties).
     #[arg(long, default_value_t = 40, value_parser = limits::flag::count)]
     pub positions: usize,
-    /// Empty squares of the positions `bench eval` scores against exact values.
+    /// Empty squares of the positions `bench eval` and `bench probcut` score against
+    /// exact values.
     #[arg(long, default_value = "20-24")]
     pub empties: String,
     /// Seed of those positions' self-play games (training uses other games), and of
