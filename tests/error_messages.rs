@@ -274,7 +274,7 @@ fn bench_solve_with_an_empty_range_is_an_error() {
         assert_eq!(output.status.code(), Some(2), "{range}");
         let text = stderr(&output);
         assert!(
-            text.contains(&format!("bad --ffo \"{range}\": {says}")) && text.contains("from 1 to 49"),
+            text.contains(&format!("bad --ffo \"{range}\": {says}")) && text.contains("from 1 to 59"),
             "{text}"
         );
         assert!(output.stdout.is_empty(), "nothing was solved");
