@@ -61,6 +61,10 @@ fn bad_input_is_a_clear_error_with_exit_code_2() {
         ),
         (vec!["bench", "eval", "--empties", "40-45"], "1 to 30"),
         (vec!["bench", "probcut", "--empties", "12-40"], "1 to 30"),
+        (
+            vec!["bench", "probcut", "--positions", "1"],
+            "needs at least 2 positions",
+        ),
     ] {
         let output = arena(&args);
         assert_eq!(output.status.code(), Some(2), "{args:?}");

@@ -93,6 +93,6 @@ pub use run_file::{
 pub use run_folder::{check_output, utc_now, OutputError, RunFolder, RunFolderError, LOCK_FILE};
 pub use schedule::{play_logged, run_games, MatchError, MatchEvent, RunOptions, ScheduledGame, Seat};
 pub use sequential::{run_sequential, Pairing, PairingStop, SequentialResult};
-pub use stats::{mean_interval, percentile, whole, wilson_interval, Tally};
+pub use stats::{mean_and_sd, mean_interval, percentile, whole, wilson_interval, Tally};
 pub use stopping::{Decision, GameScore, StopRule, TrialUnit, Trials, Verdict};
 pub use tally::{GameSummary, Matchup, NotAGameLog};

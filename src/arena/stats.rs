@@ -121,12 +121,27 @@ pub fn mean_interval(values: &[f64]) -> Option<(f64, f64, f64)> {
     }
     let mean = values.iter().sum::<f64>() / n;
     let variance = if values.len() > 1 {
-        values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)
+        sample_variance(values, mean)
     } else {
         0.0
     };
     let half = Z_95 * (variance / n).sqrt();
     Some((mean, mean - half, mean + half))
+}
+
+/// The mean of `values` and their sample standard deviation (n - 1 in the divisor);
+/// `None` with fewer than two values, whose spread is unknown.
+pub fn mean_and_sd(values: &[f64]) -> Option<(f64, f64)> {
+    if values.len() < 2 {
+        return None;
+    }
+    let mean = values.iter().sum::<f64>() / values.len() as f64;
+    Some((mean, sample_variance(values, mean).sqrt()))
+}
+
+/// The sample variance of two or more `values` about their `mean`.
+fn sample_variance(values: &[f64], mean: f64) -> f64 {
+    values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (values.len() as f64 - 1.0)
 }
 
 /// The `p`-th percentile (0..=100) of `values` by nearest rank; `None` when empty.

@@ -12,8 +12,8 @@ use super::args::{BenchArgs, BenchTarget};
 use super::positions::parse_empties;
 use super::progress::{steps_line, Progress};
 use arena::{
-    accuracy, calibration, check_resamples, fit_ratings_held, random_opening, solve_all, RatedGame, RatingOptions,
-    RatingWatch,
+    accuracy, calibration, check_resamples, fit_ratings_held, mean_and_sd, random_opening, solve_all, RatedGame,
+    RatingOptions, RatingWatch,
 };
 use engines::lab::self_play_positions;
 use engines::midgame::search_value;
@@ -255,6 +255,12 @@ fn bench_eval(args: &BenchArgs) -> Result<()> {
 /// solver's selective passes assume when a shallow search cuts a node.
 fn bench_probcut(args: &BenchArgs) -> Result<()> {
     let empties = parse_empties(&args.empties, MAX_EXACT_EMPTIES)?;
+    if args.positions < 2 {
+        bail!(
+            "bad --positions {}: a standard deviation needs at least 2 positions; ask for 2 or more",
+            args.positions
+        );
+    }
     let pattern = pattern::shipped()?;
     println!(
         "exact score - shallow search with the pattern evaluation, in discs: {} self-play positions \
@@ -271,23 +277,25 @@ fn bench_probcut(args: &BenchArgs) -> Result<()> {
     for e in empties {
         let boards = self_play_positions(args.positions, e..=e, args.seed);
         let solved = solve_all(&boards);
-        let cells: Vec<String> = depths
-            .clone()
-            .map(|depth| {
-                let errors: Vec<f64> = solved
-                    .iter()
-                    .map(|s| {
-                        let mut nodes = 0;
-                        let value = search_value(pattern, s.board.player(), s.board.opponent(), depth, &mut nodes);
-                        f64::from(s.score) - f64::from(value) / f64::from(pattern::SCALE)
-                    })
-                    .collect();
-                let n = errors.len() as f64;
-                let mean = errors.iter().sum::<f64>() / n;
-                let sd = (errors.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
-                format!("{:>13}", format!("{mean:+.2} {sd:.2}"))
-            })
-            .collect();
+        let mut cells = Vec::new();
+        for depth in depths.clone() {
+            let errors: Vec<f64> = solved
+                .iter()
+                .map(|s| {
+                    let value = search_value(pattern, s.board.player(), s.board.opponent(), depth, &mut 0);
+                    f64::from(s.score) - f64::from(value) / f64::from(pattern::SCALE)
+                })
+                .collect();
+            let Some((mean, sd)) = mean_and_sd(&errors) else {
+                bail!(
+                    "bad --empties {:?}: self-play reached {} distinct positions with {e} empties, \
+                     too few for a standard deviation; choose other empties",
+                    args.empties,
+                    errors.len()
+                );
+            };
+            cells.push(format!("{:>13}", format!("{mean:+.2} {sd:.2}")));
+        }
         println!("  {e:>7}  {}", cells.join("  "));
     }
     Ok(())
