@@ -423,25 +423,27 @@ impl Solver {
     fn store(&mut self, entry: Entry) {
         let index = slot(entry.player, entry.opponent);
         let generation = self.generation;
-        let same = |e: &Entry| e.empties != 0 && e.player == entry.player && e.opponent == entry.opponent;
-        let value = |e: &Entry| {
-            if same(e) {
-                -1
-            } else if e.generation != generation {
-                0
-            } else {
-                i32::from(e.empties) + 1
-            }
-        };
         let bucket = &mut self.table[index >> 1].0;
-        if bucket.iter().any(|e| same(e) && e.level > entry.level) {
-            return;
-        }
+        let same = |e: &Entry| e.player == entry.player && e.opponent == entry.opponent;
         let (own, other) = (index & 1, (index & 1) ^ 1);
-        let target = if value(&bucket[own]) <= value(&bucket[other]) {
-            own
+        let target = if let Some(at) = bucket.iter().position(same) {
+            if bucket[at].level > entry.level {
+                return;
+            }
+            at
         } else {
-            other
+            let value = |e: &Entry| {
+                if e.generation != generation {
+                    0
+                } else {
+                    i32::from(e.empties) + 1
+                }
+            };
+            if value(&bucket[own]) <= value(&bucket[other]) {
+                own
+            } else {
+                other
+            }
         };
         bucket[target] = Entry { generation, ..entry };
     }
