@@ -75,7 +75,7 @@ const NEIGHBOURS: [u64; 64] = {
 
 /// The discs `player` flips by playing `index`, 0 when it is not a legal move;
 /// skips the flip computation when no opponent disc touches the square.
-#[inline]
+#[inline(always)]
 fn flips_at(player: u64, opponent: u64, index: u32) -> u64 {
     if NEIGHBOURS[index as usize] & opponent == 0 {
         0
@@ -161,7 +161,7 @@ pub(super) fn last_flips(discs: u64, index: u32) -> i32 {
 /// The exact score for the side to move (`player`) with one empty square left,
 /// `empty`: every other square is full, so each side's flips there come from its
 /// own discs on the square's four lines, read from a table.
-#[inline]
+#[inline(always)]
 pub fn last_1(player: u64, empty: u64, nodes: &mut u64) -> i32 {
     *nodes += 1;
     let index = empty.trailing_zeros();

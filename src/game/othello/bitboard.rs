@@ -173,7 +173,7 @@ const RAYS: [[u64; 8]; 64] = {
 /// Along each ray the first square that is not the opponent's closes the run when
 /// it holds a player disc: the nearest such square is the ray's lowest bit for the
 /// rays toward higher bits, its highest bit for the others.
-#[inline]
+#[inline(always)]
 pub fn flips(player: u64, opponent: u64, square: Square) -> u64 {
     let rays = &RAYS[square.index()];
     let mut flipped = 0;
