@@ -11,7 +11,7 @@
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 
-use super::midgame::{final_score, search_value, search_window, Evaluator};
+use super::midgame::{final_score, search_value, search_window, Evaluator, INFINITE};
 use super::pattern::{self, SCALE};
 use game::othello::bitboard::{adjacent, flips, legal_moves, provably_stable};
 use game::othello::{Bitboard, Board, Square};
@@ -65,6 +65,9 @@ fn shallow_order_depth(empties: u32) -> u32 {
         3
     }
 }
+/// How far below the node's alpha, in discs, that search still ranks moves by value
+/// (Edax's margin); moves further below share their bound.
+const SORT_MARGIN: i32 = 8;
 /// Weight of one opponent reply in that ordering, in 1/SCALE discs (four discs).
 const REPLY_WEIGHT: i32 = 4 * SCALE;
 /// Depth of the midgame search whose value centres the root's first window.
@@ -451,19 +454,24 @@ impl Solver {
     /// Sets each child's ordering key, lowest first: the fewest opponent replies
     /// (corners counted twice), then the fewest empty squares next to our discs (their
     /// later moves), among equals corners before X-squares; far from the end, a
-    /// shallow search with the pattern evaluation and the replies instead.
-    fn order_keys(&mut self, children: &mut [(i32, u8, u64, u64)], empty: u64, empties: u32) {
+    /// shallow search with the pattern evaluation and the replies instead. That search
+    /// tells apart only moves worth no less than `alpha` - [`SORT_MARGIN`]: those
+    /// below cannot lift the node to its window, and a bound ranks them as well.
+    fn order_keys(&mut self, children: &mut [(i32, u8, u64, u64)], empty: u64, empties: u32, alpha: i32) {
+        // The child's value (for the opponent) above which the move is below the margin.
+        let ceiling = (SORT_MARGIN - alpha) * SCALE + 1;
         for (key, index, theirs, mine) in children {
             let (theirs, mine) = (*theirs, *mine);
             let square = Square::new(*index).expect("a square index is below 64");
             let replies = legal_moves(theirs, mine);
             let weighted = (replies.count_ones() + (replies & CORNERS).count_ones()) as i32;
             *key = if empties >= SHALLOW_ORDER_MIN_EMPTIES {
-                search_value(
+                search_window(
                     self.evaluator,
                     theirs,
                     mine,
                     shallow_order_depth(empties),
+                    (-INFINITE, ceiling),
                     &mut self.ordering_nodes,
                 ) + REPLY_WEIGHT * weighted
             } else {
@@ -471,6 +479,16 @@ impl Solver {
                 16 * weighted + POTENTIAL_WEIGHT * potential + 2 * weight_penalty(square)
             };
         }
+    }
+
+    /// Enhanced transposition cutoff: the value and square of a child whose entry
+    /// already holds it at or above `beta` for the mover, if any.
+    fn transposition_cutoff(&self, children: &[(i32, u8, u64, u64)], beta: i32) -> Option<(i32, u8)> {
+        children.iter().find_map(|&(_, square, theirs, mine)| {
+            let entry = self.probe(theirs, mine).filter(|e| self.holds(e))?;
+            let value = -i32::from(entry.upper);
+            (value >= beta).then_some((value, square))
+        })
     }
 
     /// A child's value for the mover: a full window for the first child, else a
@@ -558,17 +576,6 @@ impl Solver {
             ordered[count] = (0, square.index() as u8, theirs, mine);
             count += 1;
         }
-        if empties >= ETC_MIN_EMPTIES {
-            // Enhanced transposition cutoff: a child already known to be bad enough
-            // for the opponent settles this node without a search.
-            for &(_, _, theirs, mine) in &ordered[..count] {
-                if let Some(e) = self.probe(theirs, mine).filter(|e| self.holds(e)) {
-                    if -i32::from(e.upper) >= beta {
-                        return -i32::from(e.upper);
-                    }
-                }
-            }
-        }
         // The table's move first, before any ordering work: it often cuts off alone.
         let hinted = match ordered[..count].iter().position(|child| child.1 == hint) {
             Some(at) => {
@@ -579,7 +586,17 @@ impl Solver {
         };
         for i in 0..count {
             if i == hinted {
-                self.order_keys(&mut ordered[i..count], empty, empties);
+                self.order_keys(&mut ordered[i..count], empty, empties, alpha);
+                if empties >= ETC_MIN_EMPTIES {
+                    // Enhanced transposition cutoff: a child already known to be bad
+                    // enough for the opponent settles this node without a search. Its
+                    // entry was fetched when the moves were made; the table's move and
+                    // the ordering searches have hidden the wait since.
+                    if let Some((value, square)) = self.transposition_cutoff(&ordered[i..count], beta) {
+                        (best, best_square) = (best.max(value), square);
+                        break;
+                    }
+                }
             }
             if i >= hinted {
                 // The next move in order, picked when it is needed: most nodes cut off
