@@ -129,6 +129,16 @@ fn move_generation_matches_the_naive_reference() {
                 naive_flips(p, o, sq),
                 "flips at {sq} differ in\n{board}"
             );
+            if (p | o) & sq.bit() == 0 {
+                // Both ways of computing flips, whichever one this build uses.
+                let expected = naive_flips(p, o, sq);
+                assert_eq!(bitboard::flips(p, o, sq), expected, "flips at {sq} in\n{board}");
+                assert_eq!(
+                    bitboard::flips_by_ray(p, o, sq),
+                    expected,
+                    "flips by ray at {sq} in\n{board}"
+                );
+            }
         }
     }
 }
