@@ -275,23 +275,27 @@ fn parity_order_3(empty: u64) -> [u32; 3] {
     }
 }
 
-/// Three empty squares: each in parity order (`squares`, from [`parity_order_3`]),
-/// fail-soft alpha-beta; a pass hands the same squares to the opponent.
-fn solve_3_in(
+/// Three or four empty squares, `squares` in parity order: each tried in turn,
+/// fail-soft alpha-beta, `child` solving the position after a move (given the square
+/// played); a pass hands the same squares to the opponent.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn solve_few<C: Fn(u64, u64, i32, i32, u32, &mut u64) -> i32 + Copy>(
     player: u64,
     opponent: u64,
     mut alpha: i32,
     beta: i32,
-    squares: [u32; 3],
+    squares: &[u32],
     passed: bool,
     nodes: &mut u64,
+    child: C,
 ) -> i32 {
     *nodes += 1;
     let mut best = -65;
-    for index in squares {
+    for &index in squares {
         let f = flips_at(player, opponent, index);
         if f != 0 {
-            let value = -solve_2(opponent & !f, player | f | (1u64 << index), -beta, -alpha, nodes);
+            let value = -child(opponent & !f, player | f | (1u64 << index), -beta, -alpha, index, nodes);
             if value > best {
                 best = value;
                 if value >= beta {
@@ -307,7 +311,21 @@ fn solve_3_in(
     if passed {
         return final_score(player, opponent);
     }
-    -solve_3_in(opponent, player, -beta, -alpha, squares, true, nodes)
+    -solve_few(opponent, player, -beta, -alpha, squares, true, nodes, child)
+}
+
+/// Three empty squares in parity order (`squares`, from [`parity_order_3`]).
+fn solve_3_in(player: u64, opponent: u64, alpha: i32, beta: i32, squares: [u32; 3], nodes: &mut u64) -> i32 {
+    solve_few(
+        player,
+        opponent,
+        alpha,
+        beta,
+        &squares,
+        false,
+        nodes,
+        |p, o, alpha, beta, _, nodes| solve_2(p, o, alpha, beta, nodes),
+    )
 }
 
 /// Three empty squares.
@@ -318,42 +336,29 @@ pub fn solve_3(player: u64, opponent: u64, alpha: i32, beta: i32, nodes: &mut u6
         alpha,
         beta,
         parity_order_3(!(player | opponent)),
-        false,
         nodes,
     )
 }
 
-/// Four empty squares: each in parity order, fail-soft alpha-beta, each child's
-/// three squares put in order without counting quadrants again (`odd`: the odd
-/// quadrants, see [`odd_quadrants`]); a pass hands the same squares to the opponent.
-fn solve_4_in(player: u64, opponent: u64, mut alpha: i32, beta: i32, odd: u64, passed: bool, nodes: &mut u64) -> i32 {
-    *nodes += 1;
+/// Four empty squares in parity order (`odd`: the odd quadrants, see
+/// [`odd_quadrants`]), each child's three squares put in order without counting
+/// quadrants again.
+fn solve_4_in(player: u64, opponent: u64, alpha: i32, beta: i32, odd: u64, nodes: &mut u64) -> i32 {
     let empty = !(player | opponent);
     let mut squares = [0u32; 4];
     let count = parity_squares(empty, odd, &mut squares);
-    let mut best = -65;
-    for &index in &squares[..count] {
-        let f = flips_at(player, opponent, index);
-        if f != 0 {
-            let bit = 1u64 << index;
-            let order = parity_order_3(empty & !bit);
-            let value = -solve_3_in(opponent & !f, player | f | bit, -beta, -alpha, order, false, nodes);
-            if value > best {
-                best = value;
-                if value >= beta {
-                    return value;
-                }
-                alpha = alpha.max(value);
-            }
-        }
-    }
-    if best > -65 {
-        return best;
-    }
-    if passed {
-        return final_score(player, opponent);
-    }
-    -solve_4_in(opponent, player, -beta, -alpha, odd, true, nodes)
+    solve_few(
+        player,
+        opponent,
+        alpha,
+        beta,
+        &squares[..count],
+        false,
+        nodes,
+        |p, o, alpha, beta, index, nodes| {
+            solve_3_in(p, o, alpha, beta, parity_order_3(empty & !(1u64 << index)), nodes)
+        },
+    )
 }
 
 /// Four empty squares.
@@ -364,7 +369,6 @@ pub fn solve_4(player: u64, opponent: u64, alpha: i32, beta: i32, nodes: &mut u6
         alpha,
         beta,
         odd_quadrants(!(player | opponent)),
-        false,
         nodes,
     )
 }
@@ -396,7 +400,7 @@ pub fn shallow(player: u64, opponent: u64, mut alpha: i32, beta: i32, nodes: &mu
             let value = if empties == 5 {
                 // Playing a square flips the parity of its quadrant.
                 let odd = odd ^ QUADRANTS[quadrant(index) as usize];
-                -solve_4_in(p, o, -beta, -alpha, odd, false, nodes)
+                -solve_4_in(p, o, -beta, -alpha, odd, nodes)
             } else {
                 -shallow(p, o, -beta, -alpha, nodes)
             };

@@ -568,9 +568,9 @@ impl Solver {
             let f = flips(player, opponent, square);
             let (mine, theirs) = (player | f | square.bit(), opponent & !f);
             if empties > SHALLOW_MAX_EMPTIES + 1 {
-                // The child's entry is read soon (by the cutoff below, or first
-                // thing in its own search): the other children's flips hide the
-                // wait for memory.
+                // The child's entry is read soon (first thing in its own search, or
+                // by the transposition cutoff after the ordering): the work before
+                // then hides the wait for memory.
                 self.prefetch(theirs, mine);
             }
             ordered[count] = (0, square.index() as u8, theirs, mine);
@@ -593,7 +593,8 @@ impl Solver {
                     // entry was fetched when the moves were made; the table's move and
                     // the ordering searches have hidden the wait since.
                     if let Some((value, square)) = self.transposition_cutoff(&ordered[i..count], beta) {
-                        (best, best_square) = (best.max(value), square);
+                        // The table's move, if searched, stayed below beta.
+                        (best, best_square) = (value, square);
                         break;
                     }
                 }
