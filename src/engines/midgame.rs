@@ -22,8 +22,8 @@ impl Evaluator for PatternWeights {
 
 /// Corner squares.
 const CORNERS: u64 = 0x8100_0000_0000_0081;
-/// Larger than any value: 64 discs.
-pub const INFINITE: i32 = 65 * SCALE;
+/// Beyond any value: 65 discs, in 1/SCALE discs.
+pub(crate) const INFINITE: i32 = 65 * SCALE;
 
 /// Final disc difference for the side to move with empties to the winner, in discs.
 pub fn final_score(player: u64, opponent: u64) -> i32 {

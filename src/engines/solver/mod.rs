@@ -66,7 +66,7 @@ fn shallow_order_depth(empties: u32) -> u32 {
     }
 }
 /// How far below the node's alpha, in discs, that search still ranks moves by value
-/// (Edax's margin); moves further below share their bound.
+/// (Edax's margin); moves further below are ranked by a lower bound.
 const SORT_MARGIN: i32 = 8;
 /// Weight of one opponent reply in that ordering, in 1/SCALE discs (four discs).
 const REPLY_WEIGHT: i32 = 4 * SCALE;
@@ -458,7 +458,8 @@ impl Solver {
     /// tells apart only moves worth no less than `alpha` - [`SORT_MARGIN`]: those
     /// below cannot lift the node to its window, and a bound ranks them as well.
     fn order_keys(&mut self, children: &mut [(i32, u8, u64, u64)], empty: u64, empties: u32, alpha: i32) {
-        // The child's value (for the opponent) above which the move is below the margin.
+        // The child's value (for the opponent) at or above which the move is below
+        // the margin.
         let ceiling = (SORT_MARGIN - alpha) * SCALE + 1;
         for (key, index, theirs, mine) in children {
             let (theirs, mine) = (*theirs, *mine);

@@ -173,7 +173,7 @@ const RAYS: [[u64; 8]; 64] = {
 /// Along each ray the first square that is not the opponent's closes the run when
 /// it holds a player disc. With AVX2 the four rays of each half run side by side in
 /// one vector register (`flips_avx2`); elsewhere, one ray at a time
-/// ([`flips_by_ray`]). Both give the same flips.
+/// (`flips_by_ray`). Both give the same flips.
 #[inline(always)]
 pub fn flips(player: u64, opponent: u64, square: Square) -> u64 {
     #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
@@ -186,11 +186,12 @@ pub fn flips(player: u64, opponent: u64, square: Square) -> u64 {
     }
 }
 
-/// [`flips`] one ray at a time, for targets without AVX2 (public so that every
-/// build tests it): the nearest stop is the ray's lowest bit for the
-/// rays toward higher bits, its highest bit for the others.
+/// [`flips`] one ray at a time, for targets without AVX2 (the move-generation test
+/// checks it in every build): the nearest stop is the ray's lowest bit for the rays
+/// toward higher bits, its highest bit for the others.
+#[cfg_attr(all(target_arch = "x86_64", target_feature = "avx2", not(test)), allow(dead_code))]
 #[inline(always)]
-pub fn flips_by_ray(player: u64, opponent: u64, square: Square) -> u64 {
+pub(crate) fn flips_by_ray(player: u64, opponent: u64, square: Square) -> u64 {
     let rays = &RAYS[square.index()];
     let mut flipped = 0;
     for &ray in &rays[..4] {
