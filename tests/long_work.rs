@@ -13,6 +13,23 @@ const BIN: &str = env!("CARGO_BIN_EXE_othello-arena");
 /// FFO #49: 26 empties, far more than a second to solve.
 const FFO_49: &str = "--OX-O----XXOO--OOOOOXX-OOOOOX--OOOXOXX-OOOOXX-----OOX----X-O---";
 
+/// Fails with the fix when this process ignores SIGINT: its children inherit that,
+/// and a command that keeps the default action (as `perft` does) then never stops.
+/// A shell without job control ignores SIGINT in the jobs it starts with `&`.
+fn assert_ctrl_c_reaches_children() {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let ignored = status
+        .lines()
+        .find_map(|line| line.strip_prefix("SigIgn:"))
+        .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
+        .unwrap_or(0);
+    assert!(
+        ignored & (1 << (2 - 1)) == 0,
+        "these tests run with SIGINT ignored (started with `&` from a shell without job control?), \
+         so Ctrl-C cannot reach the commands they start: run them in the foreground"
+    );
+}
+
 /// Waits up to `limit` for `child` to end; whether it did.
 fn ends_within(child: &mut Child, limit: Duration) -> Option<std::process::ExitStatus> {
     let start = Instant::now();
@@ -30,6 +47,7 @@ fn ends_within(child: &mut Child, limit: Duration) -> Option<std::process::ExitS
 #[test]
 fn ctrl_c_stops_perft_solve_and_wipeouts_at_once() {
     use std::os::unix::process::ExitStatusExt;
+    assert_ctrl_c_reaches_children();
     for args in [
         vec!["perft", "16"],
         vec!["solve", "--board", FFO_49],
@@ -56,6 +74,7 @@ fn ctrl_c_stops_perft_solve_and_wipeouts_at_once() {
 
 #[test]
 fn perft_on_a_terminal_shows_its_progress_and_stops_on_ctrl_c() {
+    assert_ctrl_c_reaches_children();
     assert!(
         Command::new("script").arg("--version").output().is_ok(),
         "`script` (util-linux, in every Debian base system) gives the command a terminal: install util-linux"
