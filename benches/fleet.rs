@@ -28,11 +28,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use agent::AgentConfig;
-use arena::{host_usage, run_eval, EvalConfig, EvalResult, HostUsage, LlmPlayer, MatchError, PlayerSpec, RunOptions};
+use arena::{run_eval, EvalConfig, EvalResult, LlmPlayer, MatchError, PlayerSpec, RunOptions};
 use cpu::cpu_seconds;
 use engines::EngineSpec;
 use llm::{Api, Fleet, HostConfig, RetryPolicy};
 use record::{read_game_log, Event};
+use runs::{host_usage, HostUsage};
 use support::{model_host, InFlight, StubServer};
 use tokio::runtime::Runtime;
 

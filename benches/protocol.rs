@@ -14,9 +14,10 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use arena::{run_match, EngineTable, ExternalEngine, MatchConfig, MatchEvent, MatchResult, PlayerSpec, RunOptions};
+use arena::{run_match, ExternalEngine, MatchConfig, MatchEvent, MatchResult, PlayerSpec, RunOptions};
 use engines::EngineSpec;
 use record::MoveSource;
+use runs::EngineTable;
 use tokio::runtime::Runtime;
 
 const GAMES: usize = 40;

@@ -189,7 +189,7 @@ async fn a_vote_plays_the_most_frequent_move_and_counts_every_sample() {
         (3, vec!["d3".to_string(), "c4".into(), "d3".into()])
     );
     assert!(!vote.unanimous());
-    let stats: arena::AgentStats = [&decision].into_iter().collect();
+    let stats: runs::AgentStats = [&decision].into_iter().collect();
     assert_eq!((stats.voted_decisions, stats.unanimous_votes), (1, 0));
     assert_eq!(stats.rates().unanimous_vote_share, Some(0.0));
 }

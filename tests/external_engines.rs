@@ -6,9 +6,10 @@
 
 use std::path::Path;
 
-use arena::{run_match, EngineTable, ExternalEngine, MatchConfig, MatchEvent, PlayerSpec, RunOptions};
+use arena::{run_match, ExternalEngine, MatchConfig, MatchEvent, PlayerSpec, RunOptions};
 use engines::EngineSpec;
 use game::othello::Move;
+use runs::EngineTable;
 use serde_json::Value;
 
 use crate::support::{playing_model, run_arena, temp_dir};

@@ -28,8 +28,8 @@ use crate::tools::ToolRegistry;
 use crate::ModelGame;
 use engines::EngineError;
 use game::Othello;
-use llm::{ChatBackend, ChatRequest, LlmError, Message, Role, ToolCall};
-use record::{AgentDecision, AnswerKind, GameWriter, LogError, MoveSource, Ply, Vote};
+use llm::{ChatBackend, ChatRequest, Exchange, LlmError, Message, Role, ToolCall};
+use record::{AgentDecision, AnswerKind, AttemptFailure, Exchanged, GameWriter, LogError, MoveSource, Ply, Vote};
 
 /// Where the current decision sits, for the log.
 #[derive(Clone, Copy, Debug)]
@@ -467,7 +467,7 @@ impl<R: ModelGame> Agent<R> {
             number: ctx.ply,
             color: R::to_move(board),
         };
-        ctx.log.exchange(at, (session, turn), &exchange)?;
+        ctx.log.exchange(at, (session, turn), logged(&exchange))?;
         let mut reply = exchange.reply.message;
         reply.role = Role::Assistant;
         self.notify(AgentEvent::Reply {
@@ -581,6 +581,27 @@ impl<R: ModelGame> Agent<R> {
         } else {
             feedback
         }
+    }
+}
+
+/// What the log keeps of an answered request (the log format knows no HTTP client).
+fn logged(exchange: &Exchange) -> Exchanged {
+    Exchanged {
+        request: exchange.request.clone(),
+        response: exchange.response.clone(),
+        latency_ms: exchange.latency_ms,
+        retries: exchange.retries,
+        host: exchange.host.clone(),
+        failures: exchange
+            .failures
+            .iter()
+            .map(|failure| AttemptFailure {
+                host: failure.host.clone(),
+                error: failure.error.clone(),
+            })
+            .collect(),
+        finish_reason: exchange.reply.done_reason.clone(),
+        answered_by: exchange.answered_by().map(str::to_string),
     }
 }
 

@@ -5,11 +5,11 @@
 
 use rayon::prelude::*;
 
-use super::stats::mean_interval;
 use engines::midgame::{search_value, Evaluator};
 use engines::pattern::SCALE;
 use engines::{MoveScores, Reference, Solver};
 use game::othello::{Board, Move};
+use stats::mean_interval;
 
 /// An evaluation measured against exact scores on a set of positions.
 #[derive(Clone, Debug, PartialEq)]

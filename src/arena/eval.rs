@@ -3,16 +3,16 @@
 
 use agent::ModelGame;
 
-use super::agent_stats::AgentStats;
 use super::plan::Plan;
 use super::play::GameRecord;
 use super::player::PlayerSpec;
 use super::schedule::{run_games, MatchError, MatchEvent, RunOptions, ScheduledGame};
 use super::sequential::{run_sequential, SequentialResult};
-use super::stopping::StopRule;
-use super::tally::{GameSummary, Matchup};
 use game::othello::{ByColor, Color};
 use game::Othello;
+use runs::AgentStats;
+use runs::Matchup;
+use stats::StopRule;
 
 /// What an evaluation plays.
 #[derive(Clone, Debug)]
@@ -160,9 +160,7 @@ impl<R: ModelGame> EvalConfig<R> {
                 black: &players[scheduled.black],
                 white: &players[scheduled.white],
             };
-            opponents[k]
-                .matchup
-                .add(&GameSummary::from_game(index + 1, sides, &record), agent_color);
+            opponents[k].matchup.add(&record.summary(index + 1, sides), agent_color);
             played.push(EvalGame {
                 number: index + 1,
                 opponent: k,

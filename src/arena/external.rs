@@ -23,44 +23,12 @@ use game::othello::{Board, Color, Move};
 use game::{Line, Rules};
 use protocol::Protocol;
 use record::{EngineId, GameWriter, MoveSource};
-use serde::{Deserialize, Serialize};
+use runs::{EngineTable, RunEngine};
+
 use tokio::sync::Semaphore;
 
 use super::engine_process::{Driver, ExternalError};
 use super::player::{PlayError, Player};
-
-/// One `[[engine]]` table, as a file gives it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct EngineTable {
-    /// The engine's name in specs (`ext:NAME`), logs and tables: letters, digits,
-    /// `.`, `_`, `-`.
-    pub name: String,
-    /// `gtp` or `nboard`.
-    pub protocol: String,
-    /// The program to run (a path, or a name looked up on `PATH`).
-    pub command: String,
-    /// Its arguments.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub args: Vec<String>,
-    /// The folder it runs in (Edax reads `data/` from there); default: the current one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dir: Option<PathBuf>,
-    /// Search depth: NBoard's `set depth`; over GTP only a label (set the depth with
-    /// the engine's own flags, as Edax's `-l`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub depth: Option<u32>,
-    /// Seconds per move: GTP's `time_settings 0 T 1` (GTP only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub time_per_move: Option<f64>,
-    /// Processes (games) at once; default 1.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_in_flight: Option<usize>,
-    /// Seconds each answer may take before the engine counts as hung; default 60, or
-    /// 10 more than three times `time_per_move`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub timeout: Option<f64>,
-}
 
 /// How strong the engine is asked to play.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -106,6 +74,14 @@ impl PartialEq for ExternalEngine {
 }
 
 impl ExternalEngine {
+    /// This engine as run.json records it: its table and, once started, its handshake.
+    pub fn run_engine(&self) -> RunEngine {
+        RunEngine {
+            table: self.table().clone(),
+            id: self.identity().cloned(),
+        }
+    }
+
     /// Checks `table`: a usable name, a known protocol, one strength the protocol can
     /// set, bounds on `max_in_flight`, `depth`, `time_per_move` and `timeout`.
     pub fn new(table: EngineTable) -> Result<ExternalEngine, EngineTableError> {

@@ -7,9 +7,9 @@ use super::plan::Plan;
 use super::play::GameRecord;
 use super::player::PlayerSpec;
 use super::schedule::{run_games, MatchError, MatchEvent, RunOptions, ScheduledGame};
-use super::stats::Tally;
 use game::othello::Color;
 use game::Othello;
+use stats::Tally;
 
 /// What a match plays.
 #[derive(Clone, Debug)]

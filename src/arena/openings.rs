@@ -9,53 +9,18 @@
 //! blank lines are skipped.
 
 use std::fmt;
-use std::str::FromStr;
 use std::sync::Arc;
 
 use agent::ModelGame;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use serde::{Deserialize, Serialize};
 
 use super::play::random_opening;
 use super::schedule::ScheduledGame;
 use game::othello::Color;
 use game::Line;
-
-/// The order in which a suite's openings are dealt to the pairs.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum OpeningsOrder {
-    /// In the file's order: pair `p` plays line `p`.
-    #[default]
-    Sequential,
-    /// Shuffled by the run's opening seed, the same for every run with that seed.
-    Shuffle,
-}
-
-impl FromStr for OpeningsOrder {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.trim() {
-            "sequential" => Ok(OpeningsOrder::Sequential),
-            "shuffle" => Ok(OpeningsOrder::Shuffle),
-            other => Err(format!(
-                "{other:?} is not an openings order: give sequential or shuffle"
-            )),
-        }
-    }
-}
-
-impl fmt::Display for OpeningsOrder {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            OpeningsOrder::Sequential => "sequential",
-            OpeningsOrder::Shuffle => "shuffle",
-        })
-    }
-}
+use runs::{OpeningsOrder, OpeningsRecord};
 
 /// A line of a suite file that is not an opening, with its number (from 1).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -332,47 +297,6 @@ impl<R: ModelGame> fmt::Display for Openings<R> {
 impl<R: ModelGame> DealtSuite<R> {
     fn index(&self, pair: usize) -> usize {
         self.dealt[pair % self.dealt.len()]
-    }
-}
-
-/// A run's opening suite as its run.json records it: a resume refuses a file whose
-/// text changed.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct OpeningsRecord {
-    /// The file as given.
-    pub file: String,
-    /// sha256 of its text, hex.
-    pub sha256: String,
-    /// Openings in the file.
-    pub openings_in_file: usize,
-    /// How they were dealt.
-    pub order: OpeningsOrder,
-    /// Whether they start over when the pairs outnumber them.
-    pub cycle: bool,
-    /// The opening of each pair, in pair order.
-    pub used: Vec<String>,
-}
-
-impl OpeningsRecord {
-    /// Why a resume with `now` (the suite as given again) cannot continue the run that
-    /// recorded `self`, if it cannot.
-    pub fn changed(&self, now: &OpeningsRecord) -> Option<String> {
-        if self.sha256 != now.sha256 {
-            Some(format!(
-                "the openings file {} is not the one the run played (sha256 {} then, {} now)",
-                now.file, self.sha256, now.sha256
-            ))
-        } else if (self.order, self.cycle) != (now.order, now.cycle) {
-            Some(format!(
-                "the openings were dealt {}{} and now {}{}",
-                self.order,
-                if self.cycle { " cycling" } else { "" },
-                now.order,
-                if now.cycle { " cycling" } else { "" }
-            ))
-        } else {
-            None
-        }
     }
 }
 

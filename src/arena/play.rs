@@ -7,11 +7,12 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use tracing::Instrument;
 
-use super::player::{Action, PlayError, Played, Player};
+use super::player::{Action, PlayError, Played, Player, PlayerSpec};
 use agent::MoveContext;
 use game::othello::{ByColor, Color, Outcome};
 use game::{Line, Othello, Rules};
 use record::{AgentDecision, GameWriter, LogError, MoveSource, Ply};
+use runs::{AgentStats, GameSummary};
 
 /// One move of a finished game, with its source.
 #[derive(Clone, Debug, PartialEq)]
@@ -243,6 +244,33 @@ async fn play_moves<R: ModelGame>(
 }
 
 impl<R: ModelGame> GameRecord<R> {
+    /// The game as the reports see it, numbered `number`, between `players` (the same
+    /// summary its log gives: [`GameSummary::from_log`]).
+    pub fn summary(&self, number: usize, players: ByColor<&PlayerSpec<R>>) -> GameSummary {
+        let mut agents: ByColor<AgentStats> = ByColor::default();
+        for (color, decision) in self.agent_decisions() {
+            agents[color].add(decision);
+        }
+        GameSummary {
+            number,
+            players: ByColor {
+                black: players.black.to_string(),
+                white: players.white.to_string(),
+            },
+            kinds: ByColor {
+                black: players.black.kind(),
+                white: players.white.kind(),
+            },
+            opening: self.game.moves()[..self.opening_plies]
+                .iter()
+                .map(ToString::to_string)
+                .collect(),
+            black_margin: Some(self.disc_difference),
+            forfeit: self.forfeit.as_ref().map(|f| f.color),
+            agents,
+        }
+    }
+
     /// A game that ended when `forfeit.color` forfeited in `game`'s last position: the
     /// opponent wins by [`Rules::FORFEIT_MARGIN`].
     pub fn forfeited(game: Line<R>, opening_plies: usize, plies: Vec<PlyRecord<R>>, forfeit: Forfeit) -> GameRecord<R> {

@@ -10,6 +10,7 @@ use engines::{EngineError, EngineSpec};
 use game::{Line, Othello};
 use llm::ChatBackend;
 use record::{EngineId, GameWriter, MoveSource, PlayerKind};
+use runs::{RunEngine, RunPlayer};
 
 use super::engine_process::ExternalError;
 use super::external::ExternalEngine;
@@ -164,6 +165,21 @@ impl<R: ModelGame> PlayerSpec<R> {
         match self {
             PlayerSpec::External(engine) => Some(engine),
             PlayerSpec::Engine(_) | PlayerSpec::Llm(_) => None,
+        }
+    }
+
+    /// The external engine this player is, as run.json records it (`None` for other
+    /// players).
+    pub fn run_engine(&self) -> Option<RunEngine> {
+        self.external().map(ExternalEngine::run_engine)
+    }
+
+    /// The player as run.json records it: its spec, its settings when it is an LLM
+    /// player, its table when it is an external engine.
+    pub fn run_player(&self) -> RunPlayer {
+        RunPlayer {
+            engine: self.run_engine(),
+            ..RunPlayer::new(self.to_string(), self.agent_config().map(AgentConfig::to_json))
         }
     }
 }

@@ -186,7 +186,7 @@ mod tests {
             no_engine,
             "bad opponent \"ext:edax\": no external engine of that name (there are: ); list it in --engines"
         );
-        let table = crate::EngineTable {
+        let table = runs::EngineTable {
             name: "edax".to_string(),
             protocol: "nboard".to_string(),
             command: "edax".to_string(),

@@ -16,12 +16,12 @@ use serde_json::{json, Value};
 use super::engine_process::ExternalError;
 use super::external::ExternalScorer;
 use super::play::GameRecord;
-use super::stats::{mean_interval, wilson_interval};
 use engines::lab::parallel_map;
 use engines::MoveScores;
 use game::othello::Color;
 use game::Othello;
 use record::MoveSource;
+use stats::{mean_interval, wilson_interval};
 
 /// Game phases, by empty squares before the move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

@@ -8,11 +8,11 @@ use std::path::{Path, PathBuf};
 use super::openings::Openings;
 use super::play::{Forfeit, GameRecord, PlyRecord};
 use super::player::{Played, PlayerSpec};
-use super::replay::replay_records;
 use super::schedule::ScheduledGame;
 use game::othello::Color;
 use game::{Game, Line, Othello, Rules};
 use record::{game_log_path, game_start, read_game_log_prefix, Event, ReadLogError, Record};
+use runs::replay_records;
 
 /// What an interrupted run left behind.
 #[derive(Clone, Debug)]
@@ -227,8 +227,11 @@ pub fn rebuild_game<R: ModelGame>(records: &[Record]) -> Result<GameRecord<R>, S
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
+    use engines::EngineSpec;
+    use game::othello::ByColor;
     use game::othello::{Board, Outcome};
     use record::{AgentDecision, ForfeitRecord, GameEnd, GameStart, MoveRecord, MoveSource};
+    use runs::{GameSummary, Matchup};
 
     fn line(event: Event) -> Record {
         Record {
@@ -336,5 +339,57 @@ pub(super) mod tests {
         assert!(rebuild_game::<Othello>(&log)
             .unwrap_err()
             .contains("the moves end at 4-1"));
+    }
+
+    #[test]
+    fn a_forfeit_is_a_64_disc_loss_from_the_log_and_from_the_game() {
+        let log = forfeited_log("black");
+        let from_log = GameSummary::from_log(&log).unwrap();
+        let record = rebuild_game::<game::Othello>(&log).unwrap();
+        let random = PlayerSpec::Engine(EngineSpec::Random);
+        let mut from_game = record.summary(
+            1,
+            ByColor {
+                black: &random,
+                white: &random,
+            },
+        );
+        from_game.players = from_log.players.clone();
+        from_game.kinds = from_log.kinds;
+        assert_eq!(from_game, from_log, "both readers tally a forfeit alike");
+        assert_eq!(from_log.forfeit, Some(Color::White));
+        assert_eq!(
+            (from_log.margin_for(Color::White), from_log.margin_for(Color::Black)),
+            (Some(-64), Some(64))
+        );
+        assert_eq!(
+            (from_log.score_for(Color::White), from_log.score_for(Color::Black)),
+            (Some(0.0), Some(1.0))
+        );
+        let agent = &from_log.agents[Color::White];
+        assert_eq!((agent.moves, agent.invalid_answers, agent.requests), (1, 3, 3));
+
+        let mut matchup = Matchup::default();
+        matchup.add(&from_log, Color::White);
+        assert_eq!((matchup.as_white.losses, matchup.as_white.margin_sum), (1, -64));
+        assert_eq!((matchup.forfeits, matchup.unfinished), (1, 0));
+        let mut winner = Matchup::default();
+        winner.add(&from_log, Color::Black);
+        assert_eq!((winner.as_black.wins, winner.forfeits), (1, 0));
+    }
+
+    #[test]
+    fn a_forfeit_without_game_end_is_an_unfinished_game() {
+        let mut log = forfeited_log("black");
+        log.pop();
+        let summary = GameSummary::from_log(&log).unwrap();
+        assert_eq!((summary.black_margin, summary.forfeit), (None, Some(Color::White)));
+        let mut matchup = Matchup::default();
+        matchup.add(&summary, Color::White);
+        assert_eq!(
+            (matchup.unfinished, matchup.forfeits, matchup.as_white.games()),
+            (1, 0, 0)
+        );
+        assert_eq!(matchup.agent.moves, 1, "its decision still counts");
     }
 }

@@ -10,13 +10,12 @@
 use agent::ModelGame;
 use std::collections::BTreeSet;
 
-use serde::Serialize;
-
 use super::play::GameRecord;
 use super::player::PlayerSpec;
 use super::schedule::{run_games, MatchError, MatchEvent, RunOptions, ScheduledGame};
-use super::stopping::{Decision, GameScore, StopRule, Trials};
 use game::Othello;
+use runs::PairingStop;
+use stats::{GameScore, StopRule, Trials};
 
 /// One pairing of a sequential run.
 #[derive(Clone, Debug)]
@@ -27,18 +26,6 @@ pub struct Pairing {
     pub first: usize,
     /// Its colour-swapped game pairs as schedule indices, in playing order (the cap).
     pub pairs: Vec<[usize; 2]>,
-}
-
-/// The rule's answer for a pairing after a number of pairs: where it stopped, or a
-/// step of the decision log.
-#[derive(Clone, Debug, Serialize)]
-pub struct PairingStop {
-    /// The pairing's label.
-    pub pairing: String,
-    /// Pairs played when the rule was asked.
-    pub pairs: u32,
-    /// Its answer (for a stop: a stop verdict, or `continue` when the cap was reached).
-    pub decision: Decision,
 }
 
 /// What a sequential run played.

@@ -6,10 +6,10 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use super::agent_args::{AgentArgs, HostArgs};
 use super::limits;
-use arena::StopRule;
-use arena::{Anchor, OpeningsOrder};
 use engines::lab::TrainSettings;
 use game::othello::{Color, Convention, Labels};
+use runs::{Anchor, OpeningsOrder};
+use stats::StopRule;
 
 /// Measure how well LLM agents play Othello against classical engines.
 #[derive(Debug, Parser)]
@@ -510,10 +510,10 @@ pub struct RateArgs {
     #[arg(long, value_name = "FILE")]
     pub write_ladder: Option<PathBuf>,
     /// Bootstrap resamples for the 95% intervals.
-    #[arg(long, default_value_t = arena::DEFAULT_BOOTSTRAP, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    #[arg(long, default_value_t = runs::DEFAULT_BOOTSTRAP, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub bootstrap: u32,
     /// Seed of the bootstrap.
-    #[arg(long, default_value_t = arena::DEFAULT_BOOTSTRAP_SEED)]
+    #[arg(long, default_value_t = runs::DEFAULT_BOOTSTRAP_SEED)]
     pub seed: u64,
     /// Also write the table as CSV to this file.
     #[arg(long)]

@@ -11,10 +11,7 @@ use rand_chacha::ChaCha8Rng;
 use super::args::{BenchArgs, BenchTarget};
 use super::positions::parse_empties;
 use super::progress::{steps_line, Progress};
-use arena::{
-    accuracy, calibration, check_resamples, fit_ratings_held, mean_and_sd, random_opening, solve_all, RatedGame,
-    RatingOptions, RatingWatch,
-};
+use arena::{accuracy, calibration, random_opening, solve_all};
 use engines::lab::self_play_positions;
 use engines::midgame::search_value;
 use engines::{
@@ -23,6 +20,7 @@ use engines::{
 };
 use game::othello::{perft, Board, Color, Convention};
 use game::Othello;
+use stats::{check_resamples, fit_ratings_held, mean_and_sd, RatedGame, RatingOptions, RatingWatch};
 
 /// The FFO endgame suite (id, board, side, best moves, score, empties per line).
 const FFO: &str = include_str!("../../tests/data/ffo-endgames.txt");
@@ -312,7 +310,7 @@ fn rating_field(players: usize, games_each: usize, seed: u64) -> (Vec<f64>, Vec<
     for k in 0..players * games_each / 2 {
         let first = k % players;
         let second = (first + rng.gen_range(1..players)) % players;
-        let expected = 1.0 / (1.0 + 10f64.powf((truth[second] - truth[first]) / 400.0));
+        let expected = stats::elo_to_score(truth[first] - truth[second]);
         let score = if rng.gen_bool(expected) { 1.0 } else { 0.0 };
         games.push(RatedGame {
             first,

@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 
 use super::args::CompareArgs;
 use super::stats::{collect_groups, print_notes};
-use arena::{Group, Key};
+use runs::{Group, Key};
 
 /// A run: its configuration, groups and games.
 struct Run {
@@ -54,22 +54,6 @@ fn load_run(path: &Path) -> Result<Run> {
         games,
         notes: read.logs.notes,
     })
-}
-
-/// Two-sided exact sign test: the probability, under no difference, of a split at
-/// least as uneven as `better` against `worse` (ties dropped).
-pub(super) fn sign_test(better: u32, worse: u32) -> f64 {
-    let n = better + worse;
-    if n == 0 {
-        return 1.0;
-    }
-    let k = better.min(worse);
-    // P(X <= k) for X ~ Binomial(n, 1/2), summed in log space for large n.
-    let ln_choose = |n: u32, r: u32| -> f64 { (1..=r).map(|i| (f64::from(n - r + i) / f64::from(i)).ln()).sum() };
-    let tail: f64 = (0..=k)
-        .map(|i| (ln_choose(n, i) - f64::from(n) * 2f64.ln()).exp())
-        .sum();
-    (2.0 * tail).min(1.0)
 }
 
 /// Settings that differ between two runs' agent configurations (prompt hash, options, ...).
@@ -133,7 +117,7 @@ fn paired(base: &Run, other: &Run, opponent: &str) -> Value {
         "other_worse": worse,
         "ties": ties,
         "mean_score_difference": if pairs == 0 { Value::Null } else { json!(diff_sum / f64::from(pairs) + 0.0 /* never -0 */) },
-        "p_value": if pairs == 0 { Value::Null } else { json!(sign_test(better, worse)) },
+        "p_value": if pairs == 0 { Value::Null } else { json!(stats::sign_test(better, worse)) },
     })
 }
 
@@ -142,7 +126,7 @@ fn run_json(run: &Run) -> Value {
         "path": run.path.display().to_string(),
         "model": run.config["agent"]["model"],
         "prompt_sha256": run.config["agent"]["system_prompt"]["sha256"],
-        "groups": arena::groups_json(&run.groups),
+        "groups": runs::groups_json(&run.groups),
     })
 }
 
@@ -281,21 +265,5 @@ fn render_paired(out: &mut String, i: usize, c: &Value, opponent: &str) {
                 i + 2
             );
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::sign_test;
-
-    #[test]
-    fn sign_test_matches_the_binomial() {
-        // 8 of 10 one way: P = 2 * (1 + 10 + 45) / 1024 = 0.109375.
-        assert!((sign_test(8, 2) - 0.109375).abs() < 1e-12);
-        assert!((sign_test(2, 8) - 0.109375).abs() < 1e-12);
-        assert_eq!(sign_test(5, 5), 1.0);
-        assert_eq!(sign_test(0, 0), 1.0);
-        // 20 of 20: 2 / 2^20.
-        assert!((sign_test(20, 0) - 2.0 / 1_048_576.0).abs() < 1e-15);
     }
 }

@@ -21,13 +21,16 @@ use super::quality;
 use super::report::{agent_lines, opponent_rows, tally_header};
 use agent::{AgentConfig, ModelGame};
 use arena::{
-    changed_agent_settings, host_usage, load_resume_state, run_eval, run_eval_sequential, utc_now, whole, Connection,
-    EvalConfig, EvalResult, EvalResults, EvalRun, GameToScore, HostUsage, MatchEvent, MoveQuality, OpponentResults,
-    PairingStop, PlayerSpec, ReadRunError, Resume, RunEngine, RunFile, RunFolder, RunKind, RunOptions, RunResults,
-    ScoringStopped, Stopping,
+    load_resume_state, run_eval, run_eval_sequential, Connection, EvalConfig, EvalResult, GameToScore, MatchEvent,
+    MoveQuality, PlayerSpec, RunOptions, ScoringStopped,
 };
 use game::{Marubatsu, Othello};
 use record::{hold_log_writes, is_game_or_set_aside_log, read_game_log_prefix, Event};
+use runs::{
+    changed_agent_settings, host_usage, utc_now, EvalResults, EvalRun, HostUsage, OpponentResults, PairingStop,
+    ReadRunError, Resume, RunEngine, RunFile, RunFolder, RunKind, RunResults, Stopping,
+};
+use stats::whole;
 
 /// The run stopped at the user's request before every game finished.
 #[derive(Debug, thiserror::Error)]
@@ -265,7 +268,7 @@ async fn open_run<R: ModelGame>(
 /// The external engines of the run, as run.json records them: its opponents, and
 /// its move-quality reference.
 fn run_engines<R: ModelGame>(config: &EvalConfig<R>, scoring: Option<&quality::Scoring>) -> Vec<RunEngine> {
-    let opponents = config.opponents.iter().filter_map(RunEngine::of);
+    let opponents = config.opponents.iter().filter_map(PlayerSpec::run_engine);
     opponents
         .chain(scoring.and_then(quality::Scoring::run_engine))
         .collect()

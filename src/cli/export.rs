@@ -8,7 +8,7 @@ use anyhow::Result;
 use super::args::{ExportArgs, ExportFormat};
 use super::outputs::{check_output_flag, write_output};
 use super::stats::print_notes;
-use arena::{ggf, read_game_logs, transcript};
+use runs::{ggf, read_game_logs, transcript};
 
 pub(super) fn run(args: ExportArgs) -> Result<()> {
     let inputs: Vec<&Path> = args.paths.iter().map(PathBuf::as_path).collect();

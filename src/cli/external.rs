@@ -7,8 +7,9 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 use serde::Deserialize;
 
-use arena::{EngineTable, ExternalEngine, PlayerSpec};
+use arena::{ExternalEngine, PlayerSpec};
 use game::{Othello, Rules};
+use runs::EngineTable;
 
 /// An `--engines` file: `[[engine]]` tables.
 #[derive(Debug, Deserialize)]

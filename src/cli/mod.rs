@@ -40,7 +40,7 @@ use anyhow::{bail, Context, Result};
 use args::{AnalyzeArgs, Command, PerftArgs, PositionArgs, SolveArgs, WipeoutArgs};
 use engines::lab::find_wipeouts_with_progress;
 use engines::{EngineSpec, SolveWatch, Solver};
-use game::othello::{perft_with_progress, Board, Color, Convention, Move};
+use game::othello::{perft_with_progress, Board, Color, Convention, Move, Outcome};
 
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> Result<()> {
@@ -194,10 +194,10 @@ fn run_solve(args: SolveArgs) -> Result<()> {
     let board = args.position.board()?;
     if board.is_game_over() {
         let (black, white) = (board.count(Color::Black), board.count(Color::White));
-        let result = match black.cmp(&white) {
-            std::cmp::Ordering::Greater => format!("black wins by {}", black - white),
-            std::cmp::Ordering::Less => format!("white wins by {}", white - black),
-            std::cmp::Ordering::Equal => "a draw".to_string(),
+        let result = match board.leader() {
+            Outcome::Win(Color::Black) => format!("black wins by {}", black - white),
+            Outcome::Win(Color::White) => format!("white wins by {}", white - black),
+            Outcome::Draw => "a draw".to_string(),
         };
         bail!(
             "the game is over in this position: black {black}, white {white} ({result}); there is nothing to \

@@ -12,11 +12,9 @@ use super::args::{OpeningsArgs, OpeningsCheckArgs, OpeningsGenerateArgs};
 use super::outputs::{check_new_output, write_output};
 use super::progress::progress_bar;
 use agent::ModelGame;
-use arena::{
-    balanced_openings, start_bias, suite_values, BalancedSettings, OpeningSuite, Openings, OpeningsOrder,
-    OpeningsRecord, RatedOpening,
-};
+use arena::{balanced_openings, start_bias, suite_values, BalancedSettings, OpeningSuite, Openings, RatedOpening};
 use game::Othello;
+use runs::{OpeningsOrder, OpeningsRecord};
 
 /// The openings `args` ask for: `--opening-random` plies, or `--openings FILE` dealt
 /// in its order (shuffled by `seed`).

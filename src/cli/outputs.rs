@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use arena::{check_output, RunFolder};
+use runs::{check_output, RunFolder};
 
 /// Where run folders go when `--log-dir` is not given.
 const LOGS: &str = "logs";

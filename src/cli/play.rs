@@ -18,11 +18,13 @@ use super::outputs::{check_output_flag, new_run_folder};
 use super::quality;
 use super::report::{agent_lines, tally_header, tally_row};
 use arena::{
-    run_match, AgentStats, Connection, GameToScore, MatchConfig, MatchEvent, MatchResult, MoveQuality, OpeningsRecord,
-    PlayRun, PlayerSpec, RunFile, RunFolder, RunKind, RunOptions, RunPlayer, SpecTally, Tally,
+    run_match, Connection, GameToScore, MatchConfig, MatchEvent, MatchResult, MoveQuality, PlayerSpec, RunOptions,
+    SpecTally,
 };
 use game::othello::{Color, TextStyle};
 use game::{Marubatsu, Othello};
+use runs::{AgentStats, OpeningsRecord, PlayRun, RunFile, RunFolder, RunKind, TallySummary};
+use stats::Tally;
 
 pub(super) async fn run(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
     match args.game {
@@ -137,7 +139,7 @@ fn open_run<R: ModelGame>(
     }
     let folder = new_run_folder(args.log_dir.as_deref(), &format!("{}-vs-{}", players[0], players[1]))?;
     folder.write_run(&RunFile::new(RunKind::Play(PlayRun {
-        players: players.iter().map(RunPlayer::from).collect(),
+        players: players.iter().map(PlayerSpec::run_player).collect(),
         games: args.games,
         swap: args.swap,
         opening_random: args.openings.opening_random,
@@ -280,10 +282,10 @@ fn agent_stats<R: ModelGame>(config: &MatchConfig<R>, result: &MatchResult<R>) -
 }
 
 fn spec_json(t: &SpecTally) -> serde_json::Value {
-    let mut value = t.overall.to_json();
+    let mut value = json!(TallySummary::from(&t.overall));
     value["spec"] = json!(t.spec);
-    value["as_black"] = t.as_black.to_json();
-    value["as_white"] = t.as_white.to_json();
+    value["as_black"] = json!(TallySummary::from(&t.as_black));
+    value["as_white"] = json!(TallySummary::from(&t.as_white));
     value
 }
 

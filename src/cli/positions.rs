@@ -18,10 +18,7 @@ use super::agent_args::parse_player;
 use super::args::{DatagenArgs, GameArg, GenerateArgs, ProbeArgs};
 use super::csv_table::CsvTable;
 use super::outputs::{check_new_output, check_output_flag, new_run_folder, write_output};
-use arena::{
-    mean_interval, run_probe, wilson_interval, AgentStats, Grade, GradeCounts, MeanRegret, PlayerSpec, ProbeResult,
-    ProbeResults, ProbeRun, RunFile, RunKind, RunResults,
-};
+use arena::{run_probe, Grade, PlayerSpec, ProbeResult};
 use engines::lab::{parallel_map, self_play_positions, BadPosition, LabelledPosition, Teacher};
 use engines::marubatsu::tactical_positions;
 use engines::EngineSpec;
@@ -29,6 +26,8 @@ use game::derive_seed;
 use game::othello::{Board, Labels};
 use game::{Game, Marubatsu, Othello};
 use record::{GameLog, MoveSource};
+use runs::{AgentStats, GradeCounts, MeanRegret, ProbeResults, ProbeRun, RunFile, RunKind, RunResults};
+use stats::{mean_interval, wilson_interval};
 
 /// Parses an empties range such as `20-40` (or a single number), of at most `most`.
 pub(super) fn parse_empties(text: &str, most: u32) -> Result<RangeInclusive<u32>> {
@@ -275,7 +274,7 @@ fn open_run(
     connection: &arena::Connection,
     config: &agent::AgentConfig,
     positions: usize,
-) -> Result<arena::RunFolder> {
+) -> Result<runs::RunFolder> {
     let folder = new_run_folder(args.log_dir.as_deref(), &format!("probe-{}", config.model))?;
     folder.write_run(&RunFile::new(RunKind::Probe(ProbeRun {
         backend: connection.backend.describe(),
@@ -339,7 +338,7 @@ fn probe_results<R: ModelGame>(
     agent: &PlayerSpec<R>,
     positions: Vec<LabelledPosition>,
     results: Vec<ProbeResult>,
-    folder: &arena::RunFolder,
+    folder: &runs::RunFolder,
     dir: &Path,
 ) -> Result<()> {
     let csv = probe_csv(&positions, &results);

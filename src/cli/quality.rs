@@ -12,9 +12,8 @@ use serde_json::{json, Value};
 
 use super::args::ReferenceArgs;
 use super::external;
-use arena::{
-    ExternalEngine, ExternalScorer, GameToScore, MoveQuality, MoveScorer, Phase, QualityTally, RunEngine, ScoredMove,
-};
+use arena::{ExternalEngine, ExternalScorer, GameToScore, MoveQuality, MoveScorer, Phase, QualityTally, ScoredMove};
+use runs::RunEngine;
 
 /// What `--score-moves` scores against: our reference evaluator with its settings,
 /// or the external engine `--reference ext:NAME` names (its NBoard `hint` values).
@@ -63,7 +62,7 @@ impl Scoring {
     /// The external reference as run.json records it (so a resume refuses a changed
     /// table), if there is one.
     pub(super) fn run_engine(&self) -> Option<RunEngine> {
-        self.external.as_ref().map(RunEngine::of_engine)
+        self.external.as_ref().map(ExternalEngine::run_engine)
     }
 
     /// The settings as JSON, for run.json and results, for game `R`.
@@ -142,7 +141,7 @@ pub(super) fn write_scores(dir: &Path, moves: &[ScoredMove]) -> Result<()> {
 
 fn row(out: &mut String, label: &str, t: &QualityTally) {
     let pct = |k: u32| {
-        let (low, high) = arena::wilson_interval(k, t.moves);
+        let (low, high) = stats::wilson_interval(k, t.moves);
         let rate = if t.moves == 0 {
             0.0
         } else {

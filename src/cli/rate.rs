@@ -13,13 +13,11 @@ use super::csv_table::CsvTable;
 use super::outputs::check_output_flag;
 use super::progress::{steps_line, Progress};
 use super::stats::print_notes;
-use arena::{
-    check_resamples, leaderboard_tables, leaderboards, read_game_logs, Ladder, Leaderboard, RatingView, RatingWatch,
-    RunGame,
-};
 use engines::EngineSpec;
 use game::othello::Color;
 use game::Game;
+use runs::{leaderboard_tables, leaderboards, read_game_logs, Ladder, Leaderboard, RatingView, RunGame};
+use stats::{check_resamples, RatingWatch};
 
 /// `--ladder` without a file: the ladder shipped under docs/.
 pub const DEFAULT_LADDER: &str = "docs/ladder-ratings.toml";
@@ -36,7 +34,7 @@ pub(super) fn run(args: RateArgs) -> Result<()> {
     let (games, mut notes, game) = read_games_with_notes(&args.paths)?;
     let (anchor, held) = match &ladder {
         Some((path, ladder)) => {
-            let names = arena::rated_players(&games);
+            let names = runs::rated_players(&games);
             let names: Vec<&str> = names.iter().map(String::as_str).collect();
             ladder.scale_for(&names).with_context(|| {
                 format!(
@@ -64,7 +62,7 @@ pub(super) fn run(args: RateArgs) -> Result<()> {
         let source = format!(
             "othello-arena rate {} --write-ladder, {}",
             runs.join(" "),
-            arena::utc_now().0
+            runs::utc_now().0
         );
         let ladder = Ladder::from_board(&as_played, source).context("bad --write-ladder: these runs rate no engine")?;
         let text = format!(

@@ -6,8 +6,8 @@ use anyhow::{bail, Context, Result};
 use serde_json::Value;
 
 use super::args::ReplayArgs;
-use arena::{cut_off_note, replay_records, replay_seed_lines, ExchangeView, GameReplay, PlyView};
 use record::{read_game_log_prefix, MoveSource};
+use runs::{cut_off_note, replay_records, replay_seed_lines, ExchangeView, GameReplay, PlyView};
 
 pub(super) fn run(args: ReplayArgs) -> Result<()> {
     let (replay, notes) = load(&args.log)?;

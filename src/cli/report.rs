@@ -2,7 +2,8 @@
 
 use std::fmt::Write as _;
 
-use arena::{AgentStats, Tally};
+use runs::AgentStats;
+use stats::Tally;
 
 /// The header of a results table whose first column is `first` (`width` wide); the
 /// last column is the mean margin in the game's unit (`margin`: Othello's "disc diff").

@@ -1,4 +1,4 @@
-//! `report`: writes [`arena::report_page`] (the results, charts and every game
+//! `report`: writes [`runs::report_page`] (the results, charts and every game
 //! replayable, in one self-contained HTML file) to `-o`.
 
 use std::path::{Path, PathBuf};
@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use super::args::ReportArgs;
 use super::outputs::check_output_flag;
 use super::stats::{collect_groups, print_notes};
-use arena::report_page;
+use runs::report_page;
 
 pub(super) fn run(args: ReportArgs) -> Result<()> {
     let inputs: Vec<&Path> = args.paths.iter().map(PathBuf::as_path).collect();

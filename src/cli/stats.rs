@@ -12,8 +12,8 @@ use serde_json::json;
 
 use super::args::StatsArgs;
 use super::report::{agent_lines, opponent_rows, tally_header};
-use arena::{groups_json, AgentStats, Groups, GroupsError};
 use game::Game;
+use runs::{groups_json, AgentStats, Groups, GroupsError};
 
 /// Prints the reader's notes on stderr.
 pub(super) fn print_notes(notes: &[String]) {
@@ -22,10 +22,10 @@ pub(super) fn print_notes(notes: &[String]) {
     }
 }
 
-/// The groups of [`arena::collect_groups`]; with no LLM game, the reader's notes are
+/// The groups of [`runs::collect_groups`]; with no LLM game, the reader's notes are
 /// printed before the error.
 pub(super) fn collect_groups(paths: &[PathBuf]) -> Result<Groups> {
-    match arena::collect_groups(paths) {
+    match runs::collect_groups(paths) {
         Err(GroupsError::NoLlmGame { notes }) => {
             print_notes(&notes);
             bail!("no game with an llm: player in these logs")

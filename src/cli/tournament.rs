@@ -23,13 +23,17 @@ use super::progress::progress_bar;
 use super::rate::{player_name, read_games};
 use agent::AgentConfig;
 use arena::{
-    changed_agent_settings, leaderboard_tables, load_resume_state, run_games, run_sequential, utc_now, Anchor,
-    Connection, EngineTable, ExternalEngine, Format, GameRecord, Leaderboard, MatchEvent, Openings, OpeningsOrder,
-    PairingResult, PairingStop, Plan, PlayerSpec, ReadRunError, Resume, RunFile, RunFolder, RunKind, RunOptions,
-    RunPlayer, RunResults, StopRule, Tally, TournamentRatings, TournamentResults, TournamentRun,
+    load_resume_state, run_games, run_sequential, Connection, ExternalEngine, Format, GameRecord, MatchEvent, Openings,
+    Plan, PlayerSpec, RunOptions,
 };
 use game::Othello;
 use llm::Think;
+use runs::{
+    changed_agent_settings, leaderboard_tables, utc_now, Anchor, EngineTable, Leaderboard, OpeningsOrder,
+    PairingResult, PairingStop, ReadRunError, Resume, RunFile, RunFolder, RunKind, RunResults, TournamentRatings,
+    TournamentResults, TournamentRun,
+};
+use stats::{StopRule, Tally};
 
 /// A tournament file.
 #[derive(Debug, Deserialize)]
@@ -536,7 +540,7 @@ fn open_run(
     } else {
         folder.write_run(&RunFile::new(RunKind::Tournament(TournamentRun {
             tournament_file: tournament.text.clone(),
-            players: players.iter().map(RunPlayer::from).collect(),
+            players: players.iter().map(PlayerSpec::run_player).collect(),
             pairings: plan.pairings.iter().map(|p| p.label.clone()).collect(),
             openings,
             parallel,
@@ -589,13 +593,13 @@ fn rate(
     // The bootstrap searches on blocking threads, off the async workers.
     let rated = tokio::task::block_in_place(|| -> Result<_> {
         let games = read_games(&[log_dir.to_path_buf()])?;
-        Ok(arena::leaderboards(
+        Ok(runs::leaderboards(
             &games,
             (&anchor.spec, anchor.elo),
             &[],
-            arena::DEFAULT_BOOTSTRAP as usize,
+            runs::DEFAULT_BOOTSTRAP as usize,
             tournament.file.seed,
-            &arena::RatingWatch::default(),
+            &stats::RatingWatch::default(),
         )?)
     });
     match rated {

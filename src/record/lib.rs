@@ -84,7 +84,6 @@ use serde_json::Value;
 
 use game::othello::{Color, Outcome};
 use game::{Othello, Rules};
-use llm::AttemptFailure;
 
 mod writer;
 
@@ -284,6 +283,39 @@ pub struct ExchangeRecord {
     pub request: Value,
     /// The response body exactly as received.
     pub response: Value,
+}
+
+/// An attempt that failed before a request was answered (on the same host or another),
+/// as an exchange record keeps it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AttemptFailure {
+    /// The base URL of the server tried.
+    pub host: String,
+    /// What went wrong.
+    pub error: String,
+}
+
+/// One answered request as the model's client saw it: what an exchange record keeps
+/// of it beside the game, ply and turn ([`GameWriter::exchange`] writes it). The agent
+/// builds it from its chat backend's answer; the log format knows no HTTP client.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Exchanged {
+    /// The request body as sent.
+    pub request: Value,
+    /// The response body as received (a JSON string value when it was not JSON).
+    pub response: Value,
+    /// Wall time of the successful HTTP attempt, in milliseconds.
+    pub latency_ms: f64,
+    /// Transient failures retried before this answer.
+    pub retries: u32,
+    /// The base URL of the server that answered.
+    pub host: String,
+    /// The failed attempts before the answer, in order.
+    pub failures: Vec<AttemptFailure>,
+    /// Why the server stopped generating, as it said it.
+    pub finish_reason: Option<String>,
+    /// The model the reply names when it is not the one asked for.
+    pub answered_by: Option<String>,
 }
 
 /// `hint`: the values an engine gave a person's legal moves before they moved.
@@ -1020,19 +1052,20 @@ mod tests {
     }
 
     /// An exchange of `messages` (each a user message of that text) in `session`.
-    fn exchange(messages: &[&str], reply: &str) -> llm::Exchange {
+    fn exchange(messages: &[&str], reply: &str) -> Exchanged {
         let messages: Vec<Value> = messages
             .iter()
             .map(|m| serde_json::json!({"role": "user", "content": m}))
             .collect();
-        llm::Exchange {
+        Exchanged {
             request: serde_json::json!({"model": "m", "messages": messages}),
             response: serde_json::json!({"message": {"role": "assistant", "content": reply}}),
-            reply: llm::ChatReply::default(),
             latency_ms: 1.0,
             retries: 0,
             host: "http://127.0.0.1:1".into(),
             failures: Vec::new(),
+            finish_reason: None,
+            answered_by: None,
         }
     }
 
@@ -1066,7 +1099,7 @@ mod tests {
             ((2, 1), vec!["system", "board"]),
         ];
         for (turn, messages) in &turns {
-            writer.exchange(at, *turn, &exchange(messages, "ok")).unwrap();
+            writer.exchange(at, *turn, exchange(messages, "ok")).unwrap();
         }
         let text = std::fs::read_to_string(&path).unwrap();
         let written: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
@@ -1108,9 +1141,9 @@ mod tests {
             color: Color::White,
         };
         let huge = "x".repeat(MAX_MOVE_LOG_BYTES / 3);
-        writer.exchange(at, (1, 1), &exchange(&["board"], &huge)).unwrap();
-        writer.exchange(at, (2, 1), &exchange(&["board"], &huge)).unwrap();
-        let err = writer.exchange(at, (3, 1), &exchange(&["board"], &huge)).unwrap_err();
+        writer.exchange(at, (1, 1), exchange(&["board"], &huge)).unwrap();
+        writer.exchange(at, (2, 1), exchange(&["board"], &huge)).unwrap();
+        let err = writer.exchange(at, (3, 1), exchange(&["board"], &huge)).unwrap_err();
         assert!(matches!(err, LogError::MoveTooLarge { ply: 5, .. }), "{err}");
         assert!(err.to_string().contains("past the cap of 32 MiB a move"), "{err}");
         // The next move starts its count again; nothing refused was written.
@@ -1118,7 +1151,7 @@ mod tests {
             number: 7,
             color: Color::White,
         };
-        writer.exchange(next, (1, 1), &exchange(&["board"], &huge)).unwrap();
+        writer.exchange(next, (1, 1), exchange(&["board"], &huge)).unwrap();
         assert_eq!(read_game_log(&path).unwrap().len(), 3);
     }
 }

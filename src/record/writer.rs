@@ -4,10 +4,9 @@
 
 use game::othello::{ByColor, Color, Outcome};
 use game::{Game, Line, Rules};
-use llm::Exchange;
 
 use super::{
-    AgentDecision, EngineId, Event, ExchangeRecord, ForfeitRecord, GameEnd, GameLog, GameStart, GameStopped,
+    AgentDecision, EngineId, Event, ExchangeRecord, Exchanged, ForfeitRecord, GameEnd, GameLog, GameStart, GameStopped,
     HintRecord, LogError, MoveRecord, MoveSource, PlayerKind, PlayerKinds,
 };
 
@@ -87,7 +86,7 @@ impl<'a> GameWriter<'a> {
 
     /// `exchange`: one round trip with the model, in session `session`, turn `turn` of
     /// the decision at `at`, with both bodies as sent and received.
-    pub fn exchange(&self, at: Ply, (session, turn): (u32, u32), exchange: &Exchange) -> Result<(), LogError> {
+    pub fn exchange(&self, at: Ply, (session, turn): (u32, u32), exchange: Exchanged) -> Result<(), LogError> {
         let Some(log) = self.log else { return Ok(()) };
         log.write_exchange(ExchangeRecord {
             game: self.game,
@@ -97,13 +96,13 @@ impl<'a> GameWriter<'a> {
             turn,
             latency_ms: exchange.latency_ms,
             retries: exchange.retries,
-            host: Some(exchange.host.clone()),
-            failures: exchange.failures.clone(),
-            finish_reason: exchange.reply.done_reason.clone(),
-            answered_by: exchange.answered_by().map(str::to_string),
+            host: Some(exchange.host),
+            failures: exchange.failures,
+            finish_reason: exchange.finish_reason,
+            answered_by: exchange.answered_by,
             omitted_messages: None,
-            request: exchange.request.clone(),
-            response: exchange.response.clone(),
+            request: exchange.request,
+            response: exchange.response,
         })
     }
 

@@ -17,7 +17,7 @@ const BOARD_JS: &str = include_str!("assets/board.js");
 const PLAY_JS: &str = include_str!("assets/play.js");
 const WATCH_JS: &str = include_str!("assets/watch.js");
 /// The report's page, the one `report` writes.
-const REPORT: &str = arena::REPORT_TEMPLATE;
+const REPORT: &str = runs::REPORT_TEMPLATE;
 
 /// The report's inline style and script, taken out of its template.
 struct Viewer {

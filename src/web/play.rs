@@ -38,14 +38,12 @@ use tokio::sync::{broadcast, mpsc};
 
 use super::{ApiError, AppState};
 use agent::{Agent, AgentError, AgentEvent, BlockingEngine, MoveContext};
-use arena::{
-    play_logged, Action, GameContext, GameError, GameRecord, PlayError, Played, Player, PlayerSpec, RunFile, RunFolder,
-    RunFolderError, RunKind, RunPlayer, Seat, ServeRun,
-};
+use arena::{play_logged, Action, GameContext, GameError, GameRecord, PlayError, Played, Player, PlayerSpec, Seat};
 use engines::{Engine, EngineError, EngineSpec, Reference};
 use game::othello::{Bitboard, Board, ByColor, Color, Move, Square};
 use game::{Line, Othello};
 use record::{game_log_path, AgentDecision, GameLog, GameWriter, HintRecord, HintValue, MoveSource, PlayerKind};
+use runs::{RunFile, RunFolder, RunFolderError, RunKind, RunPlayer, ServeRun};
 
 /// The longest model text sent to the page (the log keeps everything).
 const MAX_TEXT: usize = 32 * 1024;

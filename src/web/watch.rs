@@ -24,8 +24,8 @@ use serde_json::{json, Value};
 use super::assets;
 use super::guard::{resolve, PathRefused};
 use super::{ApiError, AppState};
-use arena::{default_leaderboards, groups_json, leaderboard_tables, read_game_logs, report_page, Groups, RunGame};
 use record::{is_game_log, Event};
+use runs::{default_leaderboards, groups_json, leaderboard_tables, read_game_logs, report_page, Groups, RunGame};
 
 /// How often a followed run's folder is looked at.
 const FOLLOW_EVERY: Duration = Duration::from_millis(500);

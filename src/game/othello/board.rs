@@ -59,6 +59,18 @@ pub enum Outcome {
     Draw,
 }
 
+impl Outcome {
+    /// The result of a game that Black finished `black_margin` discs ahead (negative
+    /// when behind): the one place a margin's sign becomes a winner.
+    pub fn from_black_margin(black_margin: i32) -> Outcome {
+        match black_margin.cmp(&0) {
+            std::cmp::Ordering::Greater => Outcome::Win(Color::Black),
+            std::cmp::Ordering::Less => Outcome::Win(Color::White),
+            std::cmp::Ordering::Equal => Outcome::Draw,
+        }
+    }
+}
+
 impl Default for Board {
     fn default() -> Self {
         Board::new()
@@ -167,12 +179,7 @@ impl Board {
 
     /// Who has more discs right now (the result if the game ended here).
     pub fn leader(&self) -> Outcome {
-        let (black, white) = (self.count(Color::Black), self.count(Color::White));
-        match black.cmp(&white) {
-            std::cmp::Ordering::Greater => Outcome::Win(Color::Black),
-            std::cmp::Ordering::Less => Outcome::Win(Color::White),
-            std::cmp::Ordering::Equal => Outcome::Draw,
-        }
+        Outcome::from_black_margin(self.count(Color::Black) as i32 - self.count(Color::White) as i32)
     }
 
     /// The discs the side to move would flip by placing on `sq` (empty when illegal).

@@ -5,14 +5,11 @@
 //! a 64-disc wipeout in Othello), and the forfeiting decision counts in that side's
 //! agent statistics (as a move the model did not make).
 
-use super::agent_stats::AgentStats;
-use super::play::GameRecord;
-use super::player::PlayerSpec;
-use super::stats::Tally;
-use super::stopping::GameScore;
-use agent::ModelGame;
+use crate::agent_stats::AgentStats;
 use game::othello::{ByColor, Color};
 use record::{game_start, Event, PlayerKind, Record};
+use stats::GameScore;
+use stats::Tally;
 
 /// One game as the reports see it.
 #[derive(Clone, Debug, PartialEq)]
@@ -80,36 +77,6 @@ impl GameSummary {
         Ok(summary)
     }
 
-    /// A game just played, numbered `number`, between `players`.
-    pub fn from_game<R: ModelGame>(
-        number: usize,
-        players: ByColor<&PlayerSpec<R>>,
-        record: &GameRecord<R>,
-    ) -> GameSummary {
-        let mut agents: ByColor<AgentStats> = ByColor::default();
-        for (color, decision) in record.agent_decisions() {
-            agents[color].add(decision);
-        }
-        GameSummary {
-            number,
-            players: ByColor {
-                black: players.black.to_string(),
-                white: players.white.to_string(),
-            },
-            kinds: ByColor {
-                black: players.black.kind(),
-                white: players.white.kind(),
-            },
-            opening: record.game.moves()[..record.opening_plies]
-                .iter()
-                .map(ToString::to_string)
-                .collect(),
-            black_margin: Some(record.disc_difference),
-            forfeit: record.forfeit.as_ref().map(|f| f.color),
-            agents,
-        }
-    }
-
     /// The final margin from `color`'s view, when the game finished (minus the game's
     /// forfeit margin for a side that forfeited, plus it for the other).
     pub fn margin_for(&self, color: Color) -> Option<i32> {
@@ -165,65 +132,5 @@ impl Matchup {
     /// Both colors together.
     pub fn overall(&self) -> Tally {
         self.as_black.merged(&self.as_white)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::super::resume::{rebuild_game, tests::forfeited_log};
-    use super::*;
-    use engines::EngineSpec;
-
-    #[test]
-    fn a_forfeit_is_a_64_disc_loss_from_the_log_and_from_the_game() {
-        let log = forfeited_log("black");
-        let from_log = GameSummary::from_log(&log).unwrap();
-        let record = rebuild_game::<game::Othello>(&log).unwrap();
-        let random = PlayerSpec::Engine(EngineSpec::Random);
-        let mut from_game = GameSummary::from_game(
-            1,
-            ByColor {
-                black: &random,
-                white: &random,
-            },
-            &record,
-        );
-        from_game.players = from_log.players.clone();
-        from_game.kinds = from_log.kinds;
-        assert_eq!(from_game, from_log, "both readers tally a forfeit alike");
-        assert_eq!(from_log.forfeit, Some(Color::White));
-        assert_eq!(
-            (from_log.margin_for(Color::White), from_log.margin_for(Color::Black)),
-            (Some(-64), Some(64))
-        );
-        assert_eq!(
-            (from_log.score_for(Color::White), from_log.score_for(Color::Black)),
-            (Some(0.0), Some(1.0))
-        );
-        let agent = &from_log.agents[Color::White];
-        assert_eq!((agent.moves, agent.invalid_answers, agent.requests), (1, 3, 3));
-
-        let mut matchup = Matchup::default();
-        matchup.add(&from_log, Color::White);
-        assert_eq!((matchup.as_white.losses, matchup.as_white.margin_sum), (1, -64));
-        assert_eq!((matchup.forfeits, matchup.unfinished), (1, 0));
-        let mut winner = Matchup::default();
-        winner.add(&from_log, Color::Black);
-        assert_eq!((winner.as_black.wins, winner.forfeits), (1, 0));
-    }
-
-    #[test]
-    fn a_forfeit_without_game_end_is_an_unfinished_game() {
-        let mut log = forfeited_log("black");
-        log.pop();
-        let summary = GameSummary::from_log(&log).unwrap();
-        assert_eq!((summary.black_margin, summary.forfeit), (None, Some(Color::White)));
-        let mut matchup = Matchup::default();
-        matchup.add(&summary, Color::White);
-        assert_eq!(
-            (matchup.unfinished, matchup.forfeits, matchup.as_white.games()),
-            (1, 0, 0)
-        );
-        assert_eq!(matchup.agent.moves, 1, "its decision still counts");
     }
 }

@@ -19,11 +19,11 @@ use serde::Serialize;
 
 use super::agent_stats::AgentStats;
 use super::logs::GameLogs;
-use super::ratings::{fit_ratings_held, ladder_position, RatedGame, Rating, RatingError, RatingOptions, RatingWatch};
-use super::stats::whole;
 use super::tally::GameSummary;
 use game::othello::Color;
 use record::PlayerKind;
+use stats::whole;
+use stats::{fit_ratings_held, ladder_position, RatedGame, Rating, RatingError, RatingOptions, RatingWatch};
 
 /// Colour-swapped pairs (or single games) a player needs for an interval.
 pub const MIN_UNITS: usize = 2;

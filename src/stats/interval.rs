@@ -1,84 +1,8 @@
-//! Win/loss/draw tallies and Wilson score intervals.
-
-use serde::Serialize;
-
-use super::stopping::GameScore;
-
-/// Wins, losses and draws from one side's view, with the summed disc margin.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Tally {
-    /// Games won.
-    pub wins: u32,
-    /// Games lost.
-    pub losses: u32,
-    /// Games drawn.
-    pub draws: u32,
-    /// Sum of final disc differences (own minus opponent's).
-    pub margin_sum: i64,
-}
-
-impl Tally {
-    /// Adds one game with final disc difference `margin` from this side's view.
-    pub fn record(&mut self, margin: i32) {
-        match GameScore::from_margin(margin) {
-            GameScore::Win => self.wins += 1,
-            GameScore::Loss => self.losses += 1,
-            GameScore::Draw => self.draws += 1,
-        }
-        self.margin_sum += i64::from(margin);
-    }
-
-    /// Games counted.
-    pub fn games(&self) -> u32 {
-        self.wins + self.losses + self.draws
-    }
-
-    /// Share of games won (draws count as not won); 0 with no games.
-    pub fn win_rate(&self) -> f64 {
-        ratio(self.wins, self.games())
-    }
-
-    /// Mean final disc difference; 0 with no games.
-    pub fn mean_margin(&self) -> f64 {
-        if self.games() == 0 {
-            0.0
-        } else {
-            self.margin_sum as f64 / f64::from(self.games())
-        }
-    }
-
-    /// The Wilson 95% interval of the win rate.
-    pub fn win_interval(&self) -> (f64, f64) {
-        wilson_interval(self.wins, self.games())
-    }
-
-    /// The tally as JSON ([`TallySummary`](crate::TallySummary): counts, win rate and
-    /// its Wilson interval, mean disc difference).
-    pub fn to_json(&self) -> serde_json::Value {
-        serde_json::to_value(crate::TallySummary::from(self)).expect("a tally summary has string keys only")
-    }
-
-    /// The sum of two tallies.
-    pub fn merged(&self, other: &Tally) -> Tally {
-        Tally {
-            wins: self.wins + other.wins,
-            losses: self.losses + other.losses,
-            draws: self.draws + other.draws,
-            margin_sum: self.margin_sum + other.margin_sum,
-        }
-    }
-}
-
-fn ratio(part: u32, whole: u32) -> f64 {
-    if whole == 0 {
-        0.0
-    } else {
-        f64::from(part) / f64::from(whole)
-    }
-}
+//! Intervals and summaries of samples: Wilson's interval of a proportion, the normal
+//! interval of a mean, percentiles.
 
 /// z for a two-sided 95% interval.
-pub(crate) const Z_95: f64 = 1.959_963_984_540_054;
+pub const Z_95: f64 = 1.959_963_984_540_054;
 
 /// `x` rounded to a whole number for printing, never as negative zero (a rating of
 /// -0.3 prints `0`, not `-0`).
@@ -89,7 +13,7 @@ pub fn whole(x: f64) -> f64 {
 /// The Wilson score 95% interval for `successes` out of `trials`; (0, 1) with no trials.
 ///
 /// ```
-/// let (low, high) = arena::wilson_interval(50, 100);
+/// let (low, high) = stats::wilson_interval(50, 100);
 /// assert!((low - 0.4038).abs() < 1e-4 && (high - 0.5962).abs() < 1e-4);
 /// ```
 pub fn wilson_interval(successes: u32, trials: u32) -> (f64, f64) {
@@ -203,17 +127,5 @@ mod tests {
         assert!((mean - 3.0).abs() < 1e-12 && (low - (3.0 - half)).abs() < 1e-4 && (high - (3.0 + half)).abs() < 1e-4);
         assert_eq!(mean_interval(&[7.0]), Some((7.0, 7.0, 7.0)));
         assert_eq!(mean_interval(&[]), None);
-    }
-
-    #[test]
-    fn tally_counts_and_means() {
-        let mut t = Tally::default();
-        for margin in [10, -4, 0, 2] {
-            t.record(margin);
-        }
-        assert_eq!((t.wins, t.losses, t.draws, t.games()), (2, 1, 1, 4));
-        assert_eq!(t.win_rate(), 0.5);
-        assert_eq!(t.mean_margin(), 2.0);
-        assert_eq!(t.merged(&t).games(), 8);
     }
 }

@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::stats::percentile;
 use record::ExchangeRecord;
+use stats::percentile;
 
 /// What one host did in a run.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -60,7 +60,7 @@ pub fn host_usage<'a>(exchanges: impl IntoIterator<Item = &'a ExchangeRecord>) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use llm::AttemptFailure;
+    use record::AttemptFailure;
 
     fn exchange(host: &str, latency_ms: f64, failed_on: &[&str]) -> ExchangeRecord {
         ExchangeRecord {

@@ -17,9 +17,8 @@ use game::othello::Color;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
+use crate::recorded::{EngineTable, OpeningsRecord};
 use crate::run_folder::utc_now;
-use crate::{EngineTable, ExternalEngine, OpeningsRecord, PlayerSpec};
-use agent::{AgentConfig, ModelGame};
 use record::EngineId;
 
 /// A run folder's `run.json`.
@@ -201,20 +200,6 @@ pub struct RunEngine {
 }
 
 impl RunEngine {
-    /// The external engine `player` is, as run.json records it (`None` for other
-    /// players).
-    pub fn of<R: ModelGame>(player: &PlayerSpec<R>) -> Option<RunEngine> {
-        player.external().map(RunEngine::of_engine)
-    }
-
-    /// `engine` as run.json records it.
-    pub fn of_engine(engine: &ExternalEngine) -> RunEngine {
-        RunEngine {
-            table: engine.table().clone(),
-            id: engine.identity().cloned(),
-        }
-    }
-
     /// The external engines of `now` whose `[[engine]]` table is not the one `recorded`
     /// holds under the same name, one line each (a changed command or argument changes
     /// what plays without changing the player's name). Engines the run did not record
@@ -241,15 +226,6 @@ impl RunPlayer {
             spec,
             agent,
             engine: None,
-        }
-    }
-}
-
-impl<R: ModelGame> From<&PlayerSpec<R>> for RunPlayer {
-    fn from(player: &PlayerSpec<R>) -> RunPlayer {
-        RunPlayer {
-            engine: RunEngine::of(player),
-            ..RunPlayer::new(player.to_string(), player.agent_config().map(AgentConfig::to_json))
         }
     }
 }

@@ -8,7 +8,8 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::{wilson_interval, HostUsage, Leaderboard, PairingStop, Tally};
+use crate::{HostUsage, Leaderboard};
+use stats::{wilson_interval, Decision, Tally};
 
 /// A run's `results.json`, by command (the file names none), borrowed for writing.
 #[derive(Clone, Copy, Debug, Serialize)]
@@ -242,4 +243,16 @@ pub struct MeanRegret {
     pub ci_high: f64,
     /// Moves scored exactly (by the solver).
     pub exact_moves: u32,
+}
+
+/// The rule's answer for a pairing after a number of pairs: where it stopped, or a
+/// step of the decision log.
+#[derive(Clone, Debug, Serialize)]
+pub struct PairingStop {
+    /// The pairing's label.
+    pub pairing: String,
+    /// Pairs played when the rule was asked.
+    pub pairs: u32,
+    /// Its answer (for a stop: a stop verdict, or `continue` when the cap was reached).
+    pub decision: Decision,
 }

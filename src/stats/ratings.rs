@@ -101,9 +101,10 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::stats::percentile;
+use crate::elo::ELO_PER_NAT;
+use crate::interval::percentile;
 use game::derive_seed;
-use solve::{normal_quantile, Graph, Stuck, Tally, ELO_PER_NAT};
+use solve::{normal_quantile, Graph, Stuck, Tally};
 
 mod solve;
 

@@ -12,10 +12,10 @@
 //! held) moves the players whose own games moved far (a resample that drew few of
 //! them) close to where they belong, so that Newton's steps are not cut for them.
 
+use crate::elo::ELO_PER_NAT;
+
 /// The fit has converged when its Newton step moves no rating by more than this many Elo.
 const TOLERANCE_ELO: f64 = 1e-6;
-/// Elo points per unit of natural-log odds: `400 / ln 10`.
-pub(super) const ELO_PER_NAT: f64 = 400.0 / std::f64::consts::LN_10;
 /// Newton steps before the fit gives up.
 const MAX_ITERATIONS: usize = 100;
 /// Halvings of one Newton step before it is taken as lost in rounding.

@@ -9,6 +9,7 @@ use serde_json::{json, Value};
 use super::logs::{read_game_logs, GameLogs, LogsError};
 use super::run_file;
 use super::tally::{GameSummary, Matchup};
+use crate::TallySummary;
 use game::othello::Color;
 
 /// Games of one (model, prompt, opponent) group.
@@ -47,8 +48,8 @@ pub fn groups_json(groups: &BTreeMap<Key, Group>) -> Vec<Value> {
         .map(|((model, prompt, opponent), g)| {
             json!({
                 "model": model, "prompt_sha256": prompt, "opponent": opponent,
-                "as_black": g.matchup.as_black.to_json(), "as_white": g.matchup.as_white.to_json(),
-                "overall": g.matchup.overall().to_json(),
+                "as_black": TallySummary::from(&g.matchup.as_black), "as_white": TallySummary::from(&g.matchup.as_white),
+                "overall": TallySummary::from(&g.matchup.overall()),
                 "unfinished_games": g.matchup.unfinished, "agent": g.matchup.agent.to_json(),
             })
         })

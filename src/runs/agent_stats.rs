@@ -8,8 +8,8 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::stats::{percentile, wilson_interval};
 use record::{AgentDecision, AnswerKind, MoveSource};
+use stats::{percentile, wilson_interval};
 
 /// A counter's sum that never wraps: a server that reports `u64::MAX` tokens leaves the
 /// count at its ceiling instead of wrapping it round to a small number.

@@ -82,7 +82,9 @@ use std::str::FromStr;
 
 use serde::Serialize;
 
-use super::stats::Z_95;
+use crate::elo::{elo_to_score, score_to_elo};
+use crate::interval::Z_95;
+use game::othello::{Color, Outcome};
 
 /// The default `ALPHA` and `BETA` of `sprt:ELO0,ELO1`.
 pub const DEFAULT_ERROR_RATE: f64 = 0.05;
@@ -420,10 +422,10 @@ pub enum GameScore {
 impl GameScore {
     /// The result of a game that A finished `margin` discs ahead (negative when behind).
     pub fn from_margin(margin: i32) -> GameScore {
-        match margin.cmp(&0) {
-            std::cmp::Ordering::Less => GameScore::Loss,
-            std::cmp::Ordering::Equal => GameScore::Draw,
-            std::cmp::Ordering::Greater => GameScore::Win,
+        match Outcome::from_black_margin(margin) {
+            Outcome::Win(Color::Black) => GameScore::Win,
+            Outcome::Win(Color::White) => GameScore::Loss,
+            Outcome::Draw => GameScore::Draw,
         }
     }
 
@@ -607,15 +609,9 @@ pub struct Decision {
     pub unit: TrialUnit,
 }
 
-/// Expected score at a logistic Elo difference: `1 / (1 + 10^(-elo / 400))`.
-fn elo_to_score(elo: f64) -> f64 {
-    1.0 / (1.0 + 10f64.powf(-elo / 400.0))
-}
-
 /// Logistic Elo of a score, clamped to `[SCORE_CLAMP, 1 - SCORE_CLAMP]` (±1200 Elo).
-fn score_to_elo(score: f64) -> f64 {
-    let score = score.clamp(SCORE_CLAMP, 1.0 - SCORE_CLAMP);
-    -400.0 * (1.0 / score - 1.0).log10()
+fn clamped_elo(score: f64) -> f64 {
+    score_to_elo(score.clamp(SCORE_CLAMP, 1.0 - SCORE_CLAMP))
 }
 
 /// Score of trial outcome `i` of `len`, evenly spaced on [0, 1].
@@ -705,9 +701,9 @@ fn elo_interval(counts: &[u32]) -> EloInterval {
         + INTERVAL_PRIOR * (mean.powi(2) + (1.0 - mean).powi(2));
     let half = Z_95 * (squares / total / total).sqrt();
     EloInterval {
-        estimate: score_to_elo(sum / observed),
-        low: score_to_elo(mean - half),
-        high: score_to_elo(mean + half),
+        estimate: clamped_elo(sum / observed),
+        low: clamped_elo(mean - half),
+        high: clamped_elo(mean + half),
     }
 }
 
