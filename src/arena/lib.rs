@@ -34,6 +34,7 @@ mod probe;
 mod quality;
 mod resume;
 mod schedule;
+mod scheduled;
 mod sequential;
 
 pub use accuracy::{accuracy, calibration, solve_all, Accuracy, Calibration, Solved};
@@ -54,5 +55,6 @@ pub use quality::{
     ScoringWatch,
 };
 pub use resume::{load_resume_state, rebuild_game, ResumeError, ResumeState};
-pub use schedule::{play_logged, run_games, MatchError, MatchEvent, RunOptions, ScheduledGame, Seat};
+pub use schedule::{play_logged, run_games, MatchError, MatchEvent, RunOptions, Seat};
+pub use scheduled::ScheduledGame;
 pub use sequential::{run_sequential, Pairing, SequentialResult};

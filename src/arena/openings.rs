@@ -17,7 +17,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use super::play::random_opening;
-use super::schedule::ScheduledGame;
+use super::scheduled::ScheduledGame;
 use game::othello::Color;
 use game::Line;
 use runs::{OpeningsOrder, OpeningsRecord};

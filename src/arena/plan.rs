@@ -4,7 +4,7 @@
 
 use serde::Deserialize;
 
-use super::schedule::ScheduledGame;
+use super::scheduled::ScheduledGame;
 use super::sequential::Pairing;
 use game::derive_seed;
 

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use super::openings::Openings;
 use super::play::{Forfeit, GameRecord, PlyRecord};
 use super::player::{Played, PlayerSpec};
-use super::schedule::ScheduledGame;
+use super::scheduled::ScheduledGame;
 use game::othello::Color;
 use game::{Game, Line, Othello, Rules};
 use record::{game_log_path, game_start, read_game_log_prefix, Event, ReadLogError, Record};

@@ -10,38 +10,13 @@ use tokio::sync::{mpsc, Semaphore};
 use tokio::task::JoinSet;
 
 use super::openings::Openings;
+use super::scheduled::ScheduledGame;
 use super::play::{play_game, GameContext, GameError, GameRecord};
 use super::player::{Player, PlayerSpec};
 use game::othello::{ByColor, Color};
 use game::{Line, Othello};
 use record::game_log_path;
 use record::{GameLog, GameWriter, LogError, PlayerKind};
-
-/// One game to play: who has which color, and its seeds.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ScheduledGame {
-    /// Index of black's player in the players list.
-    pub black: usize,
-    /// Index of white's player.
-    pub white: usize,
-    /// Seed of the random opening (shared by games that should meet the same positions).
-    pub opening_seed: u64,
-    /// The game's pair in its pairing (from 0): pair `p` plays a suite's `p`-th opening.
-    pub pair: usize,
-    /// Seed of the players' random choices (the player at list index i uses it rotated by 17 i bits).
-    pub seed: u64,
-}
-
-impl ScheduledGame {
-    /// The colour the player at list index `player` has in this game.
-    pub fn color_of(&self, player: usize) -> Color {
-        if self.black == player {
-            Color::Black
-        } else {
-            Color::White
-        }
-    }
-}
 
 /// How a schedule is played.
 #[derive(Clone, Debug)]

@@ -12,7 +12,8 @@ use std::collections::BTreeSet;
 
 use super::play::GameRecord;
 use super::player::PlayerSpec;
-use super::schedule::{run_games, MatchError, MatchEvent, RunOptions, ScheduledGame};
+use super::schedule::{run_games, MatchError, MatchEvent, RunOptions};
+use super::scheduled::ScheduledGame;
 use game::Othello;
 use runs::PairingStop;
 use stats::{GameScore, StopRule, Trials};

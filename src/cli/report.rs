@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use runs::AgentStats;
+use runs::{AgentRates, AgentStats};
 use stats::Tally;
 
 /// The header of a results table whose first column is `first` (`width` wide); the
@@ -114,6 +114,12 @@ pub(super) fn agent_lines(stats: &AgentStats, out: &mut String) {
         rates.tool_calls_per_move, rates.recovered_tool_calls_per_move, stats.tool_errors
     );
     let _ = writeln!(out, "  requests per move       {:.2}", rates.requests_per_move);
+    cost_lines(stats, &rates, out);
+}
+
+/// The agent's extra lines (another model answering, votes) and what a move cost it
+/// (tokens, latency).
+fn cost_lines(stats: &AgentStats, rates: &AgentRates, out: &mut String) {
     if stats.other_model_replies > 0 {
         let _ = writeln!(
             out,

@@ -361,22 +361,10 @@ fn fit_named(
         iterations: stuck.iterations,
         players: name_all(&stuck.moving),
     };
-    let all: Vec<usize> = (0..units.units.len()).collect();
-    let whole = units.tally(&all);
+    let whole = units.tally(&(0..units.units.len()).collect::<Vec<_>>());
     let point = units.graph.maximise(&whole, start).map_err(stuck)?;
 
-    watch.resamples_total.fetch_add(options.bootstrap, Ordering::Relaxed);
-    let samples: Vec<Vec<f64>> = (0..options.bootstrap)
-        .into_par_iter()
-        .map(|k| {
-            let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(options.seed, k as u64));
-            let picks: Vec<usize> = (0..all.len()).map(|_| rng.gen_range(0..all.len())).collect();
-            let sample = units.graph.maximise(&units.tally(&picks), point.clone());
-            watch.resamples_done.fetch_add(1, Ordering::Relaxed);
-            sample
-        })
-        .collect::<Result<_, _>>()
-        .map_err(stuck)?;
+    let samples = resample(&units, &point, options, watch).map_err(stuck)?;
 
     let to_elo = |theta: f64| options.anchor_elo + theta * ELO_PER_NAT;
     let low_rank = 50.0 * (1.0 - options.confidence);
@@ -418,6 +406,23 @@ fn fit_named(
         skipped,
         notes,
     })
+}
+
+/// The fit's bootstrap: `options.bootstrap` resamples of the units (colour-swapped
+/// pairs or single games), each fitted from the point estimate and counted on `watch`.
+fn resample(units: &Units, point: &[f64], options: &RatingOptions, watch: &RatingWatch) -> Result<Vec<Vec<f64>>, Stuck> {
+    let count = units.units.len();
+    watch.resamples_total.fetch_add(options.bootstrap, Ordering::Relaxed);
+    (0..options.bootstrap)
+        .into_par_iter()
+        .map(|k| {
+            let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(options.seed, k as u64));
+            let picks: Vec<usize> = (0..count).map(|_| rng.gen_range(0..count)).collect();
+            let sample = units.graph.maximise(&units.tally(&picks), point.to_vec());
+            watch.resamples_done.fetch_add(1, Ordering::Relaxed);
+            sample
+        })
+        .collect()
 }
 
 /// The games of `games` between two players; the positions of those of a player

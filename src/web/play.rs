@@ -206,22 +206,7 @@ pub async fn create(State(app): State<Arc<AppState>>, Json(request): Json<NewGam
         .parse()
         .map_err(|_| bad_request("color: give black or white"))?;
     let spec = request.opponent.trim().to_string();
-    if spec.is_empty() || spec.len() > 200 {
-        return Err(bad_request("opponent: give an engine spec or llm:MODEL"));
-    }
-    match spec.parse::<EngineSpec>() {
-        Ok(EngineSpec::Human) => {
-            return Err(bad_request(
-                "opponent: human reads the terminal; choose an engine or llm:MODEL",
-            ))
-        }
-        Ok(engine) => {
-            if let Some(why) = too_costly_for_a_browser(&engine) {
-                return Err(bad_request(&format!("opponent {spec:?}: {why}")));
-            }
-        }
-        Err(_) => {}
-    }
+    refuse_unplayable(&spec)?;
     let opponent = app
         .players
         .player(&spec)
@@ -290,6 +275,29 @@ pub async fn create(State(app): State<Arc<AppState>>, Json(request): Json<NewGam
     let seed = rand::random::<u64>();
     tokio::spawn(run_game(session, color, opponent, moves_in, folder, seed));
     Ok(Json(json!({ "id": id, "run": run })).into_response())
+}
+
+/// Refuses an opponent spec a browser game cannot play: empty or over-long, `human`
+/// (it reads the terminal), or an engine too slow for a person waiting on it.
+fn refuse_unplayable(spec: &str) -> Result<(), ApiError> {
+    let bad_request = |message: &str| ApiError::new(StatusCode::BAD_REQUEST, message);
+    if spec.is_empty() || spec.len() > 200 {
+        return Err(bad_request("opponent: give an engine spec or llm:MODEL"));
+    }
+    match spec.parse::<EngineSpec>() {
+        Ok(EngineSpec::Human) => {
+            return Err(bad_request(
+                "opponent: human reads the terminal; choose an engine or llm:MODEL",
+            ))
+        }
+        Ok(engine) => {
+            if let Some(why) = too_costly_for_a_browser(&engine) {
+                return Err(bad_request(&format!("opponent {spec:?}: {why}")));
+            }
+        }
+        Err(_) => {}
+    }
+    Ok(())
 }
 
 /// `POST /api/games/{id}/move`.

@@ -506,6 +506,8 @@ impl Solver {
         }
     }
 
+    // The solver's hot path: one move loop, its table, ordering and cutoffs kept inline.
+    #[allow(clippy::too_many_lines)]
     fn search(&mut self, player: u64, opponent: u64, mut alpha: i32, mut beta: i32, passed: bool) -> i32 {
         debug_assert!(alpha < beta, "an empty window ({alpha}, {beta}) stores false bounds");
         let empty = !(player | opponent);
