@@ -17,8 +17,14 @@ use rayon::prelude::*;
 use super::openings::OpeningSuite;
 use super::play::random_opening;
 use engines::Reference;
-use game::othello::{Board, Color};
+use game::othello::{margin_with_empties, Board, Color};
 use game::{derive_seed, Othello};
+
+/// The reference's search depth for valuing openings unless `--depth` says otherwise:
+/// shallower than the reference's own default ([`engines::DEFAULT_DEPTH`]), since a
+/// suite values thousands of candidates; the shipped suite was made with `--depth 8`
+/// (docs/openings.md).
+pub const OPENINGS_DEPTH: u32 = 6;
 
 /// An opening with its value.
 #[derive(Clone, Debug, PartialEq)]
@@ -79,10 +85,10 @@ pub fn value_for_black(board: &Board, reference: &mut Reference) -> f64 {
     } else {
         (board.side_to_move(), *board)
     };
-    let for_mover = reference.score_moves(&board).best().unwrap_or_else(|| {
-        let margin = f64::from(board.count(mover)) - f64::from(board.count(!mover));
-        margin + margin.signum() * f64::from(board.empties())
-    });
+    let for_mover = reference
+        .score_moves(&board)
+        .best()
+        .unwrap_or_else(|| f64::from(margin_with_empties(board.count(mover), board.count(!mover))));
     match mover {
         Color::Black => for_mover,
         Color::White => -for_mover,

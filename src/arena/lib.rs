@@ -38,7 +38,9 @@ mod scheduled;
 mod sequential;
 
 pub use accuracy::{accuracy, calibration, solve_all, Accuracy, Calibration, Solved};
-pub use balanced::{balanced_openings, start_bias, suite_values, value_for_black, BalancedSettings, RatedOpening};
+pub use balanced::{
+    balanced_openings, start_bias, suite_values, value_for_black, BalancedSettings, RatedOpening, OPENINGS_DEPTH,
+};
 pub use connection::{ConnectError, Connection, HostSettings};
 pub use engine_process::ExternalError;
 pub use eval::{run_eval, run_eval_sequential, EvalConfig, EvalGame, EvalResult, OpponentResult};

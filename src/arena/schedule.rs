@@ -10,9 +10,9 @@ use tokio::sync::{mpsc, Semaphore};
 use tokio::task::JoinSet;
 
 use super::openings::Openings;
-use super::scheduled::ScheduledGame;
 use super::play::{play_game, GameContext, GameError, GameRecord};
 use super::player::{Player, PlayerSpec};
+use super::scheduled::ScheduledGame;
 use game::othello::{ByColor, Color};
 use game::{Line, Othello};
 use record::game_log_path;

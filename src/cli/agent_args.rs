@@ -161,7 +161,7 @@ impl HostArgs {
     /// Seconds to wait for one answer unless `--timeout` says otherwise.
     pub const TIMEOUT_S: f64 = 300.0;
     /// Extra attempts after a transient failure unless `--max-retries` says otherwise.
-    pub const MAX_RETRIES: u32 = 4;
+    pub const MAX_RETRIES: u32 = llm::DEFAULT_MAX_RETRIES;
 
     /// Whether any flag of these was given (so a resume takes these hosts).
     pub fn given(&self) -> bool {

@@ -102,7 +102,7 @@ pub struct OpeningsGenerateArgs {
     #[arg(long, default_value_t = 2.0, value_parser = limits::disc_margin)]
     pub max_abs: f64,
     /// The reference's search depth.
-    #[arg(long, default_value_t = 6, value_parser = limits::flag::reference_depth)]
+    #[arg(long, default_value_t = arena::OPENINGS_DEPTH, value_parser = limits::flag::reference_depth)]
     pub depth: u32,
     /// Seed of the random openings.
     #[arg(long, default_value_t = 1)]
@@ -118,7 +118,7 @@ pub struct OpeningsCheckArgs {
     /// The suite file.
     pub file: PathBuf,
     /// The reference's search depth.
-    #[arg(long, default_value_t = 6, value_parser = limits::flag::reference_depth)]
+    #[arg(long, default_value_t = arena::OPENINGS_DEPTH, value_parser = limits::flag::reference_depth)]
     pub depth: u32,
     /// Print one JSON object instead of the table.
     #[arg(long)]

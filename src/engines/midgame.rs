@@ -5,7 +5,7 @@
 
 use super::pattern::{PatternWeights, SCALE};
 use game::othello::bitboard::{flips, legal_moves};
-use game::othello::Bitboard;
+use game::othello::{margin_with_empties, Bitboard};
 
 /// A static evaluation in 1/[`SCALE`] discs for the side to move (`player`).
 pub trait Evaluator: Sync {
@@ -27,9 +27,7 @@ pub(crate) const INFINITE: i32 = 65 * SCALE;
 
 /// Final disc difference for the side to move with empties to the winner, in discs.
 pub fn final_score(player: u64, opponent: u64) -> i32 {
-    let (p, o) = (player.count_ones() as i32, opponent.count_ones() as i32);
-    let empties = 64 - p - o;
-    (p - o) + (p - o).signum() * empties
+    margin_with_empties(player.count_ones(), opponent.count_ones())
 }
 
 /// The value of a position for its side to move by a `depth`-ply search.

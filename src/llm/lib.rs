@@ -26,7 +26,7 @@ pub use host::{
 pub use http::error_chain;
 pub use ollama::OllamaBackend;
 pub use openai::OpenAiBackend;
-pub use retry::RetryPolicy;
+pub use retry::{RetryPolicy, DEFAULT_MAX_RETRIES};
 pub use types::{
     AttemptFailure, ChatOptions, ChatReply, ChatRequest, Exchange, FunctionCall, FunctionSpec, Message, Role, Think,
     ThinkingTokens, ToolCall, ToolSpec,

@@ -4,6 +4,9 @@ use std::time::Duration;
 
 use super::error::{retry_class, LlmError, RetryClass};
 
+/// Extra attempts after a transient failure unless a host says otherwise.
+pub const DEFAULT_MAX_RETRIES: u32 = 4;
+
 /// How transient HTTP failures are retried.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RetryPolicy {
@@ -18,7 +21,7 @@ pub struct RetryPolicy {
 impl Default for RetryPolicy {
     fn default() -> Self {
         RetryPolicy {
-            max_retries: 4,
+            max_retries: DEFAULT_MAX_RETRIES,
             initial_backoff: Duration::from_millis(500),
             max_backoff: Duration::from_secs(30),
         }

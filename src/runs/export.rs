@@ -10,7 +10,7 @@
 use std::fmt::Write as _;
 
 use super::logs::LoggedGame;
-use game::othello::{Board, Color, Move};
+use game::othello::{margin_with_empties, Board, Color, Move};
 use game::Othello;
 use game::Rules;
 use protocol::ggf::GgfGame;
@@ -88,7 +88,7 @@ pub fn ggf(game: &LoggedGame) -> Result<String, ExportError> {
     // A forfeit is scored as a resignation: the whole board to the opponent.
     let result = match &replay.forfeit {
         Some(forfeit) => format!("{:+}.000:r", Othello::forfeit_margin(forfeit.color)),
-        None => format!("{:+}.000", awarded_difference(black, white)),
+        None => format!("{:+}.000", margin_with_empties(black, white)),
     };
     let comment = sources_comment(replay, &exported);
     let record = GgfGame {
@@ -115,17 +115,6 @@ pub fn transcript(game: &LoggedGame) -> Result<String, ExportError> {
         .filter(|(_, mv, _)| *mv != Move::Pass)
         .map(|(_, mv, _)| mv.to_string())
         .collect())
-}
-
-/// Black's discs minus white's, the empty squares given to the winner (split on a draw).
-fn awarded_difference(black: u32, white: u32) -> i64 {
-    let empties = 64 - i64::from(black + white);
-    let difference = i64::from(black) - i64::from(white);
-    match difference.cmp(&0) {
-        std::cmp::Ordering::Greater => difference + empties,
-        std::cmp::Ordering::Less => difference - empties,
-        std::cmp::Ordering::Equal => 0,
-    }
 }
 
 /// For each LLM side: its moves decided by the model, and the plies of its fallback

@@ -410,7 +410,12 @@ fn fit_named(
 
 /// The fit's bootstrap: `options.bootstrap` resamples of the units (colour-swapped
 /// pairs or single games), each fitted from the point estimate and counted on `watch`.
-fn resample(units: &Units, point: &[f64], options: &RatingOptions, watch: &RatingWatch) -> Result<Vec<Vec<f64>>, Stuck> {
+fn resample(
+    units: &Units,
+    point: &[f64],
+    options: &RatingOptions,
+    watch: &RatingWatch,
+) -> Result<Vec<Vec<f64>>, Stuck> {
     let count = units.units.len();
     watch.resamples_total.fetch_add(options.bootstrap, Ordering::Relaxed);
     (0..options.bootstrap)

@@ -59,6 +59,22 @@ pub enum Outcome {
     Draw,
 }
 
+/// `own` discs minus `theirs` at the end of a game, the empty squares given to the
+/// winner (none on a draw): how engines, GGF records and the reference score a game
+/// that ended before the board was full. The one place this rule is written.
+///
+/// ```
+/// assert_eq!(game::othello::margin_with_empties(40, 20), 24);
+/// assert_eq!(game::othello::margin_with_empties(13, 0), 64);
+/// assert_eq!(game::othello::margin_with_empties(30, 30), 0);
+/// ```
+#[inline]
+pub fn margin_with_empties(own: u32, theirs: u32) -> i32 {
+    let (own, theirs) = (own as i32, theirs as i32);
+    let empties = 64 - own - theirs;
+    (own - theirs) + (own - theirs).signum() * empties
+}
+
 impl Outcome {
     /// The result of a game that Black finished `black_margin` discs ahead (negative
     /// when behind): the one place a margin's sign becomes a winner.

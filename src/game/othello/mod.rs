@@ -14,7 +14,7 @@ mod square;
 mod wire;
 
 pub use bitboard::Bitboard;
-pub use board::{transform_square, Board, IllegalMove, Outcome, OverlappingDiscs};
+pub use board::{margin_with_empties, transform_square, Board, IllegalMove, Outcome, OverlappingDiscs};
 pub use notation::{Labels, ParseBoardError, Perspective, TextStyle};
 pub use perft::{perft, perft_with_progress, Convention, ParseConventionError};
 pub use rules::Othello;
