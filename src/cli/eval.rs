@@ -4,8 +4,7 @@ use super::progress::progress_bar;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 use clap::Parser;
 
@@ -16,16 +15,16 @@ use super::args::{Cli, Command, EvalArgs, GameArg};
 use super::csv_table::CsvTable;
 use super::external;
 use super::openings;
-use super::outputs::{check_output_flag, new_run_folder, resumed_run_folder};
+use super::outputs::check_output_flag;
 use super::quality;
 use super::report::{agent_lines, opponent_rows, tally_header};
 use agent::{AgentConfig, ModelGame};
 use arena::{
-    load_resume_state, run_eval, run_eval_sequential, Connection, EvalConfig, EvalResult, GameToScore, MatchEvent,
-    MoveQuality, PlayerSpec, RunOptions, ScoringStopped,
+    run_eval, run_eval_sequential, Connection, EvalConfig, EvalResult, GameToScore, Interrupt, MatchEvent, MoveQuality,
+    PlayerSpec, Run, RunOptions, ScoringStopped, Start,
 };
 use game::{Marubatsu, Othello};
-use record::{hold_log_writes, is_game_or_set_aside_log, read_game_log_prefix, Event};
+use record::{is_game_or_set_aside_log, read_game_log_prefix, Event};
 use runs::{
     changed_agent_settings, host_usage, utc_now, EvalResults, EvalRun, HostUsage, OpponentResults, PairingStop,
     ReadRunError, Resume, RunEngine, RunFile, RunFolder, RunKind, RunResults, Stopping,
@@ -36,7 +35,7 @@ use stats::whole;
 #[derive(Debug, thiserror::Error)]
 #[error(
     "interrupted: {finished} of {total} games finished (the table counts only those); continue with: {}",
-    resume_command(.command, .dir)
+    arena::resume_command(.command, std::path::Path::new(.dir))
 )]
 pub struct Interrupted {
     /// The command that resumes the run (`eval`, `tournament`).
@@ -87,10 +86,10 @@ async fn evaluate<R: ModelGame>(
     )
     .await?;
     let model = entrants.agent_config.model.clone();
-    let (folder, config) = open_run(&args, entrants, recorded.as_ref(), scoring.as_ref()).await?;
-    let log_dir = folder.path().to_path_buf();
+    let (run, config) = open_run(&args, entrants, recorded.as_ref(), scoring.as_ref()).await?;
+    let log_dir = run.path().to_path_buf();
     let total = config.schedule().len();
-    let (result, stops) = play(&args, &config, &folder).await?;
+    let (result, stops) = play(&args, &config, run.folder()).await?;
     let quality = match &scoring {
         Some(scoring) => score(&args, scoring, &result, &config, &log_dir)?,
         None => None,
@@ -98,12 +97,12 @@ async fn evaluate<R: ModelGame>(
     let quality = scoring.as_ref().zip(quality.as_ref());
     let hosts = logged_host_usage(&log_dir)?;
     let results = eval_results::<R>(&args, &result, &stops, &hosts, quality, &log_dir);
-    folder.write_results(&RunResults::Eval(&results))?;
+    run.finish(&RunResults::Eval(&results))?;
     let complete = result.unfinished == 0;
     if complete {
         // The seed's table always lies in the run folder; --csv writes it elsewhere too.
         let csv = seed_csv(&result, &model, args.games);
-        folder.write_text("results.csv", &csv)?;
+        run.folder().write_text("results.csv", &csv)?;
         if let Some(path) = &args.csv {
             std::fs::write(path, &csv).with_context(|| format!("cannot write --csv {}", path.display()))?;
         }
@@ -184,7 +183,7 @@ async fn open_run<R: ModelGame>(
     entrants: Entrants<R>,
     recorded: Option<&EvalRun>,
     scoring: Option<&quality::Scoring>,
-) -> Result<(RunFolder, EvalConfig<R>)> {
+) -> Result<(Run, EvalConfig<R>)> {
     let Entrants {
         connection,
         agent,
@@ -203,7 +202,6 @@ async fn open_run<R: ModelGame>(
         opening_seed: args.opening_seed,
         run: RunOptions {
             openings,
-            parallel,
             ..RunOptions::default()
         },
     };
@@ -215,28 +213,31 @@ async fn open_run<R: ModelGame>(
         .check(&games)
         .map_err(|e| anyhow::anyhow!("bad --openings: {e}"))?;
     let openings_record = config.run.openings.record(&games);
-    let folder = match (&args.log_dir, recorded) {
-        (Some(dir), Some(_)) => resumed_run_folder(dir)?,
-        (dir, _) => new_run_folder(dir.as_deref(), &agent_config.model)?,
+    let start = match (&args.log_dir, recorded) {
+        (Some(dir), Some(_)) => Start::Resume(dir),
+        (dir, _) => Start::New {
+            dir: dir.as_deref(),
+            label: &agent_config.model,
+        },
     };
-    let log_dir = folder.path().to_path_buf();
-    config.run.log_dir = Some(log_dir.clone());
+    let run = Run::open("eval", start)?;
+    config.run = run.options(config.run.openings, parallel);
     if let Some(recorded) = recorded {
-        refuse_changed_settings(&log_dir, recorded, &agent_config)?;
+        refuse_changed_settings(run.path(), recorded, &agent_config)?;
         let engines = run_engines(&config, scoring);
         let changed = RunEngine::changed_tables(&recorded.engines, &engines);
         if !changed.is_empty() {
             bail!(
                 "bad --resume {}: {}; restore the --engines file the run played, or start a new run",
-                log_dir.display(),
+                run.path().display(),
                 changed.join("; ")
             );
         }
-        openings::refuse_changed(&log_dir, recorded.openings.as_ref(), openings_record.as_ref())?;
-        folder.add_resume(resume_from_logs(&mut config, &log_dir, connection.fleet_json())?)?;
+        openings::refuse_changed(run.path(), recorded.openings.as_ref(), openings_record.as_ref())?;
+        resume_from_logs(&run, &mut config, connection.fleet_json())?;
     } else {
         let model_info = backend.model_info(&agent_config.model).await;
-        folder.write_run(&RunFile::new(RunKind::Eval(EvalRun {
+        run.record(&RunFile::new(RunKind::Eval(EvalRun {
             // Credentials in a URL are sent, never recorded: a resume gives --host again.
             argv: Some(llm::arguments_without_credentials(std::env::args().skip(1))),
             backend: backend.describe(),
@@ -259,10 +260,8 @@ async fn open_run<R: ModelGame>(
             score_moves: Some(scoring.map(quality::Scoring::to_json::<R>)),
         })))?;
     }
-    let stop = Arc::new(AtomicBool::new(false));
-    stop_on_ctrl_c(stop.clone(), "eval", folder.path())?;
-    config.run.stop = Some(stop);
-    Ok((folder, config))
+    run.stop_on_ctrl_c(tell_interrupt)?;
+    Ok((run, config))
 }
 
 /// The external engines of the run, as run.json records them: its opponents, and
@@ -390,28 +389,24 @@ fn refuse_changed_settings(log_dir: &Path, run: &EvalRun, now: &AgentConfig) -> 
     Ok(())
 }
 
-fn resume_from_logs<R: ModelGame>(
-    config: &mut EvalConfig<R>,
-    log_dir: &Path,
-    fleet: serde_json::Value,
-) -> Result<Resume> {
+fn resume_from_logs<R: ModelGame>(run: &Run, config: &mut EvalConfig<R>, fleet: serde_json::Value) -> Result<()> {
     let games: Vec<_> = config.schedule().into_iter().map(|(_, _, g)| g).collect();
-    let state = load_resume_state(log_dir, &config.players(), &games, &config.run.openings)?;
+    let parallel = config.run.parallel;
+    let state = run.resume((&config.players(), &games, &config.run.openings), |state| Resume {
+        created_utc: utc_now().0,
+        parallel,
+        fleet: Some(fleet),
+        games_finished_before: Some(state.finished.len()),
+    })?;
     eprintln!(
         "resuming {}: {} of {} games already finished; {} unfinished log(s) kept aside as *.unfinished-N",
-        log_dir.display(),
+        run.path().display(),
         state.finished.len(),
         games.len(),
         state.set_aside.len()
     );
-    let resume = Resume {
-        created_utc: utc_now().0,
-        parallel: config.run.parallel,
-        fleet: Some(fleet),
-        games_finished_before: Some(state.finished.len()),
-    };
     config.run.finished = state.finished;
-    Ok(resume)
+    Ok(())
 }
 
 /// Scores the agent's moves of every finished game; writes move-scores.jsonl. Returns
@@ -493,40 +488,17 @@ fn resumed_args(dir: &Path, now: &EvalArgs) -> Result<(EvalArgs, EvalRun)> {
     Ok((args, recorded))
 }
 
-/// The command line that continues the run in `dir` (`command` is `eval` or
-/// `tournament`).
-pub(super) fn resume_command(command: &str, dir: &str) -> String {
-    format!("othello-arena {command} --resume {dir}")
-}
-
-/// Ctrl-C once sets `stop` (no new games; games in flight end after their current
-/// move, logged as unfinished); twice quits at once, between two log lines. Listens
-/// on the runtime (tokio's signal handling). The second names the command that
-/// continues the run in `dir` ([`resume_command`]).
-pub(super) fn stop_on_ctrl_c(stop: Arc<AtomicBool>, command: &'static str, dir: &Path) -> Result<()> {
-    let resume = resume_command(command, &dir.display().to_string());
-    #[cfg(unix)]
-    let mut interrupts = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
-        .context("cannot listen for Ctrl-C")?;
-    tokio::spawn(async move {
-        #[cfg(unix)]
-        let mut pressed = async || interrupts.recv().await.is_some();
-        #[cfg(not(unix))]
-        let pressed = async || tokio::signal::ctrl_c().await.is_ok();
-        if !pressed().await {
-            return;
-        }
-        stop.store(true, Ordering::SeqCst);
-        eprintln!(
+/// What a Ctrl-C does, told on stderr: the first stops new games, the second quits
+/// and names the command that plays the unfinished games again.
+pub(super) fn tell_interrupt(interrupt: &Interrupt) {
+    match interrupt {
+        Interrupt::Stopping => eprintln!(
             "\nstopping: no new games start; games in flight stop after their current move (Ctrl-C again quits now)"
-        );
-        if pressed().await {
-            let _no_torn_lines = hold_log_writes();
-            eprintln!("\nquitting now: unfinished games are played again by {resume}");
-            std::process::exit(130);
+        ),
+        Interrupt::Quitting { resume } => {
+            eprintln!("\nquitting now: unfinished games are played again by {resume}")
         }
-    });
-    Ok(())
+    }
 }
 
 /// Per-host usage over every game log of the run: earlier sessions of a resumed run

@@ -1,4 +1,4 @@
-//! Where a command writes: its run folder and its output files, each checked before
+//! Where a command writes its output files, each checked before
 //! the first game so that nothing written before is lost and no run ends in an
 //! unwritable path.
 
@@ -6,29 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use runs::{check_output, RunFolder};
-
-/// Where run folders go when `--log-dir` is not given.
-const LOGS: &str = "logs";
-
-/// The run folder of a new run: `--log-dir` when given (new or empty), else a fresh
-/// `logs/<stamp>-<label>`.
-pub(super) fn new_run_folder(log_dir: Option<&Path>, label: &str) -> Result<RunFolder> {
-    match log_dir {
-        Some(dir) => RunFolder::create_at(dir).with_context(|| {
-            format!(
-                "bad --log-dir {}: continue a run with --resume, or give a new folder",
-                dir.display()
-            )
-        }),
-        None => RunFolder::create_in(Path::new(LOGS), label).context("cannot create a run folder under logs/"),
-    }
-}
-
-/// The run folder of the run `--resume` continues, locked against a second writer.
-pub(super) fn resumed_run_folder(dir: &Path) -> Result<RunFolder> {
-    RunFolder::resume(dir).with_context(|| format!("bad --resume {}", dir.display()))
-}
+use runs::check_output;
 
 /// Checks the output file a flag names before any work (see [`check_output`]):
 /// `inputs` are the files and folders the command reads or writes, `owned` the files

@@ -14,16 +14,16 @@ use super::args::{GameArg, PlayArgs};
 use super::csv_table::CsvTable;
 use super::external;
 use super::openings;
-use super::outputs::{check_output_flag, new_run_folder};
+use super::outputs::check_output_flag;
 use super::quality;
 use super::report::{agent_lines, tally_header, tally_row};
 use arena::{
-    run_match, Connection, GameToScore, MatchConfig, MatchEvent, MatchResult, MoveQuality, PlayerSpec, RunOptions,
-    SpecTally,
+    run_match, Connection, GameToScore, MatchConfig, MatchEvent, MatchResult, MoveQuality, PlayerSpec, Run, RunOptions,
+    SpecTally, Start,
 };
 use game::othello::{Color, TextStyle};
 use game::{Marubatsu, Othello};
-use runs::{AgentStats, OpeningsRecord, PlayRun, RunFile, RunFolder, RunKind, TallySummary};
+use runs::{AgentStats, OpeningsRecord, PlayRun, RunFile, RunKind, TallySummary};
 use stats::Tally;
 
 pub(super) async fn run(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
@@ -80,8 +80,8 @@ async fn play<R: ModelGame>(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>
         .openings
         .check(&schedule)
         .map_err(|e| anyhow::anyhow!("bad --openings: {e}"))?;
-    let folder = open_run(&args, &config.players, config.run.openings.record(&schedule))?;
-    let log_dir = folder.as_ref().map(|f| f.path().to_path_buf());
+    let run = open_run(&args, &config.players, config.run.openings.record(&schedule))?;
+    let log_dir = run.as_ref().map(|r| r.path().to_path_buf());
     config.run.log_dir = log_dir.clone();
     let start = Instant::now();
     let result = play_match(&args, &config, human, start).await?;
@@ -132,13 +132,20 @@ fn open_run<R: ModelGame>(
     args: &PlayArgs,
     players: &[PlayerSpec<R>; 2],
     openings: Option<OpeningsRecord>,
-) -> Result<Option<RunFolder>> {
+) -> Result<Option<Run>> {
     let has_llm = players.iter().any(|p| p.agent_config().is_some());
     if args.log_dir.is_none() && !has_llm {
         return Ok(None);
     }
-    let folder = new_run_folder(args.log_dir.as_deref(), &format!("{}-vs-{}", players[0], players[1]))?;
-    folder.write_run(&RunFile::new(RunKind::Play(PlayRun {
+    let label = format!("{}-vs-{}", players[0], players[1]);
+    let run = Run::open(
+        "play",
+        Start::New {
+            dir: args.log_dir.as_deref(),
+            label: &label,
+        },
+    )?;
+    run.record(&RunFile::new(RunKind::Play(PlayRun {
         players: players.iter().map(PlayerSpec::run_player).collect(),
         games: args.games,
         swap: args.swap,
@@ -146,7 +153,7 @@ fn open_run<R: ModelGame>(
         openings,
         seed: args.seed,
     })))?;
-    Ok(Some(folder))
+    Ok(Some(run))
 }
 
 /// Plays the match, showing each move (`--show`, or a person playing) and the games

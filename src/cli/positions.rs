@@ -17,7 +17,7 @@ use serde_json::{json, Value};
 use super::agent_args::parse_player;
 use super::args::{DatagenArgs, GameArg, GenerateArgs, ProbeArgs};
 use super::csv_table::CsvTable;
-use super::outputs::{check_new_output, check_output_flag, new_run_folder, write_output};
+use super::outputs::{check_new_output, check_output_flag, write_output};
 use arena::{run_probe, Grade, PlayerSpec, ProbeResult};
 use engines::lab::{parallel_map, self_play_positions, BadPosition, LabelledPosition, Teacher};
 use engines::marubatsu::tactical_positions;
@@ -274,9 +274,16 @@ fn open_run(
     connection: &arena::Connection,
     config: &agent::AgentConfig,
     positions: usize,
-) -> Result<runs::RunFolder> {
-    let folder = new_run_folder(args.log_dir.as_deref(), &format!("probe-{}", config.model))?;
-    folder.write_run(&RunFile::new(RunKind::Probe(ProbeRun {
+) -> Result<arena::Run> {
+    let label = format!("probe-{}", config.model);
+    let run = arena::Run::open(
+        "probe",
+        arena::Start::New {
+            dir: args.log_dir.as_deref(),
+            label: &label,
+        },
+    )?;
+    run.record(&RunFile::new(RunKind::Probe(ProbeRun {
         backend: connection.backend.describe(),
         fleet: Some(connection.fleet_json()),
         agent: config.to_json(),
@@ -285,7 +292,7 @@ fn open_run(
         parallel: args.parallel,
         seed: args.seed,
     })))?;
-    Ok(folder)
+    Ok(run)
 }
 
 /// `probe` over positions of game `R`.
@@ -309,8 +316,8 @@ async fn probe<R: ModelGame>(
             .collect();
         check_output_flag("--csv", csv, &inputs, &[])?;
     }
-    let folder = open_run(&args, &connection, &config, positions.len())?;
-    let dir = folder.path().to_path_buf();
+    let run = open_run(&args, &connection, &config, positions.len())?;
+    let dir = run.path().to_path_buf();
     let log = GameLog::create(&dir.join("probe.jsonl"))?;
     let bar = progress_bar(positions.len(), args.json, "positions");
     let results = run_probe(&agent, &positions, args.parallel, args.seed, Some(&log), &|_| {
@@ -328,7 +335,7 @@ async fn probe<R: ModelGame>(
             failed.error.as_deref().unwrap_or("unknown error")
         );
     }
-    probe_results(&args, &agent, positions, results, &folder, &dir)
+    probe_results(&args, &agent, positions, results, &run, &dir)
 }
 
 /// The probe's outputs: probe.csv (and `--csv`), the statistics in results.json, and
@@ -338,16 +345,16 @@ fn probe_results<R: ModelGame>(
     agent: &PlayerSpec<R>,
     positions: Vec<LabelledPosition>,
     results: Vec<ProbeResult>,
-    folder: &runs::RunFolder,
+    run: &arena::Run,
     dir: &Path,
 ) -> Result<()> {
     let csv = probe_csv(&positions, &results);
-    folder.write_text("probe.csv", &csv)?;
+    run.folder().write_text("probe.csv", &csv)?;
     if let Some(path) = &args.csv {
         std::fs::write(path, &csv).with_context(|| format!("cannot write --csv {}", path.display()))?;
     }
     let summary = probe_summary(&positions, &results, dir);
-    folder.write_results(&RunResults::Probe(&summary))?;
+    run.finish(&RunResults::Probe(&summary))?;
     if args.json {
         println!("{}", RunResults::Probe(&summary).to_json());
         return Ok(());

@@ -5,7 +5,6 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
@@ -13,24 +12,23 @@ use serde::Deserialize;
 
 use super::agent_args::{parse_player, AgentArgs, HostArgs};
 use super::args::TournamentArgs;
-use super::eval::{stop_on_ctrl_c, Interrupted};
+use super::eval::{tell_interrupt, Interrupted};
 use super::external;
 use super::grid::{Grid, Variant};
 use super::limits;
 use super::openings;
-use super::outputs::{new_run_folder, resumed_run_folder};
 use super::progress::progress_bar;
 use super::rate::{player_name, read_games};
 use agent::AgentConfig;
 use arena::{
-    load_resume_state, run_games, run_sequential, Connection, ExternalEngine, Format, GameRecord, MatchEvent, Openings,
-    Plan, PlayerSpec, RunOptions,
+    Connection, ExternalEngine, Format, GameRecord, MatchEvent, Openings, Plan, PlayerSpec, Run, RunGames, RunOptions,
+    Start,
 };
 use game::Othello;
 use llm::Think;
 use runs::{
     changed_agent_settings, leaderboard_tables, utc_now, Anchor, EngineTable, Leaderboard, OpeningsOrder,
-    PairingResult, PairingStop, ReadRunError, Resume, RunFile, RunFolder, RunKind, RunResults, TournamentRatings,
+    PairingResult, PairingStop, ReadRunError, Resume, RunFile, RunKind, RunResults, TournamentRatings,
     TournamentResults, TournamentRun,
 };
 use stats::{StopRule, Tally};
@@ -188,10 +186,18 @@ pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<Strin
         .check(&plan.schedule)
         .map_err(|e| anyhow::anyhow!("bad tournament file {}: {e}", tournament.path.display()))?;
     let parallel = args.parallel.unwrap_or(entrants.fleet_capacity.max(1));
-    let (folder, run) = open_run(&args, &tournament, &entrants.players, &plan, parallel)?;
+    let (run, options) = open_run(&args, &tournament, &entrants.players, &plan, parallel)?;
     let rule = tournament.rule.as_ref();
-    let (records, stops) = play(&entrants.players, &plan, rule, &folder, &run, args.json).await?;
-    let log_dir = folder.path();
+    let bar = progress_bar(plan.schedule.len(), args.json, "games (at most)");
+    let report = |event: MatchEvent<'_>| {
+        if let MatchEvent::GameDone { .. } = event {
+            bar.inc(1);
+        }
+    };
+    let played = (&entrants.players[..], &plan.schedule[..], &plan.pairings[..]);
+    let RunGames { records, stops } = run.play(played, rule, &options, &report).await?;
+    bar.finish_and_clear();
+    let log_dir = run.path();
     let interrupted = interrupted(&records, &stops, rule.is_some());
     let pairings = pairing_results(&plan, &records, &stops);
     let (as_played, as_loss) = rate(&tournament, &anchor, log_dir, interrupted)?;
@@ -204,7 +210,7 @@ pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<Strin
         complete: !interrupted,
         log_dir: log_dir.display().to_string(),
     };
-    folder.write_results(&RunResults::Tournament(&results))?;
+    run.finish(&RunResults::Tournament(&results))?;
     print_results(&results, args.json);
     if interrupted {
         return Err(Interrupted {
@@ -507,38 +513,35 @@ fn open_run(
     players: &[PlayerSpec],
     plan: &Plan,
     parallel: usize,
-) -> Result<(RunFolder, RunOptions)> {
-    let folder = match &tournament.resume {
-        Some((dir, _)) => resumed_run_folder(dir)?,
-        None => new_run_folder(args.log_dir.as_deref(), "tournament")?,
+) -> Result<(Run, RunOptions)> {
+    let start = match &tournament.resume {
+        Some((dir, _)) => Start::Resume(dir),
+        None => Start::New {
+            dir: args.log_dir.as_deref(),
+            label: "tournament",
+        },
     };
-    let log_dir = folder.path().to_path_buf();
-    let mut run = RunOptions {
-        openings: tournament.openings.clone(),
-        parallel,
-        log_dir: Some(log_dir.clone()),
-        ..RunOptions::default()
-    };
-    let openings = run.openings.record(&plan.schedule);
+    let run = Run::open("tournament", start)?;
+    let mut options = run.options(tournament.openings.clone(), parallel);
+    let openings = options.openings.record(&plan.schedule);
     if let Some((_, recorded)) = &tournament.resume {
-        refuse_changed_players(&log_dir, recorded, players)?;
-        openings::refuse_changed(&log_dir, recorded.openings.as_ref(), openings.as_ref())?;
-        let state = load_resume_state(&log_dir, players, &plan.schedule, &run.openings)?;
-        eprintln!(
-            "resuming {}: {} games already finished; {} unfinished log(s) kept aside",
-            log_dir.display(),
-            state.finished.len(),
-            state.set_aside.len()
-        );
-        run.finished = state.finished;
-        folder.add_resume(Resume {
+        refuse_changed_players(run.path(), recorded, players)?;
+        openings::refuse_changed(run.path(), recorded.openings.as_ref(), openings.as_ref())?;
+        let state = run.resume((players, &plan.schedule, &options.openings), |_| Resume {
             created_utc: utc_now().0,
             parallel,
             fleet: None,
             games_finished_before: None,
         })?;
+        eprintln!(
+            "resuming {}: {} games already finished; {} unfinished log(s) kept aside",
+            run.path().display(),
+            state.finished.len(),
+            state.set_aside.len()
+        );
+        options.finished = state.finished;
     } else {
-        folder.write_run(&RunFile::new(RunKind::Tournament(TournamentRun {
+        run.record(&RunFile::new(RunKind::Tournament(TournamentRun {
             tournament_file: tournament.text.clone(),
             players: players.iter().map(PlayerSpec::run_player).collect(),
             pairings: plan.pairings.iter().map(|p| p.label.clone()).collect(),
@@ -546,39 +549,8 @@ fn open_run(
             parallel,
         })))?;
     }
-    let stop = Arc::new(AtomicBool::new(false));
-    stop_on_ctrl_c(stop.clone(), "tournament", folder.path())?;
-    run.stop = Some(stop);
-    Ok((folder, run))
-}
-
-/// Plays the schedule (pairing by pairing under a stop rule, whose answers go to
-/// decisions.jsonl); returns each game's record (`None`: not played) and each
-/// pairing's stop.
-async fn play(
-    players: &[PlayerSpec],
-    plan: &Plan,
-    rule: Option<&StopRule>,
-    folder: &RunFolder,
-    run: &RunOptions,
-    quiet: bool,
-) -> Result<(Vec<Option<GameRecord>>, Vec<Option<PairingStop>>)> {
-    let bar = progress_bar(plan.schedule.len(), quiet, "games (at most)");
-    let report = |event: MatchEvent<'_>| {
-        if let MatchEvent::GameDone { .. } = event {
-            bar.inc(1);
-        }
-    };
-    let (records, stops) = match rule {
-        Some(rule) => {
-            let played = run_sequential(players, &plan.schedule, &plan.pairings, rule, run, &report).await?;
-            folder.write_decisions(&played.decisions)?;
-            (played.records, played.stops)
-        }
-        None => (run_games(players, &plan.schedule, run, &report).await?, Vec::new()),
-    };
-    bar.finish_and_clear();
-    Ok((records, stops))
+    run.stop_on_ctrl_c(tell_interrupt)?;
+    Ok((run, options))
 }
 
 /// The ratings of every game in the run folder: as played, and with fallback games as

@@ -1,0 +1,242 @@
+//! One run's life, the same for every command that plays and logs (eval, tournament,
+//! play, probe): open its run folder (a new one, or the one a resume continues,
+//! locked), record the run in run.json or this resume beside it, stop on Ctrl-C, play
+//! the schedule with progress events (pairing by pairing under a stop rule, whose
+//! decisions go to decisions.jsonl), and write its results.
+//!
+//! Ctrl-C once sets the run's stop flag (no new games; games in flight end after their
+//! current move, logged as unfinished); twice quits at once, between two log lines.
+//! What the person is told is the face's: [`Run::stop_on_ctrl_c`] hands it each
+//! [`Interrupt`].
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use agent::ModelGame;
+use record::hold_log_writes;
+use runs::{PairingStop, Resume, RunFile, RunFolder, RunFolderError, RunResults};
+use stats::StopRule;
+
+use super::openings::Openings;
+use super::play::GameRecord;
+use super::player::PlayerSpec;
+use super::resume::{load_resume_state, ResumeError, ResumeState};
+use super::schedule::{run_games, MatchError, MatchEvent, RunOptions};
+use super::scheduled::ScheduledGame;
+use super::sequential::{run_sequential, Pairing};
+
+/// Where run folders go when no folder is named (`--log-dir`).
+pub const LOGS: &str = "logs";
+
+/// Which folder a run lives in.
+#[derive(Clone, Copy, Debug)]
+pub enum Start<'a> {
+    /// A new run: in `dir` when given (new or empty), else a fresh
+    /// `logs/<stamp>-<label>`.
+    New {
+        /// The folder asked for (`--log-dir`).
+        dir: Option<&'a Path>,
+        /// What the folder's name says after its time stamp.
+        label: &'a str,
+    },
+    /// The run in this folder, continued (`--resume DIR`).
+    Resume(&'a Path),
+}
+
+/// A run that cannot be opened, recorded or played on.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The folder asked for cannot hold a new run.
+    #[error("bad --log-dir {}: continue a run with --resume, or give a new folder", .dir.display())]
+    LogDir {
+        /// The folder.
+        dir: PathBuf,
+        /// Why.
+        #[source]
+        source: RunFolderError,
+    },
+    /// No run folder could be made under `logs/`.
+    #[error("cannot create a run folder under logs/")]
+    Logs(#[source] RunFolderError),
+    /// The folder to resume cannot be resumed.
+    #[error("bad --resume {}", .dir.display())]
+    Resume {
+        /// The folder.
+        dir: PathBuf,
+        /// Why.
+        #[source]
+        source: RunFolderError,
+    },
+    /// A file of the run folder cannot be written.
+    #[error(transparent)]
+    Folder(#[from] RunFolderError),
+    /// The finished games of the folder cannot be read back.
+    #[error(transparent)]
+    Read(#[from] ResumeError),
+    /// A game failed (beyond an interrupt, which ends a run with unfinished games).
+    #[error(transparent)]
+    Match(#[from] MatchError),
+    /// Ctrl-C cannot be listened for.
+    #[error("cannot listen for Ctrl-C")]
+    Signal(#[source] std::io::Error),
+}
+
+/// What a Ctrl-C did, for the face to tell.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Interrupt {
+    /// The first: no new games start; games in flight stop after their current move.
+    Stopping,
+    /// The second: the process quits now (between two log lines); `resume` is the
+    /// command that plays the unfinished games again.
+    Quitting {
+        /// The command that continues the run.
+        resume: String,
+    },
+}
+
+/// The command that continues the run of `command` (`eval`, `tournament`) in `dir`.
+pub fn resume_command(command: &str, dir: &Path) -> String {
+    format!("othello-arena {command} --resume {}", dir.display())
+}
+
+/// A run being played: its locked folder and its stop flag.
+#[derive(Debug)]
+pub struct Run {
+    folder: RunFolder,
+    command: &'static str,
+    stop: Arc<AtomicBool>,
+}
+
+/// What a run played: each scheduled game's record (`None`: not played, or not
+/// finished) and, under a stop rule, where each pairing stopped.
+#[derive(Debug)]
+pub struct RunGames<R: ModelGame> {
+    /// Per schedule index.
+    pub records: Vec<Option<GameRecord<R>>>,
+    /// Per pairing (empty without a stop rule).
+    pub stops: Vec<Option<PairingStop>>,
+}
+
+impl Run {
+    /// Opens the run folder of a run of `command` (`eval`, `tournament`, `play`,
+    /// `probe`): a new one, or the one a resume continues, locked against a second
+    /// writer either way.
+    pub fn open(command: &'static str, start: Start<'_>) -> Result<Run, RunError> {
+        let folder = match start {
+            Start::New { dir: Some(dir), .. } => RunFolder::create_at(dir).map_err(|source| RunError::LogDir {
+                dir: dir.to_path_buf(),
+                source,
+            })?,
+            Start::New { dir: None, label } => RunFolder::create_in(Path::new(LOGS), label).map_err(RunError::Logs)?,
+            Start::Resume(dir) => RunFolder::resume(dir).map_err(|source| RunError::Resume {
+                dir: dir.to_path_buf(),
+                source,
+            })?,
+        };
+        Ok(Run {
+            folder,
+            command,
+            stop: Arc::new(AtomicBool::new(false)),
+        })
+    }
+
+    /// The run folder.
+    pub fn folder(&self) -> &RunFolder {
+        &self.folder
+    }
+
+    /// The run folder's path.
+    pub fn path(&self) -> &Path {
+        self.folder.path()
+    }
+
+    /// Writes run.json: what a new run is (its players and settings).
+    pub fn record(&self, run: &RunFile) -> Result<(), RunError> {
+        Ok(self.folder.write_run(run)?)
+    }
+
+    /// Reads back the games of the run that finished before, sets the logs of the
+    /// unfinished ones aside (`*.unfinished-N`, played again) and records this resume
+    /// in run.json (`entry` makes its record from what was read back).
+    pub fn resume<R: ModelGame>(
+        &self,
+        (players, schedule, openings): (&[PlayerSpec<R>], &[ScheduledGame], &Openings<R>),
+        entry: impl FnOnce(&ResumeState<R>) -> Resume,
+    ) -> Result<ResumeState<R>, RunError> {
+        let state = load_resume_state(self.path(), players, schedule, openings)?;
+        self.folder.add_resume(entry(&state))?;
+        Ok(state)
+    }
+
+    /// The options games of this run are played with: logged in its folder, stopped
+    /// by its stop flag.
+    pub fn options<R: ModelGame>(&self, openings: Openings<R>, parallel: usize) -> RunOptions<R> {
+        RunOptions {
+            openings,
+            parallel,
+            log_dir: Some(self.path().to_path_buf()),
+            stop: Some(self.stop.clone()),
+            ..RunOptions::default()
+        }
+    }
+
+    /// Listens for Ctrl-C on the runtime (tokio's signal handling): the first sets the
+    /// stop flag, the second holds the log writers between two lines and quits with
+    /// 130; `tell` hears each first (a face says what happens and how to resume).
+    pub fn stop_on_ctrl_c(&self, tell: impl Fn(&Interrupt) + Send + 'static) -> Result<(), RunError> {
+        let stop = self.stop.clone();
+        let resume = resume_command(self.command, self.path());
+        #[cfg(unix)]
+        let mut interrupts =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).map_err(RunError::Signal)?;
+        tokio::spawn(async move {
+            #[cfg(unix)]
+            let mut pressed = async || interrupts.recv().await.is_some();
+            #[cfg(not(unix))]
+            let pressed = async || tokio::signal::ctrl_c().await.is_ok();
+            if !pressed().await {
+                return;
+            }
+            stop.store(true, Ordering::SeqCst);
+            tell(&Interrupt::Stopping);
+            if pressed().await {
+                let _no_torn_lines = hold_log_writes();
+                tell(&Interrupt::Quitting { resume });
+                std::process::exit(130);
+            }
+        });
+        Ok(())
+    }
+
+    /// Plays `schedule` between `players` with `options` (each event to `report`):
+    /// every game, or under `rule` pairing by pairing until its rule stops it, the
+    /// rule's answers written to decisions.jsonl.
+    pub async fn play<R: ModelGame>(
+        &self,
+        (players, schedule, pairings): (&[PlayerSpec<R>], &[ScheduledGame], &[Pairing]),
+        rule: Option<&StopRule>,
+        options: &RunOptions<R>,
+        report: &(dyn Fn(MatchEvent<'_, R>) + Sync),
+    ) -> Result<RunGames<R>, RunError> {
+        match rule {
+            Some(rule) => {
+                let played = run_sequential(players, schedule, pairings, rule, options, report).await?;
+                self.folder.write_decisions(&played.decisions)?;
+                Ok(RunGames {
+                    records: played.records,
+                    stops: played.stops,
+                })
+            }
+            None => Ok(RunGames {
+                records: run_games(players, schedule, options, report).await?,
+                stops: Vec::new(),
+            }),
+        }
+    }
+
+    /// Writes results.json.
+    pub fn finish(&self, results: &RunResults<'_>) -> Result<(), RunError> {
+        Ok(self.folder.write_results(results)?)
+    }
+}
