@@ -60,7 +60,9 @@ async fn tool_calls_travel_in_openai_shape_and_the_key_stays_out_of_logs() {
             },
         )
         .await
-        .unwrap();
+        .unwrap()
+        .into_move()
+        .expect("the agent moves");
     assert_eq!(choice.mv.to_string(), "c4");
     let decision = choice.agent.expect("an agent's move carries its decision");
     assert_eq!(decision.source, Some(MoveSource::Llm));
@@ -125,7 +127,9 @@ async fn recovered_calls_get_ids_the_server_accepts() {
             },
         )
         .await
-        .unwrap();
+        .unwrap()
+        .into_move()
+        .expect("the agent moves");
     assert_eq!(
         (
             choice.mv.to_string().as_str(),

@@ -62,6 +62,16 @@ pub enum Action<R: ModelGame = Othello> {
     Forfeit(AgentDecision),
 }
 
+impl<R: ModelGame> Action<R> {
+    /// The move played, or `None` for a forfeit.
+    pub fn into_move(self) -> Option<Played<R>> {
+        match self {
+            Action::Move(played) => Some(played),
+            Action::Forfeit(_) => None,
+        }
+    }
+}
+
 impl<R: ModelGame> Played<R> {
     /// The agent's move, with its decision (whose source says model or fallback).
     fn by_agent(mv: R::Move, decision: AgentDecision) -> Played<R> {
@@ -96,15 +106,6 @@ pub enum AgentError {
     /// The fallback is not an engine of the game being played.
     #[error("the fallback cannot play this game")]
     BadFallback(#[source] ParseFallbackError),
-    /// A move was asked for ([`Agent::decide`]) but the agent forfeited: use
-    /// [`Agent::decide_or_forfeit`] where a forfeit can end the game.
-    #[error("{reason}: there is no move to play")]
-    Forfeited {
-        /// The decision's `fallback_reason`.
-        reason: String,
-        /// The forfeiting decision.
-        decision: Box<AgentDecision>,
-    },
 }
 
 /// What happens while the agent decides, reported as it happens (a page that shows a
@@ -222,25 +223,9 @@ impl<R: ModelGame> Agent<R> {
         self.config.spec()
     }
 
-    /// Decides a move in `board`, where the side to move has a legal placement. With the
-    /// fallback `forfeit`, a decision without a move is [`AgentError::Forfeited`].
-    pub async fn decide(&mut self, board: &R::Position, ctx: MoveContext<'_>) -> Result<Played<R>, AgentError> {
-        match self.decide_or_forfeit(board, ctx).await? {
-            Action::Move(played) => Ok(played),
-            Action::Forfeit(decision) => Err(AgentError::Forfeited {
-                reason: decision.fallback_reason.clone().unwrap_or_default(),
-                decision: Box::new(decision),
-            }),
-        }
-    }
-
     /// Decides a move in `board`, where the side to move has a legal placement, or
     /// forfeits when every session failed and the fallback is `forfeit`.
-    pub async fn decide_or_forfeit(
-        &mut self,
-        board: &R::Position,
-        ctx: MoveContext<'_>,
-    ) -> Result<Action<R>, AgentError> {
+    pub async fn decide(&mut self, board: &R::Position, ctx: MoveContext<'_>) -> Result<Action<R>, AgentError> {
         let span = tracing::debug_span!("turn", ply = ctx.ply, color = %R::to_move(board));
         self.decide_in_span(board, ctx).instrument(span).await
     }

@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use agent::{ModelGame, MoveContext, Played};
+use agent::{Action, ModelGame, MoveContext, Played};
 use engines::MoveScores;
 use game::othello::{Board, Color, Move};
 use game::{Line, Rules};
@@ -346,7 +346,7 @@ impl<R: ModelGame> Player<R> for ExternalPlayer {
             .map(|start| (start, game.moves().iter().copied().map(othello_move::<R>).collect()));
     }
 
-    async fn play(&mut self, position: &R::Position, ctx: MoveContext<'_>) -> Result<Played<R>, PlayError> {
+    async fn act(&mut self, position: &R::Position, ctx: MoveContext<'_>) -> Result<Action<R>, PlayError> {
         let board = othello_board::<R>(position)?;
         // A position given without its game (a probe's) is a game of no moves.
         let (start, moves) = match self.game.take() {
@@ -365,11 +365,11 @@ impl<R: ModelGame> Player<R> for ExternalPlayer {
         let mv = R::at_coordinate(square).ok_or_else(|| ExternalError::NotOthello {
             game: R::NAME.to_string(),
         })?;
-        Ok(Played {
+        Ok(Action::Move(Played {
             mv,
             source: MoveSource::Engine,
             agent: None,
-        })
+        }))
     }
 }
 

@@ -55,16 +55,10 @@ pub trait Player<R: ModelGame = Othello>: Send {
         let _ = game;
     }
 
-    /// Picks a move where the side to move has a legal move. Engines think on a
-    /// blocking thread; the agent awaits its server. An agent that forfeits has no move
-    /// to give: it fails with [`AgentError::Forfeited`] (games call [`Player::act`]).
-    async fn play(&mut self, position: &R::Position, ctx: MoveContext<'_>) -> Result<Played<R>, PlayError>;
-
     /// Plays its turn where the side to move has a legal move: a move, or (an agent
-    /// whose fallback is `forfeit`) a forfeit. Engines always move.
-    async fn act(&mut self, position: &R::Position, ctx: MoveContext<'_>) -> Result<Action<R>, PlayError> {
-        Ok(Action::Move(self.play(position, ctx).await?))
-    }
+    /// whose fallback is `forfeit`) a forfeit. Engines think on a blocking thread and
+    /// always move; the agent awaits its server.
+    async fn act(&mut self, position: &R::Position, ctx: MoveContext<'_>) -> Result<Action<R>, PlayError>;
 }
 
 struct EnginePlayer<R: ModelGame>(BlockingEngine<R>);
@@ -75,13 +69,13 @@ impl<R: ModelGame> Player<R> for EnginePlayer<R> {
         self.0.name()
     }
 
-    async fn play(&mut self, position: &R::Position, _ctx: MoveContext<'_>) -> Result<Played<R>, PlayError> {
+    async fn act(&mut self, position: &R::Position, _ctx: MoveContext<'_>) -> Result<Action<R>, PlayError> {
         let decision = self.0.choose(position).await?;
-        Ok(Played {
+        Ok(Action::Move(Played {
             mv: R::decision_move(&decision),
             source: MoveSource::Engine,
             agent: None,
-        })
+        }))
     }
 }
 
@@ -91,12 +85,8 @@ impl<R: ModelGame> Player<R> for Agent<R> {
         Agent::name(self)
     }
 
-    async fn play(&mut self, position: &R::Position, ctx: MoveContext<'_>) -> Result<Played<R>, PlayError> {
-        Ok(self.decide(position, ctx).await?)
-    }
-
     async fn act(&mut self, position: &R::Position, ctx: MoveContext<'_>) -> Result<Action<R>, PlayError> {
-        Ok(self.decide_or_forfeit(position, ctx).await?)
+        Ok(self.decide(position, ctx).await?)
     }
 }
 

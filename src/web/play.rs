@@ -710,7 +710,7 @@ impl Player for WebHuman {
         "human".to_string()
     }
 
-    async fn play(&mut self, board: &Board, ctx: MoveContext<'_>) -> Result<Played, PlayError> {
+    async fn act(&mut self, board: &Board, ctx: MoveContext<'_>) -> Result<Action, PlayError> {
         // The turn was opened when the position was shown ([`Session::show`]).
         let chosen = loop {
             match tokio::time::timeout(self.session.move_wait, self.moves.recv()).await {
@@ -729,11 +729,11 @@ impl Player for WebHuman {
         for hint in hints.iter().filter(|hint| hint.ply == ctx.ply) {
             ctx.log.hint(hint).map_err(AgentError::from)?;
         }
-        Ok(Played {
+        Ok(Action::Move(Played {
             mv: Move::Place(chosen),
             source: MoveSource::Engine,
             agent: None,
-        })
+        }))
     }
 }
 
@@ -749,17 +749,17 @@ impl Player for WebEngine {
         self.engine.name()
     }
 
-    async fn play(&mut self, board: &Board, _ctx: MoveContext<'_>) -> Result<Played, PlayError> {
+    async fn act(&mut self, board: &Board, _ctx: MoveContext<'_>) -> Result<Action, PlayError> {
         let decision = self.engine.choose(board).await?;
         let mut shown = serde_json::to_value(&decision).unwrap_or(Value::Null);
         shown["kind"] = json!("engine");
         shown["player"] = json!(self.engine.name());
         self.session.publish(shown);
-        Ok(Played {
+        Ok(Action::Move(Played {
             mv: decision.mv,
             source: MoveSource::Engine,
             agent: None,
-        })
+        }))
     }
 }
 
@@ -776,16 +776,6 @@ struct WebAgent {
 impl Player for WebAgent {
     fn name(&self) -> String {
         self.agent.name()
-    }
-
-    async fn play(&mut self, board: &Board, ctx: MoveContext<'_>) -> Result<Played, PlayError> {
-        match self.act(board, ctx).await? {
-            Action::Move(played) => Ok(played),
-            Action::Forfeit(decision) => Err(PlayError::Agent(AgentError::Forfeited {
-                reason: decision.fallback_reason.clone().unwrap_or_default(),
-                decision: Box::new(decision),
-            })),
-        }
     }
 
     async fn act(&mut self, board: &Board, ctx: MoveContext<'_>) -> Result<Action, PlayError> {

@@ -304,7 +304,9 @@ pub async fn first_decision(
     let choice = agent
         .decide(&game::othello::Board::new(), ctx)
         .await
-        .expect("the harness does not fail");
+        .expect("the harness does not fail")
+        .into_move()
+        .expect("the agent moves");
     (choice.mv, choice.agent.expect("an agent's move carries its decision"))
 }
 
