@@ -11,8 +11,7 @@ use super::scheduled::ScheduledGame;
 use super::sequential::{run_sequential, SequentialResult};
 use game::othello::{ByColor, Color};
 use game::Othello;
-use runs::AgentStats;
-use runs::Matchup;
+use runs::{AgentStats, CsvTable, Matchup, OpponentResults};
 use stats::StopRule;
 
 /// What an evaluation plays.
@@ -68,6 +67,58 @@ pub struct EvalResult<R: ModelGame = Othello> {
     pub games: Vec<EvalGame<R>>,
     /// Scheduled games that did not finish (the run was stopped); counted nowhere.
     pub unfinished: usize,
+}
+
+impl<R: ModelGame> EvalResult<R> {
+    /// Each opponent's tallies and agent statistics as results.json holds them (the
+    /// move quality is added once scored).
+    pub fn opponent_results(&self, games_per_color: usize) -> Vec<OpponentResults> {
+        self.opponents
+            .iter()
+            .map(|o| OpponentResults {
+                opponent: o.opponent.clone(),
+                games_per_color,
+                as_black: (&o.matchup.as_black).into(),
+                as_white: (&o.matchup.as_white).into(),
+                overall: (&o.matchup.overall()).into(),
+                agent: o.matchup.agent.to_json(),
+                move_quality: None,
+            })
+            .collect()
+    }
+
+    /// Seed 000's Evaluator CSV: one row per opponent, W/L/D per agent color, for
+    /// `model` on `date` (`YYYY-MM-DD`).
+    pub fn seed_csv(&self, model: &str, games_per_color: usize, date: &str) -> String {
+        let mut table = CsvTable::new(&[
+            "model",
+            "date",
+            "games_per_matchup",
+            "opponent",
+            "b_win",
+            "b_lose",
+            "b_draw",
+            "w_win",
+            "w_lose",
+            "w_draw",
+        ]);
+        for o in &self.opponents {
+            let (black, white) = (&o.matchup.as_black, &o.matchup.as_white);
+            table.row(&[
+                model.to_string(),
+                date.to_string(),
+                games_per_color.to_string(),
+                o.opponent.clone(),
+                black.wins.to_string(),
+                black.losses.to_string(),
+                black.draws.to_string(),
+                white.wins.to_string(),
+                white.losses.to_string(),
+                white.draws.to_string(),
+            ]);
+        }
+        table.finish()
+    }
 }
 
 impl<R: ModelGame> EvalConfig<R> {

@@ -53,7 +53,7 @@ pub use plan::{Format, Plan};
 pub use play::{play_game, random_opening, Forfeit, GameContext, GameError, GameRecord, PlyObserver, PlyRecord};
 pub use player::{Action, LlmPlayer, PlayError, Played, Player, PlayerSpec};
 pub use players::{llm_model, OpponentError, Players};
-pub use probe::{run_probe, Grade, ProbeResult};
+pub use probe::{probe_csv, probe_summary, run_probe, Grade, ProbeResult};
 pub use quality::{
     score_games, GameToScore, MoveQuality, MoveScorer, Phase, QualityTally, ScoredMove, ScoringError, ScoringStopped,
     ScoringWatch,

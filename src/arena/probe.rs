@@ -4,7 +4,10 @@
 
 use agent::ModelGame;
 use futures_util::StreamExt;
+use std::path::Path;
+
 use serde::Serialize;
+use serde_json::{json, Value};
 
 use super::player::{Action, Played, PlayerSpec};
 use agent::MoveContext;
@@ -12,6 +15,8 @@ use engines::lab::LabelledPosition;
 use game::derive_seed;
 use llm::error_chain;
 use record::{AgentDecision, AnswerKind, GameLog, GameWriter, MoveSource};
+use runs::{AgentStats, CsvTable, GradeCounts, MeanRegret, ProbeResults};
+use stats::{mean_interval, wilson_interval};
 
 /// How one answer is graded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -161,5 +166,101 @@ async fn probe_one<R: ModelGame>(
         invalid_answers: agent.map_or(0, |a| a.invalid_answers),
         error: None,
         agent: played.agent.clone(),
+    }
+}
+
+/// Counts of each grade.
+fn grade_counts(grades: impl Iterator<Item = Grade>) -> [u32; 4] {
+    let mut counts = [0; 4];
+    for g in grades {
+        counts[g as usize] += 1;
+    }
+    counts
+}
+
+/// The probe's CSV: one row per position (the position, what was expected, what the
+/// model answered and how it was graded).
+pub fn probe_csv(positions: &[LabelledPosition], results: &[ProbeResult]) -> String {
+    let mut table = CsvTable::new(&[
+        "index",
+        "board",
+        "side",
+        "empties",
+        "expected",
+        "teacher_move",
+        "actual",
+        "source",
+        "answer_kind",
+        "grade",
+        "teacher_grade",
+        "regret",
+        "exact",
+        "invalid_answers",
+        "error",
+    ]);
+    let name = |v: &Value| v.as_str().unwrap_or_default().to_string();
+    for (p, r) in positions.iter().zip(results) {
+        let fields = [
+            r.index.to_string(),
+            p.board.clone(),
+            p.side.clone(),
+            p.empties.to_string(),
+            p.best.join(" "),
+            p.teacher_move.clone().unwrap_or_default(),
+            r.mv.clone().unwrap_or_default(),
+            r.source.map(|s| name(&json!(s))).unwrap_or_default(),
+            r.answer_kind.map(|k| name(&json!(k))).unwrap_or_default(),
+            name(&json!(r.grade)),
+            r.teacher_grade.map(|g| name(&json!(g))).unwrap_or_default(),
+            r.regret.map(|x| format!("{x}")).unwrap_or_default(),
+            r.exact.to_string(),
+            r.invalid_answers.to_string(),
+            r.error.clone().unwrap_or_default(),
+        ];
+        table.row(&fields);
+    }
+    table.finish()
+}
+
+/// The probe's statistics (results.json): the grades, the regret of the model's own
+/// moves, fallbacks and invalid answers.
+pub fn probe_summary(positions: &[LabelledPosition], results: &[ProbeResult], dir: &Path) -> ProbeResults {
+    let best = grade_counts(results.iter().map(|r| r.grade));
+    let teacher = positions.iter().find_map(|p| p.teacher.clone());
+    let teacher_counts = teacher
+        .as_ref()
+        .map(|_| grade_counts(results.iter().filter_map(|r| r.teacher_grade)));
+    let mut regrets = Vec::new();
+    let stats: AgentStats = results.iter().filter_map(|r| r.agent.as_ref()).collect();
+    let (fallback, invalid_answers) = (stats.fallback_moves, stats.invalid_answers);
+    let mut exact = 0;
+    for r in results {
+        if let (Some(x), Some(MoveSource::Llm)) = (r.regret, r.source) {
+            regrets.push(x);
+            exact += u32::from(r.exact);
+        }
+    }
+    let n = results.len() as u32;
+    let (fallback_low, fallback_high) = wilson_interval(fallback, n);
+    let mean = mean_interval(&regrets).map(|(m, low, high)| (m, low.max(0.0), high));
+    ProbeResults {
+        positions: n,
+        against_best: GradeCounts::new(best),
+        teacher,
+        against_teacher: teacher_counts.map(GradeCounts::new),
+        model_moves: regrets.len(),
+        mean_regret: mean.map(|(mean, ci_low, ci_high)| MeanRegret {
+            mean,
+            ci_low,
+            ci_high,
+            exact_moves: exact,
+        }),
+        fallback_moves: fallback,
+        fallback_rate: f64::from(fallback) / f64::from(n.max(1)),
+        fallback_ci_low: fallback_low,
+        fallback_ci_high: fallback_high,
+        invalid_answers,
+        invalid_answers_per_position: f64::from(invalid_answers) / f64::from(n.max(1)),
+        log_dir: dir.display().to_string(),
     }
 }

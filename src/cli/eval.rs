@@ -12,7 +12,6 @@ use anyhow::{bail, Context, Result};
 
 use super::agent_args::parse_player;
 use super::args::{Cli, Command, EvalArgs, GameArg};
-use super::csv_table::CsvTable;
 use super::external;
 use super::openings;
 use super::outputs::check_output_flag;
@@ -24,10 +23,9 @@ use arena::{
     PlayerSpec, Run, RunOptions, ScoringStopped, Start,
 };
 use game::{Marubatsu, Othello};
-use record::{is_game_or_set_aside_log, read_game_log_prefix, Event};
 use runs::{
-    changed_agent_settings, host_usage, utc_now, EvalResults, EvalRun, HostUsage, OpponentResults, PairingStop,
-    ReadRunError, Resume, RunEngine, RunFile, RunFolder, RunKind, RunResults, Stopping,
+    changed_agent_settings, utc_now, EvalResults, EvalRun, HostUsage, PairingStop, ReadRunError, Resume, RunEngine,
+    RunFile, RunFolder, RunKind, RunResults, Stopping,
 };
 use stats::whole;
 
@@ -95,13 +93,13 @@ async fn evaluate<R: ModelGame>(
         None => None,
     };
     let quality = scoring.as_ref().zip(quality.as_ref());
-    let hosts = logged_host_usage(&log_dir)?;
+    let hosts = runs::folder_host_usage(&log_dir)?;
     let results = eval_results::<R>(&args, &result, &stops, &hosts, quality, &log_dir);
     run.finish(&RunResults::Eval(&results))?;
     let complete = result.unfinished == 0;
     if complete {
         // The seed's table always lies in the run folder; --csv writes it elsewhere too.
-        let csv = seed_csv(&result, &model, args.games);
+        let csv = result.seed_csv(&model, args.games, &utc_now().0[..10]);
         run.folder().write_text("results.csv", &csv)?;
         if let Some(path) = &args.csv {
             std::fs::write(path, &csv).with_context(|| format!("cannot write --csv {}", path.display()))?;
@@ -348,7 +346,7 @@ fn eval_results<R: ModelGame>(
     quality: Option<(&quality::Scoring, &(MoveQuality, Vec<MoveQuality>))>,
     log_dir: &Path,
 ) -> EvalResults {
-    let mut opponents = opponent_results(result, args.games);
+    let mut opponents = result.opponent_results(args.games);
     let move_quality = quality.map(|(scoring, (all, per_opponent))| {
         for (opponent, q) in opponents.iter_mut().zip(per_opponent) {
             opponent.move_quality = Some(q.to_json());
@@ -501,28 +499,6 @@ pub(super) fn tell_interrupt(interrupt: &Interrupt) {
     }
 }
 
-/// Per-host usage over every game log of the run: earlier sessions of a resumed run
-/// included, and the unfinished games they set aside (`*.unfinished-N`, whose requests
-/// were sent too; a line a crash cut off is skipped).
-fn logged_host_usage(log_dir: &Path) -> Result<Vec<HostUsage>> {
-    let mut exchanges = Vec::new();
-    let entries = std::fs::read_dir(log_dir).with_context(|| format!("cannot read {}", log_dir.display()))?;
-    let mut logs: Vec<_> = entries
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| is_game_or_set_aside_log(p))
-        .collect();
-    logs.sort();
-    for path in logs {
-        for record in read_game_log_prefix(&path)?.records {
-            if let Event::Exchange(exchange) = record.event {
-                exchanges.push(exchange);
-            }
-        }
-    }
-    Ok(host_usage(&exchanges))
-}
-
 /// Where each opponent's games stopped, and why.
 fn stop_lines(stops: &[Option<PairingStop>]) -> String {
     let mut out = String::new();
@@ -570,56 +546,6 @@ fn host_lines(hosts: &[HostUsage]) -> String {
         );
     }
     out
-}
-
-/// Each opponent's tallies and agent statistics (the move quality is added once scored).
-fn opponent_results<R: ModelGame>(result: &EvalResult<R>, games_per_color: usize) -> Vec<OpponentResults> {
-    result
-        .opponents
-        .iter()
-        .map(|o| OpponentResults {
-            opponent: o.opponent.clone(),
-            games_per_color,
-            as_black: (&o.matchup.as_black).into(),
-            as_white: (&o.matchup.as_white).into(),
-            overall: (&o.matchup.overall()).into(),
-            agent: o.matchup.agent.to_json(),
-            move_quality: None,
-        })
-        .collect()
-}
-
-/// Seed 000's Evaluator CSV: one row per opponent, W/L/D per agent color.
-fn seed_csv<R: ModelGame>(result: &EvalResult<R>, model: &str, games_per_color: usize) -> String {
-    let date = &utc_now().0[..10];
-    let mut table = CsvTable::new(&[
-        "model",
-        "date",
-        "games_per_matchup",
-        "opponent",
-        "b_win",
-        "b_lose",
-        "b_draw",
-        "w_win",
-        "w_lose",
-        "w_draw",
-    ]);
-    for o in &result.opponents {
-        let (black, white) = (&o.matchup.as_black, &o.matchup.as_white);
-        table.row(&[
-            model.to_string(),
-            date.to_string(),
-            games_per_color.to_string(),
-            o.opponent.clone(),
-            black.wins.to_string(),
-            black.losses.to_string(),
-            black.draws.to_string(),
-            white.wins.to_string(),
-            white.losses.to_string(),
-            white.draws.to_string(),
-        ]);
-    }
-    table.finish()
 }
 
 fn text_report<R: ModelGame>(result: &EvalResult<R>, model: &str, games_per_color: usize) -> String {

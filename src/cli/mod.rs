@@ -5,7 +5,6 @@ mod agent_args;
 mod args;
 mod bench;
 mod compare;
-mod csv_table;
 mod engine_server;
 mod eval;
 mod export;

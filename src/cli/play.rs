@@ -11,7 +11,6 @@ use serde_json::json;
 
 use super::agent_args::{is_llm_spec, parse_player};
 use super::args::{GameArg, PlayArgs};
-use super::csv_table::CsvTable;
 use super::external;
 use super::openings;
 use super::outputs::check_output_flag;
@@ -23,6 +22,7 @@ use arena::{
 };
 use game::othello::{Color, TextStyle};
 use game::{Marubatsu, Othello};
+use runs::CsvTable;
 use runs::{AgentStats, OpeningsRecord, PlayRun, RunFile, RunKind, TallySummary};
 use stats::Tally;
 

@@ -12,11 +12,9 @@ use anyhow::{bail, Context, Result};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use serde_json::{json, Value};
 
 use super::agent_args::parse_player;
 use super::args::{DatagenArgs, GameArg, GenerateArgs, ProbeArgs};
-use super::csv_table::CsvTable;
 use super::outputs::{check_new_output, check_output_flag, write_output};
 use arena::{run_probe, Grade, PlayerSpec, ProbeResult};
 use engines::lab::{parallel_map, self_play_positions, BadPosition, LabelledPosition, Teacher};
@@ -25,9 +23,8 @@ use engines::EngineSpec;
 use game::derive_seed;
 use game::othello::{Board, Labels};
 use game::{Game, Marubatsu, Othello};
-use record::{GameLog, MoveSource};
-use runs::{AgentStats, GradeCounts, MeanRegret, ProbeResults, ProbeRun, RunFile, RunKind, RunResults};
-use stats::{mean_interval, wilson_interval};
+use record::GameLog;
+use runs::{GradeCounts, ProbeResults, ProbeRun, RunFile, RunKind, RunResults};
 
 /// Parses an empties range such as `20-40` (or a single number), of at most `most`.
 pub(super) fn parse_empties(text: &str, most: u32) -> Result<RangeInclusive<u32>> {
@@ -182,15 +179,6 @@ fn check_position<R: ModelGame>(position: &LabelledPosition) -> Result<(), BadPo
     position.move_scores::<R>(&board).map(drop)
 }
 
-/// Counts of each grade.
-fn grade_counts(grades: impl Iterator<Item = Grade>) -> [u32; 4] {
-    let mut counts = [0; 4];
-    for g in grades {
-        counts[g as usize] += 1;
-    }
-    counts
-}
-
 fn grades_line(out: &mut String, label: &str, grades: &GradeCounts) {
     let total = grades.correct + grades.wrong + grades.invalid + grades.error;
     let pct = |k: u32| {
@@ -214,49 +202,6 @@ fn grades_line(out: &mut String, label: &str, grades: &GradeCounts) {
         grades.error,
         pct(grades.error)
     );
-}
-
-/// A CSV field, quoted when it needs to be.
-fn probe_csv(positions: &[LabelledPosition], results: &[ProbeResult]) -> String {
-    let mut table = CsvTable::new(&[
-        "index",
-        "board",
-        "side",
-        "empties",
-        "expected",
-        "teacher_move",
-        "actual",
-        "source",
-        "answer_kind",
-        "grade",
-        "teacher_grade",
-        "regret",
-        "exact",
-        "invalid_answers",
-        "error",
-    ]);
-    let name = |v: &Value| v.as_str().unwrap_or_default().to_string();
-    for (p, r) in positions.iter().zip(results) {
-        let fields = [
-            r.index.to_string(),
-            p.board.clone(),
-            p.side.clone(),
-            p.empties.to_string(),
-            p.best.join(" "),
-            p.teacher_move.clone().unwrap_or_default(),
-            r.mv.clone().unwrap_or_default(),
-            r.source.map(|s| name(&json!(s))).unwrap_or_default(),
-            r.answer_kind.map(|k| name(&json!(k))).unwrap_or_default(),
-            name(&json!(r.grade)),
-            r.teacher_grade.map(|g| name(&json!(g))).unwrap_or_default(),
-            r.regret.map(|x| format!("{x}")).unwrap_or_default(),
-            r.exact.to_string(),
-            r.invalid_answers.to_string(),
-            r.error.clone().unwrap_or_default(),
-        ];
-        table.row(&fields);
-    }
-    table.finish()
 }
 
 /// `probe`.
@@ -348,12 +293,12 @@ fn probe_results<R: ModelGame>(
     run: &arena::Run,
     dir: &Path,
 ) -> Result<()> {
-    let csv = probe_csv(&positions, &results);
+    let csv = arena::probe_csv(&positions, &results);
     run.folder().write_text("probe.csv", &csv)?;
     if let Some(path) = &args.csv {
         std::fs::write(path, &csv).with_context(|| format!("cannot write --csv {}", path.display()))?;
     }
-    let summary = probe_summary(&positions, &results, dir);
+    let summary = arena::probe_summary(&positions, &results, dir);
     run.finish(&RunResults::Probe(&summary))?;
     if args.json {
         println!("{}", RunResults::Probe(&summary).to_json());
@@ -362,49 +307,6 @@ fn probe_results<R: ModelGame>(
     print!("{}", probe_text(args, agent, &summary));
     println!("logs and probe.csv: {}", dir.display());
     Ok(())
-}
-
-/// The probe's statistics (results.json): the grades, the regret of the model's own
-/// moves, fallbacks and invalid answers.
-fn probe_summary(positions: &[LabelledPosition], results: &[ProbeResult], dir: &Path) -> ProbeResults {
-    let best = grade_counts(results.iter().map(|r| r.grade));
-    let teacher = positions.iter().find_map(|p| p.teacher.clone());
-    let teacher_counts = teacher
-        .as_ref()
-        .map(|_| grade_counts(results.iter().filter_map(|r| r.teacher_grade)));
-    let mut regrets = Vec::new();
-    let stats: AgentStats = results.iter().filter_map(|r| r.agent.as_ref()).collect();
-    let (fallback, invalid_answers) = (stats.fallback_moves, stats.invalid_answers);
-    let mut exact = 0;
-    for r in results {
-        if let (Some(x), Some(MoveSource::Llm)) = (r.regret, r.source) {
-            regrets.push(x);
-            exact += u32::from(r.exact);
-        }
-    }
-    let n = results.len() as u32;
-    let (fallback_low, fallback_high) = wilson_interval(fallback, n);
-    let mean = mean_interval(&regrets).map(|(m, low, high)| (m, low.max(0.0), high));
-    ProbeResults {
-        positions: n,
-        against_best: GradeCounts::new(best),
-        teacher,
-        against_teacher: teacher_counts.map(GradeCounts::new),
-        model_moves: regrets.len(),
-        mean_regret: mean.map(|(mean, ci_low, ci_high)| MeanRegret {
-            mean,
-            ci_low,
-            ci_high,
-            exact_moves: exact,
-        }),
-        fallback_moves: fallback,
-        fallback_rate: f64::from(fallback) / f64::from(n.max(1)),
-        fallback_ci_low: fallback_low,
-        fallback_ci_high: fallback_high,
-        invalid_answers,
-        invalid_answers_per_position: f64::from(invalid_answers) / f64::from(n.max(1)),
-        log_dir: dir.display().to_string(),
-    }
 }
 
 /// The probe's table: the grades, the mean regret, fallbacks and invalid answers.

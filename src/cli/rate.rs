@@ -9,13 +9,13 @@ use anyhow::{Context, Result};
 use serde_json::json;
 
 use super::args::RateArgs;
-use super::csv_table::CsvTable;
 use super::outputs::check_output_flag;
 use super::progress::{steps_line, Progress};
 use super::stats::print_notes;
 use engines::EngineSpec;
 use game::othello::Color;
 use game::Game;
+use runs::CsvTable;
 use runs::{leaderboard_tables, leaderboards, read_game_logs, Ladder, Leaderboard, RatingView, RunGame};
 use stats::{check_resamples, RatingWatch};
 

@@ -2,10 +2,13 @@
 //! every request of every session, and a single host reads the same as a fleet).
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use serde::Serialize;
 
-use record::ExchangeRecord;
+use record::{is_game_or_set_aside_log, read_game_log_prefix, Event, ExchangeRecord};
+
+use crate::LogsError;
 use stats::percentile;
 
 /// What one host did in a run.
@@ -55,6 +58,32 @@ pub fn host_usage<'a>(exchanges: impl IntoIterator<Item = &'a ExchangeRecord>) -
             }
         })
         .collect()
+}
+
+/// Per-host usage over every game log of the run in `dir`: earlier sessions of a
+/// resumed run included, and the unfinished games they set aside (`*.unfinished-N`,
+/// whose requests were sent too; a line a crash cut off is skipped).
+pub fn folder_host_usage(dir: &Path) -> Result<Vec<HostUsage>, LogsError> {
+    let io = |source| LogsError::Io {
+        path: dir.to_path_buf(),
+        source,
+    };
+    let mut logs: Vec<_> = std::fs::read_dir(dir)
+        .map_err(io)?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| is_game_or_set_aside_log(p))
+        .collect();
+    logs.sort();
+    let mut exchanges = Vec::new();
+    for path in logs {
+        for record in read_game_log_prefix(&path)?.records {
+            if let Event::Exchange(exchange) = record.event {
+                exchanges.push(exchange);
+            }
+        }
+    }
+    Ok(host_usage(&exchanges))
 }
 
 #[cfg(test)]

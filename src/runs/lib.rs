@@ -9,9 +9,9 @@
 //! - [`logs`], [`replay`], [`tally`] and [`agent_stats`]: game logs read back, a game
 //!   replayed as the agent saw it, a game as the reports count it ([`GameSummary`],
 //!   [`Matchup::add`]), what an LLM player did;
-//! - [`groups`], [`leaderboard`], [`hosts`], [`report`], [`export`]: the readers' views
-//!   (pairings, ratings on one scale, per-host usage, the HTML report, GGF and
-//!   transcripts).
+//! - [`groups`], [`leaderboard`], [`hosts`], [`report`], [`export`], [`csv_table`]: the
+//!   readers' views (pairings, ratings on one scale, per-host usage, the HTML report,
+//!   GGF and transcripts, every CSV table).
 //!
 //! Statistics come from the `stats` crate; playing (and resume's replaying of a game's
 //! moves) is `arena`'s. The workspace's crate map is in the `game` crate's documentation.
@@ -19,6 +19,7 @@
 #![deny(missing_docs)]
 
 pub mod agent_stats;
+pub mod csv_table;
 pub mod export;
 pub mod groups;
 pub mod hosts;
@@ -33,9 +34,10 @@ pub mod run_folder;
 pub mod tally;
 
 pub use agent_stats::{AgentRates, AgentStats};
+pub use csv_table::CsvTable;
 pub use export::{ggf, transcript, ExportError};
 pub use groups::{collect_groups, groups_json, Group, GroupGame, Groups, GroupsError, Key};
-pub use hosts::{host_usage, HostUsage};
+pub use hosts::{folder_host_usage, host_usage, HostUsage};
 pub use leaderboard::{
     default_leaderboards, leaderboard, leaderboard_tables, leaderboards, rated_players, Anchor, Ladder, LadderError,
     LeaderRow, Leaderboard, LeaderboardError, RatingView, RunGame, Rung, DEFAULT_BOOTSTRAP, DEFAULT_BOOTSTRAP_SEED,

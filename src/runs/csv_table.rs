@@ -3,13 +3,13 @@
 //! error message stays one cell and every row keeps the header's width.
 
 /// A CSV table being built: the header, then one row at a time, lines ending in `\n`.
-pub(super) struct CsvTable {
+pub struct CsvTable {
     writer: csv::Writer<Vec<u8>>,
 }
 
 impl CsvTable {
     /// A table with these column names.
-    pub(super) fn new(header: &[&str]) -> CsvTable {
+    pub fn new(header: &[&str]) -> CsvTable {
         let mut table = CsvTable {
             writer: csv::WriterBuilder::new()
                 .terminator(csv::Terminator::Any(b'\n'))
@@ -20,13 +20,13 @@ impl CsvTable {
     }
 
     /// Appends one row; each cell is written as `Display` shows it.
-    pub(super) fn row<T: ToString>(&mut self, cells: &[T]) {
+    pub fn row<T: ToString>(&mut self, cells: &[T]) {
         let cells: Vec<String> = cells.iter().map(ToString::to_string).collect();
         self.writer.write_record(&cells).expect("writing to memory cannot fail");
     }
 
     /// The table's text.
-    pub(super) fn finish(self) -> String {
+    pub fn finish(self) -> String {
         let bytes = self.writer.into_inner().expect("writing to memory cannot fail");
         String::from_utf8(bytes).expect("the cells are strings")
     }
