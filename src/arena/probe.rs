@@ -59,7 +59,7 @@ pub struct ProbeResult {
     /// The failure, on error.
     pub error: Option<String>,
     /// The agent's decision (`None` on error), which the probe's statistics
-    /// ([`AgentStats`](crate::AgentStats)) count.
+    /// ([`AgentStats`](runs::AgentStats)) count.
     #[serde(skip)]
     pub agent: Option<AgentDecision>,
 }

@@ -8,11 +8,16 @@
 //!   evaluation and its lab (training, accuracy, wipeouts, self-play labelling);
 //! - `llm`: chat backends (Ollama, OpenAI-compatible), retry, the fleet of hosts;
 //! - `protocol`: GTP and NBoard lines and GGF games, as values (external engines);
-//! - `record`: the JSONL log format and the run files (the wire specification);
+//! - `stats`: pure statistics: the Elo curve, intervals, the W/D/L tally, Bradley-Terry
+//!   ratings with bootstrap, sequential stopping (GSPRT, pentanomial), the sign test;
+//! - `record`: the JSONL log format (the wire specification) and its one writer; no
+//!   HTTP client;
 //! - `agent`: the LLM player: tools, prompts and model-facing text, the conversation
 //!   loop, answer reading;
-//! - `arena`: playing and resuming runs, run folders, the tally, ratings and stopping,
-//!   analysis and reports;
+//! - `runs`: run folders and their typed files, reading logs, replay, export, the
+//!   tally of a game, leaderboards and the report;
+//! - `arena`: playing: plans, players (engines, LLMs, external engine processes),
+//!   openings, the game loop, one run lifecycle, resume, move scoring;
 //! - the `othello-arena` binary: the command line and the web face.
 
 #![deny(missing_docs)]

@@ -2,36 +2,39 @@
 //! "the logs of this folder" ([`read_game_logs`], [`Groups::read`]) and "its run.json"
 //! ([`RunFolder`], [`RunFile`]), called by every command and face that reads a run.
 //!
-//! - [`run_folder`]: a run folder's life on disk (atomic name, lock, run.json,
-//!   results.json, decisions.jsonl, set-aside logs);
-//! - [`run_file`] and [`recorded`]: run.json typed (players, agent settings, an external
-//!   engine's table, the opening suite); [`results_file`]: results.json typed;
-//! - [`logs`], [`replay`], [`tally`] and [`agent_stats`]: game logs read back, a game
-//!   replayed as the agent saw it, a game as the reports count it ([`GameSummary`],
-//!   [`Matchup::add`]), what an LLM player did;
-//! - [`groups`], [`leaderboard`], [`hosts`], [`report`], [`export`], [`csv_table`]: the
-//!   readers' views (pairings, ratings on one scale, per-host usage, the HTML report,
-//!   GGF and transcripts, every CSV table).
+//! - `run_folder`: a run folder's life on disk ([`RunFolder`]: atomic name, lock,
+//!   run.json, results.json, decisions.jsonl, set-aside logs);
+//! - `run_file` and `recorded`: run.json typed ([`RunFile`]: players, agent settings,
+//!   an external engine's [`EngineTable`], the [`OpeningsRecord`]); `results_file`:
+//!   results.json typed ([`RunResults`]);
+//! - `logs`, `replay`, `tally` and `agent_stats`: game logs read back
+//!   ([`read_game_logs`]), a game replayed as the agent saw it ([`GameReplay`]), a game
+//!   as the reports count it ([`GameSummary`], [`Matchup::add`]), what an LLM player did
+//!   ([`AgentStats`]);
+//! - `groups`, `leaderboard`, `hosts`, `report`, `export`, `csv_table`: the readers'
+//!   views ([`Groups`], ratings on one scale: [`Leaderboard`], per-host usage:
+//!   [`HostUsage`], the HTML report: [`report_page`], GGF and transcripts: [`ggf`],
+//!   every CSV table: [`CsvTable`]).
 //!
 //! Statistics come from the `stats` crate; playing (and resume's replaying of a game's
 //! moves) is `arena`'s. The workspace's crate map is in the `game` crate's documentation.
 
 #![deny(missing_docs)]
 
-pub mod agent_stats;
-pub mod csv_table;
-pub mod export;
-pub mod groups;
-pub mod hosts;
-pub mod leaderboard;
-pub mod logs;
-pub mod recorded;
-pub mod replay;
-pub mod report;
-pub mod results_file;
-pub mod run_file;
-pub mod run_folder;
-pub mod tally;
+mod agent_stats;
+mod csv_table;
+mod export;
+mod groups;
+mod hosts;
+mod leaderboard;
+mod logs;
+mod recorded;
+mod replay;
+mod report;
+mod results_file;
+mod run_file;
+mod run_folder;
+mod tally;
 
 pub use agent_stats::{AgentRates, AgentStats};
 pub use csv_table::CsvTable;

@@ -2,7 +2,7 @@
 //! write it at the end of each session (and print it with `--json`). Each command
 //! builds its [`RunResults`] and [`RunFolder::write_results`](crate::RunFolder::write_results)
 //! writes it. Statistics other modules serialise by hand (an agent's
-//! [`AgentStats::to_json`](crate::AgentStats::to_json), a [`MoveQuality::to_json`](crate::MoveQuality::to_json))
+//! [`AgentStats::to_json`](crate::AgentStats::to_json), a `MoveQuality::to_json` of `arena`)
 //! are kept as the JSON they write.
 
 use serde::Serialize;
@@ -50,7 +50,7 @@ pub struct EvalResults {
     #[serde(flatten)]
     pub stopping: Option<Stopping>,
     /// With `--score-moves`, once every game finished: the quality of the agent's
-    /// moves ([`MoveQuality::to_json`](crate::MoveQuality::to_json)) with a `reference`
+    /// moves (`arena::MoveQuality::to_json`) with a `reference`
     /// key holding the reference's settings.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub move_quality: Option<Value>,

@@ -10,7 +10,7 @@
 //!   ([`GameScore`]);
 //! - [`ratings`]: the Bradley-Terry fit on the Elo scale with bootstrap intervals,
 //!   anchored or with some players held;
-//! - [`sign_test`]: the exact two-sided sign test for paired comparisons.
+//! - [`sign_test()`]: the exact two-sided sign test for paired comparisons.
 //!
 //! The workspace's crate map is in the `game` crate's documentation.
 

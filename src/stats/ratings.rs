@@ -280,7 +280,7 @@ pub enum RatingError {
 /// intervals. The ratings come back in player order.
 ///
 /// ```
-/// use arena::{fit_ratings, RatedGame, RatingOptions};
+/// use stats::{fit_ratings, RatedGame, RatingOptions};
 ///
 /// // Player 1 scores 3 out of 4 against player 0, who is held at 1000.
 /// let games: Vec<RatedGame> = [1.0, 1.0, 1.0, 0.0]
@@ -464,7 +464,7 @@ fn leave_out_self_play(names: &[&str], games: &[RatedGame]) -> (Vec<RatedGame>, 
 /// "below random (0)", or "level with greedy (905)" on an exact tie.
 ///
 /// ```
-/// use arena::ladder_position;
+/// use stats::ladder_position;
 ///
 /// let ladder = [("random".to_string(), 0.0), ("greedy".to_string(), 905.0), ("alphabeta:1".to_string(), 812.4)];
 /// assert_eq!(ladder_position(&ladder, 850.0), "between alphabeta:1 (812) and greedy (905)");

@@ -113,7 +113,7 @@ const CI_SHAPE: &str = "`ci:WIDTH`";
 /// `arena/stopping.rs` give the formulas, their sources and the small-sample rules.
 ///
 /// ```
-/// use arena::StopRule;
+/// use stats::StopRule;
 ///
 /// let rule: StopRule = "sprt:0,50".parse().unwrap();
 /// assert_eq!(rule, StopRule::Sprt { elo0: 0.0, elo1: 50.0, alpha: 0.05, beta: 0.05 });
@@ -156,7 +156,7 @@ impl StopRule {
     /// Whether the trials so far are enough to stop, with the numbers behind the answer.
     ///
     /// ```
-    /// use arena::{GameScore, StopRule, Trials, Verdict};
+    /// use stats::{GameScore, StopRule, Trials, Verdict};
     ///
     /// let rule: StopRule = "sprt:0,50".parse().unwrap();
     /// let mut trials = Trials::new();

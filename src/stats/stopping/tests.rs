@@ -386,7 +386,7 @@ fn elo_interval_by_hand() {
         "{elo:?}"
     );
     // Clamped to [0.001, 0.999]: 400 * log10(999) = 1199.83 Elo.
-    assert!((score_to_elo(1.0) - 1199.83).abs() < 0.01 && (score_to_elo(-0.2) + 1199.83).abs() < 0.01);
+    assert!((clamped_elo(1.0) - 1199.83).abs() < 0.01 && (clamped_elo(-0.2) + 1199.83).abs() < 0.01);
 }
 
 /// The true strength of A against B in simulated games.
