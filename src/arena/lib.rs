@@ -39,14 +39,12 @@ mod scheduled;
 mod sequential;
 
 pub use accuracy::{accuracy, calibration, solve_all, Accuracy, Calibration, Solved};
-pub use balanced::{
-    balanced_openings, start_bias, suite_values, value_for_black, BalancedSettings, RatedOpening, OPENINGS_DEPTH,
-};
+pub use balanced::{balanced_openings, start_bias, suite_values, BalancedSettings, RatedOpening, OPENINGS_DEPTH};
 pub use connection::{ConnectError, Connection, HostSettings};
 pub use engine_process::ExternalError;
 pub use eval::{run_eval, run_eval_sequential, EvalConfig, EvalGame, EvalResult, OpponentResult};
 pub use external::{EngineTableError, ExternalEngine, ExternalPlayer, ExternalScorer, Strength};
-pub use lifecycle::{resume_command, Interrupt, Run, RunError, RunGames, Start, LOGS};
+pub use lifecycle::{resume_command, Interrupt, Run, RunError, RunGames, Start};
 pub use matchup::{run_match, MatchConfig, MatchResult, SpecTally};
 pub use openings::{OpeningSuite, Openings, SuiteLineError, SuiteOpening};
 pub use plan::{Format, Plan};
@@ -58,7 +56,7 @@ pub use quality::{
     score_games, GameToScore, MoveQuality, MoveScorer, Phase, QualityTally, ScoredMove, ScoringError, ScoringStopped,
     ScoringWatch,
 };
-pub use resume::{load_resume_state, rebuild_game, ResumeError, ResumeState};
-pub use schedule::{play_logged, run_games, MatchError, MatchEvent, RunOptions, Seat};
+pub use resume::{rebuild_game, ResumeError, ResumeState};
+pub use schedule::{play_logged, MatchError, MatchEvent, RunOptions, Seat};
 pub use scheduled::ScheduledGame;
-pub use sequential::{run_sequential, Pairing, SequentialResult};
+pub use sequential::{Pairing, SequentialResult};

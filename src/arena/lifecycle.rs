@@ -27,7 +27,7 @@ use super::scheduled::ScheduledGame;
 use super::sequential::{run_sequential, Pairing};
 
 /// Where run folders go when no folder is named (`--log-dir`).
-pub const LOGS: &str = "logs";
+const LOGS: &str = "logs";
 
 /// Which folder a run lives in.
 #[derive(Clone, Copy, Debug)]

@@ -20,7 +20,7 @@ use engines::{
 };
 use game::othello::{perft, Board, Color, Convention};
 use game::Othello;
-use stats::{check_resamples, fit_ratings_held, mean_and_sd, RatedGame, RatingOptions, RatingWatch};
+use stats::{check_resamples, fit_ratings, mean_and_sd, RatedGame, RatingOptions, RatingWatch};
 
 /// The FFO endgame suite (id, board, side, best moves, score, empties per line).
 const FFO: &str = include_str!("../../tests/data/ffo-endgames.txt");
@@ -353,7 +353,7 @@ fn bench_rate(players: usize, games_each: usize, resamples: usize, seed: u64) ->
     };
     let watch = Arc::new(RatingWatch::default());
     let start = Instant::now();
-    let point = fit_ratings_held(&names, &games, &options, &[], &watch)?;
+    let point = fit_ratings(&names, &games, &options, &[], &watch)?;
     let point_secs = start.elapsed().as_secs_f64();
     println!("  point estimate and likelihood intervals: {point_secs:8.3} s");
     let polled = watch.clone();
@@ -366,7 +366,7 @@ fn bench_rate(players: usize, games_each: usize, resamples: usize, seed: u64) ->
         bootstrap: resamples,
         ..options
     };
-    let fitted = fit_ratings_held(&names, &games, &bootstrap, &[], &watch);
+    let fitted = fit_ratings(&names, &games, &bootstrap, &[], &watch);
     drop(progress);
     let fitted = fitted?;
     let secs = start.elapsed().as_secs_f64();

@@ -23,7 +23,7 @@ use super::tally::GameSummary;
 use game::othello::Color;
 use record::PlayerKind;
 use stats::whole;
-use stats::{fit_ratings_held, ladder_position, RatedGame, Rating, RatingError, RatingOptions, RatingWatch};
+use stats::{fit_ratings, ladder_position, RatedGame, Rating, RatingError, RatingOptions, RatingWatch};
 
 /// Colour-swapped pairs (or single games) a player needs for an interval.
 pub const MIN_UNITS: usize = 2;
@@ -219,7 +219,7 @@ pub fn leaderboard(
         .filter_map(|(name, elo)| names.iter().position(|n| n == name).map(|i| (i, *elo)))
         .filter(|&(i, _)| i != anchor_index)
         .collect();
-    let fit = fit_ratings_held(&names, &rated, &options, &held, watch).map_err(LeaderboardError::Fit)?;
+    let fit = fit_ratings(&names, &rated, &options, &held, watch).map_err(LeaderboardError::Fit)?;
     let mut ratings = fit.ratings;
     let fixed: Vec<usize> = std::iter::once(anchor_index)
         .chain(held.iter().map(|&(i, _)| i))

@@ -44,7 +44,6 @@ pub use hosts::{folder_host_usage, host_usage, HostUsage};
 pub use leaderboard::{
     default_leaderboards, leaderboard, leaderboard_tables, leaderboards, rated_players, Anchor, Ladder, LadderError,
     LeaderRow, Leaderboard, LeaderboardError, RatingView, RunGame, Rung, DEFAULT_BOOTSTRAP, DEFAULT_BOOTSTRAP_SEED,
-    MIN_UNITS,
 };
 pub use logs::{cut_off_note, read_game_logs, GameLogs, LoggedGame, LogsError};
 pub use recorded::{EngineTable, OpeningsOrder, OpeningsRecord};
@@ -58,5 +57,5 @@ pub use run_file::{
     changed_agent_settings, EvalRun, Harness, PlayRun, ProbeRun, ReadRunError, Resume, RunEngine, RunFile, RunKind,
     RunPlayer, ServeRun, TournamentRun,
 };
-pub use run_folder::{check_output, utc_now, OutputError, RunFolder, RunFolderError, LOCK_FILE};
+pub use run_folder::{check_output, utc_now, OutputError, RunFolder, RunFolderError};
 pub use tally::{GameSummary, Matchup, NotAGameLog};

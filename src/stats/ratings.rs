@@ -277,10 +277,15 @@ pub enum RatingError {
 /// Fits ratings for the players `players` (named, indexed by position) from `games`,
 /// the `options.anchor` player fixed at `options.anchor_elo`, with intervals from the
 /// bootstrap and the likelihood; the module doc gives the model, the prior and the
-/// intervals. The ratings come back in player order.
+/// intervals. The ratings come back in player order. Each of `held` is held at its
+/// rating beside the anchor (a published ladder's engines), so only the others are
+/// fitted: a held player's interval has zero width, as the anchor's has; every other
+/// player needs a chain of games to the anchor or to one of them, and its prior's
+/// virtual draw is at the anchor's level. The resamples are counted on `watch` as they
+/// finish.
 ///
 /// ```
-/// use stats::{fit_ratings, RatedGame, RatingOptions};
+/// use stats::{fit_ratings, RatedGame, RatingOptions, RatingWatch};
 ///
 /// // Player 1 scores 3 out of 4 against player 0, who is held at 1000.
 /// let games: Vec<RatedGame> = [1.0, 1.0, 1.0, 0.0]
@@ -288,7 +293,9 @@ pub enum RatingError {
 ///     .map(|&score| RatedGame { first: 1, second: 0, score, pair: None })
 ///     .collect();
 /// let options = RatingOptions { anchor: 0, anchor_elo: 1000.0, ..RatingOptions::default() };
-/// let ratings = fit_ratings(&["random", "greedy"], &games, &options).unwrap().ratings;
+/// let ratings = fit_ratings(&["random", "greedy"], &games, &options, &[], &RatingWatch::default())
+///     .unwrap()
+///     .ratings;
 /// assert_eq!(ratings[0].elo, 1000.0);
 /// // With the prior's virtual draw at the anchor's level the fit sees 3.5 out of 5:
 /// // 1000 + 400 log10(7/3).
@@ -296,19 +303,6 @@ pub enum RatingError {
 /// assert!(ratings[1].low < ratings[1].elo && ratings[1].elo < ratings[1].high);
 /// ```
 pub fn fit_ratings<S: AsRef<str>>(
-    players: &[S],
-    games: &[RatedGame],
-    options: &RatingOptions,
-) -> Result<RatingFit, RatingError> {
-    fit_ratings_held(players, games, options, &[], &RatingWatch::default())
-}
-
-/// [`fit_ratings`] with more players held fixed beside the anchor: each of `held` at
-/// its rating (a published ladder's engines), so only the others are fitted. A held
-/// player's interval has zero width, as the anchor's has; every other player needs a
-/// chain of games to the anchor or to one of them, and its prior's virtual draw is at
-/// the anchor's level. The resamples are counted on `watch` as they finish.
-pub fn fit_ratings_held<S: AsRef<str>>(
     players: &[S],
     games: &[RatedGame],
     options: &RatingOptions,

@@ -42,17 +42,17 @@ fn players(count: usize) -> Vec<String> {
 
 /// [`fit_ratings`] of players `p0`, `p1`, ...: the ratings alone.
 fn fit(count: usize, games: &[RatedGame], options: &RatingOptions) -> Result<Vec<Rating>, RatingError> {
-    fit_ratings(&players(count), games, options).map(|fit| fit.ratings)
+    fit_ratings(&players(count), games, options, &[], &RatingWatch::default()).map(|fit| fit.ratings)
 }
 
-/// [`fit_ratings_held`] of players `p0`, `p1`, ...: the ratings alone.
+/// [`fit_ratings`], with players held, of players `p0`, `p1`, ...: the ratings alone.
 fn fit_held(
     count: usize,
     games: &[RatedGame],
     options: &RatingOptions,
     held: &[(usize, f64)],
 ) -> Result<Vec<Rating>, RatingError> {
-    fit_ratings_held(&players(count), games, options, held, &RatingWatch::default()).map(|fit| fit.ratings)
+    fit_ratings(&players(count), games, options, held, &RatingWatch::default()).map(|fit| fit.ratings)
 }
 
 fn options(bootstrap: usize, seed: u64) -> RatingOptions {
@@ -672,7 +672,7 @@ fn games_against_itself_are_left_out_with_a_note() {
         game(0, 0, 0.0),
     ];
     let names = ["random", "greedy"];
-    let fitted = fit_ratings(&names, &games, &options(100, 0)).unwrap();
+    let fitted = fit_ratings(&names, &games, &options(100, 0), &[], &RatingWatch::default()).unwrap();
     assert_eq!(fitted.skipped, [1, 3, 4]);
     assert_eq!(
         fitted.notes,
@@ -681,7 +681,14 @@ fn games_against_itself_are_left_out_with_a_note() {
             "left out 1 game of random against itself: a player's games against itself say nothing of its rating",
         ]
     );
-    let without = fit_ratings(&names, &[games[0], games[2]], &options(100, 0)).unwrap();
+    let without = fit_ratings(
+        &names,
+        &[games[0], games[2]],
+        &options(100, 0),
+        &[],
+        &RatingWatch::default(),
+    )
+    .unwrap();
     assert_eq!(fitted.ratings, without.ratings);
     assert_eq!((fitted.ratings[1].games, fitted.ratings[1].score), (2, 0.5));
 }
@@ -690,13 +697,20 @@ fn games_against_itself_are_left_out_with_a_note() {
 fn errors_name_the_players() {
     let names = ["random", "greedy", "llm:qwen", "alphabeta:2"];
     let apart = [game(0, 1, 1.0), game(2, 3, 1.0)];
-    let error = fit_ratings(&names, &apart, &options(0, 0)).unwrap_err();
+    let error = fit_ratings(&names, &apart, &options(0, 0), &[], &RatingWatch::default()).unwrap_err();
     assert_eq!(
         error.to_string(),
         "players llm:qwen, alphabeta:2 have no chain of games to the anchor random; \
          play games that link them or rate each group on its own"
     );
-    let error = fit_ratings(&names, &[game(0, 1, 1.0), game(2, 1, 2.0)], &options(0, 0)).unwrap_err();
+    let error = fit_ratings(
+        &names,
+        &[game(0, 1, 1.0), game(2, 1, 2.0)],
+        &options(0, 0),
+        &[],
+        &RatingWatch::default(),
+    )
+    .unwrap_err();
     assert!(
         error
             .to_string()
@@ -719,7 +733,7 @@ fn a_watch_counts_the_resamples() {
     let games = round_robin(&TRUTH, 4, &mut rng);
     let watch = RatingWatch::default();
     for _ in 0..2 {
-        fit_ratings_held(&players(TRUTH.len()), &games, &options(150, 3), &[], &watch).unwrap();
+        fit_ratings(&players(TRUTH.len()), &games, &options(150, 3), &[], &watch).unwrap();
     }
     assert_eq!(watch.resamples_done.load(Ordering::Relaxed), 300);
     assert_eq!(watch.resamples_total.load(Ordering::Relaxed), 300);
