@@ -27,7 +27,7 @@ pub use elo::elo_to_score;
 pub use interval::{mean_and_sd, mean_interval, percentile, whole, wilson_interval};
 pub use ratings::{
     check_resamples, fit_ratings, ladder_position, RatedGame, Rating, RatingError, RatingFit, RatingOptions,
-    RatingWatch,
+    RatingWatch, MIN_BOOTSTRAP,
 };
 pub use sign_test::sign_test;
 pub use stopping::{Decision, EloInterval, GameScore, ParseStopRuleError, StopRule, TrialUnit, Trials, Verdict};
