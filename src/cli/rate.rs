@@ -129,8 +129,8 @@ fn read_ladder(path: &Path) -> Result<(PathBuf, Ladder)> {
             path.display()
         )
     })?;
-    ladder
-        .check()
+    let ladder = ladder
+        .checked()
         .with_context(|| format!("bad --ladder {}", path.display()))?;
     Ok((path, ladder))
 }

@@ -117,6 +117,11 @@ impl FromStr for Command {
     }
 }
 
+/// The largest value an engine may give a move: the whole board, in discs.
+const MAX_EVAL: f64 = 64.0;
+/// The longest time an engine may report for a move, in seconds (a day).
+const MAX_SECONDS: f64 = 86_400.0;
+
 /// A line the engine sends.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Reply {
@@ -192,10 +197,13 @@ impl FromStr for Reply {
             line: line.to_string(),
             reason,
         };
-        let number = |kind, text: Option<&str>| -> Result<Option<f64>, ParseReplyError> {
-            text.map(|t| {
-                t.parse::<f64>()
-                    .map_err(|_| err(kind, format!("{t:?} is not a number")))
+        // A value is a disc margin (at most 64 either way), a time a finite count of
+        // seconds: `nan`, `inf` or `1e300` are refused, never carried into a table.
+        let number = |kind, text: Option<&str>, bound: f64| -> Result<Option<f64>, ParseReplyError> {
+            text.map(|t| match t.parse::<f64>() {
+                Ok(x) if x.is_finite() && x.abs() <= bound => Ok(x),
+                Ok(_) => Err(err(kind, format!("{t:?} is not a number from -{bound} to {bound}"))),
+                Err(_) => Err(err(kind, format!("{t:?} is not a number"))),
             })
             .transpose()
         };
@@ -205,8 +213,8 @@ impl FromStr for Reply {
                 .split(|c: char| c == '/' || c.is_whitespace())
                 .filter(|p| !p.is_empty());
             let mv = parse_move(parts.next().unwrap_or_default()).map_err(|e| err("===", e.to_string()))?;
-            let eval = number("===", parts.next())?;
-            let time = number("===", parts.next())?;
+            let eval = number("===", parts.next(), MAX_EVAL)?;
+            let time = number("===", parts.next(), MAX_SECONDS)?;
             return Ok(Reply::Best { mv, eval, time });
         }
         let (word, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
@@ -217,7 +225,8 @@ impl FromStr for Reply {
                 let pv = parts.next().unwrap_or_default();
                 let first = pv.get(..2).unwrap_or(pv);
                 let mv = parse_move(first).map_err(|e| err("search", e.to_string()))?;
-                let eval = number("search", parts.next())?.ok_or_else(|| err("search", "no value".to_string()))?;
+                let eval =
+                    number("search", parts.next(), MAX_EVAL)?.ok_or_else(|| err("search", "no value".to_string()))?;
                 let depth = parts.nth(1).unwrap_or_default().to_string();
                 Ok(Reply::Search { mv, eval, depth })
             }
@@ -242,6 +251,21 @@ mod tests {
 
     fn place(text: &str) -> Move {
         Move::Place(text.parse().unwrap())
+    }
+
+    #[test]
+    fn values_that_are_not_disc_margins_are_refused() {
+        for line in [
+            "search c4 nan 0 4",
+            "search c4 inf 0 4",
+            "search c4 1e300 0 4",
+            "=== c4 -65 0.0",
+            "=== c4 0 nan",
+        ] {
+            let err = line.parse::<Reply>().unwrap_err().to_string();
+            assert!(err.contains("is not a number"), "{line}: {err}");
+        }
+        assert!("search c4 -64 0 4".parse::<Reply>().is_ok());
     }
 
     #[test]

@@ -385,6 +385,15 @@ fn tenth(elo: f64) -> f64 {
     }
 }
 
+/// An Othello player's spec in the one form the logs, ladders, anchors and tables name
+/// it: an engine spec as its parser writes it back (aliases and spacing resolved), any
+/// other player (`llm:MODEL`, `ext:NAME`, `human`) trimmed.
+pub fn canonical_player(spec: &str) -> String {
+    let spec = spec.trim();
+    spec.parse::<engines::EngineSpec>()
+        .map_or_else(|_| spec.to_string(), |engine| engine.to_string())
+}
+
 /// A player and the rating it is held at.
 pub type Rated = (String, f64);
 
@@ -436,21 +445,28 @@ impl Ladder {
                 games: row.rating.games,
             })
             .collect();
-        let ladder = Ladder {
+        Ladder {
             source,
             anchor: format!("{}={}", board.anchor.0, board.anchor.1),
             games: board.games,
             rungs,
-        };
-        ladder.check()?;
-        Ok(ladder)
+        }
+        .checked()
     }
 
-    /// Refuses an empty ladder, a rating that is not a finite number, and a rung
-    /// listed twice.
-    pub fn check(&self) -> Result<(), LadderError> {
+    /// The ladder with every rung and its anchor named in the canonical form the logs
+    /// write (`alphabeta:1` is `alphabeta:1:weight`, spaces trimmed), so an alias holds
+    /// the engine it names; refuses an empty ladder, a rating that is not a finite
+    /// number, and an engine listed twice under any of its names.
+    pub fn checked(mut self) -> Result<Ladder, LadderError> {
         if self.rungs.is_empty() {
             return Err(LadderError::Empty);
+        }
+        for rung in &mut self.rungs {
+            rung.player = canonical_player(&rung.player);
+        }
+        if let Some((spec, elo)) = self.anchor.split_once('=') {
+            self.anchor = format!("{}={}", canonical_player(spec), elo.trim());
         }
         for (i, rung) in self.rungs.iter().enumerate() {
             let bad = |why| LadderError::BadRung {
@@ -461,10 +477,10 @@ impl Ladder {
                 return Err(bad("elo must be a finite number of at most 100000"));
             }
             if self.rungs[..i].iter().any(|r| r.player == rung.player) {
-                return Err(bad("listed twice"));
+                return Err(bad("listed twice (under this name or an alias of it)"));
             }
         }
-        Ok(())
+        Ok(self)
     }
 
     /// The anchor and the held players for the games of `names` (the players who

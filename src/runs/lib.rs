@@ -42,8 +42,9 @@ pub use export::{ggf, transcript, ExportError};
 pub use groups::{collect_groups, groups_json, Group, GroupGame, Groups, GroupsError, Key};
 pub use hosts::{folder_host_usage, host_usage, HostUsage};
 pub use leaderboard::{
-    default_leaderboards, leaderboard, leaderboard_tables, leaderboards, rated_players, Anchor, Ladder, LadderError,
-    LeaderRow, Leaderboard, LeaderboardError, RatingView, RunGame, Rung, DEFAULT_BOOTSTRAP, DEFAULT_BOOTSTRAP_SEED,
+    canonical_player, default_leaderboards, leaderboard, leaderboard_tables, leaderboards, rated_players, Anchor,
+    Ladder, LadderError, LeaderRow, Leaderboard, LeaderboardError, RatingView, RunGame, Rung, DEFAULT_BOOTSTRAP,
+    DEFAULT_BOOTSTRAP_SEED,
 };
 pub use logs::{cut_off_note, read_game_logs, GameLogs, LoggedGame, LogsError};
 pub use recorded::{EngineTable, OpeningsOrder, OpeningsRecord};

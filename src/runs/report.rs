@@ -30,9 +30,9 @@ pub enum ReportError {
 }
 
 /// The report page for `paths` and the number of games in it: the groups' results and
-/// their games, and with `all_games` every other game read too (games without an LLM
-/// player, which no group holds).
-pub fn report_page(paths: &[PathBuf], groups: &Groups, all_games: bool) -> Result<(String, usize), ReportError> {
+/// every game read, those without an LLM player (which no group holds) included, so
+/// no run given is left out of the page (`report` and `serve` alike).
+pub fn report_page(paths: &[PathBuf], groups: &Groups) -> Result<(String, usize), ReportError> {
     let Groups { groups, logs } = groups;
     let mut games = Vec::new();
     let mut latencies = Vec::new();
@@ -45,11 +45,9 @@ pub fn report_page(paths: &[PathBuf], groups: &Groups, all_games: bool) -> Resul
             games.push(game_json(&logged.path, &logged.replay)?);
         }
     }
-    if all_games {
-        for (index, logged) in logs.games.iter().enumerate() {
-            if shown.insert(index) {
-                games.push(game_json(&logged.path, &logged.replay)?);
-            }
+    for (index, logged) in logs.games.iter().enumerate() {
+        if shown.insert(index) {
+            games.push(game_json(&logged.path, &logged.replay)?);
         }
     }
     let data = json!({
