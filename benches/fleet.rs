@@ -160,22 +160,38 @@ fn check(ok: bool, failures: &mut Vec<String>, line: String) -> String {
 fn main() -> std::process::ExitCode {
     let runtime = Runtime::new().expect("a tokio runtime starts");
     let mut failures = Vec::new();
+    memory_per_game(&runtime);
+    throughput(&runtime, &mut failures);
+    host_killed(&runtime, &mut failures);
+    cpu_per_exchange(&runtime);
 
-    // Memory per game in flight: 256 games wait on 2 s answers (2 warm-up games first).
+    if failures.is_empty() {
+        return std::process::ExitCode::SUCCESS;
+    }
+    for failure in &failures {
+        eprintln!("FAIL: {failure}");
+    }
+    std::process::ExitCode::FAILURE
+}
+
+/// Memory per game in flight: 256 games wait on 2 s answers (2 warm-up games first).
+fn memory_per_game(runtime: &Runtime) {
     let (hosts, counters) = start_hosts(4, Duration::from_secs(2));
-    let fleet = connect(&runtime, &hosts, 64);
-    sample_in_flight(&runtime, &fleet, &counters, 1, Duration::from_millis(500));
+    let fleet = connect(runtime, &hosts, 64);
+    sample_in_flight(runtime, &fleet, &counters, 1, Duration::from_millis(500));
     let before = rss_kib();
-    let (during, received) = sample_in_flight(&runtime, &fleet, &counters, 128, Duration::from_secs(1));
+    let (during, received) = sample_in_flight(runtime, &fleet, &counters, 128, Duration::from_secs(1));
     println!("[memory] 256 games in flight (4 hosts x 64, 2 s per answer), sampled 1 s in:");
     println!(
         "  requests held by the hosts {received}/256; VmRSS {before:.0} KiB before, {during:.0} KiB during; {:.1} KiB per game in flight (hosts' threads included: an upper bound)",
         (during - before) / 256.0
     );
+}
 
-    // Throughput: 4 hosts x 4, 200 ms per answer, 64 games at parallel 16.
+/// Throughput: 4 hosts x 4, 200 ms per answer, 64 games at parallel 16.
+fn throughput(runtime: &Runtime, failures: &mut Vec<String>) {
     let (hosts, counters) = start_hosts(4, Duration::from_millis(200));
-    let (result, wall) = eval(&runtime, &connect(&runtime, &hosts, 4), 32, parallel(16));
+    let (result, wall) = eval(runtime, &connect(runtime, &hosts, 4), 32, parallel(16));
     let exchanges = result.expect("the evaluation runs").agent.requests;
     let rate = f64::from(exchanges) / wall.as_secs_f64();
     let maxes: Vec<usize> = counters.iter().map(|c| c.max()).collect();
@@ -186,9 +202,11 @@ fn main() -> std::process::ExitCode {
         rate / 80.0
     );
     let line = format!("most requests held at once per host: {maxes:?} (limit 4)");
-    println!("  {}", check(maxes.iter().all(|&m| m <= 4), &mut failures, line));
+    println!("  {}", check(maxes.iter().all(|&m| m <= 4), failures, line));
+}
 
-    // Host killed: the same fleet, host 0 killed 2 s into the run.
+/// Host killed: the same fleet, host 0 killed 2 s into the run.
+fn host_killed(runtime: &Runtime, failures: &mut Vec<String>) {
     let (hosts, counters) = start_hosts(4, Duration::from_millis(200));
     let log_dir: PathBuf = std::env::temp_dir().join(format!("fleet-bench-{}", std::process::id()));
     std::fs::create_dir_all(&log_dir).expect("the log folder is created");
@@ -201,38 +219,43 @@ fn main() -> std::process::ExitCode {
             std::thread::sleep(Duration::from_secs(2));
             hosts[0].kill();
         });
-        eval(&runtime, &connect(&runtime, &hosts, 4), 32, run)
+        eval(runtime, &connect(runtime, &hosts, 4), 32, run)
     });
     println!("[host killed] 4 hosts x 4, 200 ms per answer, 64 games, host 0 killed at 2 s:");
     match result {
-        Ok(result) => {
-            let numbers: BTreeSet<usize> = result.games.iter().map(|g| g.number).collect();
-            let once = result.games.len() == 64 && numbers.len() == 64 && result.unfinished == 0;
-            let (games, unfinished) = (result.games.len(), result.unfinished);
-            let line = format!(
-                "games: {games} results, {} distinct, {unfinished} unfinished (64 expected)",
-                numbers.len()
-            );
-            println!("  {} in {:.1} s", check(once, &mut failures, line), wall.as_secs_f64());
-            let stats = &result.agent;
-            let (llm, fallback) = (stats.llm_moves, stats.fallback_moves);
-            let line = format!(
-                "moves: {llm} by the model, {fallback} by the fallback ({} requests)",
-                stats.requests
-            );
-            println!("  {}", check(fallback == 0, &mut failures, line));
-        }
+        Ok(result) => check_every_game_once(&result, wall, failures),
         Err(err) => {
             let line = format!("the evaluation failed: {:#}", anyhow::Error::new(err));
-            println!(
-                "  {} after {:.1} s",
-                check(false, &mut failures, line),
-                wall.as_secs_f64()
-            );
+            println!("  {} after {:.1} s", check(false, failures, line), wall.as_secs_f64());
         }
     }
-    let tally = host_tally(&log_dir);
-    for (i, (host, counter)) in hosts.iter().zip(&counters).enumerate() {
+    print_host_usage(&hosts, &counters, &log_dir);
+    std::fs::remove_dir_all(&log_dir).ok();
+}
+
+/// Every one of the 64 games finished once, none of its moves left to the fallback.
+fn check_every_game_once(result: &EvalResult, wall: Duration, failures: &mut Vec<String>) {
+    let numbers: BTreeSet<usize> = result.games.iter().map(|g| g.number).collect();
+    let once = result.games.len() == 64 && numbers.len() == 64 && result.unfinished == 0;
+    let (games, unfinished) = (result.games.len(), result.unfinished);
+    let line = format!(
+        "games: {games} results, {} distinct, {unfinished} unfinished (64 expected)",
+        numbers.len()
+    );
+    println!("  {} in {:.1} s", check(once, failures, line), wall.as_secs_f64());
+    let stats = &result.agent;
+    let (llm, fallback) = (stats.llm_moves, stats.fallback_moves);
+    let line = format!(
+        "moves: {llm} by the model, {fallback} by the fallback ({} requests)",
+        stats.requests
+    );
+    println!("  {}", check(fallback == 0, failures, line));
+}
+
+/// Requests each host answered (from the logs in `log_dir`) and received (its counter).
+fn print_host_usage(hosts: &[StubServer], counters: &[Arc<InFlight>], log_dir: &Path) {
+    let tally = host_tally(log_dir);
+    for (i, (host, counter)) in hosts.iter().zip(counters).enumerate() {
         let usage = tally.iter().find(|u| u.host == host.url.trim_end_matches('/'));
         let (answered, failed) = usage.map_or((0, 0), |u| (u.answered, u.failures));
         let killed = if i == 0 { " (killed)" } else { "" };
@@ -242,13 +265,14 @@ fn main() -> std::process::ExitCode {
             counter.max()
         );
     }
-    std::fs::remove_dir_all(&log_dir).ok();
+}
 
-    // CPU per exchange: zero-latency hosts, about 3000 exchanges.
+/// CPU per exchange: zero-latency hosts, about 3000 exchanges.
+fn cpu_per_exchange(runtime: &Runtime) {
     let (hosts, _) = start_hosts(4, Duration::ZERO);
-    let fleet = connect(&runtime, &hosts, 4);
+    let fleet = connect(runtime, &hosts, 4);
     let cpu_before = cpu_seconds();
-    let (result, wall) = eval(&runtime, &fleet, 50, parallel(16));
+    let (result, wall) = eval(runtime, &fleet, 50, parallel(16));
     let cpu = cpu_seconds() - cpu_before;
     let exchanges = result.expect("the evaluation runs").agent.requests;
     println!("[cpu] 4 zero-latency hosts x 4, 100 games, parallel 16:");
@@ -257,12 +281,4 @@ fn main() -> std::process::ExitCode {
         wall.as_secs_f64(),
         1000.0 * cpu / f64::from(exchanges)
     );
-
-    if failures.is_empty() {
-        return std::process::ExitCode::SUCCESS;
-    }
-    for failure in &failures {
-        eprintln!("FAIL: {failure}");
-    }
-    std::process::ExitCode::FAILURE
 }

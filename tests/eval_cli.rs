@@ -44,6 +44,21 @@ fn eval_reports_tables_statistics_csv_and_logs() {
     );
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let summary: Value = serde_json::from_slice(&output.stdout).unwrap();
+    check_summary(&summary);
+    check_run_json(&dir, &server);
+    let results: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();
+    assert_eq!(results["agent"], summary["agent"]);
+    let (exchanges, agent_moves) = count_logged_exchanges_and_moves(&dir);
+    assert_eq!(agent_moves, summary["agent"]["moves"].as_u64().unwrap());
+    assert_eq!(exchanges, server.chat_requests().len(), "every exchange is logged");
+    assert_eq!(exchanges as u64, 2 * agent_moves);
+    check_seed_000_csv(&csv);
+    assert!(Path::new(&dir.join("results.csv")).is_file());
+}
+
+/// The `--json` summary of 2 games per colour against random and greedy, every move the
+/// model's after one tool call.
+fn check_summary(summary: &Value) {
     let opponents = summary["opponents"].as_array().unwrap();
     assert_eq!(opponents.len(), 2);
     assert_eq!(opponents[0]["opponent"], "random");
@@ -62,8 +77,10 @@ fn eval_reports_tables_statistics_csv_and_logs() {
     assert_eq!(agent["clean_answers"], agent["moves"]);
     assert_eq!(agent["requests_per_move"], 2.0);
     assert!(agent["latency_ms_p95"].as_f64().unwrap() >= agent["latency_ms_p50"].as_f64().unwrap());
+}
 
-    // The run folder: configuration with the prompt and its hash, results, 8 game logs.
+/// The run folder's configuration: the model, the prompt with its hash, the backend.
+fn check_run_json(dir: &Path, server: &StubServer) {
     let run_json: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
     assert_eq!(run_json["agent"]["model"], "stub-model");
     assert_eq!(run_json["agent"]["system_prompt"]["sha256"].as_str().unwrap().len(), 64);
@@ -72,8 +89,11 @@ fn eval_reports_tables_statistics_csv_and_logs() {
         .unwrap()
         .contains("simulate_move"));
     assert_eq!(run_json["backend"], format!("ollama {}", server.url));
-    let results: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();
-    assert_eq!(results["agent"], summary["agent"]);
+}
+
+/// The 8 game logs of `dir`, each from its start to its end: the exchanges they hold
+/// (each with stub-model's request and a message) and the agent's moves (each the model's).
+fn count_logged_exchanges_and_moves(dir: &Path) -> (usize, u64) {
     let mut exchanges = 0;
     let mut agent_moves = 0;
     for game in 1..=8 {
@@ -95,12 +115,12 @@ fn eval_reports_tables_statistics_csv_and_logs() {
             }
         }
     }
-    assert_eq!(agent_moves, agent["moves"].as_u64().unwrap());
-    assert_eq!(exchanges, server.chat_requests().len(), "every exchange is logged");
-    assert_eq!(exchanges as u64, 2 * agent_moves);
+    (exchanges, agent_moves)
+}
 
-    // Seed 000's CSV columns.
-    let table = std::fs::read_to_string(&csv).unwrap();
+/// Seed 000's CSV columns, the first row stub-model's 2 games against random.
+fn check_seed_000_csv(csv: &Path) {
+    let table = std::fs::read_to_string(csv).unwrap();
     let mut lines = table.lines();
     assert_eq!(
         lines.next(),
@@ -108,7 +128,6 @@ fn eval_reports_tables_statistics_csv_and_logs() {
     );
     let row: Vec<&str> = lines.next().unwrap().split(',').collect();
     assert_eq!((row[0], row[2], row[3]), ("stub-model", "2", "random"));
-    assert!(Path::new(&dir.join("results.csv")).is_file());
 }
 
 #[test]
@@ -526,38 +545,9 @@ fn scores(dir: &Path) -> Vec<(String, f64)> {
 fn compare_pairs_games_on_shared_openings() {
     let (first, last) = (simple_model(false), simple_model(true));
     let dirs = [temp_dir("cmp-a"), temp_dir("cmp-b"), temp_dir("cmp-c")];
-    for (dir, server, prompt, opening_seed) in [
-        (&dirs[0], &first, "tool-ja", "5"),
-        (&dirs[1], &last, "tool-en", "5"),
-        (&dirs[2], &last, "tool-en", "6"),
-    ] {
-        let output = run_arena(
-            &[
-                "eval",
-                "--agent",
-                "llm:m",
-                "--vs",
-                "random,greedy",
-                "--games",
-                "4",
-                "--opening-random",
-                "4",
-                "--seed",
-                "9",
-                "--opening-seed",
-                opening_seed,
-                "--mode",
-                "direct",
-                "--system",
-                prompt,
-                "--log-dir",
-                dir.to_str().unwrap(),
-                "--json",
-            ],
-            &server.url,
-        );
-        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    }
+    eval_for_compare(&dirs[0], &first, "tool-ja", "5");
+    eval_for_compare(&dirs[1], &last, "tool-en", "5");
+    eval_for_compare(&dirs[2], &last, "tool-en", "6");
     let output = Command::new(env!("CARGO_BIN_EXE_othello-arena"))
         .args([
             "compare",
@@ -570,47 +560,8 @@ fn compare_pairs_games_on_shared_openings() {
         .unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
-    // Expected pairs, computed here from the two runs' logs: same schedule, same openings.
-    let (a, b) = (scores(&dirs[0]), scores(&dirs[1]));
-    for opponent in ["random", "greedy"] {
-        let pairs: Vec<(f64, f64)> = a
-            .iter()
-            .zip(&b)
-            .filter(|(x, _)| x.0 == opponent)
-            .map(|(x, y)| (x.1, y.1))
-            .collect();
-        let better = pairs.iter().filter(|(x, y)| y > x).count();
-        let worse = pairs.iter().filter(|(x, y)| y < x).count();
-        let paired = report["comparisons"][0]["paired"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|p| p["opponent"] == opponent)
-            .unwrap();
-        assert_eq!(paired["pairs"], 8);
-        assert_eq!(
-            (
-                paired["other_better"].as_u64().unwrap() as usize,
-                paired["other_worse"].as_u64().unwrap() as usize
-            ),
-            (better, worse)
-        );
-        assert!(paired["p_value"].as_f64().unwrap() <= 1.0);
-    }
-    let differences: Vec<&str> = report["comparisons"][0]["differences"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d.as_str().unwrap())
-        .collect();
-    assert!(
-        differences.iter().any(|d| d.starts_with("system prompt sha256")),
-        "{differences:?}"
-    );
-    assert!(
-        !differences.iter().any(|d| d.starts_with("board_labels")),
-        "the same labels: {differences:?}"
-    );
+    check_pairs_match_the_logs(&report["comparisons"][0], &dirs[0], &dirs[1]);
+    check_prompts_differ_and_labels_do_not(&report["comparisons"][0]);
     // A run on other openings cannot be paired.
     let other = &report["comparisons"][1];
     assert!(other["differences"]
@@ -628,5 +579,85 @@ fn compare_pairs_games_on_shared_openings() {
     assert!(
         text.contains("game pairs on the same openings") && text.contains("sign test p ="),
         "{text}"
+    );
+}
+
+/// A direct eval of `llm:m` on `server` with `prompt`, 4 games per colour against random
+/// and greedy from seed 9 and `opening_seed`, logged in `dir`.
+fn eval_for_compare(dir: &Path, server: &StubServer, prompt: &str, opening_seed: &str) {
+    let output = run_arena(
+        &[
+            "eval",
+            "--agent",
+            "llm:m",
+            "--vs",
+            "random,greedy",
+            "--games",
+            "4",
+            "--opening-random",
+            "4",
+            "--seed",
+            "9",
+            "--opening-seed",
+            opening_seed,
+            "--mode",
+            "direct",
+            "--system",
+            prompt,
+            "--log-dir",
+            dir.to_str().unwrap(),
+            "--json",
+        ],
+        &server.url,
+    );
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+}
+
+/// The comparison's pairs against each opponent are those computed here from the two
+/// runs' logs: same schedule, same openings.
+fn check_pairs_match_the_logs(comparison: &Value, base: &Path, other: &Path) {
+    let (a, b) = (scores(base), scores(other));
+    for opponent in ["random", "greedy"] {
+        let pairs: Vec<(f64, f64)> = a
+            .iter()
+            .zip(&b)
+            .filter(|(x, _)| x.0 == opponent)
+            .map(|(x, y)| (x.1, y.1))
+            .collect();
+        let better = pairs.iter().filter(|(x, y)| y > x).count();
+        let worse = pairs.iter().filter(|(x, y)| y < x).count();
+        let paired = comparison["paired"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["opponent"] == opponent)
+            .unwrap();
+        assert_eq!(paired["pairs"], 8);
+        assert_eq!(
+            (
+                paired["other_better"].as_u64().unwrap() as usize,
+                paired["other_worse"].as_u64().unwrap() as usize
+            ),
+            (better, worse)
+        );
+        assert!(paired["p_value"].as_f64().unwrap() <= 1.0);
+    }
+}
+
+/// The comparison's differences name the system prompt and not the board labels.
+fn check_prompts_differ_and_labels_do_not(comparison: &Value) {
+    let differences: Vec<&str> = comparison["differences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d.as_str().unwrap())
+        .collect();
+    assert!(
+        differences.iter().any(|d| d.starts_with("system prompt sha256")),
+        "{differences:?}"
+    );
+    assert!(
+        !differences.iter().any(|d| d.starts_with("board_labels")),
+        "the same labels: {differences:?}"
     );
 }

@@ -5,11 +5,12 @@
 //!
 //! Run: `cargo test --test report_browser -- --ignored` (needs /usr/bin/chromium and chromedriver).
 
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-use crate::support::browser::{base64_decode, Driver};
+use crate::support::browser::Driver;
 use crate::support::{legal_moves_in, Reply, StubServer};
-use serde_json::json;
+use serde_json::{json, Value};
 
 const PAYLOADS: &str = "</script><script>window.__pwned = 1</script><img src=x onerror=\"window.__pwned = 2\">";
 
@@ -29,6 +30,33 @@ fn hostile_model() -> StubServer {
 #[ignore = "needs chromium and chromedriver: see the module docs (CI runs it)"]
 fn the_report_escapes_model_text_and_steps_through_games() {
     let server = hostile_model();
+    let html = report_of_one_game(&server);
+    let page = std::fs::read_to_string(&html).unwrap();
+    // No external assets, and a content security policy that forbids fetching any.
+    assert!(
+        !page.contains("src=\"http") && !page.contains("href="),
+        "no external assets"
+    );
+    assert!(page.contains("default-src 'none'"));
+
+    let driver = Driver::start();
+    driver.goto(&format!("file://{}", html.display()));
+    check_model_text_did_not_run(&driver);
+    check_stepping_follows_the_data(&driver);
+    check_cost_chart(&driver);
+    let target = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target");
+    driver.screenshot(&target.join("report-screenshot.png"));
+    driver.click("#last");
+    assert!(driver
+        .script("return document.getElementById('score').textContent;")
+        .as_str()
+        .unwrap()
+        .contains("black"));
+}
+
+/// One game of `llm:hostile` (on `server`) against greedy, and the report of its run
+/// written to a fresh folder: the report's path.
+fn report_of_one_game(server: &StubServer) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("othello-report-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let arena = env!("CARGO_BIN_EXE_othello-arena");
@@ -60,21 +88,16 @@ fn the_report_escapes_model_text_and_steps_through_games() {
         .status()
         .unwrap();
     assert!(status.success());
-    let page = std::fs::read_to_string(&html).unwrap();
-    // No external assets, and a content security policy that forbids fetching any.
-    assert!(
-        !page.contains("src=\"http") && !page.contains("href="),
-        "no external assets"
-    );
-    assert!(page.contains("default-src 'none'"));
+    html
+}
 
-    let driver = Driver::start();
-    driver.call(
-        reqwest::Method::POST,
-        "/url",
-        Some(json!({"url": format!("file://{}", html.display())})),
-    );
-    // Nothing from the model ran, and its markup shows as text.
+/// The title of the ply shown.
+fn ply_title(driver: &Driver) -> Value {
+    driver.script("return document.getElementById('ply-title').textContent;")
+}
+
+/// Nothing from the model ran, and its markup shows as text in ply 1's detail.
+fn check_model_text_did_not_run(driver: &Driver) {
     assert_eq!(driver.script("return window.__pwned === undefined;"), json!(true));
     assert_eq!(
         driver.script("return document.querySelectorAll('img').length;"),
@@ -84,22 +107,24 @@ fn the_report_escapes_model_text_and_steps_through_games() {
         driver.script("return document.querySelectorAll('#ply-detail b').length;"),
         json!(0)
     );
-    let title = |d: &Driver| d.script("return document.getElementById('ply-title').textContent;");
-    assert_eq!(title(&driver).as_str().unwrap().split(':').next(), Some("ply 1"));
+    assert_eq!(ply_title(driver).as_str().unwrap().split(':').next(), Some("ply 1"));
     let detail = driver.script("return document.getElementById('ply-detail').textContent;");
     assert!(
         detail.as_str().unwrap().contains("</script><script>window.__pwned = 1"),
         "{detail}"
     );
     assert!(detail.as_str().unwrap().contains("answer read as:"), "{detail}");
-    // Step with the buttons and the arrow keys; the board follows the data.
+}
+
+/// Step with the buttons and the arrow keys to ply 3; the board follows the data.
+fn check_stepping_follows_the_data(driver: &Driver) {
     driver.click("#next");
     driver.click("#next");
-    assert!(title(&driver).as_str().unwrap().starts_with("ply 3:"));
+    assert!(ply_title(driver).as_str().unwrap().starts_with("ply 3:"));
     driver.key("\u{E014}"); // ArrowRight
-    assert!(title(&driver).as_str().unwrap().starts_with("ply 4:"));
+    assert!(ply_title(driver).as_str().unwrap().starts_with("ply 4:"));
     driver.key("\u{E012}"); // ArrowLeft
-    assert!(title(&driver).as_str().unwrap().starts_with("ply 3:"));
+    assert!(ply_title(driver).as_str().unwrap().starts_with("ply 3:"));
     let discs = driver
         .script("return document.querySelectorAll('#board .disc').length;")
         .as_u64()
@@ -112,8 +137,11 @@ fn the_report_escapes_model_text_and_steps_through_games() {
     assert_eq!(discs, 7, "three plies from the start position: 4 + 3 discs");
     let score = driver.script("return document.getElementById('score').textContent;");
     assert!(score.as_str().unwrap().starts_with("after ply 3: black"), "{score}");
-    // The strength-against-cost chart: one point for the model, a dashed line for the
-    // engine it played.
+}
+
+/// The strength-against-cost chart: one point for the model, a dashed line for the
+/// engine it played.
+fn check_cost_chart(driver: &Driver) {
     let cost = driver.script(
         "const c = document.getElementById('chart-cost'); \
          return [c.querySelectorAll('circle').length, c.querySelectorAll('line[stroke-dasharray]').length, \
@@ -121,16 +149,4 @@ fn the_report_escapes_model_text_and_steps_through_games() {
     );
     assert_eq!((&cost[0], &cost[1]), (&json!(1), &json!(1)), "{cost}");
     assert!(cost[2].as_str().unwrap().starts_with("llm:hostile: "), "{cost}");
-    let png = driver.call(reqwest::Method::GET, "/screenshot", None);
-    let bytes = base64_decode(png.as_str().unwrap());
-    assert_eq!(&bytes[1..4], b"PNG");
-    let target = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target");
-    std::fs::create_dir_all(&target).unwrap();
-    std::fs::write(target.join("report-screenshot.png"), bytes).unwrap();
-    driver.click("#last");
-    assert!(driver
-        .script("return document.getElementById('score').textContent;")
-        .as_str()
-        .unwrap()
-        .contains("black"));
 }

@@ -11,6 +11,8 @@ use serde_json::json;
 
 const KEY: &str = "sk-live-7c1f9e2d4b8a6035";
 const KEY_VAR: &str = "ARENA_TEST_SECRET_KEY";
+/// The password in the `--host` URLs of the basic-auth test.
+const PASSWORD: &str = "pw-9d41c7e35a";
 
 fn run(args: &[&str], host: &str) -> Output {
     Command::new(env!("CARGO_BIN_EXE_othello-arena"))
@@ -44,19 +46,7 @@ fn assert_no_key_in_files(dir: &Path) {
 
 #[test]
 fn an_echoed_api_key_is_kept_out_of_logs_reports_and_errors() {
-    let echo = format!("Bearer {KEY}");
-    let server = StubServer::start(move |request, n| {
-        let legal = legal_moves_in(request);
-        let mv = legal.last().cloned().unwrap_or_default();
-        if n % 4 == 1 {
-            Reply {
-                retry_after: Some(0),
-                ..Reply::error(503, &format!("upstream busy for {echo}"))
-            }
-        } else {
-            Reply::openai(json!({"role": "assistant", "content": format!("(auth: {echo}) {mv}")}))
-        }
-    });
+    let server = echoing_server();
     let dir = std::env::temp_dir().join(format!("othello-secrets-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let dir_arg = dir.to_str().unwrap();
@@ -93,9 +83,34 @@ fn an_echoed_api_key_is_kept_out_of_logs_reports_and_errors() {
     assert!(logs.contains("[api key redacted]"), "the echo was logged, redacted");
     assert_no_key_in_output("eval", &eval);
     assert_no_key_in_files(&dir);
+    check_readers_keep_the_key_out(&dir, &server.url);
+    check_a_refusal_quoting_the_key(&dir.with_extension("refused"));
+}
 
+/// An OpenAI-compatible server that echoes the bearer token: in every answer (the
+/// last legal move after it), and in a 503 body on every fourth request from the second.
+fn echoing_server() -> StubServer {
+    let echo = format!("Bearer {KEY}");
+    StubServer::start(move |request, n| {
+        let legal = legal_moves_in(request);
+        let mv = legal.last().cloned().unwrap_or_default();
+        if n % 4 == 1 {
+            Reply {
+                retry_after: Some(0),
+                ..Reply::error(503, &format!("upstream busy for {echo}"))
+            }
+        } else {
+            Reply::openai(json!({"role": "assistant", "content": format!("(auth: {echo}) {mv}")}))
+        }
+    })
+}
+
+/// `report`, `replay` and `stats` read the run in `dir` and print no key; the HTML
+/// report holds none.
+fn check_readers_keep_the_key_out(dir: &Path, host: &str) {
+    let dir_arg = dir.to_str().unwrap();
     let report_path = dir.with_extension("html");
-    let report = run(&["report", dir_arg, "-o", report_path.to_str().unwrap()], &server.url);
+    let report = run(&["report", dir_arg, "-o", report_path.to_str().unwrap()], host);
     assert!(report.status.success(), "{}", String::from_utf8_lossy(&report.stderr));
     assert_no_key_in_output("report", &report);
     assert_no_key("the HTML report", &std::fs::read_to_string(&report_path).unwrap());
@@ -107,16 +122,18 @@ fn an_echoed_api_key_is_kept_out_of_logs_reports_and_errors() {
         vec!["stats".into(), dir_arg.into(), "--json".into()],
     ] {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let output = run(&args, &server.url);
+        let output = run(&args, host);
         assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
         assert_no_key_in_output(args[0], &output);
     }
+}
 
-    // A server that refuses the key and quotes it: the error names the status, not the key.
+/// A server that refuses the key and quotes it: the error names the status, not the
+/// key, and nothing written to `refused_dir` holds it.
+fn check_a_refusal_quoting_the_key(refused_dir: &Path) {
     let refusing = StubServer::start(|_, _| Reply::error(401, &format!("invalid key Bearer {KEY}")));
     let host = format!("{}/v1", refusing.url);
-    let refused_dir = dir.with_extension("refused");
-    let _ = std::fs::remove_dir_all(&refused_dir);
+    let _ = std::fs::remove_dir_all(refused_dir);
     let failed = run(
         &[
             "eval",
@@ -139,14 +156,13 @@ fn an_echoed_api_key_is_kept_out_of_logs_reports_and_errors() {
     let stderr = String::from_utf8_lossy(&failed.stderr);
     assert!(stderr.contains("401"), "{stderr}");
     assert_no_key_in_output("a refused eval", &failed);
-    assert_no_key_in_files(&refused_dir);
+    assert_no_key_in_files(refused_dir);
 }
 
 /// A password in an Ollama `--host` URL is sent as HTTP basic auth and named nowhere:
 /// not in run.json's argv, the logs, the tables or an error.
 #[test]
 fn a_password_in_a_host_url_is_sent_and_kept_out_of_every_file() {
-    const PASSWORD: &str = "pw-9d41c7e35a";
     let server = crate::support::playing_model();
     let dir = std::env::temp_dir().join(format!("othello-host-password-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -188,10 +204,29 @@ fn a_password_in_a_host_url_is_sent_and_kept_out_of_every_file() {
         let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
         assert!(!text.contains(PASSWORD), "the password is in {}", path.display());
     }
-    // Without a scheme (`--host player:pw@127.0.0.1:PORT`, as Ollama's OLLAMA_HOST
-    // reads it), the --host value is still a host: run.json's argv keeps no password.
-    let bare_dir = dir.with_extension("bare");
-    let _ = std::fs::remove_dir_all(&bare_dir);
+    check_a_bare_host_keeps_no_password(&server, &dir.with_extension("bare"));
+    let refused = run(
+        &[
+            "eval",
+            "--agent",
+            "llm:stub",
+            "--host",
+            &format!("http://player:{PASSWORD}@host:port"),
+        ],
+        "127.0.0.1:9",
+    );
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        refused.status.code() == Some(2) && !stderr.contains(PASSWORD),
+        "{stderr}"
+    );
+}
+
+/// Without a scheme (`--host player:pw@127.0.0.1:PORT`, as Ollama's OLLAMA_HOST reads
+/// it), the --host value is still a host: run.json's argv (in `bare_dir`) keeps no
+/// password, and keeps the host.
+fn check_a_bare_host_keeps_no_password(server: &StubServer, bare_dir: &Path) {
+    let _ = std::fs::remove_dir_all(bare_dir);
     let bare = server.url.replace("http://", &format!("player:{PASSWORD}@"));
     let args = [
         "eval",
@@ -213,21 +248,6 @@ fn a_password_in_a_host_url_is_sent_and_kept_out_of_every_file() {
     assert!(
         run_json.contains(&server.url.replace("http://", "")),
         "the host itself is kept: {run_json}"
-    );
-    let refused = run(
-        &[
-            "eval",
-            "--agent",
-            "llm:stub",
-            "--host",
-            &format!("http://player:{PASSWORD}@host:port"),
-        ],
-        "127.0.0.1:9",
-    );
-    let stderr = String::from_utf8_lossy(&refused.stderr);
-    assert!(
-        refused.status.code() == Some(2) && !stderr.contains(PASSWORD),
-        "{stderr}"
     );
 }
 

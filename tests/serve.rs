@@ -8,7 +8,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::support::serve::{client, play_through, simulating_model, start_game, Served};
+use crate::support::serve::{client, game_events, play_through, simulating_model, start_game, Served};
 use crate::support::temp_dir;
 use reqwest::blocking::Client;
 use reqwest::StatusCode;
@@ -267,8 +267,25 @@ fn a_game_against_a_model_streams_in_order_and_its_log_is_read_by_every_command(
     let events = play_through(&http, &served.url, id, "white", None);
     let end = events.last().unwrap();
     assert_eq!(end["kind"], "end", "{end}");
-    // The model's first turn: its reply with the tool call, the tool result, its answer,
-    // the decision, then the move.
+    check_the_models_first_turn(&events);
+    // The page's score is the board's.
+    let last_state = events.iter().rev().find(|e| e["kind"] == "state").unwrap();
+    assert_eq!(last_state["black"], end["black"]);
+    assert_eq!(last_state["white"], end["white"]);
+    // A finished game refuses moves.
+    let late = http
+        .post(format!("{}/api/games/{id}/move", served.url))
+        .json(&json!({"square": "a1", "ply": 3}))
+        .send()
+        .unwrap();
+    assert_eq!(late.status(), StatusCode::CONFLICT);
+    check_every_command_reads_the_log(&runs.join(&run), &base.join("report.html"));
+    check_the_watch_pages_views(&http, &served.url, &run, &events);
+}
+
+/// The model's first turn: its reply with the tool call, the tool result, its answer,
+/// the decision, then the move.
+fn check_the_models_first_turn(events: &[Value]) {
     let kinds: Vec<&str> = events.iter().map(|e| e["kind"].as_str().unwrap()).collect();
     let first = kinds.iter().position(|k| *k == "llm_reply").unwrap();
     assert_eq!(
@@ -286,51 +303,44 @@ fn a_game_against_a_model_streams_in_order_and_its_log_is_read_by_every_command(
         .unwrap()
         .starts_with("ANSWER-THOUGHT"));
     assert_eq!(events[first + 3]["source"], "llm");
-    // The page's score is the board's.
-    let last_state = events.iter().rev().find(|e| e["kind"] == "state").unwrap();
-    assert_eq!(last_state["black"], end["black"]);
-    assert_eq!(last_state["white"], end["white"]);
-    // A finished game refuses moves.
-    let late = http
-        .post(format!("{}/api/games/{id}/move", served.url))
-        .json(&json!({"square": "a1", "ply": 3}))
-        .send()
-        .unwrap();
-    assert_eq!(late.status(), StatusCode::CONFLICT);
+}
 
-    let dir = runs.join(&run);
+/// The binary run with `args`, which must succeed: its stdout.
+fn arena_ok(args: &[&str]) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_othello-arena"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The served game's run folder `dir` holds run.json and the game's log, which
+/// `replay`, `stats`, `rate` and `report` (to `report`) read.
+fn check_every_command_reads_the_log(dir: &Path, report: &Path) {
     let log = dir.join("game-0001.jsonl");
     assert!(log.is_file() && dir.join("run.json").is_file());
-    let arena = |args: &[&str]| {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_othello-arena"))
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    };
-    let replayed = arena(&["replay", log.to_str().unwrap()]);
+    let replayed = arena_ok(&["replay", log.to_str().unwrap()]);
     assert!(replayed.contains("simulate_move"), "{replayed}");
-    let stats = arena(&["stats", dir.to_str().unwrap(), "--json"]);
+    let stats = arena_ok(&["stats", dir.to_str().unwrap(), "--json"]);
     let stats: Value = serde_json::from_str(&stats).unwrap();
     assert_eq!(stats["groups"][0]["model"], "llm:stub");
     assert_eq!(stats["groups"][0]["opponent"], "human");
     assert_eq!(stats["groups"][0]["overall"]["games"], 1);
-    let rated = arena(&["rate", dir.to_str().unwrap(), "--anchor", "human=0"]);
+    let rated = arena_ok(&["rate", dir.to_str().unwrap(), "--anchor", "human=0"]);
     assert!(rated.contains("llm:stub"), "{rated}");
-    arena(&[
-        "report",
-        dir.to_str().unwrap(),
-        "-o",
-        base.join("report.html").to_str().unwrap(),
-    ]);
-    // The watch page's views of the same run.
+    arena_ok(&["report", dir.to_str().unwrap(), "-o", report.to_str().unwrap()]);
+}
+
+/// The watch page's views of run `run`, the game played with `events`: its plies, its
+/// tables, its report and its rating.
+fn check_the_watch_pages_views(http: &Client, url: &str, run: &str, events: &[Value]) {
     let shown: Value = http
-        .get(format!("{}/api/runs/{run}", served.url))
+        .get(format!("{url}/api/runs/{run}"))
         .send()
         .unwrap()
         .json()
@@ -340,12 +350,12 @@ fn a_game_against_a_model_streams_in_order_and_its_log_is_read_by_every_command(
         events.iter().filter(|e| e["kind"] == "state").count() - 1
     );
     assert_eq!(shown["tables"]["groups"][0]["model"], "llm:stub");
-    let report = http.get(format!("{}/runs/{run}/report", served.url)).send().unwrap();
+    let report = http.get(format!("{url}/runs/{run}/report")).send().unwrap();
     assert_eq!(report.status(), StatusCode::OK);
     let report = report.text().unwrap();
     assert!(report.contains("/assets/viewer.js") && !report.contains("<script>"));
     let rated: Value = http
-        .post(format!("{}/api/rate", served.url))
+        .post(format!("{url}/api/rate"))
         .json(&json!({"runs": [run]}))
         .send()
         .unwrap()
@@ -400,23 +410,8 @@ fn hints_value_each_legal_move_on_the_persons_turn_and_are_logged_before_the_mov
     let served = Served::start(&runs, "127.0.0.1:0", &[]);
     let http = client();
     let (id, run) = start_game(&http, &served.url, "black", "greedy");
-    let hint = |engine: &str, ply: &Value| {
-        http.post(format!("{}/api/games/{id}/hint", served.url))
-            .json(&json!({"engine": engine, "ply": ply}))
-            .send()
-            .unwrap()
-    };
-    let stream = http
-        .get(format!("{}/api/games/{id}/events", served.url))
-        .send()
-        .unwrap();
     let (mut hinted, mut exact) = (0, 0);
-    for line in BufReader::new(stream).lines() {
-        let line = line.unwrap();
-        let Some(data) = line.strip_prefix("data:") else {
-            continue;
-        };
-        let event: Value = serde_json::from_str(data.trim()).unwrap();
+    for event in game_events(&http, &served.url, id) {
         if event["kind"] == "end" || event["kind"] == "failed" {
             assert_eq!(event["kind"], "end", "{event}");
             break;
@@ -425,41 +420,19 @@ fn hints_value_each_legal_move_on_the_persons_turn_and_are_logged_before_the_mov
             continue;
         }
         if hinted == 0 {
-            // Only for the position on the board, by an engine that values each move.
-            let stale = hint("reference", &json!(event["ply"].as_u64().unwrap() + 2));
-            assert_eq!(stale.status(), StatusCode::CONFLICT);
-            let greedy = hint("greedy", &event["ply"]);
-            assert_eq!(greedy.status(), StatusCode::BAD_REQUEST);
-            assert!(greedy.text().unwrap().contains("gives no value per move"));
-            let deep = hint("reference:12:18", &event["ply"]);
-            assert_eq!(deep.status(), StatusCode::BAD_REQUEST);
-            assert!(deep.text().unwrap().contains("too deep for a browser game"));
+            check_hints_only_for_the_board_by_a_valuing_engine(&http, &served.url, id, &event["ply"]);
         }
-        let shown = hint("reference:4:10", &event["ply"]);
+        let shown = hint(&http, &served.url, id, "reference:4:10", &event["ply"]);
         assert_eq!(shown.status(), StatusCode::OK);
         let shown: Value = shown.json().unwrap();
-        let values = shown["values"].as_array().unwrap();
-        let squares: Vec<&str> = values.iter().map(|v| v["move"].as_str().unwrap()).collect();
-        let legal: Vec<&str> = event["legal"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|s| s.as_str().unwrap())
-            .collect();
-        assert_eq!(squares, legal, "one value per legal move, in the board's order");
-        let value = |v: &Value| v["value"].as_f64().unwrap();
-        if hinted == 0 {
-            // The four first moves are one move up to symmetry: one value.
-            assert!(values.iter().all(|v| value(v) == value(&values[0])), "{shown}");
-        }
-        let empties = event["board"].as_str().unwrap().matches('-').count() as u64;
-        assert_eq!(shown["exact"], empties <= 10, "{shown}");
-        if shown["exact"] == true {
-            assert_eq!(shown["depth"], empties);
-            exact += 1;
-        }
+        check_a_hint(&shown, &event, hinted == 0);
+        exact += usize::from(shown["exact"] == true);
         // Play the hint's best move.
-        let best = values.iter().max_by(|a, b| value(a).total_cmp(&value(b))).unwrap();
+        let values = shown["values"].as_array().unwrap();
+        let best = values
+            .iter()
+            .max_by(|a, b| hint_value(a).total_cmp(&hint_value(b)))
+            .unwrap();
         let played = http
             .post(format!("{}/api/games/{id}/move", served.url))
             .json(&json!({"square": best["move"], "ply": event["ply"]}))
@@ -469,9 +442,72 @@ fn hints_value_each_legal_move_on_the_persons_turn_and_are_logged_before_the_mov
         hinted += 1;
     }
     assert!(hinted > 10 && exact > 0, "{hinted} hints, {exact} exact");
+    let log = runs.join(&run).join("game-0001.jsonl");
+    check_each_hint_is_logged_before_its_move(&log, hinted);
+    // The readers pass over hints.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_othello-arena"))
+        .args(["replay", log.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
 
-    // Each hint is logged once, just before the person's move at its ply.
-    let log = std::fs::read_to_string(runs.join(&run).join("game-0001.jsonl")).unwrap();
+/// Asks game `id` for `engine`'s hint at `ply`.
+fn hint(http: &Client, url: &str, id: u64, engine: &str, ply: &Value) -> reqwest::blocking::Response {
+    http.post(format!("{url}/api/games/{id}/hint"))
+        .json(&json!({"engine": engine, "ply": ply}))
+        .send()
+        .unwrap()
+}
+
+/// A hint's value of one move.
+fn hint_value(v: &Value) -> f64 {
+    v["value"].as_f64().unwrap()
+}
+
+/// Hints come only for the position on the board (at `ply`), by an engine that values
+/// each move and is shallow enough for a browser game.
+fn check_hints_only_for_the_board_by_a_valuing_engine(http: &Client, url: &str, id: u64, ply: &Value) {
+    let stale = hint(http, url, id, "reference", &json!(ply.as_u64().unwrap() + 2));
+    assert_eq!(stale.status(), StatusCode::CONFLICT);
+    let greedy = hint(http, url, id, "greedy", ply);
+    assert_eq!(greedy.status(), StatusCode::BAD_REQUEST);
+    assert!(greedy.text().unwrap().contains("gives no value per move"));
+    let deep = hint(http, url, id, "reference:12:18", ply);
+    assert_eq!(deep.status(), StatusCode::BAD_REQUEST);
+    assert!(deep.text().unwrap().contains("too deep for a browser game"));
+}
+
+/// The hint `shown` for the state `event`: one value per legal move in the board's
+/// order (all one value on the `first` position), exact with the depth of the empties
+/// from 10 empties on.
+fn check_a_hint(shown: &Value, event: &Value, first: bool) {
+    let values = shown["values"].as_array().unwrap();
+    let squares: Vec<&str> = values.iter().map(|v| v["move"].as_str().unwrap()).collect();
+    let legal: Vec<&str> = event["legal"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect();
+    assert_eq!(squares, legal, "one value per legal move, in the board's order");
+    if first {
+        // The four first moves are one move up to symmetry: one value.
+        assert!(
+            values.iter().all(|v| hint_value(v) == hint_value(&values[0])),
+            "{shown}"
+        );
+    }
+    let empties = event["board"].as_str().unwrap().matches('-').count() as u64;
+    assert_eq!(shown["exact"], empties <= 10, "{shown}");
+    if shown["exact"] == true {
+        assert_eq!(shown["depth"], empties);
+    }
+}
+
+/// Each of the `hinted` hints is logged once, just before the person's move at its ply.
+fn check_each_hint_is_logged_before_its_move(log: &Path, hinted: usize) {
+    let log = std::fs::read_to_string(log).unwrap();
     let lines: Vec<Value> = log.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     let hints: Vec<usize> = (0..lines.len()).filter(|&i| lines[i]["type"] == "hint").collect();
     assert_eq!(hints.len(), hinted);
@@ -489,12 +525,6 @@ fn hints_value_each_legal_move_on_the_persons_turn_and_are_logged_before_the_mov
             .iter()
             .any(|v| v["move"] == next["move"]));
     }
-    // The readers pass over hints.
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_othello-arena"))
-        .args(["replay", runs.join(&run).join("game-0001.jsonl").to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 }
 
 #[test]

@@ -9,7 +9,7 @@
 //! Run: `cargo test --test serve_browser -- --ignored` (needs /usr/bin/chromium and chromedriver).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -253,49 +253,14 @@ fn a_running_eval_is_followed_live_on_the_watch_page() {
     let base = temp_dir("serve-browser", "watch");
     let runs = base.join("runs");
     std::fs::create_dir_all(&runs).unwrap();
-    // A slow model: each answer takes 300 ms, so the eval runs for several seconds.
-    let model = StubServer::start(|request, _| {
-        let legal = legal_moves_in(request);
-        let answer = legal.first().map_or(String::new(), |m| format!("I play {m}"));
-        Reply::content(&answer).with_fault(Fault::Delay(Duration::from_millis(300)))
-    });
+    let model = slow_model();
     let served = Served::start(&runs, "127.0.0.1:0", &[]);
     let driver = Driver::start();
     let name = "20991231-000000-eval-live";
-    let mut eval = Command::new(env!("CARGO_BIN_EXE_othello-arena"))
-        .args([
-            "eval",
-            "--agent",
-            "llm:slow",
-            "--vs",
-            "greedy",
-            "--games",
-            "1",
-            "--log-dir",
-        ])
-        .arg(runs.join(name))
-        .args(["--host", &model.url, "--json"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !runs.join(name).join("run.json").is_file() {
-        assert!(Instant::now() < deadline, "the eval wrote no run.json");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let mut eval = start_eval_of_the_slow_model(&runs.join(name), &model);
     driver.goto(&format!("{}/watch?run={name}", served.url));
     // Moves appear while the eval is still running.
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let mut seen = 0;
-    while seen < 6 {
-        assert!(Instant::now() < deadline, "the watch page showed {seen} moves");
-        seen = driver
-            .script("return Math.max(0, ...[...document.querySelectorAll('.live-game')].map(g => +(g.dataset.moves || 0)));")
-            .as_u64()
-            .unwrap_or(0);
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    wait_for_live_moves(&driver, 6);
     assert!(eval.try_wait().unwrap().is_none(), "the eval is still running");
     let board_discs = driver.script("return document.querySelectorAll('.live-game .disc').length;");
     assert!(board_discs.as_u64().unwrap() >= 4 + 6);
@@ -314,6 +279,69 @@ fn a_running_eval_is_followed_live_on_the_watch_page() {
         Duration::from_secs(30),
         "both games finished on the page",
     );
+    check_the_runs_leaderboard(&driver, name);
+    screenshots(&driver, "serve-leaderboard");
+    driver.goto(&format!("{}/runs/{name}/report", served.url));
+    check_the_runs_report(&driver, name);
+    screenshots(&driver, "serve-report");
+}
+
+/// A slow model: each answer (the first legal move) takes 300 ms, so an eval runs for
+/// several seconds.
+fn slow_model() -> StubServer {
+    StubServer::start(|request, _| {
+        let legal = legal_moves_in(request);
+        let answer = legal.first().map_or(String::new(), |m| format!("I play {m}"));
+        Reply::content(&answer).with_fault(Fault::Delay(Duration::from_millis(300)))
+    })
+}
+
+/// Starts `eval` of `llm:slow` on `model` against greedy, one game per colour, logged
+/// in `dir`; returns once its run.json is written.
+fn start_eval_of_the_slow_model(dir: &Path, model: &StubServer) -> Child {
+    let eval = Command::new(env!("CARGO_BIN_EXE_othello-arena"))
+        .args([
+            "eval",
+            "--agent",
+            "llm:slow",
+            "--vs",
+            "greedy",
+            "--games",
+            "1",
+            "--log-dir",
+        ])
+        .arg(dir)
+        .args(["--host", &model.url, "--json"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !dir.join("run.json").is_file() {
+        assert!(Instant::now() < deadline, "the eval wrote no run.json");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    eval
+}
+
+/// Waits (60 s at most) until a live game on the watch page shows `moves` moves.
+fn wait_for_live_moves(driver: &Driver, moves: u64) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut seen = 0;
+    while seen < moves {
+        assert!(Instant::now() < deadline, "the watch page showed {seen} moves");
+        seen = driver
+            .script("return Math.max(0, ...[...document.querySelectorAll('.live-game')].map(g => +(g.dataset.moves || 0)));")
+            .as_u64()
+            .unwrap_or(0);
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Run `name` chosen and rated on the watch page: the leaderboard names llm:slow, drawn
+/// as a table (the model's row with its rating, and an interval bar or the reason it
+/// has none).
+fn check_the_runs_leaderboard(driver: &Driver, name: &str) {
     driver.script(&format!(
         "document.querySelector('#runs tr[data-run=\"{name}\"] input').click();"
     ));
@@ -324,15 +352,17 @@ fn a_running_eval_is_followed_live_on_the_watch_page() {
         "the leaderboard",
     );
     assert!(board.as_str().unwrap().contains("llm:slow"), "{board}");
-    // Drawn as a table: the model's row with its rating, and an interval bar or the
-    // reason it has none.
     let row = driver.script(
         "const r = [...document.querySelectorAll('#leaderboard table.leaders tr')].find(tr => tr.textContent.includes('llm:slow')); \
          return r ? [r.children.length, r.querySelector('.interval').textContent] : null;",
     );
     assert_eq!(row[0], json!(7), "{row}");
-    screenshots(&driver, "serve-leaderboard");
-    driver.goto(&format!("{}/runs/{name}/report", served.url));
+}
+
+/// The report of run `name`, open in `driver`: its viewer steps, the logs read fold
+/// under a one-line summary, and every chart has its axes' labels and the disc chart
+/// its legend.
+fn check_the_runs_report(driver: &Driver, name: &str) {
     let title = driver.wait_for(
         "return document.getElementById('ply-title').textContent;",
         Duration::from_secs(10),
@@ -344,8 +374,6 @@ fn a_running_eval_is_followed_live_on_the_watch_page() {
         driver.script("return document.querySelectorAll('#board .disc').length > 4;"),
         json!(true)
     );
-    // The logs read fold under a one-line summary; every chart has its axes' labels and
-    // the disc chart its legend.
     let report = driver.script(
         "const d = document.getElementById('sources'); \
          const labels = id => [...document.querySelectorAll('#' + id + ' text')].map(t => t.textContent); \
@@ -365,5 +393,4 @@ fn a_running_eval_is_followed_live_on_the_watch_page() {
             "{label}: {report}"
         );
     }
-    screenshots(&driver, "serve-report");
 }

@@ -277,31 +277,9 @@ fn a_grid_expands_into_one_named_player_per_combination_on_the_same_openings() {
 
 #[test]
 fn a_gauntlet_rated_on_a_written_ladder_keeps_its_engines_where_the_ladder_put_them() {
-    // The ladder run: engines only, every one against every other.
     let ladder_dir = temp_dir("tournament", "ladder-run");
-    let text = "format = \"round-robin\"\nengines = [\"random\", \"greedy\", \"alphabeta:1\"]\ngames = 8\nopening_random = 4\nseed = 3\n";
-    json(&tournament(&ladder_dir, text, &[]));
-    let ladder_file = ladder_dir.join("ladder.toml");
-    let run = ladder_dir.join("run");
-    let written = run_arena(
-        &[
-            "rate",
-            run.to_str().unwrap(),
-            "--write-ladder",
-            ladder_file.to_str().unwrap(),
-        ],
-        "127.0.0.1:9",
-    );
-    assert!(written.status.success(), "{}", String::from_utf8_lossy(&written.stderr));
-    let ladder: toml::Table = toml::from_str(&std::fs::read_to_string(&ladder_file).unwrap()).unwrap();
-    let rungs = ladder["rung"].as_array().unwrap();
-    assert_eq!(rungs.len(), 3);
-    let rung_elo = |player: &str| {
-        rungs.iter().find(|r| r["player"].as_str() == Some(player)).unwrap()["elo"]
-            .as_float()
-            .unwrap()
-    };
-    assert_eq!(rung_elo("random"), 0.0);
+    let (ladder_file, ladder) = write_an_engines_ladder(&ladder_dir);
+    assert_eq!(rung_elo(&ladder, "random"), 0.0);
     assert!(ladder["source"].as_str().unwrap().contains("--write-ladder"));
 
     // A gauntlet: its engines meet only the model, and rate says so.
@@ -320,8 +298,44 @@ fn a_gauntlet_rated_on_a_written_ladder_keeps_its_engines_where_the_ladder_put_t
         stderr.contains("meet each other only through other players") && stderr.contains("--ladder"),
         "{stderr}"
     );
+    check_rated_on_the_ladder(&gauntlet, &ladder_file, &ladder);
+    check_rated_on_the_shipped_ladder(&gauntlet);
+    check_unplayed_and_broken_ladders_are_refused(&gauntlet, &dir);
+}
 
-    // On the ladder, the engines stay at its ratings and only the model is fitted.
+/// The ladder run in `dir`: engines only, every one against every other, rated with
+/// `--write-ladder`; the file written and its three rungs.
+fn write_an_engines_ladder(dir: &Path) -> (PathBuf, toml::Table) {
+    let text = "format = \"round-robin\"\nengines = [\"random\", \"greedy\", \"alphabeta:1\"]\ngames = 8\nopening_random = 4\nseed = 3\n";
+    json(&tournament(dir, text, &[]));
+    let ladder_file = dir.join("ladder.toml");
+    let run = dir.join("run");
+    let written = run_arena(
+        &[
+            "rate",
+            run.to_str().unwrap(),
+            "--write-ladder",
+            ladder_file.to_str().unwrap(),
+        ],
+        "127.0.0.1:9",
+    );
+    assert!(written.status.success(), "{}", String::from_utf8_lossy(&written.stderr));
+    let ladder: toml::Table = toml::from_str(&std::fs::read_to_string(&ladder_file).unwrap()).unwrap();
+    assert_eq!(ladder["rung"].as_array().unwrap().len(), 3);
+    (ladder_file, ladder)
+}
+
+/// The Elo of `player`'s rung on `ladder`.
+fn rung_elo(ladder: &toml::Table, player: &str) -> f64 {
+    let rungs = ladder["rung"].as_array().unwrap();
+    rungs.iter().find(|r| r["player"].as_str() == Some(player)).unwrap()["elo"]
+        .as_float()
+        .unwrap()
+}
+
+/// On the ladder, the engines stay at its ratings and only the model is fitted; the
+/// table says how many more are held.
+fn check_rated_on_the_ladder(gauntlet: &Path, ladder_file: &Path, ladder: &toml::Table) {
     let rated = json(&run_arena(
         &[
             "rate",
@@ -333,7 +347,10 @@ fn a_gauntlet_rated_on_a_written_ladder_keeps_its_engines_where_the_ladder_put_t
         "127.0.0.1:9",
     ));
     let board = &rated["as_played"];
-    assert_eq!(row(board, "greedy")["elo"].as_f64().unwrap(), rung_elo("greedy"));
+    assert_eq!(
+        row(board, "greedy")["elo"].as_f64().unwrap(),
+        rung_elo(ladder, "greedy")
+    );
     assert_eq!(row(board, "random")["elo"], 0.0);
     assert_eq!(board["held"][0][0], "greedy", "{board}");
     assert!(row(board, "llm:m")["elo"].is_number());
@@ -351,8 +368,10 @@ fn a_gauntlet_rated_on_a_written_ladder_keeps_its_engines_where_the_ladder_put_t
         table.contains("1 more held at the ladder's ratings") && table.contains("held"),
         "{table}"
     );
+}
 
-    // Without a file, the ladder shipped under docs/ (from docs/ladder.toml's run).
+/// Without a file, the ladder shipped under docs/ (from docs/ladder.toml's run).
+fn check_rated_on_the_shipped_ladder(gauntlet: &Path) {
     let shipped: toml::Table = toml::from_str(&std::fs::read_to_string("docs/ladder-ratings.toml").unwrap()).unwrap();
     let shipped_greedy = shipped["rung"]
         .as_array()
@@ -367,8 +386,11 @@ fn a_gauntlet_rated_on_a_written_ladder_keeps_its_engines_where_the_ladder_put_t
         row(&rated["as_played"], "greedy")["elo"].as_f64(),
         shipped_greedy.unwrap()["elo"].as_float()
     );
+}
 
-    // A ladder none of whose engines played, and a broken one, are refused by name.
+/// A ladder none of whose engines played, and a broken one (both written to `dir`),
+/// are refused by name.
+fn check_unplayed_and_broken_ladders_are_refused(gauntlet: &Path, dir: &Path) {
     std::fs::write(
         dir.join("other.toml"),
         "source = \"x\"\nanchor = \"search=0\"\ngames = 2\n[[rung]]\nplayer = \"search\"\nelo = 0.0\nlow = 0.0\nhigh = 0.0\ngames = 2\n",
