@@ -255,3 +255,32 @@ fn a_log_with_an_illegal_move_is_refused_by_stats() {
         "{err}"
     );
 }
+
+/// `report` over an LLM run and a run of engines alone shows the games of both (a
+/// report that dropped the second run's games said nothing of it).
+#[test]
+fn report_shows_every_run_it_is_given() {
+    let llm = run_dir("report-every-run", "llm");
+    let engines = temp_dir("log-reading-report-every-run", "engines");
+    let played = arena(&[
+        "play",
+        "--black",
+        "random",
+        "--white",
+        "greedy",
+        "--games",
+        "2",
+        "--log-dir",
+        arg(&engines),
+    ]);
+    assert!(played.status.success(), "{}", stderr(&played));
+    let page = llm
+        .parent()
+        .unwrap()
+        .join(format!("report-every-run-{}.html", std::process::id()));
+    let report = arena(&["report", "-o", arg(&page), arg(&llm), arg(&engines)]);
+    assert!(report.status.success(), "{}", stderr(&report));
+    let said = String::from_utf8_lossy(&report.stdout);
+    assert!(said.contains("(3 games)"), "the LLM game and both engine games: {said}");
+    let _ = std::fs::remove_file(&page);
+}

@@ -716,4 +716,42 @@ mod tests {
         assert_eq!((first.spec.as_str(), first.elo), ("greedy", 0.0));
         assert_eq!(Anchor::among([]), None);
     }
+
+    fn ladder(players: &[&str], anchor: &str) -> Ladder {
+        let rungs = players
+            .iter()
+            .enumerate()
+            .map(|(i, player)| Rung {
+                player: player.to_string(),
+                elo: 100.0 * i as f64,
+                low: 0.0,
+                high: 0.0,
+                games: 2,
+            })
+            .collect();
+        Ladder {
+            source: "test".into(),
+            anchor: anchor.into(),
+            games: 4,
+            rungs,
+        }
+    }
+
+    #[test]
+    fn a_ladder_names_its_engines_as_the_logs_do() {
+        let checked = ladder(&["alphabeta:1", " greedy ", "ext:edax@d4"], " random = 0")
+            .checked()
+            .unwrap();
+        let names: Vec<&str> = checked.rungs.iter().map(|r| r.player.as_str()).collect();
+        assert_eq!(names, ["alphabeta:1:weight", "greedy", "ext:edax@d4"]);
+        assert_eq!(checked.anchor, "random=0");
+        // The rung now holds the engine the logs name.
+        let (_, held) = checked.scale_for(&["alphabeta:1:weight", "greedy", "random"]).unwrap();
+        assert_eq!(held.len(), 1, "{held:?}");
+        let twice = ladder(&["alphabeta:1", "alphabeta:1:weight"], "random=0").checked();
+        assert!(
+            matches!(twice, Err(LadderError::BadRung { ref player, .. }) if player == "alphabeta:1:weight"),
+            "{twice:?}"
+        );
+    }
 }
