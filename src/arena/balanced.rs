@@ -164,7 +164,7 @@ fn pass_as_pa(mv: &str) -> String {
 
 /// The position under its eight symmetries, the smallest: two openings reaching
 /// mirrored or rotated positions (with the same side to move) are one.
-fn symmetry_key(board: &Board) -> (u64, u64, bool) {
+pub(crate) fn symmetry_key(board: &Board) -> (u64, u64, bool) {
     (0..8)
         .map(|s| {
             let b = board.transformed(s);

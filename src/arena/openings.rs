@@ -8,6 +8,7 @@
 //! files write it (a trailing `;` and `%` comment are ignored). `#` starts a comment;
 //! blank lines are skipped.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
@@ -16,9 +17,10 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
+use super::balanced::symmetry_key;
 use super::play::random_opening;
 use super::scheduled::ScheduledGame;
-use game::othello::Color;
+use game::othello::{Board, Color};
 use game::Line;
 use runs::{OpeningsOrder, OpeningsRecord};
 
@@ -60,7 +62,9 @@ impl<R: ModelGame> OpeningSuite<R> {
     /// no opening, are refused too.
     pub fn parse(file: &str, text: &str) -> Result<OpeningSuite<R>, SuiteLineError> {
         let mut openings = Vec::new();
-        for (index, raw) in text.lines().enumerate() {
+        // A byte-order mark (as some editors save UTF-8) is not part of the first line.
+        let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+        for (index, raw) in body.lines().enumerate() {
             let line = index + 1;
             let content = raw.split('#').next().unwrap_or_default().trim();
             if content.is_empty() {
@@ -86,6 +90,39 @@ impl<R: ModelGame> OpeningSuite<R> {
             file: file.to_string(),
             sha256: agent::sha256_hex(text),
         })
+    }
+
+    /// A note for each opening that reaches the position of an earlier one (for
+    /// Othello also under one of the board's eight symmetries, with the same side to
+    /// move): such a suite plays one position more than once, which a reader should
+    /// know. The openings are numbered from 1 in the file's order.
+    pub fn repeats(&self) -> Vec<String> {
+        let mut first: HashMap<String, usize> = HashMap::new();
+        let mut notes = Vec::new();
+        for (i, opening) in self.openings.iter().enumerate() {
+            let position = opening.line.board();
+            let key = match Board::parse_squares(&R::to_squares(position), R::to_move(position)) {
+                Ok(board) => format!("{:?}", symmetry_key(&board)),
+                Err(_) => format!("{} {}", R::to_squares(position), R::to_move(position)),
+            };
+            match first.get(&key) {
+                Some(&earlier) => notes.push(format!(
+                    "opening {} ({}) reaches the position of opening {earlier} ({}){}",
+                    i + 1,
+                    opening.text,
+                    self.openings[earlier - 1].text,
+                    if self.openings[earlier - 1].line.board() == position {
+                        ""
+                    } else {
+                        ", mirrored or rotated"
+                    }
+                )),
+                None => {
+                    first.insert(key, i + 1);
+                }
+            }
+        }
+        notes
     }
 }
 
@@ -370,5 +407,19 @@ mod tests {
         // Both games of a pair start from the pair's opening.
         assert_eq!(cycling.line(&six[2]), cycling.line(&six[3]));
         assert_eq!(cycling.line(&six[2]).moves().len(), 2);
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_skipped_and_repeats_are_noted() {
+        let suite = OpeningSuite::<Othello>::parse("t", "\u{feff}f5d6\nc4c3\nf5d6\nd3c5\n").unwrap();
+        assert_eq!(suite.openings[0].text, "f5d6");
+        let notes = suite.repeats();
+        // The third line is f5d6 again; d3c5 is f5d6 mirrored; c4c3 is another opening.
+        assert_eq!(notes.len(), 2, "{notes:?}");
+        assert!(notes[0].starts_with("opening 3 (f5d6) reaches the position of opening 1 (f5d6)"));
+        assert!(!notes[0].contains("mirrored"), "{notes:?}");
+        assert!(notes[1].starts_with("opening 4 (d3c5) reaches the position of opening 1 (f5d6), mirrored"));
+        let distinct = OpeningSuite::<Othello>::parse("t", "f5d6\nf5f6\n").unwrap();
+        assert!(distinct.repeats().is_empty());
     }
 }

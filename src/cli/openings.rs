@@ -11,6 +11,7 @@ use serde_json::json;
 use super::args::{OpeningsArgs, OpeningsCheckArgs, OpeningsGenerateArgs};
 use super::outputs::{check_new_output, write_output};
 use super::progress::progress_bar;
+use super::stats::print_notes;
 use agent::ModelGame;
 use arena::{balanced_openings, start_bias, suite_values, BalancedSettings, OpeningSuite, Openings, RatedOpening};
 use game::Othello;
@@ -51,6 +52,7 @@ fn suite_file<R: ModelGame>(what: &str, file: &Path) -> Result<OpeningSuite<R>> 
             file.display()
         )
     })?;
+    print_notes(&suite.repeats());
     Ok(suite)
 }
 
@@ -163,21 +165,22 @@ pub(super) fn run_check(args: OpeningsCheckArgs) -> Result<()> {
     Ok(())
 }
 
-/// The centred values in one-disc bins, a bar of `#` each.
+/// The widest bar of the histogram, in `#`s.
+const HISTOGRAM_WIDTH: usize = 60;
+
+/// The centred values in one-disc bins, a bar of `#` each, scaled so the fullest bin
+/// is [`HISTOGRAM_WIDTH`] wide (a suite of any size fits a terminal; a bin with any
+/// opening shows at least one `#`).
 fn histogram(openings: &[RatedOpening]) -> String {
     let mut bins = std::collections::BTreeMap::new();
     for opening in openings {
         *bins.entry(opening.centred.floor() as i64).or_insert(0usize) += 1;
     }
+    let fullest = bins.values().copied().max().unwrap_or(1);
     let mut out = String::from("centred value (discs)  openings\n");
     for (low, count) in bins {
-        let _ = writeln!(
-            out,
-            "[{:+3}, {:+3})  {count:>5}  {}",
-            low,
-            low + 1,
-            "#".repeat(count.div_ceil(5))
-        );
+        let bar = (count * HISTOGRAM_WIDTH).div_ceil(fullest).min(HISTOGRAM_WIDTH);
+        let _ = writeln!(out, "[{:+3}, {:+3})  {count:>5}  {}", low, low + 1, "#".repeat(bar));
     }
     out
 }
