@@ -19,7 +19,9 @@ mod accuracy;
 mod agent_stats;
 mod balanced;
 mod connection;
+mod engine_group;
 mod engine_process;
+mod engine_streams;
 mod eval;
 mod export;
 mod external;
@@ -52,6 +54,7 @@ pub use accuracy::{accuracy, calibration, solve_all, Accuracy, Calibration, Solv
 pub use agent_stats::{AgentRates, AgentStats};
 pub use balanced::{balanced_openings, start_bias, suite_values, value_for_black, BalancedSettings, RatedOpening};
 pub use connection::{ConnectError, Connection, HostSettings};
+pub use engine_group::end_engine_processes;
 pub use engine_process::ExternalError;
 pub use eval::{run_eval, run_eval_sequential, EvalConfig, EvalGame, EvalResult, OpponentResult};
 pub use export::{ggf, transcript, ExportError};

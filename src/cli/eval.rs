@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use clap::Parser;
 
@@ -257,7 +257,7 @@ async fn open_run<R: ModelGame>(
         })))?;
     }
     let stop = Arc::new(AtomicBool::new(false));
-    stop_on_ctrl_c(stop.clone(), "eval", folder.path())?;
+    stop_on_ctrl_c(stop.clone(), "eval", folder.path());
     config.run.stop = Some(stop);
     Ok((folder, config))
 }
@@ -496,34 +496,106 @@ pub(super) fn resume_command(command: &str, dir: &str) -> String {
     format!("othello-arena {command} --resume {dir}")
 }
 
-/// Ctrl-C once sets `stop` (no new games; games in flight end after their current
-/// move, logged as unfinished); twice quits at once, between two log lines. Listens
-/// on the runtime (tokio's signal handling). The second names the command that
-/// continues the run in `dir` ([`resume_command`]).
-pub(super) fn stop_on_ctrl_c(stop: Arc<AtomicBool>, command: &'static str, dir: &Path) -> Result<()> {
+/// A run's gentle stop, armed by [`stop_on_ctrl_c`]: its flag and the command line
+/// that continues it.
+#[derive(Clone)]
+struct Gentle {
+    stop: Arc<AtomicBool>,
+    resume: String,
+}
+
+/// The run that the first Ctrl-C stops gently, once one is under way.
+static GENTLE: Mutex<Option<Gentle>> = Mutex::new(None);
+
+/// From now on Ctrl-C once sets `stop` (no new games; games in flight end after their
+/// current move, an external engine's move abandoned at once, logged as unfinished);
+/// twice, or SIGTERM at any time, quits at once ([`quit_now`]) naming the command that
+/// continues the run in `dir` ([`resume_command`]). [`watch_signals`] listens.
+pub(super) fn stop_on_ctrl_c(stop: Arc<AtomicBool>, command: &'static str, dir: &Path) {
     let resume = resume_command(command, &dir.display().to_string());
-    #[cfg(unix)]
-    let mut interrupts = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
-        .context("cannot listen for Ctrl-C")?;
+    *GENTLE.lock().unwrap_or_else(|p| p.into_inner()) = Some(Gentle { stop, resume });
+}
+
+/// Listens for Ctrl-C and SIGTERM on the runtime (tokio's signal handling) for the
+/// whole command, so that neither ends it by the default action and leaves engine
+/// processes behind: before a run arms its gentle stop ([`stop_on_ctrl_c`]), or in a
+/// command without one (`play`), either signal quits at once ([`quit_now`]).
+pub(super) fn watch_signals() -> Result<()> {
+    let mut signals = Signals::listen()?;
     tokio::spawn(async move {
-        #[cfg(unix)]
-        let mut pressed = async || interrupts.recv().await.is_some();
-        #[cfg(not(unix))]
-        let pressed = async || tokio::signal::ctrl_c().await.is_ok();
-        if !pressed().await {
-            return;
-        }
-        stop.store(true, Ordering::SeqCst);
-        eprintln!(
-            "\nstopping: no new games start; games in flight stop after their current move (Ctrl-C again quits now)"
-        );
-        if pressed().await {
-            let _no_torn_lines = hold_log_writes();
-            eprintln!("\nquitting now: unfinished games are played again by {resume}");
-            std::process::exit(130);
+        let mut stopping = false;
+        while let Some(signal) = signals.next().await {
+            let gentle = GENTLE.lock().unwrap_or_else(|p| p.into_inner()).clone();
+            match gentle {
+                Some(gentle) if signal == Signal::Interrupt && !stopping => {
+                    stopping = true;
+                    gentle.stop.store(true, Ordering::SeqCst);
+                    eprintln!(
+                        "\nstopping: no new games start; games in flight stop after their current move (Ctrl-C again quits now)"
+                    );
+                }
+                Some(gentle) => quit_now(&format!("unfinished games are played again by {}", gentle.resume)),
+                None => quit_now("the games in flight are left unfinished"),
+            }
         }
     });
     Ok(())
+}
+
+/// Ends the process with 130, the shell's code for Ctrl-C: once no log line is being
+/// written (none is torn), every external engine's process group ended (its stderr's
+/// tail saved), and `what` said on stderr.
+fn quit_now(what: &str) -> ! {
+    let _no_torn_lines = hold_log_writes();
+    arena::end_engine_processes();
+    eprintln!("\nquitting now: {what}");
+    std::process::exit(130);
+}
+
+/// The signals that stop a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Signal {
+    /// SIGINT (Ctrl-C).
+    Interrupt,
+    /// SIGTERM (`kill`, a service manager).
+    Terminate,
+}
+
+/// Listeners for SIGINT and SIGTERM, registered at once (so neither signal's default
+/// action applies from then on).
+struct Signals {
+    #[cfg(unix)]
+    interrupt: tokio::signal::unix::Signal,
+    #[cfg(unix)]
+    terminate: tokio::signal::unix::Signal,
+}
+
+impl Signals {
+    fn listen() -> Result<Signals> {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{signal, SignalKind};
+            Ok(Signals {
+                interrupt: signal(SignalKind::interrupt()).context("cannot listen for Ctrl-C")?,
+                terminate: signal(SignalKind::terminate()).context("cannot listen for SIGTERM")?,
+            })
+        }
+        #[cfg(not(unix))]
+        Ok(Signals {})
+    }
+
+    /// The next signal (`None` when the runtime shuts down).
+    async fn next(&mut self) -> Option<Signal> {
+        #[cfg(unix)]
+        {
+            tokio::select! {
+                got = self.interrupt.recv() => got.map(|()| Signal::Interrupt),
+                got = self.terminate.recv() => got.map(|()| Signal::Terminate),
+            }
+        }
+        #[cfg(not(unix))]
+        tokio::signal::ctrl_c().await.ok().map(|()| Signal::Interrupt)
+    }
 }
 
 /// Per-host usage over every game log of the run: earlier sessions of a resumed run

@@ -543,7 +543,7 @@ fn open_run(
         })))?;
     }
     let stop = Arc::new(AtomicBool::new(false));
-    stop_on_ctrl_c(stop.clone(), "tournament", folder.path())?;
+    stop_on_ctrl_c(stop.clone(), "tournament", folder.path());
     run.stop = Some(stop);
     Ok((folder, run))
 }
