@@ -183,9 +183,13 @@ impl Halt {
         if flags.iter().all(Option::is_none) {
             return std::future::pending().await;
         }
-        while !flags.iter().flatten().any(|flag| flag.load(Ordering::Relaxed)) {
+        while !Halt::is_set(flags) {
             tokio::time::sleep(HALT_POLL).await;
         }
+    }
+
+    fn is_set(flags: [Option<&AtomicBool>; 2]) -> bool {
+        flags.iter().flatten().any(|flag| flag.load(Ordering::Relaxed))
     }
 
     /// Returns once the run is stopped.
@@ -193,9 +197,9 @@ impl Halt {
         Halt::any_set([self.stop.as_deref(), None]).await;
     }
 
-    /// Returns once the run is stopped or a game of it failed.
-    async fn no_new_games(&self) {
-        Halt::any_set([self.stop.as_deref(), self.failed.as_deref()]).await;
+    /// The flags that keep a new game from starting: the stop and the failure.
+    fn for_new_games(&self) -> [Option<&AtomicBool>; 2] {
+        [self.stop.as_deref(), self.failed.as_deref()]
     }
 }
 
@@ -266,13 +270,16 @@ impl Driver {
         let table = engine.table();
         let slot = tokio::select! {
             biased;
-            () = halt.no_new_games() => {
-                return Err(ExternalError::Abandoned {
-                    engine: table.name.clone(),
-                    doing: "a free process slot (max_in_flight)".to_string(),
-                })
-            }
-            slot = engine.slots().clone().acquire_owned() => slot.expect("the slots are never closed"),
+            () = Halt::any_set(halt.for_new_games()) => None,
+            slot = engine.slots().clone().acquire_owned() => Some(slot.expect("the slots are never closed")),
+        };
+        // Looked at again once the slot is taken: the game that freed it may have just
+        // failed.
+        let Some(slot) = slot.filter(|_| !Halt::is_set(halt.for_new_games())) else {
+            return Err(ExternalError::Abandoned {
+                engine: table.name.clone(),
+                doing: "a free process slot (max_in_flight)".to_string(),
+            });
         };
         let tail = Arc::new(Mutex::new(StderrTail::new(STDERR_TAIL, stderr_file)));
         let (group, stdin, stdout, stderr) = spawn(table, &tail)?;
@@ -551,18 +558,30 @@ impl Driver {
     /// The engine's next line, awaited until `deadline` and abandoned when the run
     /// stops; any failure ends the process group first.
     async fn read_line(&mut self, doing: &str, deadline: Instant) -> Result<String, ExternalError> {
+        /// How the wait for a line ended.
+        enum Read {
+            Line(Result<Option<String>, ReadLineError>),
+            Late,
+            Stopped,
+        }
         let halt = self.halt.clone();
-        let read = tokio::select! {
-            biased;
-            () = halt.stopped() => None,
-            read = timeout_at(deadline, self.process.stdout.next_line()) => Some(read),
+        // An engine that writes lines without end (none the answer) is late too: the
+        // deadline is looked at before each line, not only while waiting for one.
+        let read = if Instant::now() >= deadline {
+            Read::Late
+        } else {
+            tokio::select! {
+                biased;
+                () = halt.stopped() => Read::Stopped,
+                read = timeout_at(deadline, self.process.stdout.next_line()) => read.map_or(Read::Late, Read::Line),
+            }
         };
         match read {
-            Some(Ok(Ok(Some(line)))) => Ok(line),
-            Some(Ok(Ok(None))) => Err(self.exited(doing, None).await),
-            Some(Ok(Err(ReadLineError::Io(err)))) => Err(self.exited(doing, Some(err)).await),
-            Some(Ok(Err(ReadLineError::TooLong { cap }))) => Err(self.too_long(doing, cap).await),
-            Some(Err(_)) => {
+            Read::Line(Ok(Some(line))) => Ok(line),
+            Read::Line(Ok(None)) => Err(self.exited(doing, None).await),
+            Read::Line(Err(ReadLineError::Io(err))) => Err(self.exited(doing, Some(err)).await),
+            Read::Line(Err(ReadLineError::TooLong { cap })) => Err(self.too_long(doing, cap).await),
+            Read::Late => {
                 self.finish().await;
                 Err(ExternalError::Timeout {
                     engine: self.name.clone(),
@@ -571,7 +590,7 @@ impl Driver {
                     stderr: self.stderr(),
                 })
             }
-            None => {
+            Read::Stopped => {
                 self.finish().await;
                 Err(ExternalError::Abandoned {
                     engine: self.name.clone(),

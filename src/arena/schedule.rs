@@ -9,9 +9,9 @@ use std::sync::Arc;
 use tokio::sync::{mpsc, Semaphore};
 use tokio::task::JoinSet;
 
+use super::engine_process::Halt;
 use super::openings::Openings;
 use super::play::{play_game, GameContext, GameError, GameRecord};
-use super::engine_process::Halt;
 use super::player::{PlayError, Player, PlayerSpec};
 use game::othello::{ByColor, Color};
 use game::{Line, Othello};
@@ -183,12 +183,21 @@ async fn play_scheduled<R: ModelGame>(
         black: seat(scheduled.black),
         white: seat(scheduled.white),
     };
-    let players: ByColor<&mut dyn Player<R>> = ByColor {
+    let mut players: ByColor<&mut dyn Player<R>> = ByColor {
         black: black.as_mut(),
         white: white.as_mut(),
     };
     let suite_opening = settings.openings.name(scheduled);
-    let played = play_logged((opening, suite_opening.as_deref()), players, seats, scheduled.seed, ctx).await;
+    let opening = (opening, suite_opening.as_deref());
+    let played = play_ready(opening, &mut players, seats, scheduled.seed, ctx).await;
+    if played.is_err() {
+        // Before the players are done: an engine's process slot, freed by `done`, must
+        // not start another game.
+        settings.failed.store(true, Ordering::Relaxed);
+    }
+    for color in Color::BOTH {
+        players[color].done().await;
+    }
     played.map_err(|source| MatchError::Game { number, source })
 }
 
@@ -219,7 +228,7 @@ pub async fn play_logged<R: ModelGame>(
     played
 }
 
-/// [`play_logged`]'s game, the players' `done` left to it.
+/// [`play_logged`]'s game, the players' `done` left to the caller.
 async fn play_ready<R: ModelGame>(
     (opening, suite_opening): (Line<R>, Option<&str>),
     players: &mut ByColor<&mut dyn Player<R>>,

@@ -127,7 +127,10 @@ fn a_long_stderr_line_is_quoted_by_its_end() {
     tail.push(&[b'y'; 1000]);
     tail.push(b"the end");
     let said = tail.describe();
-    assert!(said.starts_with("; its stderr ends: ...yyy") && said.ends_with("yyythe end"), "{said}");
+    assert!(
+        said.starts_with("; its stderr ends: ...yyy") && said.ends_with("yyythe end"),
+        "{said}"
+    );
     assert!(said.len() < 300, "{}", said.len());
 }
 
@@ -138,6 +141,9 @@ async fn a_flood_on_stderr_is_read_to_its_end_into_a_bounded_tail() {
     keep_stderr(flood, tail.clone()).await.unwrap();
     let tail = lock(&tail);
     let (kept, dropped) = tail.kept();
-    assert_eq!((kept.len(), dropped), (STDERR_TAIL, 8 * 1024 * 1024 - STDERR_TAIL as u64));
+    assert_eq!(
+        (kept.len(), dropped),
+        (STDERR_TAIL, 8 * 1024 * 1024 - STDERR_TAIL as u64)
+    );
     assert!(tail.bytes.len() <= 2 * STDERR_TAIL);
 }
