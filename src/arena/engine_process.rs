@@ -1,30 +1,35 @@
-//! The client of one external engine process: started with its stdio piped (and
-//! killed when dropped), spoken to in GTP or NBoard one command at a time, every answer
-//! awaited no longer than the engine's timeout, its stderr copied to a file beside the
-//! game's log with the last lines kept for error messages.
+//! The client of one external engine process: started in a process group of its own
+//! with its stdio piped (the group killed when dropped: `engine_group`), spoken to in
+//! GTP or NBoard one command at a time, every answer awaited no longer than the
+//! engine's timeout, read as lines of bounded length, its stderr kept as a bounded
+//! tail (`engine_streams`) saved beside the game's log with its last lines quoted in
+//! error messages. In a run, the run's stop abandons the answer awaited, and a failed
+//! game (or the stop) the wait for a process slot ([`Halt`]).
 
-use std::collections::VecDeque;
-use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use game::othello::{Board, Color, Move, Square};
 use protocol::ggf::GgfGame;
 use protocol::{gtp, nboard, parse_move, Protocol};
 use record::EngineId;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::io::{AsyncWriteExt, BufReader};
+use tokio::process::{ChildStdin, ChildStdout, Command};
 use tokio::sync::OwnedSemaphorePermit;
 use tokio::task::JoinHandle;
 use tokio::time::{timeout_at, Instant};
 
+use super::engine_group::ProcessGroup;
+use super::engine_streams::{keep_stderr, lock, LineReader, ReadLineError, StderrTail, LINE_CAP, STDERR_TAIL};
 use super::external::{ExternalEngine, Strength};
 
-/// Stderr lines kept for error messages.
-const STDERR_LINES: usize = 8;
 /// How long a process that has failed is given to finish its stderr or exit.
-const GRACE: std::time::Duration = std::time::Duration::from_secs(1);
+const GRACE: Duration = Duration::from_secs(1);
+/// How often a wait looks at the run's stop and failure flags.
+const HALT_POLL: Duration = Duration::from_millis(50);
 
 /// Why an external engine gave no move: the game ends as a harness failure, to be
 /// played again by a resume. Each message names the engine and what it was asked,
@@ -122,6 +127,29 @@ pub enum ExternalError {
         /// Its last stderr lines.
         stderr: String,
     },
+    /// A line (or GTP answer) longer than any protocol answer: its bytes are dropped.
+    #[error(
+        "engine {engine} wrote a line or answer of more than {cap} bytes while answering `{doing}` (dropped, unread): no GTP or NBoard answer is that long, so check that its [[engine]] command and args start it in GTP or NBoard mode{stderr}"
+    )]
+    TooLong {
+        /// The engine's name.
+        engine: String,
+        /// The command.
+        doing: String,
+        /// The cap, in bytes.
+        cap: usize,
+        /// Its last stderr lines.
+        stderr: String,
+    },
+    /// The run was stopped (Ctrl-C), or a game of it failed, while the engine was
+    /// awaited: its process group is ended and the game is played again by a resume.
+    #[error("engine {engine}: `{doing}` abandoned, the run was stopped")]
+    Abandoned {
+        /// The engine's name.
+        engine: String,
+        /// What was awaited.
+        doing: String,
+    },
     /// A game GTP cannot set up.
     #[error("engine {engine}: {reason}")]
     Unplayable {
@@ -138,36 +166,49 @@ pub enum ExternalError {
     },
 }
 
-/// The end of an engine's stderr, and the file that keeps all of it.
-#[derive(Debug, Default)]
-struct Tail {
-    lines: VecDeque<String>,
-    file: Option<PathBuf>,
+/// What ends an engine's waits early in a run: the run's stop (Ctrl-C) abandons the
+/// answer awaited; a failed game, or the stop, abandons the wait for a process slot,
+/// so that no game starts its engine once the run stops.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Halt {
+    /// The run's stop.
+    pub(crate) stop: Option<Arc<AtomicBool>>,
+    /// Set by the run's first failed game.
+    pub(crate) failed: Option<Arc<AtomicBool>>,
 }
 
-impl Tail {
-    /// `; its stderr ends: ...` for error messages (or that it wrote none).
-    fn describe(&self) -> String {
-        let mut text = String::new();
-        if self.lines.is_empty() {
-            text.push_str("; it wrote nothing on stderr");
-        } else {
-            let lines: Vec<&str> = self.lines.iter().map(String::as_str).collect();
-            let _ = write!(text, "; its stderr ends: {}", lines.join(" | "));
+impl Halt {
+    /// Returns once one of `flags` is set (never, when none is given).
+    async fn any_set(flags: [Option<&AtomicBool>; 2]) {
+        if flags.iter().all(Option::is_none) {
+            return std::future::pending().await;
         }
-        if let Some(file) = &self.file {
-            let _ = write!(text, " (all of it in {})", file.display());
+        while !Halt::is_set(flags) {
+            tokio::time::sleep(HALT_POLL).await;
         }
-        text
+    }
+
+    fn is_set(flags: [Option<&AtomicBool>; 2]) -> bool {
+        flags.iter().flatten().any(|flag| flag.load(Ordering::Relaxed))
+    }
+
+    /// Returns once the run is stopped.
+    async fn stopped(&self) {
+        Halt::any_set([self.stop.as_deref(), None]).await;
+    }
+
+    /// The flags that keep a new game from starting: the stop and the failure.
+    fn for_new_games(&self) -> [Option<&AtomicBool>; 2] {
+        [self.stop.as_deref(), self.failed.as_deref()]
     }
 }
 
 /// A running engine process.
 struct Process {
-    child: Child,
+    group: ProcessGroup,
     stdin: ChildStdin,
-    stdout: Lines<BufReader<ChildStdout>>,
-    tail: Arc<Mutex<Tail>>,
+    stdout: LineReader<BufReader<ChildStdout>>,
+    tail: Arc<Mutex<StderrTail>>,
     stderr_task: Option<JoinHandle<()>>,
     _slot: OwnedSemaphorePermit,
 }
@@ -176,7 +217,8 @@ struct Process {
 pub(crate) struct Driver {
     name: String,
     protocol: Protocol,
-    timeout: std::time::Duration,
+    timeout: Duration,
+    halt: Halt,
     process: Process,
     id: EngineId,
     /// GTP: the moves the engine's own board has had.
@@ -185,80 +227,73 @@ pub(crate) struct Driver {
     ping: u64,
 }
 
-/// Copies the engine's stderr to `file` (when given), keeping its last lines.
-fn copy_stderr(stderr: tokio::process::ChildStderr, tail: Arc<Mutex<Tail>>, file: Option<PathBuf>) -> JoinHandle<()> {
-    tokio::spawn(async move {
-        let mut lines = BufReader::new(stderr).lines();
-        let mut out = None;
-        while let Ok(Some(line)) = lines.next_line().await {
-            if let (None, Some(path)) = (&out, &file) {
-                // Appended: a game played again, or a second scoring process, adds to the
-                // file and never replaces what an earlier process wrote.
-                let opened = tokio::fs::OpenOptions::new().create(true).append(true).open(path).await;
-                out = opened.ok();
-            }
-            if let Some(out) = out.as_mut() {
-                let _ = out.write_all(format!("{line}\n").as_bytes()).await;
-                let _ = out.flush().await;
-            }
-            let mut tail = tail.lock().unwrap_or_else(|p| p.into_inner());
-            if tail.file.is_none() && out.is_some() {
-                tail.file = file.clone();
-            }
-            tail.lines.push_back(line);
-            if tail.lines.len() > STDERR_LINES {
-                tail.lines.pop_front();
-            }
-        }
-    })
+/// Starts the process of `table` in a group of its own, its stdio piped.
+fn spawn(
+    table: &runs::EngineTable,
+    tail: &Arc<Mutex<StderrTail>>,
+) -> Result<(ProcessGroup, ChildStdin, ChildStdout, tokio::process::ChildStderr), ExternalError> {
+    let mut command = Command::new(&table.command);
+    command
+        .args(&table.args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(dir) = &table.dir {
+        command.current_dir(dir);
+    }
+    let mut group = ProcessGroup::spawn(&mut command, tail).map_err(|source| ExternalError::Spawn {
+        engine: table.name.clone(),
+        command: std::iter::once(&table.command)
+            .chain(&table.args)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(" "),
+        source,
+    })?;
+    let child = group.child();
+    let pipes = (child.stdin.take(), child.stdout.take(), child.stderr.take());
+    let (Some(stdin), Some(stdout), Some(stderr)) = pipes else {
+        unreachable!("all three pipes were asked for");
+    };
+    Ok((group, stdin, stdout, stderr))
 }
 
 impl Driver {
-    /// Starts `engine`'s process once a slot is free (its stderr copied to `stderr_file`)
-    /// and checks its handshake.
-    pub(crate) async fn start(engine: &ExternalEngine, stderr_file: Option<PathBuf>) -> Result<Driver, ExternalError> {
-        let slot = engine
-            .slots()
-            .clone()
-            .acquire_owned()
-            .await
-            .expect("the slots are never closed");
+    /// Starts `engine`'s process once a slot is free (its stderr's tail saved to
+    /// `stderr_file`) and checks its handshake; `halt` abandons the wait for the slot
+    /// and the handshake's answers.
+    pub(crate) async fn start(
+        engine: &ExternalEngine,
+        stderr_file: Option<PathBuf>,
+        halt: Halt,
+    ) -> Result<Driver, ExternalError> {
         let table = engine.table();
-        let mut command = Command::new(&table.command);
-        command
-            .args(&table.args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        if let Some(dir) = &table.dir {
-            command.current_dir(dir);
-        }
-        let mut child = command.spawn().map_err(|source| ExternalError::Spawn {
-            engine: table.name.clone(),
-            command: std::iter::once(&table.command)
-                .chain(&table.args)
-                .cloned()
-                .collect::<Vec<_>>()
-                .join(" "),
-            source,
-        })?;
-        let pipes = (child.stdin.take(), child.stdout.take(), child.stderr.take());
-        let (Some(stdin), Some(stdout), Some(stderr)) = pipes else {
-            unreachable!("all three pipes were asked for");
+        let slot = tokio::select! {
+            biased;
+            () = Halt::any_set(halt.for_new_games()) => None,
+            slot = engine.slots().clone().acquire_owned() => Some(slot.expect("the slots are never closed")),
         };
-        let tail = Arc::new(Mutex::new(Tail::default()));
-        let stderr_task = Some(copy_stderr(stderr, tail.clone(), stderr_file));
+        // Looked at again once the slot is taken: the game that freed it may have just
+        // failed.
+        let Some(slot) = slot.filter(|_| !Halt::is_set(halt.for_new_games())) else {
+            return Err(ExternalError::Abandoned {
+                engine: table.name.clone(),
+                doing: "a free process slot (max_in_flight)".to_string(),
+            });
+        };
+        let tail = Arc::new(Mutex::new(StderrTail::new(STDERR_TAIL, stderr_file)));
+        let (group, stdin, stdout, stderr) = spawn(table, &tail)?;
         let mut driver = Driver {
             name: table.name.clone(),
             protocol: engine.protocol(),
             timeout: engine.timeout(),
+            halt,
             process: Process {
-                child,
+                group,
                 stdin,
-                stdout: BufReader::new(stdout).lines(),
+                stdout: LineReader::new(BufReader::new(stdout), LINE_CAP),
+                stderr_task: Some(keep_stderr(stderr, tail.clone())),
                 tail,
-                stderr_task,
                 _slot: slot,
             },
             id: EngineId {
@@ -391,30 +426,23 @@ impl Driver {
     /// Sends `ping N` and reads up to `pong N`; returns the last `set myname` seen.
     async fn sync(&mut self, doing: &str) -> Result<Option<String>, ExternalError> {
         let deadline = Instant::now() + self.timeout;
-        let replies = self.replies_until_pong(doing, deadline).await?;
-        Ok(replies.into_iter().rev().find_map(|reply| match reply {
-            Ok(nboard::Reply::MyName(name)) => Some(name),
-            _ => None,
-        }))
+        self.until_pong(doing, deadline).await
     }
 
-    /// Sends `ping N` and returns every line read before `pong N` (the engine answers
-    /// commands in order, so the pong follows the answers of those sent before it),
-    /// each parsed or with its parse error.
-    async fn replies_until_pong(
-        &mut self,
-        doing: &str,
-        deadline: Instant,
-    ) -> Result<Vec<Result<nboard::Reply, nboard::ParseReplyError>>, ExternalError> {
+    /// Sends `ping N` and reads every line up to `pong N` (the engine answers commands
+    /// in order, so the pong follows the answers of those sent before it); returns the
+    /// last `set myname` among them, and keeps no other line.
+    async fn until_pong(&mut self, doing: &str, deadline: Instant) -> Result<Option<String>, ExternalError> {
         self.ping += 1;
         let ping = self.ping;
         self.send(&nboard::Command::Ping(ping).to_string()).await?;
-        let mut replies = Vec::new();
+        let mut name = None;
         loop {
             let line = self.read_line(doing, deadline).await?;
             match line.parse::<nboard::Reply>() {
-                Ok(nboard::Reply::Pong(n)) if n == ping => return Ok(replies),
-                reply => replies.push(reply),
+                Ok(nboard::Reply::Pong(n)) if n == ping => return Ok(name),
+                Ok(nboard::Reply::MyName(named)) => name = Some(named),
+                _ => {}
             }
         }
     }
@@ -462,7 +490,7 @@ impl Driver {
             }
         }
         // Whatever the answer still holds (its closing status) is read up to a pong.
-        self.replies_until_pong(&doing, deadline).await?;
+        self.until_pong(&doing, deadline).await?;
         if values.len() < legal.len() {
             let missing: Vec<String> = legal
                 .iter()
@@ -488,8 +516,18 @@ impl Driver {
         self.send(&doing).await?;
         let deadline = Instant::now() + self.timeout;
         let mut reader = gtp::ReplyReader::default();
+        // The bytes of the answer kept so far (from its `=` or `?` line on), within
+        // the same cap as a line.
+        let mut kept: Option<usize> = None;
         loop {
             let line = self.read_line(&doing, deadline).await?;
+            if kept.is_some() || line.starts_with(['=', '?']) {
+                let total = kept.unwrap_or(0) + line.len() + 1;
+                if total > LINE_CAP {
+                    return Err(self.too_long(&doing, LINE_CAP).await);
+                }
+                kept = Some(total);
+            }
             if let Some(reply) = reader.push(&line) {
                 if reply.ok {
                     return Ok(reply.text);
@@ -517,12 +555,33 @@ impl Driver {
         }
     }
 
+    /// The engine's next line, awaited until `deadline` and abandoned when the run
+    /// stops; any failure ends the process group first.
     async fn read_line(&mut self, doing: &str, deadline: Instant) -> Result<String, ExternalError> {
-        match timeout_at(deadline, self.process.stdout.next_line()).await {
-            Ok(Ok(Some(line))) => Ok(line),
-            Ok(Ok(None)) => Err(self.exited(doing, None).await),
-            Ok(Err(err)) => Err(self.exited(doing, Some(err)).await),
-            Err(_) => {
+        /// How the wait for a line ended.
+        enum Read {
+            Line(Result<Option<String>, ReadLineError>),
+            Late,
+            Stopped,
+        }
+        let halt = self.halt.clone();
+        // An engine that writes lines without end (none the answer) is late too: the
+        // deadline is looked at before each line, not only while waiting for one.
+        let read = if Instant::now() >= deadline {
+            Read::Late
+        } else {
+            tokio::select! {
+                biased;
+                () = halt.stopped() => Read::Stopped,
+                read = timeout_at(deadline, self.process.stdout.next_line()) => read.map_or(Read::Late, Read::Line),
+            }
+        };
+        match read {
+            Read::Line(Ok(Some(line))) => Ok(line),
+            Read::Line(Ok(None)) => Err(self.exited(doing, None).await),
+            Read::Line(Err(ReadLineError::Io(err))) => Err(self.exited(doing, Some(err)).await),
+            Read::Line(Err(ReadLineError::TooLong { cap })) => Err(self.too_long(doing, cap).await),
+            Read::Late => {
                 self.finish().await;
                 Err(ExternalError::Timeout {
                     engine: self.name.clone(),
@@ -531,32 +590,44 @@ impl Driver {
                     stderr: self.stderr(),
                 })
             }
+            Read::Stopped => {
+                self.finish().await;
+                Err(ExternalError::Abandoned {
+                    engine: self.name.clone(),
+                    doing: doing.to_string(),
+                })
+            }
         }
     }
 
-    /// Kills the process after an answer that ends its game, and reads its stderr to
-    /// the end (for a second at most), so lines written just before the answer are in
-    /// the error.
+    /// Ends the process group after an answer that ends its game, and reads its
+    /// stderr to the end (for a second at most), so lines written just before the
+    /// answer are in the error and its tail is saved.
     async fn finish(&mut self) {
-        let _ = self.process.child.start_kill();
+        let _ = self.process.group.end().await;
+        self.stderr_read().await;
+    }
+
+    /// Waits (a second at most) for the stderr task, which ends (saving the tail)
+    /// when every process of the group has closed its stderr.
+    async fn stderr_read(&mut self) {
         if let Some(task) = self.process.stderr_task.take() {
             let _ = tokio::time::timeout(GRACE, task).await;
         }
     }
 
-    /// The error for a process that is gone, once its stderr is read to the end.
+    /// The error for a process that is gone (or closed its output), once its group is
+    /// ended and its stderr read to the end.
     async fn exited(&mut self, doing: &str, io: Option<std::io::Error>) -> ExternalError {
-        let status = match tokio::time::timeout(GRACE, self.process.child.wait()).await {
-            Ok(Ok(status)) => status.to_string(),
-            Ok(Err(err)) => format!("status unknown: {err}"),
-            Err(_) => match io {
-                Some(err) => format!("still running, but its pipe failed: {err}"),
-                None => "still running, but it closed its output".to_string(),
-            },
+        let by_itself = self.process.group.exits_within(GRACE).await;
+        let ended = self.process.group.end().await;
+        let status = match (by_itself, ended, io) {
+            (true, Ok(status), _) => status.to_string(),
+            (true, Err(err), _) => format!("status unknown: {err}"),
+            (false, _, Some(err)) => format!("still running, but its pipe failed: {err}"),
+            (false, _, None) => "still running, but it closed its output".to_string(),
         };
-        if let Some(task) = self.process.stderr_task.take() {
-            let _ = tokio::time::timeout(GRACE, task).await;
-        }
+        self.stderr_read().await;
         ExternalError::Exited {
             engine: self.name.clone(),
             doing: doing.to_string(),
@@ -565,8 +636,19 @@ impl Driver {
         }
     }
 
+    /// The error for a line or answer over `cap` bytes, once the group is ended.
+    async fn too_long(&mut self, doing: &str, cap: usize) -> ExternalError {
+        self.finish().await;
+        ExternalError::TooLong {
+            engine: self.name.clone(),
+            doing: doing.to_string(),
+            cap,
+            stderr: self.stderr(),
+        }
+    }
+
     fn stderr(&self) -> String {
-        self.process.tail.lock().unwrap_or_else(|p| p.into_inner()).describe()
+        lock(&self.process.tail).describe()
     }
 
     async fn unreadable(&mut self, doing: &str, line: &str, reason: String) -> ExternalError {
@@ -592,14 +674,16 @@ impl Driver {
         }
     }
 
-    /// Asks the engine to quit, waits a moment, and kills it if it has not.
+    /// Asks the engine to quit, waits a moment for it to exit, then ends its process
+    /// group (whatever it left running) and reads its stderr to the end.
     pub(crate) async fn quit(mut self) {
         let quit = match self.protocol {
             Protocol::Gtp => gtp::Command::Quit.to_string(),
             Protocol::Nboard => nboard::Command::Quit.to_string(),
         };
         if self.send(&quit).await.is_ok() {
-            let _ = tokio::time::timeout(GRACE, self.process.child.wait()).await;
+            self.process.group.exits_within(GRACE).await;
         }
+        self.finish().await;
     }
 }

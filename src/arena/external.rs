@@ -6,12 +6,14 @@
 //! `ext:edax@t1s`). The process client is in `engine_process`.
 //!
 //! A game's process is started before its `game_start` (which records the engine's
-//! handshake), given the game's moves before each of its turns, and killed when the
-//! game ends (or the run does: `kill_on_drop`). A crash, a hang past the table's
-//! `timeout`, or an unreadable or illegal answer ends the game as a harness failure
-//! ([`ExternalError`], naming the engine and its last stderr lines, which are kept
+//! handshake), given the game's moves before each of its turns, and asked to quit when
+//! the game ends, its whole process group ended after it (killed if the player is
+//! dropped instead). A crash, a hang past the table's `timeout`, an over-long line, or
+//! an unreadable or illegal answer ends the game as a harness failure
+//! ([`ExternalError`], naming the engine and its last stderr lines, whose tail is kept
 //! beside the game's log as `engine-NAME-game-NNNN.stderr`): the game is never scored,
-//! and a resume plays it again.
+//! and a resume plays it again. In a run, the run's stop abandons the answer awaited
+//! (the game stops, to be played again) and a failed game the wait for a process slot.
 
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
@@ -27,7 +29,7 @@ use runs::{EngineTable, RunEngine};
 
 use tokio::sync::Semaphore;
 
-use super::engine_process::{Driver, ExternalError};
+use super::engine_process::{Driver, ExternalError, Halt};
 use super::player::{PlayError, Player};
 
 /// How strong the engine is asked to play.
@@ -184,7 +186,7 @@ impl ExternalEngine {
         if let Some(id) = self.identity.get() {
             return Ok(id.clone());
         }
-        let driver = Driver::start(self, None).await?;
+        let driver = Driver::start(self, None, Halt::default()).await?;
         let id = driver.id().clone();
         driver.quit().await;
         Ok(self.identity.get_or_init(|| id).clone())
@@ -197,8 +199,14 @@ impl ExternalEngine {
 
     /// A player of one game: its process starts when the game is ready.
     pub fn player(&self) -> ExternalPlayer {
+        self.player_in_run(Halt::default())
+    }
+
+    /// A player of one game of a run, its waits ended early by `halt`.
+    pub(crate) fn player_in_run(&self, halt: Halt) -> ExternalPlayer {
         ExternalPlayer {
             engine: self.clone(),
+            halt,
             driver: None,
             game: None,
         }
@@ -267,7 +275,7 @@ impl ExternalScorer {
         let (engine, file, driver) = (&self.engine, &self.stderr_file, &mut self.driver);
         let values = runtime.block_on(async {
             if driver.is_none() {
-                *driver = Some(Driver::start(engine, file.clone()).await?);
+                *driver = Some(Driver::start(engine, file.clone(), Halt::default()).await?);
             }
             let running = driver.as_mut().expect("the driver was just started");
             let values = running.hint(&board, ply).await;
@@ -301,6 +309,7 @@ impl Drop for ExternalScorer {
 /// An external engine in one game.
 pub struct ExternalPlayer {
     engine: ExternalEngine,
+    halt: Halt,
     driver: Option<Driver>,
     /// The game so far (start and moves), as the last [`Player::follow`] gave it.
     game: Option<(Board, Vec<Move>)>,
@@ -324,7 +333,7 @@ impl ExternalPlayer {
                 let file = format!("engine-{}-game-{:04}.stderr", self.engine.table.name, log.game());
                 path.with_file_name(file)
             });
-            self.driver = Some(Driver::start(&self.engine, stderr).await?);
+            self.driver = Some(Driver::start(&self.engine, stderr, self.halt.clone()).await?);
         }
         Ok(self.driver.as_mut().expect("the driver was just started"))
     }
@@ -338,6 +347,12 @@ impl<R: ModelGame> Player<R> for ExternalPlayer {
 
     async fn ready(&mut self, log: GameWriter<'_>) -> Result<Option<EngineId>, PlayError> {
         Ok(Some(self.driver(log).await?.id().clone()))
+    }
+
+    async fn done(&mut self) {
+        if let Some(driver) = self.driver.take() {
+            driver.quit().await;
+        }
     }
 
     fn follow(&mut self, game: &Line<R>) {

@@ -4,20 +4,18 @@
 //! the schedule with progress events (pairing by pairing under a stop rule, whose
 //! decisions go to decisions.jsonl), and write its results.
 //!
-//! Ctrl-C once sets the run's stop flag (no new games; games in flight end after their
-//! current move, logged as unfinished); twice quits at once, between two log lines.
-//! What the person is told is the face's: [`Run::stop_on_ctrl_c`] hands it each
-//! [`Interrupt`].
+//! Ctrl-C once stops a run whose gentle stop is armed ([`Run::stop_on_ctrl_c`]); the
+//! signals themselves are the `interrupt` module's ([`crate::watch_signals`]).
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use agent::ModelGame;
-use record::hold_log_writes;
 use runs::{PairingStop, Resume, RunFile, RunFolder, RunFolderError, RunResults};
 use stats::StopRule;
 
+use super::interrupt::arm;
 use super::openings::Openings;
 use super::play::GameRecord;
 use super::player::PlayerSpec;
@@ -77,22 +75,6 @@ pub enum RunError {
     /// A game failed (beyond an interrupt, which ends a run with unfinished games).
     #[error(transparent)]
     Match(#[from] MatchError),
-    /// Ctrl-C cannot be listened for.
-    #[error("cannot listen for Ctrl-C")]
-    Signal(#[source] std::io::Error),
-}
-
-/// What a Ctrl-C did, for the face to tell.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Interrupt {
-    /// The first: no new games start; games in flight stop after their current move.
-    Stopping,
-    /// The second: the process quits now (between two log lines); `resume` is the
-    /// command that plays the unfinished games again.
-    Quitting {
-        /// The command that continues the run.
-        resume: String,
-    },
 }
 
 /// The command that continues the run of `command` (`eval`, `tournament`) in `dir`.
@@ -181,32 +163,11 @@ impl Run {
         }
     }
 
-    /// Listens for Ctrl-C on the runtime (tokio's signal handling): the first sets the
-    /// stop flag, the second holds the log writers between two lines and quits with
-    /// 130; `tell` hears each first (a face says what happens and how to resume).
-    pub fn stop_on_ctrl_c(&self, tell: impl Fn(&Interrupt) + Send + 'static) -> Result<(), RunError> {
-        let stop = self.stop.clone();
-        let resume = resume_command(self.command, self.path());
-        #[cfg(unix)]
-        let mut interrupts =
-            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).map_err(RunError::Signal)?;
-        tokio::spawn(async move {
-            #[cfg(unix)]
-            let mut pressed = async || interrupts.recv().await.is_some();
-            #[cfg(not(unix))]
-            let pressed = async || tokio::signal::ctrl_c().await.is_ok();
-            if !pressed().await {
-                return;
-            }
-            stop.store(true, Ordering::SeqCst);
-            tell(&Interrupt::Stopping);
-            if pressed().await {
-                let _no_torn_lines = hold_log_writes();
-                tell(&Interrupt::Quitting { resume });
-                std::process::exit(130);
-            }
-        });
-        Ok(())
+    /// Arms the run's gentle stop: from now on the first Ctrl-C sets its stop flag,
+    /// and a quit names the command that continues it ([`crate::watch_signals`]
+    /// listens).
+    pub fn stop_on_ctrl_c(&self) {
+        arm(self.stop.clone(), resume_command(self.command, self.path()));
     }
 
     /// Plays `schedule` between `players` with `options` (each event to `report`):

@@ -176,12 +176,19 @@ async fn next_action<R: ModelGame>(
             agent: None,
         }));
     }
-    let ply = move_ctx.ply;
-    player.act(board, move_ctx).await.map_err(|source| GameError::Player {
-        player: player.name(),
-        ply,
-        source,
-    })
+    let (ply, log) = (move_ctx.ply, move_ctx.log);
+    match player.act(board, move_ctx).await {
+        Ok(action) => Ok(action),
+        Err(PlayError::Stopped) => {
+            log.stopped(ply, "interrupted")?;
+            Err(GameError::Stopped { ply })
+        }
+        Err(source) => Err(GameError::Player {
+            player: player.name(),
+            ply,
+            source,
+        }),
+    }
 }
 
 async fn play_moves<R: ModelGame>(

@@ -12,7 +12,7 @@ use llm::ChatBackend;
 use record::{EngineId, GameWriter, MoveSource, PlayerKind};
 use runs::{RunEngine, RunPlayer};
 
-use super::engine_process::ExternalError;
+use super::engine_process::{ExternalError, Halt};
 use super::external::ExternalEngine;
 
 /// Why a player could not move (a harness failure, never a model mistake).
@@ -27,11 +27,18 @@ pub enum PlayError {
     /// An external engine's process failed.
     #[error(transparent)]
     External(Box<ExternalError>),
+    /// The run was stopped while the player was awaited (an external engine's answer
+    /// or process slot): the game stops, to be played again by a resume.
+    #[error("the run was stopped during this move")]
+    Stopped,
 }
 
 impl From<ExternalError> for PlayError {
     fn from(err: ExternalError) -> PlayError {
-        PlayError::External(Box::new(err))
+        match err {
+            ExternalError::Abandoned { .. } => PlayError::Stopped,
+            err => PlayError::External(Box::new(err)),
+        }
     }
 }
 
@@ -48,6 +55,10 @@ pub trait Player<R: ModelGame = Othello>: Send {
         let _ = log;
         Ok(None)
     }
+
+    /// The game is over (finished, stopped or failed): an external engine's process
+    /// is asked to quit and its process group ended (the others have nothing to do).
+    async fn done(&mut self) {}
 
     /// Sees the game so far before each of its turns (an external engine is told the
     /// game's moves; the others read only the position).
@@ -125,6 +136,15 @@ impl<R: ModelGame> PlayerSpec<R> {
             PlayerSpec::Engine(spec) => Box::new(EnginePlayer(BlockingEngine::new(R::engine(spec, seed)))),
             PlayerSpec::Llm(llm) => Box::new(Agent::<R>::new(llm.config.clone(), llm.backend.clone(), seed)),
             PlayerSpec::External(engine) => Box::new(engine.player()),
+        }
+    }
+
+    /// Builds the player of a game of a run (as [`PlayerSpec::build`]): an external
+    /// engine's waits are ended early by `halt` (the run's stop, a failed game).
+    pub(crate) fn build_in_run(&self, seed: u64, halt: &Halt) -> Box<dyn Player<R>> {
+        match self {
+            PlayerSpec::External(engine) => Box::new(engine.player_in_run(halt.clone())),
+            _ => self.build(seed),
         }
     }
 

@@ -9,9 +9,10 @@ use std::sync::Arc;
 use tokio::sync::{mpsc, Semaphore};
 use tokio::task::JoinSet;
 
+use super::engine_process::Halt;
 use super::openings::Openings;
 use super::play::{play_game, GameContext, GameError, GameRecord};
-use super::player::{Player, PlayerSpec};
+use super::player::{PlayError, Player, PlayerSpec};
 use super::scheduled::ScheduledGame;
 use game::othello::{ByColor, Color};
 use game::{Line, Othello};
@@ -93,12 +94,21 @@ struct GameSettings<R: ModelGame> {
     log_dir: Option<PathBuf>,
     stop: Option<Arc<AtomicBool>>,
     /// Set by the first game that fails: games not yet started stay unplayed.
-    failed: AtomicBool,
+    failed: Arc<AtomicBool>,
 }
 
 impl<R: ModelGame> GameSettings<R> {
     fn stopped(&self) -> bool {
         self.failed.load(Ordering::Relaxed) || self.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed))
+    }
+
+    /// What ends an external engine's waits early: the stop, and (for a process slot)
+    /// a failed game.
+    fn halt(&self) -> Halt {
+        Halt {
+            stop: self.stop.clone(),
+            failed: Some(self.failed.clone()),
+        }
     }
 }
 
@@ -119,8 +129,9 @@ async fn play_scheduled<R: ModelGame>(
     let number = index + 1;
     // A player's seed depends on its place in the players list, not on its color.
     let player_seed = |index: usize| scheduled.seed.rotate_left(17 * index as u32);
-    let mut black: Box<dyn Player<R>> = players[scheduled.black].build(player_seed(scheduled.black));
-    let mut white: Box<dyn Player<R>> = players[scheduled.white].build(player_seed(scheduled.white));
+    let halt = settings.halt();
+    let mut black: Box<dyn Player<R>> = players[scheduled.black].build_in_run(player_seed(scheduled.black), &halt);
+    let mut white: Box<dyn Player<R>> = players[scheduled.white].build_in_run(player_seed(scheduled.white), &halt);
     let opening = settings.openings.line(scheduled);
     let log_file = match &settings.log_dir {
         Some(dir) => Some(GameLog::create(&game_log_path(dir, number))?),
@@ -147,12 +158,21 @@ async fn play_scheduled<R: ModelGame>(
         black: seat(scheduled.black),
         white: seat(scheduled.white),
     };
-    let players: ByColor<&mut dyn Player<R>> = ByColor {
+    let mut players: ByColor<&mut dyn Player<R>> = ByColor {
         black: black.as_mut(),
         white: white.as_mut(),
     };
     let suite_opening = settings.openings.name(scheduled);
-    let played = play_logged((opening, suite_opening.as_deref()), players, seats, scheduled.seed, ctx).await;
+    let opening = (opening, suite_opening.as_deref());
+    let played = play_ready(opening, &mut players, seats, scheduled.seed, ctx).await;
+    if played.is_err() {
+        // Before the players are done: an engine's process slot, freed by `done`, must
+        // not start another game.
+        settings.failed.store(true, Ordering::Relaxed);
+    }
+    for color in Color::BOTH {
+        players[color].done().await;
+    }
     played.map_err(|source| MatchError::Game { number, source })
 }
 
@@ -175,10 +195,25 @@ pub async fn play_logged<R: ModelGame>(
     seed: u64,
     ctx: GameContext<'_, R>,
 ) -> Result<GameRecord<R>, GameError> {
+    let mut players = players;
+    let played = play_ready((opening, suite_opening), &mut players, seats, seed, ctx).await;
+    for color in Color::BOTH {
+        players[color].done().await;
+    }
+    played
+}
+
+/// [`play_logged`]'s game, the players' `done` left to the caller.
+async fn play_ready<R: ModelGame>(
+    (opening, suite_opening): (Line<R>, Option<&str>),
+    players: &mut ByColor<&mut dyn Player<R>>,
+    seats: ByColor<Seat>,
+    seed: u64,
+    ctx: GameContext<'_, R>,
+) -> Result<GameRecord<R>, GameError> {
     let log = ctx.log;
     let names = seats.as_ref().map(|seat| seat.name.as_str());
     let kinds = seats.as_ref().map(|seat| seat.kind);
-    let mut players = players;
     let ply = opening.moves().len() + 1;
     let mut engines = ByColor::default();
     // In name order: two games that need the same two engine processes take their
@@ -189,13 +224,21 @@ pub async fn play_logged<R: ModelGame>(
     }
     for color in order {
         let player = &mut *players[color];
-        engines[color] = player.ready(log).await.map_err(|source| GameError::Player {
-            player: player.name(),
-            ply,
-            source,
+        engines[color] = player.ready(log).await.map_err(|source| match source {
+            // Stopped before the game began: nothing of it is logged.
+            PlayError::Stopped => GameError::Stopped { ply },
+            source => GameError::Player {
+                player: player.name(),
+                ply,
+                source,
+            },
         })?;
     }
     log.start(&opening, suite_opening, names, kinds, engines, seed)?;
+    // Reborrowed for the game (each a coercion to the shorter borrow).
+    let black: &mut dyn Player<R> = &mut *players.black;
+    let white: &mut dyn Player<R> = &mut *players.white;
+    let players = ByColor { black, white };
     let record = play_game(opening, players, ctx).await?;
     let forfeited = record.forfeit.as_ref().map(|f| f.color);
     log.end(&record.game, record.outcome, record.disc_difference, forfeited)?;
@@ -227,7 +270,7 @@ pub async fn run_games<R: ModelGame>(
         openings: options.openings.clone(),
         log_dir: options.log_dir.clone(),
         stop: options.stop.clone(),
-        failed: AtomicBool::new(false),
+        failed: Arc::new(AtomicBool::new(false)),
     });
     let in_flight = Arc::new(Semaphore::new(options.parallel.max(1)));
     let (plies, mut ply_events) = mpsc::unbounded_channel::<PlyEvent<R>>();
@@ -251,6 +294,11 @@ pub async fn run_games<R: ModelGame>(
             Some(ply) = ply_events.recv() => report(MatchEvent::Ply { game: ply.game, board: &ply.board, mv: ply.mv }),
             permit = in_flight.clone().acquire_owned(), if more => {
                 let permit = permit.expect("the semaphore is never closed");
+                // A game that failed while this one waited for its permit: it stays
+                // unplayed (the loop sees the failure next).
+                if settings.stopped() {
+                    continue;
+                }
                 let index = to_start.next().expect("a game is left to start");
                 let settings = settings.clone();
                 let plies = plies.clone().expect("the sender lives while games are left to start");

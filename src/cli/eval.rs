@@ -258,7 +258,7 @@ async fn open_run<R: ModelGame>(
             score_moves: Some(scoring.map(quality::Scoring::to_json::<R>)),
         })))?;
     }
-    run.stop_on_ctrl_c(tell_interrupt)?;
+    run.stop_on_ctrl_c();
     Ok((run, config))
 }
 
@@ -493,9 +493,10 @@ pub(super) fn tell_interrupt(interrupt: &Interrupt) {
         Interrupt::Stopping => eprintln!(
             "\nstopping: no new games start; games in flight stop after their current move (Ctrl-C again quits now)"
         ),
-        Interrupt::Quitting { resume } => {
+        Interrupt::Quitting { resume: Some(resume) } => {
             eprintln!("\nquitting now: unfinished games are played again by {resume}")
         }
+        Interrupt::Quitting { resume: None } => eprintln!("\nquitting now: the games in flight are left unfinished"),
     }
 }
 

@@ -41,6 +41,14 @@ use engines::lab::find_wipeouts_with_progress;
 use engines::{EngineSpec, SolveWatch, Solver};
 use game::othello::{perft_with_progress, Board, Color, Convention, Move, Outcome};
 
+/// `command`, with Ctrl-C and SIGTERM handled for it ([`arena::watch_signals`], told
+/// on stderr by [`eval::tell_interrupt`]): the commands that play games, whose engine
+/// processes must end with them.
+async fn watched(command: impl std::future::Future<Output = Result<()>>) -> Result<()> {
+    arena::watch_signals(eval::tell_interrupt).context("cannot listen for Ctrl-C and SIGTERM")?;
+    command.await
+}
+
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> Result<()> {
     let _ = tracing_subscriber::fmt()
@@ -54,8 +62,8 @@ pub fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Perft(args) => run_perft(args),
         Command::Analyze(args) => run_analyze(args),
-        Command::Play(args) => runtime()?.block_on(play::run(args, &env)),
-        Command::Eval(args) => runtime()?.block_on(eval::run(args, &env)),
+        Command::Play(args) => runtime()?.block_on(watched(play::run(args, &env))),
+        Command::Eval(args) => runtime()?.block_on(watched(eval::run(args, &env))),
         Command::Wipeouts(args) => run_wipeouts(args),
         Command::Bench(args) => bench::run(args),
         Command::Solve(args) => run_solve(args),
@@ -63,7 +71,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Replay(args) => replay::run(args),
         Command::Stats(args) => stats::run(args),
         Command::Rate(args) => rate::run(args),
-        Command::Tournament(args) => runtime()?.block_on(tournament::run(args, &env)),
+        Command::Tournament(args) => runtime()?.block_on(watched(tournament::run(args, &env))),
         Command::Report(args) => report_html::run(args),
         Command::Export(args) => export::run(args),
         Command::Compare(args) => compare::run(args),
@@ -71,7 +79,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Openings(args::OpeningsCommand::Generate(args)) => openings::run_generate(args),
         Command::Openings(args::OpeningsCommand::Check(args)) => openings::run_check(args),
         Command::Positions(args::PositionsCommand::Generate(args)) => positions::run_generate(args),
-        Command::Probe(args) => runtime()?.block_on(positions::run_probe_command(args, &env)),
+        Command::Probe(args) => runtime()?.block_on(watched(positions::run_probe_command(args, &env))),
         Command::Datagen(args) => positions::run_datagen(args),
         Command::Serve(args) => runtime()?.block_on(serve::run(args, &env)),
         Command::Engine(args) => engine_server::run(args),

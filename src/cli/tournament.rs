@@ -12,7 +12,7 @@ use serde::Deserialize;
 
 use super::agent_args::{parse_player, AgentArgs, HostArgs};
 use super::args::TournamentArgs;
-use super::eval::{tell_interrupt, Interrupted};
+use super::eval::Interrupted;
 use super::external;
 use super::grid::{Grid, Variant};
 use super::limits;
@@ -549,7 +549,7 @@ fn open_run(
             parallel,
         })))?;
     }
-    run.stop_on_ctrl_c(tell_interrupt)?;
+    run.stop_on_ctrl_c();
     Ok((run, options))
 }
 

@@ -1,0 +1,388 @@
+//! External engines that misbehave end with their run (issue 45): engines that hang,
+//! start a child, are started by a launch script that does not `exec`, write an
+//! endless line (or short lines without end) or flood stderr. They are shell scripts written here, standing in for
+//! failures a real engine will not produce on demand; each writes its process id (and
+//! its child's) to a file, and after the run every one of them must be gone: after a
+//! timeout, a failure, one Ctrl-C (SIGINT to our binary), two, and SIGTERM. Ctrl-C ends
+//! a run whose engine hangs at once, with 130, and the run resumes.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::support::temp_dir;
+
+const BIN: &str = env!("CARGO_BIN_EXE_othello-arena");
+
+/// A GTP engine in bash: `$1` says how it misbehaves at its first `genmove`, `$2` is
+/// the file of process ids, `$3` a marker left at that genmove; once the marker is
+/// there it is this binary's greedy engine (so a resume finishes the run). Its
+/// handshake is greedy's, so the resumed run meets the engine it recorded.
+fn engine_script() -> String {
+    format!(
+        r#"#!/usr/bin/env bash
+how=$1 pids=$2 once=$3
+echo $$ >> "$pids"
+if [ -e "$once" ]; then exec {BIN:?} engine --protocol gtp --engine greedy; fi
+while IFS= read -r line; do
+  case $line in
+    name) printf '= othello-arena greedy\n\n' ;;
+    version) printf '= {version}\n\n' ;;
+    quit) printf '=\n\n'; exit 0 ;;
+    genmove*)
+      touch "$once"
+      case $how in
+        hang) exec sleep 1000 ;;
+        child) sleep 1000 & echo $! >> "$pids"; wait ;;
+        line) exec tr '\0' x < /dev/zero ;;
+        lines) exec yes ;;
+        flood) head -c 67108864 /dev/zero | tr '\0' e >&2; printf '= zz\n\n' ;;
+      esac ;;
+    *) printf '=\n\n' ;;
+  esac
+done
+"#,
+        version = env!("CARGO_PKG_VERSION"),
+    )
+}
+
+/// A test's folder with its engine script, a launch script that starts it without
+/// `exec` (as one that sets up Edax's data folder might), and an `[[engine]]` file.
+struct Setup {
+    dir: PathBuf,
+    pids: PathBuf,
+    engines: PathBuf,
+}
+
+impl Setup {
+    /// `how` the engine misbehaves, started `launched` through the launch script,
+    /// with `timeout` seconds an answer.
+    fn new(name: &str, how: &str, launched: bool, timeout: u32) -> Setup {
+        let dir = temp_dir("engine-processes", name);
+        let engine = dir.join("engine.sh");
+        std::fs::write(&engine, engine_script()).unwrap();
+        let launcher = dir.join("launch.sh");
+        std::fs::write(
+            &launcher,
+            "#!/usr/bin/env bash\necho $$ >> \"$2\"\nbash \"$(dirname \"$0\")/engine.sh\" \"$@\"\necho launcher done\n",
+        )
+        .unwrap();
+        let pids = dir.join("pids");
+        let script = if launched { &launcher } else { &engine };
+        let args = [script.as_path(), Path::new(how), &pids, &dir.join("misbehaved")].map(|p| p.display().to_string());
+        let engines = dir.join("engines.toml");
+        std::fs::write(
+            &engines,
+            format!(
+                "[[engine]]\nname = \"bad\"\nprotocol = \"gtp\"\ncommand = \"bash\"\nargs = {args:?}\ntimeout = {timeout}\n"
+            ),
+        )
+        .unwrap();
+        Setup { dir, pids, engines }
+    }
+
+    /// `play` of `games` games, the engine black against greedy, `parallel` at once.
+    fn play(&self, games: u32, parallel: u32) -> Command {
+        let mut command = Command::new(BIN);
+        command.args(["play", "--engines", &self.engines.display().to_string()]);
+        command.args(["--black", "ext:bad", "--white", "greedy", "--games", &games.to_string()]);
+        command.args([
+            "--parallel",
+            &parallel.to_string(),
+            "--log-dir",
+            &self.run().display().to_string(),
+        ]);
+        command
+    }
+
+    /// A tournament of the engine and greedy, two games.
+    fn tournament(&self) -> Command {
+        let file = self.dir.join("tournament.toml");
+        let text = format!(
+            "format = \"round-robin\"\nengines = [\"greedy\"]\ngames = 2\nseed = 4\n{}",
+            std::fs::read_to_string(&self.engines).unwrap()
+        );
+        std::fs::write(&file, text).unwrap();
+        let mut command = Command::new(BIN);
+        command.args([
+            "tournament",
+            &file.display().to_string(),
+            "--log-dir",
+            &self.run().display().to_string(),
+        ]);
+        command
+    }
+
+    fn run(&self) -> PathBuf {
+        self.dir.join("run")
+    }
+
+    /// Whether the engine has reached its misbehaviour.
+    fn misbehaving(&self) -> bool {
+        self.dir.join("misbehaved").exists()
+    }
+
+    /// Every process id the scripts wrote.
+    fn pids(&self) -> Vec<u32> {
+        let text = std::fs::read_to_string(&self.pids).unwrap_or_default();
+        text.lines().map(|l| l.trim().parse().unwrap()).collect()
+    }
+
+    /// Fails naming every recorded process still alive, once our binary has ended
+    /// (a moment is allowed for `init` to take them over).
+    fn assert_none_left(&self, what: &str) {
+        let pids = self.pids();
+        assert!(!pids.is_empty(), "{what}: the engine never started");
+        let deadline = Instant::now() + Duration::from_secs(2);
+        loop {
+            let left: Vec<u32> = pids.iter().copied().filter(|&pid| alive(pid)).collect();
+            if left.is_empty() {
+                return;
+            }
+            if Instant::now() > deadline {
+                for &pid in &left {
+                    let _ = Command::new("kill").args(["-KILL", &pid.to_string()]).status();
+                }
+                panic!("{what}: engine processes left running: {left:?} (of {pids:?})");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+/// Whether process `pid` runs (a zombie has ended: only its parent's wait is left).
+fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => {
+            let state = stat.rsplit(')').next().and_then(|rest| rest.split_whitespace().next());
+            !matches!(state, Some("Z" | "X"))
+        }
+        Err(_) => false,
+    }
+}
+
+fn spawn(mut command: Command) -> Child {
+    command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs")
+}
+
+/// Waits (up to 20 s) for the engine to reach its misbehaviour.
+fn until_misbehaving(setup: &Setup, child: &mut Child) {
+    let start = Instant::now();
+    while !setup.misbehaving() {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the run ended before its engine misbehaved"
+        );
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the engine was never asked a move"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // The engine is hanging (or writing) now.
+    std::thread::sleep(Duration::from_millis(300));
+}
+
+fn signal(child: &Child, name: &str) {
+    let status = Command::new("kill")
+        .args([name, &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+/// Waits for `child`, which must end within `limit`; its output and how long it took.
+fn ended_within(child: Child, limit: Duration) -> (Output, Duration) {
+    let start = Instant::now();
+    let id = child.id();
+    let waiter = std::thread::spawn(move || child.wait_with_output().unwrap());
+    while !waiter.is_finished() {
+        if start.elapsed() > limit {
+            let _ = Command::new("kill").args(["-KILL", &id.to_string()]).status();
+            panic!("the run did not end within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    (waiter.join().unwrap(), start.elapsed())
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn an_engine_that_hangs_its_child_and_its_launcher_end_with_its_timeout() {
+    // `lines`: an engine that writes short lines without end, none an answer.
+    let cases = [
+        ("hang", "hang", false),
+        ("child", "child", false),
+        ("launched", "child", true),
+        ("lines", "lines", false),
+    ];
+    for (name, how, launched) in cases {
+        let setup = Setup::new(name, how, launched, 1);
+        let (output, took) = ended_within(spawn(setup.play(1, 1)), Duration::from_secs(20));
+        let said = stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "{name}: {said}");
+        assert!(
+            said.contains("engine bad did not answer `genmove black` within 1 s"),
+            "{name}: {said}"
+        );
+        assert!(took < Duration::from_secs(5), "{name}: {took:?}");
+        setup.assert_none_left(name);
+    }
+}
+
+#[test]
+fn one_ctrl_c_while_an_engine_hangs_stops_the_run_at_once_and_it_resumes() {
+    for (name, launched) in [("ctrl-c", false), ("ctrl-c-launched", true)] {
+        let setup = Setup::new(name, "child", launched, 60);
+        let mut child = spawn(setup.tournament());
+        until_misbehaving(&setup, &mut child);
+        signal(&child, "-INT");
+        let (output, took) = ended_within(child, Duration::from_secs(10));
+        let said = stderr(&output);
+        assert_eq!(output.status.code(), Some(130), "{name}: {said}");
+        assert!(took < Duration::from_secs(5), "{name}: Ctrl-C took {took:?}");
+        assert!(
+            said.contains("continue with: othello-arena tournament --resume"),
+            "{name}: {said}"
+        );
+        setup.assert_none_left(name);
+        let log = std::fs::read_to_string(setup.run().join("game-0001.jsonl")).unwrap();
+        assert!(
+            log.contains("\"game_stopped\""),
+            "{name}: the game is logged as stopped: {log}"
+        );
+
+        // The engine behaves from now on: the resume plays the game again.
+        let run = setup.run().display().to_string();
+        let resumed = Command::new(BIN)
+            .args(["tournament", "--resume", &run])
+            .output()
+            .unwrap();
+        assert!(resumed.status.success(), "{name}: {}", stderr(&resumed));
+        assert!(setup.run().join("game-0001.jsonl.unfinished-1").exists());
+        setup.assert_none_left(name);
+    }
+}
+
+#[test]
+fn sigterm_or_ctrl_c_twice_quits_at_once_and_ends_the_engines() {
+    for (name, signals) in [("sigterm", &["-TERM"][..]), ("twice", &["-INT", "-INT"][..])] {
+        let setup = Setup::new(name, "child", true, 60);
+        let mut child = spawn(setup.tournament());
+        until_misbehaving(&setup, &mut child);
+        for sig in signals {
+            signal(&child, sig);
+        }
+        let (output, took) = ended_within(child, Duration::from_secs(10));
+        let said = stderr(&output);
+        assert_eq!(output.status.code(), Some(130), "{name}: {said}");
+        assert!(took < Duration::from_secs(5), "{name}: {took:?}");
+        setup.assert_none_left(name);
+    }
+}
+
+#[test]
+fn one_ctrl_c_quits_play_and_ends_its_engine() {
+    let setup = Setup::new("play-ctrl-c", "child", true, 60);
+    let mut child = spawn(setup.play(1, 1));
+    until_misbehaving(&setup, &mut child);
+    signal(&child, "-INT");
+    let (output, took) = ended_within(child, Duration::from_secs(10));
+    assert_eq!(output.status.code(), Some(130), "{}", stderr(&output));
+    assert!(took < Duration::from_secs(5), "{took:?}");
+    setup.assert_none_left("play");
+}
+
+/// The most memory our binary held while `child` ran, in KiB (VmHWM).
+fn peak_kib(child: &mut Child) -> u64 {
+    let mut peak = 0;
+    while child.try_wait().unwrap().is_none() {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap_or_default();
+        let hwm = status.lines().find_map(|l| l.strip_prefix("VmHWM:"));
+        if let Some(kib) = hwm.and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok()) {
+            peak = peak.max(kib);
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    peak
+}
+
+#[test]
+fn an_endless_line_fails_its_engine_at_the_cap_and_keeps_no_memory() {
+    let setup = Setup::new("endless-line", "line", false, 60);
+    let start = Instant::now();
+    let mut child = spawn(setup.play(1, 1));
+    let peak = peak_kib(&mut child);
+    let output = child.wait_with_output().unwrap();
+    let said = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("engine bad wrote a line or answer of more than 65536 bytes while answering `genmove black`"),
+        "{said}"
+    );
+    assert!(
+        said.contains("check that its [[engine]] command and args start it in GTP or NBoard mode"),
+        "{said}"
+    );
+    assert!(start.elapsed() < Duration::from_secs(10), "{:?}", start.elapsed());
+    assert!(
+        peak < 100 * 1024,
+        "our binary grew to {peak} KiB (about 25 MiB without an engine)"
+    );
+    setup.assert_none_left("endless line");
+}
+
+#[test]
+fn a_stderr_flood_keeps_its_last_64_kib_and_says_how_much_was_dropped() {
+    let setup = Setup::new("flood", "flood", false, 60);
+    let mut child = spawn(setup.play(1, 1));
+    let peak = peak_kib(&mut child);
+    let output = child.wait_with_output().unwrap();
+    let said = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{said}");
+    assert!(said.contains("with \"zz\", which is no move"), "{said}");
+    assert!(said.contains("(its last 65536 bytes in "), "{said}");
+    let kept = std::fs::read(setup.run().join("engine-bad-game-0001.stderr")).unwrap();
+    let header = "[othello-arena: this engine process wrote 67108864 bytes on stderr; the first 67043328 were dropped and the last 65536 follow]\n";
+    assert!(
+        kept.starts_with(header.as_bytes()),
+        "{}",
+        String::from_utf8_lossy(&kept[..200])
+    );
+    assert_eq!(
+        kept.len(),
+        header.len() + 65536 + 1,
+        "the tail, and the newline that ends it"
+    );
+    assert!(
+        peak < 100 * 1024,
+        "our binary grew to {peak} KiB (about 25 MiB without an engine)"
+    );
+    setup.assert_none_left("flood");
+}
+
+#[test]
+fn no_game_starts_after_an_engine_failed_at_any_parallel() {
+    for parallel in [1, 4] {
+        let setup = Setup::new(&format!("parallel-{parallel}"), "hang", false, 1);
+        let (output, took) = ended_within(spawn(setup.play(5, parallel)), Duration::from_secs(30));
+        assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+        let started: Vec<String> = std::fs::read_dir(setup.run())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+            .filter(|p| std::fs::read_to_string(p).unwrap().contains("\"game_start\""))
+            .map(|p| p.display().to_string())
+            .collect();
+        assert_eq!(started.len(), 1, "--parallel {parallel}: games begun: {started:?}");
+        assert!(took < Duration::from_secs(6), "--parallel {parallel}: {took:?}");
+        setup.assert_none_left(&format!("--parallel {parallel}"));
+    }
+}
