@@ -364,3 +364,23 @@ fn a_reference_that_dies_while_scoring_names_itself_and_keeps_the_games() {
     let kept = std::fs::read_to_string(run.join("engine-flaky-scoring.stderr")).unwrap();
     assert!(kept.contains("failing (die)"), "{kept}");
 }
+
+/// A reference must value moves in final discs: an engine whose hint values are its
+/// own units (the weight table's, beyond 64) is refused naming the value, never
+/// carried into regrets.
+#[test]
+fn a_reference_whose_values_are_not_discs_is_refused() {
+    let dir = temp_dir("external", "reference-units");
+    let file = dir.join("engines.toml");
+    let table = format!(
+        "[[engine]]\nname = \"weights\"\nprotocol = \"nboard\"\ncommand = {BIN:?}\n\
+         args = [\"engine\", \"--protocol\", \"nboard\", \"--engine\", \"alphabeta:2:weight\"]\ndepth = 2\n"
+    );
+    std::fs::write(&file, table).unwrap();
+    let engines = ["--engines", file.to_str().unwrap(), "--reference", "ext:weights"];
+    let (output, scores) = scored_play(&dir.join("run"), &engines);
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{said}");
+    assert!(said.contains("is not a disc margin (-64 to 64)"), "{said}");
+    assert!(scores.is_empty(), "no move-scores.jsonl from such values");
+}

@@ -28,6 +28,9 @@ use super::external::{ExternalEngine, Strength};
 
 /// How long a process that has failed is given to finish its stderr or exit.
 const GRACE: Duration = Duration::from_secs(1);
+/// The most a move can be worth, in final discs: a scoring reference's values are
+/// held to it.
+const MAX_DISC_MARGIN: f64 = 64.0;
 /// How often a wait looks at the run's stop and failure flags.
 const HALT_POLL: Duration = Duration::from_millis(50);
 
@@ -480,6 +483,11 @@ impl Driver {
                 Ok(_) => continue,
                 Err(err) => return Err(self.unreadable(&doing, &err.line, err.reason).await),
             };
+            if eval.abs() > MAX_DISC_MARGIN {
+                let reason =
+                    format!("{eval} is not a disc margin (-64 to 64): a reference values moves in final discs");
+                return Err(self.unreadable(&doing, &line, reason).await);
+            }
             match mv {
                 Move::Place(square) if legal.contains(&square) => {
                     if !values.iter().any(|&(s, _, _)| s == square) {

@@ -117,8 +117,9 @@ impl FromStr for Command {
     }
 }
 
-/// The largest value an engine may give a move: the whole board, in discs.
-const MAX_EVAL: f64 = 64.0;
+/// The largest value an engine may give a move, either way: engines write discs or
+/// units of their own (a move-scoring reference is held to discs where it is used).
+pub const MAX_EVAL: f64 = 1e6;
 /// The longest time an engine may report for a move, in seconds (a day).
 const MAX_SECONDS: f64 = 86_400.0;
 
@@ -197,8 +198,8 @@ impl FromStr for Reply {
             line: line.to_string(),
             reason,
         };
-        // A value is a disc margin (at most 64 either way), a time a finite count of
-        // seconds: `nan`, `inf` or `1e300` are refused, never carried into a table.
+        // A value and a time are finite and bounded: `nan`, `inf` or `1e300` are
+        // refused, never carried into a table.
         let number = |kind, text: Option<&str>, bound: f64| -> Result<Option<f64>, ParseReplyError> {
             text.map(|t| match t.parse::<f64>() {
                 Ok(x) if x.is_finite() && x.abs() <= bound => Ok(x),
@@ -259,13 +260,13 @@ mod tests {
             "search c4 nan 0 4",
             "search c4 inf 0 4",
             "search c4 1e300 0 4",
-            "=== c4 -65 0.0",
+            "=== c4 -1e7 0.0",
             "=== c4 0 nan",
         ] {
             let err = line.parse::<Reply>().unwrap_err().to_string();
             assert!(err.contains("is not a number"), "{line}: {err}");
         }
-        assert!("search c4 -64 0 4".parse::<Reply>().is_ok());
+        assert!("search c4 -66.5 0 4".parse::<Reply>().is_ok());
     }
 
     #[test]
