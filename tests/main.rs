@@ -8,6 +8,7 @@ mod agent_loop;
 mod answer_cost;
 mod cli;
 mod endgame;
+mod engine_server;
 mod error_messages;
 mod eval_cli;
 mod export;
