@@ -1,10 +1,14 @@
 //! `othello-arena engine`, the server, as a child process: a command line of many MiB
 //! is refused in the protocol's form and the next command answered (the server
 //! keeps at most one capped line, so its memory stays small); a refused `set game`
-//! leaves no position, so `go` is refused rather than answered for the previous one.
+//! leaves no position, so `go` is refused rather than answered for the previous one;
+//! GGF records with any player names are written, read back and played by `set game`.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+use game::othello::{Board, Move};
+use protocol::ggf::GgfGame;
 
 const BIN: &str = env!("CARGO_BIN_EXE_othello-arena");
 
@@ -131,4 +135,42 @@ fn go_after_a_refused_set_game_says_there_is_no_position() {
     let no_position =
         "Error: no position: the last set game was refused; send set game with a GGF record this engine reads";
     assert_eq!(&lines[1..], [no_position, no_position]);
+}
+
+#[test]
+fn ggf_records_with_any_names_read_back_and_play_through_set_game() {
+    let names = [
+        "a]B[c4",
+        "[x]",
+        "semi;)colon",
+        "back\\]slash",
+        "two\nlines\r\n",
+        "tab\tand\u{7}bell",
+    ];
+    let mut game = GgfGame {
+        black: String::new(),
+        white: String::new(),
+        start: Board::new(),
+        moves: ["f5", "d6", "c3"].map(|m| Move::Place(m.parse().unwrap())).to_vec(),
+    };
+    let (child, mut stdin, mut stdout) = start("nboard");
+    for pair in names.chunks(2) {
+        (game.black, game.white) = (pair[0].to_string(), pair[1].to_string());
+        for record in [game.to_string(), game.record("+2.000", Some("a [comment]; \\ \n"))] {
+            assert!(!record.contains(['\n', '\r', '\\']), "one line, no escapes: {record}");
+            let read: GgfGame = record.parse().unwrap();
+            assert_eq!((read.start, &read.moves), (game.start, &game.moves), "{record}");
+            assert!(!read.black.contains([']', '[', ';', '\\']), "{record}");
+            writeln!(stdin, "set game {record}\ngo").unwrap();
+            assert_eq!(read_line(&mut stdout), "status thinking\n");
+            let best = read_line(&mut stdout);
+            assert!(best.starts_with("=== "), "a move for white after f5 d6 c3: {best}");
+            let mv: Move = best[4..].split_whitespace().next().unwrap().parse().unwrap();
+            let after = game.position().unwrap();
+            assert!(after.try_play(mv).is_ok(), "{mv} is legal after {record}");
+            assert_eq!(read_line(&mut stdout), "status waiting\n");
+        }
+    }
+    let stderr = finish(child, stdin);
+    assert!(stderr.is_empty(), "{stderr}");
 }
