@@ -9,6 +9,7 @@ mod answer_cost;
 mod cli;
 mod endgame;
 mod engine_processes;
+mod engine_server;
 mod error_messages;
 mod eval_cli;
 mod export;

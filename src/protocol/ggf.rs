@@ -3,6 +3,16 @@
 //! Squares are written `*` black, `O` white, `-` empty, row by row from a1; the side
 //! to move is `*` or `O`; a pass is `PA`. A move may carry `/eval/time` after it
 //! (`B[f5/0.00/1]`), which reading drops.
+//!
+//! Free text (the players' names, the comment) is written so that every GGF reader
+//! reads the record, since readers such as Edax honour no escapes: `[` and `]` become
+//! `(` and `)`, `\` becomes `/`, `;` becomes `,` (`;)` ends a game), and control
+//! characters, newlines included, become spaces (NBoard's `set game` is one line).
+//! A name is also cut to [`MAX_NAME_BYTES`] bytes: Edax's `set game` stops reading a
+//! record at a longer value and plays what it read before (the start position, for a
+//! name). The comment is written whole: it comes after the moves, and Edax's file
+//! reader takes values up to 999 bytes. Reading keeps a value as written, from its `[`
+//! to the next `]`.
 
 use std::fmt;
 use std::str::FromStr;
@@ -41,7 +51,8 @@ fn mark(color: Color) -> char {
 
 impl GgfGame {
     /// The finished game's record, one line: `result` in `RE` (`+12.000`, black's
-    /// view), `comment` in a `C` tag when given; names and comment escaped (`\]`).
+    /// view), `comment` in a `C` tag when given; names and comment made safe as the
+    /// module's doc says.
     pub fn record(&self, result: &str, comment: Option<&str>) -> String {
         let mut out = String::new();
         let _ = self.write(&mut out, result, comment);
@@ -57,8 +68,8 @@ impl GgfGame {
         write!(
             f,
             "(;GM[Othello]PC[othello-arena]PB[{}]PW[{}]RE[{result}]BO[8 {squares} {}]",
-            escape(&self.black),
-            escape(&self.white),
+            name(&self.black),
+            name(&self.white),
             mark(to_move)
         )?;
         let mut mover = to_move;
@@ -71,15 +82,40 @@ impl GgfGame {
             mover = !mover;
         }
         if let Some(comment) = comment {
-            write!(f, "C[{}]", escape(comment))?;
+            write!(f, "C[{}]", safe_text(comment))?;
         }
         f.write_str(";)")
     }
 }
 
-/// GGF values end at `]`: a backslash escapes it (and itself).
-fn escape(value: &str) -> String {
-    value.replace('\\', "\\\\").replace(']', "\\]")
+/// The longest name written, in bytes: Edax's `set game` reads values of at most 255.
+pub const MAX_NAME_BYTES: usize = 255;
+
+/// `text` with the characters that end or split a GGF value replaced (see the module's
+/// doc).
+fn safe_text(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            '[' => '(',
+            ']' => ')',
+            '\\' => '/',
+            ';' => ',',
+            c if c.is_control() => ' ',
+            c => c,
+        })
+        .collect()
+}
+
+/// A player's name as written: safe text, cut to [`MAX_NAME_BYTES`] at a character's
+/// boundary.
+fn name(text: &str) -> String {
+    let mut safe = safe_text(text);
+    let mut end = safe.len().min(MAX_NAME_BYTES);
+    while !safe.is_char_boundary(end) {
+        end -= 1;
+    }
+    safe.truncate(end);
+    safe
 }
 
 impl fmt::Display for GgfGame {
@@ -207,6 +243,24 @@ mod tests {
             game.position().unwrap(),
             Board::new().play(place("f5")).play(place("d6"))
         );
+    }
+
+    #[test]
+    fn any_name_is_written_as_one_readable_line() {
+        let game = GgfGame {
+            black: "llm:a]B[c4;)\\x\nW[d3]\r\tend".to_string(),
+            white: "é".repeat(200),
+            start: Board::new(),
+            moves: vec![place("f5")],
+        };
+        let text = game.record("+2.000", Some("black [x]; \\ \n ok"));
+        assert!(!text.contains('\n') && !text.contains('\\'), "{text}");
+        assert!(text.contains("PB[llm:a)B(c4,)/x W(d3)  end]PW[é"), "{text}");
+        assert!(text.ends_with("C[black (x), /   ok];)"), "{text}");
+        let read: GgfGame = text.parse().unwrap();
+        assert_eq!(read.black, "llm:a)B(c4,)/x W(d3)  end");
+        assert_eq!(read.white, "é".repeat(127), "cut at a character within 255 bytes");
+        assert_eq!(read.moves, game.moves);
     }
 
     #[test]

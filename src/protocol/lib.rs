@@ -1,9 +1,17 @@
-//! The text protocols Othello engines speak, as values: GTP ([`gtp`], the Go Text
-//! Protocol as Edax and Egaroucid answer it), NBoard ([`nboard`], protocol version 1)
-//! and the GGF game records NBoard's `set game` carries ([`ggf`]). Each command and
-//! reply parses from its line and writes it back ([`std::str::FromStr`] and
-//! [`std::fmt::Display`]), for both sides: the arena's client of an engine process and
-//! the `othello-arena engine` server. Pure and synchronous: no process or other I/O.
+//! The text protocols Othello engines speak, as values, and our engines served over
+//! them:
+//! - [`gtp`]: the Go Text Protocol as Edax and Egaroucid answer it;
+//! - [`nboard`]: NBoard protocol version 1;
+//! - [`ggf`]: the GGF game records NBoard's `set game` carries and `export` writes;
+//! - [`lines`]: lines of outside bytes read with a cap on each line's length;
+//! - [`server`]: one of our engines (the `engines` crate) served over GTP or NBoard on
+//!   any reader and writer, behind `othello-arena engine`.
+//!
+//! Each command and reply parses from its line and writes it back
+//! ([`std::str::FromStr`] and [`std::fmt::Display`]), for both sides: the arena's client
+//! of an engine process and the server. Synchronous, over [`std::io::BufRead`] and
+//! [`std::io::Write`] values the caller gives: no async runtime, HTTP, processes, flags
+//! or environment.
 //!
 //! The workspace's crate map is in the `game` crate's documentation.
 
@@ -11,7 +19,9 @@
 
 pub mod ggf;
 pub mod gtp;
+pub mod lines;
 pub mod nboard;
+pub mod server;
 
 use std::fmt;
 use std::str::FromStr;

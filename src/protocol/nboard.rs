@@ -14,6 +14,10 @@ use game::othello::Move;
 use crate::ggf::{GgfGame, ParseGgfError};
 use crate::{parse_move, ParseMoveError};
 
+/// The deepest search `set depth` names: a game's 60 empty squares (deeper is the
+/// same as solving); Edax takes levels up to 60 too.
+pub const MAX_DEPTH: u32 = 60;
+
 /// A line the GUI sends.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Command {

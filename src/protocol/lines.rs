@@ -1,0 +1,307 @@
+//! Lines of bytes from outside (a protocol's input, a file a user names, the output of
+//! an engine process), read with a cap on each line's length, so that no input can
+//! make its reader hold more than the cap: a line longer than the cap is refused as
+//! soon as the cap is passed, its remaining bytes are read and dropped up to the next
+//! newline without being kept, and reading goes on with the line after it.
+//!
+//! A line ends at `\n`; a `\r` before it is dropped (`\r\n` files read as `\n` ones);
+//! the last line may end at the end of input instead. The cap counts a line's bytes
+//! before its `\n`. A line that is not UTF-8 is refused too, and reading goes on.
+//!
+//! [`LineSplitter`] is the state machine, fed chunks of bytes by whatever reads them
+//! (an async reader drives it from its own buffer); [`BoundedLines`] drives it over
+//! any [`std::io::BufRead`] as an iterator.
+
+use std::io::{self, BufRead};
+
+/// A line read whole: its text and its number in the input (from 1).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Line {
+    /// The line's number in its input, counting refused lines too (from 1).
+    pub number: u64,
+    /// The text, without its `\n` or `\r\n`.
+    pub text: String,
+}
+
+/// A line that was refused, or input that could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum LineError {
+    /// The line passed the cap; its bytes up to the next newline are skipped.
+    #[error(
+        "{input} line {number} is longer than {cap} bytes, the most a line may hold; it was skipped up to its newline"
+    )]
+    TooLong {
+        /// The input's name (`input`, a file's path).
+        input: String,
+        /// The line's number (from 1).
+        number: u64,
+        /// The cap, in bytes.
+        cap: usize,
+    },
+    /// The line is not UTF-8 text.
+    #[error("{input} line {number} is not UTF-8 text")]
+    NotUtf8 {
+        /// The input's name.
+        input: String,
+        /// The line's number (from 1).
+        number: u64,
+    },
+    /// The input could not be read; nothing more comes from it.
+    #[error("cannot read {input}")]
+    Read {
+        /// The input's name.
+        input: String,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+}
+
+impl LineError {
+    /// Whether reading can go on after this error: `true` for a refused line, `false`
+    /// when the input itself failed.
+    pub fn is_refused_line(&self) -> bool {
+        !matches!(self, LineError::Read { .. })
+    }
+}
+
+/// Cuts bytes, fed in chunks, into lines of at most `cap` bytes, keeping no more than
+/// `cap` bytes of any line.
+#[derive(Debug)]
+pub struct LineSplitter {
+    input: String,
+    cap: usize,
+    /// Lines read or refused so far.
+    number: u64,
+    /// The bytes of the current line read so far (never more than `cap`).
+    kept: Vec<u8>,
+    /// Whether the current line was refused and its bytes are being dropped.
+    skipping: bool,
+}
+
+impl LineSplitter {
+    /// A splitter for the input named `input` (for messages), with lines of at most
+    /// `cap` bytes.
+    pub fn new(input: impl Into<String>, cap: usize) -> LineSplitter {
+        LineSplitter {
+            input: input.into(),
+            cap,
+            number: 0,
+            kept: Vec::new(),
+            skipping: false,
+        }
+    }
+
+    /// Takes bytes from the front of `chunk`: how many it took, and the line or
+    /// refusal they complete, if any. It takes no bytes past the line it completes,
+    /// so the caller feeds the rest of the chunk again; it takes every byte of a
+    /// chunk that completes nothing.
+    pub fn feed(&mut self, chunk: &[u8]) -> (usize, Option<Result<Line, LineError>>) {
+        let end = chunk.iter().position(|&b| b == b'\n');
+        let body = &chunk[..end.unwrap_or(chunk.len())];
+        let taken = end.map_or(chunk.len(), |i| i + 1);
+        if self.skipping {
+            self.skipping = end.is_none();
+            return (taken, None);
+        }
+        if self.kept.len() + body.len() > self.cap {
+            self.kept.clear();
+            self.skipping = end.is_none();
+            self.number += 1;
+            let refused = LineError::TooLong {
+                input: self.input.clone(),
+                number: self.number,
+                cap: self.cap,
+            };
+            return (taken, Some(Err(refused)));
+        }
+        self.kept.extend_from_slice(body);
+        if end.is_none() {
+            return (taken, None);
+        }
+        self.number += 1;
+        (taken, Some(self.take()))
+    }
+
+    /// The end of the input: the last line when it has no newline.
+    pub fn finish(&mut self) -> Option<Result<Line, LineError>> {
+        if self.skipping || self.kept.is_empty() {
+            self.skipping = false;
+            return None;
+        }
+        self.number += 1;
+        Some(self.take())
+    }
+
+    /// The kept bytes as a line (a `\r` before the newline dropped).
+    fn take(&mut self) -> Result<Line, LineError> {
+        let mut bytes = std::mem::take(&mut self.kept);
+        if bytes.last() == Some(&b'\r') {
+            bytes.pop();
+        }
+        let number = self.number;
+        String::from_utf8(bytes)
+            .map(|text| Line { number, text })
+            .map_err(|_| LineError::NotUtf8 {
+                input: self.input.clone(),
+                number,
+            })
+    }
+}
+
+/// The lines of a [`BufRead`], each at most `cap` bytes (see the module's doc): an
+/// iterator of lines and refusals, which ends after the last line or after the first
+/// [`LineError::Read`].
+#[derive(Debug)]
+pub struct BoundedLines<R> {
+    reader: R,
+    splitter: LineSplitter,
+    done: bool,
+}
+
+impl<R: BufRead> BoundedLines<R> {
+    /// The lines of `reader`, named `input` in messages, of at most `cap` bytes each.
+    pub fn new(reader: R, input: impl Into<String>, cap: usize) -> BoundedLines<R> {
+        BoundedLines {
+            reader,
+            splitter: LineSplitter::new(input, cap),
+            done: false,
+        }
+    }
+}
+
+impl<R: BufRead> Iterator for BoundedLines<R> {
+    type Item = Result<Line, LineError>;
+
+    fn next(&mut self) -> Option<Result<Line, LineError>> {
+        while !self.done {
+            let chunk = match self.reader.fill_buf() {
+                Ok(chunk) => chunk,
+                Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+                Err(source) => {
+                    self.done = true;
+                    let input = self.splitter.input.clone();
+                    return Some(Err(LineError::Read { input, source }));
+                }
+            };
+            if chunk.is_empty() {
+                self.done = true;
+                return self.splitter.finish();
+            }
+            let (taken, line) = self.splitter.feed(chunk);
+            self.reader.consume(taken);
+            if line.is_some() {
+                return line;
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each item as text: the line, or its error's message.
+    fn read(bytes: &[u8], cap: usize, chunk: usize) -> Vec<String> {
+        let reader = io::BufReader::with_capacity(chunk, bytes);
+        BoundedLines::new(reader, "test", cap)
+            .map(|item| match item {
+                Ok(line) => format!("{}:{}", line.number, line.text),
+                Err(err) => err.to_string(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn lines_end_at_newlines_with_or_without_cr_and_at_the_end() {
+        for chunk in [1, 2, 3, 64] {
+            assert_eq!(
+                read(b"go\r\nping 1\n\nlast", 16, chunk),
+                ["1:go", "2:ping 1", "3:", "4:last"],
+                "chunks of {chunk}"
+            );
+            assert_eq!(read(b"one\n", 16, chunk), ["1:one"]);
+            assert!(read(b"", 16, chunk).is_empty());
+        }
+    }
+
+    #[test]
+    fn a_line_over_the_cap_is_refused_skipped_and_reading_goes_on() {
+        let mut bytes = vec![b'x'; 100];
+        bytes.extend_from_slice(b"\nok\n12345678\n123456789\nend");
+        for chunk in [1, 7, 8, 9, 256] {
+            assert_eq!(
+                read(&bytes, 8, chunk),
+                [
+                    "test line 1 is longer than 8 bytes, the most a line may hold; it was skipped up to its newline",
+                    "2:ok",
+                    "3:12345678",
+                    "test line 4 is longer than 8 bytes, the most a line may hold; it was skipped up to its newline",
+                    "5:end",
+                ],
+                "chunks of {chunk}"
+            );
+        }
+        // A refused last line with no newline ends the input with its refusal alone.
+        let endless = read(&[b'y'; 50], 8, 16);
+        assert_eq!(endless.len(), 1, "{endless:?}");
+        assert!(endless[0].starts_with("test line 1 is longer"));
+    }
+
+    #[test]
+    fn the_splitter_never_keeps_more_than_the_cap() {
+        let mut splitter = LineSplitter::new("test", 4);
+        let (taken, line) = splitter.feed(b"abc");
+        assert_eq!((taken, line.is_none()), (3, true));
+        let (taken, line) = splitter.feed(b"defgh");
+        assert_eq!(taken, 5);
+        assert!(matches!(line, Some(Err(LineError::TooLong { number: 1, cap: 4, .. }))));
+        assert!(splitter.kept.is_empty(), "a refused line's bytes are dropped");
+        for _ in 0..1000 {
+            assert_eq!(splitter.feed(&[b'z'; 4096]).0, 4096);
+            assert!(splitter.kept.is_empty());
+        }
+        let (taken, line) = splitter.feed(b"zz\nnext\n");
+        assert_eq!((taken, line.is_none()), (3, true), "the newline ends the skipped line");
+        let (taken, line) = splitter.feed(b"next\n");
+        assert_eq!(taken, 5);
+        assert_eq!(
+            line.unwrap().unwrap(),
+            Line {
+                number: 2,
+                text: "next".to_string()
+            }
+        );
+        assert!(splitter.finish().is_none());
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_refuse_their_line_only() {
+        assert_eq!(
+            read(b"a\n\xff\xfe\nb\n", 16, 4),
+            ["1:a", "test line 2 is not UTF-8 text", "3:b"]
+        );
+    }
+
+    #[test]
+    fn a_failing_reader_ends_the_lines_with_its_error() {
+        struct Broken;
+        impl io::Read for Broken {
+            fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+                Err(io::Error::other("disk on fire"))
+            }
+        }
+        let mut lines = BoundedLines::new(io::BufReader::new(Broken), "broken", 8);
+        let err = lines.next().unwrap().unwrap_err();
+        assert!(!err.is_refused_line());
+        assert_eq!(err.to_string(), "cannot read broken");
+        assert!(lines.next().is_none());
+    }
+
+    #[test]
+    fn errors_are_send_and_sync() {
+        fn check<T: Send + Sync>() {}
+        check::<LineError>();
+    }
+}
