@@ -8,6 +8,7 @@ use std::io::Write as _;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+use protocol::lines::{LineError, LineSplitter};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncReadExt};
 use tokio::task::JoinHandle;
 
@@ -36,14 +37,13 @@ pub(crate) enum ReadLineError {
     Io(#[from] std::io::Error),
 }
 
-/// Lines of at most `cap` bytes from an async byte stream. Cancel-safe: the bytes of
-/// a line that a cancelled call had read stay for the next call.
+/// Lines of at most `cap` bytes from an async byte stream, cut by the one bounded
+/// line splitter of every outside input ([`protocol::lines::LineSplitter`]).
+/// Cancel-safe: the bytes of a line that a cancelled call had read stay for the next
+/// call.
 pub(crate) struct LineReader<R> {
     inner: R,
-    cap: usize,
-    line: Vec<u8>,
-    /// Within an over-long line: its bytes up to its end are dropped.
-    skipping: bool,
+    splitter: LineSplitter,
 }
 
 impl<R: AsyncBufRead + Unpin> LineReader<R> {
@@ -51,9 +51,7 @@ impl<R: AsyncBufRead + Unpin> LineReader<R> {
     pub(crate) fn new(inner: R, cap: usize) -> LineReader<R> {
         LineReader {
             inner,
-            cap,
-            line: Vec::new(),
-            skipping: false,
+            splitter: LineSplitter::new("the engine's stdout", cap),
         }
     }
 
@@ -64,39 +62,31 @@ impl<R: AsyncBufRead + Unpin> LineReader<R> {
         loop {
             let available = self.inner.fill_buf().await?;
             if available.is_empty() {
-                if self.line.is_empty() {
-                    return Ok(None);
-                }
-                return self.take_line().map(Some);
+                return self
+                    .splitter
+                    .finish()
+                    .transpose()
+                    .map(|line| line.map(|l| l.text))
+                    .map_err(Into::into);
             }
-            let newline = available.iter().position(|&b| b == b'\n');
-            let taken = newline.map_or(available.len(), |at| at + 1);
-            if self.skipping {
-                self.skipping = newline.is_none();
-                self.inner.consume(taken);
-                continue;
-            }
-            let body = newline.unwrap_or(available.len());
-            if self.line.len() + body > self.cap {
-                self.line.clear();
-                self.skipping = newline.is_none();
-                self.inner.consume(taken);
-                return Err(ReadLineError::TooLong { cap: self.cap });
-            }
-            self.line.extend_from_slice(&available[..body]);
+            let (taken, line) = self.splitter.feed(available);
             self.inner.consume(taken);
-            if newline.is_some() {
-                return self.take_line().map(Some);
+            if let Some(line) = line {
+                return line.map(|l| Some(l.text)).map_err(Into::into);
             }
         }
     }
+}
 
-    fn take_line(&mut self) -> Result<String, ReadLineError> {
-        let mut bytes = std::mem::take(&mut self.line);
-        if bytes.last() == Some(&b'\r') {
-            bytes.pop();
+impl From<LineError> for ReadLineError {
+    fn from(err: LineError) -> ReadLineError {
+        match err {
+            LineError::TooLong { cap, .. } => ReadLineError::TooLong { cap },
+            LineError::NotUtf8 { .. } | LineError::TooBig { .. } => {
+                ReadLineError::Io(std::io::Error::new(std::io::ErrorKind::InvalidData, err.to_string()))
+            }
+            LineError::Read { source, .. } => ReadLineError::Io(source),
         }
-        String::from_utf8(bytes).map_err(|err| std::io::Error::new(std::io::ErrorKind::InvalidData, err).into())
     }
 }
 

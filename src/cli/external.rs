@@ -7,6 +7,7 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 use serde::Deserialize;
 
+use super::inputs::{read_user_file, SETTINGS_CAP};
 use arena::{ExternalEngine, PlayerSpec};
 use game::{Othello, Rules};
 use runs::EngineTable;
@@ -21,7 +22,7 @@ struct EnginesFile {
 
 /// The `[[engine]]` tables of the `--engines` file `file`.
 fn read_tables(file: &Path) -> Result<Vec<EngineTable>> {
-    let source = std::fs::read_to_string(file).with_context(|| format!("cannot read --engines {}", file.display()))?;
+    let source = read_user_file("--engines", file, SETTINGS_CAP)?;
     let engines: EnginesFile = toml::from_str(&source).with_context(|| {
         format!(
             "bad --engines {}: expected [[engine]] tables (name, protocol, command, args, dir, depth or time_per_move, max_in_flight, timeout)",

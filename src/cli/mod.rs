@@ -10,6 +10,7 @@ mod eval;
 mod export;
 mod external;
 mod grid;
+mod inputs;
 mod limits;
 mod modelfile;
 mod openings;

@@ -10,6 +10,7 @@ use serde_json::{json, Map, Value};
 
 use super::agent_args::prompts_dir;
 use super::args::ModelfileArgs;
+use super::inputs::{read_user_file, SETTINGS_CAP};
 use super::outputs::{check_output_flag, write_output};
 use agent::Prompt;
 use llm::{ollama_base_url, OllamaBackend, RetryPolicy, DEFAULT_OLLAMA_HOST};
@@ -171,7 +172,7 @@ pub(super) async fn run(args: ModelfileArgs, env: &dyn Fn(&str) -> Option<String
     let template = args
         .template
         .as_ref()
-        .map(|p| std::fs::read_to_string(p).with_context(|| format!("cannot read --template {}", p.display())))
+        .map(|p| read_user_file("--template", p, SETTINGS_CAP))
         .transpose()?;
     if let Some(prompt) = &system {
         check_block(&prompt.text, "--system", &prompt.source)?;

@@ -9,6 +9,7 @@ use anyhow::{bail, Context, Result};
 use serde_json::json;
 
 use super::args::{OpeningsArgs, OpeningsCheckArgs, OpeningsGenerateArgs};
+use super::inputs::{read_user_file, DATA_CAP};
 use super::outputs::{check_new_output, write_output};
 use super::progress::progress_bar;
 use super::stats::print_notes;
@@ -43,8 +44,7 @@ pub(super) fn read_suite<R: ModelGame>(
 
 /// The openings of the suite file `file` (named `what` in errors), every line checked.
 fn suite_file<R: ModelGame>(what: &str, file: &Path) -> Result<OpeningSuite<R>> {
-    let text = std::fs::read_to_string(file)
-        .with_context(|| format!("bad {what}: cannot read {}; give a file of openings", file.display()))?;
+    let text = read_user_file(what, file, DATA_CAP).with_context(|| format!("bad {what}: give a file of openings"))?;
     let suite = OpeningSuite::<R>::parse(&file.display().to_string(), &text).map_err(|e| {
         anyhow::anyhow!(
             "bad {what} {}: {e}; a line holds a move transcript (f5d6c3, -- or pa for a pass) \

@@ -1,10 +1,10 @@
 //! `positions generate`, `probe` and `datagen`: labelled test positions, one-move
 //! probes of an LLM on them, and teacher-labelled training data.
 
+use super::inputs::{read_user_file, DATA_CAP};
 use super::progress::progress_bar;
 use agent::ModelGame;
 use std::fmt::Write as _;
-use std::io::{BufRead, BufReader};
 use std::ops::RangeInclusive;
 use std::path::Path;
 
@@ -136,22 +136,17 @@ fn generate<R: ModelGame>(args: &GenerateArgs, boards: Vec<(R::Position, Option<
 /// Reads a positions file, naming the line of any bad entry; every position must be
 /// of one game, which comes back with them.
 fn read_positions(path: &Path) -> Result<(Game, Vec<LabelledPosition>)> {
-    let file = std::fs::File::open(path).with_context(|| {
-        format!(
-            "bad --positions: cannot read {}; make one with `positions generate`",
-            path.display()
-        )
-    })?;
+    let text = read_user_file("--positions", path, DATA_CAP)
+        .with_context(|| "bad --positions: make one with `positions generate`".to_string())?;
     let mut positions = Vec::new();
     let mut game = None;
-    for (index, line) in BufReader::new(file).lines().enumerate() {
-        let line = line.with_context(|| format!("cannot read {}", path.display()))?;
+    for (index, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
         let at = || format!("bad --positions: {}:{}", path.display(), index + 1);
         let position: LabelledPosition =
-            serde_json::from_str(&line).with_context(|| format!("{} is not a labelled position", at()))?;
+            serde_json::from_str(line).with_context(|| format!("{} is not a labelled position", at()))?;
         let this = position.game().with_context(at)?;
         if *game.get_or_insert(this) != this {
             bail!(

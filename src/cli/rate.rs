@@ -9,6 +9,7 @@ use anyhow::{Context, Result};
 use serde_json::json;
 
 use super::args::RateArgs;
+use super::inputs::{read_user_file, SETTINGS_CAP};
 use super::outputs::check_output_flag;
 use super::progress::{steps_line, Progress};
 use super::stats::print_notes;
@@ -122,7 +123,7 @@ fn read_ladder(path: &Path) -> Result<(PathBuf, Ladder)> {
     } else {
         path.to_path_buf()
     };
-    let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read --ladder {}", path.display()))?;
+    let text = read_user_file("--ladder", &path, SETTINGS_CAP)?;
     let ladder: Ladder = toml::from_str(&text).with_context(|| {
         format!(
             "bad --ladder {}: write one with `othello-arena rate LADDER-RUN --write-ladder FILE`",

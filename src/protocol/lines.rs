@@ -12,7 +12,7 @@
 //! (an async reader drives it from its own buffer); [`BoundedLines`] drives it over
 //! any [`std::io::BufRead`] as an iterator.
 
-use std::io::{self, BufRead};
+use std::io::{self, BufRead, Read};
 
 /// A line read whole: its text and its number in the input (from 1).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -46,6 +46,14 @@ pub enum LineError {
         /// The line's number (from 1).
         number: u64,
     },
+    /// The input is longer than a whole text of it may be.
+    #[error("{input} is longer than {cap} bytes, the most it may hold")]
+    TooBig {
+        /// The input's name.
+        input: String,
+        /// The cap, in bytes.
+        cap: u64,
+    },
     /// The input could not be read; nothing more comes from it.
     #[error("cannot read {input}")]
     Read {
@@ -61,7 +69,7 @@ impl LineError {
     /// Whether reading can go on after this error: `true` for a refused line, `false`
     /// when the input itself failed.
     pub fn is_refused_line(&self) -> bool {
-        !matches!(self, LineError::Read { .. })
+        !matches!(self, LineError::Read { .. } | LineError::TooBig { .. })
     }
 }
 
@@ -198,6 +206,44 @@ impl<R: BufRead> Iterator for BoundedLines<R> {
     }
 }
 
+/// The whole text of `reader` (named `input` in errors), exactly as it is, when it
+/// holds at most `file_cap` bytes in lines of at most `line_cap` bytes each, all UTF-8:
+/// a file a user names is read this way, so that `/dev/zero` or one endless line is
+/// refused at a cap instead of filling memory. Never more than `file_cap + 1` bytes
+/// are read.
+pub fn read_text(reader: impl Read, input: &str, line_cap: usize, file_cap: u64) -> Result<String, LineError> {
+    let mut bytes = Vec::new();
+    reader
+        .take(file_cap.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|source| LineError::Read {
+            input: input.to_string(),
+            source,
+        })?;
+    if bytes.len() as u64 > file_cap {
+        return Err(LineError::TooBig {
+            input: input.to_string(),
+            cap: file_cap,
+        });
+    }
+    let mut splitter = LineSplitter::new(input, line_cap);
+    let mut rest = &bytes[..];
+    while !rest.is_empty() {
+        let (taken, line) = splitter.feed(rest);
+        rest = &rest[taken..];
+        if let Some(Err(err)) = line {
+            return Err(err);
+        }
+    }
+    if let Some(Err(err)) = splitter.finish() {
+        return Err(err);
+    }
+    String::from_utf8(bytes).map_err(|_| LineError::NotUtf8 {
+        input: input.to_string(),
+        number: 0,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -211,6 +257,23 @@ mod tests {
                 Err(err) => err.to_string(),
             })
             .collect()
+    }
+
+    #[test]
+    fn a_text_is_read_exactly_within_its_caps_and_refused_past_them() {
+        let text = "f5d6\r\n# note\nc4c3";
+        assert_eq!(read_text(text.as_bytes(), "suite", 16, 64).unwrap(), text);
+        let long = read_text("f5d6\n0123456789abcdefg\n".as_bytes(), "suite", 16, 64).unwrap_err();
+        assert_eq!(
+            long.to_string(),
+            "suite line 2 is longer than 16 bytes, the most a line may hold; it was skipped up to its newline"
+        );
+        let big = read_text(io::repeat(b'\n'), "/dev/zero", 16, 1000).unwrap_err();
+        assert_eq!(
+            big.to_string(),
+            "/dev/zero is longer than 1000 bytes, the most it may hold"
+        );
+        assert!(read_text(&b"\xff\n"[..], "suite", 16, 64).is_err());
     }
 
     #[test]

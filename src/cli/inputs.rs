@@ -1,0 +1,26 @@
+//! Every text file a user names (suites, ladders, engine, agent, fleet and tournament
+//! files, templates, position files) is read through [`read_user_file`]: whole and
+//! exactly as it is, but never more than a cap per line and per file
+//! ([`protocol::lines::read_text`]), so `/dev/zero` or a file of one endless line is
+//! refused naming the file and the cap instead of filling memory.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+/// The longest line of a file a user names, in bytes.
+const LINE_CAP: usize = 64 * 1024;
+/// The largest settings file (TOML: agent, fleet, engines, tournament, ladder files;
+/// templates), in bytes.
+pub(super) const SETTINGS_CAP: u64 = 1 << 20;
+/// The largest data file (opening suites, position files), in bytes: XOT's 10,784
+/// openings take 200 KB.
+pub(super) const DATA_CAP: u64 = 64 << 20;
+
+/// The text of the file `path` that `what` names (a flag, a key), at most `file_cap`
+/// bytes in lines of at most 64 KiB.
+pub(super) fn read_user_file(what: &str, path: &Path, file_cap: u64) -> Result<String> {
+    let name = path.display().to_string();
+    let file = std::fs::File::open(path).with_context(|| format!("cannot read {what} {name}"))?;
+    protocol::lines::read_text(file, &name, LINE_CAP, file_cap).with_context(|| format!("cannot read {what} {name}"))
+}
