@@ -343,7 +343,12 @@ async fn a_list_of_legal_moves_in_direct_mode_is_told_and_logged_as_several_move
         let decision = played.agent.unwrap();
         assert_eq!(played.mv.to_string(), "c4");
         assert_eq!(
-            (decision.sessions, decision.turns, decision.invalid_answers, decision.cut_off_answers),
+            (
+                decision.sessions,
+                decision.turns,
+                decision.invalid_answers,
+                decision.cut_off_answers
+            ),
             (1, 2, 1, 0),
             "a list is an invalid answer, told in the same session"
         );
@@ -363,10 +368,16 @@ async fn a_list_of_legal_moves_in_direct_mode_is_told_and_logged_as_several_move
             .collect();
         let reasons: Vec<Option<&str>> = exchanges.iter().map(|x| x.feedback_reason.as_deref()).collect();
         assert_eq!(reasons, [None, Some("several moves named: d3, f5")]);
-        assert_eq!(exchanges[1].request["messages"].as_array().unwrap().last().unwrap()["content"], sent);
+        assert_eq!(
+            exchanges[1].request["messages"].as_array().unwrap().last().unwrap()["content"],
+            sent
+        );
         let lines = std::fs::read_to_string(&path).unwrap();
         let lines: Vec<&str> = lines.lines().collect();
-        assert!(!lines[0].contains("feedback_reason"), "left out where no feedback was sent");
+        assert!(
+            !lines[0].contains("feedback_reason"),
+            "left out where no feedback was sent"
+        );
         assert!(lines[1].contains(r#""feedback_reason":"several moves named: d3, f5""#));
     }
 }

@@ -290,13 +290,21 @@ mod tests {
             ("d3", AnswerKind::Clean),
             ("c4 or d3?</think>\nI play d3.", AnswerKind::Extracted),
         ] {
-            assert_eq!(read(content), Answer::Move { square: square("d3"), kind }, "{content}");
+            assert_eq!(
+                read(content),
+                Answer::Move {
+                    square: square("d3"),
+                    kind
+                },
+                "{content}"
+            );
         }
     }
 
     #[test]
     fn a_reply_cut_off_says_whether_it_was_still_thinking() {
-        let thinking = |content, field, think_first| cut_off(content, field, think_first) == Answer::CutOff { thinking: true };
+        let thinking =
+            |content, field, think_first| cut_off(content, field, think_first) == Answer::CutOff { thinking: true };
         assert!(thinking("<think>the corners", None, false));
         assert!(thinking("The corners matter, so d3 or", None, true));
         assert!(thinking("", Some("the corners"), false));

@@ -410,7 +410,11 @@ impl<R: ModelGame> Agent<R> {
                 invalid => invalid,
             };
             count_rejected(&invalid, decision);
-            let told = text::rejection(self.config.style.labels, &invalid, self.config.cut_off_message.as_deref());
+            let told = text::rejection(
+                self.config.style.labels,
+                &invalid,
+                self.config.cut_off_message.as_deref(),
+            );
             if format != AnswerFormat::Text && !constrained && !reasked {
                 (reask, reasked) = (true, true);
             } else if self.config.on_invalid == InvalidPolicy::Retry {
@@ -423,14 +427,8 @@ impl<R: ModelGame> Agent<R> {
                 let cut = matches!(invalid, Answer::CutOff { .. });
                 return Ok(SessionEnd::Failed(if cut { "cut off" } else { "invalid answer" }));
             }
-            let feedback = self.with_reask(told.message(&R::legal_coordinates(board)), reask);
-            self.notify(AgentEvent::Rejected {
-                session,
-                turn,
-                reason: told.reason.clone(),
-                feedback: Some(&feedback),
-            });
-            feedback_reason = Some(told.reason);
+            let (feedback, reason) = self.tell(board, told, (session, turn), reask);
+            feedback_reason = Some(reason);
             messages.push(message);
             messages.push(Message::new(Role::User, feedback));
         }
@@ -573,6 +571,26 @@ impl<R: ModelGame> Agent<R> {
             AnswerFormat::Text => message,
             _ => text::then_instruction(&message, self.json_instruction()),
         }
+    }
+
+    /// The message that tells the model why its answer of `(session, turn)` did not count
+    /// (with the JSON instruction when it is asked again held to the schema: `reask`),
+    /// reported to the observer, and the reason it states.
+    fn tell(
+        &self,
+        board: &R::Position,
+        told: text::Rejection,
+        (session, turn): (u32, u32),
+        reask: bool,
+    ) -> (String, String) {
+        let feedback = self.with_reask(told.message(&R::legal_coordinates(board)), reask);
+        self.notify(AgentEvent::Rejected {
+            session,
+            turn,
+            reason: told.reason.clone(),
+            feedback: Some(&feedback),
+        });
+        (feedback, told.reason)
     }
 
     /// `feedback`, followed by the JSON instruction when the answer is asked again

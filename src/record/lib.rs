@@ -1117,7 +1117,9 @@ mod tests {
         let huge = "x".repeat(MAX_MOVE_LOG_BYTES / 3);
         writer.exchange(at, (1, 1), &exchange(&["board"], &huge), None).unwrap();
         writer.exchange(at, (2, 1), &exchange(&["board"], &huge), None).unwrap();
-        let err = writer.exchange(at, (3, 1), &exchange(&["board"], &huge), None).unwrap_err();
+        let err = writer
+            .exchange(at, (3, 1), &exchange(&["board"], &huge), None)
+            .unwrap_err();
         assert!(matches!(err, LogError::MoveTooLarge { ply: 5, .. }), "{err}");
         assert!(err.to_string().contains("past the cap of 32 MiB a move"), "{err}");
         // The next move starts its count again; nothing refused was written.
@@ -1125,7 +1127,9 @@ mod tests {
             number: 7,
             color: Color::White,
         };
-        writer.exchange(next, (1, 1), &exchange(&["board"], &huge), None).unwrap();
+        writer
+            .exchange(next, (1, 1), &exchange(&["board"], &huge), None)
+            .unwrap();
         assert_eq!(read_game_log(&path).unwrap().len(), 3);
     }
 }
