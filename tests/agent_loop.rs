@@ -4,9 +4,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::support::{first_decision, scripted, Reply, StubServer};
+use crate::support::{first_decision, legal_moves_in, scripted, temp_dir, Reply, StubServer};
 use agent::{Agent, AgentConfig, AnswerKind, AnswerPolicy, InvalidPolicy, Mode, MoveContext, Prompt};
-use game::othello::{Board, Move};
+use game::othello::{Board, Labels, Move};
 use game::Othello;
 use llm::{ChatBackend, OllamaBackend, RetryPolicy};
 use record::{read_game_log, Event, GameLog, GameWriter, MoveSource};
@@ -304,4 +304,85 @@ async fn a_user_template_wraps_the_board() {
         user.ends_with("置ける位置: d3, c4, f5, e6\n\nYou play black: d3, c4, f5, e6"),
         "{user}"
     );
+}
+
+#[tokio::test]
+async fn a_list_of_legal_moves_in_direct_mode_is_told_and_logged_as_several_moves() {
+    // Stands in for a small model that answers with several legal squares (qwen2.5-coder-0.5b
+    // often does; a real one will not on demand) and, told so, names one.
+    let list_then_one = |request: &Value, _| {
+        let legal = legal_moves_in(request);
+        let told = request["messages"].as_array().is_some_and(|m| m.len() > 1);
+        match told {
+            true => Reply::content(&legal[1]),
+            false => Reply::content(&format!("{}, {}", legal[0], legal[2])),
+        }
+    };
+    let told = [
+        (
+            Labels::English,
+            "Your answer names several moves: d3, f5. Legal moves: d3, c4, f5, e6. Answer with exactly one of them.",
+        ),
+        (
+            Labels::Japanese,
+            "回答が複数の座標を挙げています: d3, f5。置ける位置: d3, c4, f5, e6。この中から座標を1つだけ答えてください。",
+        ),
+    ];
+    for (labels, feedback) in told {
+        let server = StubServer::start(list_then_one);
+        let path = temp_dir("agent-loop", &format!("several-{labels:?}")).join("game.jsonl");
+        let log = GameLog::create(&path).unwrap();
+        let mut config = config();
+        (config.mode, config.on_invalid, config.style.labels) = (Mode::Direct, InvalidPolicy::Feedback, labels);
+        let mut agent = Agent::<Othello>::new(Arc::new(config), backend(&server), 1);
+        let ctx = MoveContext {
+            ply: 1,
+            log: GameWriter::new(Some(&log), 1),
+        };
+        let played = agent
+            .decide(&Board::new(), ctx)
+            .await
+            .unwrap()
+            .into_move()
+            .expect("the agent moves");
+        let decision = played.agent.unwrap();
+        assert_eq!(played.mv.to_string(), "c4");
+        assert_eq!(
+            (
+                decision.sessions,
+                decision.turns,
+                decision.invalid_answers,
+                decision.cut_off_answers
+            ),
+            (1, 2, 1, 0),
+            "a list is an invalid answer, told in the same session"
+        );
+        let requests = server.requests();
+        let sent = requests[1]["messages"].as_array().unwrap().last().unwrap()["content"].clone();
+        assert_eq!(sent, feedback);
+        assert!(!sent.as_str().unwrap().contains("no legal move"), "{sent}");
+
+        // The exchange that carries the feedback records why it was sent; the first none.
+        let exchanges: Vec<record::ExchangeRecord> = read_game_log(&path)
+            .unwrap()
+            .into_iter()
+            .filter_map(|r| match r.event {
+                Event::Exchange(x) => Some(x),
+                _ => None,
+            })
+            .collect();
+        let reasons: Vec<Option<&str>> = exchanges.iter().map(|x| x.feedback_reason.as_deref()).collect();
+        assert_eq!(reasons, [None, Some("several moves named: d3, f5")]);
+        assert_eq!(
+            exchanges[1].request["messages"].as_array().unwrap().last().unwrap()["content"],
+            sent
+        );
+        let lines = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = lines.lines().collect();
+        assert!(
+            !lines[0].contains("feedback_reason"),
+            "left out where no feedback was sent"
+        );
+        assert!(lines[1].contains(r#""feedback_reason":"several moves named: d3, f5""#));
+    }
 }

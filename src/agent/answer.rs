@@ -53,7 +53,8 @@ impl fmt::Display for AnswerPolicy {
 
 pub use record::AnswerKind;
 
-/// What an answer amounts to.
+/// What an answer amounts to. Every answer that is no move says why, and the model is
+/// told exactly that (`text::rejection` builds the reason and the message from it).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Answer {
     /// A legal move.
@@ -68,10 +69,25 @@ pub enum Answer {
         /// Every coordinate found, in order.
         found: Vec<Square>,
     },
-    /// Under the strict policy, an answer that is not exactly one coordinate.
+    /// Several legal squares where only a bare square counts (see [`parse_answer`]): a
+    /// list such as `b5, g5` is no choice.
+    SeveralMoves {
+        /// The legal squares named, each once, in order.
+        named: Vec<Square>,
+    },
+    /// One square with other words where only a bare square counts (the strict
+    /// policy, or direct mode without `</think>`).
     NotStrict,
-    /// No coordinate at all (empty, prose only, or an unfinished `<think>` block).
+    /// No coordinate at all (empty, or prose only).
     NoCoordinate,
+    /// A `<think>` block opened and never closed, by a reply that ended by itself.
+    UnfinishedThinking,
+    /// The server cut the reply off at the token limit before it named a legal move
+    /// (its `done_reason` / `finish_reason` is `length`; the text alone cannot tell).
+    CutOff {
+        /// Cut off while thinking: see [`cut_off`].
+        thinking: bool,
+    },
     /// A tool call written as text when no tools are offered (the agent's tool budget
     /// is spent): never read as a move.
     ToolCallText,
@@ -80,19 +96,23 @@ pub enum Answer {
 }
 
 impl Answer {
-    /// Why an answer that is no move did not count, in a few words for a reader.
+    /// Why an answer that is no move did not count, in a few words for a reader (the
+    /// reason the log and the pages show; the model is told the same).
     pub fn why_rejected(&self) -> String {
-        match self {
-            Answer::Move { square, .. } => format!("{square} is a legal move (not rejected)"),
-            Answer::Illegal { found } => {
-                let named = found.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
-                format!("no legal move named (named: {named})")
-            }
-            Answer::NotStrict => "not exactly one coordinate (strict answers)".to_string(),
-            Answer::NoCoordinate => "no coordinate read".to_string(),
-            Answer::ToolCallText => "a tool call written as text after the tools were withdrawn".to_string(),
-            Answer::SchemaViolation => "not JSON of the answer's schema".to_string(),
-        }
+        super::text::rejection(game::othello::Labels::English, self, None).reason
+    }
+}
+
+/// What a reply the server cut off at the token limit amounts to when it named no
+/// legal move: cut off while thinking when its `content` opened `<think>` and never
+/// closed it, when it is empty after `thinking` (the server's separate field), or, with
+/// `think_first` (direct mode, where the model's template may open the block itself),
+/// when it holds no `</think>` at all; else cut off in its answer.
+pub fn cut_off(content: &str, thinking: Option<&str>, think_first: bool) -> Answer {
+    let open = !content.contains("</think>") && (think_first || content.contains("<think>"));
+    let only_thought = content.trim().is_empty() && thinking.is_some_and(|t| !t.trim().is_empty());
+    Answer::CutOff {
+        thinking: open || only_thought,
     }
 }
 
@@ -133,22 +153,29 @@ fn is_clean(text: &str) -> bool {
 
 /// Reads the move from a final answer's `content` under `policy`.
 ///
-/// With `think_first` (direct mode, where the model's template may open the `<think>`
-/// block itself) an answer without `</think>` counts only when it is clean: prose
-/// without a closing tag is unfinished thinking, and digging a coordinate out of it
-/// would invent a move the model never chose.
+/// With `think_first` (direct mode) an answer without `</think>` counts only when it is
+/// clean, a bare square, for two kinds of model. One whose template opens the `<think>`
+/// block itself writes no `<think>`, so text without `</think>` may be its thinking, cut
+/// short: its squares are candidates, not a choice (the runner calls that reply cut off
+/// when the server says so). One that never thinks (qwen2.5-coder-0.5b writes no
+/// `<think>`) often answers with a list such as `b5, g5`: that names several moves, and
+/// reading the last would invent a choice it never made. Either way the answer is
+/// refused for what it is: several legal squares ([`Answer::SeveralMoves`]), none legal
+/// ([`Answer::Illegal`]), or one legal square with other words ([`Answer::NotStrict`]); never
+/// "no coordinate" when a coordinate was read.
 pub fn parse_answer(content: &str, legal: Bitboard, policy: AnswerPolicy, think_first: bool) -> Answer {
+    let closed = content.contains("</think>");
+    if !closed && content.contains("<think>") {
+        return Answer::UnfinishedThinking;
+    }
     let text = answer_text(content);
     let found = coordinates(text);
     if found.is_empty() {
         return Answer::NoCoordinate;
     }
     let clean = is_clean(text);
-    if think_first && !clean && !content.contains("</think>") {
-        return Answer::NoCoordinate;
-    }
-    if policy == AnswerPolicy::Strict && !clean {
-        return Answer::NotStrict;
+    if !clean && (policy == AnswerPolicy::Strict || (think_first && !closed)) {
+        return not_bare(found, legal);
     }
     let kind = if clean {
         AnswerKind::Clean
@@ -165,13 +192,31 @@ pub fn parse_answer(content: &str, legal: Bitboard, policy: AnswerPolicy, think_
     }
 }
 
+/// Why an answer that is not a bare square fails where only a bare square counts: the
+/// squares `found` are none of them legal, several legal ones, or one legal square among
+/// other words.
+fn not_bare(found: Vec<Square>, legal: Bitboard) -> Answer {
+    let mut named: Vec<Square> = Vec::new();
+    for &square in &found {
+        if legal.contains(square) && !named.contains(&square) {
+            named.push(square);
+        }
+    }
+    match named.len() {
+        0 => Answer::Illegal { found },
+        1 => Answer::NotStrict,
+        _ => Answer::SeveralMoves { named },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use game::othello::Bitboard;
 
     /// Rows of tests/data/answers.txt: `policy | legal moves | expected | content`,
-    /// with `\n` for a newline in the content.
+    /// with `\n` for a newline in the content; a policy written `direct last` reads the
+    /// answer as direct mode does (`think_first`).
     #[test]
     fn answers_table() {
         let table = include_str!("../../tests/data/answers.txt");
@@ -182,13 +227,18 @@ mod tests {
             }
             let fields: Vec<&str> = line.splitn(4, " | ").collect();
             assert_eq!(fields.len(), 4, "line {}: {line}", number + 1);
-            let policy: AnswerPolicy = fields[0].parse().unwrap();
+            let (think_first, policy) = match fields[0].strip_prefix("direct ") {
+                Some(policy) => (true, policy),
+                None => (false, fields[0]),
+            };
+            let policy: AnswerPolicy = policy.parse().unwrap();
             let legal = fields[1]
                 .split(',')
                 .map(|s| s.trim().parse::<Square>().unwrap().bit())
                 .fold(0, |a, b| a | b);
             let content = fields[3].replace("\\n", "\n");
-            let got = match parse_answer(&content, Bitboard(legal), policy, false) {
+            let answer = parse_answer(&content, Bitboard(legal), policy, think_first);
+            let got = match &answer {
                 Answer::Move {
                     square,
                     kind: AnswerKind::Clean,
@@ -198,8 +248,15 @@ mod tests {
                     kind: AnswerKind::Extracted,
                 } => format!("{square} extracted"),
                 Answer::Illegal { .. } => "illegal".to_string(),
+                Answer::SeveralMoves { named } => {
+                    let named: Vec<String> = named.iter().map(ToString::to_string).collect();
+                    format!("several {}", named.join(","))
+                }
                 Answer::NotStrict => "notstrict".to_string(),
-                Answer::NoCoordinate | Answer::ToolCallText | Answer::SchemaViolation => "none".to_string(),
+                Answer::NoCoordinate => "none".to_string(),
+                Answer::UnfinishedThinking => "unfinished".to_string(),
+                // Never read from text alone.
+                Answer::CutOff { .. } | Answer::ToolCallText | Answer::SchemaViolation => format!("{:?}", answer),
             };
             assert_eq!(got, fields[2].trim(), "line {}: {line}", number + 1);
             rows += 1;
@@ -208,28 +265,52 @@ mod tests {
     }
 
     #[test]
-    fn direct_mode_never_reads_a_move_out_of_unfinished_thinking() {
-        let legal = Bitboard("d3".parse::<Square>().unwrap().bit());
+    fn direct_mode_reads_only_a_bare_square_without_think_and_says_why_not() {
+        let legal = Bitboard(["d3", "c4"].iter().map(|s| s.parse::<Square>().unwrap().bit()).sum());
+        let read = |content| parse_answer(content, legal, AnswerPolicy::Last, true);
+        let square = |s: &str| s.parse::<Square>().unwrap();
+        // A square was read: never "no coordinate".
+        assert_eq!(read("d3 looks good"), Answer::NotStrict);
         assert_eq!(
-            parse_answer("d3 looks good", legal, AnswerPolicy::Last, true),
-            Answer::NoCoordinate
+            read("d3, c4, d3"),
+            Answer::SeveralMoves {
+                named: vec![square("d3"), square("c4")]
+            }
         );
-        let closed = parse_answer("d3 looks good</think>\nd3", legal, AnswerPolicy::Last, true);
-        assert!(matches!(
-            closed,
-            Answer::Move {
-                kind: AnswerKind::Clean,
-                ..
+        assert_eq!(
+            read("a1, h8"),
+            Answer::Illegal {
+                found: vec![square("a1"), square("h8")]
             }
-        ));
-        let bare = parse_answer("d3", legal, AnswerPolicy::Last, true);
-        assert!(matches!(
-            bare,
-            Answer::Move {
-                kind: AnswerKind::Clean,
-                ..
-            }
-        ));
+        );
+        assert_eq!(read("<think>d3 or c4"), Answer::UnfinishedThinking);
+        assert_eq!(read("I cannot decide."), Answer::NoCoordinate);
+        for (content, kind) in [
+            ("d3 looks good</think>\nd3", AnswerKind::Clean),
+            ("d3", AnswerKind::Clean),
+            ("c4 or d3?</think>\nI play d3.", AnswerKind::Extracted),
+        ] {
+            assert_eq!(
+                read(content),
+                Answer::Move {
+                    square: square("d3"),
+                    kind
+                },
+                "{content}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_reply_cut_off_says_whether_it_was_still_thinking() {
+        let thinking =
+            |content, field, think_first| cut_off(content, field, think_first) == Answer::CutOff { thinking: true };
+        assert!(thinking("<think>the corners", None, false));
+        assert!(thinking("The corners matter, so d3 or", None, true));
+        assert!(thinking("", Some("the corners"), false));
+        assert!(!thinking("The corners matter, so d3 or", None, false));
+        assert!(!thinking("<think>d3?</think>{\"move\": ", None, true));
+        assert!(!thinking("", None, false));
     }
 
     #[test]

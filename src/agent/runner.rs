@@ -4,8 +4,11 @@
 //! and the board; each turn is one request. Tool calls (structured, or recovered from
 //! text) are run and answered, and the session goes on. A final answer with a legal
 //! move ends the move. An answer without one fails the session (`retry`), or is
-//! answered with the legal moves and the session goes on (`feedback`); an answer the
-//! server cut off at the token limit is counted apart and its feedback says so. A session
+//! answered with the legal moves and the session goes on (`feedback`). Either way the
+//! answer's [`Answer`] says why it did not count, and one function (`text::rejection`)
+//! makes of it the reason the observer is told and the exchange that carries the feedback
+//! records (`feedback_reason`), and the message the model is sent, so the two never
+//! disagree. An answer the server cut off at the token limit is counted apart. A session
 //! also ends when its turns are spent. When every session failed, the fallback
 //! engine plays and the move is recorded as `fallback`; with the fallback `forfeit`
 //! no move is played and the decision is recorded as `forfeit` (the game is lost).
@@ -138,7 +141,8 @@ pub enum AgentEvent<'a> {
         session: u32,
         /// Turn of the session whose reply was rejected (from 1).
         turn: u32,
-        /// Why it did not count (`cut off at the token limit`, `no legal move named: c4`, ...).
+        /// Why it did not count (`cut off at the token limit`, `several moves named: b5,
+        /// g5`, ...): the words of the log's `feedback_reason`.
         reason: String,
         /// The message sent back to the model, or `None` when the session ended instead.
         feedback: Option<&'a str>,
@@ -177,6 +181,14 @@ struct Reply {
     message: Message,
     /// Whether the server stopped it at the token limit.
     cut_off: bool,
+}
+
+/// A turn of a session: its place, and why the request's last message was sent when it
+/// tells the model its previous answer did not count.
+struct Turn<'a> {
+    session: u32,
+    turn: u32,
+    feedback_reason: Option<&'a str>,
 }
 
 /// How a session ended without a move.
@@ -337,6 +349,8 @@ impl<R: ModelGame> Agent<R> {
         let format = self.config.answer_format;
         // A free answer that was invalid is asked again once, held to the schema.
         let (mut reask, mut reasked) = (false, false);
+        // Why the feedback the next request carries was sent.
+        let mut feedback_reason: Option<String> = None;
         for turn in 1..=turns {
             let held = std::mem::take(&mut reask);
             let offer_tools = self.config.mode == Mode::Tool && tool_rounds < self.config.max_tool_rounds && !held;
@@ -352,7 +366,13 @@ impl<R: ModelGame> Agent<R> {
             };
             let constrained = schema.is_some();
             let request = self.request(&messages, offer_tools, schema);
-            let Reply { mut message, cut_off } = self.exchange(board, &request, (session, turn), ctx, decision).await?;
+            let sent_for = feedback_reason.take();
+            let place = Turn {
+                session,
+                turn,
+                feedback_reason: sent_for.as_deref(),
+            };
+            let Reply { mut message, cut_off } = self.exchange(board, &request, place, ctx, decision).await?;
             let reply = &mut message;
             if offer_tools {
                 let calls = self.tool_calls(reply, decision);
@@ -366,64 +386,48 @@ impl<R: ModelGame> Agent<R> {
                     continue;
                 }
             }
-            match self.read_answer(board, &reply.content, constrained, offer_tools) {
+            let invalid = match self.read_answer(board, reply, cut_off, constrained, offer_tools) {
                 Answer::Move { square, kind } => {
                     decision.answer_kind = Some(kind);
                     let mv = R::at_coordinate(square).expect("the answer's square is one of the legal coordinates");
                     return Ok(SessionEnd::Decided(mv));
                 }
-                invalid => {
-                    // An answer cut off at the token limit is not a wrong answer: it is
-                    // counted apart, and the re-ask says why it did not count.
-                    if cut_off {
-                        decision.cut_off_answers += 1;
-                    } else {
-                        decision.invalid_answers += 1;
-                        decision.schema_violations += u32::from(invalid == Answer::SchemaViolation);
-                    }
-                    let reason = if cut_off {
-                        "cut off at the token limit".to_string()
-                    } else {
-                        invalid.why_rejected()
-                    };
-                    if format != AnswerFormat::Text && !constrained && !reasked {
-                        (reask, reasked) = (true, true);
-                    } else if self.config.on_invalid == InvalidPolicy::Retry {
-                        self.notify(AgentEvent::Rejected {
-                            session,
-                            turn,
-                            reason,
-                            feedback: None,
-                        });
-                        return Ok(SessionEnd::Failed(if cut_off { "cut off" } else { "invalid answer" }));
-                    }
-                    let feedback = if cut_off {
-                        self.cut_off_feedback(board, reask)
-                    } else {
-                        self.feedback(board, &invalid, reask)
-                    };
-                    self.notify(AgentEvent::Rejected {
-                        session,
-                        turn,
-                        reason,
-                        feedback: Some(&feedback),
-                    });
-                    messages.push(message);
-                    messages.push(Message::new(Role::User, feedback));
-                }
+                invalid => invalid,
+            };
+            count_rejected(&invalid, decision);
+            let told = text::rejection(
+                self.config.style.labels,
+                &invalid,
+                self.config.cut_off_message.as_deref(),
+            );
+            if format != AnswerFormat::Text && !constrained && !reasked {
+                (reask, reasked) = (true, true);
+            } else if self.config.on_invalid == InvalidPolicy::Retry {
+                self.notify(AgentEvent::Rejected {
+                    session,
+                    turn,
+                    reason: told.reason,
+                    feedback: None,
+                });
+                let cut = matches!(invalid, Answer::CutOff { .. });
+                return Ok(SessionEnd::Failed(if cut { "cut off" } else { "invalid answer" }));
             }
+            let (feedback, reason) = self.tell(board, told, (session, turn), reask);
+            feedback_reason = Some(reason);
+            messages.push(message);
+            messages.push(Message::new(Role::User, feedback));
         }
         Ok(SessionEnd::Failed("turns used up"))
     }
 
-    /// Sends one request of turn `(session, turn)` and accounts for it: counts, tokens
+    /// Sends one request of turn `place` and accounts for it: counts, tokens
     /// (thinking apart) and latency in `decision`, the exchange in the log, the reply
     /// to the observer. The reply comes back as an assistant message.
     async fn exchange(
         &mut self,
         board: &R::Position,
         request: &ChatRequest,
-        (session, turn): (u32, u32),
+        place: Turn<'_>,
         ctx: MoveContext<'_>,
         decision: &mut AgentDecision,
     ) -> Result<Reply, AgentError> {
@@ -452,7 +456,13 @@ impl<R: ModelGame> Agent<R> {
             number: ctx.ply,
             color: R::to_move(board),
         };
-        ctx.log.exchange(at, (session, turn), logged(&exchange))?;
+        let Turn {
+            session,
+            turn,
+            feedback_reason,
+        } = place;
+        ctx.log
+            .exchange(at, (session, turn), logged(&exchange), feedback_reason)?;
         let mut reply = exchange.reply.message;
         reply.role = Role::Assistant;
         self.notify(AgentEvent::Reply {
@@ -488,18 +498,32 @@ impl<R: ModelGame> Agent<R> {
 
     /// Reads a final answer: as JSON when the request was `constrained` to the
     /// schema, else as text (tool mode: once tools are withdrawn, a tool call written
-    /// as text is no answer).
-    fn read_answer(&self, board: &R::Position, content: &str, constrained: bool, offered_tools: bool) -> Answer {
-        let legal = R::legal_coordinates(board);
-        if constrained {
+    /// as text is no answer). A reply the server `cut_off` that gives no move is read
+    /// as cut off (while thinking, or in its answer).
+    fn read_answer(
+        &self,
+        board: &R::Position,
+        reply: &Message,
+        cut_off: bool,
+        constrained: bool,
+        offered_tools: bool,
+    ) -> Answer {
+        let (legal, content) = (R::legal_coordinates(board), reply.content.as_str());
+        // Direct mode: the model's template may open the `<think>` block itself.
+        let think_first = self.config.mode == Mode::Direct && !constrained;
+        let answer = if constrained {
             parse_structured(content, legal)
         } else if self.config.mode == Mode::Tool && !offered_tools && !recover_tool_calls(content).is_empty() {
             // A tool call written as text once tools are withdrawn is not an answer:
             // its coordinate is a square to simulate, not a move.
             Answer::ToolCallText
         } else {
-            let think_first = self.config.mode == Mode::Direct;
             parse_answer(content, legal, self.config.answer, think_first)
+        };
+        match answer {
+            Answer::Move { .. } => answer,
+            _ if cut_off => super::answer::cut_off(content, reply.thinking.as_deref(), think_first),
+            _ => answer,
         }
     }
 
@@ -535,27 +559,24 @@ impl<R: ModelGame> Agent<R> {
         }
     }
 
-    /// The message telling the model its answer held no legal move, with the JSON
-    /// instruction when the answer is asked again held to the schema (`reask`).
-    fn feedback(&self, board: &R::Position, answer: &Answer, reask: bool) -> String {
-        let (labels, legal) = (self.config.style.labels, R::legal_coordinates(board));
-        let feedback = match answer {
-            Answer::ToolCallText => self.answer_now(board),
-            Answer::Illegal { found } => {
-                let named = found.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
-                text::invalid_answer(labels, &named, &legal)
-            }
-            _ => text::invalid_answer(labels, "", &legal),
-        };
-        self.with_reask(feedback, reask)
-    }
-
-    /// The message after an answer the server cut off at the token limit: the agent
-    /// file's `cut_off_message` (or the harness's own), the legal moves, answer.
-    fn cut_off_feedback(&self, board: &R::Position, reask: bool) -> String {
-        let (labels, legal) = (self.config.style.labels, R::legal_coordinates(board));
-        let feedback = text::cut_off(labels, self.config.cut_off_message.as_deref(), &legal);
-        self.with_reask(feedback, reask)
+    /// The message that tells the model why its answer of `(session, turn)` did not count
+    /// (with the JSON instruction when it is asked again held to the schema: `reask`),
+    /// reported to the observer, and the reason it states.
+    fn tell(
+        &self,
+        board: &R::Position,
+        told: text::Rejection,
+        (session, turn): (u32, u32),
+        reask: bool,
+    ) -> (String, String) {
+        let feedback = self.with_reask(told.message(&R::legal_coordinates(board)), reask);
+        self.notify(AgentEvent::Rejected {
+            session,
+            turn,
+            reason: told.reason.clone(),
+            feedback: Some(&feedback),
+        });
+        (feedback, told.reason)
     }
 
     /// `feedback`, followed by the JSON instruction when the answer is asked again
@@ -565,6 +586,18 @@ impl<R: ModelGame> Agent<R> {
             text::then_instruction(&feedback, self.json_instruction())
         } else {
             feedback
+        }
+    }
+}
+
+/// Counts a rejected answer in `decision`: cut off at the token limit apart from the
+/// invalid ones, and of those the schema violations.
+fn count_rejected(answer: &Answer, decision: &mut AgentDecision) {
+    match answer {
+        Answer::CutOff { .. } => decision.cut_off_answers += 1,
+        other => {
+            decision.invalid_answers += 1;
+            decision.schema_violations += u32::from(*other == Answer::SchemaViolation);
         }
     }
 }

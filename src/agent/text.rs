@@ -1,12 +1,14 @@
 //! What the harness itself says to the model during a move, each sentence written
 //! once per language: the nudge once the tool budget is spent, the feedback on an
-//! answer without a legal move, the note on an answer cut off at the token limit, and
-//! the JSON-answer instruction. English boards get
-//! English, Japanese boards (seed 000's labels) Japanese.
+//! answer that did not count (one sentence for each reason an [`Answer`] gives), and the
+//! JSON-answer instruction. English boards get English, Japanese boards (seed 000's
+//! labels) Japanese.
 
 use std::fmt::Display;
 
-use game::othello::Labels;
+use game::othello::{Labels, Square};
+
+use super::answer::Answer;
 
 /// The sentences of one language.
 struct Words {
@@ -24,12 +26,26 @@ struct Words {
     no_more_simulations: &'static str,
     /// Follows the squares an answer named that are not legal.
     not_legal: &'static str,
-    /// An answer that named no legal square.
-    names_no_move: &'static str,
+    /// Before the squares of an answer that named several.
+    several: &'static str,
+    /// After them.
+    several_after: &'static str,
+    /// An answer that is one square with other words, where only a bare square counts.
+    not_bare: &'static str,
+    /// An answer that named no square.
+    no_square: &'static str,
+    /// An answer whose `<think>` block was never closed.
+    unfinished: &'static str,
     /// Asks for the JSON answer.
     json_answer: &'static str,
+    /// An answer that is not the JSON asked for.
+    not_json: &'static str,
+    /// A tool call written as text once tools are withdrawn.
+    tool_call_text: &'static str,
     /// An answer the server cut off at the token limit.
     cut_off: &'static str,
+    /// A reply the server cut off at the token limit while the model was thinking.
+    thinking_cut_off: &'static str,
 }
 
 const ENGLISH: Words = Words {
@@ -40,9 +56,16 @@ const ENGLISH: Words = Words {
     answer_now: "Answer now with exactly one of them.",
     no_more_simulations: "No more simulations.",
     not_legal: " is not a legal move.",
-    names_no_move: "Your answer names no legal move.",
+    several: "Your answer names several moves: ",
+    several_after: ".",
+    not_bare: "Your answer is not a square alone.",
+    no_square: "Your answer names no square.",
+    unfinished: "Your answer opened <think> and never closed it.",
     json_answer: "Answer as JSON: {\"move\": \"<square>\"}.",
+    not_json: "Your answer is not the JSON asked for.",
+    tool_call_text: "No more simulations: a tool call is no answer.",
     cut_off: "Your answer was cut off at the token limit before it named a move: answer shorter.",
+    thinking_cut_off: "Your thinking was cut off at the token limit before it ended: think shorter.",
 };
 
 /// The Japanese request for one coordinate (the same with tools withdrawn).
@@ -56,9 +79,16 @@ const JAPANESE: Words = Words {
     answer_now: JAPANESE_ANSWER,
     no_more_simulations: "シミュレーションはここまでです。",
     not_legal: " には置けません。",
-    names_no_move: "回答に置ける座標がありません。",
+    several: "回答が複数の座標を挙げています: ",
+    several_after: "。",
+    not_bare: "回答が座標だけではありません。",
+    no_square: "回答に座標がありません。",
+    unfinished: "回答の <think> が閉じられていません。",
     json_answer: "JSON {\"move\": \"座標\"} で答えてください。",
+    not_json: "回答が指定の JSON ではありません。",
+    tool_call_text: "シミュレーションはここまでです。ツール呼び出しは回答になりません。",
     cut_off: "回答がトークン上限で途切れ、座標がありませんでした。短く答えてください。",
+    thinking_cut_off: "思考がトークン上限で途切れました。短く考えてください。",
 };
 
 fn words(labels: Labels) -> &'static Words {
@@ -85,23 +115,80 @@ pub(crate) fn answer_now(labels: Labels, legal: &dyn Display) -> String {
     with_legal(w, w.no_more_simulations, legal, w.answer_now)
 }
 
-/// The feedback on an answer without a legal move: the illegal squares it `named`
-/// (or that it named none), the legal moves, answer with one.
-pub(crate) fn invalid_answer(labels: Labels, named: &str, legal: &dyn Display) -> String {
-    let w = words(labels);
-    if named.is_empty() {
-        with_legal(w, w.names_no_move, legal, w.answer)
-    } else {
-        with_legal(w, &format!("{named}{}", w.not_legal), legal, w.answer)
+/// A rejected answer as it is told: the same fact twice, from one match.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Rejection {
+    /// Why it did not count, in a few English words: for the log and the pages.
+    pub(crate) reason: String,
+    /// What the model is told first, in the board's language (the legal moves follow).
+    opening: String,
+    /// The request that ends the message.
+    ask: &'static str,
+    /// The language.
+    labels: Labels,
+}
+
+impl Rejection {
+    /// The message for the model: the opening, the `legal` moves, the request.
+    pub(crate) fn message(&self, legal: &dyn Display) -> String {
+        let w = words(self.labels);
+        with_legal(w, &self.opening, legal, self.ask)
     }
 }
 
-/// The message after an answer cut off at the token limit: `opening` (the agent
-/// file's `cut_off_message`) or the harness's own sentence, the legal moves, answer
-/// with one.
-pub(crate) fn cut_off(labels: Labels, opening: Option<&str>, legal: &dyn Display) -> String {
+/// The squares, comma-separated.
+fn joined(squares: &[Square]) -> String {
+    squares.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+}
+
+/// Why `answer` did not count, for a reader and for the model: every reason stated once
+/// here, so the log and the message cannot disagree. `cut_off_opening` (the agent file's
+/// `cut_off_message`) replaces the harness's sentence for answers cut off at the token
+/// limit.
+pub(crate) fn rejection(labels: Labels, answer: &Answer, cut_off_opening: Option<&str>) -> Rejection {
     let w = words(labels);
-    with_legal(w, opening.unwrap_or(w.cut_off), legal, w.answer)
+    let cut = |own: &str| cut_off_opening.unwrap_or(own).to_string();
+    let (reason, opening) = match answer {
+        Answer::Move { square, .. } => (format!("{square} is a legal move (not rejected)"), String::new()),
+        Answer::Illegal { found } => {
+            let named = joined(found);
+            (format!("not a legal move: {named}"), format!("{named}{}", w.not_legal))
+        }
+        Answer::SeveralMoves { named } => {
+            let named = joined(named);
+            (
+                format!("several moves named: {named}"),
+                format!("{}{named}{}", w.several, w.several_after),
+            )
+        }
+        Answer::NotStrict => ("not a square alone".to_string(), w.not_bare.to_string()),
+        Answer::NoCoordinate => ("no coordinate read".to_string(), w.no_square.to_string()),
+        Answer::UnfinishedThinking => (
+            "unfinished thinking: <think> never closed".to_string(),
+            w.unfinished.to_string(),
+        ),
+        Answer::CutOff { thinking: true } => (
+            "thinking cut off at the token limit".to_string(),
+            cut(w.thinking_cut_off),
+        ),
+        Answer::CutOff { thinking: false } => ("cut off at the token limit".to_string(), cut(w.cut_off)),
+        Answer::ToolCallText => (
+            "a tool call written as text after the tools were withdrawn".to_string(),
+            w.tool_call_text.to_string(),
+        ),
+        Answer::SchemaViolation => ("not JSON of the answer's schema".to_string(), w.not_json.to_string()),
+    };
+    let ask = if *answer == Answer::ToolCallText {
+        w.answer_now
+    } else {
+        w.answer
+    };
+    Rejection {
+        reason,
+        opening,
+        ask,
+        labels,
+    }
 }
 
 /// The line that asks for the JSON answer.
@@ -119,10 +206,12 @@ pub(crate) fn then_instruction(message: &str, instruction: &str) -> String {
 mod tests {
     use super::*;
 
-    /// The messages as they were written inline before this module, byte for byte.
+    /// The messages as they were written inline before this module, byte for byte
+    /// (an answer that named no square was told "names no legal move" then).
     #[test]
     fn the_messages_keep_their_bytes() {
         let legal = "d3, c4";
+        let illegal = |labels, found: &str| rejection(labels, &Answer::Illegal { found: squares(found) }, None);
         let cases = [
             (
                 answer_now(Labels::English, &legal),
@@ -133,20 +222,12 @@ mod tests {
                 "シミュレーションはここまでです。置ける位置: d3, c4。この中から座標を1つだけ答えてください。",
             ),
             (
-                invalid_answer(Labels::English, "a1, b2", &legal),
+                illegal(Labels::English, "a1, b2").message(&legal),
                 "a1, b2 is not a legal move. Legal moves: d3, c4. Answer with exactly one of them.",
             ),
             (
-                invalid_answer(Labels::English, "", &legal),
-                "Your answer names no legal move. Legal moves: d3, c4. Answer with exactly one of them.",
-            ),
-            (
-                invalid_answer(Labels::Japanese, "a1", &legal),
+                illegal(Labels::Japanese, "a1").message(&legal),
                 "a1 には置けません。置ける位置: d3, c4。この中から座標を1つだけ答えてください。",
-            ),
-            (
-                invalid_answer(Labels::Japanese, "", &legal),
-                "回答に置ける座標がありません。置ける位置: d3, c4。この中から座標を1つだけ答えてください。",
             ),
             (
                 then_instruction("x", json_answer(Labels::English)),
@@ -160,5 +241,98 @@ mod tests {
         for (got, want) in cases {
             assert_eq!(got, want);
         }
+    }
+
+    fn squares(list: &str) -> Vec<Square> {
+        list.split(", ").map(|s| s.parse().unwrap()).collect()
+    }
+
+    /// Each reason an answer fails for: the reason recorded, and what the model is told
+    /// in English and in Japanese, from the one value.
+    #[test]
+    fn each_rejection_is_told_as_it_is_recorded() {
+        let legal = "b5, c1, g5";
+        let cases = [
+            (
+                Answer::SeveralMoves { named: squares("b5, g5") },
+                "several moves named: b5, g5",
+                "Your answer names several moves: b5, g5. Legal moves: b5, c1, g5. Answer with exactly one of them.",
+                "回答が複数の座標を挙げています: b5, g5。置ける位置: b5, c1, g5。この中から座標を1つだけ答えてください。",
+            ),
+            (
+                Answer::Illegal { found: squares("a1") },
+                "not a legal move: a1",
+                "a1 is not a legal move. Legal moves: b5, c1, g5. Answer with exactly one of them.",
+                "a1 には置けません。置ける位置: b5, c1, g5。この中から座標を1つだけ答えてください。",
+            ),
+            (
+                Answer::NotStrict,
+                "not a square alone",
+                "Your answer is not a square alone. Legal moves: b5, c1, g5. Answer with exactly one of them.",
+                "回答が座標だけではありません。置ける位置: b5, c1, g5。この中から座標を1つだけ答えてください。",
+            ),
+            (
+                Answer::NoCoordinate,
+                "no coordinate read",
+                "Your answer names no square. Legal moves: b5, c1, g5. Answer with exactly one of them.",
+                "回答に座標がありません。置ける位置: b5, c1, g5。この中から座標を1つだけ答えてください。",
+            ),
+            (
+                Answer::UnfinishedThinking,
+                "unfinished thinking: <think> never closed",
+                "Your answer opened <think> and never closed it. Legal moves: b5, c1, g5. Answer with exactly one of them.",
+                "回答の <think> が閉じられていません。置ける位置: b5, c1, g5。この中から座標を1つだけ答えてください。",
+            ),
+            (
+                Answer::CutOff { thinking: true },
+                "thinking cut off at the token limit",
+                "Your thinking was cut off at the token limit before it ended: think shorter. Legal moves: b5, c1, g5. \
+                 Answer with exactly one of them.",
+                "思考がトークン上限で途切れました。短く考えてください。置ける位置: b5, c1, g5。この中から座標を1つだけ答えてください。",
+            ),
+            (
+                Answer::CutOff { thinking: false },
+                "cut off at the token limit",
+                "Your answer was cut off at the token limit before it named a move: answer shorter. \
+                 Legal moves: b5, c1, g5. Answer with exactly one of them.",
+                "回答がトークン上限で途切れ、座標がありませんでした。短く答えてください。置ける位置: b5, c1, g5。\
+                 この中から座標を1つだけ答えてください。",
+            ),
+            (
+                Answer::SchemaViolation,
+                "not JSON of the answer's schema",
+                "Your answer is not the JSON asked for. Legal moves: b5, c1, g5. Answer with exactly one of them.",
+                "回答が指定の JSON ではありません。置ける位置: b5, c1, g5。この中から座標を1つだけ答えてください。",
+            ),
+            (
+                Answer::ToolCallText,
+                "a tool call written as text after the tools were withdrawn",
+                "No more simulations: a tool call is no answer. Legal moves: b5, c1, g5. \
+                 Answer now with exactly one of them.",
+                "シミュレーションはここまでです。ツール呼び出しは回答になりません。置ける位置: b5, c1, g5。\
+                 この中から座標を1つだけ答えてください。",
+            ),
+        ];
+        for (answer, reason, english, japanese) in cases {
+            let (en, ja) = (
+                rejection(Labels::English, &answer, None),
+                rejection(Labels::Japanese, &answer, None),
+            );
+            assert_eq!((en.reason.as_str(), ja.reason.as_str()), (reason, reason));
+            assert_eq!(answer.why_rejected(), reason);
+            assert_eq!(en.message(&legal), english);
+            assert_eq!(ja.message(&legal), japanese);
+        }
+    }
+
+    #[test]
+    fn the_agent_files_sentence_replaces_only_the_cut_off_ones() {
+        let own = Some("Too long.");
+        for thinking in [true, false] {
+            let told = rejection(Labels::English, &Answer::CutOff { thinking }, own);
+            assert!(told.message(&"d3").starts_with("Too long. Legal moves: d3."));
+        }
+        let told = rejection(Labels::English, &Answer::NoCoordinate, own);
+        assert!(told.message(&"d3").starts_with("Your answer names no square."));
     }
 }

@@ -27,7 +27,9 @@
 //!   `finish_reason` (why the server stopped: `length` means cut off at the token
 //!   limit; absent when the server gave none and in older logs), `answered_by` (a
 //!   warning: the model an Ollama reply names when it is not the one asked for; absent
-//!   when they agree and in older logs), and
+//!   when they agree and in older logs), `feedback_reason` (on a request whose last
+//!   message tells the model why its previous answer did not count: that reason, such as
+//!   `several moves named: b5, g5`; absent on other requests and in older logs), and
 //!   the raw `request` and `response` bodies exactly as sent and received (seed 000's
 //!   `{"request":..,"response":..}` shape, plus metadata), except that a request's
 //!   messages are logged once: when the previous exchange of the same ply, colour and
@@ -273,6 +275,11 @@ pub struct ExchangeRecord {
     /// host may serve another model); absent when they agree and in older logs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub answered_by: Option<String>,
+    /// Why the request's last message was sent: the reply before it in the session gave
+    /// no move that counted, for this reason (`several moves named: b5, g5`), and that
+    /// message told the model so. Absent on other requests and in older logs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub feedback_reason: Option<String>,
     /// In the file only: how many messages lead the request unwritten, because the
     /// previous exchange's request (same ply, colour and session) held them whole.
     /// Readers put them back ([`read_game_log`] does, leaving this `None`); absent in
@@ -1099,7 +1106,7 @@ mod tests {
             ((2, 1), vec!["system", "board"]),
         ];
         for (turn, messages) in &turns {
-            writer.exchange(at, *turn, exchange(messages, "ok")).unwrap();
+            writer.exchange(at, *turn, exchange(messages, "ok"), None).unwrap();
         }
         let text = std::fs::read_to_string(&path).unwrap();
         let written: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
@@ -1141,9 +1148,11 @@ mod tests {
             color: Color::White,
         };
         let huge = "x".repeat(MAX_MOVE_LOG_BYTES / 3);
-        writer.exchange(at, (1, 1), exchange(&["board"], &huge)).unwrap();
-        writer.exchange(at, (2, 1), exchange(&["board"], &huge)).unwrap();
-        let err = writer.exchange(at, (3, 1), exchange(&["board"], &huge)).unwrap_err();
+        writer.exchange(at, (1, 1), exchange(&["board"], &huge), None).unwrap();
+        writer.exchange(at, (2, 1), exchange(&["board"], &huge), None).unwrap();
+        let err = writer
+            .exchange(at, (3, 1), exchange(&["board"], &huge), None)
+            .unwrap_err();
         assert!(matches!(err, LogError::MoveTooLarge { ply: 5, .. }), "{err}");
         assert!(err.to_string().contains("past the cap of 32 MiB a move"), "{err}");
         // The next move starts its count again; nothing refused was written.
@@ -1151,7 +1160,9 @@ mod tests {
             number: 7,
             color: Color::White,
         };
-        writer.exchange(next, (1, 1), exchange(&["board"], &huge)).unwrap();
+        writer
+            .exchange(next, (1, 1), exchange(&["board"], &huge), None)
+            .unwrap();
         assert_eq!(read_game_log(&path).unwrap().len(), 3);
     }
 }

@@ -85,8 +85,16 @@ impl<'a> GameWriter<'a> {
     }
 
     /// `exchange`: one round trip with the model, in session `session`, turn `turn` of
-    /// the decision at `at`, with both bodies as sent and received.
-    pub fn exchange(&self, at: Ply, (session, turn): (u32, u32), exchange: Exchanged) -> Result<(), LogError> {
+    /// the decision at `at`, with both bodies as sent and received, and the
+    /// `feedback_reason` when the request's last message told the model why its previous
+    /// answer did not count.
+    pub fn exchange(
+        &self,
+        at: Ply,
+        (session, turn): (u32, u32),
+        exchange: Exchanged,
+        feedback_reason: Option<&str>,
+    ) -> Result<(), LogError> {
         let Some(log) = self.log else { return Ok(()) };
         log.write_exchange(ExchangeRecord {
             game: self.game,
@@ -100,6 +108,7 @@ impl<'a> GameWriter<'a> {
             failures: exchange.failures,
             finish_reason: exchange.finish_reason,
             answered_by: exchange.answered_by,
+            feedback_reason: feedback_reason.map(str::to_string),
             omitted_messages: None,
             request: exchange.request,
             response: exchange.response,

@@ -103,6 +103,7 @@ mod tests {
             host: Some(host.into()),
             finish_reason: None,
             answered_by: None,
+            feedback_reason: None,
             omitted_messages: None,
             failures: failed_on
                 .iter()

@@ -226,7 +226,7 @@ fn decode_exchange(
             }
             Answer::NotStrict => "not a single coordinate".to_string(),
             Answer::NoCoordinate | Answer::ToolCallText => "no coordinate".to_string(),
-            Answer::SchemaViolation => "not JSON against the schema".to_string(),
+            rejected => rejected.why_rejected(),
         })
     };
     ExchangeView {
