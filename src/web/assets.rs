@@ -1,5 +1,5 @@
 //! The pages' files, built into the binary, and the report's page made fit for the
-//! server's Content-Security-Policy: the report (`src/arena/report.html`) carries its
+//! server's Content-Security-Policy: the report (`src/runs/report.html`) carries its
 //! script and style inline, so here they are served as files of their own
 //! (`/assets/viewer.js`, `/assets/viewer.css`) and the page refers to them. The data
 //! block stays (JSON in `<script type="application/json">` is data, never run).
