@@ -59,11 +59,8 @@ fn connect(runtime: &Runtime, hosts: &[StubServer], max_in_flight: usize) -> Arc
     let configs = hosts
         .iter()
         .map(|h| HostConfig {
-            url: h.url.clone(),
-            api: Api::Ollama,
             max_in_flight,
-            api_key_env: None,
-            models: None,
+            ..HostConfig::new(h.url.clone(), Api::Ollama)
         })
         .collect();
     let retry = RetryPolicy {
@@ -71,7 +68,7 @@ fn connect(runtime: &Runtime, hosts: &[StubServer], max_in_flight: usize) -> Arc
         initial_backoff: Duration::from_millis(100),
         max_backoff: Duration::from_secs(1),
     };
-    let fleet = runtime.block_on(Fleet::connect(configs, Vec::new(), Duration::from_secs(30), retry));
+    let fleet = runtime.block_on(Fleet::connect(configs, Duration::from_secs(30), retry));
     Arc::new(fleet.expect("the fleet of scripted hosts connects"))
 }
 

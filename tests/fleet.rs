@@ -331,22 +331,14 @@ async fn a_host_taken_out_is_probed_and_used_again_once_it_answers() {
     let (flaky, flaky_load) = model_host("m", Duration::from_millis(300));
     let hosts = [&steady.url, &flaky.url]
         .into_iter()
-        .map(|url| HostConfig {
-            url: url.clone(),
-            api: Api::Ollama,
-            max_in_flight: 1,
-            api_key_env: None,
-            models: None,
-        })
+        .map(|url| HostConfig::new(url.clone(), Api::Ollama))
         .collect();
     let retry = RetryPolicy {
         max_retries: 4,
         initial_backoff: Duration::from_millis(10),
         max_backoff: Duration::from_millis(50),
     };
-    let fleet = Fleet::connect(hosts, vec![None, None], Duration::from_secs(5), retry)
-        .await
-        .unwrap();
+    let fleet = Fleet::connect(hosts, Duration::from_secs(5), retry).await.unwrap();
     flaky.kill();
     let request = chat_request();
     // Two requests at once: one host each. The flaky one fails until it is taken out;

@@ -1,15 +1,19 @@
-//! The agent's settings.
+//! The agent's settings: one value ([`AgentConfig`]) with its defaults written once
+//! ([`AgentConfig::default`]), its words read and written by one parser each
+//! (`FromStr`/`Display`, serde through them), and stored in run.json as the
+//! [`stored`](crate::stored) module describes.
 
 use std::fmt;
 use std::str::FromStr;
 
-use serde_json::{json, Value};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::answer::AnswerPolicy;
 use super::prompt::Prompt;
+use super::stored::{Stored, Unrecorded};
 use super::structured::AnswerFormat;
 use crate::ModelGame;
-use game::othello::{Labels, Perspective, TextStyle};
+use game::othello::TextStyle;
 use llm::{ChatOptions, Think};
 
 /// How the model is asked.
@@ -57,6 +61,27 @@ macro_rules! text_enum {
 text_enum!(Mode, "mode", "tool" => Mode::Tool, "direct" => Mode::Direct);
 text_enum!(InvalidPolicy, "--on-invalid policy", "retry" => InvalidPolicy::Retry, "feedback" => InvalidPolicy::Feedback);
 
+/// Serde for a type written as its `Display` text and read by its `FromStr` (the
+/// flag's parser), so a file or run.json holds the words the command line takes.
+macro_rules! serde_as_text {
+    ($($ty:ty),*) => {$(
+        impl Serialize for $ty {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.collect_str(self)
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $ty {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<$ty, D::Error> {
+                let text = String::deserialize(deserializer)?;
+                text.parse().map_err(serde::de::Error::custom)
+            }
+        }
+    )*};
+}
+
+serde_as_text!(Mode, InvalidPolicy, AnswerFormat, Fallback);
+
 /// What happens when every session failed to give a legal move.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Fallback {
@@ -86,15 +111,12 @@ pub enum ParseFallbackError {
 impl FromStr for Fallback {
     type Err = ParseFallbackError;
 
-    /// `forfeit` (any case) or an engine spec (checked against a game by
-    /// [`Fallback::check`]), never `human`.
+    /// `forfeit` (any case) or an engine's text, checked against a game (an engine
+    /// spec of it, never `human`) by [`Fallback::check`].
     fn from_str(text: &str) -> Result<Self, Self::Err> {
         let text = text.trim();
         if text.eq_ignore_ascii_case("forfeit") {
             return Ok(Fallback::Forfeit);
-        }
-        if text.eq_ignore_ascii_case("human") {
-            return Err(ParseFallbackError::Human);
         }
         if text.is_empty() {
             return Err(ParseFallbackError::Spec {
@@ -121,6 +143,9 @@ impl Fallback {
         let Fallback::Engine(text) = self else {
             return Ok(None);
         };
+        if text.eq_ignore_ascii_case("human") {
+            return Err(ParseFallbackError::Human);
+        }
         match text.parse::<R::Spec>() {
             Ok(spec) if R::is_human(&spec) => Err(ParseFallbackError::Human),
             Ok(spec) => Ok(Some(spec)),
@@ -156,8 +181,10 @@ pub struct PlayerNameError {
     pub name: String,
 }
 
-/// Everything that decides how the agent plays (and goes into the run record).
-#[derive(Clone, Debug, PartialEq)]
+/// Everything that decides how the agent plays, as run.json records it (serde writes
+/// and reads exactly its keys: see [`stored`](crate::stored)).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(into = "Stored", from = "Stored")]
 pub struct AgentConfig {
     /// The model's name on the server.
     pub model: String,
@@ -202,15 +229,19 @@ pub struct AgentConfig {
     /// What the model is told after an answer cut off at the token limit (before the
     /// legal moves), when not the harness's own sentence.
     pub cut_off_message: Option<String>,
+    /// The run.json keys that the record these settings were read from lacked (an
+    /// older version wrote it), left out again when it is written back.
+    pub(crate) unrecorded: Unrecorded,
 }
 
-impl AgentConfig {
-    /// Seed 000's defaults for `model`: tool mode, 10 turns, 3 sessions, random fallback.
-    pub fn new(model: &str) -> AgentConfig {
+impl Default for AgentConfig {
+    /// Seed 000's defaults, the flags' and an agent file's: tool mode, 10 turns, 3
+    /// sessions, a random fallback; no model yet.
+    fn default() -> AgentConfig {
         AgentConfig {
-            model: model.to_string(),
+            model: String::new(),
             name: None,
-            mode: Mode::Tool,
+            mode: Mode::default(),
             system_prompt: None,
             user_template: None,
             style: TextStyle::default(),
@@ -221,12 +252,23 @@ impl AgentConfig {
             max_sessions: 3,
             max_tool_rounds: u32::MAX,
             fallback: Fallback::Engine("random".to_string()),
-            answer: AnswerPolicy::Last,
-            answer_format: AnswerFormat::Text,
+            answer: AnswerPolicy::default(),
+            answer_format: AnswerFormat::default(),
             answer_reason: true,
-            on_invalid: InvalidPolicy::Retry,
+            on_invalid: InvalidPolicy::default(),
             vote: 1,
             cut_off_message: None,
+            unrecorded: Unrecorded::default(),
+        }
+    }
+}
+
+impl AgentConfig {
+    /// The defaults ([`AgentConfig::default`]) for `model`.
+    pub fn new(model: &str) -> AgentConfig {
+        AgentConfig {
+            model: model.to_string(),
+            ..AgentConfig::default()
         }
     }
 
@@ -246,34 +288,6 @@ impl AgentConfig {
             Some(name) => format!("llm:{}@{name}", self.model),
             None => format!("llm:{}", self.model),
         }
-    }
-
-    /// The settings as JSON for the run record (prompt text and hash included).
-    pub fn to_json(&self) -> Value {
-        json!({
-            "model": self.model,
-            "name": self.name,
-            "mode": self.mode.to_string(),
-            "system_prompt": self.system_prompt,
-            "user_template": self.user_template,
-            "board_labels": match self.style.labels { Labels::Japanese => "ja", Labels::English => "en" },
-            "board_perspective": match self.style.perspective { Perspective::Absolute => "absolute", Perspective::Relative => "relative" },
-            "think": self.think,
-            "options": self.options,
-            "keep_alive": self.keep_alive,
-            "max_turns": self.max_turns,
-            "max_sessions": self.max_sessions,
-            "max_tool_rounds": (self.max_tool_rounds != u32::MAX).then_some(self.max_tool_rounds),
-            "fallback": self.fallback.to_string(),
-            "answer": self.answer.to_string(),
-            "answer_format": self.answer_format.to_string(),
-            // Written only when off, so older runs (which always offered it) read alike.
-            "answer_reason": (!self.answer_reason).then_some(false),
-            "on_invalid": self.on_invalid.to_string(),
-            // Written only when voting, so runs without votes read as before.
-            "vote": (self.vote > 1).then_some(self.vote),
-            "cut_off_message": self.cut_off_message,
-        })
     }
 }
 
@@ -321,7 +335,11 @@ mod tests {
 
     #[test]
     fn a_person_or_nonsense_is_no_fallback() {
-        assert_eq!("human".parse::<Fallback>(), Err(ParseFallbackError::Human));
+        for human in ["human", " Human "] {
+            let fallback = human.parse::<Fallback>().unwrap();
+            assert_eq!(fallback.check::<Othello>(), Err(ParseFallbackError::Human));
+            assert_eq!(fallback.check::<Marubatsu>(), Err(ParseFallbackError::Human));
+        }
         let err = "nonsense".parse::<Fallback>().unwrap().check::<Othello>().unwrap_err();
         assert!(matches!(&err, ParseFallbackError::Spec { text, .. } if text == "nonsense"));
         assert!(err.to_string().contains("forfeit"));
@@ -331,8 +349,8 @@ mod tests {
     #[test]
     fn the_run_record_keeps_the_fallback_string() {
         let mut config = AgentConfig::new("m");
-        assert_eq!(config.to_json()["fallback"], "random");
+        assert_eq!(serde_json::to_value(&config).unwrap()["fallback"], "random");
         config.fallback = Fallback::Forfeit;
-        assert_eq!(config.to_json()["fallback"], "forfeit");
+        assert_eq!(serde_json::to_value(&config).unwrap()["fallback"], "forfeit");
     }
 }

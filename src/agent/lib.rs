@@ -13,6 +13,7 @@ mod games;
 mod prompt;
 mod recover;
 mod runner;
+mod stored;
 mod structured;
 mod text;
 pub mod tools;

@@ -12,13 +12,12 @@ use llm::{
 };
 
 /// Where `llm:MODEL` players' requests go, checked: every host with its API key, the
-/// timeout and the retry policy. (No `Debug`: it holds the keys.)
-#[derive(Clone)]
+/// timeout and the retry policy (one client's, so the run's, not a host's).
+#[derive(Clone, Debug)]
 pub struct HostSettings {
-    /// The hosts (base URLs in their API's form).
+    /// The hosts (base URLs in their API's form), each with its key (looked up by the
+    /// caller).
     pub hosts: Vec<HostConfig>,
-    /// Each host's API key (looked up by the caller), in the order of `hosts`.
-    pub keys: Vec<Option<String>>,
     /// Whether the hosts came from a fleet file (a fleet even with one host).
     pub fleet_file: bool,
     /// The variable an OpenAI-compatible single host's key came from (its errors name it).
@@ -48,14 +47,16 @@ impl HostSettings {
             let host = &self.hosts[0];
             let backend: Arc<dyn ChatBackend> = match host.api {
                 Api::Ollama => Arc::new(OllamaBackend::new(&host.url, self.timeout, self.retry)?),
-                Api::Openai => Arc::new(
-                    OpenAiBackend::new(&host.url, self.keys[0].clone(), self.timeout, self.retry)?
-                        .with_key_env(&self.api_key_env),
-                ),
+                Api::Openai => {
+                    let key = host.key.as_ref().map(|key| key.expose().to_string());
+                    Arc::new(
+                        OpenAiBackend::new(&host.url, key, self.timeout, self.retry)?.with_key_env(&self.api_key_env),
+                    )
+                }
             };
             return Ok(Connection { backend, fleet: None });
         }
-        let fleet = Fleet::connect(self.hosts.clone(), self.keys.clone(), self.timeout, self.retry).await?;
+        let fleet = Fleet::connect(self.hosts.clone(), self.timeout, self.retry).await?;
         let fleet = Arc::new(fleet);
         Ok(Connection {
             backend: fleet.clone(),

@@ -189,7 +189,7 @@ impl<R: ModelGame> PlayerSpec<R> {
     pub fn run_player(&self) -> RunPlayer {
         RunPlayer {
             engine: self.run_engine(),
-            ..RunPlayer::new(self.to_string(), self.agent_config().map(AgentConfig::to_json))
+            ..RunPlayer::new(self.to_string(), self.agent_config().cloned())
         }
     }
 }

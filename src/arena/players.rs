@@ -110,10 +110,8 @@ impl Players {
         if model.is_empty() {
             return Err(OpponentError::NoModel { spec: spec.to_string() });
         }
-        let config = AgentConfig {
-            model: model.to_string(),
-            ..self.agent.clone()
-        };
+        let mut config = self.agent.clone();
+        config.model = model.to_string();
         let connection = self.connection.get_or_try_init(|| self.hosts.connect()).await?;
         Ok(PlayerSpec::Llm(LlmPlayer::on(config, connection)?))
     }
@@ -151,14 +149,7 @@ mod tests {
 
     fn players() -> Players {
         let hosts = HostSettings {
-            hosts: vec![HostConfig {
-                url: "http://127.0.0.1:9".to_string(),
-                api: Api::Ollama,
-                max_in_flight: 1,
-                api_key_env: None,
-                models: None,
-            }],
-            keys: vec![None],
+            hosts: vec![HostConfig::new("http://127.0.0.1:9".to_string(), Api::Ollama)],
             fleet_file: false,
             api_key_env: llm::DEFAULT_KEY_ENV.to_string(),
             timeout: std::time::Duration::from_secs(1),

@@ -5,30 +5,37 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, ValueEnum};
-use serde::Deserialize;
+use serde::{Deserialize, Deserializer};
 
 use super::args::LabelsArg;
 use super::external;
 use super::limits;
 use agent::{AgentConfig, AnswerFormat, AnswerPolicy, Fallback, InvalidPolicy, Mode, Prompt};
 use arena::{llm_model, Connection, HostSettings, LlmPlayer, PlayerSpec};
-use game::othello::{Labels, Perspective, TextStyle};
+use game::othello::{Labels, Perspective};
 use llm::{ollama_base_url, Api, ChatOptions, HostConfig, RetryPolicy, Think, DEFAULT_OLLAMA_HOST};
 
-/// Settings of `llm:MODEL` players (flags override the `--agent-file`).
-#[derive(Debug, Args, Default, Clone)]
+/// Settings of `llm:MODEL` players as given: flags, or an agent file's keys (the same
+/// names, each read by the same parser; `[options]` holds the model options). Flags
+/// override the `--agent-file`; a setting given by neither is
+/// [`AgentConfig::default`]'s ([`AgentArgs::config`]).
+#[derive(Debug, Args, Default, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct AgentArgs {
     /// TOML file with agent settings (same names as these flags, options in [options]).
     #[arg(long)]
+    #[serde(skip)]
     pub agent_file: Option<PathBuf>,
     /// TOML file of external engines (its engine tables, see docs/engines.md): a
     /// player spec ext:NAME plays the one named NAME.
     #[arg(long)]
+    #[serde(skip)]
     pub engines: Option<PathBuf>,
     /// tool (simulate_move, several turns) or direct (one answer after </think>).
     #[arg(long)]
-    pub mode: Option<String>,
+    pub mode: Option<Mode>,
     /// System prompt: a file, or a name in prompts/ (such as tool-ja).
     #[arg(long)]
     pub system: Option<String>,
@@ -37,29 +44,33 @@ pub struct AgentArgs {
     #[arg(long)]
     pub user_template: Option<String>,
     /// Board text labels: ja (seed 000) or en.
-    #[arg(long, value_enum, ignore_case = true)]
-    pub labels: Option<LabelsArg>,
+    #[arg(long, ignore_case = true, value_parser = labels_parser())]
+    pub labels: Option<Labels>,
     /// Board letters: absolute (B = black) or relative (B = side to move).
     #[arg(long)]
-    pub perspective: Option<String>,
+    pub perspective: Option<Perspective>,
     /// Thinking: on, off, or a level (low, medium, high), sent as Ollama's think
     /// (true, false or the level) or, on OpenAI-compatible servers, as llama.cpp's
     /// chat_template_kwargs.enable_thinking (on, off) or reasoning_effort (a level).
     /// Unset: the server decides.
     #[arg(long)]
-    pub think: Option<String>,
+    pub think: Option<Think>,
     /// Sampling temperature.
     #[arg(long, value_parser = limits::parse_temperature)]
+    #[serde(skip)]
     pub temperature: Option<f64>,
     /// Sampling seed sent to the server.
     #[arg(long)]
+    #[serde(skip)]
     pub model_seed: Option<i64>,
     /// Context window (num_ctx).
     #[arg(long, value_parser = limits::flag::num_ctx)]
+    #[serde(skip)]
     pub num_ctx: Option<u32>,
     /// Most tokens per answer, thinking included (Ollama num_predict, OpenAI max_tokens;
     /// also --max-answer-tokens).
     #[arg(long, alias = "max-answer-tokens", value_parser = limits::flag::num_predict)]
+    #[serde(skip)]
     pub num_predict: Option<i32>,
     /// How long the server keeps the model loaded (keep_alive), such as 10m.
     #[arg(long)]
@@ -77,18 +88,19 @@ pub struct AgentArgs {
     /// Who moves when every session failed: an engine spec (default random), or
     /// forfeit (no move: the game ends, lost by the agent, scored as a 64-disc loss).
     #[arg(long)]
-    pub fallback: Option<String>,
+    pub fallback: Option<Fallback>,
     /// Which coordinate of an answer counts: last (default), first or strict.
     #[arg(long)]
-    pub answer: Option<String>,
+    #[serde(deserialize_with = "by_its_parser")]
+    pub answer: Option<AnswerPolicy>,
     /// retry (new session, seed behaviour) or feedback (tell the model, continue).
     #[arg(long)]
-    pub on_invalid: Option<String>,
+    pub on_invalid: Option<InvalidPolicy>,
     /// text (read the move from free text), json or json-legal (the answering request
     /// carries a JSON schema the server holds the model to: any square, or only legal
     /// moves).
     #[arg(long)]
-    pub answer_format: Option<String>,
+    pub answer_format: Option<AnswerFormat>,
     /// With a JSON answer format: offer the optional "reason" beside the move (default
     /// true; false keeps a small model from spending its token cap on it).
     #[arg(long)]
@@ -98,17 +110,48 @@ pub struct AgentArgs {
     /// costs K times the requests.
     #[arg(long, value_parser = limits::flag::votes)]
     pub vote: Option<u32>,
+    /// An agent file's `cut_off_message`: what the model is told after an answer cut
+    /// off at the token limit (no flag).
+    #[arg(skip)]
+    pub cut_off_message: Option<String>,
+    /// An agent file's `[options]` (the flags above set some of them one by one).
+    #[arg(skip)]
+    pub options: ChatOptions,
 }
 
-/// Where `llm:MODEL` players' requests go: one server, several, or a fleet file.
-/// Not part of the run's definition: `eval --resume` takes new ones. Its defaults
-/// (the `HostArgs::*` constants, [`HostArgs::default`]) are the flags' and a
-/// tournament file's `[[llm]]` tables'.
-#[derive(Debug, Args, Clone)]
+/// `--labels`' words, which its help lists (those of [`LabelsArg`], `datagen`'s
+/// too), read as [`Labels`].
+fn labels_parser() -> impl TypedValueParser<Value = Labels> {
+    let words = LabelsArg::value_variants()
+        .iter()
+        .filter_map(ValueEnum::to_possible_value);
+    PossibleValuesParser::new(words).try_map(|word| word.parse::<Labels>())
+}
+
+/// A file's word read by its flag's parser (`FromStr`, any case) where the type's own
+/// serde reading differs (derived for another format).
+fn by_its_parser<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: std::str::FromStr,
+    T::Err: std::fmt::Display,
+{
+    let text = Option::<String>::deserialize(deserializer)?;
+    text.map(|text| text.parse().map_err(serde::de::Error::custom))
+        .transpose()
+}
+
+/// Where `llm:MODEL` players' requests go: one server, several, or a fleet file, as
+/// flags or as a tournament file's `[[llm]]` keys (the same names). Not part of the
+/// run's definition: `eval --resume` takes new ones. Its defaults (the `HostArgs::*`
+/// constants, [`HostArgs::default`]) are the flags' and the `[[llm]]` tables'.
+#[derive(Debug, Args, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct HostArgs {
     /// Server API: ollama (/api/chat) or openai (/v1/chat/completions: llama-server, vLLM, LM Studio).
     #[arg(long)]
-    pub api: Option<String>,
+    #[serde(deserialize_with = "by_its_parser")]
+    pub api: Option<Api>,
     /// Server address: host[:port] or URL (default for ollama: $OLLAMA_HOST, else
     /// 127.0.0.1:11434; for openai: 127.0.0.1:8080). Several (repeated, or a comma
     /// list) make a fleet: each request goes to the least-loaded healthy host.
@@ -156,12 +199,15 @@ struct FleetFile {
 }
 
 impl HostArgs {
-    /// Requests at once on each host unless `--max-in-flight` says otherwise.
-    pub const MAX_IN_FLIGHT: usize = 1;
+    /// Requests at once on each host unless `--max-in-flight` says otherwise (a fleet
+    /// file's `max_in_flight` alike).
+    pub const MAX_IN_FLIGHT: usize = llm::DEFAULT_MAX_IN_FLIGHT;
     /// Seconds to wait for one answer unless `--timeout` says otherwise.
     pub const TIMEOUT_S: f64 = 300.0;
     /// Extra attempts after a transient failure unless `--max-retries` says otherwise.
     pub const MAX_RETRIES: u32 = llm::DEFAULT_MAX_RETRIES;
+    /// Where an OpenAI-compatible server is looked for when no host is given.
+    pub const OPENAI_HOST: &'static str = "127.0.0.1:8080";
 
     /// Whether any flag of these was given (so a resume takes these hosts).
     pub fn given(&self) -> bool {
@@ -175,9 +221,9 @@ impl HostArgs {
         Ok(settings.connect().await?)
     }
 
-    /// The hosts these flags (or the agent file's `api`/`host`) name, checked; `env`
-    /// looks up `OLLAMA_HOST` and API key variables. One host is a plain backend (as
-    /// before fleets); several, or a fleet file, a fleet.
+    /// The hosts these flags (or the agent file's `api`/`host`) name, checked, each
+    /// with its API key; `env` looks up `OLLAMA_HOST` and API key variables. One host
+    /// is a plain backend (as before fleets); several, or a fleet file, a fleet.
     pub fn settings(&self, agent: &AgentArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<HostSettings> {
         limits::timeout_seconds(self.timeout).map_err(|e| anyhow::anyhow!("bad --timeout: {e}"))?;
         limits::RETRIES
@@ -187,15 +233,8 @@ impl HostArgs {
             .check(self.max_in_flight as i64)
             .map_err(|e| anyhow::anyhow!("bad --max-in-flight: {e}"))?;
         let file = agent.file()?;
-        let retry = RetryPolicy {
-            max_retries: self.max_retries,
-            ..RetryPolicy::default()
-        };
-        let api: Api = match self.api.clone().or(file.api) {
-            Some(text) => text.parse().map_err(|e: String| anyhow::anyhow!("bad --api: {e}"))?,
-            None => Api::Ollama,
-        };
-        let hosts = match &self.fleet {
+        let api = self.api.or(file.api).unwrap_or_default();
+        let mut hosts = match &self.fleet {
             Some(path) => read_fleet_file(path)?,
             None => {
                 let mut given = self.host.clone();
@@ -205,19 +244,16 @@ impl HostArgs {
                 if given.is_empty() {
                     given.push(match api {
                         Api::Ollama => env("OLLAMA_HOST").unwrap_or_else(|| DEFAULT_OLLAMA_HOST.to_string()),
-                        Api::Openai => "127.0.0.1:8080".to_string(),
+                        Api::Openai => HostArgs::OPENAI_HOST.to_string(),
                     });
                 }
                 given
                     .iter()
                     .map(|raw| {
-                        Ok(HostConfig {
-                            url: host_url(api, raw)?,
-                            api,
-                            max_in_flight: self.max_in_flight,
-                            api_key_env: Some(self.api_key_env.clone()),
-                            models: None,
-                        })
+                        let mut host = HostConfig::new(host_url(api, raw)?, api);
+                        host.max_in_flight = self.max_in_flight;
+                        host.api_key_env = Some(self.api_key_env.clone());
+                        Ok(host)
                     })
                     .collect::<Result<Vec<_>>>()?
             }
@@ -225,17 +261,18 @@ impl HostArgs {
         // A variable named on purpose (a fleet file's, or a non-default --api-key-env)
         // must hold a key: said now, before any request.
         let required = self.fleet.is_some() || self.api_key_env != llm::DEFAULT_KEY_ENV;
-        let keys = hosts
-            .iter()
-            .map(|host| host.api_key(env, required))
-            .collect::<Result<Vec<_>, _>>()?;
+        for host in &mut hosts {
+            host.key = host.api_key(env, required)?;
+        }
         Ok(HostSettings {
             hosts,
-            keys,
             fleet_file: self.fleet.is_some(),
             api_key_env: self.api_key_env.clone(),
             timeout: Duration::from_secs_f64(self.timeout),
-            retry,
+            retry: RetryPolicy {
+                max_retries: self.max_retries,
+                ..RetryPolicy::default()
+            },
         })
     }
 }
@@ -290,31 +327,16 @@ fn read_fleet_file(path: &Path) -> Result<Vec<HostConfig>> {
         .collect()
 }
 
-/// The `--agent-file` TOML file.
+/// The `--agent-file` TOML file: the agent settings under their flags' names, and the
+/// server (`api`, `host`: a comma list) unless the host flags name one.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct AgentFile {
-    api: Option<String>,
+    #[serde(default, deserialize_with = "by_its_parser")]
+    api: Option<Api>,
     host: Option<String>,
-    mode: Option<String>,
-    system: Option<String>,
-    user_template: Option<String>,
-    labels: Option<String>,
-    perspective: Option<String>,
-    think: Option<toml::Value>,
-    keep_alive: Option<String>,
-    max_turns: Option<u32>,
-    max_sessions: Option<u32>,
-    max_tool_rounds: Option<u32>,
-    fallback: Option<String>,
-    answer: Option<String>,
-    on_invalid: Option<String>,
-    answer_format: Option<String>,
-    answer_reason: Option<bool>,
-    vote: Option<u32>,
-    cut_off_message: Option<String>,
-    #[serde(default)]
-    options: ChatOptions,
+    #[serde(flatten)]
+    agent: AgentArgs,
 }
 
 /// The model options an agent file gives, checked against the flags' limits.
@@ -334,19 +356,6 @@ fn check_options(options: &ChatOptions) -> Result<()> {
     Ok(())
 }
 
-fn parse_think(text: &str) -> Result<Think> {
-    match text.trim().to_ascii_lowercase().as_str() {
-        "true" | "on" => Ok(Think::Enabled(true)),
-        "false" | "off" => Ok(Think::Enabled(false)),
-        level @ ("low" | "medium" | "high" | "max") => Ok(Think::Level(level.to_string())),
-        other => bail!("bad --think {other:?}: expected on, off, low, medium, high or max (or true, false)"),
-    }
-}
-
-fn parse_with<T: std::str::FromStr<Err = String>>(text: &str, flag: &str) -> Result<T> {
-    text.parse().map_err(|e: String| anyhow::anyhow!("bad {flag}: {e}"))
-}
-
 impl AgentArgs {
     fn file(&self) -> Result<AgentFile> {
         let Some(path) = &self.agent_file else {
@@ -354,59 +363,24 @@ impl AgentArgs {
         };
         let text =
             std::fs::read_to_string(path).with_context(|| format!("cannot read --agent-file {}", path.display()))?;
-        toml::from_str(&text).with_context(|| {
+        let file: AgentFile = toml::from_str(&text).with_context(|| {
             format!(
                 "bad --agent-file {}: fix the TOML (keys are the flag names, options under [options])",
                 path.display()
             )
-        })
+        })?;
+        file.agent.check_file_values()?;
+        Ok(file)
     }
 
-    /// The agent settings for `model` playing game `R`; `prompts` is the folder prompt
-    /// names resolve in.
-    pub fn config<R: ModelGame>(&self, model: &str, prompts: &Path) -> Result<AgentConfig> {
-        let file = self.file()?;
-        let pick = |flag: &Option<String>, from_file: &Option<String>| flag.clone().or_else(|| from_file.clone());
-        let mut config = AgentConfig::new(model);
-        if let Some(mode) = pick(&self.mode, &file.mode) {
-            config.mode = parse_with::<Mode>(&mode, "--mode")?;
-        }
-        if let Some(system) = pick(&self.system, &file.system) {
-            config.system_prompt = Some(Prompt::load(&system, prompts).context("bad --system")?);
-        }
-        if let Some(template) = pick(&self.user_template, &file.user_template) {
-            let template = Prompt::load(&template, prompts).context("bad --user-template")?;
-            if !template.text.contains("{board}") {
-                bail!(
-                    "bad --user-template {}: it must contain {{board}} where the board goes",
-                    template.source
-                );
-            }
-            config.user_template = Some(template);
-        }
-        config.style = self.style(&file)?;
-        let file_think = file.think.as_ref().map(|v| match v {
-            toml::Value::Boolean(b) => b.to_string(),
-            toml::Value::String(s) => s.clone(),
-            other => other.to_string(),
-        });
-        if let Some(think) = pick(&self.think, &file_think) {
-            config.think = Some(parse_think(&think)?);
-        }
-        config.options = self.options(file.options.clone())?;
-        config.keep_alive = pick(&self.keep_alive, &file.keep_alive);
-        config.max_turns = self.max_turns.or(file.max_turns).unwrap_or(config.max_turns);
-        config.max_sessions = self.max_sessions.or(file.max_sessions).unwrap_or(config.max_sessions);
-        if let Some(rounds) = self.max_tool_rounds.or(file.max_tool_rounds) {
-            config.max_tool_rounds = rounds;
-        }
-        config.vote = self.vote.or(file.vote).unwrap_or(config.vote);
-        // The flags were checked as they were parsed; the file's values are checked here.
+    /// Checks what an agent file gives against the limits the flags' parsers hold.
+    fn check_file_values(&self) -> Result<()> {
+        check_options(&self.options).context("bad [options] in --agent-file")?;
         let rounds = [
-            ("max_turns", limits::AGENT_ROUNDS, file.max_turns),
-            ("max_sessions", limits::AGENT_ROUNDS, file.max_sessions),
-            ("max_tool_rounds", limits::TOOL_ROUNDS, file.max_tool_rounds),
-            ("vote", limits::VOTES, file.vote),
+            ("max_turns", limits::AGENT_ROUNDS, self.max_turns),
+            ("max_sessions", limits::AGENT_ROUNDS, self.max_sessions),
+            ("max_tool_rounds", limits::TOOL_ROUNDS, self.max_tool_rounds),
+            ("vote", limits::VOTES, self.vote),
         ];
         for (key, bounds, value) in rounds {
             if let Some(value) = value {
@@ -415,69 +389,98 @@ impl AgentArgs {
                     .map_err(|e| anyhow::anyhow!("bad {key} in --agent-file: {e}"))?;
             }
         }
-        if let Some(fallback) = pick(&self.fallback, &file.fallback) {
+        Ok(())
+    }
+
+    /// These settings over `base`: each one given here, else `base`'s (the model
+    /// options: these unless none is set). The files and paths are these.
+    pub fn over(&self, base: &AgentArgs) -> AgentArgs {
+        /// `self.field`, else `base.field`, for each listed field.
+        macro_rules! either {
+            ($($field:ident),*) => {
+                AgentArgs {
+                    $($field: self.$field.clone().or_else(|| base.$field.clone()),)*
+                    options: if self.options.is_empty() { base.options.clone() } else { self.options.clone() },
+                }
+            };
+        }
+        either!(
+            agent_file,
+            engines,
+            mode,
+            system,
+            user_template,
+            labels,
+            perspective,
+            think,
+            temperature,
+            model_seed,
+            num_ctx,
+            num_predict,
+            keep_alive,
+            max_turns,
+            max_sessions,
+            max_tool_rounds,
+            fallback,
+            answer,
+            on_invalid,
+            answer_format,
+            answer_reason,
+            vote,
+            cut_off_message
+        )
+    }
+
+    /// The agent settings for `model` playing game `R`: the flags over the agent
+    /// file, each setting neither gives [`AgentConfig::default`]'s; `prompts` is the
+    /// folder prompt names resolve in.
+    pub fn config<R: ModelGame>(&self, model: &str, prompts: &Path) -> Result<AgentConfig> {
+        let given = self.over(&self.file()?.agent);
+        let mut config = AgentConfig::new(model);
+        if let Some(system) = &given.system {
+            config.system_prompt = Some(Prompt::load(system, prompts).context("bad --system")?);
+        }
+        if let Some(template) = &given.user_template {
+            let template = Prompt::load(template, prompts).context("bad --user-template")?;
+            if !template.text.contains("{board}") {
+                bail!(
+                    "bad --user-template {}: it must contain {{board}} where the board goes",
+                    template.source
+                );
+            }
+            config.user_template = Some(template);
+        }
+        if let Some(fallback) = &given.fallback {
             config.fallback = fallback
-                .parse::<Fallback>()
-                .and_then(|f| f.check::<R>())
+                .check::<R>()
                 .with_context(|| format!("bad --fallback for {}", R::NAME))?;
         }
-        if let Some(answer) = pick(&self.answer, &file.answer) {
-            config.answer = parse_with::<AnswerPolicy>(&answer, "--answer")?;
-        }
-        if let Some(policy) = pick(&self.on_invalid, &file.on_invalid) {
-            config.on_invalid = parse_with::<InvalidPolicy>(&policy, "--on-invalid")?;
-        }
-        if let Some(format) = pick(&self.answer_format, &file.answer_format) {
-            config.answer_format = parse_with::<AnswerFormat>(&format, "--answer-format")?;
-        }
-        if let Some(reason) = self.answer_reason.or(file.answer_reason) {
-            config.answer_reason = reason;
-        }
-        config.cut_off_message = file.cut_off_message.clone();
+        config.mode = given.mode.unwrap_or(config.mode);
+        config.style.labels = given.labels.unwrap_or(config.style.labels);
+        config.style.perspective = given.perspective.unwrap_or(config.style.perspective);
+        config.think = given.think.clone();
+        config.options = given.model_options();
+        config.keep_alive = given.keep_alive.clone();
+        config.max_turns = given.max_turns.unwrap_or(config.max_turns);
+        config.max_sessions = given.max_sessions.unwrap_or(config.max_sessions);
+        config.max_tool_rounds = given.max_tool_rounds.unwrap_or(config.max_tool_rounds);
+        config.answer = given.answer.unwrap_or(config.answer);
+        config.on_invalid = given.on_invalid.unwrap_or(config.on_invalid);
+        config.answer_format = given.answer_format.unwrap_or(config.answer_format);
+        config.answer_reason = given.answer_reason.unwrap_or(config.answer_reason);
+        config.vote = given.vote.unwrap_or(config.vote);
+        config.cut_off_message = given.cut_off_message;
         Ok(config)
     }
 
-    /// How boards are written: `--labels` and `--perspective`, else the file's.
-    fn style(&self, file: &AgentFile) -> Result<TextStyle> {
-        // The file's words are read as the flag's (one parser: `LabelsArg`).
-        let labels = match (self.labels, &file.labels) {
-            (Some(labels), _) => labels,
-            (None, Some(text)) => LabelsArg::from_str(text.trim(), true)
-                .map_err(|_| anyhow::anyhow!("bad --labels {text:?}: expected ja or en"))?,
-            (None, None) => LabelsArg::Ja,
-        };
-        let labels = Labels::from(labels);
-        let perspective = match self
-            .perspective
-            .as_deref()
-            .or(file.perspective.as_deref())
-            .map(str::to_ascii_lowercase)
-            .as_deref()
-        {
-            None | Some("absolute") => Perspective::Absolute,
-            Some("relative") => Perspective::Relative,
-            Some(other) => bail!("bad --perspective {other:?}: expected absolute or relative"),
-        };
-        Ok(TextStyle { labels, perspective })
-    }
-
-    /// The model options: the file's `[options]` (checked against the flags' limits),
-    /// each overridden by its flag.
-    fn options(&self, mut options: ChatOptions) -> Result<ChatOptions> {
-        check_options(&options).context("bad [options] in --agent-file")?;
-        if self.temperature.is_some() {
-            options.temperature = self.temperature;
-        }
-        if self.model_seed.is_some() {
-            options.seed = self.model_seed;
-        }
-        if self.num_ctx.is_some() {
-            options.num_ctx = self.num_ctx;
-        }
-        if self.num_predict.is_some() {
-            options.num_predict = self.num_predict;
-        }
-        Ok(options)
+    /// The model options: `[options]`, each overridden by its flag.
+    fn model_options(&self) -> ChatOptions {
+        let mut options = self.options.clone();
+        options.temperature = self.temperature.or(options.temperature);
+        options.seed = self.model_seed.or(options.seed);
+        options.num_ctx = self.num_ctx.or(options.num_ctx);
+        options.num_predict = self.num_predict.or(options.num_predict);
+        options
     }
 }
 
@@ -534,6 +537,7 @@ pub fn parse_player<R: ModelGame>(
 mod tests {
     use super::*;
     use clap::CommandFactory;
+    use serde_json::Value;
 
     /// The flags' help names the agent's defaults, which `AgentConfig::new` holds: the
     /// two must not drift.
@@ -558,51 +562,156 @@ mod tests {
             u32::MAX,
             "the help says: no limit but --max-turns"
         );
-        assert_eq!(defaults.style.labels, Labels::from(LabelsArg::Ja));
+        assert_eq!(defaults.style.labels, Labels::Japanese);
     }
 
-    #[test]
-    fn a_labels_word_reads_alike_from_the_flag_and_the_agent_file() {
-        use clap::Parser;
-        let dir = std::env::temp_dir().join(format!("othello-arena-labels-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        for (word, labels) in [
-            ("ja", Labels::Japanese),
-            ("EN", Labels::English),
-            ("en", Labels::English),
-        ] {
-            let cli = super::super::args::Cli::try_parse_from([
-                "othello-arena",
-                "eval",
-                "--agent",
-                "llm:m",
-                "--labels",
-                word,
-            ])
-            .unwrap();
-            let super::super::args::Command::Eval(eval) = cli.command else {
-                panic!("eval parses as eval")
-            };
-            let file = dir.join(format!("{word}.toml"));
-            std::fs::write(&file, format!("labels = \"{word}\"\n")).unwrap();
-            let from_file = AgentArgs {
+    /// A temporary folder for agent files, removed when dropped.
+    struct TempDir(PathBuf);
+
+    impl TempDir {
+        fn new(name: &str) -> TempDir {
+            let dir = std::env::temp_dir().join(format!("othello-arena-{name}-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            TempDir(dir)
+        }
+
+        /// An `AgentArgs` with only `--agent-file` set, to a file holding `text`.
+        fn agent_file(&self, name: &str, text: &str) -> AgentArgs {
+            let file = self.0.join(format!("{name}.toml"));
+            std::fs::write(&file, text).unwrap();
+            AgentArgs {
                 agent_file: Some(file),
                 ..AgentArgs::default()
-            };
-            for args in [&eval.agent, &from_file] {
-                let config = args.config::<game::Othello>("m", &prompts_dir()).unwrap();
-                assert_eq!(config.style.labels, labels, "{word}");
             }
         }
-        let bad = dir.join("bad.toml");
-        std::fs::write(&bad, "labels = \"fr\"\n").unwrap();
-        let args = AgentArgs {
-            agent_file: Some(bad),
-            ..AgentArgs::default()
+    }
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    /// The agent flags of `eval` as parsed from `flags`.
+    fn eval_flags(flags: &[&str]) -> AgentArgs {
+        use clap::Parser;
+        let args = ["othello-arena", "eval", "--agent", "llm:m"].iter().chain(flags);
+        let cli = super::super::args::Cli::try_parse_from(args).unwrap();
+        let super::super::args::Command::Eval(eval) = cli.command else {
+            panic!("eval parses as eval")
         };
-        let message = format!("{:#}", args.config::<game::Othello>("m", &prompts_dir()).unwrap_err());
-        assert!(message.contains("bad --labels \"fr\": expected ja or en"), "{message}");
-        std::fs::remove_dir_all(&dir).unwrap();
+        eval.agent
+    }
+
+    /// Every word of every enum-valued setting (any case) gives the same settings as a
+    /// flag and as an agent file's key.
+    #[test]
+    fn every_word_reads_alike_from_the_flag_and_the_agent_file() {
+        let dir = TempDir::new("words");
+        let words: &[(&str, &[&str])] = &[
+            ("mode", &["tool", "direct", "DIRECT"]),
+            ("labels", &["ja", "EN", "en"]),
+            ("perspective", &["absolute", "Relative"]),
+            ("think", &["on", "off", "low", "medium", "high", "max", "true", "False"]),
+            ("fallback", &["forfeit", "random", "nhand", "alphabeta:4:weight"]),
+            ("answer", &["last", "first", "Strict"]),
+            ("on_invalid", &["retry", "feedback"]),
+            ("answer_format", &["text", "json", "json-legal"]),
+        ];
+        let default = AgentConfig::new("m");
+        for (key, values) in words {
+            let flag = format!("--{}", key.replace('_', "-"));
+            for word in *values {
+                let from_flag = eval_flags(&[&flag, word]).config::<game::Othello>("m", &prompts_dir());
+                let file = dir.agent_file(key, &format!("{key} = \"{word}\"\n"));
+                let from_file = file.config::<game::Othello>("m", &prompts_dir());
+                let (from_flag, from_file) = (from_flag.unwrap(), from_file.unwrap());
+                assert_eq!(from_flag, from_file, "{key} = {word}");
+                let written = serde_json::to_value(&from_file).unwrap();
+                let stored = match *key {
+                    "labels" | "perspective" => format!("board_{key}"),
+                    _ => key.to_string(),
+                };
+                assert_ne!(written[&stored], Value::Null, "{key} = {word} is recorded");
+            }
+        }
+        // A switch as TOML writes it, and as the flag takes it.
+        for (text, flags) in [
+            ("think = true", ["--think", "on"]),
+            ("answer_reason = false", ["--answer-reason", "false"]),
+        ] {
+            let from_file = dir
+                .agent_file("switch", text)
+                .config::<game::Othello>("m", &prompts_dir());
+            let from_flag = eval_flags(&flags).config::<game::Othello>("m", &prompts_dir());
+            assert_eq!(from_file.unwrap(), from_flag.unwrap(), "{text}");
+        }
+        assert_eq!(
+            eval_flags(&[]).config::<game::Othello>("m", &prompts_dir()).unwrap(),
+            default,
+            "nothing given is the defaults"
+        );
+        let bad = dir.agent_file("bad", "labels = \"fr\"\n");
+        let message = format!("{:#}", bad.config::<game::Othello>("m", &prompts_dir()).unwrap_err());
+        assert!(
+            message.contains("invalid labels \"fr\": expected ja or en"),
+            "{message}"
+        );
+    }
+
+    /// The flags override the file one by one; the file's `[options]`, `api` and `host`
+    /// are read, and a key that is no setting is refused.
+    #[test]
+    fn flags_override_the_agent_file_and_unknown_keys_are_refused() {
+        let dir = TempDir::new("over");
+        let text = "mode = \"direct\"\nmax_turns = 4\nhost = \"10.0.0.5:8000\"\napi = \"openai\"\n\
+                    cut_off_message = \"cut\"\n[options]\ntemperature = 0.5\nnum_ctx = 4096\n";
+        let mut args = dir.agent_file("file", text);
+        args.max_turns = Some(7);
+        args.temperature = Some(0.0);
+        let config = args.config::<game::Othello>("m", &prompts_dir()).unwrap();
+        assert_eq!((config.mode, config.max_turns), (Mode::Direct, 7));
+        assert_eq!(
+            (config.options.temperature, config.options.num_ctx),
+            (Some(0.0), Some(4096))
+        );
+        assert_eq!(config.cut_off_message.as_deref(), Some("cut"));
+        let hosts = HostArgs::default().settings(&args, &|_| None).unwrap();
+        assert_eq!(hosts.hosts.len(), 1);
+        assert_eq!(
+            (hosts.hosts[0].url.as_str(), hosts.hosts[0].api),
+            ("http://10.0.0.5:8000", Api::Openai)
+        );
+        for unknown in ["colour = \"red\"\n", "agent_file = \"x.toml\"\n", "temperature = 0.5\n"] {
+            let args = dir.agent_file("unknown", unknown);
+            let message = format!("{:#}", args.config::<game::Othello>("m", &prompts_dir()).unwrap_err());
+            assert!(message.contains("unknown field"), "{unknown}: {message}");
+        }
+    }
+
+    /// A tournament's `[[llm]]` host keys read as the host flags do, their defaults
+    /// the flags' own.
+    #[test]
+    fn host_keys_read_as_the_host_flags() {
+        let none: HostArgs = toml::from_str("").unwrap();
+        let flags = HostArgs::default();
+        assert_eq!(format!("{none:?}"), format!("{flags:?}"));
+        let given: HostArgs = toml::from_str(
+            "api = \"openai\"\nhost = [\"a:1\", \"b:2\"]\nmax_in_flight = 2\ntimeout = 9.5\nmax_retries = 0\n",
+        )
+        .unwrap();
+        let settings = given.settings(&AgentArgs::default(), &|_| None).unwrap();
+        let urls: Vec<&str> = settings.hosts.iter().map(|h| h.url.as_str()).collect();
+        assert_eq!(urls, ["http://a:1", "http://b:2"]);
+        assert!(settings
+            .hosts
+            .iter()
+            .all(|h| h.max_in_flight == 2 && h.api == Api::Openai));
+        assert_eq!((settings.timeout.as_secs_f64(), settings.retry.max_retries), (9.5, 0));
+        let err = toml::from_str::<HostArgs>("api = \"grpc\"\n").unwrap_err().to_string();
+        assert!(err.contains("unknown api \"grpc\": expected ollama or openai"), "{err}");
+        let any_case: HostArgs = toml::from_str("api = \"OpenAI\"\n").unwrap();
+        assert_eq!(any_case.api, Some(Api::Openai), "as --api reads it");
     }
 
     /// Every agent file we ship loads, and each one that asks for a JSON answer leaves
@@ -631,15 +740,5 @@ mod tests {
                 );
             }
         }
-    }
-
-    #[test]
-    fn thinking_reads_on_off_and_levels() {
-        assert_eq!(parse_think("on").unwrap(), Think::Enabled(true));
-        assert_eq!(parse_think("OFF").unwrap(), Think::Enabled(false));
-        assert_eq!(parse_think("false").unwrap(), Think::Enabled(false));
-        assert_eq!(parse_think("high").unwrap(), Think::Level("high".into()));
-        let message = parse_think("maybe").unwrap_err().to_string();
-        assert!(message.contains("expected on, off, low, medium, high"), "{message}");
     }
 }

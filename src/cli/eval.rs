@@ -246,7 +246,7 @@ async fn open_run<R: ModelGame>(
                     .and_then(|m| m["digest"].as_str().map(str::to_string)),
             ),
             model_info: Some(model_info),
-            agent: agent_config.to_json(),
+            agent: agent_config.clone(),
             opponents: config.opponents.iter().map(ToString::to_string).collect(),
             engines: run_engines(&config, scoring),
             games_per_color: args.games,
@@ -376,7 +376,7 @@ fn eval_results<R: ModelGame>(
 /// again from their files) are not the ones the run recorded: the rest of its games
 /// would be credited to settings they were not played with.
 fn refuse_changed_settings(log_dir: &Path, run: &EvalRun, now: &AgentConfig) -> Result<()> {
-    let changed = changed_agent_settings(&run.agent, &now.to_json());
+    let changed = changed_agent_settings(&run.agent, now);
     if !changed.is_empty() {
         bail!(
             "bad --resume {}: the agent settings are not the ones the run recorded: {}; restore them, or start a new run",

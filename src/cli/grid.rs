@@ -85,7 +85,7 @@ impl Grid {
             name_parts.reverse();
             let flags = GridFlags::try_parse_from(args).expect("each value parsed alone above");
             variants.push(Variant {
-                agent: overlay(base, flags.agent),
+                agent: flags.agent.over(base),
                 name_parts,
             });
         }
@@ -133,40 +133,6 @@ fn name_part(key: &str, text: &str) -> String {
         .collect()
 }
 
-/// `base` with every flag that `grid` sets replaced.
-fn overlay(base: &AgentArgs, grid: AgentArgs) -> AgentArgs {
-    /// `grid.field.or(base.field)` for each listed field.
-    macro_rules! either {
-        ($($field:ident),*) => {
-            AgentArgs { $($field: grid.$field.or_else(|| base.$field.clone()),)* }
-        };
-    }
-    either!(
-        agent_file,
-        engines,
-        mode,
-        system,
-        user_template,
-        labels,
-        perspective,
-        think,
-        temperature,
-        model_seed,
-        num_ctx,
-        num_predict,
-        keep_alive,
-        max_turns,
-        max_sessions,
-        max_tool_rounds,
-        fallback,
-        answer,
-        on_invalid,
-        answer_format,
-        answer_reason,
-        vote
-    )
-}
-
 impl<'de> Deserialize<'de> for Grid {
     /// Reads the table keeping its keys in the file's order (the names' order; the
     /// `toml` crate keeps it with its `preserve_order` feature).
@@ -210,8 +176,8 @@ mod tests {
             names,
             ["tool-text", "tool-json-legal", "direct-text", "direct-json-legal"]
         );
-        assert_eq!(variants[3].agent.mode.as_deref(), Some("direct"));
-        assert_eq!(variants[3].agent.answer_format.as_deref(), Some("json-legal"));
+        assert_eq!(variants[3].agent.mode, Some(agent::Mode::Direct));
+        assert_eq!(variants[3].agent.answer_format, Some(agent::AnswerFormat::JsonLegal));
 
         let variants = grid(
             r#"grid = { vote = [1, 3], think = ["High"], answer_reason = [false], system = ["prompts/direct-en.md"] }"#,

@@ -226,7 +226,7 @@ fn open_run(
     run.record(&RunFile::new(RunKind::Probe(ProbeRun {
         backend: connection.backend.describe(),
         fleet: Some(connection.fleet_json()),
-        agent: config.to_json(),
+        agent: config.clone(),
         positions_file: args.positions.display().to_string(),
         positions,
         parallel: args.parallel,

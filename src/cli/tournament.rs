@@ -80,16 +80,12 @@ struct LlmEntry {
     /// Tells apart two players of one model (`llm:MODEL@NAME` in logs and tables).
     name: Option<String>,
     agent_file: Option<PathBuf>,
-    api: Option<String>,
-    #[serde(default)]
-    host: Vec<String>,
-    fleet: Option<PathBuf>,
-    max_in_flight: Option<usize>,
-    api_key_env: Option<String>,
-    timeout: Option<f64>,
-    max_retries: Option<u32>,
     /// Agent settings with several values each: one player per combination.
     grid: Option<Grid>,
+    /// Its server: the host flags' keys (`api`, `host`, `fleet`, `max_in_flight`,
+    /// `api_key_env`, `timeout`, `max_retries`), each left out the flag's default.
+    #[serde(flatten)]
+    hosts: HostArgs,
 }
 
 /// The default player name of a thinking setting: `think-on`, `think-off`, `think-high`.
@@ -106,19 +102,10 @@ fn one() -> u64 {
 }
 
 impl LlmEntry {
-    /// The host flags this table stands for: a key left out is the flag's default, a
-    /// value given is held to the flag's limits (the message names the key).
-    fn hosts(&self) -> Result<HostArgs, String> {
-        let defaults = HostArgs::default();
-        let hosts = HostArgs {
-            api: self.api.clone(),
-            host: self.host.clone(),
-            fleet: self.fleet.clone(),
-            max_in_flight: self.max_in_flight.unwrap_or(defaults.max_in_flight),
-            api_key_env: self.api_key_env.clone().unwrap_or(defaults.api_key_env),
-            timeout: self.timeout.unwrap_or(defaults.timeout),
-            max_retries: self.max_retries.unwrap_or(defaults.max_retries),
-        };
+    /// The host flags this table stands for, each value held to its flag's limits
+    /// (the message names the key).
+    fn hosts(&self) -> Result<&HostArgs, String> {
+        let hosts = &self.hosts;
         limits::PARALLEL
             .check(hosts.max_in_flight as i64)
             .map_err(|e| format!("max_in_flight = {e}"))?;
@@ -363,7 +350,7 @@ fn refuse_changed_players(dir: &Path, run: &TournamentRun, players: &[PlayerSpec
     let mut changed = Vec::new();
     for (recorded, player) in run.players.iter().zip(players) {
         if let (Some(then), Some(now)) = (&recorded.agent, player.agent_config()) {
-            let lines = changed_agent_settings(then, &now.to_json());
+            let lines = changed_agent_settings(then, now);
             changed.extend(lines.into_iter().map(|line| format!("{}: {line}", recorded.spec)));
         }
     }
@@ -676,4 +663,30 @@ fn pairing_table(pairings: &[PairingResult]) -> String {
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An `[[llm]]` table's host keys are the host flags', read in place; a key that is
+    /// neither a host flag nor the table's own is refused.
+    #[test]
+    fn an_llm_table_reads_its_host_keys_and_refuses_others() {
+        let entry: LlmEntry = toml::from_str("model = \"m\"\nhost = [\"h:1\"]\ntimeout = 5.0\n").unwrap();
+        assert_eq!(
+            (entry.hosts.host.as_slice(), entry.hosts.timeout),
+            (&["h:1".to_string()][..], 5.0)
+        );
+        assert_eq!(
+            entry.hosts.max_retries,
+            HostArgs::MAX_RETRIES,
+            "a key left out is the flag's default"
+        );
+        let err = toml::from_str::<LlmEntry>("model = \"m\"\nhosts = [\"h:1\"]\n").unwrap_err();
+        assert!(err.to_string().contains("unknown field `hosts`"), "{err}");
+        let entry: LlmEntry = toml::from_str("model = \"m\"\nmax_in_flight = 0\n").unwrap();
+        let err = entry.hosts().unwrap_err();
+        assert!(err.starts_with("max_in_flight = 0 is out of range"), "{err}");
+    }
 }

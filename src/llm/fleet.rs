@@ -70,7 +70,8 @@ impl std::fmt::Display for Api {
     }
 }
 
-/// One host of a fleet: a `[[hosts]]` table of a fleet file.
+/// One model server: a `[[hosts]]` table of a fleet file, or a `--host` with the host
+/// flags (`--api`, `--max-in-flight`, `--api-key-env`), and the API key read for it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HostConfig {
@@ -80,7 +81,7 @@ pub struct HostConfig {
     #[serde(default)]
     pub api: Api,
     /// Requests at once on this host (at least 1).
-    #[serde(default = "one")]
+    #[serde(default = "default_max_in_flight")]
     pub max_in_flight: usize,
     /// The environment variable holding its API key (OpenAI-compatible servers).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -88,16 +89,53 @@ pub struct HostConfig {
     /// The models it serves; asked of the server when not given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub models: Option<Vec<String>>,
+    /// The API key, once read from `api_key_env` ([`HostConfig::api_key`]); never
+    /// written to a file or printed.
+    #[serde(skip)]
+    pub key: Option<ApiKey>,
 }
 
-fn one() -> usize {
-    1
+/// Requests at once on a host that does not say (`max_in_flight`, `--max-in-flight`).
+pub const DEFAULT_MAX_IN_FLIGHT: usize = 1;
+
+fn default_max_in_flight() -> usize {
+    DEFAULT_MAX_IN_FLIGHT
+}
+
+/// An API key: sent as a bearer token, never shown (`Debug` writes `<redacted>`).
+#[derive(Clone, PartialEq, Eq)]
+pub struct ApiKey(String);
+
+impl ApiKey {
+    /// The key, to send.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("<redacted>")
+    }
 }
 
 /// The variable an OpenAI-compatible host's key is read from when none is named.
 pub const DEFAULT_KEY_ENV: &str = "OPENAI_API_KEY";
 
 impl HostConfig {
+    /// The server at `url` (a base URL in its API's form) with the defaults of a
+    /// `[[hosts]]` table: [`DEFAULT_MAX_IN_FLIGHT`], no key, its models asked for.
+    pub fn new(url: String, api: Api) -> HostConfig {
+        HostConfig {
+            url,
+            api,
+            max_in_flight: DEFAULT_MAX_IN_FLIGHT,
+            api_key_env: None,
+            models: None,
+            key: None,
+        }
+    }
+
     /// The API key of an OpenAI-compatible host, from the variable its `api_key_env`
     /// names (`lookup` reads the environment; unset and empty are alike). A variable
     /// that was named on purpose (`required`: a fleet file's `api_key_env`, or an
@@ -107,12 +145,12 @@ impl HostConfig {
         &self,
         lookup: &dyn Fn(&str) -> Option<String>,
         required: bool,
-    ) -> Result<Option<String>, FleetError> {
+    ) -> Result<Option<ApiKey>, FleetError> {
         let Some(var) = self.api_key_env.as_deref().filter(|_| self.api == Api::Openai) else {
             return Ok(None);
         };
         match lookup(var).filter(|key| !key.trim().is_empty()) {
-            Some(key) => Ok(Some(key)),
+            Some(key) => Ok(Some(ApiKey(key))),
             None if required => Err(FleetError::MissingKey {
                 url: without_credentials(&self.url),
                 var: var.to_string(),
@@ -212,12 +250,11 @@ impl Drop for Slot<'_> {
 }
 
 impl Fleet {
-    /// A fleet of `hosts` (each with the API key its `api_key_env` names, looked up by
-    /// the caller); hosts without a `models` list are asked for theirs, and a host that
-    /// does not answer starts out taken out (probed later).
+    /// A fleet of `hosts` (each with its API key, looked up by the caller); hosts
+    /// without a `models` list are asked for theirs, and a host that does not answer
+    /// starts out taken out (probed later).
     pub async fn connect(
         mut hosts: Vec<HostConfig>,
-        api_keys: Vec<Option<String>>,
         timeout: Duration,
         retry: RetryPolicy,
     ) -> Result<Fleet, FleetError> {
@@ -226,7 +263,7 @@ impl Fleet {
         }
         refuse_duplicates(&hosts)?;
         let mut endpoints: Vec<Arc<dyn Endpoint>> = Vec::new();
-        for (host, key) in hosts.iter().zip(api_keys.into_iter().chain(std::iter::repeat(None))) {
+        for host in &hosts {
             let host_error = |source| FleetError::Host {
                 url: host.url.clone(),
                 source,
@@ -239,6 +276,7 @@ impl Fleet {
             let endpoint: Arc<dyn Endpoint> = match host.api {
                 Api::Ollama => Arc::new(OllamaBackend::new(&host.url, timeout, no_retry).map_err(host_error)?),
                 Api::Openai => {
+                    let key = host.key.as_ref().map(|key| key.expose().to_string());
                     let mut backend = OpenAiBackend::new(&host.url, key, timeout, no_retry).map_err(host_error)?;
                     if let Some(var) = &host.api_key_env {
                         backend = backend.with_key_env(var);

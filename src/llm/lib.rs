@@ -19,7 +19,10 @@ mod retry;
 mod types;
 
 pub use error::{retry_class, LlmError, RetryClass};
-pub use fleet::{Api, Fleet, FleetError, HostConfig, DEFAULT_KEY_ENV, FAILURES_TO_TAKE_OUT, FIRST_DOWN, MAX_DOWN};
+pub use fleet::{
+    Api, ApiKey, Fleet, FleetError, HostConfig, DEFAULT_KEY_ENV, DEFAULT_MAX_IN_FLIGHT, FAILURES_TO_TAKE_OUT,
+    FIRST_DOWN, MAX_DOWN,
+};
 pub use host::{
     arguments_without_credentials, ollama_base_url, without_credentials, ParseHostError, DEFAULT_OLLAMA_HOST,
 };
@@ -28,8 +31,8 @@ pub use ollama::OllamaBackend;
 pub use openai::OpenAiBackend;
 pub use retry::{RetryPolicy, DEFAULT_MAX_RETRIES};
 pub use types::{
-    AttemptFailure, ChatOptions, ChatReply, ChatRequest, Exchange, FunctionCall, FunctionSpec, Message, Role, Think,
-    ThinkingTokens, ToolCall, ToolSpec,
+    AttemptFailure, ChatOptions, ChatReply, ChatRequest, Exchange, FunctionCall, FunctionSpec, Message,
+    ParseThinkError, Role, Think, ThinkingTokens, ToolCall, ToolSpec,
 };
 
 /// A chat server (or a fleet of them): sends one request, returns the exchange with

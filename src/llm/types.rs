@@ -108,7 +108,8 @@ pub struct FunctionSpec {
     pub parameters: Value,
 }
 
-/// Whether and how much the model should think (Ollama's `think`).
+/// Whether and how much the model should think (Ollama's `think`): written as Ollama's
+/// value (`true`, `false` or the level), read from that or from the `--think` words.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
 pub enum Think {
@@ -116,6 +117,46 @@ pub enum Think {
     Enabled(bool),
     /// A level: low, medium, high (or max).
     Level(String),
+}
+
+/// A thinking setting that is neither on, off nor a level.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("invalid thinking {text:?}: expected on, off, low, medium, high or max (or true, false)")]
+pub struct ParseThinkError {
+    /// The text given (trimmed, lowercase).
+    pub text: String,
+}
+
+impl std::str::FromStr for Think {
+    type Err = ParseThinkError;
+
+    /// `on`/`true`, `off`/`false`, or a level (`low`, `medium`, `high`, `max`), any case.
+    fn from_str(text: &str) -> Result<Think, ParseThinkError> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "true" | "on" => Ok(Think::Enabled(true)),
+            "false" | "off" => Ok(Think::Enabled(false)),
+            level @ ("low" | "medium" | "high" | "max") => Ok(Think::Level(level.to_string())),
+            other => Err(ParseThinkError {
+                text: other.to_string(),
+            }),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Think {
+    /// A boolean, or any text [`Think::from_str`] reads.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Think, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Given {
+            Switch(bool),
+            Text(String),
+        }
+        match Given::deserialize(deserializer)? {
+            Given::Switch(on) => Ok(Think::Enabled(on)),
+            Given::Text(text) => text.parse().map_err(serde::de::Error::custom),
+        }
+    }
 }
 
 /// Sampling and context options (Ollama's `options`; unset ones are left out).
@@ -293,4 +334,33 @@ pub struct AttemptFailure {
     pub host: String,
     /// What went wrong.
     pub error: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thinking_reads_words_and_switches_and_writes_ollamas_value() {
+        for (text, think) in [
+            ("on", Think::Enabled(true)),
+            ("OFF", Think::Enabled(false)),
+            ("false", Think::Enabled(false)),
+            (" High ", Think::Level("high".into())),
+        ] {
+            assert_eq!(text.parse::<Think>(), Ok(think), "{text}");
+        }
+        let message = "maybe".parse::<Think>().unwrap_err().to_string();
+        assert!(message.contains("expected on, off, low, medium, high"), "{message}");
+        for (json, think) in [
+            ("true", Think::Enabled(true)),
+            ("false", Think::Enabled(false)),
+            ("\"max\"", Think::Level("max".into())),
+        ] {
+            assert_eq!(serde_json::to_string(&think).unwrap(), json);
+            assert_eq!(serde_json::from_str::<Think>(json).unwrap(), think);
+        }
+        assert_eq!(serde_json::from_str::<Think>("\"on\"").unwrap(), Think::Enabled(true));
+        assert!(serde_json::from_str::<Think>("3").is_err());
+    }
 }

@@ -7,12 +7,14 @@
 //!
 //! Reading is lenient where versions differ: a key an older version did not write is
 //! an `Option` that stays absent when the file is written back (a resume), and a key
-//! this version does not know is ignored. Settings other crates serialise by hand
-//! (an agent's [`AgentConfig::to_json`](agent::AgentConfig::to_json), a fleet, model
-//! information, the move-scoring reference) are kept as the JSON they wrote.
+//! this version does not know is ignored. An agent's settings are its typed
+//! [`AgentConfig`] (the agent crate keeps their keys); settings other crates serialise
+//! by hand (a fleet, model information, the move-scoring reference) are kept as the
+//! JSON they wrote.
 
 use std::path::{Path, PathBuf};
 
+use agent::AgentConfig;
 use game::othello::Color;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
@@ -83,8 +85,8 @@ pub struct EvalRun {
     /// in older runs.
     #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
     pub model_info: Option<Option<Value>>,
-    /// The agent's settings, as [`AgentConfig::to_json`](agent::AgentConfig::to_json) wrote them.
-    pub agent: Value,
+    /// The agent's settings.
+    pub agent: AgentConfig,
     /// The opponents' specs, in schedule order.
     pub opponents: Vec<String>,
     /// The external engines among them, with their tables and handshakes; absent when
@@ -153,8 +155,8 @@ pub struct ProbeRun {
     /// The fleet's hosts, `null` without a fleet; absent in runs older than fleets.
     #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
     pub fleet: Option<Value>,
-    /// The agent's settings, as [`AgentConfig::to_json`](agent::AgentConfig::to_json) wrote them.
-    pub agent: Value,
+    /// The agent's settings.
+    pub agent: AgentConfig,
     /// The positions file, as given.
     pub positions_file: String,
     /// Positions in it.
@@ -181,9 +183,8 @@ pub struct ServeRun {
 pub struct RunPlayer {
     /// The player's spec, as logs and tables write it.
     pub spec: String,
-    /// An LLM player's settings (as [`AgentConfig::to_json`](agent::AgentConfig::to_json)
-    /// wrote them); `null` for an engine or a person.
-    pub agent: Option<Value>,
+    /// An LLM player's settings; `null` for an engine or a person.
+    pub agent: Option<AgentConfig>,
     /// An external engine's table and handshake; absent for other players.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engine: Option<RunEngine>,
@@ -221,7 +222,7 @@ impl RunEngine {
 
 impl RunPlayer {
     /// The player `spec`, with its settings when it is an LLM player.
-    pub fn new(spec: String, agent: Option<Value>) -> RunPlayer {
+    pub fn new(spec: String, agent: Option<AgentConfig>) -> RunPlayer {
         RunPlayer {
             spec,
             agent,
@@ -372,38 +373,70 @@ where
     T::deserialize(deserializer).map(Some)
 }
 
-/// The agent settings that differ between what a run recorded (`recorded`, as
-/// [`AgentConfig::to_json`](agent::AgentConfig::to_json) wrote it) and what a resume
-/// would play with (`now`), one line each: a prompt whose file changed says so with
-/// both hashes. Keys the recorded settings lack (written by an older version) are not
-/// compared. Empty when the resume plays with exactly the run's settings.
-pub fn changed_agent_settings(recorded: &Value, now: &Value) -> Vec<String> {
-    let (Some(recorded), Some(now)) = (recorded.as_object(), now.as_object()) else {
-        return Vec::new();
+/// The agent settings that differ between what a run recorded (`recorded`) and what a
+/// resume would play with (`now`), one line each, by run.json's key and with its
+/// values: a prompt whose file changed says so with both hashes. A setting an older
+/// run.json lacks reads as what that version played with. Empty when the resume plays
+/// with exactly the run's settings.
+pub fn changed_agent_settings(recorded: &AgentConfig, now: &AgentConfig) -> Vec<String> {
+    // Each value as run.json writes it.
+    let as_written = |config: &AgentConfig| serde_json::to_value(config).unwrap_or_default();
+    let (then_written, now_written) = (as_written(recorded), as_written(now));
+    let written = |json: &Value, key: &str| json.get(key).cloned().unwrap_or(Value::Null);
+    let prompts = |key: &str| match key {
+        "system_prompt" => (&recorded.system_prompt, &now.system_prompt),
+        "user_template" => (&recorded.user_template, &now.user_template),
+        _ => (&None, &None),
     };
-    let short = |prompt: &Value| {
-        prompt["sha256"]
-            .as_str()
-            .map_or(String::new(), |h| h.chars().take(12).collect())
-    };
-    recorded
-        .iter()
-        .filter_map(|(key, then)| {
-            let now = now.get(key).unwrap_or(&Value::Null);
-            if then == now {
-                return None;
-            }
-            Some(match (then.get("sha256"), now.get("sha256")) {
-                (Some(_), Some(_)) => format!(
-                    "{key} {}: its text changed (sha256 {} then, {} now)",
-                    now["source"].as_str().unwrap_or_default(),
-                    short(then),
-                    short(now)
-                ),
-                _ => format!("{key}: {then} then, {now} now"),
-            })
+    compared(recorded, now)
+        .into_iter()
+        .filter(|(_, same)| !same)
+        .map(|(key, _)| match prompts(key) {
+            (Some(then), Some(now)) => format!(
+                "{key} {}: its text changed (sha256 {} then, {} now)",
+                now.source,
+                short_hash(&then.sha256),
+                short_hash(&now.sha256)
+            ),
+            _ => format!(
+                "{key}: {} then, {} now",
+                written(&then_written, key),
+                written(&now_written, key)
+            ),
         })
         .collect()
+}
+
+/// Whether `a` and `b` agree on each setting, by its run.json key (in the file's
+/// order).
+fn compared(a: &AgentConfig, b: &AgentConfig) -> [(&'static str, bool); 20] {
+    [
+        ("answer", a.answer == b.answer),
+        ("answer_format", a.answer_format == b.answer_format),
+        ("answer_reason", a.answer_reason == b.answer_reason),
+        ("board_labels", a.style.labels == b.style.labels),
+        ("board_perspective", a.style.perspective == b.style.perspective),
+        ("cut_off_message", a.cut_off_message == b.cut_off_message),
+        ("fallback", a.fallback == b.fallback),
+        ("keep_alive", a.keep_alive == b.keep_alive),
+        ("max_sessions", a.max_sessions == b.max_sessions),
+        ("max_tool_rounds", a.max_tool_rounds == b.max_tool_rounds),
+        ("max_turns", a.max_turns == b.max_turns),
+        ("mode", a.mode == b.mode),
+        ("model", a.model == b.model),
+        ("name", a.name == b.name),
+        ("on_invalid", a.on_invalid == b.on_invalid),
+        ("options", a.options == b.options),
+        ("system_prompt", a.system_prompt == b.system_prompt),
+        ("think", a.think == b.think),
+        ("user_template", a.user_template == b.user_template),
+        ("vote", a.vote == b.vote),
+    ]
+}
+
+/// A prompt's hash as messages show it: its first 12 digits.
+fn short_hash(sha256: &str) -> String {
+    sha256.chars().take(12).collect()
 }
 
 #[cfg(test)]
@@ -474,7 +507,7 @@ mod tests {
             fleet: Some(Value::Null),
             model_digest: Some(None),
             model_info: Some(None),
-            agent: serde_json::json!({ "system_prompt": { "sha256": "0123456789abcdef" } }),
+            agent: AgentConfig::new("m"),
             opponents: vec!["greedy".to_string()],
             engines: Vec::new(),
             games_per_color: 1,
@@ -521,5 +554,65 @@ mod tests {
             "grouping reads any run.json"
         );
         let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn every_recorded_setting_is_compared_and_changes_are_named_as_run_json_writes_them() {
+        let config = AgentConfig::new("m");
+        let written = serde_json::to_value(&config).unwrap();
+        let keys: Vec<&str> = written.as_object().unwrap().keys().map(String::as_str).collect();
+        let compared: Vec<&str> = compared(&config, &config).iter().map(|(key, _)| *key).collect();
+        assert_eq!(compared, keys, "one comparison per key");
+        assert!(changed_agent_settings(&config, &config).is_empty());
+        let mut now = config.clone();
+        now.max_turns = 5;
+        now.mode = agent::Mode::Direct;
+        now.max_tool_rounds = 2;
+        now.system_prompt = Some(agent::Prompt::from_text("p", "text"));
+        let mut then = config.clone();
+        then.system_prompt = Some(agent::Prompt::from_text("p", "old text"));
+        let hash = |text: &str| agent::sha256_hex(text)[..12].to_string();
+        assert_eq!(
+            changed_agent_settings(&then, &now),
+            [
+                "max_tool_rounds: null then, 2 now".to_string(),
+                "max_turns: 10 then, 5 now".to_string(),
+                "mode: \"tool\" then, \"direct\" now".to_string(),
+                format!(
+                    "system_prompt p: its text changed (sha256 {} then, {} now)",
+                    hash("old text"),
+                    hash("text")
+                ),
+            ]
+        );
+    }
+
+    /// The agent settings of every kept run.json (today's and the old binary's) read
+    /// into the typed settings, and each writes back the JSON it was read from.
+    #[test]
+    fn every_kept_agent_reads_typed_and_writes_back_as_recorded() {
+        let mut agents = 0;
+        for dir in kept_run_jsons() {
+            let text = std::fs::read_to_string(dir.join("run.json")).unwrap();
+            let raw: Value = serde_json::from_str(&text).unwrap();
+            let run = RunFile::read(&dir).unwrap();
+            let typed: Vec<&AgentConfig> = match &run.run {
+                RunKind::Eval(eval) => vec![&eval.agent],
+                RunKind::Probe(probe) => vec![&probe.agent],
+                RunKind::Play(PlayRun { players, .. })
+                | RunKind::Tournament(TournamentRun { players, .. })
+                | RunKind::Serve(ServeRun { players, .. }) => players.iter().filter_map(|p| p.agent.as_ref()).collect(),
+            };
+            let recorded: Vec<&Value> = std::iter::once(&raw["agent"])
+                .chain(raw["players"].as_array().into_iter().flatten().map(|p| &p["agent"]))
+                .filter(|agent| agent.is_object())
+                .collect();
+            assert_eq!(typed.len(), recorded.len(), "{}", dir.display());
+            for (typed, recorded) in typed.into_iter().zip(recorded) {
+                assert_eq!(&serde_json::to_value(typed).unwrap(), recorded, "{}", dir.display());
+                agents += 1;
+            }
+        }
+        assert!(agents >= 4, "the kept runs hold LLM players: {agents}");
     }
 }

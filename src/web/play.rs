@@ -238,11 +238,7 @@ pub async fn create(State(app): State<Arc<AppState>>, Json(request): Json<NewGam
             opponent.to_string()
         }
     };
-    let agent_of = |side: Color| {
-        (side != color)
-            .then(|| opponent.agent_config().map(|c| c.to_json()))
-            .flatten()
-    };
+    let agent_of = |side: Color| (side != color).then(|| opponent.agent_config().cloned()).flatten();
     let record = RunFile::new(RunKind::Serve(ServeRun {
         players: Color::BOTH
             .map(|side| RunPlayer::new(spec_of(side), agent_of(side)))

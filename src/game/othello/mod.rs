@@ -19,7 +19,7 @@ pub use notation::{Labels, ParseBoardError, Perspective, TextStyle};
 pub use perft::{perft, perft_with_progress, Convention, ParseConventionError};
 pub use rules::Othello;
 pub use square::{ByColor, Color, Move, ParseColorError, ParseSquareError, Square};
-pub use wire::ParseOutcomeError;
+pub use wire::{ParseOutcomeError, ParseStyleError};
 
 #[cfg(test)]
 mod tests;

@@ -7,7 +7,7 @@ use std::str::FromStr;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::{Color, Outcome};
+use super::{Color, Labels, Outcome, Perspective};
 
 /// Serde for a type written as its `Display` text and read by its `FromStr`.
 macro_rules! serde_as_text {
@@ -27,7 +27,7 @@ macro_rules! serde_as_text {
     )*};
 }
 
-serde_as_text!(Color, Outcome);
+serde_as_text!(Color, Outcome, Labels, Perspective);
 
 impl fmt::Display for Outcome {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -37,6 +37,45 @@ impl fmt::Display for Outcome {
         }
     }
 }
+
+/// A board-text word that names no [`Labels`] or [`Perspective`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("invalid {what} {text:?}: expected {expected}")]
+pub struct ParseStyleError {
+    /// What was asked for: `labels` or `perspective`.
+    pub what: &'static str,
+    /// The text given.
+    pub text: String,
+    /// The words that would do.
+    pub expected: &'static str,
+}
+
+/// `FromStr` (any case, spaces around ignored) and `Display` for a word-valued enum.
+macro_rules! words {
+    ($ty:ty, $what:literal, $expected:literal, $($word:literal => $value:path),+) => {
+        impl FromStr for $ty {
+            type Err = ParseStyleError;
+
+            fn from_str(text: &str) -> Result<$ty, ParseStyleError> {
+                match text.trim().to_ascii_lowercase().as_str() {
+                    $($word => Ok($value),)+
+                    _ => Err(ParseStyleError { what: $what, text: text.to_string(), expected: $expected }),
+                }
+            }
+        }
+
+        impl fmt::Display for $ty {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(match *self {
+                    $($value => $word,)+
+                })
+            }
+        }
+    };
+}
+
+words!(Labels, "labels", "ja or en", "ja" => Labels::Japanese, "en" => Labels::English);
+words!(Perspective, "perspective", "absolute or relative", "absolute" => Perspective::Absolute, "relative" => Perspective::Relative);
 
 /// A result that is neither a colour nor `draw`.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -78,5 +117,20 @@ mod tests {
         assert!(err.contains("invalid color \"purple\""), "{err}");
         let err = serde_json::from_str::<Outcome>("\"nobody\"").unwrap_err().to_string();
         assert!(err.contains("expected black, white or draw"), "{err}");
+    }
+
+    #[test]
+    fn board_styles_round_trip_as_their_words_in_any_case() {
+        for (labels, word) in [(Labels::Japanese, "ja"), (Labels::English, "en")] {
+            assert_eq!(labels.to_string(), word);
+            assert_eq!(word.to_uppercase().parse::<Labels>(), Ok(labels));
+            assert_eq!(serde_json::from_str::<Labels>(&format!("\"{word}\"")).unwrap(), labels);
+        }
+        for (perspective, word) in [(Perspective::Absolute, "absolute"), (Perspective::Relative, "relative")] {
+            assert_eq!(serde_json::to_string(&perspective).unwrap(), format!("\"{word}\""));
+            assert_eq!(format!(" {word} ").parse::<Perspective>(), Ok(perspective));
+        }
+        let err = "fr".parse::<Labels>().unwrap_err().to_string();
+        assert_eq!(err, "invalid labels \"fr\": expected ja or en");
     }
 }

@@ -1,0 +1,157 @@
+//! How an [`AgentConfig`] is stored in run.json: one object whose keys and values are
+//! those every version has written, so that a run.json reads back into the settings
+//! and writes back byte for byte.
+//!
+//! - `board_labels` (`ja`, `en`) and `board_perspective` (`absolute`, `relative`)
+//!   hold the board style; the other words are the flags' (`mode`, `fallback`,
+//!   `answer`, `answer_format`, `on_invalid`), `think` is Ollama's value.
+//! - `max_tool_rounds` is `null` for no limit but `max_turns`.
+//! - `answer_reason` is `false` when off and `null` when on; `vote` is `null` for
+//!   one sample; `cut_off_message` is `null` for the harness's sentence. These three
+//!   came later: a run.json without them (an older version wrote it) reads as what
+//!   that version did (the reason offered, one sample, the harness's sentence), and
+//!   they stay absent when it is written back.
+//! - Any other key left out reads as its default ([`AgentConfig::default`]); a key
+//!   this version does not know is ignored.
+
+use serde::{Deserialize, Deserializer, Serialize};
+
+use crate::{AgentConfig, AnswerFormat, AnswerPolicy, Fallback, InvalidPolicy, Mode, Prompt};
+use game::othello::{Labels, Perspective, TextStyle};
+use llm::{ChatOptions, Think};
+
+/// The run.json keys of an [`AgentConfig`] that older versions did not write and
+/// that the record it was read from lacked: not a setting, so any two are equal.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Unrecorded {
+    answer_reason: bool,
+    vote: bool,
+    cut_off_message: bool,
+}
+
+impl PartialEq for Unrecorded {
+    /// Always: how a record was written does not change how the agent plays.
+    fn eq(&self, _: &Unrecorded) -> bool {
+        true
+    }
+}
+
+/// The run.json form of an [`AgentConfig`] (see the module documentation).
+#[derive(Serialize, Deserialize)]
+#[serde(default)]
+pub(crate) struct Stored {
+    model: String,
+    name: Option<String>,
+    mode: Mode,
+    system_prompt: Option<Prompt>,
+    user_template: Option<Prompt>,
+    board_labels: Labels,
+    board_perspective: Perspective,
+    think: Option<Think>,
+    options: ChatOptions,
+    keep_alive: Option<String>,
+    max_turns: u32,
+    max_sessions: u32,
+    max_tool_rounds: Option<u32>,
+    fallback: Fallback,
+    answer: AnswerPolicy,
+    answer_format: AnswerFormat,
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    answer_reason: Option<Option<bool>>,
+    on_invalid: InvalidPolicy,
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    vote: Option<Option<u32>>,
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    cut_off_message: Option<Option<String>>,
+}
+
+impl Default for Stored {
+    /// The defaults' record: what a key left out reads as.
+    fn default() -> Stored {
+        Stored::from(AgentConfig::default())
+    }
+}
+
+/// For an optional key whose value may be `null`: a key that is there, `null` too,
+/// reads as `Some`, and a missing key as the field's default, `None`.
+fn present<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    T::deserialize(deserializer).map(Some)
+}
+
+/// `Some(value)` unless the key was not recorded and `value` is what its absence reads as.
+fn unless_unrecorded<T>(unrecorded: bool, value: T) -> Option<T>
+where
+    T: PartialEq + Default,
+{
+    (!unrecorded || value != T::default()).then_some(value)
+}
+
+impl From<AgentConfig> for Stored {
+    fn from(config: AgentConfig) -> Stored {
+        let unrecorded = config.unrecorded;
+        Stored {
+            model: config.model,
+            name: config.name,
+            mode: config.mode,
+            system_prompt: config.system_prompt,
+            user_template: config.user_template,
+            board_labels: config.style.labels,
+            board_perspective: config.style.perspective,
+            think: config.think,
+            options: config.options,
+            keep_alive: config.keep_alive,
+            max_turns: config.max_turns,
+            max_sessions: config.max_sessions,
+            max_tool_rounds: (config.max_tool_rounds != u32::MAX).then_some(config.max_tool_rounds),
+            fallback: config.fallback,
+            answer: config.answer,
+            answer_format: config.answer_format,
+            answer_reason: unless_unrecorded(unrecorded.answer_reason, (!config.answer_reason).then_some(false)),
+            on_invalid: config.on_invalid,
+            vote: unless_unrecorded(unrecorded.vote, (config.vote > 1).then_some(config.vote)),
+            cut_off_message: unless_unrecorded(unrecorded.cut_off_message, config.cut_off_message),
+        }
+    }
+}
+
+impl From<Stored> for AgentConfig {
+    fn from(stored: Stored) -> AgentConfig {
+        AgentConfig {
+            model: stored.model,
+            name: stored.name,
+            mode: stored.mode,
+            system_prompt: stored.system_prompt,
+            user_template: stored.user_template,
+            style: TextStyle {
+                labels: stored.board_labels,
+                perspective: stored.board_perspective,
+            },
+            think: stored.think,
+            options: stored.options,
+            keep_alive: stored.keep_alive,
+            max_turns: stored.max_turns,
+            max_sessions: stored.max_sessions,
+            max_tool_rounds: stored.max_tool_rounds.unwrap_or(u32::MAX),
+            fallback: stored.fallback,
+            answer: stored.answer,
+            answer_format: stored.answer_format,
+            answer_reason: stored.answer_reason.flatten().unwrap_or(true),
+            on_invalid: stored.on_invalid,
+            vote: stored.vote.flatten().unwrap_or(1),
+            unrecorded: Unrecorded {
+                answer_reason: stored.answer_reason.is_none(),
+                vote: stored.vote.is_none(),
+                cut_off_message: stored.cut_off_message.is_none(),
+            },
+            cut_off_message: stored.cut_off_message.flatten(),
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "stored_tests.rs"]
+mod tests;

@@ -1,0 +1,112 @@
+use serde_json::{json, Value};
+
+use crate::{AgentConfig, AnswerFormat, AnswerPolicy, Fallback, InvalidPolicy, Mode, Prompt};
+use game::othello::{Labels, Perspective};
+use llm::Think;
+
+/// Settings that between them hold every value of every enum-valued setting.
+fn every_value() -> Vec<AgentConfig> {
+    let base = AgentConfig::new("qwen2.5:0.5b");
+    let mut all = vec![base.clone()];
+    let mut with = |change: &dyn Fn(&mut AgentConfig)| {
+        let mut config = base.clone();
+        change(&mut config);
+        all.push(config);
+    };
+    with(&|c| c.mode = Mode::Direct);
+    with(&|c| c.on_invalid = InvalidPolicy::Feedback);
+    with(&|c| c.answer = AnswerPolicy::First);
+    with(&|c| c.answer = AnswerPolicy::Strict);
+    with(&|c| c.answer_format = AnswerFormat::Json);
+    with(&|c| c.answer_format = AnswerFormat::JsonLegal);
+    with(&|c| c.style.labels = Labels::English);
+    with(&|c| c.style.perspective = Perspective::Relative);
+    with(&|c| c.think = Some(Think::Enabled(true)));
+    with(&|c| c.think = Some(Think::Enabled(false)));
+    with(&|c| c.think = Some(Think::Level("high".into())));
+    with(&|c| c.fallback = Fallback::Forfeit);
+    with(&|c| c.fallback = Fallback::Engine("alphabeta:4:weight".into()));
+    with(&|c| {
+        c.name = Some("direct".into());
+        c.system_prompt = Some(Prompt::from_text("tool-ja", "system"));
+        c.user_template = Some(Prompt::from_text("t.md", "{board}"));
+        c.keep_alive = Some("10m".into());
+        c.options.temperature = Some(0.5);
+        c.options.num_predict = Some(64);
+        c.max_turns = 2;
+        c.max_sessions = 1;
+        c.max_tool_rounds = 3;
+        c.answer_reason = false;
+        c.vote = 5;
+        c.cut_off_message = Some("too long".into());
+    });
+    all
+}
+
+#[test]
+fn settings_round_trip_through_json_and_toml_with_every_value() {
+    for config in every_value() {
+        let json = serde_json::to_string(&config).unwrap();
+        assert_eq!(serde_json::from_str::<AgentConfig>(&json).unwrap(), config, "{json}");
+        let toml = toml::to_string(&config).unwrap();
+        assert_eq!(toml::from_str::<AgentConfig>(&toml).unwrap(), config, "{toml}");
+    }
+}
+
+/// The keys and values `AgentConfig::to_json` wrote (before the settings were typed).
+#[test]
+fn the_defaults_are_written_as_run_json_always_wrote_them() {
+    let written = serde_json::to_value(AgentConfig::new("m")).unwrap();
+    let expected = json!({
+        "model": "m", "name": null, "mode": "tool", "system_prompt": null, "user_template": null,
+        "board_labels": "ja", "board_perspective": "absolute", "think": null, "options": {},
+        "keep_alive": null, "max_turns": 10, "max_sessions": 3, "max_tool_rounds": null,
+        "fallback": "random", "answer": "last", "answer_format": "text", "answer_reason": null,
+        "on_invalid": "retry", "vote": null, "cut_off_message": null,
+    });
+    assert_eq!(written, expected);
+    let every = every_value().pop().unwrap();
+    let written = serde_json::to_value(every).unwrap();
+    for (key, value) in [
+        ("max_tool_rounds", json!(3)),
+        ("answer_reason", json!(false)),
+        ("vote", json!(5)),
+        ("think", Value::Null),
+        ("options", json!({"temperature": 0.5, "num_predict": 64})),
+        (
+            "system_prompt",
+            json!({"source": "tool-ja", "text": "system", "sha256": crate::sha256_hex("system")}),
+        ),
+    ] {
+        assert_eq!(written[key], value, "{key}");
+    }
+    let words = |config: &AgentConfig| serde_json::to_value(config).unwrap();
+    let legal = every_value()
+        .into_iter()
+        .find(|c| c.answer_format == AnswerFormat::JsonLegal)
+        .unwrap();
+    assert_eq!(words(&legal)["answer_format"], "json-legal");
+    let on = every_value().into_iter().find(|c| c.think.is_some()).unwrap();
+    assert_eq!(words(&on)["think"], true, "Ollama's value");
+}
+
+#[test]
+fn an_older_record_reads_as_that_version_played_and_keeps_its_keys() {
+    // As the binary before `answer_reason`, `vote` and `cut_off_message` wrote it.
+    let old = json!({
+        "model": "stub", "name": null, "mode": "tool", "system_prompt": null, "user_template": null,
+        "board_labels": "en", "board_perspective": "relative", "think": false, "options": {"seed": 7},
+        "keep_alive": null, "max_turns": 4, "max_sessions": 2, "max_tool_rounds": null,
+        "fallback": "greedy", "answer": "first", "answer_format": "text", "on_invalid": "feedback",
+    });
+    let config: AgentConfig = serde_json::from_value(old.clone()).unwrap();
+    assert!(config.answer_reason && config.vote == 1 && config.cut_off_message.is_none());
+    assert_eq!(config.style.labels, Labels::English);
+    assert_eq!(config.think, Some(Think::Enabled(false)));
+    assert_eq!(serde_json::to_value(&config).unwrap(), old, "written back as it was");
+    // Made by hand: every key left out is the default.
+    let bare: AgentConfig = serde_json::from_value(json!({"model": "m", "from_the_future": 1})).unwrap();
+    assert_eq!(bare, AgentConfig::new("m"));
+    let err = serde_json::from_value::<AgentConfig>(json!({"model": "m", "mode": "chat"})).unwrap_err();
+    assert!(err.to_string().contains("expected tool or direct"), "{err}");
+}
