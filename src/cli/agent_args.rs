@@ -11,6 +11,7 @@ use serde::{Deserialize, Deserializer};
 
 use super::args::LabelsArg;
 use super::external;
+use super::inputs::{read_user_file, SETTINGS_CAP};
 use super::limits;
 use agent::{AgentConfig, AnswerFormat, AnswerPolicy, Fallback, InvalidPolicy, Mode, Prompt};
 use arena::{llm_model, Connection, HostSettings, LlmPlayer, PlayerSpec};
@@ -298,7 +299,7 @@ fn host_url(api: Api, raw: &str) -> Result<String> {
 
 /// Reads and checks a `--fleet` file.
 fn read_fleet_file(path: &Path) -> Result<Vec<HostConfig>> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read --fleet {}", path.display()))?;
+    let text = read_user_file("--fleet", path, SETTINGS_CAP)?;
     let file: FleetFile = toml::from_str(&text).with_context(|| {
         format!(
             "bad --fleet {}: expected [[hosts]] tables with url, api (ollama|openai), max_in_flight, \
@@ -361,8 +362,7 @@ impl AgentArgs {
         let Some(path) = &self.agent_file else {
             return Ok(AgentFile::default());
         };
-        let text =
-            std::fs::read_to_string(path).with_context(|| format!("cannot read --agent-file {}", path.display()))?;
+        let text = read_user_file("--agent-file", path, SETTINGS_CAP)?;
         let file: AgentFile = toml::from_str(&text).with_context(|| {
             format!(
                 "bad --agent-file {}: fix the TOML (keys are the flag names, options under [options])",

@@ -15,6 +15,7 @@ use super::args::TournamentArgs;
 use super::eval::Interrupted;
 use super::external;
 use super::grid::{Grid, Variant};
+use super::inputs::{read_user_file, SETTINGS_CAP};
 use super::limits;
 use super::openings;
 use super::progress::progress_bar;
@@ -242,8 +243,7 @@ impl Tournament {
                 (dir.join("run.json"), Some((dir.clone(), run)), text)
             }
             (Some(file), None) => {
-                let text = std::fs::read_to_string(file)
-                    .with_context(|| format!("cannot read the tournament file {}", file.display()))?;
+                let text = read_user_file("the tournament file", file, SETTINGS_CAP)?;
                 (file.clone(), None, text)
             }
             (None, None) => bail!("give a tournament file, or --resume RUN-DIR"),
