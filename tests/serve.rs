@@ -53,7 +53,8 @@ fn paths_out_of_the_runs_folder_are_refused() {
     std::fs::write(outside.join("run.json"), "{\"command\":\"SECRET-RUN\"}").unwrap();
     // A whole game log outside, by players whose names must never show.
     let secret_game = json!({"schema_version": 1, "time_ms": 0, "type": "game_start", "game": 1,
-        "black": "SECRET-LOG", "white": "SECRET-LOG", "start_board": "", "opening": [], "seed": 1});
+        "black": "SECRET-LOG", "white": "SECRET-LOG", "opening": [], "seed": 1,
+        "start_board": "---------------------------OX------XO---------------------------"});
     std::fs::write(outside.join("game-0001.jsonl"), format!("{secret_game}\n")).unwrap();
     std::os::unix::fs::symlink(&outside, runs.join("link-out")).unwrap();
     std::os::unix::fs::symlink(outside.join("secret.txt"), run.join("leak.jsonl")).unwrap();
