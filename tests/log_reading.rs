@@ -319,8 +319,7 @@ fn every_kept_log_reads_as_typed_records_that_write_back_to_its_bytes() {
     for log in kept_logs() {
         let text = std::fs::read_to_string(&log).unwrap();
         for (index, line) in text.lines().enumerate() {
-            let record = record::decode_line(&log, index + 1, line.as_bytes())
-                .unwrap_or_else(|err| panic!("{err}"));
+            let record = record::decode_line(&log, index + 1, line.as_bytes()).unwrap_or_else(|err| panic!("{err}"));
             assert_eq!(
                 serde_json::to_string(&record).unwrap(),
                 floats_as_read(line),
@@ -356,14 +355,26 @@ fn a_move_board_game_or_stop_reason_outside_the_format_is_refused_naming_file_an
     let stopped =
         r#"{"schema_version":1,"time_ms":0,"type":"game_stopped","game":1,"ply":51,"reason":"paused"}"#.to_string();
     let cases = [
-        (first_move, lines[first_move].replacen("\"move\":\"g1\"", "\"move\":\"z9\"", 1), "invalid move \"z9\""),
-        (first_move, lines[first_move].replacen("\"move\":\"g1\"", "\"move\":\"G1\"", 1), "invalid move \"G1\""),
+        (
+            first_move,
+            lines[first_move].replacen("\"move\":\"g1\"", "\"move\":\"z9\"", 1),
+            "invalid move \"z9\"",
+        ),
+        (
+            first_move,
+            lines[first_move].replacen("\"move\":\"g1\"", "\"move\":\"G1\"", 1),
+            "invalid move \"G1\"",
+        ),
         (
             first_move,
             lines[first_move].replacen("\"board_after\":\"", "\"board_after\":\"x", 1),
             "'x' is not X, O or -",
         ),
-        (0, lines[0].replacen("\"seed\":", "\"rules\":\"chess\",\"seed\":", 1), "unknown game \"chess\""),
+        (
+            0,
+            lines[0].replacen("\"seed\":", "\"rules\":\"chess\",\"seed\":", 1),
+            "unknown game \"chess\"",
+        ),
         (first_move, stopped, "unknown stop reason \"paused\""),
     ];
     for (index, line, why) in cases {

@@ -29,7 +29,9 @@ use crate::ModelGame;
 use engines::EngineError;
 use game::Othello;
 use llm::{ChatBackend, ChatRequest, Exchange, LlmError, Message, Role, ToolCall};
-use record::{AgentDecision, AnswerKind, AttemptFailure, Exchanged, GameWriter, LogError, MoveSource, Notation, Ply, Vote};
+use record::{
+    AgentDecision, AnswerKind, AttemptFailure, Exchanged, GameWriter, LogError, MoveSource, Notation, Ply, Vote,
+};
 
 /// Where the current decision sits, for the log.
 #[derive(Clone, Copy, Debug)]

@@ -11,7 +11,9 @@ use super::player::{Played, PlayerSpec};
 use super::scheduled::ScheduledGame;
 use game::othello::Color;
 use game::{Game, Line, Othello};
-use record::{game_log_path, game_start, join_moves, read_game_log_prefix, Event, Notation, ReadLogError, Record, Squares};
+use record::{
+    game_log_path, game_start, join_moves, read_game_log_prefix, Event, Notation, ReadLogError, Record, Squares,
+};
 use runs::replay_records;
 
 /// What an interrupted run left behind.

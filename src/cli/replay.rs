@@ -160,7 +160,11 @@ fn render_ply(out: &mut String, ply: &PlyView) {
     if ply.source == Some(MoveSource::Forfeit) {
         let _ = writeln!(out, "  forfeit: no move, the game ends ({source}{detail})");
     } else {
-        let _ = writeln!(out, "  move: {} ({source}{detail})", ply.mv.map_or("?".to_string(), |mv| mv.to_string()));
+        let _ = writeln!(
+            out,
+            "  move: {} ({source}{detail})",
+            ply.mv.map_or("?".to_string(), |mv| mv.to_string())
+        );
     }
 }
 

@@ -198,7 +198,9 @@ impl Game {
 
     /// Game `R`.
     pub fn of<R: Rules>() -> Game {
-        R::NAME.parse().expect("every game's rules are one of the games Game names")
+        R::NAME
+            .parse()
+            .expect("every game's rules are one of the games Game names")
     }
 
     /// How a log or positions file names game `R` (`None` for Othello).

@@ -192,7 +192,9 @@ mod tests {
     #[test]
     fn a_move_that_is_not_the_log_s_text_is_refused_naming_it() {
         for bad in ["z9", "D3", " d3", "i1", "a0", "", "Pass", "d33"] {
-            let err = serde_json::from_str::<Notation>(&format!("\"{bad}\"")).unwrap_err().to_string();
+            let err = serde_json::from_str::<Notation>(&format!("\"{bad}\""))
+                .unwrap_err()
+                .to_string();
             assert!(err.contains(&format!("invalid move {bad:?}")), "{err}");
         }
         // A square the game does not have, and a pass in a game without passes.
@@ -213,8 +215,13 @@ mod tests {
         let marks = Squares::of::<Marubatsu>(&Marubatsu::start());
         assert_eq!(marks.as_str(), "---------");
         assert_eq!(marks.to_position::<Marubatsu>(Color::Black), Ok(Marubatsu::start()));
-        let err = serde_json::from_str::<Squares>("\"---x-----\"").unwrap_err().to_string();
-        assert!(err.contains("invalid board \"---x-----\": 'x' is not X, O or -"), "{err}");
+        let err = serde_json::from_str::<Squares>("\"---x-----\"")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("invalid board \"---x-----\": 'x' is not X, O or -"),
+            "{err}"
+        );
         let err = serde_json::from_str::<Squares>("\"XO-\"").unwrap_err().to_string();
         assert!(err.contains("3 squares"), "{err}");
         assert!(marks.to_position::<Othello>(Color::Black).is_err());

@@ -43,7 +43,8 @@ use engines::{Engine, EngineError, EngineSpec, Reference};
 use game::othello::{Bitboard, Board, ByColor, Color, Move, Square};
 use game::{Line, Othello};
 use record::{
-    game_log_path, AgentDecision, GameLog, GameWriter, HintRecord, HintValue, MoveSource, Notation, PlayerKind, StopReason,
+    game_log_path, AgentDecision, GameLog, GameWriter, HintRecord, HintValue, MoveSource, Notation, PlayerKind,
+    StopReason,
 };
 use runs::{RunFile, RunFolder, RunFolderError, RunKind, RunPlayer, ServeRun};
 

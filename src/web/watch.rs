@@ -726,7 +726,11 @@ mod tests {
             .iter()
             .filter_map(|line| {
                 let line = line.to_string();
-                Followed::read((FsPath::new("game-0001.jsonl"), "game-0001.jsonl"), line.as_bytes(), first)
+                Followed::read(
+                    (FsPath::new("game-0001.jsonl"), "game-0001.jsonl"),
+                    line.as_bytes(),
+                    first,
+                )
             })
             .map(|followed| serde_json::to_value(followed).unwrap())
             .collect()
@@ -739,24 +743,32 @@ mod tests {
         let head = json!({"schema_version": 1, "time_ms": 5, "game": 1});
         let line = |fields: Value| {
             let mut line = head.clone();
-            line.as_object_mut().unwrap().extend(fields.as_object().unwrap().clone());
+            line.as_object_mut()
+                .unwrap()
+                .extend(fields.as_object().unwrap().clone());
             line
         };
         let lines = [
-            line(json!({"type": "game_start", "black": "llm:m", "white": "greedy", "start_board": board,
-                "opening": ["f5", "pass"], "seed": 7, "rules": null})),
-            line(json!({"type": "move", "ply": 1, "color": "black", "player": "llm:m", "move": "d3",
+            line(
+                json!({"type": "game_start", "black": "llm:m", "white": "greedy", "start_board": board,
+                "opening": ["f5", "pass"], "seed": 7, "rules": null}),
+            ),
+            line(
+                json!({"type": "move", "ply": 1, "color": "black", "player": "llm:m", "move": "d3",
                 "source": "llm", "board_after": after, "agent": {"source": "llm", "sessions": 1, "turns": 1,
                 "tool_calls": 0, "recovered_tool_calls": 0, "tool_errors": 0, "invalid_answers": 0,
-                "answer_kind": "clean", "prompt_tokens": 1, "completion_tokens": 1, "latency_ms": 1.0}})),
+                "answer_kind": "clean", "prompt_tokens": 1, "completion_tokens": 1, "latency_ms": 1.0}}),
+            ),
             line(json!({"type": "forfeit", "ply": 2, "color": "white", "player": "llm:m",
                 "agent": {"source": "forfeit", "sessions": 1, "turns": 1, "tool_calls": 0, "recovered_tool_calls": 0,
                 "tool_errors": 0, "invalid_answers": 1, "answer_kind": null, "prompt_tokens": 1,
                 "completion_tokens": 1, "latency_ms": 1.0}})),
             line(json!({"type": "game_end", "black_discs": 4, "white_discs": 1, "winner": "black", "moves": ["d3"]})),
             line(json!({"type": "game_stopped", "ply": 3, "reason": "ended"})),
-            line(json!({"type": "hint", "ply": 3, "color": "white", "player": "human", "engine": "reference",
-                "exact": false, "depth": 4, "values": [{"move": "c4", "value": 2.0}]})),
+            line(
+                json!({"type": "hint", "ply": 3, "color": "white", "player": "human", "engine": "reference",
+                "exact": false, "depth": 4, "values": [{"move": "c4", "value": 2.0}]}),
+            ),
         ];
         let file = "game-0001.jsonl";
         assert_eq!(
@@ -780,10 +792,7 @@ mod tests {
         assert!(shown(&[other_version, bad_move], false).is_empty());
         let torn = lines[1].to_string();
         let torn = &torn.as_bytes()[..torn.len() / 2];
-        assert_eq!(
-            Followed::read((FsPath::new(file), file), torn, false),
-            None
-        );
+        assert_eq!(Followed::read((FsPath::new(file), file), torn, false), None);
     }
 
     #[test]
@@ -808,30 +817,51 @@ mod tests {
                 "reasoning_content": "try c4", "tool_calls": [{"id": "c1", "type": "function",
                 "function": {"name": "simulate_move", "arguments": "{\"coord\":\"c4\"}"}}]}}]}),
         );
-        let plain = exchange(3, json!({"model": "m", "messages": []}), json!({"message": {"content": "c4"}}));
+        let plain = exchange(
+            3,
+            json!({"model": "m", "messages": []}),
+            json!({"message": {"content": "c4"}}),
+        );
         let not_a_reply = exchange(1, json!({}), json!("502 Bad Gateway"));
         let file = "game-0001.jsonl";
-        let common = |turn: u32| json!({"type": "exchange", "file": file, "ply": 5, "color": "white", "turn": turn,
-            "latency_ms": 12.5});
+        let common = |turn: u32| {
+            json!({"type": "exchange", "file": file, "ply": 5, "color": "white", "turn": turn,
+            "latency_ms": 12.5})
+        };
         let with = |turn: u32, fields: Value| {
             let mut event = common(turn);
-            event.as_object_mut().unwrap().extend(fields.as_object().unwrap().clone());
+            event
+                .as_object_mut()
+                .unwrap()
+                .extend(fields.as_object().unwrap().clone());
             event
         };
         assert_eq!(
             shown(&[ollama.clone(), openai, plain, not_a_reply], false),
             [
-                with(2, json!({"sent_back": "z9 is not a legal move", "content": "I play d3",
-                    "thinking": "d3 flips two", "tool_calls": [{"name": "simulate_move", "arguments": "{\"coord\":\"d3\"}"}]})),
+                with(
+                    2,
+                    json!({"sent_back": "z9 is not a legal move", "content": "I play d3",
+                    "thinking": "d3 flips two", "tool_calls": [{"name": "simulate_move", "arguments": "{\"coord\":\"d3\"}"}]})
+                ),
                 // OpenAI sends the arguments as a JSON string: shown as sent.
-                with(1, json!({"sent_back": null, "content": "", "thinking": "try c4",
-                    "tool_calls": [{"name": "simulate_move", "arguments": "\"{\\\"coord\\\":\\\"c4\\\"}\""}]})),
-                with(3, json!({"sent_back": null, "content": "c4", "thinking": null, "tool_calls": null})),
-                with(1, json!({"sent_back": null, "content": "", "thinking": null, "tool_calls": null})),
+                with(
+                    1,
+                    json!({"sent_back": null, "content": "", "thinking": "try c4",
+                    "tool_calls": [{"name": "simulate_move", "arguments": "\"{\\\"coord\\\":\\\"c4\\\"}\""}]})
+                ),
+                with(
+                    3,
+                    json!({"sent_back": null, "content": "c4", "thinking": null, "tool_calls": null})
+                ),
+                with(
+                    1,
+                    json!({"sent_back": null, "content": "", "thinking": null, "tool_calls": null})
+                ),
             ]
         );
         // The first batch leaves exchanges out; a long text is clipped.
-        assert!(shown(&[ollama.clone()], true).is_empty());
+        assert!(shown(std::slice::from_ref(&ollama), true).is_empty());
         let mut long = ollama;
         long["response"]["message"]["content"] = json!("x".repeat(MAX_TEXT + 10));
         let content = shown(&[long], false)[0]["content"].as_str().unwrap().to_string();

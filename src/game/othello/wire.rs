@@ -80,8 +80,13 @@ mod tests {
         let err = serde_json::from_str::<Outcome>("\"nobody\"").unwrap_err().to_string();
         assert!(err.contains("expected black, white or draw"), "{err}");
         assert_eq!(serde_json::to_string(&crate::Game::Marubatsu).unwrap(), "\"marubatsu\"");
-        assert_eq!(serde_json::from_str::<crate::Game>("\"othello\"").unwrap(), crate::Game::Othello);
-        let err = serde_json::from_str::<crate::Game>("\"chess\"").unwrap_err().to_string();
+        assert_eq!(
+            serde_json::from_str::<crate::Game>("\"othello\"").unwrap(),
+            crate::Game::Othello
+        );
+        let err = serde_json::from_str::<crate::Game>("\"chess\"")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("unknown game \"chess\""), "{err}");
     }
 }
