@@ -185,8 +185,8 @@ async fn a_vote_plays_the_most_frequent_move_and_counts_every_sample() {
     assert_eq!((decision.turns, decision.sessions), (3, 3));
     let vote = decision.vote.as_ref().expect("a voted decision keeps its samples");
     assert_eq!(
-        (vote.samples, vote.moves.clone()),
-        (3, vec!["d3".to_string(), "c4".into(), "d3".into()])
+        (vote.samples, record::join_moves(&vote.moves)),
+        (3, "d3 c4 d3".to_string())
     );
     assert!(!vote.unanimous());
     let stats: runs::AgentStats = [&decision].into_iter().collect();
@@ -203,7 +203,7 @@ async fn a_vote_ties_to_the_earliest_move_and_a_failed_sample_gives_none() {
     assert_eq!(decision.source, Some(MoveSource::Llm));
     assert_eq!(decision.invalid_answers, 1);
     let vote = decision.vote.as_ref().unwrap();
-    assert_eq!(vote.moves, vec!["f5".to_string(), "c4".into()]);
+    assert_eq!(record::join_moves(&vote.moves), "f5 c4");
     assert!(!vote.unanimous(), "a sample without a move is not agreement");
 
     // Every sample the same: unanimous; a single sample is no vote at all.

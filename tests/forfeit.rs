@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use crate::support::{run_arena, temp_dir, Reply, StubServer};
-use game::othello::{Board, Color, Move, Outcome};
+use game::othello::{Board, Color, Outcome};
+use game::Othello;
 use record::{read_game_log, Event, ForfeitRecord, GameEnd, MoveSource, Record};
 use serde_json::Value;
 
@@ -63,9 +64,9 @@ fn check_forfeited_log(records: &[Record]) -> ForfeitRecord {
         panic!("the log ends with forfeit, game_end: {records:?}")
     };
     // The moves replay to the position the agent forfeited in: its first move.
-    let mut board = Board::parse_squares(&start.start_board, Color::Black).unwrap();
-    for text in &end.moves {
-        board = board.try_play(text.parse::<Move>().unwrap()).unwrap();
+    let mut board = Board::parse_squares(start.start_board.as_str(), Color::Black).unwrap();
+    for mv in &end.moves {
+        board = board.try_play(mv.to_move::<Othello>().unwrap()).unwrap();
     }
     assert_eq!(end.moves.len(), start.opening.len() + played_moves(records).len());
     assert_eq!(forfeit.ply, end.moves.len() + 1, "the game ends at the forfeit");

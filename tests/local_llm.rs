@@ -431,7 +431,7 @@ fn a_short_marubatsu_eval_through_a_real_model() {
         let records = read_game_log(&dir.join(game)).expect("the game log reads back");
         for record in records {
             match &record.event {
-                Event::GameStart(start) => assert_eq!(start.rules.as_deref(), Some("marubatsu")),
+                Event::GameStart(start) => assert_eq!(start.rules, Some(game::Game::Marubatsu)),
                 Event::Exchange(_) => exchanges += 1,
                 Event::Move(m) => turns += m.agent.as_ref().map_or(0, |d| d.turns),
                 _ => {}

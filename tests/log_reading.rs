@@ -2,7 +2,9 @@
 //! `replay` read logs: strictly where a log is wrong (another `schema_version`, a bad
 //! line before the last, a move against the rules), forgivingly where a crash cut the
 //! last line (an unfinished game, with a note), and each log once however many paths
-//! reach it. The logs are copies of a recorded game (tests/data/golden), altered.
+//! reach it. The logs are copies of a recorded game (tests/data/golden), altered. And
+//! every log the tests keep (pinned, old runs, golden) reads as typed records that write
+//! back to its very bytes.
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -283,4 +285,136 @@ fn report_shows_every_run_it_is_given() {
     let said = String::from_utf8_lossy(&report.stdout);
     assert!(said.contains("(3 games)"), "the LLM game and both engine games: {said}");
     let _ = std::fs::remove_file(&page);
+}
+
+/// Every game log kept under `tests/data`: the pinned logs of today's writer, the old
+/// run folders, the golden game.
+fn kept_logs() -> Vec<PathBuf> {
+    fn walk(dir: &Path, found: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap().map(Result::unwrap) {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(&path, found);
+            } else if record::is_game_or_set_aside_log(&path) {
+                found.push(path);
+            }
+        }
+    }
+    let mut logs = vec![PathBuf::from(GOLDEN)];
+    for dir in ["tests/data/pinned", "tests/data/runs"] {
+        walk(Path::new(dir), &mut logs);
+    }
+    logs.sort();
+    logs
+}
+
+/// `json` with each number that has a fraction or an exponent written as serde_json
+/// reads and writes it (parsed, then written shortest). serde_json's default parser (this build's,
+/// and every earlier one's) may land one unit in the last place off a float such as
+/// `62.504186000000004`; `old_runs`' expected outputs hold the values so read, so the
+/// parser stays as it is and a written-back latency may differ in its last digit. All
+/// else (keys, their order, strings, integers, spacing) must be the same bytes.
+fn floats_as_read(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    let mut chars = json.chars().peekable();
+    let (mut in_string, mut escaped) = (false, false);
+    while let Some(c) = chars.next() {
+        if in_string {
+            (in_string, escaped) = (escaped || c != '"', !escaped && c == '\\');
+            out.push(c);
+        } else if c == '-' || c.is_ascii_digit() {
+            let mut number = c.to_string();
+            while let Some(&next) = chars.peek().filter(|n| n.is_ascii_digit() || "+-.eE".contains(**n)) {
+                number.push(next);
+                chars.next();
+            }
+            if number.contains(['.', 'e', 'E']) {
+                let read: f64 = serde_json::from_str(&number).unwrap();
+                number = serde_json::to_string(&read).unwrap();
+            }
+            out.push_str(&number);
+        } else {
+            in_string = c == '"';
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[test]
+fn every_kept_log_reads_as_typed_records_that_write_back_to_its_bytes() {
+    let mut kinds = std::collections::BTreeSet::new();
+    let mut lines = 0;
+    for log in kept_logs() {
+        let text = std::fs::read_to_string(&log).unwrap();
+        for (index, line) in text.lines().enumerate() {
+            let record = record::decode_line(&log, index + 1, line.as_bytes()).unwrap_or_else(|err| panic!("{err}"));
+            assert_eq!(
+                serde_json::to_string(&record).unwrap(),
+                floats_as_read(line),
+                "{}:{} is written back otherwise",
+                log.display(),
+                index + 1
+            );
+            let value: Value = serde_json::from_str(line).unwrap();
+            kinds.insert(value["type"].as_str().unwrap().to_string());
+            lines += 1;
+        }
+        // The whole file too, omitted messages put back.
+        let records = record::read_game_log(&log).unwrap_or_else(|err| panic!("{err}"));
+        assert_eq!(records.len(), text.lines().count(), "{}", log.display());
+    }
+    let kinds: Vec<&str> = kinds.iter().map(String::as_str).collect();
+    assert_eq!(
+        kinds,
+        ["exchange", "forfeit", "game_end", "game_start", "game_stopped", "move"],
+        "the kept logs hold every kind of record but hints ({lines} lines)"
+    );
+}
+
+#[test]
+fn a_move_board_game_or_stop_reason_outside_the_format_is_refused_naming_file_and_line() {
+    let dir = run_dir("typed", "run");
+    let log = dir.join("game-0001.jsonl");
+    let lines = golden_lines();
+    let first_move = lines
+        .iter()
+        .position(|l| l.contains("\"type\":\"move\""))
+        .expect("the game has moves");
+    let stopped =
+        r#"{"schema_version":1,"time_ms":0,"type":"game_stopped","game":1,"ply":51,"reason":"paused"}"#.to_string();
+    let cases = [
+        (
+            first_move,
+            lines[first_move].replacen("\"move\":\"g1\"", "\"move\":\"z9\"", 1),
+            "invalid move \"z9\"",
+        ),
+        (
+            first_move,
+            lines[first_move].replacen("\"move\":\"g1\"", "\"move\":\"G1\"", 1),
+            "invalid move \"G1\"",
+        ),
+        (
+            first_move,
+            lines[first_move].replacen("\"board_after\":\"", "\"board_after\":\"x", 1),
+            "'x' is not X, O or -",
+        ),
+        (
+            0,
+            lines[0].replacen("\"seed\":", "\"rules\":\"chess\",\"seed\":", 1),
+            "unknown game \"chess\"",
+        ),
+        (first_move, stopped, "unknown stop reason \"paused\""),
+    ];
+    for (index, line, why) in cases {
+        assert_ne!(line, lines[index], "the case alters its line: {why}");
+        let mut altered = lines.clone();
+        altered[index] = line;
+        std::fs::write(&log, altered.join("\n") + "\n").unwrap();
+        let place = format!("{}:{}: not a log record", log.display(), index + 1);
+        for args in [vec!["stats", arg(&dir)], vec!["replay", arg(&log)]] {
+            let err = refused(&arena(&args));
+            assert!(err.contains(&place) && err.contains(why), "{args:?}: {err}");
+        }
+    }
 }

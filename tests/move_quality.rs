@@ -11,7 +11,7 @@ use arena::rebuild_game;
 use engines::Solver;
 use game::othello::{Board, Move};
 use game::Othello;
-use record::{read_game_log, MoveSource};
+use record::{read_game_log, MoveSource, Notation};
 use serde_json::Value;
 
 fn scored_moves(dir: &Path) -> Vec<Value> {
@@ -145,7 +145,7 @@ fn play_scores_both_players() {
                 .iter()
                 .filter(|r| {
                     matches!(&r.event, record::Event::Move(m)
-                        if m.source == MoveSource::Engine && m.mv != "pass")
+                        if m.source == MoveSource::Engine && m.mv != Notation::Pass)
                 })
                 .count()
         })

@@ -9,7 +9,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::support::{game_log_names, legal_moves_in, Reply, StubServer};
-use record::{read_game_log, Event};
+use record::{read_game_log, Event, Notation};
 use serde_json::Value;
 
 fn slow_model(delay: Duration) -> StubServer {
@@ -84,7 +84,7 @@ fn wait_for_finished(dir: &Path, count: usize) {
 }
 
 /// Every game's moves (from its game_end record), by log file name.
-fn games(dir: &Path) -> Vec<(String, Vec<String>)> {
+fn games(dir: &Path) -> Vec<(String, Vec<Notation>)> {
     game_log_names(dir)
         .into_iter()
         .map(|name| {
@@ -119,7 +119,7 @@ fn results(stdout: &[u8]) -> Value {
     value
 }
 
-fn unbroken_run(name: &str, host: &str) -> (Value, Vec<(String, Vec<String>)>) {
+fn unbroken_run(name: &str, host: &str) -> (Value, Vec<(String, Vec<Notation>)>) {
     let dir = temp_dir(name);
     let output = start_run(&dir, host, "2").wait_with_output().unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));

@@ -14,7 +14,10 @@ use reqwest::blocking::Client;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
-/// A run folder with one finished game log, like those `eval` writes.
+/// The start position, as a log writes it.
+const START: &str = "---------------------------OX------XO---------------------------";
+
+/// A run folder with one game log, like those `eval` writes (its game just started).
 fn fake_run(runs: &Path, name: &str) -> PathBuf {
     let dir = runs.join(name);
     std::fs::create_dir_all(&dir).unwrap();
@@ -23,7 +26,9 @@ fn fake_run(runs: &Path, name: &str) -> PathBuf {
         json!({"command": "eval", "created_utc": "2026-01-01T00:00:00Z"}).to_string(),
     )
     .unwrap();
-    std::fs::write(dir.join("game-0001.jsonl"), "{\"type\":\"game_start\"}\n").unwrap();
+    let start = json!({"schema_version": 1, "time_ms": 0, "type": "game_start", "game": 1, "black": "greedy",
+        "white": "random", "start_board": START, "opening": [], "seed": 1});
+    std::fs::write(dir.join("game-0001.jsonl"), format!("{start}\n")).unwrap();
     dir
 }
 
@@ -53,7 +58,7 @@ fn paths_out_of_the_runs_folder_are_refused() {
     std::fs::write(outside.join("run.json"), "{\"command\":\"SECRET-RUN\"}").unwrap();
     // A whole game log outside, by players whose names must never show.
     let secret_game = json!({"schema_version": 1, "time_ms": 0, "type": "game_start", "game": 1,
-        "black": "SECRET-LOG", "white": "SECRET-LOG", "start_board": "", "opening": [], "seed": 1});
+        "black": "SECRET-LOG", "white": "SECRET-LOG", "start_board": START, "opening": [], "seed": 1});
     std::fs::write(outside.join("game-0001.jsonl"), format!("{secret_game}\n")).unwrap();
     std::os::unix::fs::symlink(&outside, runs.join("link-out")).unwrap();
     std::os::unix::fs::symlink(outside.join("secret.txt"), run.join("leak.jsonl")).unwrap();

@@ -32,7 +32,9 @@ use crate::ModelGame;
 use engines::EngineError;
 use game::Othello;
 use llm::{ChatBackend, ChatRequest, Exchange, LlmError, Message, Role, ToolCall};
-use record::{AgentDecision, AnswerKind, AttemptFailure, Exchanged, GameWriter, LogError, MoveSource, Ply, Vote};
+use record::{
+    AgentDecision, AnswerKind, AttemptFailure, Exchanged, GameWriter, LogError, MoveSource, Notation, Ply, Vote,
+};
 
 /// Where the current decision sits, for the log.
 #[derive(Clone, Copy, Debug)]
@@ -257,7 +259,7 @@ impl<R: ModelGame> Agent<R> {
         if samples > 1 {
             decision.vote = Some(Vote {
                 samples,
-                moves: picks.iter().map(|(mv, _)| mv.to_string()).collect(),
+                moves: picks.iter().map(|&(mv, _)| Notation::of::<R>(mv)).collect(),
             });
         }
         if let Some((mv, kind)) = majority(&picks) {

@@ -11,7 +11,7 @@ use super::player::{Action, PlayError, Played, Player, PlayerSpec};
 use agent::MoveContext;
 use game::othello::{ByColor, Color, Outcome};
 use game::{Line, Othello, Rules};
-use record::{AgentDecision, GameWriter, LogError, MoveSource, Ply};
+use record::{AgentDecision, GameWriter, LogError, MoveSource, Ply, StopReason};
 use runs::{AgentStats, GameSummary};
 
 /// One move of a finished game, with its source.
@@ -158,7 +158,7 @@ fn stop_if_asked<R: ModelGame>(ctx: &GameContext<'_, R>, ply: usize) -> Result<(
     if !ctx.stop.is_some_and(|stop| stop.load(Ordering::Relaxed)) {
         return Ok(());
     }
-    ctx.log.stopped(ply, "interrupted")?;
+    ctx.log.stopped(ply, StopReason::Interrupted)?;
     Err(GameError::Stopped { ply })
 }
 
@@ -180,7 +180,7 @@ async fn next_action<R: ModelGame>(
     match player.act(board, move_ctx).await {
         Ok(action) => Ok(action),
         Err(PlayError::Stopped) => {
-            log.stopped(ply, "interrupted")?;
+            log.stopped(ply, StopReason::Interrupted)?;
             Err(GameError::Stopped { ply })
         }
         Err(source) => Err(GameError::Player {

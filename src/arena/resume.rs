@@ -10,8 +10,10 @@ use super::play::{Forfeit, GameRecord, PlyRecord};
 use super::player::{Played, PlayerSpec};
 use super::scheduled::ScheduledGame;
 use game::othello::Color;
-use game::{Game, Line, Othello, Rules};
-use record::{game_log_path, game_start, read_game_log_prefix, Event, ReadLogError, Record};
+use game::{Game, Line, Othello};
+use record::{
+    game_log_path, game_start, join_moves, read_game_log_prefix, Event, Notation, ReadLogError, Record, Squares,
+};
 use runs::replay_records;
 
 /// What an interrupted run left behind.
@@ -123,24 +125,24 @@ fn check_players<R: ModelGame>(
     openings: &Openings<R>,
 ) -> Result<(), ResumeError> {
     let opening = openings.line(scheduled);
-    let moves: Vec<String> = opening.moves().iter().map(ToString::to_string).collect();
-    let describe = |black: &str, white: &str, seed: u64, start: &str, to_move: Color, opening: &[String]| {
+    let moves: Vec<Notation> = opening.moves().iter().map(|&mv| Notation::of::<R>(mv)).collect();
+    let describe = |black: &str, white: &str, seed: u64, start: &Squares, to_move: Color, opening: &[Notation]| {
         // The start position is named only where a suite's board replaced the usual one.
-        let from = if start == R::to_squares(&R::start()) && to_move == Color::Black {
+        let from = if *start == Squares::of::<R>(&R::start()) && to_move == Color::Black {
             String::new()
         } else {
             format!("from {start} ({to_move} to move), ")
         };
         format!(
             "{black} (black) vs {white} (white), seed {seed}, {from}opening [{}]",
-            opening.join(" ")
+            join_moves(opening)
         )
     };
     let expected = describe(
         &players[scheduled.black].to_string(),
         &players[scheduled.white].to_string(),
         scheduled.seed,
-        &R::to_squares(opening.start()),
+        &Squares::of::<R>(opening.start()),
         R::to_move(opening.start()),
         &moves,
     );
@@ -175,22 +177,17 @@ pub fn rebuild_game<R: ModelGame>(records: &[Record]) -> Result<GameRecord<R>, S
         return Err("no game_end record".into());
     }
     let start = game_start(records).ok_or("no game_start record")?;
-    if start.rules != Game::log_name::<R>() {
-        return Err(format!(
-            "the log is a game of {}, not {}",
-            start.rules.as_deref().unwrap_or(Othello::NAME),
-            R::NAME
-        ));
+    if start.game() != Game::of::<R>() {
+        return Err(format!("the log is a game of {}, not {}", start.game(), R::NAME));
     }
     let mut game: Line<R> = start.opening_line::<R>()?;
-    let parse_move = |text: &str| game::parse_move::<R>(text);
     let opening_plies = game.moves().len();
     let mut plies = Vec::new();
     let mut forfeit: Option<Forfeit> = None;
     for record in records {
         match &record.event {
             Event::Move(m) => {
-                let mv = parse_move(&m.mv)?;
+                let mv = m.mv.to_move::<R>()?;
                 game.try_play(mv).map_err(|e| format!("ply {}: {e}", m.ply))?;
                 plies.push(PlyRecord {
                     color: m.color,
@@ -230,6 +227,7 @@ pub(super) mod tests {
     use engines::EngineSpec;
     use game::othello::ByColor;
     use game::othello::{Board, Outcome};
+    use game::Rules;
     use record::{AgentDecision, ForfeitRecord, GameEnd, GameStart, MoveRecord, MoveSource};
     use runs::{GameSummary, Matchup};
 
@@ -250,7 +248,7 @@ pub(super) mod tests {
                 game: 1,
                 black: "random".into(),
                 white: "llm:m".into(),
-                start_board: Board::new().to_squares_string(),
+                start_board: Squares::of::<Othello>(&Board::new()),
                 start_to_move: None,
                 suite_opening: None,
                 opening: Vec::new(),
@@ -265,9 +263,9 @@ pub(super) mod tests {
                 ply: 1,
                 color: Color::Black,
                 player: "random".into(),
-                mv: "d3".into(),
+                mv: "d3".parse().unwrap(),
                 source: MoveSource::Engine,
-                board_after: after.to_squares_string(),
+                board_after: Squares::of::<Othello>(&after),
                 agent: None,
             })),
             line(Event::Forfeit(ForfeitRecord {
@@ -289,7 +287,7 @@ pub(super) mod tests {
                 white_discs: 1,
                 winner: winner.parse().expect("a test names black, white or draw"),
                 margin: None,
-                moves: vec!["d3".into()],
+                moves: vec!["d3".parse().unwrap()],
             })),
         ]
     }

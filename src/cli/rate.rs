@@ -207,7 +207,7 @@ pub(super) fn read_games(paths: &[std::path::PathBuf]) -> Result<Vec<RunGame>> {
 fn read_games_with_notes(paths: &[std::path::PathBuf]) -> Result<(Vec<RunGame>, Vec<String>, Game)> {
     let logs = read_game_logs(paths)?;
     let games = RunGame::from_logs(&logs);
-    let game = logs.game.parse().map_err(anyhow::Error::msg)?;
+    let game = logs.game;
     Ok((games, logs.notes, game))
 }
 

@@ -6,7 +6,7 @@ use anyhow::{bail, Context, Result};
 use serde_json::Value;
 
 use super::args::ReplayArgs;
-use record::{read_game_log_prefix, MoveSource};
+use record::{join_moves, read_game_log_prefix, MoveSource};
 use runs::{cut_off_note, replay_records, replay_seed_lines, ExchangeView, GameReplay, PlyView};
 
 pub(super) fn run(args: ReplayArgs) -> Result<()> {
@@ -160,7 +160,11 @@ fn render_ply(out: &mut String, ply: &PlyView) {
     if ply.source == Some(MoveSource::Forfeit) {
         let _ = writeln!(out, "  forfeit: no move, the game ends ({source}{detail})");
     } else {
-        let _ = writeln!(out, "  move: {} ({source}{detail})", ply.mv.as_deref().unwrap_or("?"));
+        let _ = writeln!(
+            out,
+            "  move: {} ({source}{detail})",
+            ply.mv.map_or("?".to_string(), |mv| mv.to_string())
+        );
     }
 }
 
@@ -170,7 +174,7 @@ fn render(replay: &GameReplay, plies: &[&PlyView], forfeit: Option<&PlyView>, wh
     if let Some(line) = &replay.suite_opening {
         let _ = writeln!(out, "opening from the suite: {line}");
     } else if !replay.opening.is_empty() {
-        let _ = writeln!(out, "random opening: {}", replay.opening.join(" "));
+        let _ = writeln!(out, "random opening: {}", join_moves(&replay.opening));
     }
     for ply in plies {
         render_ply(&mut out, ply);

@@ -15,7 +15,7 @@ pub(super) fn run(args: ReportArgs) -> Result<()> {
     check_output_flag("-o", &args.output, &inputs, &[])?;
     let groups = collect_groups(&args.paths)?;
     print_notes(&groups.logs.notes);
-    let (html, games) = report_page(&args.paths, &groups)?;
+    let (html, games) = report_page(&args.paths, &groups);
     std::fs::write(&args.output, html).with_context(|| format!("cannot write {}", args.output.display()))?;
     println!("wrote {} ({games} games)", args.output.display());
     Ok(())

@@ -41,7 +41,7 @@ pub(super) fn run(args: StatsArgs) -> Result<()> {
         println!("{}", json!({ "groups": groups_json(&groups), "notes": logs.notes }));
         return Ok(());
     }
-    let game: Game = logs.game.parse().map_err(anyhow::Error::msg)?;
+    let game: Game = logs.game;
     let mut out = String::new();
     let mut models: BTreeMap<(String, String), AgentStats> = BTreeMap::new();
     for ((model, prompt, _), g) in &groups {

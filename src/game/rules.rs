@@ -139,9 +139,10 @@ impl<R: Rules> Default for Line<R> {
 }
 
 /// The games the harness plays, by name (`--game`, a log's `rules`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Game {
     /// [`Othello`], the default.
+    #[default]
     Othello,
     /// [`Marubatsu`], seed 003's tic-tac-toe.
     Marubatsu,
@@ -193,6 +194,13 @@ impl Game {
     /// is never named).
     pub fn from_log(name: Option<&str>) -> Result<Game, String> {
         name.unwrap_or(Othello::NAME).parse()
+    }
+
+    /// Game `R`.
+    pub fn of<R: Rules>() -> Game {
+        R::NAME
+            .parse()
+            .expect("every game's rules are one of the games Game names")
     }
 
     /// How a log or positions file names game `R` (`None` for Othello).

@@ -13,14 +13,15 @@
 //!
 //! Every line is an object with `schema_version`, `time_ms` (Unix milliseconds) and
 //! `type`, one of:
-//! - `game_start`: `game`, `black`, `white` (player specs), `start_board` (64
-//!   characters), `start_to_move` (only when white moves first there: a suite's
+//! - `game_start`: `game`, `black`, `white` (player specs), `start_board` (a board),
+//!   `start_to_move` (only when white moves first there: a suite's
 //!   board), `opening` (the opening moves, random or a suite's), `suite_opening` (only
 //!   for a suite's opening: its line, a transcript or a board and side), `seed`, `kinds` (`{"black":
 //!   "llm", "white": "engine"}`: `engine`, `human` or `llm`; absent in older logs, where
 //!   an `llm:` spec is the agent), and for an external engine's side `black_engine` /
 //!   `white_engine` (`{"name", "version"}` as the engine's handshake answered them;
-//!   absent for other players);
+//!   absent for other players), `rules` (the game: `marubatsu`; absent for Othello, and
+//!   in logs older than marubatsu);
 //! - `exchange`: one LLM round trip: `game`, `ply`, `color`, `session`, `turn`,
 //!   `latency_ms`, `retries`, `host` (the base URL of the server that answered),
 //!   `failures` (when attempts failed first: `[{"host", "error"}]`, one per retry),
@@ -38,8 +39,8 @@
 //!   hold every request whole); [`read_game_log`] and [`read_game_log_prefix`] put
 //!   them back, so a reader always sees whole requests. One move's exchange lines
 //!   stop at [`MAX_MOVE_LOG_BYTES`] (the game fails, naming the cap);
-//! - `move`: `game`, `ply`, `color`, `player`, `move` (`d3` or `pass`), `source`
-//!   (`engine`, `llm`, `fallback` or `forced_pass`), `board_after` (64 characters),
+//! - `move`: `game`, `ply`, `color`, `player`, `move` (a move), `source`
+//!   (`engine`, `llm`, `fallback` or `forced_pass`), `board_after` (a board),
 //!   and for the agent `agent` ([`AgentDecision`]: its `source` is `llm`, `fallback`
 //!   or, in a `forfeit` record only, `forfeit`; `fallback_reason` says why the model's
 //!   answers did not count);
@@ -51,14 +52,26 @@
 //!   this type existed refuses the line instead of scoring the game by its discs);
 //! - `game_end`: `game`, `black_discs`, `white_discs` (the discs on the board, also
 //!   after a forfeit), `winner` (`black`, `white` or `draw`; after a forfeit, the
-//!   forfeiting side's opponent), `moves` (every move of the game, opening included).
-//!   A game that ended with a `forfeit` is scored as a wipeout: its winner's margin is
+//!   forfeiting side's opponent), `moves` (every move of the game, opening included),
+//!   `margin` (black's margin in the game's unit, written only where the record does
+//!   not imply it: a marubatsu game's 1, 0 or -1; absent in older logs). A game that ended with a `forfeit` is scored as a wipeout: its winner's margin is
 //!   64, whatever the discs on the board;
 //! - `game_stopped`: `game`, `ply` (the next ply, never played), `reason`
-//!   (`interrupted`: the run was stopped; `abandoned`: the person playing in the
-//!   browser did not move within `serve --move-wait`): the game is unfinished (`eval --resume`
-//!   plays it again from the start and keeps this file as
-//!   `game-<NNNN>.jsonl.unfinished-<k>`).
+//!   ([`StopReason`]: `interrupted`: the run was stopped; `abandoned`: the person
+//!   playing in the browser did not move within `serve --move-wait`; `ended`: that
+//!   person ended the game, leaving the page or giving up): the game is unfinished
+//!   (`eval --resume` plays it again from the start and keeps this file as
+//!   `game-<NNNN>.jsonl.unfinished-<k>`);
+//! - `hint`: `game`, `ply`, `color`, `player`, `engine`, `exact`, `depth`, `values`
+//!   (`[{"move", "value"}]`, each legal move's value): an engine's values of a person's
+//!   moves, shown to them before they moved ([`HintRecord`]).
+//!
+//! A move is written `d3` (a square, in lower case) or `pass`, in both games
+//! (marubatsu's squares are `a1` to `c3`): [`Notation`]. A board is one character a
+//! square, row by row from `a1`: `X`, `O` or `-` (empty), 64 of them for Othello (`X`
+//! black) and 9 for marubatsu (`O` black): [`Squares`]. A move, board, game name or
+//! stop reason written otherwise makes its line unreadable (an error naming the file,
+//! the line and the text).
 //!
 //! A line is written whole or not at all when the run is stopped with Ctrl-C; after a
 //! crash or SIGKILL the last line may be torn (cut off before its end, so not a whole
@@ -85,10 +98,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use game::othello::{Color, Outcome};
-use game::{Othello, Rules};
+use game::{Game, Othello, Rules};
 
+mod notation;
 mod writer;
 
+pub use notation::{join_moves, Notation, ParseNotationError, ParseSquaresError, Squares};
 pub use writer::{GameWriter, Ply};
 
 /// Version of this format; bumped on any incompatible change.
@@ -146,14 +161,14 @@ pub struct GameStart {
     pub black: String,
     /// White's player spec.
     pub white: String,
-    /// The start position, 64 characters.
-    pub start_board: String,
+    /// The start position.
+    pub start_board: Squares,
     /// The side to move on `start_board` when it is not black (an opening suite's
     /// board with white to move); absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_to_move: Option<Color>,
     /// The opening moves played before the players took over (random, or a suite's).
-    pub opening: Vec<String>,
+    pub opening: Vec<Notation>,
     /// The opening suite's line the game started from (its transcript, or its board
     /// and side to move); absent for a random opening.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -163,9 +178,9 @@ pub struct GameStart {
     /// What kind of player each side is (absent in logs written before it was added).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kinds: Option<PlayerKinds>,
-    /// The game (`marubatsu`); absent for Othello, the default.
+    /// The game (`marubatsu`); absent for Othello, the default ([`GameStart::game`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rules: Option<String>,
+    pub rules: Option<Game>,
     /// Black's external engine as its handshake named it; absent for other players.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub black_engine: Option<EngineId>,
@@ -207,15 +222,28 @@ pub struct PlayerKinds {
 }
 
 impl GameStart {
+    /// The game played: the one `rules` names, or Othello where it names none.
+    pub fn game(&self) -> Game {
+        self.rules.unwrap_or(Game::Othello)
+    }
+
+    /// How `rules` names game `R`: `None` for Othello, which is never named.
+    pub fn rules_of<R: Rules>() -> Option<Game> {
+        Some(Game::of::<R>()).filter(|&game| game != Game::Othello)
+    }
+
     /// The game's opening: its start position, side to move included, and its
     /// opening moves, each checked against the rules of `R`.
     pub fn opening_line<R: Rules>(&self) -> Result<game::Line<R>, String> {
         let to_move = self.start_to_move.unwrap_or(Color::Black);
-        let board = R::parse_squares(&self.start_board, to_move).map_err(|e| format!("start board: {e}"))?;
+        let board = self
+            .start_board
+            .to_position::<R>(to_move)
+            .map_err(|e| format!("start board: {e}"))?;
         let mut line = game::Line::<R>::new(board);
-        for (i, text) in self.opening.iter().enumerate() {
-            let mv = game::parse_move::<R>(text)?;
-            line.try_play(mv).map_err(|e| format!("opening move {}: {e}", i + 1))?;
+        for (i, mv) in self.opening.iter().enumerate() {
+            line.try_play(mv.to_move::<R>()?)
+                .map_err(|e| format!("opening move {}: {e}", i + 1))?;
         }
         Ok(line)
     }
@@ -351,7 +379,7 @@ pub struct HintRecord {
 pub struct HintValue {
     /// The square, `d3`.
     #[serde(rename = "move")]
-    pub mv: String,
+    pub mv: Notation,
     /// Its value in discs.
     pub value: f64,
 }
@@ -386,11 +414,11 @@ pub struct MoveRecord {
     pub player: String,
     /// `d3` or `pass`.
     #[serde(rename = "move")]
-    pub mv: String,
+    pub mv: Notation,
     /// Where the move came from.
     pub source: MoveSource,
-    /// The position after the move, 64 characters.
-    pub board_after: String,
+    /// The position after the move.
+    pub board_after: Squares,
     /// The agent's account of the decision, for LLM players.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<AgentDecision>,
@@ -469,7 +497,7 @@ pub struct Vote {
     /// Samples taken (K).
     pub samples: u32,
     /// The move each sample that gave one gave, in order (a failed sample gave none).
-    pub moves: Vec<String>,
+    pub moves: Vec<Notation>,
 }
 
 impl Vote {
@@ -494,7 +522,7 @@ impl AgentDecision {
             (n, _) => format!(" (~{n} thinking)"),
         };
         let vote = self.vote.as_ref().map_or(String::new(), |v| {
-            format!("; vote of {}: {}", v.samples, v.moves.join(" "))
+            format!("; vote of {}: {}", v.samples, join_moves(&v.moves))
         });
         format!(
             "{} request(s), {} tool call(s) + {} recovered, {} invalid answer(s){cut_off}, {} / {} tokens{thinking}, \
@@ -548,7 +576,7 @@ pub struct GameEnd {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub margin: Option<i32>,
     /// Every move, opening included.
-    pub moves: Vec<String>,
+    pub moves: Vec<Notation>,
 }
 
 impl GameEnd {
@@ -575,9 +603,61 @@ pub struct GameStopped {
     pub game: usize,
     /// The ply that was not played.
     pub ply: usize,
-    /// Why (`interrupted`, `abandoned`).
-    pub reason: String,
+    /// Why.
+    pub reason: StopReason,
 }
+
+/// Why a game stopped before it was over (`game_stopped`'s `reason`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    /// The run was stopped (Ctrl-C).
+    Interrupted,
+    /// The person playing in the browser did not move within `serve --move-wait`.
+    Abandoned,
+    /// The person playing in the browser ended the game (left the page, gave up).
+    Ended,
+}
+
+impl StopReason {
+    /// Every reason.
+    pub const ALL: [StopReason; 3] = [StopReason::Interrupted, StopReason::Abandoned, StopReason::Ended];
+
+    /// The reason as the log writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StopReason::Interrupted => "interrupted",
+            StopReason::Abandoned => "abandoned",
+            StopReason::Ended => "ended",
+        }
+    }
+}
+
+impl std::fmt::Display for StopReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Text that is not a reason a game stopped for.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown stop reason {text:?}: expected interrupted, abandoned or ended")]
+pub struct ParseStopReasonError {
+    /// The text that failed to parse.
+    pub text: String,
+}
+
+impl std::str::FromStr for StopReason {
+    type Err = ParseStopReasonError;
+
+    fn from_str(text: &str) -> Result<StopReason, ParseStopReasonError> {
+        StopReason::ALL
+            .into_iter()
+            .find(|reason| reason.as_str() == text)
+            .ok_or_else(|| ParseStopReasonError { text: text.to_string() })
+    }
+}
+
+game::serde_as_text!(StopReason);
 
 /// Milliseconds since the Unix epoch.
 pub fn now_ms() -> u64 {
@@ -974,7 +1054,7 @@ mod tests {
             event: Event::GameStopped(GameStopped {
                 game: 1,
                 ply: 5,
-                reason: "interrupted".into(),
+                reason: StopReason::Interrupted,
             }),
         };
         serde_json::to_string(&record).unwrap()

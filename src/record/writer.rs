@@ -3,11 +3,11 @@
 //! exchanges), so the shape of a line is written once.
 
 use game::othello::{ByColor, Color, Outcome};
-use game::{Game, Line, Rules};
+use game::{Line, Rules};
 
 use super::{
     AgentDecision, EngineId, Event, ExchangeRecord, Exchanged, ForfeitRecord, GameEnd, GameLog, GameStart, GameStopped,
-    HintRecord, LogError, MoveRecord, MoveSource, PlayerKind, PlayerKinds,
+    HintRecord, LogError, MoveRecord, MoveSource, Notation, PlayerKind, PlayerKinds, Squares, StopReason,
 };
 
 /// A ply and the side deciding it: where an exchange, a move or a forfeit belongs.
@@ -68,16 +68,16 @@ impl<'a> GameWriter<'a> {
                 game,
                 black: names.black.to_string(),
                 white: names.white.to_string(),
-                start_board: R::to_squares(opening.start()),
+                start_board: Squares::of::<R>(opening.start()),
                 start_to_move: Some(R::to_move(opening.start())).filter(|&c| c == Color::White),
-                opening: opening.moves().iter().map(ToString::to_string).collect(),
+                opening: opening.moves().iter().map(|&mv| Notation::of::<R>(mv)).collect(),
                 suite_opening: suite_opening.map(str::to_string),
                 seed,
                 kinds: Some(PlayerKinds {
                     black: kinds.black,
                     white: kinds.white,
                 }),
-                rules: Game::log_name::<R>(),
+                rules: GameStart::rules_of::<R>(),
                 black_engine: engines.black,
                 white_engine: engines.white,
             })
@@ -131,9 +131,9 @@ impl<'a> GameWriter<'a> {
                 ply: at.number,
                 color: at.color,
                 player: player.to_string(),
-                mv: mv.to_string(),
+                mv: Notation::of::<R>(mv),
                 source,
-                board_after: R::to_squares(board_after),
+                board_after: Squares::of::<R>(board_after),
                 agent: agent.cloned(),
             })
         })
@@ -159,14 +159,8 @@ impl<'a> GameWriter<'a> {
     }
 
     /// `game_stopped`: the run stopped before `ply` was played.
-    pub fn stopped(&self, ply: usize, reason: &str) -> Result<(), LogError> {
-        self.write(|game| {
-            Event::GameStopped(GameStopped {
-                game,
-                ply,
-                reason: reason.to_string(),
-            })
-        })
+    pub fn stopped(&self, ply: usize, reason: StopReason) -> Result<(), LogError> {
+        self.write(|game| Event::GameStopped(GameStopped { game, ply, reason }))
     }
 
     /// `game_end`: the pieces on `line`'s board, the result, every move; black's
@@ -187,7 +181,7 @@ impl<'a> GameWriter<'a> {
                 white_discs: pieces.white,
                 margin: (margin != GameEnd::implied_margin(pieces.black, pieces.white, forfeited)).then_some(margin),
                 winner,
-                moves: line.moves().iter().map(ToString::to_string).collect(),
+                moves: line.moves().iter().map(|&mv| Notation::of::<R>(mv)).collect(),
             })
         })
     }

@@ -11,8 +11,7 @@ use std::fmt::Write as _;
 
 use super::logs::LoggedGame;
 use game::othello::{margin_with_empties, Board, Color, Move};
-use game::Othello;
-use game::Rules;
+use game::{Game, Othello, Rules};
 use protocol::ggf::GgfGame;
 use record::MoveSource;
 
@@ -25,7 +24,7 @@ pub enum ExportError {
         /// The log.
         path: String,
         /// The game it plays.
-        game: String,
+        game: Game,
     },
     /// The game did not finish.
     #[error("{path}: the game did not finish, so it has no result to export")]
@@ -54,27 +53,29 @@ struct ExportedGame {
 fn exported(game: &LoggedGame) -> Result<ExportedGame, ExportError> {
     let path = game.path.display().to_string();
     let replay = &game.replay;
-    if replay.game != Othello::NAME {
+    if replay.game != Game::Othello {
         return Err(ExportError::NotOthello {
             path,
-            game: replay.game.clone(),
+            game: replay.game,
         });
     }
     if replay.final_discs.is_none() {
         return Err(ExportError::Unfinished { path });
     }
     // The replay checked every move against the rules, so these parse and play.
-    let start = Othello::parse_squares(&replay.start_board, replay.start_to_move).expect("a replayed start board");
+    let start = (replay.start_board)
+        .to_position::<Othello>(replay.start_to_move)
+        .expect("a replayed start board");
     let mut board = start;
     let mut moves = Vec::new();
-    for text in &replay.opening {
-        let mv = game::parse_move::<Othello>(text).expect("a replayed opening move");
+    for logged in &replay.opening {
+        let mv = logged.to_move::<Othello>().expect("a replayed opening move");
         moves.push((Othello::to_move(&board), mv, None));
         board = Othello::play(&board, mv).expect("a replayed opening move");
     }
     for ply in &replay.plies {
-        let text = ply.mv.as_deref().expect("an Othello log records its moves");
-        let mv = game::parse_move::<Othello>(text).expect("a replayed move");
+        let logged = ply.mv.expect("an Othello log records its moves");
+        let mv = logged.to_move::<Othello>().expect("a replayed move");
         moves.push((ply.color, mv, ply.source.map(|source| (ply.ply, source))));
     }
     Ok(ExportedGame { start, moves })

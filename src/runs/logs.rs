@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use super::replay::{replay_records, GameReplay, ReplayError};
 use super::tally::{GameSummary, NotAGameLog};
-use game::Rules;
+use game::Game;
 use record::{read_game_log_prefix, ReadLogError};
 
 /// One game read from its log.
@@ -34,8 +34,8 @@ pub struct GameLogs {
     /// Things the user should know that did not stop the reading (a game cut off by a
     /// crash, a log reached twice), one sentence each, naming the file.
     pub notes: Vec<String>,
-    /// The game every log plays (`othello` when there are none).
-    pub game: String,
+    /// The game every log plays (Othello when there are none).
+    pub game: Game,
 }
 
 /// Paths that do not lead to game logs that can be counted.
@@ -80,9 +80,9 @@ pub enum LogsError {
         /// The first log of the second game.
         path: PathBuf,
         /// Its game.
-        game: String,
+        game: Game,
         /// The game of the logs before it.
-        first: String,
+        first: Game,
     },
     /// A log whose moves break the rules: it cannot be counted.
     #[error("{path}: the log does not follow the rules of the game, so it is not counted")]
@@ -119,17 +119,14 @@ pub fn read_game_logs(paths: &[PathBuf]) -> Result<GameLogs, LogsError> {
                     return Err(LogsError::MixedGames {
                         path: file,
                         game: game.replay.game,
-                        first: first.replay.game.clone(),
+                        first: first.replay.game,
                     });
                 }
                 logs.games.push(game);
             }
         }
     }
-    logs.game = logs
-        .games
-        .first()
-        .map_or_else(|| game::Othello::NAME.to_string(), |g| g.replay.game.clone());
+    logs.game = logs.games.first().map_or(Game::Othello, |g| g.replay.game);
     if let Some(first) = repeated.first() {
         logs.notes.push(format!(
             "{} game log(s) reached by more than one of the paths given (the first: {}) \

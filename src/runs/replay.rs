@@ -10,9 +10,11 @@ use serde_json::Value;
 
 use agent::{parse_answer, parse_structured, recover_tool_calls, Answer, AnswerPolicy};
 use game::othello::{Bitboard, Board, ByColor, Color, Outcome, TextStyle};
-use game::{Game, Marubatsu, Othello, Rules};
+use game::{Game, Marubatsu, Othello};
 use llm::{decode_reply, Role};
-use record::{game_start, AgentDecision, Event, ExchangeRecord, ForfeitRecord, GameEnd, MoveSource, Record};
+use record::{
+    game_start, AgentDecision, Event, ExchangeRecord, ForfeitRecord, GameEnd, MoveSource, Notation, Record, Squares,
+};
 
 /// One tool call and what it returned.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -53,18 +55,17 @@ pub struct ExchangeView {
 pub struct PlyView {
     /// Ply number (from 1).
     pub ply: usize,
-    /// The position before the move, as the log writes boards (64 characters for
-    /// Othello).
-    pub board_before: String,
+    /// The position before the move, as the log writes boards.
+    pub board_before: Squares,
     /// The position after the move (the same as before for a forfeit).
-    pub board_after: String,
+    pub board_after: Squares,
     /// The side to move.
     pub color: Color,
     /// The mover's spec.
     pub player: String,
     /// The move (`None` in seed logs, which do not record it).
     #[serde(rename = "move")]
-    pub mv: Option<String>,
+    pub mv: Option<Notation>,
     /// Where the move came from.
     pub source: Option<MoveSource>,
     /// The model's exchanges for this move.
@@ -86,19 +87,19 @@ pub struct PlyView {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct GameReplay {
     /// The game (`othello`, `marubatsu`).
-    pub game: String,
+    pub game: Game,
     /// Black's spec.
     pub black: String,
     /// White's spec.
     pub white: String,
     /// The position the game started from, as the log writes boards.
     #[serde(skip)]
-    pub start_board: String,
+    pub start_board: Squares,
     /// The side to move there.
     #[serde(skip)]
     pub start_to_move: Color,
     /// The opening moves (random or a suite's; not logged as plies).
-    pub opening: Vec<String>,
+    pub opening: Vec<Notation>,
     /// The suite line the game started from; absent for a random opening.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub suite_opening: Option<String>,
@@ -249,8 +250,7 @@ fn decode_exchange(
 /// forfeit, the forfeiting side's opponent), and no move after it.
 pub fn replay_records(records: &[Record]) -> Result<GameReplay, ReplayError> {
     let start = game_start(records).ok_or(ReplayError::Empty)?;
-    let game = Game::from_log(start.rules.as_deref()).map_err(|reason| ReplayError::Line { line: 1, reason })?;
-    match game {
+    match start.game() {
         Game::Othello => replay_game::<Othello>(records),
         Game::Marubatsu => replay_game::<Marubatsu>(records),
     }
@@ -264,7 +264,7 @@ fn replay_game<R: ModelGame>(records: &[Record]) -> Result<GameReplay, ReplayErr
         .map_err(|reason| ReplayError::Line { line: 1, reason })?
         .board();
     let mut replay = GameReplay {
-        game: R::NAME.to_string(),
+        game: Game::of::<R>(),
         black: start.black.clone(),
         white: start.white.clone(),
         start_board: start.start_board.clone(),
@@ -298,13 +298,13 @@ fn replay_game<R: ModelGame>(records: &[Record]) -> Result<GameReplay, ReplayErr
                     return Err(broken(m.ply, format!("a move after {after}")));
                 }
                 check_mover::<R>(&board, m.color).map_err(|reason| broken(m.ply, reason))?;
-                let mv = game::parse_move::<R>(&m.mv).map_err(|reason| broken(m.ply, reason))?;
+                let mv = m.mv.to_move::<R>().map_err(|reason| broken(m.ply, reason))?;
                 let next = R::play(&board, mv).map_err(|e| broken(m.ply, e.to_string()))?;
                 replay
                     .plies
                     .push(ply_view::<R>(m.ply, &board, &next, (m.color, &m.player), &mut pending));
                 let ply = replay.plies.last_mut().expect("pushed above");
-                (ply.mv, ply.source, ply.agent) = (Some(m.mv.clone()), Some(m.source), m.agent.clone());
+                (ply.mv, ply.source, ply.agent) = (Some(m.mv), Some(m.source), m.agent.clone());
                 board = next;
             }
             Event::Forfeit(f) => {
@@ -343,8 +343,8 @@ fn ply_view<R: ModelGame>(
 ) -> PlyView {
     PlyView {
         ply,
-        board_before: R::to_squares(before),
-        board_after: R::to_squares(after),
+        board_before: Squares::of::<R>(before),
+        board_after: Squares::of::<R>(after),
         color,
         player: player.to_string(),
         mv: None,
@@ -466,10 +466,10 @@ fn decode_pending(pending: &mut Vec<&ExchangeRecord>, legal: Bitboard) -> Vec<Ex
 /// lines asking about the same position form one ply.
 pub fn replay_seed_lines(lines: &[Value]) -> Result<GameReplay, ReplayError> {
     let mut replay = GameReplay {
-        game: Othello::NAME.to_string(),
+        game: Game::Othello,
         black: "(not in a seed log)".into(),
         white: "(not in a seed log)".into(),
-        start_board: Board::new().to_squares_string(),
+        start_board: Squares::of::<Othello>(&Board::new()),
         start_to_move: Color::Black,
         opening: Vec::new(),
         suite_opening: None,
@@ -514,13 +514,9 @@ pub fn replay_seed_lines(lines: &[Value]) -> Result<GameReplay, ReplayError> {
         let turn = ply.exchanges.len() as u32 + 1;
         let next = lines.get(index + 1).map(|l| &l["request"]);
         let view = decode_exchange((1, turn), request, next, &line["response"], None, board.legal_moves());
-        if let Some(answer) = view
-            .answer
-            .as_deref()
-            .and_then(|a| a.split(' ').next())
-            .filter(|a| a.len() == 2)
-        {
-            ply.mv = Some(answer.to_string());
+        // The answer as read starts with its square (`d3 (clean)`) when it was a move.
+        if let Some(answer) = view.answer.as_deref().and_then(|a| a.split(' ').next()?.parse().ok()) {
+            ply.mv = Some(answer);
         }
         ply.exchanges.push(view);
     }

@@ -12,27 +12,15 @@ use super::groups::{groups_json, Groups};
 use super::leaderboard::{default_leaderboards, RunGame};
 use super::replay::GameReplay;
 use game::othello::Color;
-use game::Game;
 use record::AgentDecision;
 
 /// The page's template: the data goes where it says `/*DATA*/`.
 pub const REPORT_TEMPLATE: &str = include_str!("report.html");
 
-/// Why a report page cannot be made.
-#[derive(Debug, thiserror::Error)]
-pub enum ReportError {
-    /// A game log names a game this build does not play.
-    #[error("{message}")]
-    UnknownGame {
-        /// The game reader's message.
-        message: String,
-    },
-}
-
 /// The report page for `paths` and the number of games in it: the groups' results and
 /// every game read, those without an LLM player (which no group holds) included, so
 /// no run given is left out of the page (`report` and `serve` alike).
-pub fn report_page(paths: &[PathBuf], groups: &Groups) -> Result<(String, usize), ReportError> {
+pub fn report_page(paths: &[PathBuf], groups: &Groups) -> (String, usize) {
     let Groups { groups, logs } = groups;
     let mut games = Vec::new();
     let mut latencies = Vec::new();
@@ -42,12 +30,12 @@ pub fn report_page(paths: &[PathBuf], groups: &Groups) -> Result<(String, usize)
         // A game between two LLM players is in both players' groups: shown once.
         for game in group.games.iter().filter(|g| shown.insert(g.index)) {
             let logged = &logs.games[game.index];
-            games.push(game_json(&logged.path, &logged.replay)?);
+            games.push(game_json(&logged.path, &logged.replay));
         }
     }
     for (index, logged) in logs.games.iter().enumerate() {
         if shown.insert(index) {
-            games.push(game_json(&logged.path, &logged.replay)?);
+            games.push(game_json(&logged.path, &logged.replay));
         }
     }
     let data = json!({
@@ -58,10 +46,10 @@ pub fn report_page(paths: &[PathBuf], groups: &Groups) -> Result<(String, usize)
         "games": games,
         "notes": logs.notes,
     });
-    Ok((
+    (
         REPORT_TEMPLATE.replace("/*DATA*/", &script_safe_json(&data)),
         games.len(),
-    ))
+    )
 }
 
 /// Every player's rating as played, for the strength-against-cost chart: `rate`'s
@@ -88,7 +76,7 @@ fn script_safe_json(value: &Value) -> String {
 }
 
 /// One game for the page: each ply with the position after it.
-fn game_json(path: &Path, replay: &GameReplay) -> Result<Value, ReportError> {
+fn game_json(path: &Path, replay: &GameReplay) -> Value {
     let agent_color = if replay.black.starts_with("llm:") {
         Color::Black
     } else {
@@ -115,17 +103,14 @@ fn game_json(path: &Path, replay: &GameReplay) -> Result<Value, ReportError> {
             "summary": summary,
         }));
     }
-    Ok(json!({
+    json!({
         "name": path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
         "black": replay.black,
         "white": replay.white,
         "agent_color": agent_color.to_string(),
-        "view": replay
-            .game
-            .parse::<Game>()
-            .map_err(|message| ReportError::UnknownGame { message })?.board_view(),
+        "view": replay.game.board_view(),
         "plies": plies,
-    }))
+    })
 }
 
 #[cfg(test)]

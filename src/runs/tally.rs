@@ -20,7 +20,8 @@ pub struct GameSummary {
     pub players: ByColor<String>,
     /// Each side's kind of player.
     pub kinds: ByColor<PlayerKind>,
-    /// The random opening the players started from.
+    /// The opening the players started from, its moves as the log writes them (a key:
+    /// compared, ordered and hashed as that text).
     pub opening: Vec<String>,
     /// Black's margin at the end in the game's unit (Othello: discs minus White's; after
     /// a forfeit, the game's forfeit margin for the winner); `None` when the game did
@@ -51,7 +52,7 @@ impl GameSummary {
                 black: start.kind(Color::Black),
                 white: start.kind(Color::White),
             },
-            opening: start.opening.clone(),
+            opening: start.opening.iter().map(ToString::to_string).collect(),
             black_margin: None,
             forfeit: None,
             agents: ByColor::default(),

@@ -42,17 +42,20 @@ use arena::{play_logged, Action, GameContext, GameError, GameRecord, PlayError, 
 use engines::{Engine, EngineError, EngineSpec, Reference};
 use game::othello::{Bitboard, Board, ByColor, Color, Move, Square};
 use game::{Line, Othello};
-use record::{game_log_path, AgentDecision, GameLog, GameWriter, HintRecord, HintValue, MoveSource, PlayerKind};
+use record::{
+    game_log_path, AgentDecision, GameLog, GameWriter, HintRecord, HintValue, MoveSource, Notation, PlayerKind,
+    StopReason,
+};
 use runs::{RunFile, RunFolder, RunFolderError, RunKind, RunPlayer, ServeRun};
 
 /// The longest model text sent to the page (the log keeps everything).
 const MAX_TEXT: usize = 32 * 1024;
 /// The `game_stopped` reason of a game whose person left (no move within `serve
 /// --move-wait`): the game ends as `failed` and its slot is freed.
-const ABANDONED: &str = "abandoned";
+const ABANDONED: StopReason = StopReason::Abandoned;
 /// The `game_stopped` reason of a game its person ended (the end route, sent when the
 /// page is left or the game given up).
-const ENDED: &str = "ended";
+const ENDED: StopReason = StopReason::Ended;
 /// The hint engine when the page names none.
 const HINT_ENGINE: &str = "reference";
 /// No new search depth starts after this long on a hint (the exact solve, at most
@@ -399,7 +402,7 @@ pub async fn hint(
             .scores
             .iter()
             .map(|&(square, value)| HintValue {
-                mv: square.to_string(),
+                mv: Notation::Square(square),
                 value,
             })
             .collect(),

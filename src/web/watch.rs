@@ -18,13 +18,14 @@ use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use futures_util::stream::{self, Stream};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::assets;
 use super::guard::{resolve, PathRefused};
 use super::{ApiError, AppState};
-use record::{is_game_log, Event};
+use game::othello::{Color, Outcome};
+use record::{is_game_log, Event, ExchangeRecord, MoveSource, Notation, Squares};
 use runs::{default_leaderboards, groups_json, leaderboard_tables, read_game_logs, report_page, Groups, RunGame};
 
 /// How often a followed run's folder is looked at.
@@ -201,7 +202,7 @@ pub async fn report(State(app): State<Arc<AppState>>, Path(run): Path<String>) -
     let root = app.runs.clone();
     let page = move || -> anyhow::Result<String> {
         let logs = game_logs(&root, &dir);
-        Ok(report_page(&logs, &Groups::read(&logs)?)?.0)
+        Ok(report_page(&logs, &Groups::read(&logs)?).0)
     };
     Ok(match tokio::task::spawn_blocking(page).await? {
         Ok(page) => assets::report_page(&page),
@@ -320,8 +321,9 @@ fn follow_stream(root: PathBuf, dir: PathBuf) -> impl Stream<Item = Result<SseEv
             Ok(scanned) => scanned,
             Err(_) => return None,
         };
-        let batch = json!({ "kind": "records", "records": events, "first": first });
-        Some((Ok(SseEvent::default().data(batch.to_string())), Some(tail)))
+        let batch = Batch::Records { records: events, first };
+        let data = serde_json::to_string(&batch).expect("the live view's events are plain JSON");
+        Some((Ok(SseEvent::default().data(data)), Some(tail)))
     })
 }
 
@@ -385,7 +387,7 @@ fn complete_lines(chunk: &[u8], offset: Offset) -> (&[u8], Offset) {
 
 impl Tail {
     /// The complete lines written since the last scan, as events.
-    fn scan(&mut self, first: bool) -> Vec<Value> {
+    fn scan(&mut self, first: bool) -> Vec<Followed> {
         let mut events = Vec::new();
         for path in game_logs(&self.root, &self.dir) {
             // Opened by its real path, checked again: a log replaced by a link out of
@@ -420,9 +422,9 @@ impl Tail {
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            let found: Vec<Value> = lines
+            let found: Vec<Followed> = lines
                 .split(|&b| b == b'\n')
-                .filter_map(|line| Self::event(&name, line, first))
+                .filter_map(|line| Followed::read((&path, &name), line, first))
                 .collect();
             events.extend(if first { Self::catch_up(found) } else { found });
         }
@@ -432,67 +434,210 @@ impl Tail {
     /// What a page opening a run needs of a game already in its log: all of a game in
     /// play, but of a finished one only its start, its last move (the final board) and
     /// its end, so a run of thousands of games opens quickly.
-    fn catch_up(events: Vec<Value>) -> Vec<Value> {
-        if !events.iter().any(|e| e["type"] == "game_end") {
+    fn catch_up(events: Vec<Followed>) -> Vec<Followed> {
+        let is_move = |e: &Followed| matches!(e.event, Shown::Move { .. });
+        if !events.iter().any(|e| matches!(e.event, Shown::GameEnd { .. })) {
             return events;
         }
-        let last_move = events.iter().rposition(|e| e["type"] == "move");
+        let last_move = events.iter().rposition(is_move);
         events
             .into_iter()
             .enumerate()
-            .filter(|(i, e)| e["type"] != "move" || Some(*i) == last_move)
+            .filter(|(i, e)| !is_move(e) || Some(*i) == last_move)
             .map(|(_, e)| e)
             .collect()
     }
+}
 
-    fn event(file: &str, line: &[u8], first: bool) -> Option<Value> {
-        let record: Value = serde_json::from_slice(line).ok()?;
-        let kind = record["type"].as_str()?.to_string();
-        let mut event = match kind.as_str() {
-            "exchange" if first => return None,
-            "exchange" => {
-                let response = &record["response"];
-                let message = if response["message"].is_object() {
-                    &response["message"]
-                } else {
-                    &response["choices"][0]["message"]
-                };
-                // After the first turn, a request that ends with a user message carries
-                // what the harness said back (why the last answer did not count, or
-                // "answer now" once the tools are spent).
-                let last = record["request"]["messages"].as_array().and_then(|m| m.last());
-                let sent_back = last
-                    .filter(|m| record["turn"].as_u64().is_some_and(|turn| turn > 1) && m["role"] == "user")
-                    .and_then(|m| m["content"].as_str())
-                    .map(clip_text);
-                json!({
-                    "ply": record["ply"], "color": record["color"], "turn": record["turn"],
-                    "latency_ms": record["latency_ms"], "sent_back": sent_back,
-                    "content": clip_text(message["content"].as_str().unwrap_or("")),
-                    "thinking": message["thinking"].as_str().or(message["reasoning_content"].as_str()).map(clip_text),
-                    "tool_calls": message["tool_calls"].as_array().map(|calls| calls.iter().map(|c| json!({
-                        "name": clip_text(c["function"]["name"].as_str().unwrap_or("")),
-                        "arguments": clip_text(&c["function"]["arguments"].to_string()),
-                    })).collect::<Vec<_>>()),
-                })
-            }
-            "move" => json!({
-                "ply": record["ply"], "color": record["color"], "player": record["player"],
-                "move": record["move"], "source": record["source"], "board_after": record["board_after"],
+/// What `follow` sends the page each time it looks: the records written since.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum Batch {
+    /// New records, in file order (`first`: those already written when the page came,
+    /// caught up by [`Tail::catch_up`]).
+    Records {
+        /// The records, each as the page shows it.
+        records: Vec<Followed>,
+        /// Whether this is the first batch.
+        first: bool,
+    },
+}
+
+/// One log record as the live view shows it, with its log's file name.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+struct Followed {
+    /// The log's file name (`game-0001.jsonl`).
+    file: String,
+    /// What the record says, compactly.
+    #[serde(flatten)]
+    event: Shown,
+}
+
+/// What the page (`watch.js`) reads of each kind of record, under the record's `type`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Shown {
+    /// The players, the start position and the opening.
+    GameStart {
+        /// Black's spec.
+        black: String,
+        /// White's spec.
+        white: String,
+        /// The start position.
+        start_board: Squares,
+        /// The opening's moves.
+        opening: Vec<Notation>,
+    },
+    /// One round trip with the model.
+    Exchange(ShownExchange),
+    /// A move and the board after it.
+    Move {
+        /// The ply.
+        ply: usize,
+        /// The mover.
+        color: Color,
+        /// The mover's spec.
+        player: String,
+        /// The move.
+        #[serde(rename = "move")]
+        mv: Notation,
+        /// Where it came from.
+        source: MoveSource,
+        /// The position after it.
+        board_after: Squares,
+    },
+    /// The result.
+    GameEnd {
+        /// Black's discs.
+        black_discs: u32,
+        /// White's discs.
+        white_discs: u32,
+        /// The winner or a draw.
+        winner: Outcome,
+    },
+    /// The agent forfeited.
+    Forfeit(At),
+    /// The game stopped unfinished (no side: `color` is null).
+    GameStopped(At),
+    /// A person was shown their moves' values.
+    Hint(At),
+}
+
+/// Where a record without more for the page happened.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+struct At {
+    /// The ply.
+    ply: usize,
+    /// The side, where the record names one.
+    color: Option<Color>,
+}
+
+/// An exchange as the live view shows it: the reply decoded as the replay decodes it
+/// ([`llm::decode_reply`], either API), its texts clipped to [`MAX_TEXT`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+struct ShownExchange {
+    /// The ply decided.
+    ply: usize,
+    /// The agent's side.
+    color: Color,
+    /// The turn within its session.
+    turn: u32,
+    /// The request's latency.
+    latency_ms: f64,
+    /// After the first turn, what the harness said back in the request's last (user)
+    /// message: why the last answer did not count, or "answer now" once the tools are
+    /// spent.
+    sent_back: Option<String>,
+    /// The reply's text.
+    content: String,
+    /// The reply's separate reasoning.
+    thinking: Option<String>,
+    /// The reply's structured tool calls; null when it made none.
+    tool_calls: Option<Vec<ShownCall>>,
+}
+
+/// A tool call as the live view shows it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+struct ShownCall {
+    /// The tool's name.
+    name: String,
+    /// Its arguments, as JSON text.
+    arguments: String,
+}
+
+impl Followed {
+    /// Line `line` of the log at `path` (named `file`) as the page shows it; `None` for
+    /// a line that is not a record of this format (torn, another version) and, in the
+    /// first batch, for an exchange.
+    fn read((path, file): (&FsPath, &str), line: &[u8], first: bool) -> Option<Followed> {
+        let event = match record::decode_line(path, 0, line).ok()?.event {
+            Event::Exchange(_) if first => return None,
+            Event::Exchange(exchange) => Shown::Exchange(ShownExchange::of(&exchange)),
+            Event::Move(m) => Shown::Move {
+                ply: m.ply,
+                color: m.color,
+                player: m.player,
+                mv: m.mv,
+                source: m.source,
+                board_after: m.board_after,
+            },
+            Event::GameStart(start) => Shown::GameStart {
+                black: start.black,
+                white: start.white,
+                start_board: start.start_board,
+                opening: start.opening,
+            },
+            Event::GameEnd(end) => Shown::GameEnd {
+                black_discs: end.black_discs,
+                white_discs: end.white_discs,
+                winner: end.winner,
+            },
+            Event::Forfeit(f) => Shown::Forfeit(At {
+                ply: f.ply,
+                color: Some(f.color),
             }),
-            "game_start" => json!({
-                "black": record["black"], "white": record["white"],
-                "start_board": record["start_board"], "opening": record["opening"],
+            Event::GameStopped(stop) => Shown::GameStopped(At {
+                ply: stop.ply,
+                color: None,
             }),
-            "game_end" => json!({
-                "black_discs": record["black_discs"], "white_discs": record["white_discs"],
-                "winner": record["winner"],
+            Event::Hint(hint) => Shown::Hint(At {
+                ply: hint.ply,
+                color: Some(hint.color),
             }),
-            _ => json!({ "ply": record["ply"], "color": record["color"] }),
         };
-        event["type"] = json!(kind);
-        event["file"] = json!(file);
-        Some(event)
+        Some(Followed {
+            file: file.to_string(),
+            event,
+        })
+    }
+}
+
+impl ShownExchange {
+    fn of(exchange: &ExchangeRecord) -> ShownExchange {
+        let message = llm::decode_reply(&exchange.response).unwrap_or_default().message;
+        let last = exchange.request["messages"].as_array().and_then(|m| m.last());
+        let sent_back = last
+            .filter(|m| exchange.turn > 1 && m["role"] == "user")
+            .and_then(|m| m["content"].as_str())
+            .map(clip_text);
+        let tool_calls: Vec<ShownCall> = message
+            .tool_calls
+            .iter()
+            .map(|call| ShownCall {
+                name: clip_text(&call.function.name),
+                arguments: clip_text(&call.function.arguments.to_string()),
+            })
+            .collect();
+        ShownExchange {
+            ply: exchange.ply,
+            color: exchange.color,
+            turn: exchange.turn,
+            latency_ms: exchange.latency_ms,
+            sent_back,
+            content: clip_text(&message.content),
+            thinking: message.thinking.as_deref().map(clip_text),
+            tool_calls: (!tool_calls.is_empty()).then_some(tool_calls),
+        }
     }
 }
 
@@ -536,25 +681,190 @@ mod tests {
         );
     }
 
+    fn followed(event: Shown) -> Followed {
+        Followed {
+            file: "game-0001.jsonl".into(),
+            event,
+        }
+    }
+
     #[test]
     fn a_finished_game_is_caught_up_by_its_start_last_move_and_end() {
-        let record = |kind: &str, ply: u32| json!({ "type": kind, "ply": ply });
-        let game = vec![
-            record("game_start", 0),
-            record("move", 1),
-            record("move", 2),
-            record("move", 3),
-        ];
+        use game::{Othello, Rules};
+        let board = Squares::of::<Othello>(&Othello::start());
+        let start = followed(Shown::GameStart {
+            black: "greedy".into(),
+            white: "random".into(),
+            start_board: board.clone(),
+            opening: Vec::new(),
+        });
+        let played = |ply: usize| {
+            followed(Shown::Move {
+                ply,
+                color: Color::Black,
+                player: "greedy".into(),
+                mv: Notation::Pass,
+                source: MoveSource::ForcedPass,
+                board_after: board.clone(),
+            })
+        };
+        let game = vec![start.clone(), played(1), played(2), played(3)];
         assert_eq!(Tail::catch_up(game.clone()), game, "a game in play is sent whole");
+        let end = followed(Shown::GameEnd {
+            black_discs: 40,
+            white_discs: 24,
+            winner: Outcome::Win(Color::Black),
+        });
         let mut finished = game;
-        finished.push(record("game_end", 0));
-        let kept: Vec<(String, u64)> = Tail::catch_up(finished)
+        finished.push(end.clone());
+        assert_eq!(Tail::catch_up(finished), [start, played(3), end]);
+    }
+
+    /// The page's events from log lines, as JSON.
+    fn shown(lines: &[Value], first: bool) -> Vec<Value> {
+        lines
             .iter()
-            .map(|e| (e["type"].as_str().unwrap().to_string(), e["ply"].as_u64().unwrap()))
-            .collect();
+            .filter_map(|line| {
+                let line = line.to_string();
+                Followed::read(
+                    (FsPath::new("game-0001.jsonl"), "game-0001.jsonl"),
+                    line.as_bytes(),
+                    first,
+                )
+            })
+            .map(|followed| serde_json::to_value(followed).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn each_record_reaches_the_page_with_the_keys_it_reads() {
+        let board = "---------------------------OX------XO---------------------------";
+        let after = "-------------------X-------XX------XO---------------------------";
+        let head = json!({"schema_version": 1, "time_ms": 5, "game": 1});
+        let line = |fields: Value| {
+            let mut line = head.clone();
+            line.as_object_mut()
+                .unwrap()
+                .extend(fields.as_object().unwrap().clone());
+            line
+        };
+        let lines = [
+            line(
+                json!({"type": "game_start", "black": "llm:m", "white": "greedy", "start_board": board,
+                "opening": ["f5", "pass"], "seed": 7, "rules": null}),
+            ),
+            line(
+                json!({"type": "move", "ply": 1, "color": "black", "player": "llm:m", "move": "d3",
+                "source": "llm", "board_after": after, "agent": {"source": "llm", "sessions": 1, "turns": 1,
+                "tool_calls": 0, "recovered_tool_calls": 0, "tool_errors": 0, "invalid_answers": 0,
+                "answer_kind": "clean", "prompt_tokens": 1, "completion_tokens": 1, "latency_ms": 1.0}}),
+            ),
+            line(json!({"type": "forfeit", "ply": 2, "color": "white", "player": "llm:m",
+                "agent": {"source": "forfeit", "sessions": 1, "turns": 1, "tool_calls": 0, "recovered_tool_calls": 0,
+                "tool_errors": 0, "invalid_answers": 1, "answer_kind": null, "prompt_tokens": 1,
+                "completion_tokens": 1, "latency_ms": 1.0}})),
+            line(json!({"type": "game_end", "black_discs": 4, "white_discs": 1, "winner": "black", "moves": ["d3"]})),
+            line(json!({"type": "game_stopped", "ply": 3, "reason": "ended"})),
+            line(
+                json!({"type": "hint", "ply": 3, "color": "white", "player": "human", "engine": "reference",
+                "exact": false, "depth": 4, "values": [{"move": "c4", "value": 2.0}]}),
+            ),
+        ];
+        let file = "game-0001.jsonl";
         assert_eq!(
-            kept,
-            [("game_start".into(), 0), ("move".into(), 3), ("game_end".into(), 0)]
+            shown(&lines, false),
+            [
+                json!({"type": "game_start", "file": file, "black": "llm:m", "white": "greedy",
+                    "start_board": board, "opening": ["f5", "pass"]}),
+                json!({"type": "move", "file": file, "ply": 1, "color": "black", "player": "llm:m", "move": "d3",
+                    "source": "llm", "board_after": after}),
+                json!({"type": "forfeit", "file": file, "ply": 2, "color": "white"}),
+                json!({"type": "game_end", "file": file, "black_discs": 4, "white_discs": 1, "winner": "black"}),
+                json!({"type": "game_stopped", "file": file, "ply": 3, "color": null}),
+                json!({"type": "hint", "file": file, "ply": 3, "color": "white"}),
+            ]
         );
+        // A torn line, a line of another version and a bad move are left out.
+        let mut other_version = lines[1].clone();
+        other_version["schema_version"] = json!(2);
+        let mut bad_move = lines[1].clone();
+        bad_move["move"] = json!("z9");
+        assert!(shown(&[other_version, bad_move], false).is_empty());
+        let torn = lines[1].to_string();
+        let torn = &torn.as_bytes()[..torn.len() / 2];
+        assert_eq!(Followed::read((FsPath::new(file), file), torn, false), None);
+    }
+
+    #[test]
+    fn an_exchange_is_shown_as_the_replay_decodes_either_api() {
+        let exchange = |turn: u32, request: Value, response: Value| {
+            json!({"schema_version": 1, "time_ms": 5, "type": "exchange", "game": 1, "ply": 5, "color": "white",
+                "session": 1, "turn": turn, "latency_ms": 12.5, "retries": 0, "request": request, "response": response})
+        };
+        let messages = json!([{"role": "system", "content": "rules"}, {"role": "user", "content": "board"},
+            {"role": "assistant", "content": "z9"}, {"role": "user", "content": "z9 is not a legal move"}]);
+        let ollama = exchange(
+            2,
+            json!({"model": "m", "messages": messages}),
+            json!({"model": "m", "done": true, "message": {"role": "assistant", "content": "I play d3",
+                "thinking": "d3 flips two", "tool_calls": [{"function": {"name": "simulate_move",
+                "arguments": {"coord": "d3"}}}]}}),
+        );
+        let openai = exchange(
+            1,
+            json!({"model": "m", "messages": messages}),
+            json!({"choices": [{"finish_reason": "tool_calls", "message": {"role": "assistant", "content": null,
+                "reasoning_content": "try c4", "tool_calls": [{"id": "c1", "type": "function",
+                "function": {"name": "simulate_move", "arguments": "{\"coord\":\"c4\"}"}}]}}]}),
+        );
+        let plain = exchange(
+            3,
+            json!({"model": "m", "messages": []}),
+            json!({"message": {"content": "c4"}}),
+        );
+        let not_a_reply = exchange(1, json!({}), json!("502 Bad Gateway"));
+        let file = "game-0001.jsonl";
+        let common = |turn: u32| {
+            json!({"type": "exchange", "file": file, "ply": 5, "color": "white", "turn": turn,
+            "latency_ms": 12.5})
+        };
+        let with = |turn: u32, fields: Value| {
+            let mut event = common(turn);
+            event
+                .as_object_mut()
+                .unwrap()
+                .extend(fields.as_object().unwrap().clone());
+            event
+        };
+        assert_eq!(
+            shown(&[ollama.clone(), openai, plain, not_a_reply], false),
+            [
+                with(
+                    2,
+                    json!({"sent_back": "z9 is not a legal move", "content": "I play d3",
+                    "thinking": "d3 flips two", "tool_calls": [{"name": "simulate_move", "arguments": "{\"coord\":\"d3\"}"}]})
+                ),
+                // OpenAI sends the arguments as a JSON string: shown as sent.
+                with(
+                    1,
+                    json!({"sent_back": null, "content": "", "thinking": "try c4",
+                    "tool_calls": [{"name": "simulate_move", "arguments": "\"{\\\"coord\\\":\\\"c4\\\"}\""}]})
+                ),
+                with(
+                    3,
+                    json!({"sent_back": null, "content": "c4", "thinking": null, "tool_calls": null})
+                ),
+                with(
+                    1,
+                    json!({"sent_back": null, "content": "", "thinking": null, "tool_calls": null})
+                ),
+            ]
+        );
+        // The first batch leaves exchanges out; a long text is clipped.
+        assert!(shown(std::slice::from_ref(&ollama), true).is_empty());
+        let mut long = ollama;
+        long["response"]["message"]["content"] = json!("x".repeat(MAX_TEXT + 10));
+        let content = shown(&[long], false)[0]["content"].as_str().unwrap().to_string();
+        assert!(content.ends_with("… (10 bytes more in the log)"), "{content}");
     }
 }

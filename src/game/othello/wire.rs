@@ -1,33 +1,34 @@
-//! How colours and outcomes are written in logs and files: as their names (`black`,
-//! `white`, `draw`), read back by the same parsers as the command line's.
+//! How colours, outcomes and the game's name are written in logs and files: as their
+//! names (`black`, `white`, `draw`, `marubatsu`), read back by the same parsers as the
+//! command line's.
 
 use std::fmt;
 use std::str::FromStr;
 
-use serde::de::Error as _;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
 use super::{Color, Labels, Outcome, Perspective};
 
-/// Serde for a type written as its `Display` text and read by its `FromStr`.
+/// Serde for a type written as its `Display` text and read by its `FromStr`, whose
+/// error (shown with the line that failed) names the text: the log's typed fields
+/// (`record`'s moves and boards too) are written so.
+#[macro_export]
 macro_rules! serde_as_text {
     ($($ty:ty),*) => {$(
-        impl Serialize for $ty {
-            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        impl ::serde::Serialize for $ty {
+            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                 serializer.collect_str(self)
             }
         }
 
-        impl<'de> Deserialize<'de> for $ty {
-            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<$ty, D::Error> {
-                let text = String::deserialize(deserializer)?;
-                text.parse().map_err(D::Error::custom)
+        impl<'de> ::serde::Deserialize<'de> for $ty {
+            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<$ty, D::Error> {
+                let text = <String as ::serde::Deserialize>::deserialize(deserializer)?;
+                text.parse().map_err(<D::Error as ::serde::de::Error>::custom)
             }
         }
     )*};
 }
 
-serde_as_text!(Color, Outcome, Labels, Perspective);
+serde_as_text!(Color, Outcome, Labels, Perspective, crate::Game);
 
 impl fmt::Display for Outcome {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -117,6 +118,15 @@ mod tests {
         assert!(err.contains("invalid color \"purple\""), "{err}");
         let err = serde_json::from_str::<Outcome>("\"nobody\"").unwrap_err().to_string();
         assert!(err.contains("expected black, white or draw"), "{err}");
+        assert_eq!(serde_json::to_string(&crate::Game::Marubatsu).unwrap(), "\"marubatsu\"");
+        assert_eq!(
+            serde_json::from_str::<crate::Game>("\"othello\"").unwrap(),
+            crate::Game::Othello
+        );
+        let err = serde_json::from_str::<crate::Game>("\"chess\"")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("unknown game \"chess\""), "{err}");
     }
 
     #[test]
