@@ -17,6 +17,7 @@ use super::openings;
 use super::outputs::check_output_flag;
 use super::quality;
 use super::report::{agent_lines, opponent_rows, tally_header};
+use super::stdout::{out, outln};
 use agent::{AgentConfig, ModelGame};
 use arena::{
     run_eval, run_eval_sequential, Connection, EvalConfig, EvalResult, GameToScore, Interrupt, MatchEvent, MoveQuality,
@@ -106,17 +107,17 @@ async fn evaluate<R: ModelGame>(
         }
     }
     if args.json {
-        println!("{}", RunResults::Eval(&results).to_json());
+        outln!("{}", RunResults::Eval(&results).to_json())?;
     } else {
-        print!("{}", text_report(&result, &model, args.games));
-        print!("{}", stop_lines(&stops));
-        print!("{}", host_lines(&hosts));
+        out!("{}", text_report(&result, &model, args.games))?;
+        out!("{}", stop_lines(&stops))?;
+        out!("{}", host_lines(&hosts))?;
         if let Some((scoring, (all, _))) = quality {
             let mut text = quality::heading::<R>("the agent (model moves only)", scoring);
             quality::quality_lines::<R>(all, &mut text);
-            print!("{text}");
+            out!("{text}")?;
         }
-        println!("logs: {}", log_dir.display());
+        outln!("logs: {}", log_dir.display())?;
     }
     if !complete {
         return Err(Interrupted {

@@ -8,6 +8,7 @@ use anyhow::Result;
 use super::args::{ExportArgs, ExportFormat};
 use super::outputs::{check_output_flag, write_output};
 use super::stats::print_notes;
+use super::stdout::out;
 use runs::{ggf, read_game_logs, transcript};
 
 pub(super) fn run(args: ExportArgs) -> Result<()> {
@@ -41,7 +42,7 @@ pub(super) fn run(args: ExportArgs) -> Result<()> {
             write_output("-o", output, text.as_bytes())?;
             eprintln!("wrote {} ({written} of {} games)", output.display(), logs.games.len());
         }
-        None => print!("{text}"),
+        None => out!("{text}")?,
     }
     Ok(())
 }

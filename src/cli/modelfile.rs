@@ -11,6 +11,7 @@ use serde_json::{json, Map, Value};
 use super::agent_args::prompts_dir;
 use super::args::ModelfileArgs;
 use super::outputs::{check_output_flag, write_output};
+use super::stdout::{out, outln};
 use agent::Prompt;
 use llm::{ollama_base_url, OllamaBackend, RetryPolicy, DEFAULT_OLLAMA_HOST};
 
@@ -187,7 +188,7 @@ pub(super) async fn run(args: ModelfileArgs, env: &dyn Fn(&str) -> Option<String
     let text = render(&args.from, system.as_ref(), template.as_deref(), &params);
     match &args.output {
         Some(path) => write_output("-o", path, text.as_bytes())?,
-        None if args.create.is_none() => print!("{text}"),
+        None if args.create.is_none() => out!("{text}")?,
         None => {}
     }
     let Some(name) = &args.create else { return Ok(()) };
@@ -211,11 +212,11 @@ pub(super) async fn run(args: ModelfileArgs, env: &dyn Fn(&str) -> Option<String
         .await
         .with_context(|| format!("cannot create {name} from {} on {url}", args.from))?;
     match llm::ChatBackend::model_info(&backend, name).await {
-        Some(info) => println!(
+        Some(info) => outln!(
             "created {name}: digest {}",
             info["digest"].as_str().unwrap_or("(not listed)")
-        ),
-        None => println!("created {name}"),
+        )?,
+        None => outln!("created {name}")?,
     }
     Ok(())
 }

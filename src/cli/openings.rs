@@ -11,6 +11,7 @@ use serde_json::json;
 use super::args::{OpeningsArgs, OpeningsCheckArgs, OpeningsGenerateArgs};
 use super::outputs::{check_new_output, write_output};
 use super::progress::progress_bar;
+use super::stdout::{out, outln};
 use agent::ModelGame;
 use arena::{balanced_openings, start_bias, suite_values, BalancedSettings, OpeningSuite, Openings, RatedOpening};
 use game::Othello;
@@ -131,12 +132,12 @@ pub(super) fn run_generate(args: OpeningsGenerateArgs) -> Result<()> {
         );
     }
     write_output("-o", &args.output, text.as_bytes())?;
-    println!(
+    outln!(
         "wrote {} ({} openings of {drawn} candidates)",
         args.output.display(),
         suite.len()
-    );
-    print!("{}", histogram(&suite));
+    )?;
+    out!("{}", histogram(&suite))?;
     Ok(())
 }
 
@@ -149,17 +150,17 @@ pub(super) fn run_check(args: OpeningsCheckArgs) -> Result<()> {
             .iter()
             .map(|o| json!({ "opening": o.text, "value": o.value, "centred": o.centred }))
             .collect();
-        println!(
+        outln!(
             "{}",
             json!({ "file": args.file, "depth": args.depth, "openings": rows })
-        );
+        )?;
         return Ok(());
     }
-    println!("{:<40} {:>7} {:>8}", "opening", "value", "centred");
+    outln!("{:<40} {:>7} {:>8}", "opening", "value", "centred")?;
     for opening in &values {
-        println!("{:<40} {:>+7.2} {:>+8.2}", opening.text, opening.value, opening.centred);
+        outln!("{:<40} {:>+7.2} {:>+8.2}", opening.text, opening.value, opening.centred)?;
     }
-    print!("{}", histogram(&values));
+    out!("{}", histogram(&values))?;
     Ok(())
 }
 

@@ -16,6 +16,7 @@ use rand_chacha::ChaCha8Rng;
 use super::agent_args::parse_player;
 use super::args::{DatagenArgs, GameArg, GenerateArgs, ProbeArgs};
 use super::outputs::{check_new_output, check_output_flag, write_output};
+use super::stdout::{out, outln};
 use arena::{run_probe, Grade, PlayerSpec, ProbeResult};
 use engines::lab::{parallel_map, self_play_positions, BadPosition, LabelledPosition, Teacher};
 use engines::marubatsu::tactical_positions;
@@ -124,12 +125,12 @@ fn generate<R: ModelGame>(args: &GenerateArgs, boards: Vec<(R::Position, Option<
         .collect::<Result<Vec<_>, _>>()?;
     write_lines(&args.output, &lines)?;
     let exact = positions.iter().filter(|p| p.exact).count();
-    println!(
+    outln!(
         "wrote {} positions to {} ({exact} scored exactly; {})",
         positions.len(),
         args.output.display(),
         R::describe_reference(args.reference.exact_empties, args.reference.reference_depth)
-    );
+    )?;
     Ok(())
 }
 
@@ -301,11 +302,11 @@ fn probe_results<R: ModelGame>(
     let summary = arena::probe_summary(&positions, &results, dir);
     run.finish(&RunResults::Probe(&summary))?;
     if args.json {
-        println!("{}", RunResults::Probe(&summary).to_json());
+        outln!("{}", RunResults::Probe(&summary).to_json())?;
         return Ok(());
     }
-    print!("{}", probe_text(args, agent, &summary));
-    println!("logs and probe.csv: {}", dir.display());
+    out!("{}", probe_text(args, agent, &summary))?;
+    outln!("logs and probe.csv: {}", dir.display())?;
     Ok(())
 }
 
@@ -357,11 +358,11 @@ pub(super) fn run_datagen(args: DatagenArgs) -> Result<()> {
     }
     bar.finish_and_clear();
     write_lines(&args.output, &lines)?;
-    println!(
+    outln!(
         "wrote {} examples labelled by {} to {}",
         lines.len(),
         teacher.name(),
         args.output.display()
-    );
+    )?;
     Ok(())
 }

@@ -12,6 +12,7 @@ use super::args::RateArgs;
 use super::outputs::check_output_flag;
 use super::progress::{steps_line, Progress};
 use super::stats::print_notes;
+use super::stdout::{out, outln};
 use engines::EngineSpec;
 use game::othello::Color;
 use game::Game;
@@ -77,12 +78,12 @@ pub(super) fn run(args: RateArgs) -> Result<()> {
             .with_context(|| format!("cannot write --csv {}", path.display()))?;
     }
     if args.json {
-        println!(
+        outln!(
             "{}",
             json!({ "as_played": as_played, "fallback_as_loss": as_loss, "notes": notes })
-        );
+        )?;
     } else {
-        print!("{}", leaderboard_tables(&as_played, as_loss.as_ref()));
+        out!("{}", leaderboard_tables(&as_played, as_loss.as_ref()))?;
     }
     Ok(())
 }

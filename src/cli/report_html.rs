@@ -8,6 +8,7 @@ use anyhow::{Context, Result};
 use super::args::ReportArgs;
 use super::outputs::check_output_flag;
 use super::stats::{collect_groups, print_notes};
+use super::stdout::outln;
 use runs::report_page;
 
 pub(super) fn run(args: ReportArgs) -> Result<()> {
@@ -17,6 +18,6 @@ pub(super) fn run(args: ReportArgs) -> Result<()> {
     print_notes(&groups.logs.notes);
     let (html, games) = report_page(&args.paths, &groups, false)?;
     std::fs::write(&args.output, html).with_context(|| format!("cannot write {}", args.output.display()))?;
-    println!("wrote {} ({games} games)", args.output.display());
+    outln!("wrote {} ({games} games)", args.output.display())?;
     Ok(())
 }
