@@ -14,7 +14,7 @@ use super::agent_args::parse_player;
 use super::args::{Cli, Command, EvalArgs, GameArg};
 use super::external;
 use super::openings;
-use super::outputs::check_output_flag;
+use super::outputs::{check_output_flag, write_output};
 use super::quality;
 use super::report::{agent_lines, opponent_rows, tally_header};
 use super::stdout::{out, outln};
@@ -75,7 +75,7 @@ async fn evaluate<R: ModelGame>(
         // The run's own results.csv is the one file of its folder --csv may name.
         let run: Vec<&Path> = args.log_dir.iter().map(PathBuf::as_path).collect();
         let owned: Vec<PathBuf> = run.iter().map(|dir| dir.join("results.csv")).collect();
-        check_output_flag("--csv", csv, &run, &owned)?;
+        check_output_flag("--csv", csv, args.overwrite, &run, &owned)?;
     }
     let scoring = quality::Scoring::from_flags::<R>(
         args.score_moves,
@@ -103,7 +103,7 @@ async fn evaluate<R: ModelGame>(
         let csv = result.seed_csv(&model, args.games, &utc_now().0[..10]);
         run.folder().write_text("results.csv", &csv)?;
         if let Some(path) = &args.csv {
-            std::fs::write(path, &csv).with_context(|| format!("cannot write --csv {}", path.display()))?;
+            write_output("--csv", path, csv.as_bytes())?;
         }
     }
     if args.json {

@@ -14,7 +14,7 @@ use runs::{ggf, read_game_logs, transcript};
 pub(super) fn run(args: ExportArgs) -> Result<()> {
     let inputs: Vec<&Path> = args.paths.iter().map(PathBuf::as_path).collect();
     if let Some(output) = &args.output {
-        check_output_flag("-o", output, &inputs, &[])?;
+        check_output_flag("-o", output, args.overwrite, &inputs, &[])?;
     }
     let logs = read_game_logs(&args.paths)?;
     print_notes(&logs.notes);

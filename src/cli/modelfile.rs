@@ -161,7 +161,7 @@ pub(super) async fn run(args: ModelfileArgs, env: &dyn Fn(&str) -> Option<String
         // The prompt and template files are inputs; run folders are refused by the check.
         let system = args.system.as_deref().map(Path::new);
         let inputs: Vec<&Path> = system.into_iter().chain(args.template.as_deref()).collect();
-        check_output_flag("-o", output, &inputs, &[])?;
+        check_output_flag("-o", output, args.overwrite, &inputs, &[])?;
     }
     let system = args
         .system

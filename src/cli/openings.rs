@@ -9,7 +9,7 @@ use anyhow::{bail, Context, Result};
 use serde_json::json;
 
 use super::args::{OpeningsArgs, OpeningsCheckArgs, OpeningsGenerateArgs};
-use super::outputs::{check_new_output, write_output};
+use super::outputs::{check_output_flag, write_output};
 use super::progress::progress_bar;
 use super::stdout::{out, outln};
 use agent::ModelGame;
@@ -88,7 +88,7 @@ pub(super) fn refuse_changed(dir: &Path, then: Option<&OpeningsRecord>, now: Opt
 /// `openings generate`: a balanced suite, written with the command that made it, the
 /// bias taken out and each opening's values as comments.
 pub(super) fn run_generate(args: OpeningsGenerateArgs) -> Result<()> {
-    check_new_output("-o", &args.output)?;
+    check_output_flag("-o", &args.output, args.overwrite, &[], &[])?;
     let settings = BalancedSettings {
         plies: args.plies,
         count: args.count,

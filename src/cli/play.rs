@@ -6,14 +6,14 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use serde_json::json;
 
 use super::agent_args::{is_llm_spec, parse_player};
 use super::args::{GameArg, PlayArgs};
 use super::external;
 use super::openings;
-use super::outputs::check_output_flag;
+use super::outputs::{check_output_flag, write_output};
 use super::quality;
 use super::report::{agent_lines, tally_header, tally_row};
 use super::stdout::{out, outln};
@@ -60,6 +60,7 @@ async fn play<R: ModelGame>(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>
         check_output_flag(
             "--csv",
             csv,
+            args.overwrite,
             &args.log_dir.iter().map(PathBuf::as_path).collect::<Vec<_>>(),
             &[],
         )?;
@@ -87,8 +88,7 @@ async fn play<R: ModelGame>(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>
     let start = Instant::now();
     let result = play_match(&args, &config, human, start).await?;
     if let Some(path) = &args.csv {
-        std::fs::write(path, csv_table::<R>(&result.tallies))
-            .with_context(|| format!("cannot write --csv {}", path.display()))?;
+        write_output("--csv", path, csv_table::<R>(&result.tallies).as_bytes())?;
     }
     let agents = agent_stats(&config, &result);
     let quality = match &scoring {

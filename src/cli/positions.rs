@@ -15,7 +15,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::agent_args::parse_player;
 use super::args::{DatagenArgs, GameArg, GenerateArgs, ProbeArgs};
-use super::outputs::{check_new_output, check_output_flag, write_output};
+use super::outputs::{check_output_flag, write_output};
 use super::stdout::{out, outln};
 use arena::{run_probe, Grade, PlayerSpec, ProbeResult};
 use engines::lab::{parallel_map, self_play_positions, BadPosition, LabelledPosition, Teacher};
@@ -47,7 +47,7 @@ fn write_lines(path: &Path, lines: &[String]) -> Result<()> {
 
 /// `positions generate`.
 pub(super) fn run_generate(args: GenerateArgs) -> Result<()> {
-    check_new_output("-o", &args.output)?;
+    check_output_flag("-o", &args.output, args.overwrite, &[], &[])?;
     match args.game {
         GameArg::Othello => {
             let empties = parse_empties(args.empties.as_deref().unwrap_or("20-40"), 60)?;
@@ -260,7 +260,7 @@ async fn probe<R: ModelGame>(
             .into_iter()
             .flatten()
             .collect();
-        check_output_flag("--csv", csv, &inputs, &[])?;
+        check_output_flag("--csv", csv, args.overwrite, &inputs, &[])?;
     }
     let run = open_run(&args, &connection, &config, positions.len())?;
     let dir = run.path().to_path_buf();
@@ -297,7 +297,7 @@ fn probe_results<R: ModelGame>(
     let csv = arena::probe_csv(&positions, &results);
     run.folder().write_text("probe.csv", &csv)?;
     if let Some(path) = &args.csv {
-        std::fs::write(path, &csv).with_context(|| format!("cannot write --csv {}", path.display()))?;
+        write_output("--csv", path, csv.as_bytes())?;
     }
     let summary = arena::probe_summary(&positions, &results, dir);
     run.finish(&RunResults::Probe(&summary))?;
@@ -345,7 +345,7 @@ fn probe_text<R: ModelGame>(args: &ProbeArgs, agent: &PlayerSpec<R>, summary: &P
 pub(super) fn run_datagen(args: DatagenArgs) -> Result<()> {
     let empties = parse_empties(&args.empties, 60)?;
     let labels = Labels::from(args.labels);
-    check_new_output("-o", &args.output)?;
+    check_output_flag("-o", &args.output, args.overwrite, &[], &[])?;
     let spec: EngineSpec = args.teacher.parse().context("bad --teacher")?;
     let mut teacher = Teacher::new(spec, args.seed);
     let boards: Vec<Board> = self_play_positions(args.count, empties, args.seed);

@@ -5,13 +5,13 @@ use std::time::Instant;
 use anyhow::Result;
 
 use super::args::TrainEvalArgs;
-use super::outputs::{check_new_output, write_output};
+use super::outputs::{check_output_flag, write_output};
 use super::stdout::{outln, StdoutError};
 use engines::lab::{train_pattern_eval, TrainProgress, TrainSettings};
 use engines::pattern::{self, sha256_hex};
 
 pub(super) fn run(args: TrainEvalArgs) -> Result<()> {
-    check_new_output("-o", &args.output)?;
+    check_output_flag("-o", &args.output, args.overwrite, &[], &[])?;
     let settings = TrainSettings {
         games: args.games,
         seed: args.seed,
