@@ -16,6 +16,8 @@ fn main() -> ExitCode {
     let args = Cli::parse();
     match cli::run(args) {
         Ok(()) => ExitCode::SUCCESS,
+        // A reader that stopped reading (`| head`) got what it wanted.
+        Err(err) if cli::closed_stdout(&err) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("error: {err}");
             for cause in err.chain().skip(1) {

@@ -261,7 +261,7 @@ fn train_eval_writes_a_weights_file_and_its_hash_and_never_overwrites() {
     assert!(out.contains("phase  empties  exact  searched"), "{out}");
     let again = arena(&args);
     assert_eq!(again.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&again.stderr).contains("never overwritten"));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("--force to replace it"));
     assert_eq!(std::fs::read(&path).unwrap(), bytes, "the file is untouched");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -32,6 +32,7 @@ mod old_runs;
 mod ollama_wire;
 mod openai_wire;
 mod openings;
+mod outputs;
 mod perft;
 mod positions;
 mod properties;

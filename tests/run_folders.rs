@@ -128,7 +128,7 @@ fn a_log_dir_that_holds_files_is_refused_unless_resumed() {
     .unwrap();
     let tournament = ["tournament", "t.toml", "--log-dir", dir_text];
     refused(&run(&tournament, &cwd, &server.url), "is not empty");
-    refused(&run(&generate, &cwd, &server.url), "never overwritten");
+    refused(&run(&generate, &cwd, &server.url), "--force to replace it");
     assert_eq!(std::fs::read_to_string(dir.join("game-0001.jsonl")).unwrap(), before);
     assert!(run(&["eval", "--resume", dir_text, "--json"], &cwd, &server.url)
         .status

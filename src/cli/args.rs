@@ -89,6 +89,16 @@ pub enum OpeningsCommand {
     Check(OpeningsCheckArgs),
 }
 
+/// `--force`, the one flag of every command that writes an output file (`-o`,
+/// `--csv`, `--write-ladder`).
+#[derive(Clone, Copy, Debug, Args)]
+pub struct Overwrite {
+    /// Replace an output file that exists and holds something (without it, such a
+    /// file is refused before any work).
+    #[arg(long)]
+    pub force: bool,
+}
+
 /// `openings generate`.
 #[derive(Debug, Args)]
 pub struct OpeningsGenerateArgs {
@@ -107,9 +117,11 @@ pub struct OpeningsGenerateArgs {
     /// Seed of the random openings.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// The suite file to write (never overwritten).
+    /// The suite file to write.
     #[arg(short, long)]
     pub output: PathBuf,
+    #[command(flatten)]
+    pub overwrite: Overwrite,
 }
 
 /// `openings check`.
@@ -156,6 +168,8 @@ pub struct GenerateArgs {
     #[arg(short = 'o', long = "output")]
     pub output: PathBuf,
     #[command(flatten)]
+    pub overwrite: Overwrite,
+    #[command(flatten)]
     pub reference: ReferenceArgs,
 }
 
@@ -177,6 +191,8 @@ pub struct ProbeArgs {
     /// Write one row per position (input, expected, actual, grade, regret) to this CSV.
     #[arg(long)]
     pub csv: Option<PathBuf>,
+    #[command(flatten)]
+    pub overwrite: Overwrite,
     /// Folder for the exchanges log and results (default logs/<time>-probe-<model>).
     #[arg(long)]
     pub log_dir: Option<PathBuf>,
@@ -211,6 +227,8 @@ pub struct DatagenArgs {
     /// Output file (JSONL, one {"conversations": [...]} per line).
     #[arg(short = 'o', long = "output")]
     pub output: PathBuf,
+    #[command(flatten)]
+    pub overwrite: Overwrite,
 }
 
 /// A position given on the command line.
@@ -289,6 +307,8 @@ pub struct PlayArgs {
     /// Write the per-player, per-color results as CSV to this file.
     #[arg(long)]
     pub csv: Option<PathBuf>,
+    #[command(flatten)]
+    pub overwrite: Overwrite,
     /// Print one JSON object instead of the table.
     #[arg(long)]
     pub json: bool,
@@ -390,6 +410,8 @@ pub struct EvalArgs {
     /// Write seed 000's CSV (model,date,games_per_matchup,opponent,b_win,...) to this file.
     #[arg(long)]
     pub csv: Option<PathBuf>,
+    #[command(flatten)]
+    pub overwrite: Overwrite,
     /// Folder for the run's logs (default logs/<time>-<model>).
     #[arg(long)]
     pub log_dir: Option<PathBuf>,
@@ -518,6 +540,8 @@ pub struct RateArgs {
     /// Also write the table as CSV to this file.
     #[arg(long)]
     pub csv: Option<PathBuf>,
+    #[command(flatten)]
+    pub overwrite: Overwrite,
     /// Print one JSON object (keys as_played, fallback_as_loss) instead of the tables.
     #[arg(long)]
     pub json: bool,
@@ -556,6 +580,8 @@ pub struct ReportArgs {
     /// The HTML file to write.
     #[arg(short, long, default_value = "report.html")]
     pub output: PathBuf,
+    #[command(flatten)]
+    pub overwrite: Overwrite,
 }
 
 /// `export`.
@@ -571,6 +597,8 @@ pub struct ExportArgs {
     /// The file to write (default: stdout).
     #[arg(short, long)]
     pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub overwrite: Overwrite,
 }
 
 /// The record format of `export`.
@@ -611,6 +639,8 @@ pub struct ModelfileArgs {
     /// Write the Modelfile here (default: standard output).
     #[arg(short, long)]
     pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub overwrite: Overwrite,
     /// Create the model NAME on the Ollama server (POST /api/create), showing its progress.
     #[arg(long, value_name = "NAME")]
     pub create: Option<String>,
@@ -638,10 +668,12 @@ pub struct TrainEvalArgs {
     /// Fitting steps per phase.
     #[arg(long, default_value_t = TrainSettings::default().epochs, value_parser = limits::flag::epochs)]
     pub epochs: u32,
-    /// The weights file to write (new; move it over src/engines/pattern/weights.bin and
-    /// put its printed hash into SHIPPED_SHA256 to ship it).
+    /// The weights file to write (move it over src/engines/pattern/weights.bin and put
+    /// its printed hash into SHIPPED_SHA256 to ship it).
     #[arg(short = 'o', long = "output")]
     pub output: PathBuf,
+    #[command(flatten)]
+    pub overwrite: Overwrite,
 }
 
 /// `solve`.

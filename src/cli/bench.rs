@@ -11,6 +11,7 @@ use rand_chacha::ChaCha8Rng;
 use super::args::{BenchArgs, BenchTarget};
 use super::positions::parse_empties;
 use super::progress::{steps_line, Progress};
+use super::stdout::outln;
 use arena::{accuracy, calibration, random_opening, solve_all};
 use engines::lab::self_play_positions;
 use engines::midgame::search_value;
@@ -27,31 +28,32 @@ const FFO: &str = include_str!("../../tests/data/ffo-endgames.txt");
 
 pub(super) fn run(args: BenchArgs) -> Result<()> {
     match args.what {
-        BenchTarget::Perft => bench_perft(args.perft_depth),
-        BenchTarget::Alphabeta => bench_search(),
+        BenchTarget::Perft => bench_perft(args.perft_depth)?,
+        BenchTarget::Alphabeta => bench_search()?,
         BenchTarget::Solve => bench_solve(&args.ffo)?,
         BenchTarget::Eval => bench_eval(&args)?,
         BenchTarget::Probcut => bench_probcut(&args)?,
         BenchTarget::Rate => bench_rate(args.players, args.games_each, args.resamples, args.seed)?,
         BenchTarget::All => {
-            bench_perft(args.perft_depth);
-            bench_search();
+            bench_perft(args.perft_depth)?;
+            bench_search()?;
         }
     }
     Ok(())
 }
 
-fn bench_perft(depth: u32) {
-    println!("perft from the start position, one thread, bulk counting at the last ply");
+fn bench_perft(depth: u32) -> Result<()> {
+    outln!("perft from the start position, one thread, bulk counting at the last ply")?;
     for d in (depth.saturating_sub(2).max(1))..=depth {
         let start = Instant::now();
         let leaves = perft(&Board::new(), d, Convention::A);
         let secs = start.elapsed().as_secs_f64();
-        println!(
+        outln!(
             "  depth {d:2}: {leaves:>14} leaves in {secs:7.3} s = {:.3e} leaves/s",
             leaves as f64 / secs
-        );
+        )?;
     }
+    Ok(())
 }
 
 /// Midgame positions: 20 random plies from the start (seeds 0..), as seed 004 measured.
@@ -62,17 +64,17 @@ fn midgame_positions(count: u64) -> Vec<Board> {
         .collect()
 }
 
-fn bench_search() {
-    println!("seed 004 alpha-beta (alphabeta:D:weight), nodes counted as seed 004 counts them");
+fn bench_search() -> Result<()> {
+    outln!("seed 004 alpha-beta (alphabeta:D:weight), nodes counted as seed 004 counts them")?;
     for depth in [4, 6] {
         let mut engine = AlphaBeta::new(depth, Evaluation::Weight);
         let start = Instant::now();
         let decision = engine.choose(&Board::new()).map(|d| d.nodes).unwrap_or(0);
         let secs = start.elapsed().as_secs_f64();
-        println!(
+        outln!(
             "  start position, depth {depth}: {decision} nodes in {:.2} ms",
             secs * 1e3
-        );
+        )?;
     }
     let positions = midgame_positions(100);
     for depth in [4, 6] {
@@ -85,7 +87,7 @@ fn bench_search() {
         let secs = start.elapsed().as_secs_f64();
         let total: u64 = nodes.iter().sum();
         nodes.sort_unstable();
-        println!(
+        outln!(
             "  {} midgame positions (20 random plies), depth {depth}: nodes median {}, p90 {}, max {}, mean {:.0}; {:.3e} nodes/s",
             positions.len(),
             nodes[nodes.len() / 2],
@@ -93,7 +95,7 @@ fn bench_search() {
             nodes[nodes.len() - 1],
             total as f64 / nodes.len() as f64,
             total as f64 / secs
-        );
+        )?;
     }
     let start = Instant::now();
     let mut total = 0;
@@ -101,10 +103,11 @@ fn bench_search() {
         total += Search::new().choose(board).map(|d| d.nodes).unwrap_or(0);
     }
     let secs = start.elapsed().as_secs_f64();
-    println!(
+    outln!(
         "seed 001 search on the same positions: {total} nodes in {secs:.3} s = {:.3e} nodes/s",
         total as f64 / secs
-    );
+    )?;
+    Ok(())
 }
 
 /// The problem numbers of the FFO suite.
@@ -141,14 +144,22 @@ fn ffo_range(range: &str) -> Result<(u32, u32)> {
 /// checks each score against the suite.
 fn bench_solve(range: &str) -> Result<()> {
     let (low, high) = ffo_range(range)?;
-    println!(
+    outln!(
         "exact solve of FFO #{low}-#{high}, one thread (score and every best move, both checked against the suite)"
-    );
-    println!("  (nodes include those of the midgame searches that order moves, also shown apart)");
-    println!(
+    )?;
+    outln!("  (nodes include those of the midgame searches that order moves, also shown apart)")?;
+    outln!(
         "  {:<4} {:>7}  {:>5}  {:<9} {:>5}  {:>13}  {:>11}  {:>8}  {:>9}",
-        "id", "empties", "score", "best", "moves", "nodes", "of ordering", "time (s)", "Mnodes/s"
-    );
+        "id",
+        "empties",
+        "score",
+        "best",
+        "moves",
+        "nodes",
+        "of ordering",
+        "time (s)",
+        "Mnodes/s"
+    )?;
     let mut solver = Solver::new();
     let (mut total_secs, mut total_nodes) = (0.0, 0);
     for line in FFO.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
@@ -174,7 +185,7 @@ fn bench_solve(range: &str) -> Result<()> {
         if found != listed {
             bail!("FFO #{id}: best moves {} but the suite lists {}", best.join(","), f[3]);
         }
-        println!(
+        outln!(
             "  #{id:<3} {:>7}  {:>+5}  {:<9} {:>5}  {:>13}  {:>11}  {secs:>8.2}  {:>9.2}",
             board.empties(),
             solution.score,
@@ -183,14 +194,14 @@ fn bench_solve(range: &str) -> Result<()> {
             solution.nodes,
             solution.ordering_nodes,
             solution.nodes as f64 / secs / 1e6
-        );
+        )?;
         total_secs += secs;
         total_nodes += solution.nodes;
     }
-    println!(
+    outln!(
         "  total {total_secs:.2} s, {total_nodes} nodes, {:.2} Mnodes/s",
         total_nodes as f64 / total_secs / 1e6
-    );
+    )?;
     Ok(())
 }
 
@@ -201,50 +212,59 @@ fn bench_eval(args: &BenchArgs) -> Result<()> {
     let evaluators: [(&str, &'static dyn Evaluator); 2] =
         [("linear (7 features)", &LinearEval), ("pattern (shipped)", pattern)];
     let boards = self_play_positions(args.positions, empties.clone(), args.seed);
-    println!(
+    outln!(
         "{} self-play positions at {}-{} empties (seed {}), solved exactly",
         boards.len(),
         empties.start(),
         empties.end(),
         args.seed
-    );
+    )?;
     let start = Instant::now();
     let solved = solve_all(&boards);
-    println!("  solved in {:.1} s on every core", start.elapsed().as_secs_f64());
-    println!(
+    outln!("  solved in {:.1} s on every core", start.elapsed().as_secs_f64())?;
+    outln!(
         "  {:<20}  {:>10}  {:>12}  {:>22}",
-        "evaluation", "static MAE", "depth-4 MAE", "depth-4 choice regret"
-    );
+        "evaluation",
+        "static MAE",
+        "depth-4 MAE",
+        "depth-4 choice regret"
+    )?;
     for (name, evaluator) in evaluators {
         let a = accuracy(&solved, evaluator, 4);
-        println!(
+        outln!(
             "  {name:<20}  {:>10.2}  {:>12.2}  {:>22.2}",
-            a.static_error, a.search_error, a.choice_regret
-        );
+            a.static_error,
+            a.search_error,
+            a.choice_regret
+        )?;
     }
     let low = DEFAULT_EXACT_EMPTIES + 1;
     let boards = self_play_positions(args.positions, low..=low + 2, args.seed);
-    println!(
+    outln!(
         "the reference's estimates (depth {DEFAULT_DEPTH}) against every move solved: {} positions at {low}-{} empties (seed {})",
         boards.len(),
         low + 2,
         args.seed
-    );
-    println!("  (means over positions, 95% intervals)");
-    println!(
+    )?;
+    outln!("  (means over positions, 95% intervals)")?;
+    outln!(
         "  {:<20}  {:>26}  {:>21}  {:>20}  {:>11}",
-        "evaluation", "|estimated - exact regret|", "estimated - exact", "regret of its choice", "random move"
-    );
+        "evaluation",
+        "|estimated - exact regret|",
+        "estimated - exact",
+        "regret of its choice",
+        "random move"
+    )?;
     let interval = |(mean, low, high): (f64, f64, f64)| format!("{mean:+.2} [{low:+.2}, {high:+.2}]");
     for (name, evaluator) in evaluators {
         let c = calibration(&boards, || Reference::new(0, DEFAULT_DEPTH).with_evaluator(evaluator));
-        println!(
+        outln!(
             "  {name:<20}  {:>26}  {:>21}  {:>20.2}  {:>11.2}",
             interval(c.regret_error).replace('+', ""),
             interval(c.regret_bias),
             c.choice_regret,
             c.random_regret
-        );
+        )?;
     }
     Ok(())
 }
@@ -260,18 +280,19 @@ fn bench_probcut(args: &BenchArgs) -> Result<()> {
         );
     }
     let pattern = pattern::shipped()?;
-    println!(
+    outln!(
         "exact score - shallow search with the pattern evaluation, in discs: {} self-play positions \
          at each number of empties (seed {})",
-        args.positions, args.seed
-    );
-    println!("  (mean and standard deviation per search depth)");
+        args.positions,
+        args.seed
+    )?;
+    outln!("  (mean and standard deviation per search depth)")?;
     let depths = 1..=6u32;
     let header: Vec<String> = depths
         .clone()
         .map(|d| format!("{:>13}", format!("depth {d}")))
         .collect();
-    println!("  {:>7}  {}", "empties", header.join("  "));
+    outln!("  {:>7}  {}", "empties", header.join("  "))?;
     for e in empties {
         let boards = self_play_positions(args.positions, e..=e, args.seed);
         let solved = solve_all(&boards);
@@ -294,7 +315,7 @@ fn bench_probcut(args: &BenchArgs) -> Result<()> {
             };
             cells.push(format!("{:>13}", format!("{mean:+.2} {sd:.2}")));
         }
-        println!("  {e:>7}  {}", cells.join("  "));
+        outln!("  {e:>7}  {}", cells.join("  "))?;
     }
     Ok(())
 }
@@ -332,12 +353,12 @@ fn bench_rate(players: usize, games_each: usize, resamples: usize, seed: u64) ->
     check_resamples(resamples).with_context(|| format!("bad --resamples {resamples}"))?;
     let (truth, games) = rating_field(players, games_each, seed);
     let names: Vec<String> = (0..players).map(|p| format!("p{p}")).collect();
-    println!(
+    outln!(
         "rating fit: {players} players 0-2000 Elo apart, {} games ({games_each} each on average, \
          random opponents, seed {seed}), on {} cores; the anchor the player nearest 1000",
         games.len(),
         std::thread::available_parallelism().map_or(1, usize::from)
-    );
+    )?;
     // In the middle, so that the prior's pull toward the anchor squeezes the field
     // evenly: with 1000 virtual draws and 20 real games of the anchor, the field's
     // centre follows the anchor's level.
@@ -355,7 +376,7 @@ fn bench_rate(players: usize, games_each: usize, resamples: usize, seed: u64) ->
     let start = Instant::now();
     let point = fit_ratings(&names, &games, &options, &[], &watch)?;
     let point_secs = start.elapsed().as_secs_f64();
-    println!("  point estimate and likelihood intervals: {point_secs:8.3} s");
+    outln!("  point estimate and likelihood intervals: {point_secs:8.3} s")?;
     let polled = watch.clone();
     let progress = Progress::start(move |elapsed| {
         let done = polled.resamples_done.load(Ordering::Relaxed) as u64;
@@ -370,20 +391,20 @@ fn bench_rate(players: usize, games_each: usize, resamples: usize, seed: u64) ->
     drop(progress);
     let fitted = fitted?;
     let secs = start.elapsed().as_secs_f64();
-    println!(
+    outln!(
         "  with {resamples} resamples:                {secs:8.3} s ({:.1} ms a resample)",
         1e3 * (secs - point_secs).max(0.0) / resamples as f64
-    );
+    )?;
     let free = (players - 1) as f64;
     let others = || (0..players).filter(|&p| p != anchor);
     let rms = (others().map(|p| (point.ratings[p].elo - truth[p]).powi(2)).sum::<f64>() / free).sqrt();
     let covered = others()
         .filter(|&p| fitted.ratings[p].low <= truth[p] && truth[p] <= fitted.ratings[p].high)
         .count();
-    println!(
+    outln!(
         "  error against the truth: rms {rms:.0} Elo; 95% intervals hold the truth for {:.1}% of the players",
         100.0 * covered as f64 / free
-    );
+    )?;
     Ok(())
 }
 

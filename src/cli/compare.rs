@@ -11,6 +11,7 @@ use serde_json::{json, Value};
 
 use super::args::CompareArgs;
 use super::stats::{collect_groups, print_notes};
+use super::stdout::{out, outln};
 use runs::{Group, Key};
 
 /// A run: its configuration, groups and games.
@@ -155,17 +156,17 @@ pub(super) fn run(args: CompareArgs) -> Result<()> {
         })
         .collect();
     if args.json {
-        println!(
+        outln!(
             "{}",
             json!({
                 "runs": runs.iter().map(run_json).collect::<Vec<_>>(),
                 "comparisons": comparisons,
                 "notes": notes,
             })
-        );
+        )?;
         return Ok(());
     }
-    print!("{}", render(&runs, &opponents, &comparisons));
+    out!("{}", render(&runs, &opponents, &comparisons))?;
     Ok(())
 }
 

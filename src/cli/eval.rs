@@ -14,9 +14,10 @@ use super::agent_args::parse_player;
 use super::args::{Cli, Command, EvalArgs, GameArg};
 use super::external;
 use super::openings;
-use super::outputs::check_output_flag;
+use super::outputs::{check_output_flag, write_output};
 use super::quality;
 use super::report::{agent_lines, opponent_rows, tally_header};
+use super::stdout::{out, outln};
 use agent::{AgentConfig, ModelGame};
 use arena::{
     run_eval, run_eval_sequential, Connection, EvalConfig, EvalResult, GameToScore, Interrupt, MatchEvent, MoveQuality,
@@ -74,7 +75,7 @@ async fn evaluate<R: ModelGame>(
         // The run's own results.csv is the one file of its folder --csv may name.
         let run: Vec<&Path> = args.log_dir.iter().map(PathBuf::as_path).collect();
         let owned: Vec<PathBuf> = run.iter().map(|dir| dir.join("results.csv")).collect();
-        check_output_flag("--csv", csv, &run, &owned)?;
+        check_output_flag("--csv", csv, args.overwrite, &run, &owned)?;
     }
     let scoring = quality::Scoring::from_flags::<R>(
         args.score_moves,
@@ -102,21 +103,21 @@ async fn evaluate<R: ModelGame>(
         let csv = result.seed_csv(&model, args.games, &utc_now().0[..10]);
         run.folder().write_text("results.csv", &csv)?;
         if let Some(path) = &args.csv {
-            std::fs::write(path, &csv).with_context(|| format!("cannot write --csv {}", path.display()))?;
+            write_output("--csv", path, csv.as_bytes())?;
         }
     }
     if args.json {
-        println!("{}", RunResults::Eval(&results).to_json());
+        outln!("{}", RunResults::Eval(&results).to_json())?;
     } else {
-        print!("{}", text_report(&result, &model, args.games));
-        print!("{}", stop_lines(&stops));
-        print!("{}", host_lines(&hosts));
+        out!("{}", text_report(&result, &model, args.games))?;
+        out!("{}", stop_lines(&stops))?;
+        out!("{}", host_lines(&hosts))?;
         if let Some((scoring, (all, _))) = quality {
             let mut text = quality::heading::<R>("the agent (model moves only)", scoring);
             quality::quality_lines::<R>(all, &mut text);
-            print!("{text}");
+            out!("{text}")?;
         }
-        println!("logs: {}", log_dir.display());
+        outln!("logs: {}", log_dir.display())?;
     }
     if !complete {
         return Err(Interrupted {

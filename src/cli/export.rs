@@ -8,12 +8,13 @@ use anyhow::Result;
 use super::args::{ExportArgs, ExportFormat};
 use super::outputs::{check_output_flag, write_output};
 use super::stats::print_notes;
+use super::stdout::out;
 use runs::{ggf, read_game_logs, transcript};
 
 pub(super) fn run(args: ExportArgs) -> Result<()> {
     let inputs: Vec<&Path> = args.paths.iter().map(PathBuf::as_path).collect();
     if let Some(output) = &args.output {
-        check_output_flag("-o", output, &inputs, &[])?;
+        check_output_flag("-o", output, args.overwrite, &inputs, &[])?;
     }
     let logs = read_game_logs(&args.paths)?;
     print_notes(&logs.notes);
@@ -41,7 +42,7 @@ pub(super) fn run(args: ExportArgs) -> Result<()> {
             write_output("-o", output, text.as_bytes())?;
             eprintln!("wrote {} ({written} of {} games)", output.display(), logs.games.len());
         }
-        None => print!("{text}"),
+        None => out!("{text}")?,
     }
     Ok(())
 }

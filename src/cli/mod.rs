@@ -25,11 +25,13 @@ mod report;
 mod report_html;
 mod serve;
 mod stats;
+mod stdout;
 mod tournament;
 mod train_eval;
 
 pub use args::Cli;
 pub use eval::Interrupted;
+pub use stdout::closed_stdout;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -41,6 +43,7 @@ use args::{AnalyzeArgs, Command, PerftArgs, PositionArgs, SolveArgs, WipeoutArgs
 use engines::lab::find_wipeouts_with_progress;
 use engines::{EngineSpec, SolveWatch, Solver};
 use game::othello::{perft_with_progress, Board, Color, Convention, Move, Outcome};
+use stdout::outln;
 
 /// `command`, with Ctrl-C and SIGTERM handled for it ([`arena::watch_signals`], told
 /// on stderr by [`eval::tell_interrupt`]): the commands that play games, whose engine
@@ -146,7 +149,7 @@ fn run_perft(args: PerftArgs) -> Result<()> {
         secs,
         leaves as f64 / secs.max(1e-9)
     );
-    println!("{leaves}");
+    outln!("{leaves}")?;
     Ok(())
 }
 
@@ -166,27 +169,27 @@ fn run_analyze(args: AnalyzeArgs) -> Result<()> {
     if args.json {
         let mut value = serde_json::to_value(&decision)?;
         value["ms"] = serde_json::json!(ms);
-        println!("{value}");
+        outln!("{value}")?;
         return Ok(());
     }
-    println!("{board}\n");
-    println!("engine:  {}", engine.name());
-    println!("move:    {}", decision.mv);
+    outln!("{board}\n")?;
+    outln!("engine:  {}", engine.name())?;
+    outln!("move:    {}", decision.mv)?;
     match decision.score {
-        Some(score) => println!("score:   {score}"),
-        None => println!("score:   (this engine gives none)"),
+        Some(score) => outln!("score:   {score}")?,
+        None => outln!("score:   (this engine gives none)")?,
     }
-    println!("nodes:   {}", decision.nodes);
-    println!("ms:      {ms:.3}");
+    outln!("nodes:   {}", decision.nodes)?;
+    outln!("ms:      {ms:.3}")?;
     if !decision.candidates.is_empty() {
-        println!("candidates:");
+        outln!("candidates:")?;
         for c in &decision.candidates {
             let mark = if Move::Place(c.square) == decision.mv {
                 "  <- chosen"
             } else {
                 ""
             };
-            println!("  {}: {}{mark}", c.square, format_value(c.value));
+            outln!("  {}: {}{mark}", c.square, format_value(c.value))?;
         }
     }
     Ok(())
@@ -233,30 +236,30 @@ fn run_solve(args: SolveArgs) -> Result<()> {
     let ms = start.elapsed().as_secs_f64() * 1000.0;
     let best: Vec<String> = solution.best_moves.iter().map(ToString::to_string).collect();
     if args.json {
-        println!(
+        outln!(
             "{}",
             serde_json::json!({ "best_moves": best, "score": solution.score, "nodes": solution.nodes, "ms": ms })
-        );
+        )?;
     } else {
-        println!("{board}\n");
-        println!(
+        outln!("{board}\n")?;
+        outln!(
             "best moves: {}",
             if best.is_empty() {
                 "(none: the side to move must pass)".to_string()
             } else {
                 best.join(", ")
             }
-        );
-        println!(
+        )?;
+        outln!(
             "score:      {:+} (final disc difference for {}, empties to the winner)",
             solution.score,
             board.side_to_move()
-        );
-        println!("nodes:      {}", solution.nodes);
-        println!(
+        )?;
+        outln!("nodes:      {}", solution.nodes)?;
+        outln!(
             "ms:         {ms:.1} ({:.2e} nodes/s)",
             solution.nodes as f64 / (ms / 1000.0).max(1e-9)
-        );
+        )?;
     }
     Ok(())
 }
@@ -292,17 +295,17 @@ fn run_wipeouts(args: WipeoutArgs) -> Result<()> {
         .map(|line| line.iter().map(ToString::to_string).collect::<Vec<_>>().join(" "))
         .collect();
     if args.json {
-        println!("{}", serde_json::json!({ "count": lines.len(), "sequences": text }));
+        outln!("{}", serde_json::json!({ "count": lines.len(), "sequences": text }))?;
     } else {
         for line in &text {
-            println!("{line}");
+            outln!("{line}")?;
         }
-        println!(
+        outln!(
             "{} line(s) in which {attacker} wipes out {spec} within {} plies ({:.1} s)",
             lines.len(),
             args.max_plies,
             start.elapsed().as_secs_f64()
-        );
+        )?;
     }
     Ok(())
 }

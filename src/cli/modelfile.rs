@@ -12,6 +12,7 @@ use super::agent_args::prompts_dir;
 use super::args::ModelfileArgs;
 use super::inputs::{read_user_file, SETTINGS_CAP};
 use super::outputs::{check_output_flag, write_output};
+use super::stdout::{out, outln};
 use agent::Prompt;
 use llm::{ollama_base_url, OllamaBackend, RetryPolicy, DEFAULT_OLLAMA_HOST};
 
@@ -161,7 +162,7 @@ pub(super) async fn run(args: ModelfileArgs, env: &dyn Fn(&str) -> Option<String
         // The prompt and template files are inputs; run folders are refused by the check.
         let system = args.system.as_deref().map(Path::new);
         let inputs: Vec<&Path> = system.into_iter().chain(args.template.as_deref()).collect();
-        check_output_flag("-o", output, &inputs, &[])?;
+        check_output_flag("-o", output, args.overwrite, &inputs, &[])?;
     }
     let system = args
         .system
@@ -188,7 +189,7 @@ pub(super) async fn run(args: ModelfileArgs, env: &dyn Fn(&str) -> Option<String
     let text = render(&args.from, system.as_ref(), template.as_deref(), &params);
     match &args.output {
         Some(path) => write_output("-o", path, text.as_bytes())?,
-        None if args.create.is_none() => print!("{text}"),
+        None if args.create.is_none() => out!("{text}")?,
         None => {}
     }
     let Some(name) = &args.create else { return Ok(()) };
@@ -212,11 +213,11 @@ pub(super) async fn run(args: ModelfileArgs, env: &dyn Fn(&str) -> Option<String
         .await
         .with_context(|| format!("cannot create {name} from {} on {url}", args.from))?;
     match llm::ChatBackend::model_info(&backend, name).await {
-        Some(info) => println!(
+        Some(info) => outln!(
             "created {name}: digest {}",
             info["digest"].as_str().unwrap_or("(not listed)")
-        ),
-        None => println!("created {name}"),
+        )?,
+        None => outln!("created {name}")?,
     }
     Ok(())
 }

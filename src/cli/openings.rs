@@ -10,9 +10,10 @@ use serde_json::json;
 
 use super::args::{OpeningsArgs, OpeningsCheckArgs, OpeningsGenerateArgs};
 use super::inputs::{read_user_file, DATA_CAP};
-use super::outputs::{check_new_output, write_output};
+use super::outputs::{check_output_flag, write_output};
 use super::progress::progress_bar;
 use super::stats::print_notes;
+use super::stdout::{out, outln};
 use agent::ModelGame;
 use arena::{balanced_openings, start_bias, suite_values, BalancedSettings, OpeningSuite, Openings, RatedOpening};
 use game::Othello;
@@ -89,7 +90,7 @@ pub(super) fn refuse_changed(dir: &Path, then: Option<&OpeningsRecord>, now: Opt
 /// `openings generate`: a balanced suite, written with the command that made it, the
 /// bias taken out and each opening's values as comments.
 pub(super) fn run_generate(args: OpeningsGenerateArgs) -> Result<()> {
-    check_new_output("-o", &args.output)?;
+    check_output_flag("-o", &args.output, args.overwrite, &[], &[])?;
     let settings = BalancedSettings {
         plies: args.plies,
         count: args.count,
@@ -133,12 +134,12 @@ pub(super) fn run_generate(args: OpeningsGenerateArgs) -> Result<()> {
         );
     }
     write_output("-o", &args.output, text.as_bytes())?;
-    println!(
+    outln!(
         "wrote {} ({} openings of {drawn} candidates)",
         args.output.display(),
         suite.len()
-    );
-    print!("{}", histogram(&suite));
+    )?;
+    out!("{}", histogram(&suite))?;
     Ok(())
 }
 
@@ -151,17 +152,17 @@ pub(super) fn run_check(args: OpeningsCheckArgs) -> Result<()> {
             .iter()
             .map(|o| json!({ "opening": o.text, "value": o.value, "centred": o.centred }))
             .collect();
-        println!(
+        outln!(
             "{}",
             json!({ "file": args.file, "depth": args.depth, "openings": rows })
-        );
+        )?;
         return Ok(());
     }
-    println!("{:<40} {:>7} {:>8}", "opening", "value", "centred");
+    outln!("{:<40} {:>7} {:>8}", "opening", "value", "centred")?;
     for opening in &values {
-        println!("{:<40} {:>+7.2} {:>+8.2}", opening.text, opening.value, opening.centred);
+        outln!("{:<40} {:>+7.2} {:>+8.2}", opening.text, opening.value, opening.centred)?;
     }
-    print!("{}", histogram(&values));
+    out!("{}", histogram(&values))?;
     Ok(())
 }
 

@@ -6,16 +6,17 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use serde_json::json;
 
 use super::agent_args::{is_llm_spec, parse_player};
 use super::args::{GameArg, PlayArgs};
 use super::external;
 use super::openings;
-use super::outputs::check_output_flag;
+use super::outputs::{check_output_flag, write_output};
 use super::quality;
 use super::report::{agent_lines, tally_header, tally_row};
+use super::stdout::{out, outln};
 use arena::{
     run_match, Connection, GameToScore, MatchConfig, MatchEvent, MatchResult, MoveQuality, PlayerSpec, Run, RunOptions,
     SpecTally, Start,
@@ -59,6 +60,7 @@ async fn play<R: ModelGame>(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>
         check_output_flag(
             "--csv",
             csv,
+            args.overwrite,
             &args.log_dir.iter().map(PathBuf::as_path).collect::<Vec<_>>(),
             &[],
         )?;
@@ -86,8 +88,7 @@ async fn play<R: ModelGame>(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>
     let start = Instant::now();
     let result = play_match(&args, &config, human, start).await?;
     if let Some(path) = &args.csv {
-        std::fs::write(path, csv_table::<R>(&result.tallies))
-            .with_context(|| format!("cannot write --csv {}", path.display()))?;
+        write_output("--csv", path, csv_table::<R>(&result.tallies).as_bytes())?;
     }
     let agents = agent_stats(&config, &result);
     let quality = match &scoring {
@@ -99,15 +100,15 @@ async fn play<R: ModelGame>(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>
     };
     let quality = scoring.as_ref().zip(quality.as_ref());
     if args.json {
-        print_json(&config, &result, &agents, quality);
+        print_json(&config, &result, &agents, quality)?;
     } else {
-        print!(
+        out!(
             "{}",
             text_table(&config, &result.tallies, start.elapsed().as_secs_f64())
-        );
-        print_players(&result, &agents, quality);
+        )?;
+        print_players(&result, &agents, quality)?;
         if let Some(dir) = &log_dir {
-            println!("logs: {}", dir.display());
+            outln!("logs: {}", dir.display())?;
         }
     }
     Ok(())
@@ -196,7 +197,7 @@ fn print_json<R: ModelGame>(
     result: &MatchResult<R>,
     agents: &[Option<AgentStats>; 2],
     quality: Option<(&quality::Scoring, &[MoveQuality; 2])>,
-) {
+) -> Result<()> {
     let players: Vec<_> = result
         .tallies
         .iter()
@@ -216,7 +217,8 @@ fn print_json<R: ModelGame>(
             value["move_quality"]["reference"] = scoring.to_json::<R>();
         }
     }
-    println!("{}", json!({ "games": config.games, "players": players }));
+    outln!("{}", json!({ "games": config.games, "players": players }))?;
+    Ok(())
 }
 
 /// Below the table: each LLM player's statistics, then each player's move quality.
@@ -224,7 +226,7 @@ fn print_players<R: ModelGame>(
     result: &MatchResult<R>,
     agents: &[Option<AgentStats>; 2],
     quality: Option<(&quality::Scoring, &[MoveQuality; 2])>,
-) {
+) -> Result<()> {
     for (tally, stats) in result.tallies.iter().zip(agents) {
         if let Some(stats) = stats {
             let mut lines = format!(
@@ -232,15 +234,18 @@ fn print_players<R: ModelGame>(
                 tally.spec
             );
             agent_lines(stats, &mut lines);
-            print!("{lines}");
+            out!("{lines}")?;
         }
     }
-    let Some((scoring, quality)) = quality else { return };
+    let Some((scoring, quality)) = quality else {
+        return Ok(());
+    };
     for (tally, q) in result.tallies.iter().zip(quality) {
         let mut text = quality::heading::<R>(&tally.spec, scoring);
         quality::quality_lines::<R>(q, &mut text);
-        print!("{text}");
+        out!("{text}")?;
     }
+    Ok(())
 }
 
 /// Scores both players' moves in every game; per player in players order. Writes

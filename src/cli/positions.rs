@@ -15,7 +15,8 @@ use rand_chacha::ChaCha8Rng;
 
 use super::agent_args::parse_player;
 use super::args::{DatagenArgs, GameArg, GenerateArgs, ProbeArgs};
-use super::outputs::{check_new_output, check_output_flag, write_output};
+use super::outputs::{check_output_flag, write_output};
+use super::stdout::{out, outln};
 use arena::{run_probe, Grade, PlayerSpec, ProbeResult};
 use engines::lab::{parallel_map, self_play_positions, BadPosition, LabelledPosition, Teacher};
 use engines::marubatsu::tactical_positions;
@@ -46,7 +47,7 @@ fn write_lines(path: &Path, lines: &[String]) -> Result<()> {
 
 /// `positions generate`.
 pub(super) fn run_generate(args: GenerateArgs) -> Result<()> {
-    check_new_output("-o", &args.output)?;
+    check_output_flag("-o", &args.output, args.overwrite, &[], &[])?;
     match args.game {
         GameArg::Othello => {
             let empties = parse_empties(args.empties.as_deref().unwrap_or("20-40"), 60)?;
@@ -124,12 +125,12 @@ fn generate<R: ModelGame>(args: &GenerateArgs, boards: Vec<(R::Position, Option<
         .collect::<Result<Vec<_>, _>>()?;
     write_lines(&args.output, &lines)?;
     let exact = positions.iter().filter(|p| p.exact).count();
-    println!(
+    outln!(
         "wrote {} positions to {} ({exact} scored exactly; {})",
         positions.len(),
         args.output.display(),
         R::describe_reference(args.reference.exact_empties, args.reference.reference_depth)
-    );
+    )?;
     Ok(())
 }
 
@@ -254,7 +255,7 @@ async fn probe<R: ModelGame>(
             .into_iter()
             .flatten()
             .collect();
-        check_output_flag("--csv", csv, &inputs, &[])?;
+        check_output_flag("--csv", csv, args.overwrite, &inputs, &[])?;
     }
     let run = open_run(&args, &connection, &config, positions.len())?;
     let dir = run.path().to_path_buf();
@@ -291,16 +292,16 @@ fn probe_results<R: ModelGame>(
     let csv = arena::probe_csv(&positions, &results);
     run.folder().write_text("probe.csv", &csv)?;
     if let Some(path) = &args.csv {
-        std::fs::write(path, &csv).with_context(|| format!("cannot write --csv {}", path.display()))?;
+        write_output("--csv", path, csv.as_bytes())?;
     }
     let summary = arena::probe_summary(&positions, &results, dir);
     run.finish(&RunResults::Probe(&summary))?;
     if args.json {
-        println!("{}", RunResults::Probe(&summary).to_json());
+        outln!("{}", RunResults::Probe(&summary).to_json())?;
         return Ok(());
     }
-    print!("{}", probe_text(args, agent, &summary));
-    println!("logs and probe.csv: {}", dir.display());
+    out!("{}", probe_text(args, agent, &summary))?;
+    outln!("logs and probe.csv: {}", dir.display())?;
     Ok(())
 }
 
@@ -339,7 +340,7 @@ fn probe_text<R: ModelGame>(args: &ProbeArgs, agent: &PlayerSpec<R>, summary: &P
 pub(super) fn run_datagen(args: DatagenArgs) -> Result<()> {
     let empties = parse_empties(&args.empties, 60)?;
     let labels = Labels::from(args.labels);
-    check_new_output("-o", &args.output)?;
+    check_output_flag("-o", &args.output, args.overwrite, &[], &[])?;
     let spec: EngineSpec = args.teacher.parse().context("bad --teacher")?;
     let mut teacher = Teacher::new(spec, args.seed);
     let boards: Vec<Board> = self_play_positions(args.count, empties, args.seed);
@@ -352,11 +353,11 @@ pub(super) fn run_datagen(args: DatagenArgs) -> Result<()> {
     }
     bar.finish_and_clear();
     write_lines(&args.output, &lines)?;
-    println!(
+    outln!(
         "wrote {} examples labelled by {} to {}",
         lines.len(),
         teacher.name(),
         args.output.display()
-    );
+    )?;
     Ok(())
 }

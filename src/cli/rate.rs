@@ -10,9 +10,10 @@ use serde_json::json;
 
 use super::args::RateArgs;
 use super::inputs::{read_user_file, SETTINGS_CAP};
-use super::outputs::check_output_flag;
+use super::outputs::{check_output_flag, write_output};
 use super::progress::{steps_line, Progress};
 use super::stats::print_notes;
+use super::stdout::{out, outln};
 use engines::EngineSpec;
 use game::othello::Color;
 use game::Game;
@@ -28,7 +29,7 @@ pub(super) fn run(args: RateArgs) -> Result<()> {
     let inputs: Vec<&Path> = args.paths.iter().map(PathBuf::as_path).collect();
     for (flag, path) in [("--csv", &args.csv), ("--write-ladder", &args.write_ladder)] {
         if let Some(path) = path {
-            check_output_flag(flag, path, &inputs, &[])?;
+            check_output_flag(flag, path, args.overwrite, &inputs, &[])?;
         }
     }
     let ladder = args.ladder.as_deref().map(read_ladder).transpose()?;
@@ -71,19 +72,18 @@ pub(super) fn run(args: RateArgs) -> Result<()> {
              # from the runs named in `source`, held fixed when other players are rated.\n{}",
             toml::to_string(&ladder).context("cannot write the ladder as TOML")?
         );
-        std::fs::write(path, text).with_context(|| format!("cannot write --write-ladder {}", path.display()))?;
+        write_output("--write-ladder", path, text.as_bytes())?;
     }
     if let Some(path) = &args.csv {
-        std::fs::write(path, csv(&as_played, as_loss.as_ref()))
-            .with_context(|| format!("cannot write --csv {}", path.display()))?;
+        write_output("--csv", path, csv(&as_played, as_loss.as_ref()).as_bytes())?;
     }
     if args.json {
-        println!(
+        outln!(
             "{}",
             json!({ "as_played": as_played, "fallback_as_loss": as_loss, "notes": notes })
-        );
+        )?;
     } else {
-        print!("{}", leaderboard_tables(&as_played, as_loss.as_ref()));
+        out!("{}", leaderboard_tables(&as_played, as_loss.as_ref()))?;
     }
     Ok(())
 }

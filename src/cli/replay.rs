@@ -6,6 +6,7 @@ use anyhow::{bail, Context, Result};
 use serde_json::Value;
 
 use super::args::ReplayArgs;
+use super::stdout::{out, outln};
 use record::{join_moves, read_game_log_prefix, MoveSource};
 use runs::{cut_off_note, replay_records, replay_seed_lines, ExchangeView, GameReplay, PlyView};
 
@@ -27,9 +28,9 @@ pub(super) fn run(args: ReplayArgs) -> Result<()> {
         if !notes.is_empty() {
             value["notes"] = serde_json::to_value(&notes)?;
         }
-        println!("{value}");
+        outln!("{value}")?;
     } else {
-        print!("{}", render(&replay, &plies, forfeit, args.ply.is_none()));
+        out!("{}", render(&replay, &plies, forfeit, args.ply.is_none()))?;
     }
     Ok(())
 }

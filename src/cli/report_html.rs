@@ -3,20 +3,21 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use super::args::ReportArgs;
-use super::outputs::check_output_flag;
+use super::outputs::{check_output_flag, write_output};
 use super::stats::{collect_groups, print_notes};
+use super::stdout::outln;
 use runs::report_page;
 
 pub(super) fn run(args: ReportArgs) -> Result<()> {
     let inputs: Vec<&Path> = args.paths.iter().map(PathBuf::as_path).collect();
-    check_output_flag("-o", &args.output, &inputs, &[])?;
+    check_output_flag("-o", &args.output, args.overwrite, &inputs, &[])?;
     let groups = collect_groups(&args.paths)?;
     print_notes(&groups.logs.notes);
     let (html, games) = report_page(&args.paths, &groups);
-    std::fs::write(&args.output, html).with_context(|| format!("cannot write {}", args.output.display()))?;
-    println!("wrote {} ({games} games)", args.output.display());
+    write_output("-o", &args.output, html.as_bytes())?;
+    outln!("wrote {} ({games} games)", args.output.display())?;
     Ok(())
 }

@@ -12,6 +12,7 @@ use clap::Args;
 use super::agent_args::{prompts_dir, AgentArgs, HostArgs};
 use super::external;
 use super::limits;
+use super::stdout::outln;
 use crate::web::{generate_token, is_loopback, ServeOptions};
 use arena::Players;
 use game::Othello;
@@ -79,10 +80,11 @@ pub(super) async fn run(args: ServeArgs, env: &dyn Fn(&str) -> Option<String>) -
     let runs = args.runs.display().to_string();
     crate::web::serve(options, players, |address| {
         let query = token.as_deref().map_or(String::new(), |t| format!("?token={t}"));
-        println!("serving http://{address}/{query}  (runs: {runs}; Ctrl-C stops)");
+        outln!("serving http://{address}/{query}  (runs: {runs}; Ctrl-C stops)")?;
         if let Some(t) = &token {
-            println!("token: {t}");
+            outln!("token: {t}")?;
         }
+        Ok(())
     })
     .await
 }

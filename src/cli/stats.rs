@@ -12,6 +12,7 @@ use serde_json::json;
 
 use super::args::StatsArgs;
 use super::report::{agent_lines, opponent_rows, tally_header};
+use super::stdout::{out, outln};
 use game::Game;
 use runs::{groups_json, AgentStats, Groups, GroupsError};
 
@@ -38,7 +39,7 @@ pub(super) fn run(args: StatsArgs) -> Result<()> {
     let Groups { groups, logs } = collect_groups(&args.paths)?;
     print_notes(&logs.notes);
     if args.json {
-        println!("{}", json!({ "groups": groups_json(&groups), "notes": logs.notes }));
+        outln!("{}", json!({ "groups": groups_json(&groups), "notes": logs.notes }))?;
         return Ok(());
     }
     let game: Game = logs.game;
@@ -74,6 +75,6 @@ pub(super) fn run(args: StatsArgs) -> Result<()> {
         agent_lines(all, &mut out);
         out.push('\n');
     }
-    print!("{out}");
+    out!("{out}")?;
     Ok(())
 }

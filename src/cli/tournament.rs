@@ -20,6 +20,7 @@ use super::limits;
 use super::openings;
 use super::progress::progress_bar;
 use super::rate::{player_name, read_games};
+use super::stdout::{out, outln};
 use agent::AgentConfig;
 use arena::{
     Connection, ExternalEngine, Format, GameRecord, MatchEvent, Openings, Plan, PlayerSpec, Run, RunGames, RunOptions,
@@ -199,7 +200,7 @@ pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<Strin
         log_dir: log_dir.display().to_string(),
     };
     run.finish(&RunResults::Tournament(&results))?;
-    print_results(&results, args.json);
+    print_results(&results, args.json)?;
     if interrupted {
         return Err(Interrupted {
             command: "tournament",
@@ -622,20 +623,21 @@ fn pairing_results(plan: &Plan, records: &[Option<GameRecord>], stops: &[Option<
 }
 
 /// The results printed: as JSON with `--json`, else the pairings and the ratings.
-fn print_results(results: &TournamentResults, json: bool) {
+fn print_results(results: &TournamentResults, json: bool) -> Result<()> {
     if json {
-        println!("{}", RunResults::Tournament(results).to_json());
-        return;
+        outln!("{}", RunResults::Tournament(results).to_json())?;
+        return Ok(());
     }
-    print!("{}", pairing_table(&results.pairings));
-    println!();
+    out!("{}", pairing_table(&results.pairings))?;
+    outln!()?;
     if let Some(as_played) = &results.ratings.as_played {
-        print!(
+        out!(
             "{}",
             leaderboard_tables(as_played, results.ratings.fallback_as_loss.as_ref())
-        );
+        )?;
     }
-    println!("logs: {}", results.log_dir);
+    outln!("logs: {}", results.log_dir)?;
+    Ok(())
 }
 
 fn pairing_table(pairings: &[PairingResult]) -> String {

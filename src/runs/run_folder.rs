@@ -14,6 +14,7 @@
 use record::is_game_or_set_aside_log;
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{ErrorKind, Read, Write};
+use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -267,6 +268,12 @@ pub enum OutputError {
     /// The output is a folder.
     #[error("it is a folder: give a file name")]
     IsAFolder,
+    /// The output is a block device or a socket, which no output is written to.
+    #[error("it is a {kind}: give a file name (or a FIFO or a character device such as /dev/stdout)")]
+    Unsupported {
+        /// What it is: "block device" or "socket".
+        kind: &'static str,
+    },
     /// The output is a link to nothing: writing would create its target somewhere else.
     #[error("it is a link whose target does not exist: give the target's path, or a plain file name")]
     DanglingLink,
@@ -282,8 +289,10 @@ pub enum OutputError {
 /// Checks, before any work, that an output file may be written at `output`: it is
 /// not one of `inputs` (files or folders the command reads or writes), does not lie
 /// inside one of those folders or inside any run folder, through links too, unless it
-/// is one of `owned` (files the command itself keeps there); and it can be written.
-/// A file that did not exist is not left behind by the check.
+/// is one of `owned` (files the command itself keeps there); it is not a block device
+/// or a socket; and it can be written. A file that did not exist is not left behind by
+/// the check, and a FIFO is not opened (its reader would see the end of the data
+/// before any was written): its writer waits for the reader.
 pub fn check_output(output: &Path, inputs: &[&Path], owned: &[PathBuf]) -> Result<(), OutputError> {
     if output.is_symlink() && !output.exists() {
         return Err(OutputError::DanglingLink);
@@ -308,14 +317,20 @@ pub fn check_output(output: &Path, inputs: &[&Path], owned: &[PathBuf]) -> Resul
             return Err(OutputError::InsideARun { run: run.to_path_buf() });
         }
     }
-    let existed = resolved.exists();
+    let kind = std::fs::metadata(&resolved).map(|meta| meta.file_type()).ok();
+    match kind {
+        Some(kind) if kind.is_block_device() => return Err(OutputError::Unsupported { kind: "block device" }),
+        Some(kind) if kind.is_socket() => return Err(OutputError::Unsupported { kind: "socket" }),
+        Some(kind) if kind.is_fifo() => return Ok(()),
+        _ => {}
+    }
     OpenOptions::new()
         .write(true)
         .create(true)
         .truncate(false)
         .open(&resolved)
         .map_err(|source| OutputError::NotWritable { source })?;
-    if !existed {
+    if kind.is_none() {
         let _ = std::fs::remove_file(&resolved);
     }
     Ok(())
@@ -474,6 +489,23 @@ mod tests {
         check_output(&owned, &[run.path()], std::slice::from_ref(&owned)).expect("a file the command keeps");
         check_output(&root.join("table.csv"), &[run.path()], &[]).expect("beside the run");
         assert!(!root.join("table.csv").exists(), "the check leaves no file behind");
+        let _ = std::fs::remove_dir_all(root);
+    }
+
+    #[test]
+    fn an_output_may_be_a_fifo_or_a_device_but_not_a_socket() {
+        let root = scratch("streams");
+        std::fs::create_dir_all(&root).unwrap();
+        let fifo = root.join("fifo");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+        assert!(made.success());
+        // No reader: opening it to write would wait for ever.
+        check_output(&fifo, &[], &[]).expect("a FIFO is checked without opening it");
+        check_output(Path::new("/dev/null"), &[], &[]).expect("a character device");
+        let socket = root.join("socket");
+        let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+        let refused = check_output(&socket, &[], &[]).unwrap_err().to_string();
+        assert!(refused.contains("it is a socket"), "{refused}");
         let _ = std::fs::remove_dir_all(root);
     }
 }

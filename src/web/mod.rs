@@ -115,8 +115,13 @@ pub fn router(options: &ServeOptions, players: Players) -> Result<Router> {
     Ok(app)
 }
 
-/// Serves until Ctrl-C; `ready` is told the address once the socket listens.
-pub async fn serve(options: ServeOptions, players: Players, ready: impl FnOnce(SocketAddr)) -> Result<()> {
+/// Serves until Ctrl-C; `ready` is told the address once the socket listens (its
+/// error, such as a closed stdout, ends the serve before any connection).
+pub async fn serve(
+    options: ServeOptions,
+    players: Players,
+    ready: impl FnOnce(SocketAddr) -> Result<()>,
+) -> Result<()> {
     let app = router(&options, players)?;
     let listener = tokio::net::TcpListener::bind(options.bind).await.with_context(|| {
         format!(
@@ -125,7 +130,7 @@ pub async fn serve(options: ServeOptions, players: Players, ready: impl FnOnce(S
         )
     })?;
     let address = listener.local_addr()?;
-    ready(address);
+    ready(address)?;
     let listener = guard::BoundedListener::new(listener, options.max_connections);
     tokio::select! {
         () = serve_connections(listener, app, options.header_timeout) => Ok(()),
