@@ -52,6 +52,14 @@ fn golden_lines() -> Vec<String> {
         .collect()
 }
 
+/// The index of the golden game's first `move` line.
+fn first_move_line(lines: &[String]) -> usize {
+    lines
+        .iter()
+        .position(|l| l.contains("\"type\":\"move\""))
+        .expect("the game has moves")
+}
+
 /// A run folder (with a run.json) holding the golden game as `game-0001.jsonl`.
 fn run_dir(test: &str, name: &str) -> PathBuf {
     let dir = temp_dir(&format!("log-reading-{test}"), name);
@@ -206,10 +214,7 @@ fn a_log_with_an_illegal_move_is_refused_by_stats() {
     let dir = run_dir("illegal", "run");
     let log = dir.join("game-0001.jsonl");
     let lines = golden_lines();
-    let first_move = lines
-        .iter()
-        .position(|l| l.contains("\"type\":\"move\""))
-        .expect("the game has moves");
+    let first_move = first_move_line(&lines);
     assert!(lines[first_move].contains("\"ply\":51,") && lines[first_move].contains("\"move\":\"g1\""));
 
     // c4 is the opening's first move: that square is taken.
@@ -377,10 +382,7 @@ fn a_move_board_game_or_stop_reason_outside_the_format_is_refused_naming_file_an
     let dir = run_dir("typed", "run");
     let log = dir.join("game-0001.jsonl");
     let lines = golden_lines();
-    let first_move = lines
-        .iter()
-        .position(|l| l.contains("\"type\":\"move\""))
-        .expect("the game has moves");
+    let first_move = first_move_line(&lines);
     let stopped =
         r#"{"schema_version":1,"time_ms":0,"type":"game_stopped","game":1,"ply":51,"reason":"paused"}"#.to_string();
     let cases = [
