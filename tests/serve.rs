@@ -431,6 +431,11 @@ fn hints_value_each_legal_move_on_the_persons_turn_and_are_logged_before_the_mov
         assert_eq!(shown.status(), StatusCode::OK);
         let shown: Value = shown.json().unwrap();
         check_a_hint(&shown, &event, hinted == 0);
+        // Asked again: the same hint, logged once (the log check below counts them).
+        let again: Value = hint(&http, &served.url, id, "reference:4:10", &event["ply"])
+            .json()
+            .unwrap();
+        assert_eq!(again, shown);
         exact += usize::from(shown["exact"] == true);
         // Play the hint's best move.
         let values = shown["values"].as_array().unwrap();

@@ -361,7 +361,8 @@ pub async fn models(State(app): State<Arc<AppState>>) -> Result<Response, ApiErr
 
 /// The value of each of the person's legal moves by the reference engine, on their
 /// turn only: the `hint` record logged with their move (`{ply, color, engine, exact,
-/// depth, values: [{move, value}], ...}`), values in final discs for the person.
+/// depth, values: [{move, value}], ...}`), values in final discs for the person. The
+/// same hint asked again at the same ply is the first one, logged once.
 pub async fn hint(
     State(app): State<Arc<AppState>>,
     Path(id): Path<u64>,
@@ -376,6 +377,19 @@ pub async fn hint(
             "hints are for your turn: wait for your move",
         ));
     };
+    // A hint asked again (same ply, same engine) is answered from the first and
+    // logged once: a page that repeats its request cannot grow the log.
+    let name = engine.name();
+    let asked_before = session
+        .hints
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .iter()
+        .find(|hint| hint.ply == ply && hint.engine == name)
+        .cloned();
+    if let Some(hint) = asked_before {
+        return Ok(Json(&hint).into_response());
+    }
     if session.hinting.swap(true, Ordering::AcqRel) {
         return Err(ApiError::new(
             StatusCode::CONFLICT,
@@ -384,18 +398,17 @@ pub async fn hint(
     }
     let computed = tokio::task::spawn_blocking(move || {
         let mut engine = engine;
-        (engine.name(), engine.score_moves(&board))
+        engine.score_moves(&board)
     })
     .await;
     session.hinting.store(false, Ordering::Release);
-    let (engine, scores) =
-        computed.map_err(|err| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("{err}")))?;
+    let scores = computed.map_err(|err| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("{err}")))?;
     let hint = HintRecord {
         game: 1,
         ply,
         color: board.side_to_move(),
         player: "human".to_string(),
-        engine,
+        engine: name,
         exact: scores.exact,
         depth: scores.depth,
         values: scores
