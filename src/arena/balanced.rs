@@ -115,7 +115,7 @@ pub fn balanced_openings(
             let line =
                 random_opening::<Othello>(Board::new(), settings.plies, derive_seed(settings.seed, drawn as u64));
             drawn += 1;
-            if seen.insert(symmetry_key(line.board())) {
+            if seen.insert(line.board().symmetry_key()) {
                 batch.push(line);
             }
         }
@@ -162,22 +162,6 @@ fn pass_as_pa(mv: &str) -> String {
     }
 }
 
-/// The position under its eight symmetries, the smallest: two openings reaching
-/// mirrored or rotated positions (with the same side to move) are one.
-pub(crate) fn symmetry_key(board: &Board) -> (u64, u64, bool) {
-    (0..8)
-        .map(|s| {
-            let b = board.transformed(s);
-            (
-                b.discs(Color::Black).0,
-                b.discs(Color::White).0,
-                b.side_to_move() == Color::Black,
-            )
-        })
-        .min()
-        .expect("eight symmetries")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -200,7 +184,7 @@ mod tests {
             .iter()
             .map(|o| {
                 let line = OpeningSuite::<Othello>::parse("t", &o.text).unwrap();
-                symmetry_key(line.openings[0].line.board())
+                line.openings[0].line.board().symmetry_key()
             })
             .collect();
         assert_eq!(keys.len(), 5, "no two openings are one position under symmetry");
@@ -212,7 +196,7 @@ mod tests {
         let mut reference = Reference::new(18, 2);
         let keys: HashSet<_> = ["d3", "c4", "f5", "e6"]
             .iter()
-            .map(|m| symmetry_key(&Board::new().play(m.parse().unwrap())))
+            .map(|m| Board::new().play(m.parse().unwrap()).symmetry_key())
             .collect();
         assert_eq!(keys.len(), 1);
         // After a forced pass the value is the opponent's; at the end, the margin.

@@ -17,7 +17,6 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use super::balanced::symmetry_key;
 use super::play::random_opening;
 use super::scheduled::ScheduledGame;
 use game::othello::{Board, Color};
@@ -102,7 +101,7 @@ impl<R: ModelGame> OpeningSuite<R> {
         for (i, opening) in self.openings.iter().enumerate() {
             let position = opening.line.board();
             let key = match Board::parse_squares(&R::to_squares(position), R::to_move(position)) {
-                Ok(board) => format!("{:?}", symmetry_key(&board)),
+                Ok(board) => format!("{:?}", board.symmetry_key()),
                 Err(_) => format!("{} {}", R::to_squares(position), R::to_move(position)),
             };
             match first.get(&key) {

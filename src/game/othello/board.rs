@@ -265,6 +265,19 @@ impl Board {
             side_to_move: self.side_to_move,
         }
     }
+
+    /// The position under its eight symmetries, the smallest, as (black's discs,
+    /// white's discs, black to move): two positions that are mirrored or rotated
+    /// copies of each other (with the same side to move) have one key.
+    pub fn symmetry_key(&self) -> (u64, u64, bool) {
+        (0..8)
+            .map(|s| {
+                let b = self.transformed(s);
+                (b.discs.black, b.discs.white, b.side_to_move == Color::Black)
+            })
+            .min()
+            .expect("eight symmetries")
+    }
 }
 
 /// `sq` under symmetry `symmetry` (bit 0: mirror columns, bit 1: mirror rows,
