@@ -85,7 +85,7 @@ pub enum Answer {
     /// The server cut the reply off at the token limit before it named a legal move
     /// (its `done_reason` / `finish_reason` is `length`; the text alone cannot tell).
     CutOff {
-        /// Cut off while thinking: see [`cut_off`].
+        /// Cut off while thinking (the agent's `cut_off` reading of the reply).
         thinking: bool,
     },
     /// A tool call written as text when no tools are offered (the agent's tool budget

@@ -182,7 +182,7 @@ pub struct PlayerNameError {
 }
 
 /// Everything that decides how the agent plays, as run.json records it (serde writes
-/// and reads exactly its keys: see [`stored`](crate::stored)).
+/// and reads exactly its keys: see the `stored` module).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(into = "Stored", from = "Stored")]
 pub struct AgentConfig {

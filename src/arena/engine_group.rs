@@ -135,7 +135,7 @@ impl Drop for ProcessGroup {
 }
 
 /// Ends every engine process group of this process still alive: SIGTERM to all,
-/// up to [`TERM_GRACE`] for their leaders to exit, SIGKILL to every process left, and
+/// up to `TERM_GRACE` (half a second) for their leaders to exit, SIGKILL to every process left, and
 /// each engine's stderr tail saved beside its game's log. For a harness about to exit
 /// without unwinding (a second Ctrl-C, SIGTERM); the leaders are left to `init`.
 pub fn end_engine_processes() {

@@ -170,7 +170,7 @@ fn check_players<R: ModelGame>(
 /// forfeit only where one can happen, `game_end` only where the game is over or after a
 /// forfeit, with the board's discs and winner); a finished game also needs its
 /// `game_end`. After a `forfeit`, the game goes to the opponent, scored
-/// [`Rules::FORFEIT_MARGIN`].
+/// [`game::Rules::FORFEIT_MARGIN`].
 pub fn rebuild_game<R: ModelGame>(records: &[Record]) -> Result<GameRecord<R>, String> {
     let replay = replay_records(records).map_err(|e| e.to_string())?;
     if replay.final_discs.is_none() {

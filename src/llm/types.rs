@@ -144,7 +144,7 @@ impl std::str::FromStr for Think {
 }
 
 impl<'de> Deserialize<'de> for Think {
-    /// A boolean, or any text [`Think::from_str`] reads.
+    /// A boolean, or any text `Think` parses from (its `FromStr`).
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Think, D::Error> {
         #[derive(Deserialize)]
         #[serde(untagged)]

@@ -75,7 +75,7 @@ pub struct PlyView {
     /// Each side's pieces (discs, marks) after the move.
     #[serde(skip)]
     pub pieces_after: ByColor<u32>,
-    /// Black's margin after the move in the game's unit ([`Rules::margin`]).
+    /// Black's margin after the move in the game's unit ([`game::Rules::margin`]).
     #[serde(skip)]
     pub margin_after: i32,
     /// The position before the move as the model reads it.
