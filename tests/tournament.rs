@@ -480,6 +480,11 @@ fn bad_tournament_files_are_refused_with_the_fix() {
             "engines = [\"random\"]\ngames = 2\n[[llm]]\nmodel = \"m\"\ngrid = { vote = [17] }\n",
             "grid vote = \"17\": invalid value",
         ),
+        // Values that collide are named as such (not "give each [[llm]] a name").
+        (
+            "engines = [\"random\"]\ngames = 2\n[[llm]]\nmodel = \"m\"\ngrid = { vote = [3, 3] }\n",
+            "two values of its grid make the one player",
+        ),
     ] {
         let output = tournament(&dir, text, &[]);
         let stderr = String::from_utf8_lossy(&output.stderr);

@@ -439,9 +439,21 @@ impl Entrants {
             let variants = entry
                 .variants(&agent)
                 .with_context(|| format!("bad [[llm]] {} in {}", entry.model, path.display()))?;
+            let first = players.len();
             for variant in &variants {
+                let player = entry.player(variant, &connection, path)?;
+                // Two values of one grid that make one name (`0.7` and `0.70`) are the
+                // values' fault, not the table's: say so.
+                if let Some(twice) = players[first..].iter().find(|p| p.to_string() == player.to_string()) {
+                    bail!(
+                        "bad tournament file {}: [[llm]] {}: two values of its grid make the one player {twice}; \
+                         list each value once",
+                        path.display(),
+                        entry.model
+                    );
+                }
                 llm.push(players.len());
-                players.push(entry.player(variant, &connection, path)?);
+                players.push(player);
             }
         }
         let names: Vec<String> = players.iter().map(ToString::to_string).collect();
