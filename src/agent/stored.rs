@@ -14,7 +14,7 @@
 //! - Any other key left out reads as its default ([`AgentConfig::default`]); a key
 //!   this version does not know is ignored.
 
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 
 use crate::{AgentConfig, AnswerFormat, AnswerPolicy, Fallback, InvalidPolicy, Mode, Prompt};
 use game::othello::{Labels, Perspective, TextStyle};
@@ -56,12 +56,24 @@ pub(crate) struct Stored {
     fallback: Fallback,
     answer: AnswerPolicy,
     answer_format: AnswerFormat,
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "record::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     answer_reason: Option<Option<bool>>,
     on_invalid: InvalidPolicy,
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "record::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     vote: Option<Option<u32>>,
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "record::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     cut_off_message: Option<Option<String>>,
 }
 
@@ -70,16 +82,6 @@ impl Default for Stored {
     fn default() -> Stored {
         Stored::from(AgentConfig::default())
     }
-}
-
-/// For an optional key whose value may be `null`: a key that is there, `null` too,
-/// reads as `Some`, and a missing key as the field's default, `None`.
-fn present<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
-where
-    D: Deserializer<'de>,
-    T: Deserialize<'de>,
-{
-    T::deserialize(deserializer).map(Some)
 }
 
 /// `Some(value)` unless the key was not recorded and `value` is what its absence reads as.

@@ -23,7 +23,7 @@ use agent::{Action, ModelGame, MoveContext, Played};
 use engines::MoveScores;
 use game::othello::{Board, Color, Move};
 use game::{Line, Rules};
-use protocol::Protocol;
+use protocol::{nboard, Protocol};
 use record::{EngineId, GameWriter, MoveSource};
 use runs::{EngineTable, RunEngine};
 
@@ -45,8 +45,6 @@ pub enum Strength {
 const MAX_IN_FLIGHT: usize = 256;
 /// Processes at once when the table does not say (`max_in_flight`).
 const DEFAULT_MAX_IN_FLIGHT: usize = 1;
-/// The deepest search asked for.
-const MAX_DEPTH: u32 = 60;
 
 /// A `[[engine]]` table that cannot be used.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -103,8 +101,8 @@ impl ExternalEngine {
         }
         let strength = match (table.depth, table.time_per_move) {
             (Some(_), Some(_)) => return Err(bad("give depth or time_per_move, not both".to_string())),
-            (Some(depth), None) if (1..=MAX_DEPTH).contains(&depth) => Some(Strength::Depth(depth)),
-            (Some(depth), None) => return Err(bad(format!("depth = {depth}: give 1 to {MAX_DEPTH}"))),
+            (Some(depth), None) if (1..=nboard::MAX_DEPTH).contains(&depth) => Some(Strength::Depth(depth)),
+            (Some(depth), None) => return Err(bad(format!("depth = {depth}: give 1 to {}", nboard::MAX_DEPTH))),
             (None, Some(t)) if protocol == Protocol::Nboard => {
                 return Err(bad(format!(
                     "time_per_move = {t}: NBoard sets no time, give depth instead"

@@ -106,6 +106,17 @@ mod writer;
 pub use notation::{join_moves, Notation, ParseNotationError, ParseSquaresError, Squares};
 pub use writer::{GameWriter, Ply};
 
+/// Serde `deserialize_with` for an optional key of a run file whose value may be
+/// `null`: a key that is there, `null` too, reads as `Some`, so that `null` is written
+/// back as `null` and a missing key (the field's default, `None`) stays missing.
+pub fn present<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    T::deserialize(deserializer).map(Some)
+}
+
 /// Version of this format; bumped on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 1;
 

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use agent::AgentConfig;
 use game::othello::Color;
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::recorded::{EngineTable, OpeningsRecord};
@@ -76,14 +76,26 @@ pub struct EvalRun {
     pub backend: String,
     /// The fleet's hosts (URLs without credentials), `null` without a fleet; absent in
     /// runs older than fleets.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "record::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub fleet: Option<Value>,
     /// The model's digest, `null` when the server did not say; absent in older runs.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "record::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub model_digest: Option<Option<String>>,
     /// What the server said about the model, as it said it (`null`: nothing); absent
     /// in older runs.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "record::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub model_info: Option<Option<Value>>,
     /// The agent's settings.
     pub agent: AgentConfig,
@@ -109,7 +121,11 @@ pub struct EvalRun {
     pub parallel: usize,
     /// The move-scoring reference's settings with `--score-moves`, else `null`; absent
     /// in older runs.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "record::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub score_moves: Option<Option<Value>>,
 }
 
@@ -153,7 +169,11 @@ pub struct ProbeRun {
     /// The model server, as the backend describes itself.
     pub backend: String,
     /// The fleet's hosts, `null` without a fleet; absent in runs older than fleets.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "record::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub fleet: Option<Value>,
     /// The agent's settings.
     pub agent: AgentConfig,
@@ -240,7 +260,11 @@ pub struct Resume {
     pub parallel: usize,
     /// An eval's fleet in this session (`null` without one); absent for a tournament
     /// and in older runs.
-    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "record::present",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub fleet: Option<Value>,
     /// An eval's games finished before this session; absent for a tournament.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -360,17 +384,6 @@ struct RecordedAgent {
 #[derive(Deserialize)]
 struct PromptHash {
     sha256: String,
-}
-
-/// For an optional key whose value may be `null`: a key that is there, `null` too,
-/// reads as `Some`, so that `null` is written back as `null` and a missing key (the
-/// field's default, `None`) stays missing.
-fn present<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
-where
-    D: Deserializer<'de>,
-    T: Deserialize<'de>,
-{
-    T::deserialize(deserializer).map(Some)
 }
 
 /// The agent settings that differ between what a run recorded (`recorded`) and what a
