@@ -24,7 +24,7 @@ use tokio::time::{timeout_at, Instant};
 
 use super::engine_group::ProcessGroup;
 use super::engine_streams::{keep_stderr, lock, LineReader, ReadLineError, StderrTail, LINE_CAP, STDERR_TAIL};
-use super::external::{ExternalEngine, Strength};
+use super::external_engine::{ExternalEngine, Strength};
 
 /// How long a process that has failed is given to finish its stderr or exit.
 const GRACE: Duration = Duration::from_secs(1);

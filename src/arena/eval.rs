@@ -5,7 +5,7 @@ use agent::ModelGame;
 
 use super::plan::Plan;
 use super::play::GameRecord;
-use super::player::PlayerSpec;
+use super::player_spec::PlayerSpec;
 use super::schedule::{run_games, MatchError, MatchEvent, RunOptions};
 use super::scheduled::ScheduledGame;
 use super::sequential::{run_sequential, SequentialResult};

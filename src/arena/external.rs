@@ -1,9 +1,9 @@
 //! External engines as players: an engine process (Edax, Egaroucid, `othello-arena
 //! engine`) speaking GTP or NBoard, one process per game in flight and at most the
 //! engine's `max_in_flight` at once. Its table (`[[engine]]` in a tournament file or
-//! an `--engines` file) is an [`EngineTable`]; checked, it is an [`ExternalEngine`],
-//! a player spec whose name is `ext:NAME` with its strength (`ext:edax@d4`,
-//! `ext:edax@t1s`). The process client is in `engine_process`.
+//! an `--engines` file) is a `runs::EngineTable`; checked, it is an [`ExternalEngine`]
+//! (module `external_engine`), a player spec whose name is `ext:NAME` with its
+//! strength (`ext:edax@d4`, `ext:edax@t1s`). The process client is in `engine_process`.
 //!
 //! A game's process is started before its `game_start` (which records the engine's
 //! handshake), given the game's moves before each of its turns, and asked to quit when
@@ -16,183 +16,29 @@
 //! (the game stops, to be played again) and a failed game the wait for a process slot.
 
 use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
-use std::time::Duration;
 
 use agent::{Action, ModelGame, MoveContext, Played};
 use engines::MoveScores;
 use game::othello::{Board, Color, Move};
 use game::{Line, Rules};
-use protocol::{nboard, Protocol};
+use protocol::Protocol;
 use record::{EngineId, GameWriter, MoveSource};
-use runs::{EngineTable, RunEngine};
-
-use tokio::sync::Semaphore;
 
 use super::engine_process::{Driver, ExternalError, Halt};
+use super::external_engine::ExternalEngine;
 use super::player::{PlayError, Player};
 
-/// How strong the engine is asked to play.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Strength {
-    /// A search depth.
-    Depth(u32),
-    /// Seconds per move.
-    Time(f64),
-}
-
-/// The most processes of one engine at once.
-const MAX_IN_FLIGHT: usize = 256;
-/// Processes at once when the table does not say (`max_in_flight`).
-const DEFAULT_MAX_IN_FLIGHT: usize = 1;
-
-/// A `[[engine]]` table that cannot be used.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("bad [[engine]] {name:?}: {reason}")]
-pub struct EngineTableError {
-    /// The table's name.
-    pub name: String,
-    /// What is wrong, naming the key and the fix.
-    pub reason: String,
-}
-
-/// An external engine: its checked table, its process slots and its identity.
-#[derive(Clone, Debug)]
-pub struct ExternalEngine {
-    table: Arc<EngineTable>,
-    protocol: Protocol,
-    strength: Option<Strength>,
-    timeout: Duration,
-    slots: Arc<Semaphore>,
-    identity: Arc<OnceLock<EngineId>>,
-}
-
-impl PartialEq for ExternalEngine {
-    fn eq(&self, other: &ExternalEngine) -> bool {
-        self.table == other.table
-    }
-}
-
 impl ExternalEngine {
-    /// This engine as run.json records it: its table and, once started, its handshake.
-    pub fn run_engine(&self) -> RunEngine {
-        RunEngine {
-            table: self.table().clone(),
-            id: self.identity().cloned(),
-        }
-    }
-
-    /// Checks `table`: a usable name, a known protocol, one strength the protocol can
-    /// set, bounds on `max_in_flight`, `depth`, `time_per_move` and `timeout`.
-    pub fn new(table: EngineTable) -> Result<ExternalEngine, EngineTableError> {
-        let bad = |reason: String| EngineTableError {
-            name: table.name.clone(),
-            reason,
-        };
-        let name_ok = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
-        if table.name.is_empty() || !table.name.chars().all(name_ok) {
-            return Err(bad(
-                "name must be letters, digits, '.', '_' or '-', as in name = \"edax\"".to_string(),
-            ));
-        }
-        let protocol: Protocol = table.protocol.parse().map_err(|e| bad(format!("protocol: {e}")))?;
-        if table.command.trim().is_empty() {
-            return Err(bad("command is empty: give the program to run".to_string()));
-        }
-        let strength = match (table.depth, table.time_per_move) {
-            (Some(_), Some(_)) => return Err(bad("give depth or time_per_move, not both".to_string())),
-            (Some(depth), None) if (1..=nboard::MAX_DEPTH).contains(&depth) => Some(Strength::Depth(depth)),
-            (Some(depth), None) => return Err(bad(format!("depth = {depth}: give 1 to {}", nboard::MAX_DEPTH))),
-            (None, Some(t)) if protocol == Protocol::Nboard => {
-                return Err(bad(format!(
-                    "time_per_move = {t}: NBoard sets no time, give depth instead"
-                )))
-            }
-            (None, Some(t)) if t.is_finite() && (0.01..=3600.0).contains(&t) => Some(Strength::Time(t)),
-            (None, Some(t)) => return Err(bad(format!("time_per_move = {t}: give 0.01 to 3600 seconds"))),
-            (None, None) if protocol == Protocol::Nboard => {
-                return Err(bad("an NBoard engine needs depth (its set depth)".to_string()))
-            }
-            (None, None) => None,
-        };
-        let max_in_flight = table.max_in_flight.unwrap_or(DEFAULT_MAX_IN_FLIGHT);
-        if !(1..=MAX_IN_FLIGHT).contains(&max_in_flight) {
-            return Err(bad(format!(
-                "max_in_flight = {max_in_flight}: give 1 to {MAX_IN_FLIGHT}"
-            )));
-        }
-        let timeout = match (table.timeout, strength) {
-            (Some(t), _) if t.is_finite() && (0.1..=86_400.0).contains(&t) => t,
-            (Some(t), _) => return Err(bad(format!("timeout = {t}: give 0.1 to 86400 seconds"))),
-            (None, Some(Strength::Time(t))) => 3.0 * t + 10.0,
-            (None, _) => 60.0,
-        };
-        Ok(ExternalEngine {
-            protocol,
-            strength,
-            timeout: Duration::from_secs_f64(timeout),
-            slots: Arc::new(Semaphore::new(max_in_flight)),
-            identity: Arc::new(OnceLock::new()),
-            table: Arc::new(table),
-        })
-    }
-
-    /// The player's name in logs, tables and ratings: `ext:NAME`, with `@dN` for a
-    /// depth or `@tSECONDSs` for a time per move.
-    pub fn name(&self) -> String {
-        let name = &self.table.name;
-        match self.strength {
-            Some(Strength::Depth(depth)) => format!("ext:{name}@d{depth}"),
-            Some(Strength::Time(t)) => format!("ext:{name}@t{t}s"),
-            None => format!("ext:{name}"),
-        }
-    }
-
-    /// The table it was built from.
-    pub fn table(&self) -> &EngineTable {
-        &self.table
-    }
-
-    /// The protocol it speaks.
-    pub fn protocol(&self) -> Protocol {
-        self.protocol
-    }
-
-    /// The strength it is asked for.
-    pub fn strength(&self) -> Option<Strength> {
-        self.strength
-    }
-
-    /// How long an answer may take.
-    pub fn timeout(&self) -> Duration {
-        self.timeout
-    }
-
-    /// How many of its processes may run at once.
-    pub fn max_in_flight(&self) -> usize {
-        self.table.max_in_flight.unwrap_or(DEFAULT_MAX_IN_FLIGHT)
-    }
-
-    /// Its process slots (`max_in_flight`).
-    pub(crate) fn slots(&self) -> &Arc<Semaphore> {
-        &self.slots
-    }
-
     /// Starts the engine once and checks its handshake, before a run plays (so a bad
     /// command fails at once, and run.json records what the engine said it is).
     pub async fn identify(&self) -> Result<EngineId, ExternalError> {
-        if let Some(id) = self.identity.get() {
+        if let Some(id) = self.identity() {
             return Ok(id.clone());
         }
         let driver = Driver::start(self, None, Halt::default()).await?;
         let id = driver.id().clone();
         driver.quit().await;
-        Ok(self.identity.get_or_init(|| id).clone())
-    }
-
-    /// What [`ExternalEngine::identify`] found, once it ran.
-    pub fn identity(&self) -> Option<&EngineId> {
-        self.identity.get()
+        Ok(self.keep_identity(id))
     }
 
     /// A player of one game: its process starts when the game is ready.
@@ -241,7 +87,7 @@ impl ExternalScorer {
     pub fn new(engine: &ExternalEngine, stderr_file: Option<PathBuf>) -> Result<ExternalScorer, ExternalError> {
         if engine.protocol() != Protocol::Nboard {
             return Err(ExternalError::Unplayable {
-                engine: engine.table.name.clone(),
+                engine: engine.table().name.clone(),
                 reason: "a move-quality reference must value every move, which only NBoard's hint does: give its [[engine]] protocol = \"nboard\"".to_string(),
             });
         }
@@ -263,7 +109,7 @@ impl ExternalScorer {
                 .enable_all()
                 .build()
                 .map_err(|source| ExternalError::Spawn {
-                    engine: self.engine.table.name.clone(),
+                    engine: self.engine.table().name.clone(),
                     command: "(the scorer's own runtime)".to_string(),
                     source,
                 })?;
@@ -328,7 +174,7 @@ impl ExternalPlayer {
     async fn driver(&mut self, log: GameWriter<'_>) -> Result<&mut Driver, ExternalError> {
         if self.driver.is_none() {
             let stderr = log.log_path().map(|path| {
-                let file = format!("engine-{}-game-{:04}.stderr", self.engine.table.name, log.game());
+                let file = format!("engine-{}-game-{:04}.stderr", self.engine.table().name, log.game());
                 path.with_file_name(file)
             });
             self.driver = Some(Driver::start(&self.engine, stderr, self.halt.clone()).await?);
@@ -383,74 +229,5 @@ impl<R: ModelGame> Player<R> for ExternalPlayer {
             source: MoveSource::Engine,
             agent: None,
         }))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn table(protocol: &str) -> EngineTable {
-        EngineTable {
-            name: "edax".to_string(),
-            protocol: protocol.to_string(),
-            command: "edax".to_string(),
-            args: Vec::new(),
-            dir: None,
-            depth: None,
-            time_per_move: None,
-            max_in_flight: None,
-            timeout: None,
-        }
-    }
-
-    #[test]
-    fn a_table_names_its_player_with_its_strength() {
-        let gtp = ExternalEngine::new(table("gtp")).unwrap();
-        assert_eq!(
-            (gtp.name(), gtp.timeout()),
-            ("ext:edax".to_string(), Duration::from_secs(60))
-        );
-        let deep = ExternalEngine::new(EngineTable {
-            depth: Some(4),
-            ..table("nboard")
-        })
-        .unwrap();
-        assert_eq!(deep.name(), "ext:edax@d4");
-        let timed = ExternalEngine::new(EngineTable {
-            time_per_move: Some(0.5),
-            ..table("GTP")
-        })
-        .unwrap();
-        assert_eq!(
-            (timed.name(), timed.timeout()),
-            ("ext:edax@t0.5s".to_string(), Duration::from_secs_f64(11.5))
-        );
-    }
-
-    #[test]
-    fn bad_tables_name_the_key_and_the_fix() {
-        let refused = |t: EngineTable| ExternalEngine::new(t).unwrap_err().to_string();
-        assert_eq!(
-            refused(table("uci")),
-            "bad [[engine]] \"edax\": protocol: unknown protocol \"uci\": expected gtp or nboard"
-        );
-        assert!(refused(table("nboard")).contains("needs depth"));
-        let both = EngineTable {
-            depth: Some(2),
-            time_per_move: Some(1.0),
-            ..table("gtp")
-        };
-        assert!(refused(both).contains("not both"));
-        let spaced = EngineTable {
-            name: "my edax".to_string(),
-            ..table("gtp")
-        };
-        assert!(refused(spaced).contains("name must be"));
-        let crowd = EngineTable {
-            max_in_flight: Some(0),
-            ..table("gtp")
-        };
-        assert!(refused(crowd).contains("max_in_flight = 0"));
     }
 }

@@ -18,7 +18,7 @@ use stats::StopRule;
 use super::interrupt::arm;
 use super::openings::Openings;
 use super::play::GameRecord;
-use super::player::PlayerSpec;
+use super::player_spec::PlayerSpec;
 use super::resume::{load_resume_state, ResumeError, ResumeState};
 use super::schedule::{run_games, MatchError, MatchEvent, RunOptions};
 use super::scheduled::ScheduledGame;

@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::plan::Plan;
 use super::play::GameRecord;
-use super::player::PlayerSpec;
+use super::player_spec::PlayerSpec;
 use super::schedule::{run_games, MatchError, MatchEvent, RunOptions};
 use super::scheduled::ScheduledGame;
 use game::othello::Color;

@@ -7,7 +7,8 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use tracing::Instrument;
 
-use super::player::{Action, PlayError, Played, Player, PlayerSpec};
+use super::player::{Action, PlayError, Played, Player};
+use super::player_spec::PlayerSpec;
 use agent::MoveContext;
 use game::othello::{ByColor, Color, Outcome};
 use game::{Line, Othello, Rules};

@@ -11,8 +11,8 @@ use llm::FleetError;
 use tokio::sync::OnceCell;
 
 use super::connection::{ConnectError, Connection, HostSettings};
-use super::external::ExternalEngine;
-use super::player::{LlmPlayer, PlayerSpec};
+use super::external_engine::ExternalEngine;
+use super::player_spec::{LlmPlayer, PlayerSpec};
 
 /// The model an `llm:MODEL` spec names (trimmed; it may be empty), or `None` for any
 /// other spec.

@@ -9,7 +9,8 @@ use std::path::Path;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::player::{Action, Played, PlayerSpec};
+use super::player::{Action, Played};
+use super::player_spec::PlayerSpec;
 use agent::MoveContext;
 use engines::lab::LabelledPosition;
 use game::derive_seed;

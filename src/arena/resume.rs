@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 use super::openings::Openings;
 use super::play::{Forfeit, GameRecord, PlyRecord};
-use super::player::{Played, PlayerSpec};
+use super::player::Played;
+use super::player_spec::PlayerSpec;
 use super::scheduled::ScheduledGame;
 use game::othello::Color;
 use game::{Game, Line, Othello};

@@ -11,7 +11,7 @@ use agent::ModelGame;
 use std::collections::BTreeSet;
 
 use super::play::GameRecord;
-use super::player::PlayerSpec;
+use super::player_spec::PlayerSpec;
 use super::schedule::{run_games, MatchError, MatchEvent, RunOptions};
 use super::scheduled::ScheduledGame;
 use game::Othello;

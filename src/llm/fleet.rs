@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::Notify;
 use tracing::Instrument;
 
+use super::api::Api;
 use super::error::LlmError;
 use super::host::without_credentials;
 use super::ollama::OllamaBackend;
@@ -38,37 +39,6 @@ pub const MAX_DOWN: Duration = Duration::from_secs(30);
 
 /// The host named in an [`AttemptFailure`] when no host could be tried.
 pub const NO_HOST: &str = "none";
-
-/// The API a host speaks.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Api {
-    /// Ollama's `/api/chat`.
-    #[default]
-    Ollama,
-    /// An OpenAI-compatible `/v1/chat/completions` (llama-server, vLLM, LiteLLM).
-    Openai,
-}
-
-impl std::str::FromStr for Api {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Api, String> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "ollama" => Ok(Api::Ollama),
-            "openai" => Ok(Api::Openai),
-            other => Err(format!("unknown api {other:?}: expected ollama or openai")),
-        }
-    }
-}
-
-impl std::fmt::Display for Api {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Api::Ollama => "ollama",
-            Api::Openai => "openai",
-        })
-    }
-}
 
 /// One model server: a `[[hosts]]` table of a fleet file, or a `--host` with the host
 /// flags (`--api`, `--max-in-flight`, `--api-key-env`), and the API key read for it.

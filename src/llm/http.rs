@@ -7,8 +7,8 @@ use futures_util::StreamExt;
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
+use super::api::Api;
 use super::error::LlmError;
-use super::fleet::Api;
 use super::host::without_credentials;
 use super::types::{ChatReply, Exchange};
 

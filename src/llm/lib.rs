@@ -9,6 +9,7 @@
 
 #![deny(missing_docs)]
 
+mod api;
 mod error;
 mod fleet;
 mod host;
@@ -18,10 +19,11 @@ mod openai;
 mod retry;
 mod types;
 
+pub use api::Api;
 pub use error::{retry_class, LlmError, RetryClass};
 pub use fleet::{
-    Api, ApiKey, Fleet, FleetError, HostConfig, DEFAULT_KEY_ENV, DEFAULT_MAX_IN_FLIGHT, FAILURES_TO_TAKE_OUT,
-    FIRST_DOWN, MAX_DOWN,
+    ApiKey, Fleet, FleetError, HostConfig, DEFAULT_KEY_ENV, DEFAULT_MAX_IN_FLIGHT, FAILURES_TO_TAKE_OUT, FIRST_DOWN,
+    MAX_DOWN,
 };
 pub use host::{
     arguments_without_credentials, ollama_base_url, without_credentials, ParseHostError, DEFAULT_OLLAMA_HOST,

@@ -6,8 +6,8 @@ use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::api::Api;
 use super::error::LlmError;
-use super::fleet::Api;
 use super::host::without_credentials;
 use super::http::{chat_attempt, get_json, http_client, post_json, status_error, transport_error, Target};
 use super::retry::RetryPolicy;

@@ -15,8 +15,8 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::api::Api;
 use super::error::LlmError;
-use super::fleet::Api;
 use super::host::without_credentials;
 use super::http::{chat_attempt, get_json, http_client, Target};
 use super::retry::RetryPolicy;

@@ -1,0 +1,131 @@
+//! Player specs: what a spec string names (a classical engine, `llm:MODEL` with its
+//! settings, an engine process `ext:NAME`) and the player it builds.
+
+use std::fmt;
+use std::sync::Arc;
+
+use agent::{Agent, AgentConfig, BlockingEngine, ModelGame};
+use engines::EngineSpec;
+use game::Othello;
+use llm::ChatBackend;
+use record::PlayerKind;
+use runs::{RunEngine, RunPlayer};
+
+use super::engine_process::Halt;
+use super::external_engine::ExternalEngine;
+use super::player::{EnginePlayer, Player};
+
+/// An LLM player's settings and server.
+#[derive(Clone)]
+pub struct LlmPlayer {
+    /// How the agent plays.
+    pub config: Arc<AgentConfig>,
+    /// The server it talks to.
+    pub backend: Arc<dyn ChatBackend>,
+}
+
+/// A player spec: an engine spec string of game `R`, `llm:MODEL` with its settings, or
+/// an external engine (`ext:NAME`).
+#[derive(Clone)]
+pub enum PlayerSpec<R: ModelGame = Othello> {
+    /// A classical engine (or `human`).
+    Engine(R::Spec),
+    /// The LLM agent.
+    Llm(LlmPlayer),
+    /// An engine process speaking GTP or NBoard (Othello only).
+    External(ExternalEngine),
+}
+
+impl<R: ModelGame> PlayerSpec<R> {
+    /// Builds the player; `seed` fixes its random choices (the agent's fallback too).
+    pub fn build(&self, seed: u64) -> Box<dyn Player<R>> {
+        match self {
+            PlayerSpec::Engine(spec) if R::is_human(spec) => {
+                // A person at this terminal: moves typed on stdin, prompts on stderr.
+                let input = Box::new(std::io::BufReader::new(std::io::stdin()));
+                let person = R::person(input, Box::new(std::io::stderr()));
+                let engine = person.unwrap_or_else(|| R::engine(spec, seed));
+                Box::new(EnginePlayer(BlockingEngine::new(engine)))
+            }
+            PlayerSpec::Engine(spec) => Box::new(EnginePlayer(BlockingEngine::new(R::engine(spec, seed)))),
+            PlayerSpec::Llm(llm) => Box::new(Agent::<R>::new(llm.config.clone(), llm.backend.clone(), seed)),
+            PlayerSpec::External(engine) => Box::new(engine.player()),
+        }
+    }
+
+    /// Builds the player of a game of a run (as [`PlayerSpec::build`]): an external
+    /// engine's waits are ended early by `halt` (the run's stop, a failed game).
+    pub(crate) fn build_in_run(&self, seed: u64, halt: &Halt) -> Box<dyn Player<R>> {
+        match self {
+            PlayerSpec::External(engine) => Box::new(engine.player_in_run(halt.clone())),
+            _ => self.build(seed),
+        }
+    }
+
+    /// What kind of player this is, for the log.
+    pub fn kind(&self) -> PlayerKind {
+        match self {
+            PlayerSpec::Engine(spec) if R::is_human(spec) => PlayerKind::Human,
+            PlayerSpec::Engine(_) | PlayerSpec::External(_) => PlayerKind::Engine,
+            PlayerSpec::Llm(_) => PlayerKind::Llm,
+        }
+    }
+
+    /// Whether this is a person at the terminal.
+    pub fn is_human(&self) -> bool {
+        matches!(self, PlayerSpec::Engine(spec) if R::is_human(spec))
+    }
+
+    /// The agent settings, for an LLM player.
+    pub fn agent_config(&self) -> Option<&AgentConfig> {
+        match self {
+            PlayerSpec::Llm(llm) => Some(&llm.config),
+            PlayerSpec::Engine(_) | PlayerSpec::External(_) => None,
+        }
+    }
+
+    /// The external engine, for an engine process.
+    pub fn external(&self) -> Option<&ExternalEngine> {
+        match self {
+            PlayerSpec::External(engine) => Some(engine),
+            PlayerSpec::Engine(_) | PlayerSpec::Llm(_) => None,
+        }
+    }
+
+    /// The external engine this player is, as run.json records it (`None` for other
+    /// players).
+    pub fn run_engine(&self) -> Option<RunEngine> {
+        self.external().map(ExternalEngine::run_engine)
+    }
+
+    /// The player as run.json records it: its spec, its settings when it is an LLM
+    /// player, its table when it is an external engine.
+    pub fn run_player(&self) -> RunPlayer {
+        RunPlayer {
+            engine: self.run_engine(),
+            ..RunPlayer::new(self.to_string(), self.agent_config().cloned())
+        }
+    }
+}
+
+impl From<EngineSpec> for PlayerSpec {
+    fn from(spec: EngineSpec) -> Self {
+        PlayerSpec::Engine(spec)
+    }
+}
+
+impl<R: ModelGame> fmt::Display for PlayerSpec<R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PlayerSpec::Engine(spec) => spec.fmt(f),
+            PlayerSpec::Llm(llm) => f.write_str(&llm.config.spec()),
+            PlayerSpec::External(engine) => f.write_str(&engine.name()),
+        }
+    }
+}
+
+impl<R: ModelGame> fmt::Debug for PlayerSpec<R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "PlayerSpec({self})")
+    }
+}
