@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use game::othello::{Board, Color, Move, Square};
 use protocol::ggf::GgfGame;
+use protocol::lines::LineError;
 use protocol::{gtp, nboard, parse_move, Protocol};
 use record::EngineId;
 use tokio::io::{AsyncWriteExt, BufReader};
@@ -23,7 +24,7 @@ use tokio::task::JoinHandle;
 use tokio::time::{timeout_at, Instant};
 
 use super::engine_group::ProcessGroup;
-use super::engine_streams::{keep_stderr, lock, LineReader, ReadLineError, StderrTail, LINE_CAP, STDERR_TAIL};
+use super::engine_streams::{keep_stderr, lock, LineReader, StderrTail, LINE_CAP, STDERR_TAIL};
 use super::external_engine::{ExternalEngine, Strength};
 
 /// How long a process that has failed is given to finish its stderr or exit.
@@ -568,7 +569,7 @@ impl Driver {
     async fn read_line(&mut self, doing: &str, deadline: Instant) -> Result<String, ExternalError> {
         /// How the wait for a line ended.
         enum Read {
-            Line(Result<Option<String>, ReadLineError>),
+            Line(Result<Option<String>, LineError>),
             Late,
             Stopped,
         }
@@ -587,8 +588,12 @@ impl Driver {
         match read {
             Read::Line(Ok(Some(line))) => Ok(line),
             Read::Line(Ok(None)) => Err(self.exited(doing, None).await),
-            Read::Line(Err(ReadLineError::Io(err))) => Err(self.exited(doing, Some(err)).await),
-            Read::Line(Err(ReadLineError::TooLong { cap })) => Err(self.too_long(doing, cap).await),
+            Read::Line(Err(LineError::TooLong { cap, .. })) => Err(self.too_long(doing, cap).await),
+            Read::Line(Err(LineError::Read { source, .. })) => Err(self.exited(doing, Some(source)).await),
+            Read::Line(Err(err)) => {
+                let unreadable = std::io::Error::new(std::io::ErrorKind::InvalidData, err.to_string());
+                Err(self.exited(doing, Some(unreadable)).await)
+            }
             Read::Late => {
                 self.finish().await;
                 Err(ExternalError::Timeout {

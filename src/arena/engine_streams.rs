@@ -22,21 +22,6 @@ const QUOTED_LINES: usize = 8;
 /// The most characters of one stderr line quoted in an error message (its end).
 const QUOTED_LINE_CHARS: usize = 240;
 
-/// Why a line could not be read.
-#[derive(Debug, thiserror::Error)]
-pub(crate) enum ReadLineError {
-    /// The line went on past the cap; its bytes were dropped, and the next read
-    /// starts after its end.
-    #[error("a line longer than {cap} bytes")]
-    TooLong {
-        /// The cap.
-        cap: usize,
-    },
-    /// The stream failed, or the line is not UTF-8.
-    #[error(transparent)]
-    Io(#[from] std::io::Error),
-}
-
 /// Lines of at most `cap` bytes from an async byte stream, cut by the one bounded
 /// line splitter of every outside input ([`protocol::lines::LineSplitter`]).
 /// Cancel-safe: the bytes of a line that a cancelled call had read stay for the next
@@ -58,34 +43,20 @@ impl<R: AsyncBufRead + Unpin> LineReader<R> {
     /// The next line without its `\n` (or `\r\n`); `None` at the end of the stream
     /// (a last line without `\n` is a line). A line over the cap fails at once, before
     /// its end is read.
-    pub(crate) async fn next_line(&mut self) -> Result<Option<String>, ReadLineError> {
+    pub(crate) async fn next_line(&mut self) -> Result<Option<String>, LineError> {
         loop {
-            let available = self.inner.fill_buf().await?;
+            let available = match self.inner.fill_buf().await {
+                Ok(available) => available,
+                Err(source) => return Err(self.splitter.read_failed(source)),
+            };
             if available.is_empty() {
-                return self
-                    .splitter
-                    .finish()
-                    .transpose()
-                    .map(|line| line.map(|l| l.text))
-                    .map_err(Into::into);
+                return self.splitter.finish().transpose().map(|line| line.map(|l| l.text));
             }
             let (taken, line) = self.splitter.feed(available);
             self.inner.consume(taken);
             if let Some(line) = line {
-                return line.map(|l| Some(l.text)).map_err(Into::into);
+                return line.map(|l| Some(l.text));
             }
-        }
-    }
-}
-
-impl From<LineError> for ReadLineError {
-    fn from(err: LineError) -> ReadLineError {
-        match err {
-            LineError::TooLong { cap, .. } => ReadLineError::TooLong { cap },
-            LineError::NotUtf8 { .. } | LineError::TooBig { .. } => {
-                ReadLineError::Io(std::io::Error::new(std::io::ErrorKind::InvalidData, err.to_string()))
-            }
-            LineError::Read { source, .. } => ReadLineError::Io(source),
         }
     }
 }

@@ -141,6 +141,14 @@ impl LineSplitter {
         Some(self.take())
     }
 
+    /// The error of an input whose read failed with `source` (nothing more comes from it).
+    pub fn read_failed(&self, source: io::Error) -> LineError {
+        LineError::Read {
+            input: self.input.clone(),
+            source,
+        }
+    }
+
     /// The kept bytes as a line (a `\r` before the newline dropped).
     fn take(&mut self) -> Result<Line, LineError> {
         let mut bytes = std::mem::take(&mut self.kept);
@@ -188,8 +196,7 @@ impl<R: BufRead> Iterator for BoundedLines<R> {
                 Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
                 Err(source) => {
                     self.done = true;
-                    let input = self.splitter.input.clone();
-                    return Some(Err(LineError::Read { input, source }));
+                    return Some(Err(self.splitter.read_failed(source)));
                 }
             };
             if chunk.is_empty() {

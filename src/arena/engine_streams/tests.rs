@@ -38,7 +38,7 @@ async fn a_line_over_the_cap_fails_and_the_next_line_reads_after_it() {
             lines,
             vec![
                 Ok("0123456789".to_string()),
-                Err("a line longer than 10 bytes".to_string()),
+                Err("the engine's stdout line 2 is longer than 10 bytes, the most a line may hold; it was skipped up to its newline".to_string()),
                 Ok("= d3".to_string()),
             ],
             "buffer of {capacity}"
@@ -54,7 +54,7 @@ async fn an_endless_line_fails_at_the_cap_and_keeps_none_of_its_bytes() {
     let mut reader = LineReader::new(BufReader::with_capacity(4096, endless), LINE_CAP);
     let err = reader.next_line().await.unwrap_err();
     // (What the splitter keeps of such a line is protocol::lines' to test.)
-    assert!(matches!(err, ReadLineError::TooLong { cap: LINE_CAP }), "{err}");
+    assert!(matches!(err, LineError::TooLong { cap: LINE_CAP, .. }), "{err}");
 }
 
 #[tokio::test]
