@@ -3,7 +3,6 @@
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use serde_json::json;
 
 use super::guard::PathRefused;
 
@@ -36,7 +35,12 @@ impl ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        (self.status, Json(json!({ "error": self.message }))).into_response()
+        /// The body of every error answer.
+        #[derive(serde::Serialize)]
+        struct ErrorBody {
+            error: String,
+        }
+        (self.status, Json(ErrorBody { error: self.message })).into_response()
     }
 }
 
@@ -69,6 +73,7 @@ impl From<PathRefused> for ApiError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     async fn answer(err: ApiError) -> (StatusCode, serde_json::Value) {
         let response = err.into_response();

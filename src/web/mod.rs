@@ -19,6 +19,7 @@ mod assets;
 mod error;
 mod guard;
 mod play;
+mod play_events;
 mod watch;
 
 use std::net::SocketAddr;

@@ -32,13 +32,15 @@ use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use futures_util::stream::{self, Stream, StreamExt};
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::play_events::PlayEvent;
 use tokio::sync::{broadcast, mpsc};
 
 use super::{ApiError, AppState};
-use agent::{Agent, AgentError, AgentEvent, BlockingEngine, MoveContext};
-use arena::{play_logged, Action, GameContext, GameError, GameRecord, PlayError, Played, Player, PlayerSpec, Seat};
+use agent::{Agent, AgentError, BlockingEngine, MoveContext};
+use arena::{play_logged, Action, GameContext, PlayError, Played, Player, PlayerSpec, Seat};
 use engines::{Engine, EngineError, EngineSpec, Reference};
 use game::othello::{Bitboard, Board, ByColor, Color, Move, Square};
 use game::{Line, Othello};
@@ -48,8 +50,6 @@ use record::{
 };
 use runs::{RunFile, RunFolder, RunFolderError, RunKind, RunPlayer, ServeRun};
 
-/// The longest model text sent to the page (the log keeps everything).
-const MAX_TEXT: usize = 32 * 1024;
 /// The `game_stopped` reason of a game whose person left (no move within `serve
 /// --move-wait`): the game ends as `failed` and its slot is freed.
 const ABANDONED: StopReason = StopReason::Abandoned;
@@ -158,8 +158,8 @@ struct Session {
 }
 
 impl Session {
-    fn publish(&self, event: Value) {
-        let text: Arc<str> = Arc::from(event.to_string());
+    fn publish(&self, event: PlayEvent<'_>) {
+        let text: Arc<str> = Arc::from(event.to_text());
         let mut history = self.history.lock().unwrap_or_else(|p| p.into_inner());
         history.0.push(text.clone());
         // Nobody listening is fine: the history keeps it.
@@ -173,10 +173,10 @@ impl Session {
         if board.side_to_move() == human && !board.legal_moves().is_empty() {
             *self.turn.lock().unwrap_or_else(|p| p.into_inner()) = Some((*board, ply));
         }
-        self.publish(state_event(board, last, flips, ply));
+        self.publish(PlayEvent::state(board, last, flips, ply));
     }
 
-    fn finish(&self, event: Value) {
+    fn finish(&self, event: PlayEvent<'_>) {
         self.publish(event);
         self.history.lock().unwrap_or_else(|p| p.into_inner()).1 = true;
     }
@@ -262,7 +262,7 @@ pub async fn create(State(app): State<Arc<AppState>>, Json(request): Json<NewGam
         Err(err) => {
             let message = format!("{err:#}");
             // The game never starts: its slot is free again.
-            session.finish(json!({ "kind": "failed", "message": message }));
+            session.finish(PlayEvent::failed(message.clone()));
             return Err(ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, message));
         }
     };
@@ -273,7 +273,7 @@ pub async fn create(State(app): State<Arc<AppState>>, Json(request): Json<NewGam
         .unwrap_or_default();
     let seed = rand::random::<u64>();
     tokio::spawn(run_game(session, color, opponent, moves_in, folder, seed));
-    Ok(Json(json!({ "id": id, "run": run })).into_response())
+    Ok(Json(Created { id, run }).into_response())
 }
 
 /// Refuses an opponent spec a browser game cannot play: empty or over-long, `human`
@@ -337,6 +337,19 @@ pub async fn play_move(
     }
 }
 
+/// The answer to `POST /api/games`: the game's id and its run folder's name.
+#[derive(Serialize)]
+struct Created {
+    id: u64,
+    run: String,
+}
+
+/// The answer to `GET /api/models`.
+#[derive(Serialize)]
+struct Models {
+    models: Vec<String>,
+}
+
 /// `POST /api/games/{id}/hint`.
 #[derive(Debug, Deserialize)]
 pub struct HintRequest {
@@ -356,7 +369,7 @@ pub async fn models(State(app): State<Arc<AppState>>) -> Result<Response, ApiErr
         .models()
         .await
         .map_err(|err| ApiError::caused(StatusCode::BAD_GATEWAY, err))?;
-    Ok(Json(json!({ "models": models })).into_response())
+    Ok(Json(Models { models }).into_response())
 }
 
 /// The value of each of the person's legal moves by the reference engine, on their
@@ -470,7 +483,7 @@ fn event_stream(
     feed: broadcast::Receiver<Arc<str>>,
 ) -> impl Stream<Item = Result<SseEvent, Infallible>> {
     let first = stream::iter(
-        std::iter::once(Arc::from(json!({ "kind": "reset" }).to_string()))
+        std::iter::once(Arc::from(PlayEvent::Reset.to_text()))
             .chain(history)
             .map(|text: Arc<str>| Ok(SseEvent::default().data(&*text))),
     );
@@ -479,7 +492,7 @@ fn event_stream(
         match feed.recv().await {
             Ok(text) => Some((Ok(SseEvent::default().data(&*text)), Some(feed))),
             Err(broadcast::error::RecvError::Lagged(_)) => {
-                let text = json!({ "kind": "lagged" }).to_string();
+                let text = PlayEvent::Lagged.to_text();
                 Some((Ok(SseEvent::default().data(text)), None))
             }
             Err(broadcast::error::RecvError::Closed) => None,
@@ -502,7 +515,7 @@ async fn run_game(
     let log = match GameLog::create(&game_log_path(dir, 1)) {
         Ok(log) => log,
         Err(err) => {
-            session.finish(json!({ "kind": "failed", "message": format!("{err}") }));
+            session.finish(PlayEvent::failed(err.to_string()));
             return;
         }
     };
@@ -522,13 +535,14 @@ async fn run_game(
     let players = by_color::<&mut dyn Player>(human_color, &mut human, opponent_player.as_mut());
     let seats = by_color(human_color, human_seat, opponent_seat);
     let start = Board::new();
-    session.publish(json!({
-        "kind": "start",
-        "human": human_color.to_string(),
-        "black": seats.black.name,
-        "white": seats.white.name,
-        "log": game_log_path(dir, 1).file_name().map(|n| n.to_string_lossy().into_owned()),
-    }));
+    session.publish(PlayEvent::Start {
+        human: human_color.to_string(),
+        black: &seats.black.name,
+        white: &seats.white.name,
+        log: game_log_path(dir, 1)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned()),
+    });
     session.show(&start, None, Bitboard(0), 1, human_color);
     let mut observe = observer(session.clone(), start, human_color);
     let ctx = GameContext {
@@ -551,10 +565,13 @@ async fn run_game(
             Ok(()) => format!("you ended the game before ply {ply}"),
             Err(err) => format!("you ended the game before ply {ply}; its log could not say so: {err}"),
         };
-        session.finish(json!({ "kind": "failed", "message": message, "reason": ENDED }));
+        session.finish(PlayEvent::Failed {
+            message,
+            reason: Some(ENDED),
+        });
         return;
     };
-    session.finish(end_event(played));
+    session.finish(PlayEvent::end(played));
 }
 
 /// `POST /api/games/{id}/end` (body `{}`): ends a game in play (the page sends it when
@@ -586,7 +603,7 @@ fn web_player(session: &Arc<Session>, opponent: &PlayerSpec, seed: u64) -> Box<d
         PlayerSpec::Llm(llm) => {
             let observed = session.clone();
             let agent = Agent::new(llm.config.clone(), llm.backend.clone(), seed)
-                .with_observer(Arc::new(move |event| observed.publish(agent_event(event))));
+                .with_observer(Arc::new(move |event| observed.publish(PlayEvent::from_agent(event))));
             // A forfeiting agent still needs a move when its server dies: random.
             let fallback = match llm.config.fallback.spec::<Othello>() {
                 Ok(Some(spec)) => spec,
@@ -622,91 +639,14 @@ fn observer(session: Arc<Session>, start: Board, human_color: Color) -> impl FnM
         ply += 1;
         let mover = before.side_to_move();
         if mv == Move::Pass {
-            session.publish(json!({ "kind": "pass", "color": mover.to_string(), "ply": ply }));
+            session.publish(PlayEvent::Pass {
+                color: mover.to_string(),
+                ply,
+            });
         }
         let flips = Bitboard(board.discs(mover).0 & before.discs(!mover).0);
         session.show(board, Some(mv), flips, ply + 1, human_color);
         before = *board;
-    }
-}
-
-/// The game's last event: `end` with the discs, the winner and any forfeit, or `failed`.
-fn end_event(played: Result<GameRecord, GameError>) -> Value {
-    match played {
-        Ok(record) => {
-            let board = record.game.board();
-            json!({
-                "kind": "end",
-                "black": board.count(Color::Black),
-                "white": board.count(Color::White),
-                "winner": match record.outcome {
-                    game::othello::Outcome::Win(color) => color.to_string(),
-                    game::othello::Outcome::Draw => "draw".to_string(),
-                },
-                "forfeit": record.forfeit.as_ref().map(|f| f.color.to_string()),
-            })
-        }
-        Err(err) => {
-            let message = format!("{:#}", anyhow::Error::new(err));
-            tracing::warn!("a game in the browser failed: {message}");
-            json!({ "kind": "failed", "message": message })
-        }
-    }
-}
-
-/// The position after a move: what the page draws.
-fn state_event(board: &Board, last: Option<Move>, flips: Bitboard, next_ply: usize) -> Value {
-    let legal: Vec<String> = board.legal_moves().squares().map(|s| s.to_string()).collect();
-    json!({
-        "kind": "state",
-        "board": board.to_squares_string(),
-        "to_move": board.side_to_move().to_string(),
-        "legal": legal,
-        "last": last.map(|m| m.to_string()),
-        "flips": flips.squares().map(|s| s.to_string()).collect::<Vec<_>>(),
-        "black": board.count(Color::Black),
-        "white": board.count(Color::White),
-        "ply": next_ply,
-        "over": board.is_game_over(),
-    })
-}
-
-fn agent_event(event: AgentEvent<'_>) -> Value {
-    match event {
-        AgentEvent::Reply { session, turn, message } => json!({
-            "kind": "llm_reply",
-            "session": session,
-            "turn": turn,
-            "thinking": message.thinking.as_deref().map(clip_text),
-            "content": clip_text(&message.content),
-            "tool_calls": message.tool_calls.iter().map(|c| json!({
-                "name": clip_text(&c.function.name),
-                "arguments": clip_text(&c.function.arguments.to_string()),
-            })).collect::<Vec<_>>(),
-        }),
-        AgentEvent::ToolResult {
-            call,
-            content,
-            is_error,
-        } => json!({
-            "kind": "tool_result",
-            "name": clip_text(&call.function.name),
-            "arguments": clip_text(&call.function.arguments.to_string()),
-            "content": clip_text(content),
-            "is_error": is_error,
-        }),
-        AgentEvent::Rejected {
-            session,
-            turn,
-            reason,
-            feedback,
-        } => json!({
-            "kind": "rejected",
-            "session": session,
-            "turn": turn,
-            "reason": reason,
-            "feedback": feedback.map(clip_text),
-        }),
     }
 }
 
@@ -763,10 +703,10 @@ impl Player for WebEngine {
 
     async fn act(&mut self, board: &Board, _ctx: MoveContext<'_>) -> Result<Action, PlayError> {
         let decision = self.engine.choose(board).await?;
-        let mut shown = serde_json::to_value(&decision).unwrap_or(Value::Null);
-        shown["kind"] = json!("engine");
-        shown["player"] = json!(self.engine.name());
-        self.session.publish(shown);
+        self.session.publish(PlayEvent::Engine {
+            player: self.engine.name(),
+            decision: &decision,
+        });
         Ok(Action::Move(Played {
             mv: decision.mv,
             source: MoveSource::Engine,
@@ -798,7 +738,7 @@ impl Player for WebAgent {
                     Action::Forfeit(decision) => Some(decision),
                 };
                 if let Some(decision) = decision {
-                    self.session.publish(decision_event(decision));
+                    self.session.publish(PlayEvent::decision(decision));
                 }
                 Ok(action)
             }
@@ -808,14 +748,14 @@ impl Player for WebAgent {
                     anyhow::Error::new(err),
                     self.fallback.name()
                 );
-                self.session.publish(json!({ "kind": "error", "message": reason }));
+                self.session.publish(PlayEvent::Error { message: &reason });
                 let fallback = self.fallback.choose(board).await?;
                 let decision = AgentDecision {
                     source: Some(MoveSource::Fallback),
                     fallback_reason: Some(reason),
                     ..AgentDecision::default()
                 };
-                self.session.publish(decision_event(&decision));
+                self.session.publish(PlayEvent::decision(&decision));
                 Ok(Action::Move(Played {
                     mv: fallback.mv,
                     source: MoveSource::Fallback,
@@ -825,23 +765,4 @@ impl Player for WebAgent {
             Err(err) => Err(err),
         }
     }
-}
-
-fn decision_event(decision: &AgentDecision) -> Value {
-    json!({
-        "kind": "decision",
-        "source": decision.source,
-        "turns": decision.turns,
-        "tool_calls": decision.tool_calls,
-        "recovered_tool_calls": decision.recovered_tool_calls,
-        "invalid_answers": decision.invalid_answers,
-        "cut_off_answers": decision.cut_off_answers,
-        "thinking_tokens": decision.thinking_tokens,
-        "latency_ms": decision.latency_ms,
-        "fallback_reason": decision.fallback_reason,
-    })
-}
-
-fn clip_text(text: &str) -> String {
-    super::clip(text, MAX_TEXT)
 }
