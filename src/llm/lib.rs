@@ -14,6 +14,7 @@ mod error;
 mod fleet;
 mod host;
 mod http;
+mod modelfile;
 mod ollama;
 mod openai;
 mod retry;
@@ -29,6 +30,7 @@ pub use host::{
     arguments_without_credentials, ollama_base_url, without_credentials, ParseHostError, DEFAULT_OLLAMA_HOST,
 };
 pub use http::error_chain;
+pub use modelfile::{check_model_name, Block, Modelfile, ModelfileError};
 pub use ollama::OllamaBackend;
 pub use openai::OpenAiBackend;
 pub use retry::{RetryPolicy, DEFAULT_MAX_RETRIES};

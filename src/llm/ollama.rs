@@ -10,6 +10,7 @@ use super::api::Api;
 use super::error::LlmError;
 use super::host::without_credentials;
 use super::http::{chat_attempt, get_json, http_client, post_json, status_error, transport_error, Target};
+use super::modelfile::Modelfile;
 use super::retry::RetryPolicy;
 use super::types::{ChatOptions, ChatReply, ChatRequest, Exchange, Message, Think, ToolSpec};
 use super::{tagged, Endpoint};
@@ -163,20 +164,19 @@ impl OllamaBackend {
         })
     }
 
-    /// `POST /api/create` with `body` (the request: `model`, `from`, `system`,
-    /// `template`, `parameters`): creates `model`, calling `progress` with each streamed
-    /// status line.
+    /// `POST /api/create` of `modelfile` as `model`, calling `progress` with each
+    /// streamed status line.
     pub async fn create_model(
         &self,
         model: &str,
-        body: &impl Serialize,
+        modelfile: &Modelfile,
         progress: &mut dyn FnMut(&str),
     ) -> Result<(), LlmError> {
         let url = format!("{}/api/create", self.base_url);
         let response = self
             .http
             .post(&url)
-            .json(body)
+            .json(&modelfile.create_request(model))
             .send()
             .await
             .map_err(|e| transport_error(e, &url, self.timeout))?;
