@@ -42,6 +42,7 @@ fn the_report_escapes_model_text_and_steps_through_games() {
     let driver = Driver::start();
     driver.goto(&format!("file://{}", html.display()));
     check_model_text_did_not_run(&driver);
+    check_summary_and_labels(&driver);
     check_stepping_follows_the_data(&driver);
     check_cost_chart(&driver);
     let target = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target");
@@ -113,7 +114,33 @@ fn check_model_text_did_not_run(driver: &Driver) {
         detail.as_str().unwrap().contains("</script><script>window.__pwned = 1"),
         "{detail}"
     );
-    assert!(detail.as_str().unwrap().contains("answer read as:"), "{detail}");
+    assert!(
+        detail.as_str().unwrap().contains("agent's reading: accepted: "),
+        "{detail}"
+    );
+    assert!(detail.as_str().unwrap().contains("sent (user)"), "{detail}");
+}
+
+/// The summary counts games and run folders; the bars name player and opponent; no
+/// chart's text runs outside its chart.
+fn check_summary_and_labels(driver: &Driver) {
+    let summary = driver.script("return document.getElementById('sources-summary').textContent;");
+    assert!(
+        summary
+            .as_str()
+            .unwrap()
+            .starts_with("2 game(s) from 1 run folder(s): run"),
+        "{summary}"
+    );
+    let label = driver.script("return document.querySelector('#chart-winrate text[transform] title').textContent;");
+    assert_eq!(label, json!("hostile vs greedy"));
+    let outside = driver.script(
+        "const out = []; for (const s of document.querySelectorAll('.chart svg')) { const r = s.getBoundingClientRect(); \
+         for (const t of s.querySelectorAll('text')) { const b = t.getBoundingClientRect(); \
+         if (b.width && (b.left < r.left - 1 || b.right > r.right + 1 || b.top < r.top - 1 || b.bottom > r.bottom + 1)) \
+         out.push(s.id + ': ' + t.textContent); } } return out;",
+    );
+    assert_eq!(outside, json!([]), "chart text cut at the chart's edge");
 }
 
 /// Step with the buttons and the arrow keys to ply 3; the board follows the data.

@@ -1,6 +1,7 @@
 //! `replay`: a game log, ply by ply, as text or JSON.
 
 use std::fmt::Write as _;
+use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
@@ -46,7 +47,7 @@ fn ply_range(replay: &GameReplay) -> String {
 /// Reads our game log (its moves checked against the rules; a last line cut off by a
 /// crash leaves the game unfinished, with a note), or a seed 000 log of bare exchange
 /// lines; returns the game and the notes.
-fn load(path: &std::path::Path) -> Result<(GameReplay, Vec<String>)> {
+fn load(path: &Path) -> Result<(GameReplay, Vec<String>)> {
     let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
     // Lossy: a crash can cut a log inside a character (its last line is torn anyway).
     let text = String::from_utf8_lossy(&bytes);
@@ -63,7 +64,15 @@ fn load(path: &std::path::Path) -> Result<(GameReplay, Vec<String>)> {
         if log.torn_tail {
             notes.push(cut_off_note(path));
         }
-        replay_records(&log.records)
+        let dir = path
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        replay_records(&log.records).map(|replay| {
+            let (replay, note) = replay.with_run_folder(dir);
+            notes.extend(note);
+            replay
+        })
     } else if first.get("request").is_some() && first.get("response").is_some() {
         let lines = text
             .lines()
@@ -122,6 +131,19 @@ fn render_exchange(out: &mut String, e: &ExchangeView) {
         "  exchange: session {}, turn {}, {latency}{tokens}",
         e.session, e.turn
     );
+    let last = e.sent.len().saturating_sub(1);
+    for (i, message) in e.sent.iter().enumerate() {
+        let feedback = match &e.feedback_reason {
+            Some(reason) if i == last => format!(", feedback for: {reason}"),
+            _ => String::new(),
+        };
+        let _ = write!(
+            out,
+            "    sent ({}{feedback}):\n{}",
+            message.role,
+            indent(&message.content, "      ")
+        );
+    }
     if let Some(thinking) = &e.thinking {
         let _ = write!(out, "    thinking:\n{}", indent(thinking, "      "));
     }
@@ -140,14 +162,16 @@ fn render_exchange(out: &mut String, e: &ExchangeView) {
             .map_or("(no result in the log)".to_string(), compact_result);
         let _ = writeln!(out, "    tool {} {}{how} -> {result}", call.name, call.arguments);
     }
-    if let Some(answer) = &e.answer {
-        let _ = writeln!(out, "    answer read as: {answer}");
-    }
+    let _ = writeln!(out, "    agent's reading: {}", e.reading);
 }
 
-fn render_ply(out: &mut String, ply: &PlyView) {
+/// A ply: the board as the mover's model is shown it (for a model's ply, its messages
+/// as sent show it), the exchanges, and the move.
+fn render_ply(out: &mut String, replay: &GameReplay, ply: &PlyView) {
     let _ = writeln!(out, "\nply {}: {} ({}) to move", ply.ply, ply.color, ply.player);
-    let _ = write!(out, "{}", indent(&ply.text, "  "));
+    if ply.exchanges.is_empty() {
+        let _ = write!(out, "{}", indent(&replay.board_text(ply), "  "));
+    }
     for exchange in &ply.exchanges {
         render_exchange(out, exchange);
     }
@@ -158,7 +182,9 @@ fn render_ply(out: &mut String, ply: &PlyView) {
         .agent
         .as_ref()
         .map_or(String::new(), |a| format!("; {}", a.account()));
-    if ply.source == Some(MoveSource::Forfeit) {
+    if ply.mv.is_none() && ply.source.is_none() {
+        let _ = writeln!(out, "  move: not in the log (a seed log records none)");
+    } else if ply.source == Some(MoveSource::Forfeit) {
         let _ = writeln!(out, "  forfeit: no move, the game ends ({source}{detail})");
     } else {
         let _ = writeln!(
@@ -177,11 +203,18 @@ fn render(replay: &GameReplay, plies: &[&PlyView], forfeit: Option<&PlyView>, wh
     } else if !replay.opening.is_empty() {
         let _ = writeln!(out, "random opening: {}", join_moves(&replay.opening));
     }
+    if let Some(prompt) = &replay.system_prompt {
+        let _ = write!(
+            out,
+            "system prompt (the first message of every request):\n{}",
+            indent(prompt, "  ")
+        );
+    }
     for ply in plies {
-        render_ply(&mut out, ply);
+        render_ply(&mut out, replay, ply);
     }
     if let Some(ply) = forfeit {
-        render_ply(&mut out, ply);
+        render_ply(&mut out, replay, ply);
     }
     if whole {
         match (replay.final_discs, &replay.forfeit, replay.winner()) {

@@ -48,7 +48,9 @@ pub use leaderboard::{
 };
 pub use logs::{cut_off_note, read_game_logs, GameLogs, LoggedGame, LogsError};
 pub use recorded::{EngineTable, OpeningsOrder, OpeningsRecord};
-pub use replay::{replay_records, replay_seed_lines, ExchangeView, GameReplay, PlyView, ReplayError, ToolView};
+pub use replay::{
+    replay_records, replay_seed_lines, ExchangeView, GameReplay, PlyView, Reading, ReplayError, SentMessage, ToolView,
+};
 pub use report::{report_page, REPORT_TEMPLATE};
 pub use results_file::{
     EvalResults, GradeCounts, MeanRegret, OpponentResults, PairingResult, PairingStop, ProbeResults, RunResults,

@@ -1,20 +1,33 @@
-//! Rebuilding a game, ply by ply, from its log: positions, the model's exchanges
-//! (thinking, content, tool calls with their results, how the answer was read), the
-//! moves and their sources, and a forfeit that ended the game. Also reads seed 000's
-//! bare logs (one `{"request": ..., "response": ...}` per line), rebuilding each
-//! position from the board text in the request.
+//! Rebuilding a game, ply by ply, from its log: positions, the model's exchanges (the
+//! messages as sent, thinking, content, tool calls with their results, and what the
+//! agent did with each reply as the log records it), the moves and their sources, and a
+//! forfeit that ended the game. Also reads seed 000's bare logs (one `{"request": ...,
+//! "response": ...}` per line), rebuilding each position from the board text in the
+//! request.
+//!
+//! The reading of a reply is never worked out again here with a rule of the replay's
+//! own: it is what the agent recorded ([`Reading`]). A reply was rejected when the next
+//! request of its session carries `feedback_reason`; its tool calls were run when that
+//! request carries their results; the last reply of a decision gave the move when the
+//! move record says the model made it. What the log does not record is said so.
+
+use std::fmt;
+use std::path::Path;
 
 use agent::ModelGame;
 use serde::Serialize;
 use serde_json::Value;
 
-use agent::{parse_answer, parse_structured, recover_tool_calls, Answer, AnswerPolicy};
-use game::othello::{Bitboard, Board, ByColor, Color, Outcome, TextStyle};
+use agent::recover_tool_calls;
+use game::othello::{Board, ByColor, Color, Outcome, TextStyle};
 use game::{Game, Marubatsu, Othello};
 use llm::{decode_reply, Role};
 use record::{
-    game_start, AgentDecision, Event, ExchangeRecord, ForfeitRecord, GameEnd, MoveSource, Notation, Record, Squares,
+    game_start, AgentDecision, AnswerKind, Event, ExchangeRecord, ForfeitRecord, GameEnd, MoveSource, Notation, Record,
+    Squares,
 };
+
+use super::run_file::RunFile;
 
 /// One tool call and what it returned.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -29,6 +42,66 @@ pub struct ToolView {
     pub recovered: bool,
 }
 
+/// A message of a request, as sent.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SentMessage {
+    /// `system`, `user` (the board, or the harness's feedback or instruction), ...
+    pub role: String,
+    /// Its text.
+    pub content: String,
+}
+
+/// What the agent did with a reply, as its log records it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum Reading {
+    /// Its tool calls were run (their results went back in the next request).
+    ToolCalls,
+    /// Its answer gave the move played.
+    Accepted {
+        /// The move.
+        #[serde(rename = "move")]
+        mv: Notation,
+        /// How the move was read from the answer (absent in logs that do not say).
+        kind: Option<AnswerKind>,
+    },
+    /// Its answer did not count, and the next request told the model why.
+    Rejected {
+        /// Why, as the log's `feedback_reason` records it.
+        reason: String,
+    },
+    /// Its session ended on it without a move (the answer rejected under
+    /// `--on-invalid retry`, or the session's turns used up): the model was told
+    /// nothing, and the log records no reason.
+    SessionEnded,
+    /// It ended its session in a vote: the log keeps the samples' moves, not which
+    /// session gave which.
+    VoteSample,
+    /// The log does not record it: a log older than `feedback_reason`, or a seed log.
+    NotRecorded,
+}
+
+impl fmt::Display for Reading {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Reading::ToolCalls => f.write_str("tool calls run, their results sent back"),
+            Reading::Accepted { mv, kind: Some(kind) } => {
+                write!(f, "accepted: {mv} ({})", format!("{kind:?}").to_lowercase())
+            }
+            Reading::Accepted { mv, kind: None } => write!(f, "accepted: {mv}"),
+            Reading::Rejected { reason } => write!(f, "rejected: {reason}"),
+            Reading::SessionEnded => f.write_str(
+                "no move; the session ended here (rejected under --on-invalid retry, or its turns used up: \
+                 the model was told nothing, and no reason is recorded)",
+            ),
+            Reading::VoteSample => {
+                f.write_str("ended its session, a sample of the vote (the log does not say whether it gave a move)")
+            }
+            Reading::NotRecorded => f.write_str("reading not recorded by this version"),
+        }
+    }
+}
+
 /// One request/response round trip, decoded.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ExchangeView {
@@ -36,14 +109,23 @@ pub struct ExchangeView {
     pub session: u32,
     /// Turn within the session, from 1.
     pub turn: u32,
+    /// The messages this request added (the system prompt is the game's
+    /// [`GameReplay::system_prompt`], given here only where it differs; tool results
+    /// are with the calls they answer): a session's first request, its user message; a
+    /// later one, the feedback or instruction after the reply before it.
+    pub sent: Vec<SentMessage>,
+    /// Why the request's last message was sent, as the log records it: the reply before
+    /// it gave no move that counted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub feedback_reason: Option<String>,
     /// The model's separate reasoning, if any.
     pub thinking: Option<String>,
     /// The model's text.
     pub content: String,
     /// Tool calls in this reply.
     pub tool_calls: Vec<ToolView>,
-    /// How a final answer was read (`None` when the reply was tool calls).
-    pub answer: Option<String>,
+    /// What the agent did with the reply, as the log records it.
+    pub reading: Reading,
     /// Prompt and generated tokens.
     pub tokens: (Option<u64>, Option<u64>),
     /// Latency in milliseconds (not in seed logs).
@@ -78,9 +160,6 @@ pub struct PlyView {
     /// Black's margin after the move in the game's unit ([`game::Rules::margin`]).
     #[serde(skip)]
     pub margin_after: i32,
-    /// The position before the move as the model reads it.
-    #[serde(skip)]
-    pub text: String,
 }
 
 /// A game rebuilt from a log.
@@ -100,6 +179,14 @@ pub struct GameReplay {
     pub start_to_move: Color,
     /// The opening moves (random or a suite's; not logged as plies).
     pub opening: Vec<Notation>,
+    /// The system prompt the game's first request sent (shown once; an exchange whose
+    /// request sent another gives it in its `sent`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub system_prompt: Option<String>,
+    /// How each side's model was shown boards (labels, perspective): the run's agent
+    /// settings ([`GameReplay::with_run`]); the default where none is known.
+    #[serde(skip)]
+    pub styles: ByColor<TextStyle>,
     /// The suite line the game started from; absent for a random opening.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub suite_opening: Option<String>,
@@ -123,6 +210,54 @@ pub struct GameReplay {
 }
 
 impl GameReplay {
+    /// The replay with each side's boards in the text style its agent settings in
+    /// `run` (the game's run.json) give; an engine's side in its opponent's (the style
+    /// of the run's model), and the default where neither side is a recorded agent.
+    #[must_use]
+    pub fn with_run(mut self, run: &RunFile) -> GameReplay {
+        let style = |spec: &str| run.agent_of(spec).map(|agent| agent.style);
+        let (black, white) = (style(&self.black), style(&self.white));
+        let either = black.or(white).unwrap_or_default();
+        self.styles = ByColor {
+            black: black.unwrap_or(either),
+            white: white.unwrap_or(either),
+        };
+        self
+    }
+
+    /// [`GameReplay::with_run`] with the run.json of `dir`, the folder of the game's
+    /// log, and a note when a model's boards are shown in the default style because
+    /// that file cannot be read.
+    pub fn with_run_folder(self, dir: &Path) -> (GameReplay, Option<String>) {
+        match RunFile::read(dir) {
+            Ok(run) => (self.with_run(&run), None),
+            Err(_) if !self.plies.iter().any(|p| !p.exchanges.is_empty()) => (self, None),
+            Err(err) => {
+                let mut why = err.to_string();
+                let mut source = std::error::Error::source(&err);
+                while let Some(cause) = source {
+                    why.push_str(&format!(": {cause}"));
+                    source = cause.source();
+                }
+                let note = format!(
+                    "{why}; boards are shown with the default labels, which need not be the ones the model was shown \
+                     (its messages below are as sent)"
+                );
+                (self, Some(note))
+            }
+        }
+    }
+
+    /// The position before `ply` as the mover's model is shown boards
+    /// ([`GameReplay::styles`]).
+    pub fn board_text(&self, ply: &PlyView) -> String {
+        let style = self.styles[ply.color];
+        match self.game {
+            Game::Othello => board_text::<Othello>(&ply.board_before, ply.color, style),
+            Game::Marubatsu => board_text::<Marubatsu>(&ply.board_before, ply.color, style),
+        }
+    }
+
     /// The winner as the log's `game_end` tells it (`black`, `white` or `draw`): the
     /// forfeiting side's opponent, or else the rules' result where the moves end.
     pub fn winner(&self) -> Option<Outcome> {
@@ -132,6 +267,14 @@ impl GameReplay {
         self.final_discs?;
         self.outcome
     }
+}
+
+/// `board` with `to_move` to move, as a model of game `R` is shown it in `style`.
+fn board_text<R: ModelGame>(board: &Squares, to_move: Color, style: TextStyle) -> String {
+    board.to_position::<R>(to_move).map_or_else(
+        |reason| format!("(the board {board} cannot be shown: {reason})\n"),
+        |position| R::model_text(&position, style),
+    )
 }
 
 /// A log that does not describe a game.
@@ -160,34 +303,118 @@ pub enum ReplayError {
     Empty,
 }
 
-/// Decodes one exchange; `request` is its own request (were tools offered?) and
-/// `request_next` the next request of the same session (it carries the tool results).
-fn decode_exchange(
-    (session, turn): (u32, u32),
-    request: &Value,
-    request_next: Option<&Value>,
-    response: &Value,
+/// One logged exchange, with what the log says around it.
+struct Logged<'a> {
+    /// Session (or attempt) and turn.
+    place: (u32, u32),
+    /// The request as sent (whole).
+    request: &'a Value,
+    /// The response as received.
+    response: &'a Value,
+    /// Latency (not in seed logs).
     latency_ms: Option<f64>,
-    legal: Bitboard,
-) -> ExchangeView {
-    let reply = decode_reply(response).unwrap_or_default();
-    let message = reply.message;
-    let recovered = message.tool_calls.is_empty();
-    let calls = if recovered {
-        recover_tool_calls(&message.content)
+    /// Why this request's last message was sent (`feedback_reason`).
+    feedback_reason: Option<&'a str>,
+    /// Whether an earlier request of the same session went before it.
+    follows: bool,
+    /// The next request of the same session, with its `feedback_reason`.
+    next: Option<(&'a Value, Option<&'a str>)>,
+    /// Whether the log records readings (`false`: a seed log).
+    recorded: bool,
+}
+
+/// A request's messages.
+fn messages(request: &Value) -> &[Value] {
+    request["messages"].as_array().map_or(&[], Vec::as_slice)
+}
+
+/// The messages of a request after the last assistant message (none without one).
+fn after_reply(messages: &[Value]) -> &[Value] {
+    let after = messages
+        .iter()
+        .rposition(|m| m["role"] == "assistant")
+        .map_or(messages.len(), |i| i + 1);
+    &messages[after..]
+}
+
+/// A message's text (an absent or non-text content as its JSON).
+fn content_of(message: &Value) -> String {
+    match &message["content"] {
+        Value::String(text) => text.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+/// The messages a request added, as [`ExchangeView::sent`] says; the first system
+/// prompt seen becomes the game's (`system`).
+fn sent(request: &Value, follows: bool, system: &mut Option<String>) -> Vec<SentMessage> {
+    let all = messages(request);
+    let added = if follows && all.iter().any(|m| m["role"] == "assistant") {
+        after_reply(all)
     } else {
-        message.tool_calls.clone()
+        all
+    };
+    let mut sent = Vec::new();
+    for message in added {
+        let (role, content) = (message["role"].as_str().unwrap_or_default(), content_of(message));
+        if role == "tool" {
+            continue;
+        }
+        if role == "system" {
+            match system {
+                None => {
+                    *system = Some(content);
+                    continue;
+                }
+                Some(prompt) if *prompt == content => continue,
+                Some(_) => {}
+            }
+        }
+        sent.push(SentMessage {
+            role: role.to_string(),
+            content,
+        });
+    }
+    sent
+}
+
+/// What the agent did with a reply, from what the log records around it (a reply's
+/// last word in its decision, when it gave the move, is settled by [`settle`]).
+fn reading(logged: &Logged<'_>, ran_tools: bool) -> Reading {
+    match logged.next {
+        Some((_, Some(reason))) => Reading::Rejected {
+            reason: reason.to_string(),
+        },
+        Some((next, None)) if after_reply(messages(next)).first().is_some_and(|m| m["role"] == "tool") => {
+            Reading::ToolCalls
+        }
+        Some(_) => Reading::NotRecorded,
+        None if ran_tools => Reading::ToolCalls,
+        None if !logged.recorded => Reading::NotRecorded,
+        None => Reading::SessionEnded,
+    }
+}
+
+/// Decodes one exchange (`system`: the game's system prompt, see [`sent`]).
+fn decode_exchange(logged: &Logged<'_>, system: &mut Option<String>) -> ExchangeView {
+    let reply = decode_reply(logged.response).unwrap_or_default();
+    let message = reply.message;
+    let offered = logged.request.get("tools").is_some();
+    let recovered = message.tool_calls.is_empty();
+    // A call written as text is one only while tools are offered (else the agent reads
+    // the text as an answer, and the content shows it).
+    let calls = match (recovered, offered) {
+        (true, true) => recover_tool_calls(&message.content),
+        (true, false) => Vec::new(),
+        (false, _) => message.tool_calls.clone(),
     };
     // Tool results are the tool messages after the last assistant message of the next
     // request of the session.
-    let results: Vec<String> = request_next
-        .and_then(|r| r["messages"].as_array())
-        .map(|messages| {
-            let after = messages
-                .iter()
-                .rposition(|m| m["role"] == "assistant")
-                .map_or(messages.len(), |i| i + 1);
-            messages[after..]
+    let results: Vec<String> = logged
+        .next
+        .map(|(next, _)| {
+            after_reply(messages(next))
                 .iter()
                 .take_while(|m| m["role"] == "tool")
                 .filter_map(|m| m["content"].as_str().map(str::to_string))
@@ -204,41 +431,34 @@ fn decode_exchange(
             recovered,
         })
         .collect();
-    let tools_offered = request.get("tools").is_some();
-    let answer = if !tool_calls.is_empty() && tools_offered {
-        None
-    } else if !tool_calls.is_empty() {
-        Some("a tool call written as text while no tools were offered: not a move".to_string())
-    } else {
-        // A request that carried a schema asked for a structured answer.
-        let structured = request.get("format").is_some() || request.get("response_format").is_some();
-        let read = if structured {
-            parse_structured(&message.content, legal)
-        } else {
-            parse_answer(&message.content, legal, AnswerPolicy::Last, false)
-        };
-        Some(match read {
-            Answer::Move { square, kind } => format!("{square} ({kind:?})").to_lowercase(),
-            Answer::Illegal { found } => {
-                format!(
-                    "illegal: {}",
-                    found.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
-                )
-            }
-            Answer::NotStrict => "not a single coordinate".to_string(),
-            Answer::NoCoordinate | Answer::ToolCallText => "no coordinate".to_string(),
-            rejected => rejected.why_rejected(),
-        })
-    };
+    let ran_tools = !tool_calls.is_empty() && offered;
     ExchangeView {
-        session,
-        turn,
+        session: logged.place.0,
+        turn: logged.place.1,
+        sent: sent(logged.request, logged.follows, system),
+        feedback_reason: logged.feedback_reason.map(str::to_string),
         thinking: message.thinking,
         content: message.content,
         tool_calls,
-        answer,
+        reading: reading(logged, ran_tools),
         tokens: (reply.prompt_tokens, reply.completion_tokens),
-        latency_ms,
+        latency_ms: logged.latency_ms,
+    }
+}
+
+/// The last reply of a decision the model made gave its move (the move record says so):
+/// its reading becomes [`Reading::Accepted`]; in a vote, every session's last reply is a
+/// [`Reading::VoteSample`].
+fn settle(ply: &mut PlyView) {
+    let kind = ply.agent.as_ref().and_then(|a| a.answer_kind);
+    if ply.agent.as_ref().is_some_and(|a| a.vote.is_some()) {
+        for exchange in ply.exchanges.iter_mut().filter(|e| e.reading == Reading::SessionEnded) {
+            exchange.reading = Reading::VoteSample;
+        }
+    } else if let (Some(MoveSource::Llm), Some(mv), Some(last)) = (ply.source, ply.mv, ply.exchanges.last_mut()) {
+        if last.reading == Reading::SessionEnded {
+            last.reading = Reading::Accepted { mv, kind };
+        }
     }
 }
 
@@ -270,6 +490,8 @@ fn replay_game<R: ModelGame>(records: &[Record]) -> Result<GameReplay, ReplayErr
         start_board: start.start_board.clone(),
         start_to_move: start.start_to_move.unwrap_or(Color::Black),
         opening: start.opening.clone(),
+        system_prompt: None,
+        styles: ByColor::default(),
         suite_opening: start.suite_opening.clone(),
         plies: Vec::new(),
         forfeit: None,
@@ -300,18 +522,19 @@ fn replay_game<R: ModelGame>(records: &[Record]) -> Result<GameReplay, ReplayErr
                 check_mover::<R>(&board, m.color).map_err(|reason| broken(m.ply, reason))?;
                 let mv = m.mv.to_move::<R>().map_err(|reason| broken(m.ply, reason))?;
                 let next = R::play(&board, mv).map_err(|e| broken(m.ply, e.to_string()))?;
-                replay
-                    .plies
-                    .push(ply_view::<R>(m.ply, &board, &next, (m.color, &m.player), &mut pending));
-                let ply = replay.plies.last_mut().expect("pushed above");
-                (ply.mv, ply.source, ply.agent) = (Some(m.mv), Some(m.source), m.agent.clone());
+                let mut view = ply_view::<R>(m.ply, &board, &next, (m.color, &m.player));
+                view.exchanges = decode_pending(&mut pending, &mut replay.system_prompt);
+                (view.mv, view.source, view.agent) = (Some(m.mv), Some(m.source), m.agent.clone());
+                settle(&mut view);
+                replay.plies.push(view);
                 board = next;
             }
             Event::Forfeit(f) => {
                 if let Some(reason) = forfeit_problem::<R>(&board, f, after) {
                     return Err(broken(f.ply, reason));
                 }
-                let mut view = ply_view::<R>(f.ply, &board, &board, (f.color, &f.player), &mut pending);
+                let mut view = ply_view::<R>(f.ply, &board, &board, (f.color, &f.player));
+                view.exchanges = decode_pending(&mut pending, &mut replay.system_prompt);
                 (view.source, view.agent) = (Some(MoveSource::Forfeit), Some(f.agent.clone()));
                 replay.forfeit = Some(view);
             }
@@ -331,15 +554,13 @@ fn replay_game<R: ModelGame>(records: &[Record]) -> Result<GameReplay, ReplayErr
     Ok(replay)
 }
 
-/// A ply from `before` to `after`, by `mover` (color and spec as logged), with the
-/// exchanges logged for it (then cleared); its move, source and decision are filled
-/// in by the caller.
+/// A ply from `before` to `after`, by `mover` (color and spec as logged); its
+/// exchanges, move, source and decision are filled in by the caller.
 fn ply_view<R: ModelGame>(
     ply: usize,
     before: &R::Position,
     after: &R::Position,
     (color, player): (Color, &str),
-    pending: &mut Vec<&ExchangeRecord>,
 ) -> PlyView {
     PlyView {
         ply,
@@ -349,11 +570,10 @@ fn ply_view<R: ModelGame>(
         player: player.to_string(),
         mv: None,
         source: None,
-        exchanges: decode_pending(pending, R::legal_coordinates(before)),
+        exchanges: Vec::new(),
         agent: None,
         pieces_after: R::pieces(after),
         margin_after: R::margin(after),
-        text: R::model_text(before, TextStyle::default()),
     }
 }
 
@@ -438,24 +658,25 @@ fn check_end<R: ModelGame>(board: &R::Position, replay: &GameReplay, winner: Out
     })
 }
 
-/// Decodes the exchanges logged for one ply (in `board`) and clears them.
-fn decode_pending(pending: &mut Vec<&ExchangeRecord>, legal: Bitboard) -> Vec<ExchangeView> {
+/// Decodes the exchanges logged for one ply and clears them (`system`: the game's
+/// system prompt, see [`sent`]).
+fn decode_pending(pending: &mut Vec<&ExchangeRecord>, system: &mut Option<String>) -> Vec<ExchangeView> {
+    let same_session = |i: usize, e: &ExchangeRecord| pending.get(i).filter(|n| n.session == e.session);
     let exchanges = pending
         .iter()
         .enumerate()
         .map(|(i, e)| {
-            let next = pending
-                .get(i + 1)
-                .filter(|n| n.session == e.session)
-                .map(|n| &n.request);
-            decode_exchange(
-                (e.session, e.turn),
-                &e.request,
-                next,
-                &e.response,
-                Some(e.latency_ms),
-                legal,
-            )
+            let logged = Logged {
+                place: (e.session, e.turn),
+                request: &e.request,
+                response: &e.response,
+                latency_ms: Some(e.latency_ms),
+                feedback_reason: e.feedback_reason.as_deref(),
+                follows: i.checked_sub(1).and_then(|p| same_session(p, e)).is_some(),
+                next: same_session(i + 1, e).map(|n| (&n.request, n.feedback_reason.as_deref())),
+                recorded: true,
+            };
+            decode_exchange(&logged, system)
         })
         .collect();
     pending.clear();
@@ -472,6 +693,8 @@ pub fn replay_seed_lines(lines: &[Value]) -> Result<GameReplay, ReplayError> {
         start_board: Squares::of::<Othello>(&Board::new()),
         start_to_move: Color::Black,
         opening: Vec::new(),
+        system_prompt: None,
+        styles: ByColor::default(),
         suite_opening: None,
         plies: Vec::new(),
         forfeit: None,
@@ -506,19 +729,23 @@ pub fn replay_seed_lines(lines: &[Value]) -> Result<GameReplay, ReplayError> {
                 &board,
                 &board,
                 (board.side_to_move(), &player),
-                &mut Vec::new(),
             ));
             last_board = Some(board);
         }
         let ply = replay.plies.last_mut().expect("pushed above");
         let turn = ply.exchanges.len() as u32 + 1;
-        let next = lines.get(index + 1).map(|l| &l["request"]);
-        let view = decode_exchange((1, turn), request, next, &line["response"], None, board.legal_moves());
-        // The answer as read starts with its square (`d3 (clean)`) when it was a move.
-        if let Some(answer) = view.answer.as_deref().and_then(|a| a.split(' ').next()?.parse().ok()) {
-            ply.mv = Some(answer);
-        }
-        ply.exchanges.push(view);
+        // A seed log records no reading and no move: they are not guessed.
+        let logged = Logged {
+            place: (1, turn),
+            request,
+            response: &line["response"],
+            latency_ms: None,
+            feedback_reason: None,
+            follows: turn > 1,
+            next: lines.get(index + 1).map(|l| (&l["request"], None)),
+            recorded: false,
+        };
+        ply.exchanges.push(decode_exchange(&logged, &mut replay.system_prompt));
     }
     if replay.plies.is_empty() {
         return Err(ReplayError::Empty);

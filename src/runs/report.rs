@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 
 use super::groups::{groups_json, Groups};
 use super::leaderboard::{default_leaderboards, RunGame};
-use super::replay::GameReplay;
+use super::replay::{ExchangeView, GameReplay};
 use game::othello::Color;
 use record::AgentDecision;
 
@@ -38,8 +38,17 @@ pub fn report_page(paths: &[PathBuf], groups: &Groups) -> (String, usize) {
             games.push(game_json(&logged.path, &logged.replay));
         }
     }
+    // The run folders the games came from, each once, in the order first reached.
+    let mut runs: Vec<String> = Vec::new();
+    for logged in &logs.games {
+        let run = logged.run.display().to_string();
+        if !runs.contains(&run) {
+            runs.push(run);
+        }
+    }
     let data = json!({
         "sources": paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+        "runs": runs,
         "groups": groups_json(groups),
         "ratings": ratings_json(logs),
         "latencies_ms": latencies,
@@ -99,7 +108,7 @@ fn game_json(path: &Path, replay: &GameReplay) -> Value {
             "board_after": ply.board_after,
             "discs_after": [ply.pieces_after.black, ply.pieces_after.white],
             "agent_margin_after": margin,
-            "exchanges": ply.exchanges,
+            "exchanges": ply.exchanges.iter().map(exchange_json).collect::<Vec<_>>(),
             "summary": summary,
         }));
     }
@@ -109,8 +118,17 @@ fn game_json(path: &Path, replay: &GameReplay) -> Value {
         "white": replay.white,
         "agent_color": agent_color.to_string(),
         "view": replay.game.board_view(),
+        "system_prompt": replay.system_prompt,
         "plies": plies,
     })
+}
+
+/// One exchange for the page: as `replay --json` gives it, with the agent's reading in
+/// `replay`'s words (`reading_text`).
+fn exchange_json(exchange: &ExchangeView) -> Value {
+    let mut value = json!(exchange);
+    value["reading_text"] = json!(exchange.reading.to_string());
+    value
 }
 
 #[cfg(test)]

@@ -317,6 +317,21 @@ impl RunFile {
         }
     }
 
+    /// The agent settings of the player `spec` (as the logs name it), when the run
+    /// records that player as an LLM agent.
+    pub fn agent_of(&self, spec: &str) -> Option<&AgentConfig> {
+        match &self.run {
+            RunKind::Eval(EvalRun { agent, .. }) | RunKind::Probe(ProbeRun { agent, .. }) => {
+                Some(agent).filter(|agent| agent.spec() == spec)
+            }
+            RunKind::Play(PlayRun { players, .. })
+            | RunKind::Tournament(TournamentRun { players, .. })
+            | RunKind::Serve(ServeRun { players, .. }) => {
+                players.iter().find(|p| p.spec == spec).and_then(|p| p.agent.as_ref())
+            }
+        }
+    }
+
     /// The run.json of the run folder `dir`.
     pub fn read(dir: &Path) -> Result<RunFile, ReadRunError> {
         let path = dir.join("run.json");
