@@ -14,6 +14,7 @@ use runs::{RunEngine, RunPlayer};
 
 use super::engine_process::{ExternalError, Halt};
 use super::external::ExternalEngine;
+use super::scheduled::Host;
 
 /// Why a player could not move (a harness failure, never a model mistake).
 #[derive(Debug, thiserror::Error)]
@@ -108,6 +109,9 @@ pub struct LlmPlayer {
     pub config: Arc<AgentConfig>,
     /// The server it talks to.
     pub backend: Arc<dyn ChatBackend>,
+    /// The games its server serves at once ([`crate::Connection::default_parallel`]):
+    /// the scheduler starts a game on it only while it has room, when another can.
+    pub capacity: usize,
 }
 
 /// A player spec: an engine spec string of game `R`, `llm:MODEL` with its settings, or
@@ -145,6 +149,22 @@ impl<R: ModelGame> PlayerSpec<R> {
         match self {
             PlayerSpec::External(engine) => Box::new(engine.player_in_run(halt.clone())),
             _ => self.build(seed),
+        }
+    }
+
+    /// The server this player's moves wait on, when it has one (an LLM player's, an
+    /// external engine's process slots): players sharing a connection share it.
+    pub(crate) fn host(&self) -> Option<Host> {
+        match self {
+            PlayerSpec::Engine(_) => None,
+            PlayerSpec::Llm(llm) => Some(Host {
+                id: Arc::as_ptr(&llm.backend).cast::<()>() as usize,
+                capacity: llm.capacity.max(1),
+            }),
+            PlayerSpec::External(engine) => Some(Host {
+                id: Arc::as_ptr(engine.slots()) as usize,
+                capacity: engine.max_in_flight(),
+            }),
         }
     }
 
