@@ -28,7 +28,6 @@ use runs::{
     changed_agent_settings, utc_now, EvalResults, EvalRun, HostUsage, PairingStop, ReadRunError, Resume, RunEngine,
     RunFile, RunFolder, RunKind, RunResults, Stopping,
 };
-use stats::whole;
 
 /// The run stopped at the user's request before every game finished.
 #[derive(Debug, thiserror::Error)]
@@ -505,27 +504,7 @@ pub(super) fn tell_interrupt(interrupt: &Interrupt) {
 fn stop_lines(stops: &[Option<PairingStop>]) -> String {
     let mut out = String::new();
     for stop in stops.iter().flatten() {
-        let d = &stop.decision;
-        let why = match (d.llr, d.lower, d.upper, &d.elo) {
-            (Some(llr), Some(lower), Some(upper), _) => format!("LLR {llr:.2} in [{lower:.2}, {upper:.2}]"),
-            (_, _, _, Some(elo)) => format!(
-                "Elo {:.0} [{:.0}, {:.0}]",
-                whole(elo.estimate),
-                whole(elo.low),
-                whole(elo.high)
-            ),
-            _ => String::new(),
-        };
-        let _ = writeln!(
-            out,
-            "{}: stopped after {} pair(s): {} ({why})",
-            stop.pairing,
-            stop.pairs,
-            serde_json::to_value(d.verdict)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_string))
-                .unwrap_or_default()
-        );
+        let _ = writeln!(out, "{}: {}", stop.pairing, stop.describe());
     }
     out
 }

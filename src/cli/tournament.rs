@@ -657,17 +657,7 @@ fn pairing_table(pairings: &[PairingResult]) -> String {
     let width = pairings.iter().map(|p| p.pairing.len()).max().unwrap_or(8).max(8);
     let _ = writeln!(out, "{:width$}  games  W-D-L (first player)  stop", "pairing");
     for p in pairings {
-        let stop = match &p.stop {
-            None => String::new(),
-            Some(s) => format!(
-                "{} after {} pair(s)",
-                serde_json::to_value(s.decision.verdict)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_string))
-                    .unwrap_or_default(),
-                s.pairs
-            ),
-        };
+        let stop = p.stop.as_ref().map(PairingStop::describe).unwrap_or_default();
         let _ = writeln!(
             out,
             "{:width$}  {:>5}  {:>21}  {stop}",
