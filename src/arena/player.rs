@@ -190,6 +190,16 @@ impl<R: ModelGame> PlayerSpec<R> {
         }
     }
 
+    /// An LLM player resumed in a run that `recorded` it uncapped keeps playing
+    /// uncapped ([`AgentConfig::keep_recorded_cap`]); other players are left alone.
+    pub fn keep_recorded_cap(&mut self, recorded: &AgentConfig) {
+        if let PlayerSpec::Llm(llm) = self {
+            let mut config = (*llm.config).clone();
+            config.keep_recorded_cap(recorded);
+            llm.config = Arc::new(config);
+        }
+    }
+
     /// The external engine, for an engine process.
     pub fn external(&self) -> Option<&ExternalEngine> {
         match self {

@@ -69,7 +69,11 @@ async fn evaluate<R: ModelGame>(
     recorded: Option<EvalRun>,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<()> {
-    let entrants = Entrants::<R>::connect(&args, env).await?;
+    let mut entrants = Entrants::<R>::connect(&args, env).await?;
+    if let Some(recorded) = &recorded {
+        entrants.agent.keep_recorded_cap(&recorded.agent);
+        entrants.agent_config.keep_recorded_cap(&recorded.agent);
+    }
     if let Some(csv) = &args.csv {
         // The run's own results.csv is the one file of its folder --csv may name.
         let run: Vec<&Path> = args.log_dir.iter().map(PathBuf::as_path).collect();
@@ -84,6 +88,7 @@ async fn evaluate<R: ModelGame>(
     )
     .await?;
     let model = entrants.agent_config.model.clone();
+    let cap_note = entrants.agent_config.cap_note();
     let (run, config) = open_run(&args, entrants, recorded.as_ref(), scoring.as_ref()).await?;
     let log_dir = run.path().to_path_buf();
     let total = config.schedule().len();
@@ -109,6 +114,7 @@ async fn evaluate<R: ModelGame>(
         outln!("{}", RunResults::Eval(&results).to_json())?;
     } else {
         out!("{}", text_report(&result, &model, args.games))?;
+        outln!("  {cap_note}")?;
         out!("{}", stop_lines(&stops))?;
         out!("{}", host_lines(&hosts))?;
         if let Some((scoring, (all, _))) = quality {

@@ -163,7 +163,14 @@ impl LlmEntry {
 
 pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
     let tournament = Tournament::read(&args)?;
-    let entrants = Entrants::connect(&tournament, env).await?;
+    let mut entrants = Entrants::connect(&tournament, env).await?;
+    if let Some((_, run)) = &tournament.resume {
+        for (recorded, player) in run.players.iter().zip(&mut entrants.players) {
+            if let Some(then) = &recorded.agent {
+                player.keep_recorded_cap(then);
+            }
+        }
+    }
     external::identify(&entrants.players).await?;
     // Refused now rather than after every game: the anchor must be one of the players.
     let anchor = rating_anchor(tournament.anchor.clone(), &entrants.names)
