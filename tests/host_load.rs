@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::support::{run_arena, single_slot_host, temp_dir};
+use crate::support::{run_tournament, single_slot_host, temp_dir};
 use serde_json::Value;
 
 /// Each model's server's delay per answer.
@@ -24,18 +24,8 @@ fn two_single_slot_servers_both_serve_from_the_start() {
          [[llm]]\nmodel = \"a\"\nhost = [\"{}\"]\n\n[[llm]]\nmodel = \"b\"\nhost = [\"{}\"]\n",
         first.url, second.url
     );
-    let file = dir.join("tournament.toml");
-    std::fs::write(&file, text).unwrap();
-    let run = dir.join("run");
-    let args = [
-        "tournament",
-        file.to_str().unwrap(),
-        "--log-dir",
-        run.to_str().unwrap(),
-        "--json",
-    ];
     let clock = Instant::now();
-    let output = run_arena(&args, "127.0.0.1:9");
+    let output = run_tournament(&dir, &text, &[]);
     let wall = clock.elapsed();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let share = |load: &crate::support::InFlight| load.busy().as_secs_f64() / wall.as_secs_f64();
@@ -59,13 +49,13 @@ fn two_single_slot_servers_both_serve_from_the_start() {
     // Only the order of starting changed: game N is still the schedule's game N.
     let summary: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(summary["pairings"].as_array().unwrap().len(), 4);
-    let first_game = std::fs::read_to_string(run.join("game-0001.jsonl")).unwrap();
+    let first_game = std::fs::read_to_string(dir.join("run").join("game-0001.jsonl")).unwrap();
     let start: Value = serde_json::from_str(first_game.lines().next().unwrap()).unwrap();
     assert_eq!(
         (start["black"].as_str(), start["white"].as_str()),
         (Some("llm:a"), Some("random"))
     );
-    let last_game = std::fs::read_to_string(run.join("game-0016.jsonl")).unwrap();
+    let last_game = std::fs::read_to_string(dir.join("run").join("game-0016.jsonl")).unwrap();
     let start: Value = serde_json::from_str(last_game.lines().next().unwrap()).unwrap();
     assert_eq!(
         (start["black"].as_str(), start["white"].as_str()),

@@ -319,6 +319,23 @@ pub fn run_arena(args: &[&str], host: &str) -> std::process::Output {
         .expect("the binary runs")
 }
 
+/// Runs `othello-arena tournament` on a file of `text` written in `dir`, logged in
+/// `dir/run`, with `--json` and `extra` flags.
+pub fn run_tournament(dir: &std::path::Path, text: &str, extra: &[&str]) -> std::process::Output {
+    let file = dir.join("tournament.toml");
+    std::fs::write(&file, text).unwrap();
+    let run = dir.join("run");
+    let mut args = vec![
+        "tournament",
+        file.to_str().unwrap(),
+        "--log-dir",
+        run.to_str().unwrap(),
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    run_arena(&args, "127.0.0.1:9")
+}
+
 /// A model that calls simulate_move on the first legal move, then, given the tool's
 /// result, answers the last legal move (any game whose board text lists its moves).
 pub fn playing_model() -> StubServer {
