@@ -28,6 +28,8 @@ fn eval(server: &StubServer, games_per_color: usize, parallel: usize) -> (u32, D
         agent: PlayerSpec::Llm(LlmPlayer {
             config: Arc::new(AgentConfig::new("bench")),
             backend,
+            // The scripted server answers every request at once.
+            capacity: parallel,
         }),
         opponents: vec![PlayerSpec::Engine(EngineSpec::Random)],
         games_per_color,

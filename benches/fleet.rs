@@ -83,6 +83,7 @@ fn eval(
         agent: PlayerSpec::Llm(LlmPlayer {
             config: Arc::new(AgentConfig::new(MODEL)),
             backend: fleet.clone(),
+            capacity: fleet.capacity(),
         }),
         opponents: vec![PlayerSpec::Engine(EngineSpec::Random)],
         games_per_color,

@@ -17,6 +17,7 @@ mod external_engines;
 mod fleet;
 mod forfeit;
 mod fuzz;
+mod host_load;
 mod inputs;
 mod local_llm;
 mod log_bytes;

@@ -73,6 +73,24 @@ fn click_until_the_end(driver: &Driver) -> usize {
     }
 }
 
+/// Hints ticked at the first turn: an estimate says how it leans (the start, a draw
+/// with perfect play, reads about +10), then hints are unticked again.
+fn check_the_hint_explains_its_estimate(driver: &Driver) {
+    driver.wait_for(
+        "return !!document.querySelector('#board button.legal');",
+        Duration::from_secs(60),
+        "my turn",
+    );
+    driver.click("#hints");
+    let note = driver.wait_for(
+        "const t = document.getElementById('hint-note').textContent; return t.startsWith('hint by') ? t : false;",
+        Duration::from_secs(60),
+        "the hint",
+    );
+    assert!(note.as_str().unwrap().contains("leans to the side to move"), "{note}");
+    driver.click("#hints");
+}
+
 /// The run folder of the one game under `runs`.
 fn only_run(runs: &Path) -> PathBuf {
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(runs).unwrap().map(|e| e.unwrap().path()).collect();
@@ -113,8 +131,20 @@ fn a_person_plays_a_whole_game_against_greedy_by_clicking() {
          document.getElementById('kind').dispatchEvent(new Event('change'));",
     );
     driver.click("#start");
+    check_the_hint_explains_its_estimate(&driver);
     let clicks = click_until_the_end(&driver);
     assert!(clicks >= 5, "{clicks} clicks");
+    // A game that ends with empty squares says its margin with them too, as exact hints
+    // count it.
+    let result = driver.script(
+        "const r = document.getElementById('result'); return [r.textContent, +r.dataset.black + +r.dataset.white, r.dataset.winner];",
+    );
+    if result[1].as_u64() < Some(64) && result[2] != "draw" {
+        assert!(
+            result[0].as_str().unwrap().contains("empty square(s) for the winner"),
+            "{result}"
+        );
+    }
     let board = replayed_final(&only_run(&runs).join("game-0001.jsonl"));
     let (black, white) = (board.count(game::Color::Black), board.count(game::Color::White));
     let shown = driver.script(
@@ -281,6 +311,7 @@ fn a_running_eval_is_followed_live_on_the_watch_page() {
     );
     check_the_runs_leaderboard(&driver, name);
     screenshots(&driver, "serve-leaderboard");
+    check_the_game_links_and_the_feed(&driver, &served.url, name);
     driver.goto(&format!("{}/runs/{name}/report", served.url));
     check_the_runs_report(&driver, name);
     screenshots(&driver, "serve-report");
@@ -357,6 +388,44 @@ fn check_the_runs_leaderboard(driver: &Driver, name: &str) {
          return r ? [r.children.length, r.querySelector('.interval').textContent] : null;",
     );
     assert_eq!(row[0], json!(7), "{row}");
+    let fits = driver.script(
+        "const t = document.querySelector('#leaderboard table.leaders'); return [t.scrollWidth, t.parentElement.clientWidth];",
+    );
+    assert!(
+        fits[0].as_u64() <= fits[1].as_u64(),
+        "the leaderboard is wider than its pane: {fits}"
+    );
+}
+
+/// The watch page's games open in the report's replay viewer at that game (the raw log
+/// one link beside), and its live feed names each exchange's session and turn.
+fn check_the_game_links_and_the_feed(driver: &Driver, url: &str, name: &str) {
+    let feed = driver.script("return document.getElementById('feed').textContent;");
+    assert!(feed.as_str().unwrap().contains(" session 1 turn 1:"), "{feed}");
+    // The run opened again, now that both games are listed.
+    driver.goto(&format!("{url}/watch?run={name}"));
+    driver.wait_for(
+        "return document.querySelectorAll('#games a').length === 4;",
+        Duration::from_secs(30),
+        "both games listed",
+    );
+    let links = driver.script("return [...document.querySelectorAll('#games a')].map(a => a.getAttribute('href'));");
+    let second = format!("/runs/{name}/report#file=game-0002.jsonl");
+    assert!(links.as_array().unwrap().contains(&json!(second)), "{links}");
+    assert!(
+        links
+            .as_array()
+            .unwrap()
+            .contains(&json!(format!("/runs/{name}/files/game-0002.jsonl"))),
+        "{links}"
+    );
+    driver.click("#games a[href$='report#file=game-0002.jsonl']");
+    let chosen = driver.wait_for(
+        "const s = document.getElementById('game'); return s && s.options.length ? s.options[s.selectedIndex].textContent : false;",
+        Duration::from_secs(10),
+        "the report's viewer at the game linked",
+    );
+    assert!(chosen.as_str().unwrap().starts_with("game-0002.jsonl: "), "{chosen}");
 }
 
 /// The report of run `name`, open in `driver`: its viewer steps, the logs read fold

@@ -5,23 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::support::{model_host, run_arena, temp_dir};
+use crate::support::{model_host, run_arena, run_tournament as tournament, temp_dir};
 use serde_json::Value;
-
-fn tournament(dir: &Path, text: &str, extra: &[&str]) -> std::process::Output {
-    let file = dir.join("tournament.toml");
-    std::fs::write(&file, text).unwrap();
-    let run = dir.join("run");
-    let mut args = vec![
-        "tournament",
-        file.to_str().unwrap(),
-        "--log-dir",
-        run.to_str().unwrap(),
-        "--json",
-    ];
-    args.extend_from_slice(extra);
-    run_arena(&args, "127.0.0.1:9")
-}
 
 fn json(output: &std::process::Output) -> Value {
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));

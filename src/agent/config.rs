@@ -170,6 +170,12 @@ impl fmt::Display for Fallback {
 /// The longest player name ([`AgentConfig::check_name`]).
 pub const MAX_NAME: usize = 40;
 
+/// The cap on each answer's tokens, thinking included (`num_predict`), that a JSON
+/// answer format gets when none is given ([`AgentConfig::cap_json_answers`]): a move
+/// and a [`crate::REASON_MAX_CHARS`] reason need about 80; unbounded, a small model
+/// held to the schema wrote 8,046 tokens a request.
+pub const JSON_ANSWER_TOKENS: i32 = 256;
+
 /// A player name that a table, a CSV file or a file name could not hold as one cell.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error(
@@ -269,6 +275,40 @@ impl AgentConfig {
         AgentConfig {
             model: model.to_string(),
             ..AgentConfig::default()
+        }
+    }
+
+    /// Gives a JSON answer format's answers the cap [`JSON_ANSWER_TOKENS`] when no cap
+    /// is set (`options.num_predict`): the default of the settings' resolution, so
+    /// run.json and the tables show the cap the requests carry. Text answers, and a cap
+    /// already given, are left as they are.
+    pub fn cap_json_answers(&mut self) {
+        if self.json_uncapped() {
+            self.options.num_predict = Some(JSON_ANSWER_TOKENS);
+        }
+    }
+
+    /// How the tables name the answers' token cap: `answers capped at 256 tokens
+    /// (num_predict, thinking included)`, or that there is none.
+    pub fn cap_note(&self) -> String {
+        match self.options.num_predict {
+            Some(n) if n >= 0 => format!("answers capped at {n} tokens (num_predict, thinking included)"),
+            _ => "answers not capped (no num_predict)".to_string(),
+        }
+    }
+
+    /// Whether the answers are JSON with no cap: what [`AgentConfig::cap_json_answers`]
+    /// caps, and what a run recorded before that default played.
+    fn json_uncapped(&self) -> bool {
+        self.answer_format != AnswerFormat::Text && self.options.num_predict.is_none()
+    }
+
+    /// Takes the default cap off again when the run being resumed was `recorded`
+    /// uncapped (JSON answers before they had a default cap): a resume plays on with
+    /// the settings the run began with.
+    pub fn keep_recorded_cap(&mut self, recorded: &AgentConfig) {
+        if recorded.json_uncapped() && self.options.num_predict == Some(JSON_ANSWER_TOKENS) {
+            self.options.num_predict = None;
         }
     }
 

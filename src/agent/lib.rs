@@ -20,9 +20,11 @@ pub mod tools;
 
 pub use answer::{answer_text, coordinates, parse_answer, Answer, AnswerKind, AnswerPolicy};
 pub use blocking::BlockingEngine;
-pub use config::{AgentConfig, Fallback, InvalidPolicy, Mode, ParseFallbackError, PlayerNameError, MAX_NAME};
+pub use config::{
+    AgentConfig, Fallback, InvalidPolicy, Mode, ParseFallbackError, PlayerNameError, JSON_ANSWER_TOKENS, MAX_NAME,
+};
 pub use games::ModelGame;
 pub use prompt::{sha256_hex, Prompt, PromptError};
 pub use recover::recover_tool_calls;
 pub use runner::{Action, Agent, AgentError, AgentEvent, AgentObserver, MoveContext, Played};
-pub use structured::{parse_structured, AnswerFormat, StructuredAnswer};
+pub use structured::{parse_structured, AnswerFormat, StructuredAnswer, REASON_MAX_CHARS};

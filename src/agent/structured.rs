@@ -54,6 +54,10 @@ impl fmt::Display for AnswerFormat {
     }
 }
 
+/// The longest `reason` a JSON answer's schema allows, in characters (a sentence):
+/// unbounded, a small model held to the schema wrote 8,046 tokens into it.
+pub const REASON_MAX_CHARS: usize = 200;
+
 /// The final answer as JSON.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -79,10 +83,12 @@ impl AnswerFormat {
         };
         let mut schema = parameters_schema::<StructuredAnswer>();
         schema["properties"]["move"]["enum"] = json!(squares);
-        if !with_reason {
-            if let Some(properties) = schema["properties"].as_object_mut() {
-                properties.remove("reason");
-            }
+        if with_reason {
+            // Bounded in the schema itself, so a server that enforces it (llama.cpp's
+            // grammar, Ollama's format) cuts the reason short, not the answer.
+            schema["properties"]["reason"]["maxLength"] = json!(REASON_MAX_CHARS);
+        } else if let Some(properties) = schema["properties"].as_object_mut() {
+            properties.remove("reason");
         }
         Some(schema)
     }
@@ -142,7 +148,7 @@ mod tests {
         assert_eq!(all["additionalProperties"], false);
         let only = AnswerFormat::JsonLegal.schema(legal, Bitboard(u64::MAX), true).unwrap();
         assert_eq!(only["properties"]["move"]["enum"], json!(["d3", "c4", "f5", "e6"]));
-        assert!(only["properties"].get("reason").is_some());
+        assert_eq!(only["properties"]["reason"]["maxLength"], json!(REASON_MAX_CHARS));
         let bare = AnswerFormat::JsonLegal
             .schema(legal, Bitboard(u64::MAX), false)
             .unwrap();

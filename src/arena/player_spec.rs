@@ -14,6 +14,7 @@ use runs::{RunEngine, RunPlayer};
 use super::engine_process::Halt;
 use super::external_engine::ExternalEngine;
 use super::player::{EnginePlayer, Player};
+use super::scheduled::Host;
 
 /// An LLM player's settings and server.
 #[derive(Clone)]
@@ -22,6 +23,9 @@ pub struct LlmPlayer {
     pub config: Arc<AgentConfig>,
     /// The server it talks to.
     pub backend: Arc<dyn ChatBackend>,
+    /// The games its server serves at once ([`crate::Connection::default_parallel`]):
+    /// the scheduler starts a game on it only while it has room, when another can.
+    pub capacity: usize,
 }
 
 /// A player spec: an engine spec string of game `R`, `llm:MODEL` with its settings, or
@@ -62,6 +66,22 @@ impl<R: ModelGame> PlayerSpec<R> {
         }
     }
 
+    /// The server this player's moves wait on, when it has one (an LLM player's, an
+    /// external engine's process slots): players sharing a connection share it.
+    pub(crate) fn host(&self) -> Option<Host> {
+        match self {
+            PlayerSpec::Engine(_) => None,
+            PlayerSpec::Llm(llm) => Some(Host {
+                id: Arc::as_ptr(&llm.backend).cast::<()>() as usize,
+                capacity: llm.capacity.max(1),
+            }),
+            PlayerSpec::External(engine) => Some(Host {
+                id: Arc::as_ptr(engine.slots()) as usize,
+                capacity: engine.max_in_flight(),
+            }),
+        }
+    }
+
     /// What kind of player this is, for the log.
     pub fn kind(&self) -> PlayerKind {
         match self {
@@ -81,6 +101,16 @@ impl<R: ModelGame> PlayerSpec<R> {
         match self {
             PlayerSpec::Llm(llm) => Some(&llm.config),
             PlayerSpec::Engine(_) | PlayerSpec::External(_) => None,
+        }
+    }
+
+    /// An LLM player resumed in a run that `recorded` it uncapped keeps playing
+    /// uncapped ([`AgentConfig::keep_recorded_cap`]); other players are left alone.
+    pub fn keep_recorded_cap(&mut self, recorded: &AgentConfig) {
+        if let PlayerSpec::Llm(llm) = self {
+            let mut config = (*llm.config).clone();
+            config.keep_recorded_cap(recorded);
+            llm.config = Arc::new(config);
         }
     }
 

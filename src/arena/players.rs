@@ -138,6 +138,7 @@ impl LlmPlayer {
         Ok(LlmPlayer {
             config: Arc::new(config),
             backend: connection.backend.clone(),
+            capacity: connection.default_parallel(),
         })
     }
 }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use tokio::sync::{mpsc, Semaphore};
+use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
 use super::engine_process::Halt;
@@ -14,7 +14,7 @@ use super::openings::Openings;
 use super::play::{play_game, GameContext, GameError, GameRecord};
 use super::player::{PlayError, Player};
 use super::player_spec::PlayerSpec;
-use super::scheduled::ScheduledGame;
+use super::scheduled::{Host, ScheduledGame, StartQueue};
 use game::othello::{ByColor, Color};
 use game::{Line, Othello};
 use record::game_log_path;
@@ -247,10 +247,12 @@ async fn play_ready<R: ModelGame>(
 }
 
 /// Plays every scheduled game that `options.finished` does not already hold, each as a
-/// tokio task, up to `options.parallel` at once (a semaphore, taken in schedule order),
-/// and returns the records in schedule order: `None` for a game that `options.stop`
-/// kept from finishing. On a failure no new game starts, games in flight finish, and
-/// the first failure in schedule order is returned. `report` is called from the
+/// tokio task, up to `options.parallel` at once, and returns the records in schedule
+/// order: `None` for a game that `options.stop` kept from finishing. The next game to
+/// start is the first, in schedule order, whose players' hosts have room (a
+/// start queue), so every model server works from the start; only the order of
+/// starting depends on it. On a failure no new game starts, games in flight finish,
+/// and the first failure in schedule order is returned. `report` is called from the
 /// caller's task, never from a game's.
 pub async fn run_games<R: ModelGame>(
     players: &[PlayerSpec<R>],
@@ -273,48 +275,38 @@ pub async fn run_games<R: ModelGame>(
         stop: options.stop.clone(),
         failed: Arc::new(AtomicBool::new(false)),
     });
-    let in_flight = Arc::new(Semaphore::new(options.parallel.max(1)));
     let (plies, mut ply_events) = mpsc::unbounded_channel::<PlyEvent<R>>();
     let mut plies = Some(plies);
     let mut games = JoinSet::new();
     let wanted = |i: &usize| options.only.as_ref().is_none_or(|only| only.contains(i));
-    let pending: Vec<usize> = (0..schedule.len())
-        .filter(|i| slots[*i].is_none() && wanted(i))
-        .collect();
-    let mut to_start = pending.into_iter().peekable();
+    let pending = (0..schedule.len()).filter(|i| slots[*i].is_none() && wanted(i));
+    let mut queue = StartQueue::new(pending, |i| game_hosts(players, &schedule[i]));
     loop {
-        // A game starts when a permit is free, in schedule order; meanwhile moves and
-        // finished games are reported as they come.
-        let more = to_start.peek().is_some() && !settings.stopped();
-        if !more {
+        // Games start while there is room (a game that failed meanwhile keeps the
+        // rest unplayed); meanwhile moves and finished games are reported as they come.
+        while games.len() < options.parallel.max(1) && !settings.stopped() {
+            let Some(index) = queue.next() else { break };
+            let settings = settings.clone();
+            let plies = plies.clone().expect("the sender lives while games are left to start");
+            let scheduled = schedule[index].clone();
+            games.spawn(async move {
+                let outcome = play_scheduled(&settings, index, &scheduled, &plies).await;
+                if outcome.is_err() {
+                    settings.failed.store(true, Ordering::Relaxed);
+                }
+                (index, outcome)
+            });
+        }
+        if queue.is_empty() || settings.stopped() {
             // Every game has started (or none will): the channel closes with the last.
             plies = None;
         }
         tokio::select! {
             biased;
             Some(ply) = ply_events.recv() => report(MatchEvent::Ply { game: ply.game, board: &ply.board, mv: ply.mv }),
-            permit = in_flight.clone().acquire_owned(), if more => {
-                let permit = permit.expect("the semaphore is never closed");
-                // A game that failed while this one waited for its permit: it stays
-                // unplayed (the loop sees the failure next).
-                if settings.stopped() {
-                    continue;
-                }
-                let index = to_start.next().expect("a game is left to start");
-                let settings = settings.clone();
-                let plies = plies.clone().expect("the sender lives while games are left to start");
-                let scheduled = schedule[index].clone();
-                games.spawn(async move {
-                    let outcome = play_scheduled(&settings, index, &scheduled, &plies).await;
-                    if outcome.is_err() {
-                        settings.failed.store(true, Ordering::Relaxed);
-                    }
-                    drop(permit);
-                    (index, outcome)
-                });
-            }
             Some(joined) = games.join_next() => {
                 let (index, outcome) = joined.unwrap_or_else(|err| std::panic::resume_unwind(err.into_panic()));
+                queue.finished(index);
                 match outcome {
                     Err(MatchError::Game {
                         source: GameError::Stopped { .. },
@@ -334,4 +326,15 @@ pub async fn run_games<R: ModelGame>(
         }
     }
     slots.into_iter().map(Option::transpose).collect()
+}
+
+/// The hosts a game waits on: its players', each once.
+fn game_hosts<R: ModelGame>(players: &[PlayerSpec<R>], game: &ScheduledGame) -> Vec<Host> {
+    let mut hosts: Vec<Host> = [game.black, game.white]
+        .iter()
+        .filter_map(|&p| players[p].host())
+        .collect();
+    hosts.sort();
+    hosts.dedup_by_key(|h| h.id);
+    hosts
 }

@@ -470,6 +470,7 @@ impl AgentArgs {
         config.answer_reason = given.answer_reason.unwrap_or(config.answer_reason);
         config.vote = given.vote.unwrap_or(config.vote);
         config.cut_off_message = given.cut_off_message;
+        config.cap_json_answers();
         Ok(config)
     }
 
@@ -593,6 +594,35 @@ mod tests {
     }
 
     /// The agent flags of `eval` as parsed from `flags`.
+    /// JSON answers with no cap given get the default cap (run.json and the eval
+    /// table show it); text answers and a cap given are left alone; a resumed run that
+    /// recorded JSON answers uncapped stays uncapped.
+    #[test]
+    fn json_answers_get_a_default_token_cap() {
+        let config = |flags: &[&str]| eval_flags(flags).config::<game::Othello>("m", &prompts_dir()).unwrap();
+        let json = config(&["--answer-format", "json-legal"]);
+        assert_eq!(json.options.num_predict, Some(agent::JSON_ANSWER_TOKENS));
+        assert_eq!(
+            json.cap_note(),
+            format!(
+                "answers capped at {} tokens (num_predict, thinking included)",
+                agent::JSON_ANSWER_TOKENS
+            )
+        );
+        assert_eq!(config(&[]).options.num_predict, None);
+        assert_eq!(config(&[]).cap_note(), "answers not capped (no num_predict)");
+        let given = config(&["--answer-format", "json", "--num-predict", "64"]);
+        assert_eq!(given.options.num_predict, Some(64));
+        let mut recorded = json.clone();
+        recorded.options.num_predict = None;
+        let mut resumed = json.clone();
+        resumed.keep_recorded_cap(&recorded);
+        assert_eq!(resumed.options.num_predict, None);
+        let mut capped = given.clone();
+        capped.keep_recorded_cap(&recorded);
+        assert_eq!(capped.options.num_predict, Some(64), "a cap given is kept");
+    }
+
     fn eval_flags(flags: &[&str]) -> AgentArgs {
         use clap::Parser;
         let args = ["othello-arena", "eval", "--agent", "llm:m"].iter().chain(flags);

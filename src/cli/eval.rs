@@ -28,7 +28,6 @@ use runs::{
     changed_agent_settings, utc_now, EvalResults, EvalRun, HostUsage, PairingStop, ReadRunError, Resume, RunEngine,
     RunFile, RunFolder, RunKind, RunResults, Stopping,
 };
-use stats::whole;
 
 /// The run stopped at the user's request before every game finished.
 #[derive(Debug, thiserror::Error)]
@@ -70,7 +69,11 @@ async fn evaluate<R: ModelGame>(
     recorded: Option<EvalRun>,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<()> {
-    let entrants = Entrants::<R>::connect(&args, env).await?;
+    let mut entrants = Entrants::<R>::connect(&args, env).await?;
+    if let Some(recorded) = &recorded {
+        entrants.agent.keep_recorded_cap(&recorded.agent);
+        entrants.agent_config.keep_recorded_cap(&recorded.agent);
+    }
     if let Some(csv) = &args.csv {
         // The run's own results.csv is the one file of its folder --csv may name.
         let run: Vec<&Path> = args.log_dir.iter().map(PathBuf::as_path).collect();
@@ -85,6 +88,7 @@ async fn evaluate<R: ModelGame>(
     )
     .await?;
     let model = entrants.agent_config.model.clone();
+    let cap_note = entrants.agent_config.cap_note();
     let (run, config) = open_run(&args, entrants, recorded.as_ref(), scoring.as_ref()).await?;
     let log_dir = run.path().to_path_buf();
     let total = config.schedule().len();
@@ -110,6 +114,7 @@ async fn evaluate<R: ModelGame>(
         outln!("{}", RunResults::Eval(&results).to_json())?;
     } else {
         out!("{}", text_report(&result, &model, args.games))?;
+        outln!("  {cap_note}")?;
         out!("{}", stop_lines(&stops))?;
         out!("{}", host_lines(&hosts))?;
         if let Some((scoring, (all, _))) = quality {
@@ -505,27 +510,7 @@ pub(super) fn tell_interrupt(interrupt: &Interrupt) {
 fn stop_lines(stops: &[Option<PairingStop>]) -> String {
     let mut out = String::new();
     for stop in stops.iter().flatten() {
-        let d = &stop.decision;
-        let why = match (d.llr, d.lower, d.upper, &d.elo) {
-            (Some(llr), Some(lower), Some(upper), _) => format!("LLR {llr:.2} in [{lower:.2}, {upper:.2}]"),
-            (_, _, _, Some(elo)) => format!(
-                "Elo {:.0} [{:.0}, {:.0}]",
-                whole(elo.estimate),
-                whole(elo.low),
-                whole(elo.high)
-            ),
-            _ => String::new(),
-        };
-        let _ = writeln!(
-            out,
-            "{}: stopped after {} pair(s): {} ({why})",
-            stop.pairing,
-            stop.pairs,
-            serde_json::to_value(d.verdict)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_string))
-                .unwrap_or_default()
-        );
+        let _ = writeln!(out, "{}: {}", stop.pairing, stop.describe());
     }
     out
 }

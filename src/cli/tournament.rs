@@ -163,7 +163,14 @@ impl LlmEntry {
 
 pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
     let tournament = Tournament::read(&args)?;
-    let entrants = Entrants::connect(&tournament, env).await?;
+    let mut entrants = Entrants::connect(&tournament, env).await?;
+    if let Some((_, run)) = &tournament.resume {
+        for (recorded, player) in run.players.iter().zip(&mut entrants.players) {
+            if let Some(then) = &recorded.agent {
+                player.keep_recorded_cap(then);
+            }
+        }
+    }
     external::identify(&entrants.players).await?;
     // Refused now rather than after every game: the anchor must be one of the players.
     let anchor = rating_anchor(tournament.anchor.clone(), &entrants.names)
@@ -657,17 +664,7 @@ fn pairing_table(pairings: &[PairingResult]) -> String {
     let width = pairings.iter().map(|p| p.pairing.len()).max().unwrap_or(8).max(8);
     let _ = writeln!(out, "{:width$}  games  W-D-L (first player)  stop", "pairing");
     for p in pairings {
-        let stop = match &p.stop {
-            None => String::new(),
-            Some(s) => format!(
-                "{} after {} pair(s)",
-                serde_json::to_value(s.decision.verdict)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_string))
-                    .unwrap_or_default(),
-                s.pairs
-            ),
-        };
+        let stop = p.stop.as_ref().map(PairingStop::describe).unwrap_or_default();
         let _ = writeln!(
             out,
             "{:width$}  {:>5}  {:>21}  {stop}",

@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::{HostUsage, Leaderboard};
-use stats::{wilson_interval, Decision, Tally};
+use stats::{whole, wilson_interval, Decision, Tally};
 
 /// A run's `results.json`, by command (the file names none), borrowed for writing.
 #[derive(Clone, Copy, Debug, Serialize)]
@@ -255,4 +255,75 @@ pub struct PairingStop {
     pub pairs: u32,
     /// Its answer (for a stop: a stop verdict, or `continue` when the cap was reached).
     pub decision: Decision,
+}
+
+impl PairingStop {
+    /// Where the pairing stopped, as every table prints it: the rule's verdict after
+    /// the pairs played (`accept_h1 after 3 pair(s)`), or, when its pairs ran out with
+    /// the rule still undecided, that it stopped at that cap undecided; then the rule's
+    /// figures: an SPRT's LLR and its bounds, else the Elo interval.
+    pub fn describe(&self) -> String {
+        let d = &self.decision;
+        let head = if d.verdict.is_stop() {
+            let verdict = serde_json::to_value(d.verdict).ok();
+            let verdict = verdict.as_ref().and_then(Value::as_str).unwrap_or_default();
+            format!("{verdict} after {} pair(s)", self.pairs)
+        } else {
+            format!("undecided at the cap of {} pair(s)", self.pairs)
+        };
+        match (d.llr, d.lower, d.upper, &d.elo) {
+            (Some(llr), Some(lower), Some(upper), _) => {
+                format!("{head} (LLR {llr:.2}, bounds [{lower:.2}, {upper:.2}])")
+            }
+            (_, _, _, Some(elo)) => format!(
+                "{head} (Elo {:.0} [{:.0}, {:.0}])",
+                whole(elo.estimate),
+                whole(elo.low),
+                whole(elo.high)
+            ),
+            _ => head,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stats::{EloInterval, TrialUnit, Verdict};
+
+    fn stop(verdict: Verdict, sprt: bool) -> PairingStop {
+        PairingStop {
+            pairing: "llm:m vs random".to_string(),
+            pairs: 2,
+            decision: Decision {
+                verdict,
+                llr: sprt.then_some(0.4142),
+                lower: sprt.then_some(-2.944),
+                upper: sprt.then_some(2.944),
+                elo: Some(EloInterval {
+                    estimate: 120.2,
+                    low: -35.0,
+                    high: 310.6,
+                }),
+                trials: 2,
+                unit: TrialUnit::Pair,
+            },
+        }
+    }
+
+    #[test]
+    fn a_stop_at_the_cap_reads_as_undecided_with_the_rules_figures() {
+        assert_eq!(
+            stop(Verdict::Continue, true).describe(),
+            "undecided at the cap of 2 pair(s) (LLR 0.41, bounds [-2.94, 2.94])"
+        );
+        assert_eq!(
+            stop(Verdict::AcceptH1, true).describe(),
+            "accept_h1 after 2 pair(s) (LLR 0.41, bounds [-2.94, 2.94])"
+        );
+        assert_eq!(
+            stop(Verdict::Continue, false).describe(),
+            "undecided at the cap of 2 pair(s) (Elo 120 [-35, 311])"
+        );
+    }
 }

@@ -540,6 +540,8 @@ struct ShownExchange {
     ply: usize,
     /// The agent's side.
     color: Color,
+    /// The session of the decision (each a fresh conversation; direct mode's attempts).
+    session: u32,
     /// The turn within its session.
     turn: u32,
     /// The request's latency.
@@ -631,6 +633,7 @@ impl ShownExchange {
         ShownExchange {
             ply: exchange.ply,
             color: exchange.color,
+            session: exchange.session,
             turn: exchange.turn,
             latency_ms: exchange.latency_ms,
             sent_back,
@@ -825,7 +828,7 @@ mod tests {
         let not_a_reply = exchange(1, json!({}), json!("502 Bad Gateway"));
         let file = "game-0001.jsonl";
         let common = |turn: u32| {
-            json!({"type": "exchange", "file": file, "ply": 5, "color": "white", "turn": turn,
+            json!({"type": "exchange", "file": file, "ply": 5, "color": "white", "session": 1, "turn": turn,
             "latency_ms": 12.5})
         };
         let with = |turn: u32, fields: Value| {

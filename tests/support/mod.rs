@@ -319,6 +319,23 @@ pub fn run_arena(args: &[&str], host: &str) -> std::process::Output {
         .expect("the binary runs")
 }
 
+/// Runs `othello-arena tournament` on a file of `text` written in `dir`, logged in
+/// `dir/run`, with `--json` and `extra` flags.
+pub fn run_tournament(dir: &std::path::Path, text: &str, extra: &[&str]) -> std::process::Output {
+    let file = dir.join("tournament.toml");
+    std::fs::write(&file, text).unwrap();
+    let run = dir.join("run");
+    let mut args = vec![
+        "tournament",
+        file.to_str().unwrap(),
+        "--log-dir",
+        run.to_str().unwrap(),
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    run_arena(&args, "127.0.0.1:9")
+}
+
 /// A model that calls simulate_move on the first legal move, then, given the tool's
 /// result, answers the last legal move (any game whose board text lists its moves).
 pub fn playing_model() -> StubServer {
@@ -352,12 +369,14 @@ pub fn legal_moves_in(request: &Value) -> Vec<String> {
     list.split(", ").filter(|s| s.len() == 2).map(str::to_string).collect()
 }
 
-/// Requests a scripted host holds at once: now, at most, and in all.
+/// Requests a scripted host holds at once: now, at most, and in all; and how long it
+/// held at least one (its busy time).
 #[derive(Debug, Default)]
 pub struct InFlight {
     now: AtomicUsize,
     max: AtomicUsize,
     total: AtomicUsize,
+    busy: Mutex<Duration>,
 }
 
 impl InFlight {
@@ -371,10 +390,21 @@ impl InFlight {
         self.total.load(Ordering::SeqCst)
     }
 
+    /// How long the host spent answering, in all (a single-slot host's busy time).
+    pub fn busy(&self) -> Duration {
+        *self.busy.lock().unwrap()
+    }
+
     fn enter(&self) {
         let now = self.now.fetch_add(1, Ordering::SeqCst) + 1;
         self.max.fetch_max(now, Ordering::SeqCst);
         self.total.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// Answers for `delay` (one slot's work), counted as busy time.
+    fn work(&self, delay: Duration) {
+        std::thread::sleep(delay);
+        *self.busy.lock().unwrap() += delay;
     }
 
     fn leave(&self) {
@@ -386,6 +416,17 @@ impl InFlight {
 /// lists the model at /api/tags and answers each chat request after `delay` with the
 /// first legal move, recording how many requests it holds at once.
 pub fn model_host(model: &str, delay: Duration) -> (StubServer, Arc<InFlight>) {
+    host_of(model, delay, None)
+}
+
+/// A scripted host with one slot, as a llama-server started with one: as
+/// [`model_host`], but it works on one request at a time, the others waiting their
+/// turn (held, so counted at once, but not worked on).
+pub fn single_slot_host(model: &str, delay: Duration) -> (StubServer, Arc<InFlight>) {
+    host_of(model, delay, Some(Arc::new(Mutex::new(()))))
+}
+
+fn host_of(model: &str, delay: Duration, slot: Option<Arc<Mutex<()>>>) -> (StubServer, Arc<InFlight>) {
     let in_flight = Arc::new(InFlight::default());
     let counter = in_flight.clone();
     let tags = json!({ "models": [{ "name": model, "model": model }] });
@@ -396,7 +437,10 @@ pub fn model_host(model: &str, delay: Duration) -> (StubServer, Arc<InFlight>) {
             _ => return Reply::message(Value::Null).with_body(json!({})),
         }
         counter.enter();
-        std::thread::sleep(delay);
+        {
+            let _turn = slot.as_ref().map(|slot| slot.lock().unwrap());
+            counter.work(delay);
+        }
         counter.leave();
         Reply::content(legal_moves_in(request).first().map_or("", String::as_str))
     });

@@ -129,7 +129,11 @@
       }
       game.hint = { ply, squares };
       $("hint-note").textContent = "hint by " + h.engine + ": final disc difference for you, " +
-        (h.exact ? "solved exactly" : "estimated at depth " + h.depth) + "; logged with your move";
+        (h.exact
+          ? "solved exactly, with the squares left empty at the end counted for the winner (the result line gives both counts)"
+          : "estimated at depth " + h.depth + ": an evaluation, not a count, that leans to the side to move (the start, " +
+            "a draw with perfect play, reads about +10 at the default depth), so compare the moves with each other") +
+        "; logged with your move";
       draw();
     } catch (err) {
       if (game.state && game.state.ply === ply) $("hint-note").textContent = "hint: " + err.message;
@@ -198,7 +202,14 @@
         game.over = true;
         const me = game.human === "black" ? e.black : e.white, them = game.human === "black" ? e.white : e.black;
         const verdict = e.winner === "draw" ? "Draw" : (e.winner === game.human ? "You win" : "You lose");
-        $("result").textContent = "Game over: Black " + e.black + " – White " + e.white + ". " + verdict + " (" + me + "–" + them + ").";
+        // The result counts discs; a hint solved exactly counts the empty squares for
+        // the winner too: both are said, so the two agree.
+        const empty = 64 - e.black - e.white;
+        const withEmpty = empty > 0 && e.winner !== "draw"
+          ? " Counting the " + empty + " empty square(s) for the winner, as exact hints do: " +
+            (me > them ? "+" : "-") + (Math.abs(me - them) + empty) + " for you."
+          : "";
+        $("result").textContent = "Game over: Black " + e.black + " – White " + e.white + ". " + verdict + " (" + me + "–" + them + ")." + withEmpty;
         $("result").dataset.black = e.black; $("result").dataset.white = e.white; $("result").dataset.winner = e.winner;
         $("status").textContent = "Game over";
         $("end").hidden = true;

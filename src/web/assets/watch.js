@@ -79,8 +79,11 @@
     table.appendChild(head);
     for (const g of run.games) {
       const tr = el("tr");
-      const a = el("a", g.file); a.href = "/runs/" + enc(name) + "/files/" + enc(g.file);
-      cell(tr, undefined).appendChild(a);
+      // The game opens in the report's replay viewer; its raw log is one link beside.
+      const a = el("a", g.file); a.href = "/runs/" + enc(name) + "/report#file=" + enc(g.file);
+      const raw = el("a", "log"); raw.href = "/runs/" + enc(name) + "/files/" + enc(g.file);
+      raw.className = "muted";
+      cell(tr, undefined).append(a, " (", raw, ")");
       cell(tr, g.black); cell(tr, g.white); cell(tr, String(g.plies));
       cell(tr, g.end ? (g.end[0] === null ? g.end[2] : g.end[0] + "–" + g.end[1] + " " + g.end[2]) : "in play");
       table.appendChild(tr);
@@ -128,8 +131,10 @@
             if (!batch.first) feed(r.file + " ply " + r.ply + ": " + r.player + " played " + r.move + " (" + r.source + ")", "move");
             break;
           case "exchange": {
-            if (r.sent_back) feed(r.file + " ply " + r.ply + ", sent back to the model before turn " + r.turn + ":\n" + r.sent_back, "feedback");
-            const parts = [r.file + " ply " + r.ply + " turn " + r.turn + ":"];
+            // Named by session and turn: each session (direct mode's attempts) starts at turn 1.
+            const at = r.file + " ply " + r.ply + " session " + r.session + " turn " + r.turn;
+            if (r.sent_back) feed(at + ", sent back to the model before this turn:\n" + r.sent_back, "feedback");
+            const parts = [at + ":"];
             if (r.thinking) parts.push("thinking: " + r.thinking);
             if (r.content) parts.push(r.content);
             for (const c of r.tool_calls || []) parts.push("tool call " + c.name + " " + c.arguments);
