@@ -11,8 +11,11 @@
 //!   ([`read_game_logs`]), a game replayed as the agent saw it ([`GameReplay`]), a game
 //!   as the reports count it ([`GameSummary`], [`Matchup::add`]), what an LLM player did
 //!   ([`AgentStats`]);
-//! - `groups`, `leaderboard`, `hosts`, `report`, `export`, `csv_table`: the readers'
-//!   views ([`Groups`], ratings on one scale: [`Leaderboard`], per-host usage:
+//! - `players`: a player is its settings ([`PlayerNames`]: runs of one model with
+//!   other settings are other players, in every reader);
+//! - `groups`, `leaderboard`, `rating`, `hosts`, `report`, `export`, `csv_table`: the
+//!   readers' views ([`Groups`], ratings on one scale: [`Leaderboard`], rated once
+//!   for every face by [`rate_games`], per-host usage:
 //!   [`HostUsage`], the HTML report: [`report_page`], GGF and transcripts: [`ggf`],
 //!   every CSV table: [`CsvTable`]).
 //!
@@ -28,6 +31,8 @@ mod groups;
 mod hosts;
 mod leaderboard;
 mod logs;
+mod players;
+mod rating;
 mod recorded;
 mod replay;
 mod report;
@@ -42,9 +47,13 @@ pub use export::{ggf, transcript, ExportError};
 pub use groups::{collect_groups, groups_json, Group, GroupGame, Groups, GroupsError, Key};
 pub use hosts::{folder_host_usage, host_usage, HostUsage};
 pub use leaderboard::{
-    canonical_player, default_leaderboards, leaderboard, leaderboard_tables, leaderboards, rated_players, Anchor,
-    Ladder, LadderError, LeaderRow, Leaderboard, LeaderboardError, RatingView, RunGame, Rung, DEFAULT_BOOTSTRAP,
-    DEFAULT_BOOTSTRAP_SEED,
+    canonical_player, leaderboard, leaderboard_tables, leaderboards, rated_players, Anchor, Ladder, LadderError,
+    LeaderRow, Leaderboard, LeaderboardError, RatingView, RunGame, Rung, DEFAULT_BOOTSTRAP, DEFAULT_BOOTSTRAP_SEED,
+};
+pub use players::{name_part, PlayerNames};
+pub use rating::{
+    published_ladder, rate_games, LadderChoice, RateError, RateSettings, Ratings, PUBLISHED_LADDER,
+    PUBLISHED_LADDER_PATH,
 };
 pub use logs::{cut_off_note, read_game_logs, GameLogs, LoggedGame, LogsError};
 pub use recorded::{EngineTable, OpeningsOrder, OpeningsRecord};
