@@ -18,8 +18,8 @@ use engines::EngineSpec;
 use game::Game;
 use runs::CsvTable;
 use runs::{
-    leaderboard_tables, rate_games, read_game_logs, Ladder, LadderChoice, Leaderboard, RateSettings, Ratings,
-    RatingView, RunGame,
+    leaderboard_tables, rate_games, read_game_logs, Ladder, LadderChoice, Leaderboard, RateSettings, RatingView,
+    Ratings, RunGame,
 };
 use stats::{check_resamples, RatingWatch};
 

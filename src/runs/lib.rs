@@ -13,6 +13,8 @@
 //!   ([`AgentStats`]);
 //! - `players`: a player is its settings ([`PlayerNames`]: runs of one model with
 //!   other settings are other players, in every reader);
+//! - `compare`: two runs' verdict ([`comparisons`]: paired games, the pooled Elo
+//!   difference with its interval, the settings that differ);
 //! - `groups`, `leaderboard`, `rating`, `hosts`, `report`, `export`, `csv_table`: the
 //!   readers' views ([`Groups`], ratings on one scale: [`Leaderboard`], rated once
 //!   for every face by [`rate_games`], per-host usage:
@@ -25,6 +27,7 @@
 #![deny(missing_docs)]
 
 mod agent_stats;
+mod compare;
 mod csv_table;
 mod export;
 mod groups;
@@ -42,6 +45,7 @@ mod run_folder;
 mod tally;
 
 pub use agent_stats::{AgentRates, AgentStats};
+pub use compare::{comparisons, load_run, run_json, CompareError, ComparedRun};
 pub use csv_table::CsvTable;
 pub use export::{ggf, transcript, ExportError};
 pub use groups::{collect_groups, groups_json, Group, GroupGame, Groups, GroupsError, Key};
@@ -50,12 +54,12 @@ pub use leaderboard::{
     canonical_player, leaderboard, leaderboard_tables, leaderboards, rated_players, Anchor, Ladder, LadderError,
     LeaderRow, Leaderboard, LeaderboardError, RatingView, RunGame, Rung, DEFAULT_BOOTSTRAP, DEFAULT_BOOTSTRAP_SEED,
 };
+pub use logs::{cut_off_note, read_game_logs, GameLogs, LoggedGame, LogsError};
 pub use players::{name_part, PlayerNames};
 pub use rating::{
     published_ladder, rate_games, LadderChoice, RateError, RateSettings, Ratings, PUBLISHED_LADDER,
     PUBLISHED_LADDER_PATH,
 };
-pub use logs::{cut_off_note, read_game_logs, GameLogs, LoggedGame, LogsError};
 pub use recorded::{EngineTable, OpeningsOrder, OpeningsRecord};
 pub use replay::{replay_records, replay_seed_lines, ExchangeView, GameReplay, PlyView, ReplayError, ToolView};
 pub use report::{report_page, REPORT_TEMPLATE};

@@ -91,7 +91,10 @@ fn same_player(a: &AgentConfig, b: &AgentConfig) -> bool {
 fn playing_differences(a: &AgentConfig, b: &AgentConfig) -> Vec<&'static str> {
     let by_text = |config: &AgentConfig| {
         let mut config = config.clone();
-        for prompt in [&mut config.system_prompt, &mut config.user_template].into_iter().flatten() {
+        for prompt in [&mut config.system_prompt, &mut config.user_template]
+            .into_iter()
+            .flatten()
+        {
             prompt.source.clear();
         }
         config
@@ -115,7 +118,10 @@ fn names_by_settings(name: &str, configs: &[&AgentConfig]) -> Vec<String> {
     }
     keys.sort_unstable();
     keys.dedup();
-    let written: Vec<Value> = configs.iter().map(|c| serde_json::to_value(c).unwrap_or_default()).collect();
+    let written: Vec<Value> = configs
+        .iter()
+        .map(|c| serde_json::to_value(c).unwrap_or_default())
+        .collect();
     let mut parts: Vec<Vec<String>> = vec![Vec::new(); configs.len()];
     for key in keys {
         let values: Vec<&Value> = written.iter().map(|w| w.get(key).unwrap_or(&Value::Null)).collect();
@@ -161,14 +167,20 @@ fn key_parts(key: &str, values: &[&Value]) -> Vec<String> {
     }
     if values.iter().all(|v| v.is_object()) {
         // Sampling options: one part per option that differs.
-        let mut inner: Vec<&String> = values.iter().flat_map(|v| v.as_object().into_iter().flat_map(|o| o.keys())).collect();
+        let mut inner: Vec<&String> = values
+            .iter()
+            .flat_map(|v| v.as_object().into_iter().flat_map(|o| o.keys()))
+            .collect();
         inner.sort();
         inner.dedup();
         inner.retain(|k| values.iter().any(|v| v.get(k.as_str()) != values[0].get(k.as_str())));
         return values
             .iter()
             .map(|v| {
-                let parts: Vec<String> = inner.iter().map(|k| value_part(k, v.get(k.as_str()).unwrap_or(&Value::Null))).collect();
+                let parts: Vec<String> = inner
+                    .iter()
+                    .map(|k| value_part(k, v.get(k.as_str()).unwrap_or(&Value::Null)))
+                    .collect();
                 parts.join("-")
             })
             .collect();

@@ -101,7 +101,7 @@ pub enum RateError {
     #[error("no finished games in these runs")]
     NoGames,
     /// A ladder file none of whose engines played.
-    #[error("the ladder {path} lists none of the engines that played in these runs (they played {players})")]
+    #[error("the ladder {path}: none of its engines played in these runs (they played {players})")]
     LadderUnplayed {
         /// The ladder file.
         path: String,
@@ -168,7 +168,13 @@ fn scale(
         (LadderChoice::Published, None) if game == Game::Othello => {
             let ladder = published_ladder();
             let scale = ladder.scale_for(&played).filter(|(_, held)| !held.is_empty());
-            scale.map(|scale| (format!("the published ladder ({PUBLISHED_LADDER_PATH})"), ladder.source, scale))
+            scale.map(|scale| {
+                (
+                    format!("the published ladder ({PUBLISHED_LADDER_PATH})"),
+                    ladder.source,
+                    scale,
+                )
+            })
         }
         _ => None,
     };

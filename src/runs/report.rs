@@ -58,7 +58,12 @@ pub fn report_page(paths: &[PathBuf], groups: &Groups, rating: &RateSettings) ->
 /// every face shows ([`rate_games`]; its rows carry each LLM player's tokens per move)
 /// with its notes (`notes`, the scale's first), or why there is none.
 fn ratings_json(logs: &super::logs::GameLogs, rating: &RateSettings) -> Value {
-    match rate_games(&RunGame::from_logs(logs), logs.game, rating, &stats::RatingWatch::default()) {
+    match rate_games(
+        &RunGame::from_logs(logs),
+        logs.game,
+        rating,
+        &stats::RatingWatch::default(),
+    ) {
         Ok(rated) => {
             let mut board = json!(rated.as_played);
             board["notes"] = json!(rated.notes);

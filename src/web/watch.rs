@@ -26,9 +26,7 @@ use super::guard::{resolve, PathRefused};
 use super::{ApiError, AppState};
 use game::othello::{Color, Outcome};
 use record::{is_game_log, Event, ExchangeRecord, MoveSource, Notation, Squares};
-use runs::{
-    groups_json, leaderboard_tables, rate_games, read_game_logs, report_page, Groups, RateSettings, RunGame,
-};
+use runs::{groups_json, leaderboard_tables, rate_games, read_game_logs, report_page, Groups, RateSettings, RunGame};
 use stats::RatingWatch;
 
 /// How often a followed run's folder is looked at.
