@@ -110,13 +110,11 @@ fn check_one_rating_in_every_face(dir: &Path, ratings: &Value, page: &Path) {
     );
     assert_eq!(json(&rated)["as_played"], *ratings);
     let served = Served::start(dir, "127.0.0.1:0", &[]);
-    let from_serve: Value = client()
-        .post(format!("{}/api/rate", served.url))
-        .json(&json!({ "runs": ["run"] }))
-        .send()
-        .unwrap()
-        .json()
-        .unwrap();
+    let serve_rate = |body: Value| -> Value {
+        let answer = client().post(format!("{}/api/rate", served.url)).json(&body).send();
+        answer.unwrap().json().unwrap()
+    };
+    let from_serve = serve_rate(json!({ "runs": ["run"] }));
     assert_eq!(from_serve["as_played"], *ratings);
     assert!(from_serve["notes"][0].as_str().unwrap().contains("published ladder"));
     let html = std::fs::read_to_string(page).unwrap();
@@ -133,13 +131,7 @@ fn check_one_rating_in_every_face(dir: &Path, ratings: &Value, page: &Path) {
         &["rate", run.to_str().unwrap(), "--no-ladder", "--json"],
         "127.0.0.1:9",
     ));
-    let unticked: Value = client()
-        .post(format!("{}/api/rate", served.url))
-        .json(&json!({ "runs": ["run"], "ladder": false }))
-        .send()
-        .unwrap()
-        .json()
-        .unwrap();
+    let unticked = serve_rate(json!({ "runs": ["run"], "ladder": false }));
     assert_eq!(unticked["as_played"], off["as_played"]);
     assert!(off["as_played"].get("held").is_none(), "{off}");
 }
