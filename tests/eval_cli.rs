@@ -580,6 +580,55 @@ fn compare_pairs_games_on_shared_openings() {
         text.contains("game pairs on the same openings") && text.contains("sign test p ="),
         "{text}"
     );
+    check_the_pooled_verdict(&report["comparisons"][0], &text);
+    check_two_prompts_are_two_players(&dirs[0], &dirs[1]);
+}
+
+/// `compare`'s verdict: the Elo difference pooled over the 8 colour-swapped pairs both
+/// runs played, with its 95% interval, in JSON and text, beside the prompts' files.
+fn check_the_pooled_verdict(comparison: &Value, text: &str) {
+    let pooled = &comparison["pooled"];
+    assert_eq!(pooled["pairs"], 8, "{pooled}");
+    let (elo, low, high) = (
+        pooled["elo"].as_f64().unwrap(),
+        pooled["low"].as_f64().unwrap(),
+        pooled["high"].as_f64().unwrap(),
+    );
+    assert!(low <= elo && elo <= high && low < high, "{pooled}");
+    assert!(
+        text.contains("pooled over 8 colour-swapped pair(s) on the same openings")
+            && text.contains("Elo, 95% interval ["),
+        "{text}"
+    );
+    assert!(text.contains("(tool-ja)") && text.contains("(tool-en)"), "{text}");
+}
+
+/// Two runs of one model that differ only in the system prompt are two players, named
+/// by the prompt, in `rate` and in `stats` alike.
+fn check_two_prompts_are_two_players(first: &Path, second: &Path) {
+    let paths = [first.to_str().unwrap(), second.to_str().unwrap()];
+    let rated = run_arena(&["rate", paths[0], paths[1], "--json"], "127.0.0.1:9");
+    assert!(rated.status.success(), "{}", String::from_utf8_lossy(&rated.stderr));
+    let rated: Value = serde_json::from_slice(&rated.stdout).unwrap();
+    let mut players: Vec<&str> = rated["as_played"]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["player"].as_str().unwrap())
+        .filter(|p| p.starts_with("llm:"))
+        .collect();
+    players.sort_unstable();
+    assert_eq!(players, ["llm:m@tool-en", "llm:m@tool-ja"], "{rated}");
+    let stats = run_arena(&["stats", paths[0], paths[1], "--json"], "127.0.0.1:9");
+    let stats: Value = serde_json::from_slice(&stats.stdout).unwrap();
+    let mut models: Vec<&str> = stats["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["model"].as_str().unwrap())
+        .collect();
+    models.dedup();
+    assert_eq!(models, ["llm:m@tool-en", "llm:m@tool-ja"], "{stats}");
 }
 
 /// A direct eval of `llm:m` on `server` with `prompt`, 4 games per colour against random

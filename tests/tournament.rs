@@ -5,8 +5,9 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::support::serve::{client, Served};
 use crate::support::{model_host, run_arena, run_tournament as tournament, temp_dir};
-use serde_json::Value;
+use serde_json::{json, Value};
 
 fn json(output: &std::process::Output) -> Value {
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
@@ -69,12 +70,55 @@ fn a_gauntlet_with_a_scripted_llm_rates_it_among_the_engines() {
         String::from_utf8_lossy(&report.stdout).contains("(18 games)"),
         "{report:?}"
     );
-    // `rate` over the run reads the same ratings.
-    let rated = json(&run_arena(
-        &["rate", run.to_str().unwrap(), "--seed", "5", "--json"],
+    check_one_rating_in_every_face(&dir, ratings, &page);
+}
+
+/// The tournament's final table (`ratings`), `rate`, `serve`'s "Rate the ticked runs"
+/// (real HTTP on 127.0.0.1) and the report's strength-against-cost chart (`page`) give
+/// the same numbers and intervals for the games of `dir`/run: one function, one set of
+/// defaults, the published ladder's engines held at its ratings with a note.
+fn check_one_rating_in_every_face(dir: &Path, ratings: &Value, page: &Path) {
+    let run = dir.join("run");
+    assert_eq!(ratings["anchor"], json!(["random", 0.0]));
+    let held: Vec<&str> = ratings["held"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h[0].as_str().unwrap())
+        .collect();
+    assert_eq!(held, ["alphabeta:2:weight", "greedy"], "{ratings}");
+    let rated = run_arena(&["rate", run.to_str().unwrap(), "--json"], "127.0.0.1:9");
+    let note = String::from_utf8_lossy(&rated.stderr).to_string();
+    assert!(
+        note.contains("rated on the published ladder") && note.contains("--no-ladder"),
+        "{note}"
+    );
+    assert_eq!(json(&rated)["as_played"], *ratings);
+    let served = Served::start(dir, "127.0.0.1:0", &[]);
+    let serve_rate = |body: Value| -> Value {
+        let answer = client().post(format!("{}/api/rate", served.url)).json(&body).send();
+        answer.unwrap().json().unwrap()
+    };
+    let from_serve = serve_rate(json!({ "runs": ["run"] }));
+    assert_eq!(from_serve["as_played"], *ratings);
+    assert!(from_serve["notes"][0].as_str().unwrap().contains("published ladder"));
+    let html = std::fs::read_to_string(page).unwrap();
+    let data = html
+        .split("<script type=\"application/json\" id=\"data\">")
+        .nth(1)
+        .unwrap();
+    let data: Value = serde_json::from_str(data.split("</script>").next().unwrap()).unwrap();
+    for key in ["anchor", "held", "games", "rows"] {
+        assert_eq!(data["ratings"][key], ratings[key], "the report's {key}");
+    }
+    // Off the ladder, every face fits the engines from these games alone.
+    let off = json(&run_arena(
+        &["rate", run.to_str().unwrap(), "--no-ladder", "--json"],
         "127.0.0.1:9",
     ));
-    assert_eq!(rated["as_played"], *ratings);
+    let unticked = serve_rate(json!({ "runs": ["run"], "ladder": false }));
+    assert_eq!(unticked["as_played"], off["as_played"]);
+    assert!(off["as_played"].get("held").is_none(), "{off}");
 }
 
 #[test]
@@ -277,7 +321,7 @@ fn a_gauntlet_rated_on_a_written_ladder_keeps_its_engines_where_the_ladder_put_t
     );
     json(&tournament(&dir, &text, &[]));
     let gauntlet = dir.join("run");
-    let alone = run_arena(&["rate", gauntlet.to_str().unwrap()], "127.0.0.1:9");
+    let alone = run_arena(&["rate", gauntlet.to_str().unwrap(), "--no-ladder"], "127.0.0.1:9");
     let stderr = String::from_utf8_lossy(&alone.stderr);
     assert!(
         stderr.contains("meet each other only through other players") && stderr.contains("--ladder"),
@@ -566,14 +610,18 @@ fn a_player_with_a_single_pair_gets_no_interval() {
     let dir = temp_dir("tournament", "one-pair");
     let text =
         "format = \"round-robin\"\nengines = [\"random\", \"greedy\"]\ngames = 2\nopening_random = 4\nseed = 2\n";
-    let summary = json(&tournament(&dir, text, &[]));
+    // Off the published ladder, which would hold greedy at its rating.
+    let summary = json(&tournament(&dir, text, &["--no-ladder"]));
     let greedy = row(&summary["ratings"]["as_played"], "greedy");
     assert_eq!(
         (greedy["low"].clone(), greedy["high"].clone()),
         (Value::Null, Value::Null),
         "{greedy}"
     );
-    let text_table = run_arena(&["rate", dir.join("run").to_str().unwrap()], "127.0.0.1:9");
+    let text_table = run_arena(
+        &["rate", dir.join("run").to_str().unwrap(), "--no-ladder"],
+        "127.0.0.1:9",
+    );
     assert!(String::from_utf8_lossy(&text_table.stdout).contains("too few games"));
 }
 

@@ -519,14 +519,20 @@ pub struct RateArgs {
     /// Run folders and/or game logs (game-NNNN.jsonl); a game given twice counts once.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
-    /// The player held fixed, and its rating: SPEC=ELO.
-    #[arg(long, default_value_t = Anchor::default())]
-    pub anchor: Anchor,
-    /// Hold every engine of a published ladder at its rating and fit only the other
+    /// The player held fixed, and its rating: SPEC=ELO (default: random=0, else the
+    /// first player at 0). Naming one turns the published ladder off.
+    #[arg(long)]
+    pub anchor: Option<Anchor>,
+    /// Hold every engine of a ladder file at its rating and fit only the other
     /// players (default file: docs/ladder-ratings.toml), so that the engines of a
-    /// gauntlet, which meet only the models, stay where the ladder put them.
-    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = super::rate::DEFAULT_LADDER, conflicts_with_all = ["anchor", "write_ladder"])]
+    /// gauntlet, which meet only the models, stay where the ladder put them. Without
+    /// this flag the published ladder (docs/ladder-ratings.toml) holds its engines.
+    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = super::rate::DEFAULT_LADDER, conflicts_with_all = ["anchor", "write_ladder", "no_ladder"])]
     pub ladder: Option<PathBuf>,
+    /// Fit every player from these games alone: the published ladder's engines are
+    /// not held at its ratings.
+    #[arg(long)]
+    pub no_ladder: bool,
     /// Write the engines' ratings of these runs (a ladder run) as a ladder file for
     /// --ladder.
     #[arg(long, value_name = "FILE")]
@@ -569,6 +575,10 @@ pub struct TournamentArgs {
     /// Print one JSON object (pairings and ratings) instead of the tables.
     #[arg(long)]
     pub json: bool,
+    /// Rate every player from the tournament's games alone: the published ladder's
+    /// engines are not held at its ratings.
+    #[arg(long)]
+    pub no_ladder: bool,
 }
 
 /// `report`.
@@ -577,6 +587,10 @@ pub struct ReportArgs {
     /// Run folders and/or game logs.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
+    /// Rate every player from these games alone: the published ladder's engines are
+    /// not held at its ratings.
+    #[arg(long)]
+    pub no_ladder: bool,
     /// The HTML file to write.
     #[arg(short, long, default_value = "report.html")]
     pub output: PathBuf,

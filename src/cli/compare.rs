@@ -1,134 +1,27 @@
-//! `compare`: runs side by side, per opponent, with intervals; for runs that share
-//! openings, a paired comparison game pair by game pair (exact two-sided sign test);
-//! the agent statistics side by side; and which configuration differs.
+//! `compare`: prints [`runs::comparisons`]: runs side by side, per opponent, with
+//! intervals; for runs that share openings, a paired comparison game pair by game pair
+//! (exact two-sided sign test) and the pooled Elo difference with its 95% interval; the
+//! agent statistics side by side; and which configuration differs.
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use serde_json::{json, Value};
 
 use super::args::CompareArgs;
-use super::stats::{collect_groups, print_notes};
+use super::stats::print_notes;
 use super::stdout::{out, outln};
-use runs::{Group, Key};
+use runs::{comparisons, run_json, CompareError, ComparedRun, GroupsError};
 
-/// A run: its configuration, groups and games.
-struct Run {
-    path: PathBuf,
-    config: Value,
-    groups: BTreeMap<Key, Group>,
-    /// (opponent, agent color, opening, occurrence) -> score (1 win, 0.5 draw, 0 loss).
-    games: BTreeMap<(String, String, Vec<String>, usize), f64>,
-    /// What the log reader noticed (games cut off by a crash, logs reached twice).
-    notes: Vec<String>,
-}
-
-fn load_run(path: &Path) -> Result<Run> {
-    let config: Value = std::fs::read_to_string(path.join("run.json"))
-        .ok()
-        .and_then(|t| serde_json::from_str(&t).ok())
-        .with_context(|| {
-            format!(
-                "{} has no readable run.json: give run folders made by eval",
-                path.display()
-            )
-        })?;
-    let read = collect_groups(&[path.to_path_buf()])?;
-    let mut games = BTreeMap::new();
-    for group in read.groups.values() {
-        for played in &group.games {
-            let (color, game) = (&played.color, read.summary(played));
-            let Some(score) = game.score_for(*color) else { continue };
-            let key = (game.players[!*color].clone(), color.to_string(), game.opening.clone());
-            let occurrence = (0..)
-                .find(|i| !games.contains_key(&(key.0.clone(), key.1.clone(), key.2.clone(), *i)))
-                .unwrap_or(0);
-            games.insert((key.0, key.1, key.2, occurrence), score);
+/// [`runs::load_run`]; with no LLM game, the reader's notes are printed before the error.
+fn load_run(path: &std::path::Path) -> Result<ComparedRun> {
+    match runs::load_run(path) {
+        Err(CompareError::Groups(GroupsError::NoLlmGame { notes })) => {
+            print_notes(&notes);
+            anyhow::bail!("no game with an llm: player in these logs")
         }
+        run => Ok(run?),
     }
-    Ok(Run {
-        path: path.to_path_buf(),
-        config,
-        groups: read.groups,
-        games,
-        notes: read.logs.notes,
-    })
-}
-
-/// Settings that differ between two runs' agent configurations (prompt hash, options, ...).
-fn differences(a: &Value, b: &Value) -> Vec<String> {
-    let mut out = Vec::new();
-    let (agent_a, agent_b) = (&a["agent"], &b["agent"]);
-    let keys: std::collections::BTreeSet<&String> = agent_a
-        .as_object()
-        .into_iter()
-        .chain(agent_b.as_object())
-        .flat_map(|o| o.keys())
-        .collect();
-    for key in keys {
-        let (x, y) = if key == "system_prompt" {
-            (agent_a[key]["sha256"].clone(), agent_b[key]["sha256"].clone())
-        } else {
-            (agent_a[key].clone(), agent_b[key].clone())
-        };
-        if x != y {
-            let name = if key == "system_prompt" {
-                "system prompt sha256"
-            } else {
-                key.as_str()
-            };
-            out.push(format!("{name}: {x} -> {y}"));
-        }
-    }
-    for key in [
-        "model_digest",
-        "opening_seed",
-        "opening_random",
-        "games_per_color",
-        "backend",
-    ] {
-        if a[key] != b[key] {
-            out.push(format!("{key}: {} -> {}", a[key], b[key]));
-        }
-    }
-    out
-}
-
-/// The paired comparison of `other` against `base` for one opponent.
-fn paired(base: &Run, other: &Run, opponent: &str) -> Value {
-    let (mut better, mut worse, mut ties) = (0u32, 0u32, 0u32);
-    let mut diff_sum = 0.0;
-    for (key, score) in base.games.iter().filter(|(k, _)| k.0 == opponent) {
-        if let Some(other_score) = other.games.get(key) {
-            diff_sum += other_score - score;
-            match other_score.partial_cmp(score) {
-                Some(std::cmp::Ordering::Greater) => better += 1,
-                Some(std::cmp::Ordering::Less) => worse += 1,
-                _ => ties += 1,
-            }
-        }
-    }
-    let pairs = better + worse + ties;
-    json!({
-        "opponent": opponent,
-        "pairs": pairs,
-        "other_better": better,
-        "other_worse": worse,
-        "ties": ties,
-        "mean_score_difference": if pairs == 0 { Value::Null } else { json!(diff_sum / f64::from(pairs) + 0.0 /* never -0 */) },
-        "p_value": if pairs == 0 { Value::Null } else { json!(stats::sign_test(better, worse)) },
-    })
-}
-
-fn run_json(run: &Run) -> Value {
-    json!({
-        "path": run.path.display().to_string(),
-        "model": run.config["agent"]["model"],
-        "prompt_sha256": run.config["agent"]["system_prompt"]["sha256"],
-        "groups": runs::groups_json(&run.groups),
-    })
 }
 
 pub(super) fn run(args: CompareArgs) -> Result<()> {
@@ -137,24 +30,13 @@ pub(super) fn run(args: CompareArgs) -> Result<()> {
     for run in &runs {
         print_notes(&run.notes);
     }
-    let base = &runs[0];
     let opponents: Vec<String> = {
         let mut all: Vec<String> = runs.iter().flat_map(|r| r.groups.keys().map(|k| k.2.clone())).collect();
         all.sort();
         all.dedup();
         all
     };
-    let comparisons: Vec<Value> = runs[1..]
-        .iter()
-        .map(|other| {
-            json!({
-                "baseline": base.path.display().to_string(),
-                "other": other.path.display().to_string(),
-                "differences": differences(&base.config, &other.config),
-                "paired": opponents.iter().map(|o| paired(base, other, o)).collect::<Vec<_>>(),
-            })
-        })
-        .collect();
+    let comparisons = comparisons(&runs, &opponents);
     if args.json {
         outln!(
             "{}",
@@ -170,7 +52,7 @@ pub(super) fn run(args: CompareArgs) -> Result<()> {
     Ok(())
 }
 
-fn render(runs: &[Run], opponents: &[String], comparisons: &[Value]) -> String {
+fn render(runs: &[ComparedRun], opponents: &[String], comparisons: &[Value]) -> String {
     let mut out = String::new();
     for (i, run) in runs.iter().enumerate() {
         let _ = writeln!(
@@ -192,6 +74,9 @@ fn render(runs: &[Run], opponents: &[String], comparisons: &[Value]) -> String {
         }
     }
     for (i, c) in comparisons.iter().enumerate() {
+        render_pooled(&mut out, i, c);
+    }
+    for (i, c) in comparisons.iter().enumerate() {
         let diffs: Vec<&str> = c["differences"]
             .as_array()
             .map(|d| d.iter().filter_map(Value::as_str).collect())
@@ -211,7 +96,7 @@ fn render(runs: &[Run], opponents: &[String], comparisons: &[Value]) -> String {
 }
 
 /// Run `i`'s row of the table against `opponent`.
-fn render_run_row(out: &mut String, i: usize, run: &Run, opponent: &str) {
+fn render_run_row(out: &mut String, i: usize, run: &ComparedRun, opponent: &str) {
     let Some(g) = run.groups.iter().find(|(k, _)| k.2 == opponent).map(|(_, g)| g) else {
         let _ = writeln!(out, "  {:3}  (no games)", i + 1);
         return;
@@ -267,4 +152,24 @@ fn render_paired(out: &mut String, i: usize, c: &Value, opponent: &str) {
             );
         }
     }
+}
+
+/// Comparison `i`'s verdict: the Elo difference of run `i + 2` against run 1 pooled
+/// over every colour-swapped pair both played, with its 95% interval.
+fn render_pooled(out: &mut String, i: usize, c: &Value) {
+    let pooled = &c["pooled"];
+    let elo = |key: &str| pooled[key].as_f64().map(stats::whole);
+    let _ = match (elo("elo"), elo("low"), elo("high")) {
+        (Some(elo), Some(low), Some(high)) => writeln!(
+            out,
+            "\nrun {} against run 1, pooled over {} colour-swapped pair(s) on the same openings: {elo:+.0} Elo, 95% interval [{low:+.0}, {high:+.0}]",
+            i + 2,
+            pooled["pairs"]
+        ),
+        _ => writeln!(
+            out,
+            "\nrun {} against run 1: no colour-swapped pair on the same openings, so no pooled Elo (use the same --opening-seed)",
+            i + 2
+        ),
+    };
 }

@@ -4,13 +4,13 @@
 //! (`mode = ["tool"]` is `--mode tool`), so a grid takes exactly what the flags take.
 
 use std::fmt;
-use std::path::Path;
 
 use anyhow::{bail, Result};
 use clap::Parser;
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 
 use super::agent_args::AgentArgs;
+use runs::name_part;
 
 /// The most players one grid may expand into (each plays every pairing it is in).
 pub const MAX_PLAYERS: usize = 64;
@@ -105,32 +105,6 @@ fn flag_value(key: &str, value: &toml::Value) -> Result<String> {
         toml::Value::Integer(_) | toml::Value::Float(_) | toml::Value::Boolean(_) => Ok(value.to_string()),
         other => bail!("grid {key}: {other} is not a value a flag takes (give strings, numbers or true/false)"),
     }
-}
-
-/// The part of a player's name a setting gives: a word value as it is (`tool`, a
-/// file's stem for a path), a number or a switch with its key (`vote-3`,
-/// `answer-reason-false`), a thinking level as `think-high`; characters a name cannot
-/// hold become `_`.
-fn name_part(key: &str, text: &str) -> String {
-    let part = match key {
-        "think" => format!("think-{}", text.trim().to_ascii_lowercase()),
-        _ if text.parse::<f64>().is_ok() || text.parse::<bool>().is_ok() => {
-            format!("{}-{text}", key.replace('_', "-"))
-        }
-        _ if text.contains('/') => Path::new(text)
-            .file_stem()
-            .map_or(text.to_string(), |stem| stem.to_string_lossy().into_owned()),
-        _ => text.to_string(),
-    };
-    part.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '+') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
 }
 
 impl<'de> Deserialize<'de> for Grid {

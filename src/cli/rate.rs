@@ -1,5 +1,5 @@
 //! `rate`: every player of the given runs on one Elo scale, as played and with
-//! fallback games scored as losses.
+//! fallback games scored as losses: [`runs::rate_games`], as every face rates.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
@@ -15,10 +15,12 @@ use super::progress::{steps_line, Progress};
 use super::stats::print_notes;
 use super::stdout::{out, outln};
 use engines::EngineSpec;
-use game::othello::Color;
 use game::Game;
 use runs::CsvTable;
-use runs::{leaderboard_tables, leaderboards, read_game_logs, Ladder, Leaderboard, RatingView, RunGame};
+use runs::{
+    leaderboard_tables, rate_games, read_game_logs, Ladder, LadderChoice, Leaderboard, RateSettings, RatingView,
+    Ratings, RunGame,
+};
 use stats::{check_resamples, RatingWatch};
 
 /// `--ladder` without a file: the ladder shipped under docs/.
@@ -32,50 +34,23 @@ pub(super) fn run(args: RateArgs) -> Result<()> {
             check_output_flag(flag, path, args.overwrite, &inputs, &[])?;
         }
     }
-    let ladder = args.ladder.as_deref().map(read_ladder).transpose()?;
-    let (games, mut notes, game) = read_games_with_notes(&args.paths)?;
-    let (anchor, held) = match &ladder {
-        Some((path, ladder)) => {
-            let names = runs::rated_players(&games);
-            let names: Vec<&str> = names.iter().map(String::as_str).collect();
-            ladder.scale_for(&names).with_context(|| {
-                format!(
-                    "bad --ladder {}: none of its engines played in these runs (they played {})",
-                    path.display(),
-                    names.join(", ")
-                )
-            })?
-        }
-        None => {
-            notes.extend(engines_apart_note(&games));
-            // An engine anchor in the canonical form the game's logs write (`random` is
-            // marubatsu's `ai2`); an LLM player as given.
-            let spec = engines::canonical_spec(game, &args.anchor.spec).unwrap_or_else(|_| args.anchor.spec.clone());
-            ((spec, args.anchor.elo), Vec::new())
-        }
+    let settings = RateSettings {
+        anchor: args.anchor.clone(),
+        ladder: ladder_choice(&args)?,
+        bootstrap,
+        seed: args.seed,
     };
+    let (games, mut notes, game) = read_games_with_notes(&args.paths)?;
     print_notes(&notes);
-    let (as_played, as_loss) = rate_with_progress(&games, (&anchor.0, anchor.1), &held, bootstrap, args.seed)?;
-    // Both views leave out the same games.
-    print_notes(&as_played.notes);
-    notes.extend(as_played.notes.iter().cloned());
+    let rated = rate_with_progress(&games, game, &settings)?;
+    print_notes(&rated.notes);
+    notes.extend(rated.notes.iter().cloned());
     if let Some(path) = &args.write_ladder {
-        let runs: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
-        let source = format!(
-            "othello-arena rate {} --write-ladder, {}",
-            runs.join(" "),
-            runs::utc_now().0
-        );
-        let ladder = Ladder::from_board(&as_played, source).context("bad --write-ladder: these runs rate no engine")?;
-        let text = format!(
-            "# A published engine ladder for `othello-arena rate --ladder FILE`: the engines' ratings\n\
-             # from the runs named in `source`, held fixed when other players are rated.\n{}",
-            toml::to_string(&ladder).context("cannot write the ladder as TOML")?
-        );
-        write_output("--write-ladder", path, text.as_bytes())?;
+        write_ladder(&args.paths, path, &rated.as_played)?;
     }
+    let (as_played, as_loss) = (&rated.as_played, rated.fallback_as_loss.as_ref());
     if let Some(path) = &args.csv {
-        write_output("--csv", path, csv(&as_played, as_loss.as_ref()).as_bytes())?;
+        write_output("--csv", path, csv(as_played, as_loss).as_bytes())?;
     }
     if args.json {
         outln!(
@@ -83,9 +58,41 @@ pub(super) fn run(args: RateArgs) -> Result<()> {
             json!({ "as_played": as_played, "fallback_as_loss": as_loss, "notes": notes })
         )?;
     } else {
-        out!("{}", leaderboard_tables(&as_played, as_loss.as_ref()))?;
+        out!("{}", leaderboard_tables(as_played, as_loss))?;
     }
     Ok(())
+}
+
+/// The ladder that holds the engines: `--ladder`'s file, none with `--no-ladder` or
+/// `--write-ladder` (a ladder run rates its engines from its own games), else the
+/// published one.
+fn ladder_choice(args: &RateArgs) -> Result<LadderChoice> {
+    Ok(match &args.ladder {
+        Some(path) => {
+            let (path, ladder) = read_ladder(path)?;
+            LadderChoice::File(path.display().to_string(), ladder)
+        }
+        None if args.no_ladder || args.write_ladder.is_some() => LadderChoice::Off,
+        None => LadderChoice::Published,
+    })
+}
+
+/// The engines' ratings of `as_played` (a ladder run's, the runs under `paths`)
+/// written as a ladder file to `path`.
+fn write_ladder(paths: &[PathBuf], path: &Path, as_played: &Leaderboard) -> Result<()> {
+    let runs: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    let source = format!(
+        "othello-arena rate {} --write-ladder, {}",
+        runs.join(" "),
+        runs::utc_now().0
+    );
+    let ladder = Ladder::from_board(as_played, source).context("bad --write-ladder: these runs rate no engine")?;
+    let text = format!(
+        "# A published engine ladder for `othello-arena rate --ladder FILE`: the engines' ratings\n\
+         # from the runs named in `source`, held fixed when other players are rated.\n{}",
+        toml::to_string(&ladder).context("cannot write the ladder as TOML")?
+    );
+    write_output("--write-ladder", path, text.as_bytes())
 }
 
 /// `--bootstrap` as a count of resamples, refused below the fit's minimum with the rule.
@@ -95,14 +102,8 @@ fn check_bootstrap(resamples: u32) -> Result<usize> {
     Ok(resamples)
 }
 
-/// [`leaderboards`] with a progress line on a terminal while the resamples run.
-fn rate_with_progress(
-    games: &[RunGame],
-    anchor: (&str, f64),
-    held: &[(String, f64)],
-    bootstrap: usize,
-    seed: u64,
-) -> Result<(Leaderboard, Option<Leaderboard>)> {
+/// [`rate_games`] with a progress line on a terminal while the resamples run.
+fn rate_with_progress(games: &[RunGame], game: Game, settings: &RateSettings) -> Result<Ratings> {
     let watch = Arc::new(RatingWatch::default());
     let polled = watch.clone();
     let progress = Progress::start(move |elapsed| {
@@ -110,7 +111,7 @@ fn rate_with_progress(
         let total = polled.resamples_total.load(Ordering::Relaxed) as u64;
         steps_line("rating (bootstrap)", done, total, "resamples", elapsed)
     });
-    let rated = leaderboards(games, anchor, held, bootstrap, seed, &watch);
+    let rated = rate_games(games, game, settings, &watch);
     drop(progress);
     Ok(rated?)
 }
@@ -124,66 +125,8 @@ fn read_ladder(path: &Path) -> Result<(PathBuf, Ladder)> {
         path.to_path_buf()
     };
     let text = read_user_file("--ladder", &path, SETTINGS_CAP)?;
-    let ladder: Ladder = toml::from_str(&text).with_context(|| {
-        format!(
-            "bad --ladder {}: write one with `othello-arena rate LADDER-RUN --write-ladder FILE`",
-            path.display()
-        )
-    })?;
-    let ladder = ladder
-        .checked()
-        .with_context(|| format!("bad --ladder {}", path.display()))?;
+    let ladder = Ladder::from_toml(&text).with_context(|| format!("bad --ladder {}", path.display()))?;
     Ok((path, ladder))
-}
-
-/// A note when the engines of `games` fall into groups that meet only through other
-/// players (a gauntlet: each engine plays only the models), whose ratings then rest on
-/// the models' games alone.
-fn engines_apart_note(games: &[RunGame]) -> Option<String> {
-    let is_engine = |g: &RunGame, color| g.game.kinds[color] == record::PlayerKind::Engine;
-    let mut engines: Vec<&str> = Vec::new();
-    for g in games {
-        for (color, name) in [
-            (Color::Black, &g.game.players.black),
-            (Color::White, &g.game.players.white),
-        ] {
-            if is_engine(g, color) && !engines.contains(&name.as_str()) {
-                engines.push(name);
-            }
-        }
-    }
-    // Groups of engines joined by engine-against-engine games.
-    let mut group: Vec<usize> = (0..engines.len()).collect();
-    let find = |group: &Vec<usize>, mut i: usize| {
-        while group[i] != i {
-            i = group[i];
-        }
-        i
-    };
-    for g in games
-        .iter()
-        .filter(|g| is_engine(g, Color::Black) && is_engine(g, Color::White))
-    {
-        let index = |name: &String| {
-            engines
-                .iter()
-                .position(|e| *e == name.as_str())
-                .expect("collected above")
-        };
-        let (a, b) = (
-            find(&group, index(&g.game.players.black)),
-            find(&group, index(&g.game.players.white)),
-        );
-        group[a] = b;
-    }
-    let groups = (0..engines.len()).filter(|&i| find(&group, i) == i).count();
-    (groups > 1).then(|| {
-        format!(
-            "the engines here ({}) meet each other only through other players, so their ratings rest on those \
-             players' games alone; `--ladder` holds them at the published ladder's ratings",
-            engines.join(", ")
-        )
-    })
 }
 
 /// A player as the logs name it: an engine spec in its full form (`reference` is

@@ -9,14 +9,14 @@ use super::args::ReportArgs;
 use super::outputs::{check_output_flag, write_output};
 use super::stats::{collect_groups, print_notes};
 use super::stdout::outln;
-use runs::report_page;
+use runs::{report_page, RateSettings};
 
 pub(super) fn run(args: ReportArgs) -> Result<()> {
     let inputs: Vec<&Path> = args.paths.iter().map(PathBuf::as_path).collect();
     check_output_flag("-o", &args.output, args.overwrite, &inputs, &[])?;
     let groups = collect_groups(&args.paths)?;
     print_notes(&groups.logs.notes);
-    let (html, games) = report_page(&args.paths, &groups);
+    let (html, games) = report_page(&args.paths, &groups, &RateSettings::with_ladder(args.no_ladder));
     write_output("-o", &args.output, html.as_bytes())?;
     outln!("wrote {} ({games} games)", args.output.display())?;
     Ok(())

@@ -20,6 +20,7 @@ use super::limits;
 use super::openings;
 use super::progress::progress_bar;
 use super::rate::{player_name, read_games};
+use super::stats::print_notes;
 use super::stdout::{out, outln};
 use agent::AgentConfig;
 use arena::{
@@ -30,7 +31,7 @@ use game::Othello;
 use llm::Think;
 use runs::{
     changed_agent_settings, leaderboard_tables, utc_now, Anchor, EngineTable, Leaderboard, OpeningsOrder,
-    PairingResult, PairingStop, ReadRunError, Resume, RunFile, RunKind, RunResults, TournamentRatings,
+    PairingResult, PairingStop, RateSettings, ReadRunError, Resume, RunFile, RunKind, RunResults, TournamentRatings,
     TournamentResults, TournamentRun,
 };
 use stats::{StopRule, Tally};
@@ -69,8 +70,9 @@ struct TournamentFile {
     seed: u64,
     /// Per-pairing stop rule: `sprt:ELO0,ELO1[,ALPHA,BETA]` or `ci:WIDTH`.
     stop: Option<String>,
-    /// The player ratings are anchored to, `SPEC=ELO` (default [`Anchor::among`] the
-    /// players: `random=0`, else the first engine at 0).
+    /// The player ratings are anchored to, `SPEC=ELO` (default: the published ladder's
+    /// engines held when they play, else [`Anchor::among`] the players: `random=0`,
+    /// else the first player at 0).
     anchor: Option<String>,
 }
 
@@ -173,7 +175,7 @@ pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<Strin
     }
     external::identify(&entrants.players).await?;
     // Refused now rather than after every game: the anchor must be one of the players.
-    let anchor = rating_anchor(tournament.anchor.clone(), &entrants.names)
+    check_anchor(tournament.anchor.as_ref(), &entrants.names)
         .with_context(|| format!("bad tournament file {}", tournament.path.display()))?;
     let file = &tournament.file;
     let plan = Plan::tournament(&entrants.names, &entrants.llm, file.format, file.games / 2, file.seed);
@@ -196,7 +198,7 @@ pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<Strin
     let log_dir = run.path();
     let interrupted = interrupted(&records, &stops, rule.is_some());
     let pairings = pairing_results(&plan, &records, &stops);
-    let (as_played, as_loss) = rate(&tournament, &anchor, log_dir, interrupted)?;
+    let (as_played, as_loss) = rate(&tournament, args.no_ladder, log_dir, interrupted)?;
     let results = TournamentResults {
         pairings,
         ratings: TournamentRatings {
@@ -560,29 +562,36 @@ fn open_run(
     Ok((run, options))
 }
 
-/// The ratings of every game in the run folder: as played, and with fallback games as
-/// losses when there were any. An interrupted run that cannot be rated yet (the anchor
-/// may not have played) has none, and still says how to resume.
+/// The ratings of every game in the run folder ([`runs::rate_games`], as `rate` rates
+/// them: the file's anchor, else the published ladder unless `--no-ladder`; the
+/// scale's notes on stderr): as played, and with fallback games as losses when there
+/// were any. An interrupted run that cannot be rated yet (the anchor may not have
+/// played) has none, and still says how to resume.
 fn rate(
     tournament: &Tournament,
-    anchor: &Anchor,
+    no_ladder: bool,
     log_dir: &Path,
     interrupted: bool,
 ) -> Result<(Option<Leaderboard>, Option<Leaderboard>)> {
+    let settings = RateSettings {
+        anchor: tournament.anchor.clone(),
+        ..RateSettings::with_ladder(no_ladder)
+    };
     // The bootstrap searches on blocking threads, off the async workers.
     let rated = tokio::task::block_in_place(|| -> Result<_> {
         let games = read_games(&[log_dir.to_path_buf()])?;
-        Ok(runs::leaderboards(
+        Ok(runs::rate_games(
             &games,
-            (&anchor.spec, anchor.elo),
-            &[],
-            runs::DEFAULT_BOOTSTRAP as usize,
-            tournament.file.seed,
+            game::Game::Othello,
+            &settings,
             &stats::RatingWatch::default(),
         )?)
     });
     match rated {
-        Ok(views) => Ok((Some(views.0), views.1)),
+        Ok(rated) => {
+            print_notes(&rated.notes);
+            Ok((Some(rated.as_played), rated.fallback_as_loss))
+        }
         Err(err) if interrupted => {
             eprintln!("no ratings yet: {err:#}");
             Ok((None, None))
@@ -591,22 +600,22 @@ fn rate(
     }
 }
 
-/// The anchor: the file's (an engine in the form logs write; one of `names`), else
-/// [`Anchor::among`] the players.
-fn rating_anchor(given: Option<Anchor>, names: &[String]) -> Result<Anchor> {
-    match given {
-        Some(anchor) => {
-            let spec = player_name(&anchor.spec);
-            if !names.contains(&spec) {
-                bail!(
-                    "anchor = {spec}: it is not a player here; give one of {}",
-                    names.join(", ")
-                );
-            }
-            Ok(Anchor { spec, ..anchor })
+/// Refuses a file's anchor that is not one of `names` (an engine in the form logs
+/// write), and a tournament of fewer than two players.
+fn check_anchor(given: Option<&Anchor>, names: &[String]) -> Result<()> {
+    if let Some(anchor) = given {
+        let spec = player_name(&anchor.spec);
+        if !names.contains(&spec) {
+            bail!(
+                "anchor = {spec}: it is not a player here; give one of {}",
+                names.join(", ")
+            );
         }
-        None => Anchor::among(names.iter().map(String::as_str)).context("a tournament needs two players or more"),
     }
+    if names.len() < 2 {
+        bail!("a tournament needs two players or more");
+    }
+    Ok(())
 }
 
 /// Whether the run was interrupted: a needed game did not finish.

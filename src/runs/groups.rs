@@ -1,4 +1,5 @@
-//! Games grouped by (model, system prompt of its run, opponent): what `stats`,
+//! Games grouped by (player, system prompt of its run, opponent), a player named by its
+//! settings ([`PlayerNames`]): what `stats`,
 //! `compare`, the HTML report and `serve` tabulate, read once from the logs.
 
 use std::collections::BTreeMap;
@@ -7,6 +8,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use super::logs::{read_game_logs, GameLogs, LogsError};
+use super::players::PlayerNames;
 use super::run_file;
 use super::tally::{GameSummary, Matchup};
 use crate::TallySummary;
@@ -84,11 +86,13 @@ pub fn collect_groups(paths: &[PathBuf]) -> Result<Groups, GroupsError> {
 
 impl Groups {
     /// Every game in `paths` (read once each by [`read_game_logs`]), those with an LLM
-    /// player grouped by (model, prompt of its run, opponent); a game between two LLM
+    /// player grouped by (player named by its settings as [`PlayerNames`] names it,
+    /// prompt of its run, opponent); a game between two LLM
     /// players counts in both players' groups. With no LLM game there is no group, only
     /// the games.
     pub fn read(paths: &[PathBuf]) -> Result<Groups, LogsError> {
         let logs = read_game_logs(paths)?;
+        let names = PlayerNames::of(&logs);
         let mut groups: BTreeMap<Key, Group> = BTreeMap::new();
         let mut prompts: BTreeMap<PathBuf, String> = BTreeMap::new();
         for (index, logged) in logs.games.iter().enumerate() {
@@ -97,12 +101,9 @@ impl Groups {
                 .or_insert_with(|| prompt_hash(&logged.run))
                 .clone();
             let game = &logged.summary;
+            let name = |color| names.name(&logged.run, &game.players[color]);
             for color in game.llm_colors() {
-                let key = (
-                    game.players[color].clone(),
-                    prompt.clone(),
-                    game.players[!color].clone(),
-                );
+                let key = (name(color), prompt.clone(), name(!color));
                 let group = groups.entry(key).or_default();
                 group.matchup.add(game, color);
                 group.games.push(GroupGame { index, color });

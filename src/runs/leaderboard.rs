@@ -10,7 +10,8 @@
 //! `null` in JSON): a bootstrap of one pair would only redraw it and claim certainty.
 //!
 //! The [`Anchor`] (and the default one, [`Anchor::among`]) and the text tables
-//! ([`leaderboard_tables`]) are those of `rate`, `tournament` and `serve` alike.
+//! ([`leaderboard_tables`]) are those of `rate`, `tournament` and `serve` alike; which
+//! scale every face rates on is [`crate::rate_games`]'s.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -19,6 +20,7 @@ use serde::Serialize;
 
 use super::agent_stats::AgentStats;
 use super::logs::GameLogs;
+use super::players::PlayerNames;
 use super::tally::GameSummary;
 use game::othello::Color;
 use record::PlayerKind;
@@ -49,8 +51,10 @@ pub struct RunGame {
 
 impl RunGame {
     /// Every game `logs` read, each with its run: the folder it lies in, numbered in
-    /// the order the logs reach them.
+    /// the order the logs reach them; each player named by its settings
+    /// ([`PlayerNames`]: one model's runs with other settings are other players).
     pub fn from_logs(logs: &GameLogs) -> Vec<RunGame> {
+        let names = PlayerNames::of(logs);
         let mut runs: Vec<&std::path::Path> = Vec::new();
         let mut games = Vec::new();
         for logged in &logs.games {
@@ -61,38 +65,20 @@ impl RunGame {
                     runs.len() - 1
                 }
             };
-            games.push(RunGame {
-                run,
-                game: logged.summary.clone(),
-            });
+            let mut game = logged.summary.clone();
+            for name in [&mut game.players.black, &mut game.players.white] {
+                *name = names.name(&logged.run, name);
+            }
+            games.push(RunGame { run, game });
         }
         games
     }
 }
 
-/// Bootstrap resamples of `rate` when none is asked for (also the report's and `serve`'s).
+/// Bootstrap resamples when none is asked for (every face's: [`crate::RateSettings`]).
 pub const DEFAULT_BOOTSTRAP: u32 = 1000;
-/// Bootstrap seed of `rate` when none is asked for.
+/// Bootstrap seed when none is asked for (every face's).
 pub const DEFAULT_BOOTSTRAP_SEED: u64 = 1;
-
-/// The leaderboards of `games` as the report and `serve` show them: `rate`'s defaults,
-/// anchored as a tournament is ([`Anchor::among_games`]); `None` with no games.
-pub fn default_leaderboards(
-    games: &[RunGame],
-) -> Result<Option<(Anchor, Leaderboard, Option<Leaderboard>)>, LeaderboardError> {
-    let Some(anchor) = Anchor::among_games(games) else {
-        return Ok(None);
-    };
-    let (as_played, as_loss) = leaderboards(
-        games,
-        (&anchor.spec, anchor.elo),
-        &[],
-        DEFAULT_BOOTSTRAP as usize,
-        DEFAULT_BOOTSTRAP_SEED,
-        &RatingWatch::default(),
-    )?;
-    Ok(Some((anchor, as_played, as_loss)))
-}
 
 /// The leaderboard as played, and when an LLM player's fallback moved in some game,
 /// the one with those games scored as its losses; the resamples of both fits are
@@ -419,6 +405,12 @@ pub enum LadderError {
     /// No engine rated (a run without engines).
     #[error("the ladder lists no engine")]
     Empty,
+    /// Not a ladder file's TOML.
+    #[error("not a ladder file ({why}): write one with `othello-arena rate LADDER-RUN --write-ladder FILE`")]
+    NotToml {
+        /// What the TOML reader said.
+        why: String,
+    },
     /// A rating that is not a number, or an engine listed twice.
     #[error("rung {player:?}: {why}")]
     BadRung {
@@ -524,29 +516,23 @@ impl Default for Anchor {
 }
 
 impl Anchor {
-    /// The anchor when none is named: the default (`random` at 0) when it is among
-    /// `players`, else the first of them at 0; `None` when there are none. (`rate`
-    /// takes the default as it is: its error names the players when random is absent.)
-    pub fn among<'a>(players: impl IntoIterator<Item = &'a str>) -> Option<Anchor> {
+    /// The anchor when none is named: `game`'s random player at 0 when it is among
+    /// `players` (`random`, marubatsu's `ai2`), else the first of them at 0; `None`
+    /// when there are none.
+    pub fn among<'a>(game: game::Game, players: impl IntoIterator<Item = &'a str>) -> Option<Anchor> {
         let default = Anchor::default();
+        let random = engines::canonical_spec(game, &default.spec).unwrap_or(default.spec);
         let players: Vec<&str> = players.into_iter().collect();
-        if players.contains(&default.spec.as_str()) {
-            return Some(default);
+        if players.contains(&random.as_str()) {
+            return Some(Anchor {
+                spec: random,
+                elo: default.elo,
+            });
         }
         players.first().map(|first| Anchor {
             spec: first.to_string(),
             elo: default.elo,
         })
-    }
-
-    /// [`Anchor::among`] the players of `games`, by name.
-    pub fn among_games(games: &[RunGame]) -> Option<Anchor> {
-        let mut names: Vec<&str> = games
-            .iter()
-            .flat_map(|g| [g.game.players.black.as_str(), g.game.players.white.as_str()])
-            .collect();
-        names.sort_unstable();
-        Anchor::among(names)
     }
 }
 
@@ -711,10 +697,13 @@ mod tests {
 
     #[test]
     fn the_default_anchor_is_random_when_it_played_else_the_first_player() {
-        assert_eq!(Anchor::among(["greedy", "random"]), Some(Anchor::default()));
-        let first = Anchor::among(["greedy", "n-hand:3"]).unwrap();
+        let othello = game::Game::Othello;
+        assert_eq!(Anchor::among(othello, ["greedy", "random"]), Some(Anchor::default()));
+        let first = Anchor::among(othello, ["greedy", "n-hand:3"]).unwrap();
         assert_eq!((first.spec.as_str(), first.elo), ("greedy", 0.0));
-        assert_eq!(Anchor::among([]), None);
+        assert_eq!(Anchor::among(othello, []), None);
+        let ai2 = Anchor::among(game::Game::Marubatsu, ["ai1", "ai2"]).unwrap();
+        assert_eq!(ai2.to_string(), "ai2=0");
     }
 
     fn ladder(players: &[&str], anchor: &str) -> Ladder {

@@ -11,8 +11,13 @@
 //!   ([`read_game_logs`]), a game replayed as the agent saw it ([`GameReplay`]), a game
 //!   as the reports count it ([`GameSummary`], [`Matchup::add`]), what an LLM player did
 //!   ([`AgentStats`]);
-//! - `groups`, `leaderboard`, `hosts`, `report`, `export`, `csv_table`: the readers'
-//!   views ([`Groups`], ratings on one scale: [`Leaderboard`], per-host usage:
+//! - `players`: a player is its settings ([`PlayerNames`]: runs of one model with
+//!   other settings are other players, in every reader);
+//! - `compare`: two runs' verdict ([`comparisons`]: paired games, the pooled Elo
+//!   difference with its interval, the settings that differ);
+//! - `groups`, `leaderboard`, `rating`, `hosts`, `report`, `export`, `csv_table`: the
+//!   readers' views ([`Groups`], ratings on one scale: [`Leaderboard`], rated once
+//!   for every face by [`rate_games`], per-host usage:
 //!   [`HostUsage`], the HTML report: [`report_page`], GGF and transcripts: [`ggf`],
 //!   every CSV table: [`CsvTable`]).
 //!
@@ -22,12 +27,15 @@
 #![deny(missing_docs)]
 
 mod agent_stats;
+mod compare;
 mod csv_table;
 mod export;
 mod groups;
 mod hosts;
 mod leaderboard;
 mod logs;
+mod players;
+mod rating;
 mod recorded;
 mod replay;
 mod report;
@@ -37,16 +45,21 @@ mod run_folder;
 mod tally;
 
 pub use agent_stats::{AgentRates, AgentStats};
+pub use compare::{comparisons, load_run, run_json, CompareError, ComparedRun};
 pub use csv_table::CsvTable;
 pub use export::{ggf, transcript, ExportError};
 pub use groups::{collect_groups, groups_json, Group, GroupGame, Groups, GroupsError, Key};
 pub use hosts::{folder_host_usage, host_usage, HostUsage};
 pub use leaderboard::{
-    canonical_player, default_leaderboards, leaderboard, leaderboard_tables, leaderboards, rated_players, Anchor,
-    Ladder, LadderError, LeaderRow, Leaderboard, LeaderboardError, RatingView, RunGame, Rung, DEFAULT_BOOTSTRAP,
-    DEFAULT_BOOTSTRAP_SEED,
+    canonical_player, leaderboard, leaderboard_tables, leaderboards, rated_players, Anchor, Ladder, LadderError,
+    LeaderRow, Leaderboard, LeaderboardError, RatingView, RunGame, Rung, DEFAULT_BOOTSTRAP, DEFAULT_BOOTSTRAP_SEED,
 };
 pub use logs::{cut_off_note, read_game_logs, GameLogs, LoggedGame, LogsError};
+pub use players::{name_part, PlayerNames};
+pub use rating::{
+    published_ladder, rate_games, LadderChoice, RateError, RateSettings, Ratings, PUBLISHED_LADDER,
+    PUBLISHED_LADDER_PATH,
+};
 pub use recorded::{EngineTable, OpeningsOrder, OpeningsRecord};
 pub use replay::{
     replay_records, replay_seed_lines, ExchangeView, GameReplay, PlyView, Reading, ReplayError, SentMessage, ToolView,

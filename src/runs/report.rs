@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use super::groups::{groups_json, Groups};
-use super::leaderboard::{default_leaderboards, RunGame};
+use super::leaderboard::RunGame;
+use super::rating::{rate_games, RateSettings};
 use super::replay::{ExchangeView, GameReplay};
 use game::othello::Color;
 use record::AgentDecision;
@@ -17,10 +18,11 @@ use record::AgentDecision;
 /// The page's template: the data goes where it says `/*DATA*/`.
 pub const REPORT_TEMPLATE: &str = include_str!("report.html");
 
-/// The report page for `paths` and the number of games in it: the groups' results and
-/// every game read, those without an LLM player (which no group holds) included, so
-/// no run given is left out of the page (`report` and `serve` alike).
-pub fn report_page(paths: &[PathBuf], groups: &Groups) -> (String, usize) {
+/// The report page for `paths` and the number of games in it: the groups' results, the
+/// ratings as `rating` says (every face's [`rate_games`]) and every game read, those
+/// without an LLM player (which no group holds) included, so no run given is left out
+/// of the page (`report` and `serve` alike).
+pub fn report_page(paths: &[PathBuf], groups: &Groups, rating: &RateSettings) -> (String, usize) {
     let Groups { groups, logs } = groups;
     let mut games = Vec::new();
     let mut latencies = Vec::new();
@@ -50,7 +52,7 @@ pub fn report_page(paths: &[PathBuf], groups: &Groups) -> (String, usize) {
         "sources": paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
         "runs": runs,
         "groups": groups_json(groups),
-        "ratings": ratings_json(logs),
+        "ratings": ratings_json(logs, rating),
         "latencies_ms": latencies,
         "games": games,
         "notes": logs.notes,
@@ -61,13 +63,21 @@ pub fn report_page(paths: &[PathBuf], groups: &Groups) -> (String, usize) {
     )
 }
 
-/// Every player's rating as played, for the strength-against-cost chart: `rate`'s
-/// leaderboard at its defaults (its rows carry each LLM player's tokens per move), or
-/// why there is none.
-fn ratings_json(logs: &super::logs::GameLogs) -> Value {
-    match default_leaderboards(&RunGame::from_logs(logs)) {
-        Ok(Some((_, as_played, _))) => json!(as_played),
-        Ok(None) => json!({ "error": "no finished games" }),
+/// Every player's rating as played, for the strength-against-cost chart: the rating
+/// every face shows ([`rate_games`]; its rows carry each LLM player's tokens per move)
+/// with its notes (`notes`, the scale's first), or why there is none.
+fn ratings_json(logs: &super::logs::GameLogs, rating: &RateSettings) -> Value {
+    match rate_games(
+        &RunGame::from_logs(logs),
+        logs.game,
+        rating,
+        &stats::RatingWatch::default(),
+    ) {
+        Ok(rated) => {
+            let mut board = json!(rated.as_played);
+            board["notes"] = json!(rated.notes);
+            board
+        }
         Err(err) => json!({ "error": err.to_string() }),
     }
 }

@@ -416,10 +416,9 @@ pub fn changed_agent_settings(recorded: &AgentConfig, now: &AgentConfig) -> Vec<
         "user_template" => (&recorded.user_template, &now.user_template),
         _ => (&None, &None),
     };
-    compared(recorded, now)
+    differing_settings(recorded, now)
         .into_iter()
-        .filter(|(_, same)| !same)
-        .map(|(key, _)| match prompts(key) {
+        .map(|key| match prompts(key) {
             (Some(then), Some(now)) => format!(
                 "{key} {}: its text changed (sha256 {} then, {} now)",
                 now.source,
@@ -432,6 +431,15 @@ pub fn changed_agent_settings(recorded: &AgentConfig, now: &AgentConfig) -> Vec<
                 written(&now_written, key)
             ),
         })
+        .collect()
+}
+
+/// The run.json keys of the settings on which `a` and `b` differ, in the file's order.
+pub(crate) fn differing_settings(a: &AgentConfig, b: &AgentConfig) -> Vec<&'static str> {
+    compared(a, b)
+        .into_iter()
+        .filter(|(_, same)| !same)
+        .map(|(key, _)| key)
         .collect()
 }
 

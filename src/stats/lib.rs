@@ -18,6 +18,7 @@
 
 mod elo;
 mod interval;
+mod paired;
 mod ratings;
 mod sign_test;
 mod stopping;
@@ -25,6 +26,7 @@ mod tally;
 
 pub use elo::elo_to_score;
 pub use interval::{mean_and_sd, mean_interval, percentile, whole, wilson_interval};
+pub use paired::paired_elo;
 pub use ratings::{
     check_resamples, fit_ratings, ladder_position, RatedGame, Rating, RatingError, RatingFit, RatingOptions,
     RatingWatch, MIN_BOOTSTRAP,

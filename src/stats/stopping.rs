@@ -99,7 +99,7 @@ pub const MAX_ELO: f64 = 2000.0;
 const EMPTY_COUNT: f64 = 1e-3;
 
 /// Pseudo-trials added at each extreme for the interval: `z² / 2`, as Agresti and Coull do.
-const INTERVAL_PRIOR: f64 = Z_95 * Z_95 / 2.0;
+pub(crate) const INTERVAL_PRIOR: f64 = Z_95 * Z_95 / 2.0;
 
 /// Scores are clamped to `[SCORE_CLAMP, 1 - SCORE_CLAMP]` before turning into Elo.
 const SCORE_CLAMP: f64 = 1e-3;
@@ -610,7 +610,7 @@ pub struct Decision {
 }
 
 /// Logistic Elo of a score, clamped to `[SCORE_CLAMP, 1 - SCORE_CLAMP]` (±1200 Elo).
-fn clamped_elo(score: f64) -> f64 {
+pub(crate) fn clamped_elo(score: f64) -> f64 {
     score_to_elo(score.clamp(SCORE_CLAMP, 1.0 - SCORE_CLAMP))
 }
 

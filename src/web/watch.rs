@@ -26,7 +26,8 @@ use super::guard::{resolve, PathRefused};
 use super::{ApiError, AppState};
 use game::othello::{Color, Outcome};
 use record::{is_game_log, Event, ExchangeRecord, MoveSource, Notation, Squares};
-use runs::{default_leaderboards, groups_json, leaderboard_tables, read_game_logs, report_page, Groups, RunGame};
+use runs::{groups_json, leaderboard_tables, rate_games, read_game_logs, report_page, Groups, RateSettings, RunGame};
+use stats::RatingWatch;
 
 /// How often a followed run's folder is looked at.
 const FOLLOW_EVERY: Duration = Duration::from_millis(500);
@@ -202,7 +203,7 @@ pub async fn report(State(app): State<Arc<AppState>>, Path(run): Path<String>) -
     let root = app.runs.clone();
     let page = move || -> anyhow::Result<String> {
         let logs = game_logs(&root, &dir);
-        Ok(report_page(&logs, &Groups::read(&logs)?).0)
+        Ok(report_page(&logs, &Groups::read(&logs)?, &RateSettings::default()).0)
     };
     Ok(match tokio::task::spawn_blocking(page).await? {
         Ok(page) => assets::report_page(&page),
@@ -236,6 +237,15 @@ pub async fn file(
 pub struct RateRequest {
     /// Run folder names.
     runs: Vec<String>,
+    /// Whether the published ladder's engines are held at its ratings (the default,
+    /// as in `rate`); `false` rates every player from these games alone.
+    #[serde(default = "held")]
+    ladder: bool,
+}
+
+/// [`RateRequest::ladder`]'s default: on, as every face's.
+fn held() -> bool {
+    true
 }
 
 /// `rate`'s leaderboard tables over the chosen runs: `{text}`.
@@ -251,28 +261,31 @@ pub async fn rate(State(app): State<Arc<AppState>>, Json(request): Json<RateRequ
     let root = app.runs.clone();
     let rate = move || {
         let logs: Vec<PathBuf> = dirs.iter().flat_map(|dir| game_logs(&root, dir)).collect();
-        leaderboards_json(&logs)
+        leaderboards_json(&logs, &RateSettings::with_ladder(!request.ladder))
     };
     let rated = tokio::task::spawn_blocking(rate).await?;
     let rated = rated.map_err(|err| ApiError::caused(StatusCode::BAD_REQUEST, err))?;
     Ok(Json(rated).into_response())
 }
 
-/// `rate`'s leaderboards over `logs` ([`default_leaderboards`]): `as_played` and
-/// `fallback_as_loss` (`rate --json`'s rows, drawn as tables by the page) and `text`,
-/// the anchor named first and then `rate`'s tables as the terminal prints them.
-fn leaderboards_json(logs: &[PathBuf]) -> anyhow::Result<Value> {
-    let games = RunGame::from_logs(&read_game_logs(logs)?);
-    let Some((anchor, as_played, as_loss)) = default_leaderboards(&games)? else {
-        anyhow::bail!("no games in these runs");
-    };
+/// `rate`'s leaderboards over `logs` ([`rate_games`], as every face rates):
+/// `as_played` and `fallback_as_loss` (`rate --json`'s rows, drawn as tables by the
+/// page), `notes` (the scale's first) and `text`, the notes and then `rate`'s tables
+/// as the terminal prints them.
+fn leaderboards_json(logs: &[PathBuf], settings: &RateSettings) -> anyhow::Result<Value> {
+    let logs = read_game_logs(logs)?;
+    let rated = rate_games(&RunGame::from_logs(&logs), logs.game, settings, &RatingWatch::default())?;
+    let notes: String = rated.notes.iter().map(|note| format!("note: {note}\n")).collect();
     let text = format!(
-        "anchor: {} = {}\n{}",
-        anchor.spec,
-        anchor.elo,
-        leaderboard_tables(&as_played, as_loss.as_ref())
+        "{notes}{}",
+        leaderboard_tables(&rated.as_played, rated.fallback_as_loss.as_ref())
     );
-    Ok(json!({ "text": text, "as_played": as_played, "fallback_as_loss": as_loss }))
+    Ok(json!({
+        "text": text,
+        "as_played": rated.as_played,
+        "fallback_as_loss": rated.fallback_as_loss,
+        "notes": rated.notes,
+    }))
 }
 
 /// `GET /api/runs/{run}/follow`: the run's log records as they are written, each as a

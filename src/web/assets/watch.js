@@ -192,10 +192,10 @@
     const out = $("leaderboard");
     out.replaceChildren(el("p", "rating " + runs.length + " run(s)…", "muted"));
     try {
-      const rated = await OA.api("POST", "/api/rate", { runs });
+      const rated = await OA.api("POST", "/api/rate", { runs, ladder: $("rate-ladder").checked });
       // Each table scrolls sideways on a narrow screen rather than widening the page.
       const scrolled = table => { const box = el("div", undefined, "scroll-x"); box.appendChild(table); return box; };
-      out.replaceChildren(scrolled(leaderTable(rated.as_played, "As played")));
+      out.replaceChildren(...rated.notes.map(note => el("p", "note: " + note, "muted")), scrolled(leaderTable(rated.as_played, "As played")));
       if (rated.fallback_as_loss) out.appendChild(scrolled(leaderTable(rated.fallback_as_loss, "Every game in which a fallback moved scored as the LLM player's loss")));
       const details = el("details"); details.appendChild(el("summary", "as text (rate's tables)"));
       details.appendChild(el("pre", rated.text, "pre"));
