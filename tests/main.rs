@@ -18,6 +18,7 @@ mod fleet;
 mod forfeit;
 mod fuzz;
 mod inputs;
+mod intrinsic;
 mod local_llm;
 mod log_bytes;
 mod log_reading;

@@ -23,11 +23,17 @@ use stats::{check_resamples, RatingWatch};
 
 /// `--ladder` without a file: the ladder shipped under docs/.
 pub const DEFAULT_LADDER: &str = "docs/ladder-ratings.toml";
+/// `--intrinsic` by default: the calibration shipped under docs/.
+pub const DEFAULT_CALIBRATION: &str = "docs/intrinsic-calibration.toml";
 
 pub(super) fn run(args: RateArgs) -> Result<()> {
     let bootstrap = check_bootstrap(args.bootstrap)?;
     let inputs: Vec<&Path> = args.paths.iter().map(PathBuf::as_path).collect();
-    for (flag, path) in [("--csv", &args.csv), ("--write-ladder", &args.write_ladder)] {
+    for (flag, path) in [
+        ("--csv", &args.csv),
+        ("--write-ladder", &args.write_ladder),
+        ("--write-intrinsic", &args.write_intrinsic),
+    ] {
         if let Some(path) = path {
             check_output_flag(flag, path, args.overwrite, &inputs, &[])?;
         }
@@ -77,13 +83,15 @@ pub(super) fn run(args: RateArgs) -> Result<()> {
     if let Some(path) = &args.csv {
         write_output("--csv", path, csv(&as_played, as_loss.as_ref()).as_bytes())?;
     }
+    let intrinsic = super::intrinsic::table(&args, ladder.as_ref(), bootstrap)?;
     if args.json {
         outln!(
             "{}",
-            json!({ "as_played": as_played, "fallback_as_loss": as_loss, "notes": notes })
+            json!({ "as_played": as_played, "fallback_as_loss": as_loss, "notes": notes, "intrinsic": intrinsic })
         )?;
     } else {
         out!("{}", leaderboard_tables(&as_played, as_loss.as_ref()))?;
+        out!("\n{}", intrinsic.text())?;
     }
     Ok(())
 }
@@ -118,11 +126,7 @@ fn rate_with_progress(
 /// The ladder file `path` (the default one found beside the binary's sources when it
 /// is not in the current folder), checked.
 fn read_ladder(path: &Path) -> Result<(PathBuf, Ladder)> {
-    let path = if path == Path::new(DEFAULT_LADDER) && !path.exists() {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join(DEFAULT_LADDER)
-    } else {
-        path.to_path_buf()
-    };
+    let path = beside_sources(path, DEFAULT_LADDER);
     let text = read_user_file("--ladder", &path, SETTINGS_CAP)?;
     let ladder: Ladder = toml::from_str(&text).with_context(|| {
         format!(
@@ -134,6 +138,16 @@ fn read_ladder(path: &Path) -> Result<(PathBuf, Ladder)> {
         .checked()
         .with_context(|| format!("bad --ladder {}", path.display()))?;
     Ok((path, ladder))
+}
+
+/// `path`, or when it is the shipped file `default` and not in the current folder,
+/// that file beside the binary's sources.
+pub(super) fn beside_sources(path: &Path, default: &str) -> PathBuf {
+    if path == Path::new(default) && !path.exists() {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(default)
+    } else {
+        path.to_path_buf()
+    }
 }
 
 /// A note when the engines of `games` fall into groups that meet only through other

@@ -11,6 +11,9 @@
 //!   ([`read_game_logs`]), a game replayed as the agent saw it ([`GameReplay`]), a game
 //!   as the reports count it ([`GameSummary`], [`Matchup::add`]), what an LLM player did
 //!   ([`AgentStats`]);
+//! - `move_scores` and `intrinsic`: `move-scores.jsonl` typed ([`ScoredMove`]), each
+//!   player's valued decisions ([`Decisions`]) rated by a choice model through the
+//!   ladder's [`Calibration`] ([`IntrinsicTable`]);
 //! - `groups`, `leaderboard`, `hosts`, `report`, `export`, `csv_table`: the readers'
 //!   views ([`Groups`], ratings on one scale: [`Leaderboard`], per-host usage:
 //!   [`HostUsage`], the HTML report: [`report_page`], GGF and transcripts: [`ggf`],
@@ -26,8 +29,10 @@ mod csv_table;
 mod export;
 mod groups;
 mod hosts;
+mod intrinsic;
 mod leaderboard;
 mod logs;
+mod move_scores;
 mod recorded;
 mod replay;
 mod report;
@@ -41,12 +46,16 @@ pub use csv_table::CsvTable;
 pub use export::{ggf, transcript, ExportError};
 pub use groups::{collect_groups, groups_json, Group, GroupGame, Groups, GroupsError, Key};
 pub use hosts::{folder_host_usage, host_usage, HostUsage};
+pub use intrinsic::{
+    Calibration, CalibrationError, CalibrationRung, Decisions, IntrinsicRow, IntrinsicTable, REGAN_MARGIN,
+};
 pub use leaderboard::{
     canonical_player, default_leaderboards, leaderboard, leaderboard_tables, leaderboards, rated_players, Anchor,
     Ladder, LadderError, LeaderRow, Leaderboard, LeaderboardError, RatingView, RunGame, Rung, DEFAULT_BOOTSTRAP,
     DEFAULT_BOOTSTRAP_SEED,
 };
 pub use logs::{cut_off_note, read_game_logs, GameLogs, LoggedGame, LogsError};
+pub use move_scores::{read_move_scores, MoveScoresError, ScoredMove, MOVE_SCORES_FILE};
 pub use recorded::{EngineTable, OpeningsOrder, OpeningsRecord};
 pub use replay::{replay_records, replay_seed_lines, ExchangeView, GameReplay, PlyView, ReplayError, ToolView};
 pub use report::{report_page, REPORT_TEMPLATE};
