@@ -17,7 +17,14 @@ const MAX_RESAMPLES: usize = 200;
 /// The intrinsic table of the runs `args` names (writing the calibration first when
 /// `--write-intrinsic` asks, from `ladder`'s rungs).
 pub(super) fn table(args: &RateArgs, ladder: Option<&(PathBuf, Ladder)>, bootstrap: usize) -> Result<IntrinsicTable> {
-    let decisions = Decisions::read(&read_game_logs(&args.paths)?)?;
+    let logs = read_game_logs(&args.paths)?;
+    let decisions = Decisions::read(&logs)?;
+    if logs.game != game::Game::Othello {
+        return Ok(IntrinsicTable::uncalibrated(
+            &Decisions::default(),
+            format!("no intrinsic ratings for {}: the calibration is Othello's", logs.game),
+        ));
+    }
     if let (Some(path), Some((ladder_path, ladder))) = (&args.write_intrinsic, ladder) {
         let runs: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
         let source = format!(
