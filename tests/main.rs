@@ -19,6 +19,7 @@ mod forfeit;
 mod fuzz;
 mod host_load;
 mod inputs;
+mod intrinsic;
 mod local_llm;
 mod log_bytes;
 mod log_reading;

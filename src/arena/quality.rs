@@ -21,6 +21,7 @@ use engines::MoveScores;
 use game::othello::Color;
 use game::Othello;
 use record::MoveSource;
+pub use runs::ScoredMove;
 use stats::{mean_interval, wilson_interval};
 
 /// Game phases, by empty squares before the move.
@@ -55,41 +56,6 @@ impl Phase {
             Phase::Midgame => "midgame (40-21 empty)",
             Phase::Endgame => "endgame (20-1 empty)",
         }
-    }
-}
-
-/// One move measured against the reference.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct ScoredMove {
-    /// Game number in the run (from 1).
-    pub game: usize,
-    /// Ply (from 1, opening included).
-    pub ply: usize,
-    /// The mover (`black` or `white`).
-    pub color: String,
-    /// How the move was chosen.
-    pub source: MoveSource,
-    /// The move.
-    #[serde(rename = "move")]
-    pub mv: String,
-    /// Empty squares before the move.
-    pub empties: u32,
-    /// The reference's best moves.
-    pub best_moves: Vec<String>,
-    /// Best score minus this move's score, in the game's unit (discs for Othello).
-    pub regret: f64,
-    /// The regret is at least the game's [`Engines::BLUNDER`](engines::Engines::BLUNDER).
-    pub blunder: bool,
-    /// Whether the scores were exact.
-    pub exact: bool,
-    /// The reference's search depth (the empties when exact).
-    pub depth: u32,
-}
-
-impl ScoredMove {
-    /// Whether the move was one of the reference's best.
-    pub fn is_best(&self) -> bool {
-        self.regret <= 0.0
     }
 }
 
@@ -329,6 +295,11 @@ fn score_game<R: ModelGame>(
                         blunder: regret >= R::BLUNDER,
                         exact: scores.exact,
                         depth: scores.depth,
+                        values: scores
+                            .scores
+                            .iter()
+                            .map(|&(sq, value)| (sq.to_string(), value))
+                            .collect(),
                     });
                 }
             }

@@ -537,6 +537,14 @@ pub struct RateArgs {
     /// --ladder.
     #[arg(long, value_name = "FILE")]
     pub write_ladder: Option<PathBuf>,
+    /// Fit the intrinsic ratings' calibration on the --ladder rungs' valued decisions
+    /// in these runs and write it to this file (docs/intrinsic-calibration.toml is
+    /// rebuilt so by scripts/intrinsic-calibration.sh).
+    #[arg(long, value_name = "FILE", requires = "ladder")]
+    pub write_intrinsic: Option<PathBuf>,
+    /// The intrinsic ratings' calibration (default: the one shipped under docs/).
+    #[arg(long, value_name = "FILE", default_value = super::rate::DEFAULT_CALIBRATION)]
+    pub intrinsic: PathBuf,
     /// Bootstrap resamples for the 95% intervals.
     #[arg(long, default_value_t = runs::DEFAULT_BOOTSTRAP, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub bootstrap: u32,

@@ -11,6 +11,7 @@ mod export;
 mod external;
 mod grid;
 mod inputs;
+mod intrinsic;
 mod limits;
 mod modelfile;
 mod openings;

@@ -128,7 +128,7 @@ pub(super) fn score<R: ModelGame>(
 
 /// Writes every scored move to `dir/move-scores.jsonl`, one object per line.
 pub(super) fn write_scores(dir: &Path, moves: &[ScoredMove]) -> Result<()> {
-    let path = dir.join("move-scores.jsonl");
+    let path = dir.join(runs::MOVE_SCORES_FILE);
     let mut out = String::new();
     for m in moves {
         out.push_str(&serde_json::to_string(m)?);

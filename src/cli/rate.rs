@@ -18,25 +18,32 @@ use engines::EngineSpec;
 use game::Game;
 use runs::CsvTable;
 use runs::{
-    leaderboard_tables, rate_games, read_game_logs, Ladder, LadderChoice, Leaderboard, RateSettings, RatingView,
-    Ratings, RunGame,
+    leaderboard_tables, published_ladder, rate_games, read_game_logs, Ladder, LadderChoice, Leaderboard, RateSettings, RatingView,
+    Ratings, RunGame, PUBLISHED_LADDER_PATH,
 };
 use stats::{check_resamples, RatingWatch};
 
 /// `--ladder` without a file: the ladder shipped under docs/.
 pub const DEFAULT_LADDER: &str = "docs/ladder-ratings.toml";
+/// `--intrinsic` by default: the calibration shipped under docs/.
+pub const DEFAULT_CALIBRATION: &str = "docs/intrinsic-calibration.toml";
 
 pub(super) fn run(args: RateArgs) -> Result<()> {
     let bootstrap = check_bootstrap(args.bootstrap)?;
     let inputs: Vec<&Path> = args.paths.iter().map(PathBuf::as_path).collect();
-    for (flag, path) in [("--csv", &args.csv), ("--write-ladder", &args.write_ladder)] {
+    for (flag, path) in [
+        ("--csv", &args.csv),
+        ("--write-ladder", &args.write_ladder),
+        ("--write-intrinsic", &args.write_intrinsic),
+    ] {
         if let Some(path) = path {
             check_output_flag(flag, path, args.overwrite, &inputs, &[])?;
         }
     }
+    let ladder = ladder_choice(&args)?;
     let settings = RateSettings {
         anchor: args.anchor.clone(),
-        ladder: ladder_choice(&args)?,
+        ladder: ladder.clone(),
         bootstrap,
         seed: args.seed,
     };
@@ -52,13 +59,21 @@ pub(super) fn run(args: RateArgs) -> Result<()> {
     if let Some(path) = &args.csv {
         write_output("--csv", path, csv(as_played, as_loss).as_bytes())?;
     }
+    let rungs = match &ladder {
+        LadderChoice::File(source, ladder) => Some((source.as_str(), ladder.clone())),
+        LadderChoice::Published => Some((PUBLISHED_LADDER_PATH, published_ladder())),
+        LadderChoice::Off => None,
+    };
+    let intrinsic = super::intrinsic::table(&args, rungs.as_ref().map(|(s, l)| (*s, l)), bootstrap)?;
     if args.json {
         outln!(
             "{}",
-            json!({ "as_played": as_played, "fallback_as_loss": as_loss, "notes": notes })
+            json!({ "as_played": as_played, "fallback_as_loss": as_loss, "notes": notes, "intrinsic": intrinsic })
         )?;
     } else {
         out!("{}", leaderboard_tables(as_played, as_loss))?;
+        out!("
+{}", intrinsic.text())?;
     }
     Ok(())
 }
@@ -119,14 +134,20 @@ fn rate_with_progress(games: &[RunGame], game: Game, settings: &RateSettings) ->
 /// The ladder file `path` (the default one found beside the binary's sources when it
 /// is not in the current folder), checked.
 fn read_ladder(path: &Path) -> Result<(PathBuf, Ladder)> {
-    let path = if path == Path::new(DEFAULT_LADDER) && !path.exists() {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join(DEFAULT_LADDER)
-    } else {
-        path.to_path_buf()
-    };
+    let path = beside_sources(path, DEFAULT_LADDER);
     let text = read_user_file("--ladder", &path, SETTINGS_CAP)?;
     let ladder = Ladder::from_toml(&text).with_context(|| format!("bad --ladder {}", path.display()))?;
     Ok((path, ladder))
+}
+
+/// `path`, or when it is the shipped file `default` and not in the current folder,
+/// that file beside the binary's sources.
+pub(super) fn beside_sources(path: &Path, default: &str) -> PathBuf {
+    if path == Path::new(default) && !path.exists() {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(default)
+    } else {
+        path.to_path_buf()
+    }
 }
 
 /// A player as the logs name it: an engine spec in its full form (`reference` is

@@ -15,6 +15,9 @@
 //!   other settings are other players, in every reader);
 //! - `compare`: two runs' verdict ([`comparisons`]: paired games, the pooled Elo
 //!   difference with its interval, the settings that differ);
+//! - `move_scores` and `intrinsic`: `move-scores.jsonl` typed ([`ScoredMove`]), each
+//!   player's valued decisions ([`Decisions`]) rated by a choice model through the
+//!   ladder's [`Calibration`] ([`IntrinsicTable`]);
 //! - `groups`, `leaderboard`, `rating`, `hosts`, `report`, `export`, `csv_table`: the
 //!   readers' views ([`Groups`], ratings on one scale: [`Leaderboard`], rated once
 //!   for every face by [`rate_games`], per-host usage:
@@ -32,10 +35,12 @@ mod csv_table;
 mod export;
 mod groups;
 mod hosts;
+mod intrinsic;
 mod leaderboard;
 mod logs;
 mod players;
 mod rating;
+mod move_scores;
 mod recorded;
 mod replay;
 mod report;
@@ -50,6 +55,9 @@ pub use csv_table::CsvTable;
 pub use export::{ggf, transcript, ExportError};
 pub use groups::{collect_groups, groups_json, Group, GroupGame, Groups, GroupsError, Key};
 pub use hosts::{folder_host_usage, host_usage, HostUsage};
+pub use intrinsic::{
+    Calibration, CalibrationError, CalibrationRung, Decisions, IntrinsicRow, IntrinsicTable, REGAN_MARGIN,
+};
 pub use leaderboard::{
     canonical_player, leaderboard, leaderboard_tables, leaderboards, rated_players, Anchor, Ladder, LadderError,
     LeaderRow, Leaderboard, LeaderboardError, RatingView, RunGame, Rung, DEFAULT_BOOTSTRAP, DEFAULT_BOOTSTRAP_SEED,
@@ -60,6 +68,7 @@ pub use rating::{
     published_ladder, rate_games, LadderChoice, RateError, RateSettings, Ratings, PUBLISHED_LADDER,
     PUBLISHED_LADDER_PATH,
 };
+pub use move_scores::{read_move_scores, MoveScoresError, ScoredMove, MOVE_SCORES_FILE};
 pub use recorded::{EngineTable, OpeningsOrder, OpeningsRecord};
 pub use replay::{
     replay_records, replay_seed_lines, ExchangeView, GameReplay, PlyView, Reading, ReplayError, SentMessage, ToolView,

@@ -10,6 +10,8 @@
 //!   from its margin ([`GameScore`]);
 //! - `ratings`: the Bradley-Terry fit on the Elo scale with bootstrap intervals,
 //!   anchored, with some players held ([`fit_ratings`]);
+//! - `intrinsic`: intrinsic ratings from every valued decision ([`fit_choices`] of a
+//!   [`ChoiceModel`], [`held_out_log_loss`], [`bootstrap_fits`], the [`EloMap`]);
 //! - `sign_test`: the exact two-sided sign test for paired comparisons ([`sign_test`]).
 //!
 //! The workspace's crate map is in the `game` crate's documentation.
@@ -19,6 +21,7 @@
 mod elo;
 mod interval;
 mod paired;
+mod intrinsic;
 mod ratings;
 mod sign_test;
 mod stopping;
@@ -27,6 +30,10 @@ mod tally;
 pub use elo::elo_to_score;
 pub use interval::{mean_and_sd, mean_interval, percentile, whole, wilson_interval};
 pub use paired::paired_elo;
+pub use intrinsic::{
+    bootstrap_fits, fit_choices, held_out_log_loss, log_likelihood, log_prob, Bound, Choice, ChoiceFit, ChoiceModel,
+    EloMap, IntrinsicElo, MapError, MapPoint, Params, C_RANGE, HELD_OUT_FOLDS, S_RANGE,
+};
 pub use ratings::{
     check_resamples, fit_ratings, ladder_position, RatedGame, Rating, RatingError, RatingFit, RatingOptions,
     RatingWatch, MIN_BOOTSTRAP,

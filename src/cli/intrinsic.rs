@@ -1,0 +1,66 @@
+//! `rate`'s intrinsic ratings: the players' valued decisions read, rated through the
+//! calibration file, and with `--write-intrinsic` the calibration fitted and written.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+use super::args::RateArgs;
+use super::inputs::{read_user_file, SETTINGS_CAP};
+use super::outputs::write_output;
+use super::rate::{beside_sources, DEFAULT_CALIBRATION};
+use runs::{read_game_logs, Calibration, Decisions, IntrinsicTable, Ladder};
+
+/// Resamples of each player's games for its intrinsic interval, at most.
+const MAX_RESAMPLES: usize = 200;
+
+/// The intrinsic table of the runs `args` names (writing the calibration first when
+/// `--write-intrinsic` asks, from `ladder`'s rungs).
+pub(super) fn table(args: &RateArgs, ladder: Option<(&str, &Ladder)>, bootstrap: usize) -> Result<IntrinsicTable> {
+    let logs = read_game_logs(&args.paths)?;
+    let decisions = Decisions::read(&logs)?;
+    if logs.game != game::Game::Othello {
+        return Ok(IntrinsicTable::uncalibrated(
+            &Decisions::default(),
+            format!("no intrinsic ratings for {}: the calibration is Othello's", logs.game),
+        ));
+    }
+    if let (Some(path), Some((ladder_path, ladder))) = (&args.write_intrinsic, ladder) {
+        let runs: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
+        let source = format!(
+            "othello-arena rate {} --ladder {} --write-intrinsic {}",
+            runs.join(" "),
+            ladder_path,
+            path.display()
+        );
+        let calibration = Calibration::fit(&decisions, ladder, source).context("bad --write-intrinsic")?;
+        let text = format!(
+            "# The calibration of intrinsic ratings (`othello-arena rate`): each rung's choice models fitted on\n\
+             # its valued decisions, the model kept, and the map from its sensitivity to the ladder's Elo.\n{}",
+            toml::to_string(&calibration).context("cannot write the calibration as TOML")?
+        );
+        write_output("--write-intrinsic", path, text.as_bytes())?;
+    }
+    let path = beside_sources(&args.intrinsic, DEFAULT_CALIBRATION);
+    if args.intrinsic == Path::new(DEFAULT_CALIBRATION) && !path.exists() {
+        return Ok(IntrinsicTable::uncalibrated(
+            &decisions,
+            format!(
+                "no intrinsic calibration at {DEFAULT_CALIBRATION}: rebuild it with scripts/intrinsic-calibration.sh"
+            ),
+        ));
+    }
+    let text = read_user_file("--intrinsic", &path, SETTINGS_CAP)?;
+    let calibration: Calibration = toml::from_str(&text).with_context(|| {
+        format!(
+            "bad --intrinsic {}: write one with `othello-arena rate RUNS --ladder --write-intrinsic FILE`",
+            path.display()
+        )
+    })?;
+    Ok(IntrinsicTable::rate(
+        &decisions,
+        &calibration,
+        bootstrap.min(MAX_RESAMPLES),
+        args.seed,
+    ))
+}

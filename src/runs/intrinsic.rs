@@ -1,0 +1,339 @@
+//! Intrinsic ratings of the players of some runs: each player's valued decisions (the
+//! `values` of its lines in `move-scores.jsonl`) fitted by a choice model and carried
+//! to the Elo scale by a calibration on the ladder's engines ([`Calibration`], shipped
+//! as docs/intrinsic-calibration.toml). The maths is `stats`' ([`stats::fit_choices`],
+//! [`stats::EloMap`]).
+//!
+//! A decision counts when the player chose it (fallback moves never do) among two or
+//! more legal moves (forced moves and passes carry no information).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use record::MoveSource;
+use serde::{Deserialize, Serialize};
+use stats::{
+    bootstrap_fits, fit_choices, held_out_log_loss, ladder_position, Choice, ChoiceModel, EloMap, MapError, MapPoint,
+    Params,
+};
+
+use crate::logs::GameLogs;
+use crate::move_scores::{read_move_scores, MoveScoresError};
+use crate::Ladder;
+
+/// Every player's valued decisions, game by game, and notes on the runs that had none.
+#[derive(Clone, Debug, Default)]
+pub struct Decisions {
+    /// Each player (by spec, sorted) with its decisions, one list per game.
+    pub players: BTreeMap<String, Vec<Vec<Choice>>>,
+    /// Runs whose moves were never valued, one sentence each.
+    pub notes: Vec<String>,
+}
+
+impl Decisions {
+    /// The valued decisions of every game `logs` read, from each run folder's
+    /// `move-scores.jsonl`.
+    pub fn read(logs: &GameLogs) -> Result<Decisions, MoveScoresError> {
+        let mut decisions = Decisions::default();
+        let mut runs: Vec<&Path> = logs.games.iter().map(|g| g.run.as_path()).collect();
+        runs.dedup();
+        runs.sort();
+        runs.dedup();
+        for run in runs {
+            let scored = read_move_scores(run)?.unwrap_or_default();
+            if !scored.iter().any(|m| !m.values.is_empty()) {
+                decisions.notes.push(format!(
+                    "{} has no valued decisions (no move-scores.jsonl, or one written before values were kept): \
+                     play it with --score-moves to rate its players intrinsically",
+                    run.display()
+                ));
+                continue;
+            }
+            let mut games: BTreeMap<(String, usize), Vec<Choice>> = BTreeMap::new();
+            for m in scored.iter().filter(|m| m.source != MoveSource::Fallback) {
+                let Some(game) = logs.games.iter().find(|g| g.run == run && g.summary.number == m.game) else {
+                    continue;
+                };
+                let Ok(color) = m.color.parse() else { continue };
+                let values: Vec<f64> = m.values.iter().map(|v| v.1).collect();
+                let chosen = m.values.iter().position(|v| v.0 == m.mv);
+                if let Some(choice) = chosen.and_then(|i| Choice::from_values(&values, i)) {
+                    let player = game.summary.players[color].clone();
+                    games.entry((player, m.game)).or_default().push(choice);
+                }
+            }
+            for ((player, _), choices) in games {
+                decisions.players.entry(player).or_default().push(choices);
+            }
+        }
+        Ok(decisions)
+    }
+}
+
+/// One engine of the calibration: its ladder rating and its fitted models.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CalibrationRung {
+    /// The engine.
+    pub player: String,
+    /// Its rating on the ladder.
+    pub elo: f64,
+    /// Games and decisions fitted.
+    pub games: usize,
+    /// Valued decisions fitted.
+    pub decisions: usize,
+    /// The softmax's sensitivity.
+    pub softmax_s: f64,
+    /// Regan's sensitivity.
+    pub regan_s: f64,
+    /// Regan's consistency.
+    pub regan_c: f64,
+    /// Held-out log loss per decision of each model (games in folds, `stats::held_out_log_loss`).
+    pub loss_softmax: f64,
+    /// The same for Regan's form.
+    pub loss_regan: f64,
+    /// Whether the fit ended inside the search range (a point of the map).
+    pub in_map: bool,
+}
+
+/// The calibration of intrinsic ratings: the model kept, its map to Elo and the rungs
+/// it rests on.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Calibration {
+    /// The command that rebuilds the file byte for byte.
+    pub source: String,
+    /// The model kept: Regan's form when its held-out loss, the rungs' mean, is lower
+    /// than the softmax's by more than [`REGAN_MARGIN`], else the softmax.
+    pub model: ChoiceModel,
+    /// The map from the model's sensitivity to Elo.
+    pub map: EloMap,
+    /// The rungs, strongest first.
+    #[serde(rename = "rung")]
+    pub rungs: Vec<CalibrationRung>,
+}
+
+/// Why no calibration was made.
+#[derive(Debug, thiserror::Error)]
+pub enum CalibrationError {
+    /// No rung of the ladder has valued decisions in the runs.
+    #[error("no engine of the ladder has valued decisions in these runs: play the rungs with --score-moves")]
+    NoRungs,
+    /// The map could not be fitted.
+    #[error(transparent)]
+    Map(#[from] MapError),
+}
+
+/// How much lower (nats per decision, the rungs' mean) Regan's held-out loss must be
+/// for the calibration to keep it: its second parameter trades off against the first
+/// (the consistency runs to its bounds on weak rungs), so its sensitivity alone is no
+/// skill scale for the map, and a gain smaller than this does not pay for that.
+pub const REGAN_MARGIN: f64 = 0.01;
+
+/// Four significant decimals: enough for the map, and the same text on every machine.
+fn round4(x: f64) -> f64 {
+    (x * 1e4).round() / 1e4 + 0.0
+}
+
+impl Calibration {
+    /// Fits every rung of `ladder` that has decisions in `decisions`, keeps the model
+    /// with the lower held-out loss over them all, and fits its map.
+    pub fn fit(decisions: &Decisions, ladder: &Ladder, source: String) -> Result<Calibration, CalibrationError> {
+        let mut rungs = Vec::new();
+        for rung in &ladder.rungs {
+            let Some(games) = decisions.players.get(&rung.player) else {
+                continue;
+            };
+            let all = || games.iter().flatten();
+            let softmax = fit_choices(all(), ChoiceModel::Softmax);
+            let regan = fit_choices(all(), ChoiceModel::Regan);
+            let loss = |model| held_out_log_loss(games, model).unwrap_or(f64::NAN);
+            rungs.push(CalibrationRung {
+                player: rung.player.clone(),
+                elo: rung.elo,
+                games: games.len(),
+                decisions: softmax.decisions,
+                softmax_s: round4(softmax.params.s),
+                regan_s: round4(regan.params.s),
+                regan_c: round4(regan.params.c),
+                loss_softmax: round4(loss(ChoiceModel::Softmax)),
+                loss_regan: round4(loss(ChoiceModel::Regan)),
+                in_map: false,
+            });
+        }
+        if rungs.is_empty() {
+            return Err(CalibrationError::NoRungs);
+        }
+        let mean = |loss: fn(&CalibrationRung) -> f64| -> f64 {
+            let losses: Vec<f64> = rungs.iter().map(loss).filter(|x| x.is_finite()).collect();
+            losses.iter().sum::<f64>() / losses.len().max(1) as f64
+        };
+        let model = if mean(|r| r.loss_regan) < mean(|r| r.loss_softmax) - REGAN_MARGIN {
+            ChoiceModel::Regan
+        } else {
+            ChoiceModel::Softmax
+        };
+        let points: Vec<MapPoint> = rungs
+            .iter()
+            .map(|r| MapPoint {
+                player: r.player.clone(),
+                elo: r.elo,
+                s: Calibration::sensitivity(model, r),
+            })
+            .collect();
+        let map = EloMap::fit(&points)?;
+        let map = EloMap {
+            intercept: round4(map.intercept),
+            slope: round4(map.slope),
+            residual_sd: round4(map.residual_sd),
+            s_low: round4(map.s_low),
+            s_high: round4(map.s_high),
+        };
+        for r in &mut rungs {
+            r.in_map = map.holds_for(Calibration::sensitivity(model, r));
+        }
+        Ok(Calibration {
+            source,
+            model,
+            map,
+            rungs,
+        })
+    }
+
+    fn sensitivity(model: ChoiceModel, rung: &CalibrationRung) -> f64 {
+        match model {
+            ChoiceModel::Softmax => rung.softmax_s,
+            ChoiceModel::Regan => rung.regan_s,
+        }
+    }
+}
+
+/// One player's intrinsic rating.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct IntrinsicRow {
+    /// The player.
+    pub player: String,
+    /// Its intrinsic Elo (`None` outside the calibration's range).
+    pub elo: Option<f64>,
+    /// The 95% interval's low end.
+    pub low: Option<f64>,
+    /// Its high end.
+    pub high: Option<f64>,
+    /// Valued decisions fitted.
+    pub decisions: usize,
+    /// Games they came from.
+    pub games: usize,
+    /// The fitted parameters.
+    pub params: Params,
+    /// Where it falls among the calibration's rungs, or why it has no number.
+    pub place: String,
+}
+
+/// Every player's intrinsic rating, with notes.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct IntrinsicTable {
+    /// The model the calibration kept (`None` without a calibration).
+    pub model: Option<ChoiceModel>,
+    /// One row a player with valued decisions.
+    pub rows: Vec<IntrinsicRow>,
+    /// Runs without values, and what the numbers rest on.
+    pub notes: Vec<String>,
+}
+
+impl IntrinsicTable {
+    /// Rates every player of `decisions` through `calibration`, with `resamples`
+    /// bootstrap fits over each player's games seeded from `seed`.
+    pub fn rate(decisions: &Decisions, calibration: &Calibration, resamples: usize, seed: u64) -> IntrinsicTable {
+        let model = calibration.model;
+        let rungs: Vec<(String, f64)> = calibration.rungs.iter().map(|r| (r.player.clone(), r.elo)).collect();
+        let rows = decisions
+            .players
+            .iter()
+            .map(|(player, games)| {
+                let fit = fit_choices(games.iter().flatten(), model);
+                let resampled = bootstrap_fits(games, model, resamples, seed);
+                let rated = calibration.map.rate(&fit, &resampled);
+                let place = match rated.elo {
+                    Some(elo) => ladder_position(&rungs, elo),
+                    None if fit.params.s < calibration.map.s_low => {
+                        "sharper than the strongest calibrated rung: no number".to_string()
+                    }
+                    None => "flatter than the weakest calibrated rung: no number".to_string(),
+                };
+                IntrinsicRow {
+                    player: player.clone(),
+                    elo: rated.elo,
+                    low: rated.low,
+                    high: rated.high,
+                    decisions: fit.decisions,
+                    games: games.len(),
+                    params: fit.params,
+                    place,
+                }
+            })
+            .collect();
+        let mut notes = decisions.notes.clone();
+        notes.push(format!(
+            "intrinsic ratings: the {} choice model on the reference's values of every legal move, mapped to Elo by \
+             {} calibration rungs (sensitivity {:.2} to {:.2}, residual {:.0} Elo); outside that range no number",
+            model.name(),
+            calibration.rungs.iter().filter(|r| r.in_map).count(),
+            calibration.map.s_low,
+            calibration.map.s_high,
+            calibration.map.residual_sd
+        ));
+        IntrinsicTable {
+            model: Some(model),
+            rows,
+            notes,
+        }
+    }
+
+    /// No ratings: there is no calibration (`why` says so), only `decisions`' notes.
+    pub fn uncalibrated(decisions: &Decisions, why: String) -> IntrinsicTable {
+        let mut notes = decisions.notes.clone();
+        notes.push(why);
+        IntrinsicTable {
+            model: None,
+            rows: Vec::new(),
+            notes,
+        }
+    }
+
+    /// The text table, with its notes below.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "Intrinsic ratings ({} model on every valued decision, 95% intervals: bootstrap over games plus the \
+             calibration's residual)",
+            self.model.map_or("no", ChoiceModel::name)
+        );
+        let width = self.rows.iter().map(|r| r.player.len()).max().unwrap_or(6).max(6);
+        let _ = writeln!(
+            out,
+            "  {:width$}  {:>6}  {:>15}  {:>9}  {:>5}  {:>7}  {:>5}  place among the rungs",
+            "player", "elo", "95% interval", "decisions", "games", "s", "c"
+        );
+        for r in &self.rows {
+            let elo = r
+                .elo
+                .map_or_else(|| "-".to_string(), |e| format!("{:.0}", stats::whole(e)));
+            let interval = match (r.low, r.high) {
+                (Some(low), Some(high)) => format!("[{:.0}, {:.0}]", stats::whole(low), stats::whole(high)),
+                _ => "-".to_string(),
+            };
+            let _ = writeln!(
+                out,
+                "  {:width$}  {elo:>6}  {interval:>15}  {:>9}  {:>5}  {:>7.2}  {:>5.2}  {}",
+                r.player, r.decisions, r.games, r.params.s, r.params.c, r.place
+            );
+        }
+        if self.rows.is_empty() {
+            let _ = writeln!(out, "  (no player has valued decisions)");
+        }
+        for note in &self.notes {
+            let _ = writeln!(out, "  note: {note}");
+        }
+        out
+    }
+}

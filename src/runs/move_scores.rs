@@ -1,0 +1,101 @@
+//! `move-scores.jsonl`, typed: one scored move a line, written by `--score-moves` and
+//! read back by the intrinsic ratings.
+//!
+//! A line's `values` (every legal move of the position with the reference's value, in
+//! row-major order, final discs for the mover) came later than the other fields: lines
+//! written before it read back with no values.
+
+use std::path::{Path, PathBuf};
+
+use record::MoveSource;
+use serde::{Deserialize, Serialize};
+
+/// The file a run folder's scored moves are written to.
+pub const MOVE_SCORES_FILE: &str = "move-scores.jsonl";
+
+/// One move measured against the reference.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScoredMove {
+    /// Game number in the run (from 1).
+    pub game: usize,
+    /// Ply (from 1, opening included).
+    pub ply: usize,
+    /// The mover (`black` or `white`).
+    pub color: String,
+    /// How the move was chosen.
+    pub source: MoveSource,
+    /// The move.
+    #[serde(rename = "move")]
+    pub mv: String,
+    /// Empty squares before the move.
+    pub empties: u32,
+    /// The reference's best moves.
+    pub best_moves: Vec<String>,
+    /// Best score minus this move's score, in the game's unit (discs for Othello).
+    pub regret: f64,
+    /// The regret is at least the game's blunder threshold (`Engines::BLUNDER`).
+    pub blunder: bool,
+    /// Whether the scores were exact.
+    pub exact: bool,
+    /// The reference's search depth (the empties when exact).
+    pub depth: u32,
+    /// Every legal move of the position with its value, row-major (empty on lines
+    /// written before values were kept).
+    #[serde(default)]
+    pub values: Vec<(String, f64)>,
+}
+
+impl ScoredMove {
+    /// Whether the move was one of the reference's best.
+    pub fn is_best(&self) -> bool {
+        self.regret <= 0.0
+    }
+}
+
+/// A `move-scores.jsonl` that cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum MoveScoresError {
+    /// The file exists but cannot be read.
+    #[error("cannot read {path}: check its permissions")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// What the system said.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A line that is not a scored move.
+    #[error("line {line} of {path} is not a scored move: rescore the run with --score-moves")]
+    Line {
+        /// The file.
+        path: PathBuf,
+        /// Its line number (from 1).
+        line: usize,
+        /// What the parser said.
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
+/// The scored moves of the run folder `dir` (`None` when it has no
+/// [`MOVE_SCORES_FILE`]).
+pub fn read_move_scores(dir: &Path) -> Result<Option<Vec<ScoredMove>>, MoveScoresError> {
+    let path = dir.join(MOVE_SCORES_FILE);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => return Err(MoveScoresError::Read { path, source }),
+    };
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .map(|(i, line)| {
+            serde_json::from_str(line).map_err(|source| MoveScoresError::Line {
+                path: path.clone(),
+                line: i + 1,
+                source,
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map(Some)
+}
