@@ -12,6 +12,7 @@ mod external;
 mod grid;
 mod inputs;
 mod limits;
+mod mcp;
 mod modelfile;
 mod openings;
 mod outputs;
@@ -87,6 +88,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Datagen(args) => positions::run_datagen(args),
         Command::Serve(args) => runtime()?.block_on(serve::run(args, &env)),
         Command::Engine(args) => engine_server::run(args),
+        Command::Mcp(args) => runtime()?.block_on(mcp::run(args, &env)),
     }
 }
 
