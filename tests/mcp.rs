@@ -218,6 +218,16 @@ fn read_back(run: &Path) {
     arena_ok(&["report", run_arg, "-o", report.to_str().unwrap()]);
     let ggf = arena_ok(&["export", run_arg]);
     assert!(ggf.contains("mcp:hand-client-1.0"), "{ggf}");
+    // serve's watch page: the run and its games, with the tool calls left out.
+    let served = crate::support::serve::Served::start(run.parent().unwrap(), "127.0.0.1:0", &[]);
+    let name = run.file_name().unwrap().to_str().unwrap();
+    let shown: Value = crate::support::serve::client()
+        .get(format!("{}/api/runs/{name}", served.url))
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    assert_eq!(shown["games"][1]["white"], "mcp:hand-client-1.0", "{shown}");
 }
 
 #[test]

@@ -693,16 +693,17 @@ fn finish<R: ModelGame>(shared: &Shared<R>, played: Result<GameRecord<R>, GameEr
     shared.settle(log);
 }
 
-/// The client's `T` and the opponent's, by colour.
-fn by_side<T>(you: Color, client: T, opponent: T) -> ByColor<T> {
-    match you {
+/// `own` for the side `color` and `other` for its opponent, by colour (a client's or a
+/// person's seat and the engine's).
+pub fn by_side<T>(color: Color, own: T, other: T) -> ByColor<T> {
+    match color {
         Color::Black => ByColor {
-            black: client,
-            white: opponent,
+            black: own,
+            white: other,
         },
         Color::White => ByColor {
-            black: opponent,
-            white: client,
+            black: other,
+            white: own,
         },
     }
 }

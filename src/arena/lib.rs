@@ -45,8 +45,8 @@ mod sequential;
 pub use accuracy::{accuracy, calibration, solve_all, Accuracy, Calibration, Solved};
 pub use balanced::{balanced_openings, start_bias, suite_values, BalancedSettings, RatedOpening, OPENINGS_DEPTH};
 pub use client::{
-    player_name, ClientAnswer, ClientCall, ClientError, ClientGames, ClientResult, ClientSettings, ClientState, Discs,
-    MAX_ARGUMENT, MAX_CALLS_PER_PLY,
+    by_side, player_name, ClientAnswer, ClientCall, ClientError, ClientGames, ClientResult, ClientSettings,
+    ClientState, Discs, MAX_ARGUMENT, MAX_CALLS_PER_PLY,
 };
 pub use connection::{ConnectError, Connection, HostSettings};
 pub use engine_group::end_engine_processes;
