@@ -253,6 +253,11 @@ fn illegal_moves_fall_back_or_forfeit_and_a_disconnect_stops_the_game() {
         "{after}"
     );
     session.call("new_game", json!({}));
+    let finished = session.call("get_state", json!({ "game_id": 1 }));
+    assert_eq!(
+        finished["structuredContent"]["result"], "loss",
+        "a finished game stays answerable: {finished}"
+    );
     session.close();
     let run = run_folder(&dir);
     let first = read_game_log(&run.join("game-0001.jsonl")).expect("a readable log");

@@ -134,11 +134,11 @@ pub struct ClientAnswer {
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
     /// No game has this id.
-    #[error("no game {id}: start one with new_game (open games: {open})")]
+    #[error("no game {id}: start one with new_game (games here: {open})")]
     NoGame {
         /// The id given.
         id: u64,
-        /// The ids of the open games.
+        /// The ids of the games started (finished ones included).
         open: String,
     },
     /// The game is over: only `get_state` answers.
@@ -486,8 +486,9 @@ impl<R: ModelGame> ClientGames<R> {
         let (reply, answer) = oneshot::channel();
         {
             let mut games = self.games();
-            games.retain(|_, game| game.shared.lock().end.is_none());
-            if games.len() >= self.settings.max_games {
+            // Finished games stay answerable (get_state); only open ones count.
+            let open = games.values().filter(|game| game.shared.lock().end.is_none()).count();
+            if open >= self.settings.max_games {
                 return Err(ClientError::Full {
                     max: self.settings.max_games,
                 });
