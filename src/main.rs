@@ -1,10 +1,12 @@
 //! othello-arena: measure how well LLM agents play Othello. The binary is the two
 //! faces of the workspace: [`cli`] (each command: its flags, the arena call, the
-//! printing) and [`web`] (`serve`, the browser face on the same runtime). They are the
+//! printing), [`web`] (`serve`, the browser face on the same runtime) and [`mcp`]
+//! (`mcp`, the Model Context Protocol face on stdio). They are the
 //! only code that reads flags or the environment; the work is in the library crates
 //! (crate map: the `game` crate's documentation, and the README).
 
 mod cli;
+mod mcp;
 mod web;
 
 use std::process::ExitCode;

@@ -133,7 +133,7 @@ fn play_model(name: &str, player: &str, servers: &[&str], extra: &[&str]) -> Cou
                     None => {}
                 }
             }
-            Event::GameStart(_) | Event::GameStopped(_) | Event::Forfeit(_) | Event::Hint(_) => {}
+            Event::GameStart(_) | Event::GameStopped(_) | Event::Forfeit(_) | Event::Hint(_) | Event::ToolCall(_) => {}
         }
     }
     counts

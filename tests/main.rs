@@ -26,6 +26,7 @@ mod log_reading;
 mod long_work;
 mod marubatsu;
 mod matches;
+mod mcp;
 mod modelfile;
 mod move_quality;
 // The old-runs test passes unchanged (its fixture builder is one long recipe).

@@ -20,6 +20,7 @@
 
 mod accuracy;
 mod balanced;
+mod client;
 mod connection;
 mod engine_group;
 mod engine_process;
@@ -45,6 +46,10 @@ mod sequential;
 
 pub use accuracy::{accuracy, calibration, solve_all, Accuracy, Calibration, Solved};
 pub use balanced::{balanced_openings, start_bias, suite_values, BalancedSettings, RatedOpening, OPENINGS_DEPTH};
+pub use client::{
+    by_side, player_name, ClientAnswer, ClientCall, ClientError, ClientGames, ClientResult, ClientSettings,
+    ClientState, Discs, MAX_ARGUMENT, MAX_CALLS_PER_PLY,
+};
 pub use connection::{ConnectError, Connection, HostSettings};
 pub use engine_group::end_engine_processes;
 pub use engine_process::ExternalError;

@@ -76,6 +76,9 @@ pub enum Command {
     /// Serve one of our engines over GTP or NBoard on stdin/stdout (for NBoard, or
     /// as an external engine of a run).
     Engine(super::engine_server::EngineArgs),
+    /// Serve games over the Model Context Protocol on stdin/stdout: any MCP client
+    /// plays through tools, logged and rated like every other player (docs/mcp.md).
+    Mcp(super::mcp::McpArgs),
 }
 
 /// `openings`.

@@ -13,6 +13,7 @@ mod grid;
 mod inputs;
 mod intrinsic;
 mod limits;
+mod mcp;
 mod modelfile;
 mod openings;
 mod outputs;
@@ -88,6 +89,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Datagen(args) => positions::run_datagen(args),
         Command::Serve(args) => runtime()?.block_on(serve::run(args, &env)),
         Command::Engine(args) => engine_server::run(args),
+        Command::Mcp(args) => runtime()?.block_on(mcp::run(args, &env)),
     }
 }
 

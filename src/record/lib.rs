@@ -59,12 +59,18 @@
 //! - `game_stopped`: `game`, `ply` (the next ply, never played), `reason`
 //!   ([`StopReason`]: `interrupted`: the run was stopped; `abandoned`: the person
 //!   playing in the browser did not move within `serve --move-wait`; `ended`: that
-//!   person ended the game, leaving the page or giving up): the game is unfinished
+//!   person ended the game, leaving the page or giving up; `disconnected`: the MCP
+//!   client playing it went away): the game is unfinished
 //!   (`eval --resume` plays it again from the start and keeps this file as
 //!   `game-<NNNN>.jsonl.unfinished-<k>`);
 //! - `hint`: `game`, `ply`, `color`, `player`, `engine`, `exact`, `depth`, `values`
 //!   (`[{"move", "value"}]`, each legal move's value): an engine's values of a person's
-//!   moves, shown to them before they moved ([`HintRecord`]).
+//!   moves, shown to them before they moved ([`HintRecord`]);
+//! - `tool_call`: `game`, `ply` (the ply the game was at), `color`, `player`, `tool`,
+//!   `arguments`, `result`, `is_error`: a tool an MCP client (`othello-arena mcp`)
+//!   called on its game, with the arguments it sent and the structured result it got
+//!   ([`ToolCallRecord`]); its moves are `move` records with source `llm` (or
+//!   `fallback`, and a `forfeit` record, after too many illegal moves).
 //!
 //! A move is written `d3` (a square, in lower case) or `pass`, in both games
 //! (marubatsu's squares are `a1` to `c3`): [`Notation`]. A board is one character a
@@ -152,6 +158,9 @@ pub enum Event {
     /// page's hints); written before that person's move. Replay and the tallies pass
     /// over it.
     Hint(HintRecord),
+    /// An MCP client called one of the server's tools on the game (`othello-arena
+    /// mcp`); written at the ply the game was at. Replay and the tallies pass over it.
+    ToolCall(ToolCallRecord),
 }
 
 impl Event {
@@ -383,6 +392,28 @@ pub struct HintRecord {
     pub depth: u32,
     /// Each legal move with its value (final disc difference for the person), row-major.
     pub values: Vec<HintValue>,
+}
+
+/// `tool_call`: a tool an MCP client called on a game in play, with its arguments and
+/// result as the client sent and received them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ToolCallRecord {
+    /// Game number.
+    pub game: usize,
+    /// The ply the game was at (the next to be played).
+    pub ply: usize,
+    /// The client's colour.
+    pub color: Color,
+    /// The client's player name (`mcp:NAME`).
+    pub player: String,
+    /// The tool's name (`play_move`, `simulate_move`, ...).
+    pub tool: String,
+    /// Its arguments as sent.
+    pub arguments: Value,
+    /// The result's structured content as returned (for an error, `{"error": ...}`).
+    pub result: Value,
+    /// Whether the result was an error (an illegal move, a bad square).
+    pub is_error: bool,
 }
 
 /// One legal move's value in a [`HintRecord`].
@@ -627,11 +658,19 @@ pub enum StopReason {
     Abandoned,
     /// The person playing in the browser ended the game (left the page, gave up).
     Ended,
+    /// The MCP client playing the game went away (its connection closed) before the
+    /// game was over.
+    Disconnected,
 }
 
 impl StopReason {
     /// Every reason.
-    pub const ALL: [StopReason; 3] = [StopReason::Interrupted, StopReason::Abandoned, StopReason::Ended];
+    pub const ALL: [StopReason; 4] = [
+        StopReason::Interrupted,
+        StopReason::Abandoned,
+        StopReason::Ended,
+        StopReason::Disconnected,
+    ];
 
     /// The reason as the log writes it.
     pub fn as_str(self) -> &'static str {
@@ -639,6 +678,7 @@ impl StopReason {
             StopReason::Interrupted => "interrupted",
             StopReason::Abandoned => "abandoned",
             StopReason::Ended => "ended",
+            StopReason::Disconnected => "disconnected",
         }
     }
 }
@@ -651,7 +691,7 @@ impl std::fmt::Display for StopReason {
 
 /// Text that is not a reason a game stopped for.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown stop reason {text:?}: expected interrupted, abandoned or ended")]
+#[error("unknown stop reason {text:?}: expected interrupted, abandoned, ended or disconnected")]
 pub struct ParseStopReasonError {
     /// The text that failed to parse.
     pub text: String,

@@ -8,6 +8,7 @@ use game::{Line, Rules};
 use super::{
     AgentDecision, EngineId, Event, ExchangeRecord, Exchanged, ForfeitRecord, GameEnd, GameLog, GameStart, GameStopped,
     HintRecord, LogError, MoveRecord, MoveSource, Notation, PlayerKind, PlayerKinds, Squares, StopReason,
+    ToolCallRecord,
 };
 
 /// A ply and the side deciding it: where an exchange, a move or a forfeit belongs.
@@ -156,6 +157,29 @@ impl<'a> GameWriter<'a> {
     /// before they moved.
     pub fn hint(&self, hint: &HintRecord) -> Result<(), LogError> {
         self.write(|game| Event::Hint(HintRecord { game, ..hint.clone() }))
+    }
+
+    /// `tool_call`: `player`, at `at`, called `tool` with `arguments` and got `result`
+    /// (an error when `is_error`).
+    pub fn tool_call(
+        &self,
+        at: Ply,
+        player: &str,
+        (tool, arguments): (&str, &serde_json::Value),
+        (result, is_error): (&serde_json::Value, bool),
+    ) -> Result<(), LogError> {
+        self.write(|game| {
+            Event::ToolCall(ToolCallRecord {
+                game,
+                ply: at.number,
+                color: at.color,
+                player: player.to_string(),
+                tool: tool.to_string(),
+                arguments: arguments.clone(),
+                result: result.clone(),
+                is_error,
+            })
+        })
     }
 
     /// `game_stopped`: the run stopped before `ply` was played.

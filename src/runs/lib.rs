@@ -79,8 +79,8 @@ pub use results_file::{
     Stopping, TallySummary, TournamentRatings, TournamentResults,
 };
 pub use run_file::{
-    changed_agent_settings, EvalRun, Harness, PlayRun, ProbeRun, ReadRunError, Resume, RunEngine, RunFile, RunKind,
-    RunPlayer, ServeRun, TournamentRun,
+    changed_agent_settings, EvalRun, Harness, McpClient, McpRun, PlayRun, ProbeRun, ReadRunError, Resume, RunEngine,
+    RunFile, RunKind, RunPlayer, ServeRun, TournamentRun,
 };
 pub use run_folder::{check_output, utc_now, OutputError, RunFolder, RunFolderError};
 pub use tally::{GameSummary, Matchup, NotAGameLog};

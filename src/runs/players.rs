@@ -78,6 +78,7 @@ fn run_agents(run: &Path) -> Vec<AgentConfig> {
         RunKind::Tournament(run) => run.players.into_iter().filter_map(|p| p.agent).collect(),
         RunKind::Play(run) => run.players.into_iter().filter_map(|p| p.agent).collect(),
         RunKind::Serve(run) => run.players.into_iter().filter_map(|p| p.agent).collect(),
+        RunKind::Mcp(run) => run.players.into_iter().filter_map(|p| p.agent).collect(),
     }
 }
 

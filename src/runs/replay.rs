@@ -548,7 +548,7 @@ fn replay_game<R: ModelGame>(records: &[Record]) -> Result<GameReplay, ReplayErr
                 check_end::<R>(&board, &replay, end.winner).map_err(|reason| broken(ply, reason))?;
                 replay.margin = Some(check_margin::<R>(&board, &replay, end).map_err(|reason| broken(ply, reason))?);
             }
-            Event::GameStart(_) | Event::GameStopped(_) | Event::Hint(_) => {}
+            Event::GameStart(_) | Event::GameStopped(_) | Event::Hint(_) | Event::ToolCall(_) => {}
         }
     }
     Ok(replay)

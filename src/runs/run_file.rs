@@ -63,6 +63,8 @@ pub enum RunKind {
     Probe(ProbeRun),
     /// `serve`: one game against a person in the browser.
     Serve(ServeRun),
+    /// `mcp`: the games an MCP client played through the server's tools.
+    Mcp(McpRun),
 }
 
 /// The settings of an `eval` run.
@@ -198,6 +200,35 @@ pub struct ServeRun {
     pub human_color: Color,
 }
 
+/// The settings of an `mcp` server's run: the games one MCP client played.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct McpRun {
+    /// The client, then each opponent it may choose (the first is the default).
+    pub players: Vec<RunPlayer>,
+    /// The client as its MCP handshake named itself.
+    pub client: McpClient,
+    /// Where games start: `N random opening plies`, or `openings from FILE (...)`.
+    pub openings: String,
+    /// The seed of the openings and the engines' choices.
+    pub seed: u64,
+    /// Illegal `play_move` calls on one ply before the fallback plays (or the client
+    /// forfeits).
+    pub max_invalid: u32,
+    /// What happens then: `forfeit`, or the engine that moves for the client.
+    pub fallback: String,
+    /// Games open at once.
+    pub max_games: usize,
+}
+
+/// An MCP client's name and version as its `initialize` request gave them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct McpClient {
+    /// `clientInfo.name`.
+    pub name: String,
+    /// `clientInfo.version`.
+    pub version: String,
+}
+
 /// One player of a run.json's `players`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunPlayer {
@@ -326,7 +357,8 @@ impl RunFile {
             }
             RunKind::Play(PlayRun { players, .. })
             | RunKind::Tournament(TournamentRun { players, .. })
-            | RunKind::Serve(ServeRun { players, .. }) => {
+            | RunKind::Serve(ServeRun { players, .. })
+            | RunKind::Mcp(McpRun { players, .. }) => {
                 players.iter().find(|p| p.spec == spec).and_then(|p| p.agent.as_ref())
             }
         }
@@ -637,7 +669,8 @@ mod tests {
                 RunKind::Probe(probe) => vec![&probe.agent],
                 RunKind::Play(PlayRun { players, .. })
                 | RunKind::Tournament(TournamentRun { players, .. })
-                | RunKind::Serve(ServeRun { players, .. }) => players.iter().filter_map(|p| p.agent.as_ref()).collect(),
+                | RunKind::Serve(ServeRun { players, .. })
+                | RunKind::Mcp(McpRun { players, .. }) => players.iter().filter_map(|p| p.agent.as_ref()).collect(),
             };
             let recorded: Vec<&Value> = std::iter::once(&raw["agent"])
                 .chain(raw["players"].as_array().into_iter().flatten().map(|p| &p["agent"]))

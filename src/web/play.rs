@@ -40,9 +40,9 @@ use tokio::sync::{broadcast, mpsc};
 
 use super::{ApiError, AppState};
 use agent::{Agent, AgentError, BlockingEngine, MoveContext};
-use arena::{play_logged, Action, GameContext, PlayError, Played, Player, PlayerSpec, Seat};
+use arena::{by_side, play_logged, Action, GameContext, PlayError, Played, Player, PlayerSpec, Seat};
 use engines::{Engine, EngineError, EngineSpec, Reference};
-use game::othello::{Bitboard, Board, ByColor, Color, Move, Square};
+use game::othello::{Bitboard, Board, Color, Move, Square};
 use game::{Line, Othello};
 use record::{
     game_log_path, AgentDecision, GameLog, GameWriter, HintRecord, HintValue, MoveSource, Notation, PlayerKind,
@@ -532,8 +532,8 @@ async fn run_game(
         name: opponent.to_string(),
         kind: opponent.kind(),
     };
-    let players = by_color::<&mut dyn Player>(human_color, &mut human, opponent_player.as_mut());
-    let seats = by_color(human_color, human_seat, opponent_seat);
+    let players = by_side::<&mut dyn Player>(human_color, &mut human, opponent_player.as_mut());
+    let seats = by_side(human_color, human_seat, opponent_seat);
     let start = Board::new();
     session.publish(PlayEvent::Start {
         human: human_color.to_string(),
@@ -615,20 +615,6 @@ fn web_player(session: &Arc<Session>, opponent: &PlayerSpec, seed: u64) -> Box<d
                 session: session.clone(),
             })
         }
-    }
-}
-
-/// The person's and the opponent's `T` by colour.
-fn by_color<T>(human_color: Color, human: T, opponent: T) -> ByColor<T> {
-    match human_color {
-        Color::Black => ByColor {
-            black: human,
-            white: opponent,
-        },
-        Color::White => ByColor {
-            black: opponent,
-            white: human,
-        },
     }
 }
 

@@ -587,6 +587,8 @@ impl Followed {
     fn read((path, file): (&FsPath, &str), line: &[u8], first: bool) -> Option<Followed> {
         let event = match record::decode_line(path, 0, line).ok()?.event {
             Event::Exchange(_) if first => return None,
+            // An MCP client's tool calls are in the log, not on the page.
+            Event::ToolCall(_) => return None,
             Event::Exchange(exchange) => Shown::Exchange(ShownExchange::of(&exchange)),
             Event::Move(m) => Shown::Move {
                 ply: m.ply,

@@ -1,0 +1,954 @@
+//! Games played move by move by a client that calls in from outside the process (an
+//! MCP client, `othello-arena mcp`), logged as a run's games are.
+//!
+//! Each game is a tokio task running the one game loop ([`play_logged`]) between the
+//! opponent and a [`Player`] that waits for the client's calls: `get_state`,
+//! `simulate_move`, `play_move` and `resign` reach the game through a channel and are
+//! answered there, so each is logged (`tool_call`) at the ply the game is at, in order
+//! with the moves. A `play_move` is answered once the opponent has replied (or the game
+//! is over). An illegal move is an error result that counts as an invalid answer; the
+//! [`ClientSettings::max_invalid`]-th of one ply lets the fallback engine move for the
+//! client (source `fallback`) or forfeits the game. A client that goes away leaves each
+//! open game logged as stopped (`disconnected`).
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use serde::Serialize;
+use serde_json::{json, Value};
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
+
+use super::openings::Openings;
+use super::play::{GameContext, GameError, GameRecord};
+use super::player::{Action, PlayError, Played, Player};
+use super::player_spec::PlayerSpec;
+use super::schedule::{play_logged, Seat};
+use super::scheduled::ScheduledGame;
+use agent::tools::{decode_args, Tool};
+use agent::{BlockingEngine, ModelGame, MoveContext};
+use engines::EngineError;
+use game::othello::{ByColor, Color, Outcome, TextStyle};
+use game::{derive_seed, Line};
+use record::{
+    game_log_path, AgentDecision, GameLog, GameWriter, LogError, MoveSource, Notation, PlayerKind, Ply, Squares,
+    StopReason,
+};
+use runs::{McpClient, McpRun, RunFile, RunFolder, RunFolderError, RunKind, RunPlayer};
+
+/// The most tool calls one game answers at one ply: with each call's line bounded (its
+/// strings are), this bounds the bytes a move logs.
+pub const MAX_CALLS_PER_PLY: usize = 200;
+/// The longest string argument a client may send (a square, a colour, an opponent's spec).
+pub const MAX_ARGUMENT: usize = 200;
+
+/// The client's player name in logs and tables: `mcp:NAME`, NAME given, or else the
+/// client's handshake name and version (`mcp:claude-code-1.2.0`), each character that
+/// a table cell would not keep whole (`agent::AgentConfig::check_name`'s rule) written
+/// as `-`, cut to [`agent::MAX_NAME`] characters.
+pub fn player_name(client: &McpClient, given: Option<&str>) -> String {
+    let name = match given {
+        Some(name) => name.to_string(),
+        None if client.version.is_empty() => client.name.clone(),
+        None => format!("{}-{}", client.name, client.version),
+    };
+    let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '+');
+    let mut name: String = name
+        .chars()
+        .map(|c| if plain(c) { c } else { '-' })
+        .take(agent::MAX_NAME)
+        .collect();
+    if name.is_empty() {
+        name = "client".to_string();
+    }
+    format!("mcp:{name}")
+}
+
+/// How the server plays its clients' games.
+#[derive(Clone)]
+pub struct ClientSettings<R: ModelGame> {
+    /// The opponents a client may choose, the default first.
+    pub opponents: Vec<PlayerSpec<R>>,
+    /// Where games start.
+    pub openings: Openings<R>,
+    /// The seed of the openings and the engines' choices (game `n` derives its own).
+    pub seed: u64,
+    /// Illegal `play_move` calls at one ply before the fallback plays (at least 1).
+    pub max_invalid: u32,
+    /// The engine that moves for a client out of legal tries (`None`: it forfeits).
+    pub fallback: Option<R::Spec>,
+    /// Games open at once.
+    pub max_games: usize,
+    /// How boards are written for the client (the agent's rendering).
+    pub style: TextStyle,
+}
+
+/// What a client asks of one of its games.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ClientCall {
+    /// The position, the side to move, the legal moves, the result once over.
+    State,
+    /// What playing this square would do (the agent's `simulate_move` tool).
+    Simulate(String),
+    /// Plays this square, then lets the opponent answer.
+    Play(String),
+    /// Gives the game up (logged as the client's forfeit).
+    Resign,
+}
+
+impl ClientCall {
+    /// The tool's name, as the client calls it.
+    pub fn tool(&self) -> &'static str {
+        match self {
+            ClientCall::State => "get_state",
+            ClientCall::Simulate(_) => "simulate_move",
+            ClientCall::Play(_) => "play_move",
+            ClientCall::Resign => "resign",
+        }
+    }
+
+    /// The call's arguments as the log keeps them.
+    fn arguments(&self, game_id: u64) -> Value {
+        match self {
+            ClientCall::Simulate(coord) | ClientCall::Play(coord) => json!({ "game_id": game_id, "coord": coord }),
+            ClientCall::State | ClientCall::Resign => json!({ "game_id": game_id }),
+        }
+    }
+}
+
+/// A tool's answer: text for the client's model, the same as structured content, and
+/// whether it reports the client's error (an illegal move, a bad square).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClientAnswer {
+    /// The text (a board as the agent's prompts write it, or a tool's JSON).
+    pub text: String,
+    /// The structured content.
+    pub content: Value,
+    /// Whether the call failed by the client's fault (it counts against it).
+    pub is_error: bool,
+}
+
+/// A call that cannot be answered: the message names the problem and the way out.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    /// No game has this id.
+    #[error("no game {id}: start one with new_game (games here: {open})")]
+    NoGame {
+        /// The id given.
+        id: u64,
+        /// The ids of the games started (finished ones included).
+        open: String,
+    },
+    /// The game is over: only `get_state` answers.
+    #[error("game {id} is over: call get_state for its result, or new_game for another")]
+    Over {
+        /// The game's id.
+        id: u64,
+    },
+    /// Too many games open.
+    #[error("{max} games are open, the most this server allows: finish or resign one first")]
+    Full {
+        /// The limit.
+        max: usize,
+    },
+    /// An opponent the server does not offer.
+    #[error("opponent {given:?} is not offered here; choose one of: {offered}")]
+    Opponent {
+        /// The spec given.
+        given: String,
+        /// The specs offered.
+        offered: String,
+    },
+    /// A string argument past [`MAX_ARGUMENT`] bytes.
+    #[error("{name} is {len} bytes long, past the limit of {MAX_ARGUMENT}: send a square such as d3")]
+    TooLong {
+        /// The argument's name.
+        name: &'static str,
+        /// Its length.
+        len: usize,
+    },
+    /// Too many calls at one ply.
+    #[error("{MAX_CALLS_PER_PLY} calls at ply {ply} of game {id}, the most one ply takes: play a move")]
+    TooManyCalls {
+        /// The game's id.
+        id: u64,
+        /// The ply.
+        ply: usize,
+    },
+    /// The game failed (its log, its opponent).
+    #[error("game {id} failed: {message}")]
+    Failed {
+        /// The game's id.
+        id: u64,
+        /// What went wrong.
+        message: String,
+    },
+    /// The run folder could not be made.
+    #[error(transparent)]
+    Folder(#[from] RunFolderError),
+    /// A log could not be written.
+    #[error(transparent)]
+    Log(#[from] LogError),
+}
+
+/// A position as a client reads it (the structured content of every state).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ClientState {
+    /// The game's id (its number in the run).
+    pub game_id: u64,
+    /// The board, one character a square as logs write it (`X` black, `O` white, `-`).
+    pub board: String,
+    /// The side to move.
+    pub to_move: Color,
+    /// The client's side.
+    pub your_color: Color,
+    /// The client's legal moves (lower case, row-major): empty unless it is to move.
+    pub legal_moves: Vec<String>,
+    /// Whether the game is over.
+    pub over: bool,
+    /// `win`, `loss` or `draw`, for the client, once over.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result: Option<ClientResult>,
+    /// The pieces on the board, once over.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub discs: Option<Discs>,
+    /// The side that forfeited (resigned, or ran out of legal tries), if one did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub forfeit: Option<Color>,
+    /// Why the game stopped unfinished, if it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failed: Option<String>,
+    /// The next ply (from 1, opening included).
+    pub ply: usize,
+    /// The opponent's spec.
+    pub opponent: String,
+    /// Every move so far, opening included.
+    pub moves: Vec<String>,
+}
+
+/// A finished game's result for the client.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ClientResult {
+    /// The client won.
+    Win,
+    /// The client lost.
+    Loss,
+    /// A draw.
+    Draw,
+}
+
+/// The pieces of each side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Discs {
+    /// Black's.
+    pub black: u32,
+    /// White's.
+    pub white: u32,
+}
+
+/// How a game ended, as far as its client is told.
+#[derive(Clone, Debug, Default)]
+struct End {
+    outcome: Option<Outcome>,
+    forfeit: Option<Color>,
+    failed: Option<String>,
+}
+
+/// A call answered later: a `play_move` (after the opponent's reply), a `new_game`
+/// (at the client's first turn), a `resign`.
+struct Pending {
+    call: (&'static str, Value),
+    ply: usize,
+    reply: oneshot::Sender<Result<ClientAnswer, ClientError>>,
+}
+
+type Reply = oneshot::Sender<Result<ClientAnswer, ClientError>>;
+
+/// One game's state as its handle and its task share it.
+struct Shared<R: ModelGame> {
+    id: u64,
+    you: Color,
+    opponent: String,
+    player: String,
+    style: TextStyle,
+    inner: Mutex<Inner<R>>,
+}
+
+struct Inner<R: ModelGame> {
+    line: Line<R>,
+    end: Option<End>,
+    pending: Option<Pending>,
+}
+
+impl<R: ModelGame> Shared<R> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner<R>> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The state now, as the client reads it.
+    fn state(&self) -> ClientState {
+        let inner = self.lock();
+        let position = inner.line.board();
+        let to_move = R::to_move(position);
+        let over = inner.end.is_some();
+        let legal_moves = if over || to_move != self.you {
+            Vec::new()
+        } else {
+            R::legal_moves(position)
+                .into_iter()
+                .map(|mv| Notation::of::<R>(mv).to_string())
+                .filter(|mv| mv != "pass")
+                .collect()
+        };
+        let end = inner.end.clone().unwrap_or_default();
+        let pieces = R::pieces(position);
+        ClientState {
+            game_id: self.id,
+            board: Squares::of::<R>(position).to_string(),
+            to_move,
+            your_color: self.you,
+            legal_moves,
+            over,
+            result: end.outcome.map(|outcome| match outcome {
+                Outcome::Draw => ClientResult::Draw,
+                Outcome::Win(color) if color == self.you => ClientResult::Win,
+                Outcome::Win(_) => ClientResult::Loss,
+            }),
+            discs: over.then_some(Discs {
+                black: pieces.black,
+                white: pieces.white,
+            }),
+            forfeit: end.forfeit,
+            failed: end.failed,
+            ply: inner.line.moves().len() + 1,
+            opponent: self.opponent.clone(),
+            moves: inner
+                .line
+                .moves()
+                .iter()
+                .map(|&mv| Notation::of::<R>(mv).to_string())
+                .collect(),
+        }
+    }
+
+    /// The state as a tool's answer: the board as the agent's prompts write it, then a
+    /// line on whose turn it is or how the game ended.
+    fn answer(&self) -> ClientAnswer {
+        let state = self.state();
+        let position = *self.lock().line.board();
+        let status = match (&state.result, &state.failed) {
+            (Some(result), _) => format!(
+                "Game {} is over: {result:?} for you ({}).",
+                state.game_id,
+                state
+                    .discs
+                    .map_or(String::new(), |d| format!("black {}, white {}", d.black, d.white))
+            ),
+            (None, Some(failed)) => format!("Game {} stopped: {failed}.", state.game_id),
+            (None, None) if state.to_move == self.you => {
+                format!(
+                    "You play {}; your move (play_move with game_id {}).",
+                    self.you, state.game_id
+                )
+            }
+            (None, None) => format!("You play {}; the opponent is to move.", self.you),
+        };
+        ClientAnswer {
+            text: format!("{}\n{status}", R::model_text(&position, self.style)),
+            content: serde_json::to_value(&state).unwrap_or(Value::Null),
+            is_error: false,
+        }
+    }
+
+    /// Answers the pending call, if any, with the state now, logging it first.
+    fn settle(&self, log: GameWriter<'_>) {
+        let Some(pending) = self.lock().pending.take() else {
+            return;
+        };
+        let answer = self.answer();
+        let at = Ply {
+            number: pending.ply,
+            color: self.you,
+        };
+        let logged = log.tool_call(
+            at,
+            &self.player,
+            (pending.call.0, &pending.call.1),
+            (&answer.content, false),
+        );
+        let reply = logged.map(|()| answer).map_err(|source| ClientError::Failed {
+            id: self.id,
+            message: format!("{source}"),
+        });
+        // A client that has gone away is told nothing.
+        let _ = pending.reply.send(reply);
+    }
+}
+
+/// A call on its way to its game's task.
+struct Command {
+    call: ClientCall,
+    reply: Reply,
+}
+
+/// An open game, as the table holds it.
+struct Handle<R: ModelGame> {
+    commands: mpsc::Sender<Command>,
+    shared: Arc<Shared<R>>,
+}
+
+/// The games of one client: a run folder, its games by id.
+pub struct ClientGames<R: ModelGame> {
+    settings: ClientSettings<R>,
+    folder: RunFolder,
+    player: String,
+    games: Mutex<HashMap<u64, Handle<R>>>,
+    tasks: Mutex<Vec<JoinHandle<()>>>,
+    count: AtomicUsize,
+}
+
+impl<R: ModelGame> ClientGames<R> {
+    /// A run folder under `log_dir` for `client`'s games, played as `player` (its
+    /// run.json records the settings and the client).
+    pub fn open(
+        settings: ClientSettings<R>,
+        log_dir: &Path,
+        client: McpClient,
+        player: String,
+    ) -> Result<ClientGames<R>, ClientError> {
+        let folder = RunFolder::create_in(log_dir, &player.replace(':', "-"))?;
+        let players = std::iter::once(RunPlayer::new(player.clone(), None))
+            .chain(settings.opponents.iter().map(PlayerSpec::run_player))
+            .collect();
+        folder.write_run(&RunFile::new(RunKind::Mcp(McpRun {
+            players,
+            client,
+            openings: settings.openings.to_string(),
+            seed: settings.seed,
+            max_invalid: settings.max_invalid,
+            fallback: settings
+                .fallback
+                .as_ref()
+                .map_or_else(|| "forfeit".to_string(), ToString::to_string),
+            max_games: settings.max_games,
+        })))?;
+        Ok(ClientGames {
+            settings,
+            folder,
+            player,
+            games: Mutex::new(HashMap::new()),
+            tasks: Mutex::new(Vec::new()),
+            count: AtomicUsize::new(0),
+        })
+    }
+
+    /// The run folder.
+    pub fn path(&self) -> &Path {
+        self.folder.path()
+    }
+
+    /// The client's player name in the logs.
+    pub fn player(&self) -> &str {
+        &self.player
+    }
+
+    fn games(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Handle<R>>> {
+        self.games.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The opponent `given` names among those offered (the first when `None`).
+    fn opponent(&self, given: Option<&str>) -> Result<PlayerSpec<R>, ClientError> {
+        let offered = &self.settings.opponents;
+        let found = match given.map(str::trim) {
+            None | Some("") => offered.first(),
+            Some(spec) => offered.iter().find(|o| o.to_string() == spec),
+        };
+        found.cloned().ok_or_else(|| ClientError::Opponent {
+            given: given.unwrap_or_default().to_string(),
+            offered: offered.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "),
+        })
+    }
+
+    /// Starts a game with the client as `color` (by default black in odd games, white
+    /// in even ones) against `opponent` (one of those offered); answers the state at
+    /// the client's first turn (the opponent moves first when it holds black).
+    pub async fn new_game(&self, color: Option<Color>, opponent: Option<&str>) -> Result<ClientAnswer, ClientError> {
+        if let Some(spec) = opponent.filter(|s| s.len() > MAX_ARGUMENT) {
+            return Err(ClientError::TooLong {
+                name: "opponent",
+                len: spec.len(),
+            });
+        }
+        let opponent = self.opponent(opponent)?;
+        let (reply, answer) = oneshot::channel();
+        {
+            let mut games = self.games();
+            // Finished games stay answerable (get_state); only open ones count.
+            let open = games.values().filter(|game| game.shared.lock().end.is_none()).count();
+            if open >= self.settings.max_games {
+                return Err(ClientError::Full {
+                    max: self.settings.max_games,
+                });
+            }
+            let number = self.count.fetch_add(1, Ordering::Relaxed) + 1;
+            let you = color.unwrap_or(if number % 2 == 1 { Color::Black } else { Color::White });
+            let (handle, task) = self.start(number, you, opponent, reply)?;
+            games.insert(number as u64, handle);
+            self.tasks.lock().unwrap_or_else(|p| p.into_inner()).push(task);
+        }
+        answer.await.unwrap_or_else(|_| Err(self.lost(0)))
+    }
+
+    /// Spawns game `number`'s task; `reply` is answered at the client's first turn.
+    fn start(
+        &self,
+        number: usize,
+        you: Color,
+        opponent: PlayerSpec<R>,
+        reply: Reply,
+    ) -> Result<(Handle<R>, JoinHandle<()>), ClientError> {
+        let log = GameLog::create(&game_log_path(self.folder.path(), number))?;
+        let seed = derive_seed(self.settings.seed, number as u64);
+        let scheduled = ScheduledGame {
+            black: 0,
+            white: 1,
+            opening_seed: seed,
+            pair: number - 1,
+            seed,
+        };
+        let line = self.settings.openings.line(&scheduled);
+        let suite_line = self.settings.openings.name(&scheduled);
+        let id = number as u64;
+        let shared = Arc::new(Shared {
+            id,
+            you,
+            opponent: opponent.to_string(),
+            player: self.player.clone(),
+            style: self.settings.style,
+            inner: Mutex::new(Inner {
+                line: line.clone(),
+                end: None,
+                pending: Some(Pending {
+                    call: ("new_game", json!({ "color": you, "opponent": opponent.to_string() })),
+                    ply: line.moves().len() + 1,
+                    reply,
+                }),
+            }),
+        });
+        let (commands, inbox) = mpsc::channel(8);
+        let client = ClientPlayer {
+            shared: shared.clone(),
+            inbox,
+            fallback: self
+                .settings
+                .fallback
+                .as_ref()
+                .map(|spec| BlockingEngine::new(R::engine(spec, seed))),
+            max_invalid: self.settings.max_invalid.max(1),
+        };
+        let game = ClientGame {
+            shared: shared.clone(),
+            client,
+            opponent,
+            line: (line, suite_line),
+            seed,
+            number,
+        };
+        let task = tokio::spawn(game.play(log));
+        Ok((Handle { commands, shared }, task))
+    }
+
+    /// Answers `call` on game `id`.
+    pub async fn call(&self, id: u64, call: ClientCall) -> Result<ClientAnswer, ClientError> {
+        if let ClientCall::Simulate(coord) | ClientCall::Play(coord) = &call {
+            if coord.len() > MAX_ARGUMENT {
+                return Err(ClientError::TooLong {
+                    name: "coord",
+                    len: coord.len(),
+                });
+            }
+        }
+        let (commands, shared) = {
+            let games = self.games();
+            let Some(game) = games.get(&id) else {
+                let mut open: Vec<u64> = games.keys().copied().collect();
+                open.sort_unstable();
+                let open = open.iter().map(u64::to_string).collect::<Vec<_>>().join(", ");
+                return Err(ClientError::NoGame { id, open });
+            };
+            (game.commands.clone(), game.shared.clone())
+        };
+        if shared.lock().end.is_some() {
+            return match call {
+                ClientCall::State => Ok(shared.answer()),
+                _ => Err(ClientError::Over { id }),
+            };
+        }
+        let (reply, answer) = oneshot::channel();
+        if commands.send(Command { call, reply }).await.is_err() {
+            return Err(ClientError::Over { id });
+        }
+        answer.await.unwrap_or_else(|_| Err(self.lost(id)))
+    }
+
+    /// The error of a call whose game ended without answering it.
+    fn lost(&self, id: u64) -> ClientError {
+        ClientError::Failed {
+            id,
+            message: "the game ended before answering (see the server's log)".to_string(),
+        }
+    }
+
+    /// Ends every game still open (each logged as stopped: the client went away) and
+    /// waits until their logs are whole.
+    pub async fn close(&self) {
+        self.games().clear();
+        let tasks = std::mem::take(&mut *self.tasks.lock().unwrap_or_else(|p| p.into_inner()));
+        for task in tasks {
+            let _ = task.await;
+        }
+    }
+}
+
+/// A game's task: the client against its opponent.
+struct ClientGame<R: ModelGame> {
+    shared: Arc<Shared<R>>,
+    client: ClientPlayer<R>,
+    opponent: PlayerSpec<R>,
+    line: (Line<R>, Option<String>),
+    seed: u64,
+    number: usize,
+}
+
+impl<R: ModelGame> ClientGame<R> {
+    /// Plays the game to its end (or until the client goes away) into `log`.
+    async fn play(mut self, log: GameLog) {
+        let shared = self.shared.clone();
+        let writer = GameWriter::new(Some(&log), self.number);
+        let mut opponent = self.opponent.build(derive_seed(self.seed, 1));
+        let you = shared.you;
+        let seats = by_side(
+            you,
+            Seat {
+                name: shared.player.clone(),
+                kind: PlayerKind::Llm,
+            },
+            Seat {
+                name: self.opponent.to_string(),
+                kind: self.opponent.kind(),
+            },
+        );
+        let players = by_side::<&mut dyn Player<R>>(you, &mut self.client, opponent.as_mut());
+        let watched = shared.clone();
+        let mut observe = move |position: &R::Position, mv: R::Move| {
+            let mut inner = watched.lock();
+            // The loop checked the move; a failure here is not possible.
+            let _ = inner.line.try_play(mv);
+            debug_assert_eq!(inner.line.board(), position);
+            if inner.line.is_over() {
+                inner.end = Some(End {
+                    outcome: Some(R::outcome(position)),
+                    ..End::default()
+                });
+                drop(inner);
+                watched.settle(writer);
+            }
+        };
+        let ctx = GameContext {
+            log: writer,
+            observer: Some(&mut observe),
+            stop: None,
+        };
+        let (line, suite_line) = self.line;
+        let played = play_logged((line, suite_line.as_deref()), players, seats, self.seed, ctx).await;
+        finish(&shared, played, writer);
+    }
+}
+
+/// Records how the game ended and answers a call still waiting.
+fn finish<R: ModelGame>(shared: &Shared<R>, played: Result<GameRecord<R>, GameError>, log: GameWriter<'_>) {
+    let end = match played {
+        Ok(record) => End {
+            outcome: Some(record.outcome),
+            forfeit: record.forfeit.as_ref().map(|f| f.color),
+            failed: None,
+        },
+        Err(err) => {
+            let message = llm::error_chain(&err);
+            tracing::warn!("MCP game {} ended unfinished: {message}", shared.id);
+            End {
+                outcome: None,
+                forfeit: None,
+                failed: Some(message),
+            }
+        }
+    };
+    let mut inner = shared.lock();
+    if inner.end.is_none() || end.forfeit.is_some() {
+        inner.end = Some(end);
+    }
+    drop(inner);
+    shared.settle(log);
+}
+
+/// `own` for the side `color` and `other` for its opponent, by colour (a client's or a
+/// person's seat and the engine's).
+pub fn by_side<T>(color: Color, own: T, other: T) -> ByColor<T> {
+    match color {
+        Color::Black => ByColor {
+            black: own,
+            white: other,
+        },
+        Color::White => ByColor {
+            black: other,
+            white: own,
+        },
+    }
+}
+
+/// The client's side of the game loop: waits for its calls.
+struct ClientPlayer<R: ModelGame> {
+    shared: Arc<Shared<R>>,
+    inbox: mpsc::Receiver<Command>,
+    fallback: Option<BlockingEngine<R>>,
+    max_invalid: u32,
+}
+
+/// The client's account of one ply so far.
+#[derive(Default)]
+struct Turn {
+    calls: usize,
+    decision: AgentDecision,
+}
+
+#[async_trait::async_trait]
+impl<R: ModelGame> Player<R> for ClientPlayer<R> {
+    fn name(&self) -> String {
+        self.shared.player.clone()
+    }
+
+    async fn act(&mut self, position: &R::Position, ctx: MoveContext<'_>) -> Result<Action<R>, PlayError> {
+        let started = Instant::now();
+        self.shared.settle(ctx.log);
+        let mut turn = Turn::default();
+        loop {
+            let Some(Command { call, reply }) = self.inbox.recv().await else {
+                ctx.log
+                    .stopped(ctx.ply, StopReason::Disconnected)
+                    .map_err(agent::AgentError::from)?;
+                let mut inner = self.shared.lock();
+                inner.end = Some(End {
+                    failed: Some(format!("the client went away before ply {}", ctx.ply)),
+                    ..End::default()
+                });
+                return Err(PlayError::Engine(EngineError::InputClosed));
+            };
+            turn.calls += 1;
+            if turn.calls > MAX_CALLS_PER_PLY {
+                let _ = reply.send(Err(ClientError::TooManyCalls {
+                    id: self.shared.id,
+                    ply: ctx.ply,
+                }));
+                continue;
+            }
+            turn.decision.latency_ms = started.elapsed().as_secs_f64() * 1000.0;
+            if let Some(action) = self.answer(position, &ctx, (call, reply), &mut turn).await? {
+                return Ok(action);
+            }
+        }
+    }
+}
+
+impl<R: ModelGame> ClientPlayer<R> {
+    /// Answers one call at the client's turn; a move or a forfeit ends the turn.
+    async fn answer(
+        &mut self,
+        position: &R::Position,
+        ctx: &MoveContext<'_>,
+        (call, reply): (ClientCall, Reply),
+        turn: &mut Turn,
+    ) -> Result<Option<Action<R>>, PlayError> {
+        let shared = &self.shared;
+        let at = Ply {
+            number: ctx.ply,
+            color: shared.you,
+        };
+        let arguments = call.arguments(shared.id);
+        let logged = |answer: ClientAnswer| -> Result<ClientAnswer, ClientError> {
+            ctx.log.tool_call(
+                at,
+                &shared.player,
+                (call.tool(), &arguments),
+                (&answer.content, answer.is_error),
+            )?;
+            Ok(answer)
+        };
+        match &call {
+            ClientCall::State => {
+                let _ = reply.send(logged(shared.answer()));
+                Ok(None)
+            }
+            ClientCall::Simulate(coord) => {
+                turn.decision.tool_calls += 1;
+                let tool = R::simulate_tool(shared.style);
+                let result = decode_args(&json!({ "coord": coord })).and_then(|args| tool.call(position, args));
+                turn.decision.tool_errors += u32::from(result.is_err());
+                let _ = reply.send(logged(tool_answer(result)));
+                Ok(None)
+            }
+            ClientCall::Play(coord) => match legal_move::<R>(position, coord) {
+                Ok(mv) => {
+                    self.wait_with(call.tool(), arguments, ctx.ply, reply);
+                    turn.decision.source = Some(MoveSource::Llm);
+                    Ok(Some(Action::Move(Played {
+                        mv,
+                        source: MoveSource::Llm,
+                        agent: Some(turn.decision.clone()),
+                    })))
+                }
+                Err(message) => {
+                    turn.decision.invalid_answers += 1;
+                    let answer = tool_answer(Err(message.clone()));
+                    if turn.decision.invalid_answers < self.max_invalid {
+                        let _ = reply.send(logged(answer));
+                        return Ok(None);
+                    }
+                    let _ = logged(answer);
+                    self.wait_with(call.tool(), arguments, ctx.ply, reply);
+                    self.out_of_tries(position, ctx.log, message, turn).await.map(Some)
+                }
+            },
+            ClientCall::Resign => {
+                self.wait_with(call.tool(), arguments, ctx.ply, reply);
+                turn.decision.source = Some(MoveSource::Forfeit);
+                turn.decision.fallback_reason = Some("the client resigned".to_string());
+                Ok(Some(self.forfeit(ctx.log, turn)))
+            }
+        }
+    }
+
+    /// The client's forfeit: the game is over, lost by the client, and the pending call
+    /// is answered (and logged) before the loop logs the forfeit and the end.
+    fn forfeit(&self, log: GameWriter<'_>, turn: &Turn) -> Action<R> {
+        self.shared.lock().end = Some(End {
+            outcome: Some(Outcome::Win(!self.shared.you)),
+            forfeit: Some(self.shared.you),
+            failed: None,
+        });
+        self.shared.settle(log);
+        Action::Forfeit(turn.decision.clone())
+    }
+
+    /// Answers `reply` with the state at the client's next turn (or the game's end).
+    fn wait_with(&self, tool: &'static str, arguments: Value, ply: usize, reply: Reply) {
+        self.shared.lock().pending = Some(Pending {
+            call: (tool, arguments),
+            ply,
+            reply,
+        });
+    }
+
+    /// The client's last legal try failed: the fallback moves for it, or it forfeits.
+    async fn out_of_tries(
+        &self,
+        position: &R::Position,
+        log: GameWriter<'_>,
+        why: String,
+        turn: &mut Turn,
+    ) -> Result<Action<R>, PlayError> {
+        let reason = format!(
+            "{} illegal moves at this ply; the last: {why}",
+            turn.decision.invalid_answers
+        );
+        turn.decision.fallback_reason = Some(reason);
+        let Some(fallback) = &self.fallback else {
+            turn.decision.source = Some(MoveSource::Forfeit);
+            return Ok(self.forfeit(log, turn));
+        };
+        let decision = fallback.choose(position).await?;
+        turn.decision.source = Some(MoveSource::Fallback);
+        Ok(Action::Move(Played {
+            mv: R::decision_move(&decision),
+            source: MoveSource::Fallback,
+            agent: Some(turn.decision.clone()),
+        }))
+    }
+}
+
+/// A tool's result as the agent's tool gives it: its JSON, or `{"error": ...}`.
+fn tool_answer(result: Result<Value, String>) -> ClientAnswer {
+    let (content, is_error) = match result {
+        Ok(value) => (value, false),
+        Err(message) => (json!({ "error": message }), true),
+    };
+    ClientAnswer {
+        text: content.to_string(),
+        content,
+        is_error,
+    }
+}
+
+/// `coord` as a legal move of `position`, or why not (naming the legal moves).
+fn legal_move<R: ModelGame>(position: &R::Position, coord: &str) -> Result<R::Move, String> {
+    let legal = R::legal_moves(position);
+    let named = || {
+        legal
+            .iter()
+            .map(|&mv| Notation::of::<R>(mv).to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mv: R::Move = coord.trim().to_ascii_lowercase().parse().map_err(|_| {
+        format!(
+            "{coord:?} is not a square (write a column then a row, such as d3); legal moves: {}",
+            named()
+        )
+    })?;
+    if !legal.contains(&mv) {
+        return Err(format!("{coord} is not a legal move here; legal moves: {}", named()));
+    }
+    Ok(mv)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn client(name: &str, version: &str) -> McpClient {
+        McpClient {
+            name: name.to_string(),
+            version: version.to_string(),
+        }
+    }
+
+    #[test]
+    fn a_player_is_named_by_the_handshake_in_one_table_cell() {
+        assert_eq!(
+            player_name(&client("claude-code", "1.0.3"), None),
+            "mcp:claude-code-1.0.3"
+        );
+        assert_eq!(player_name(&client("My Client, v2", ""), None), "mcp:My-Client--v2");
+        assert_eq!(player_name(&client("x", "1"), Some("tester")), "mcp:tester");
+        assert_eq!(player_name(&client("", ""), None), "mcp:client");
+        let long = player_name(&client(&"n".repeat(500), "1"), None);
+        assert_eq!(long.len(), "mcp:".len() + agent::MAX_NAME);
+    }
+
+    #[test]
+    fn a_move_is_read_in_either_case_and_refused_with_the_legal_moves() {
+        let start = <game::Othello as game::Rules>::start();
+        assert_eq!(
+            legal_move::<game::Othello>(&start, " D3 ").map(|m| m.to_string()),
+            Ok("d3".to_string())
+        );
+        let refused = legal_move::<game::Othello>(&start, "a1").unwrap_err();
+        assert!(refused.contains("legal moves: d3, c4, f5, e6"), "{refused}");
+        assert!(legal_move::<game::Othello>(&start, "z9")
+            .unwrap_err()
+            .contains("not a square"));
+    }
+}
