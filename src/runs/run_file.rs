@@ -67,6 +67,20 @@ pub enum RunKind {
     Mcp(McpRun),
 }
 
+impl RunKind {
+    /// The command, as run.json's `command` key writes it.
+    pub fn command(&self) -> &'static str {
+        match self {
+            RunKind::Eval(_) => "eval",
+            RunKind::Play(_) => "play",
+            RunKind::Tournament(_) => "tournament",
+            RunKind::Probe(_) => "probe",
+            RunKind::Serve(_) => "serve",
+            RunKind::Mcp(_) => "mcp",
+        }
+    }
+}
+
 /// The settings of an `eval` run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct EvalRun {

@@ -19,14 +19,17 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use futures_util::stream::{self, Stream};
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::assets;
 use super::guard::{resolve, PathRefused};
 use super::{ApiError, AppState};
 use game::othello::{Color, Outcome};
 use record::{is_game_log, Event, ExchangeRecord, MoveSource, Notation, Squares};
-use runs::{groups_json, leaderboard_tables, rate_games, read_game_logs, report_page, Groups, RateSettings, RunGame};
+use runs::{
+    groups_json, leaderboard_tables, rate_games, read_game_logs, report_page, Groups, Leaderboard, RateSettings, RunFile,
+    RunGame,
+};
 use stats::RatingWatch;
 
 /// How often a followed run's folder is looked at.
@@ -50,6 +53,7 @@ fn run_dir(app: &AppState, run: &str) -> Result<PathBuf, PathRefused> {
     }
 }
 
+/// A JSON file as it is, for the page to show (`null` when it cannot be read).
 fn read_json(path: &FsPath) -> Value {
     std::fs::read_to_string(path)
         .ok()
@@ -102,43 +106,84 @@ pub async fn list(State(app): State<Arc<AppState>>) -> Result<Response, ApiError
             if !dir.is_dir() || !dir.join("run.json").is_file() {
                 continue;
             }
-            let run = read_json(&dir.join("run.json"));
+            let run = RunFile::read(&dir).ok();
             let logs = game_logs(&root, &dir);
             let recent = |p: &PathBuf| modified(p).is_some_and(|t| t.elapsed().unwrap_or_default() < LIVE_WITHIN);
             let running = !dir.join("results.json").exists()
                 && (logs.iter().any(|log| recent(log) && !finished(log))
                     || (logs.is_empty() && recent(&dir.join("run.json"))));
-            runs.push(json!({
-                "name": name,
-                "command": run["command"],
-                "created_utc": run["created_utc"],
-                "games": logs.len(),
-                "running": running,
-                "has_results": dir.join("results.json").is_file(),
-            }));
+            runs.push(ListedRun {
+                command: run.as_ref().map(|run| run.run.command()),
+                created_utc: run.map(|run| run.created_utc),
+                name,
+                games: logs.len(),
+                running,
+                has_results: dir.join("results.json").is_file(),
+            });
         }
-        runs.sort_by(|a, b| {
-            let key = |v: &Value| {
-                (
-                    v["created_utc"].as_str().unwrap_or("").to_string(),
-                    v["name"].to_string(),
-                )
-            };
-            key(b).cmp(&key(a))
-        });
+        runs.sort_by(|a, b| (&b.created_utc, &b.name).cmp(&(&a.created_utc, &a.name)));
         runs.truncate(MAX_RUNS);
         Ok::<_, std::io::Error>(runs)
     })
     .await;
     let runs = listed?.map_err(|err| ApiError::internal(format!("cannot read the runs folder: {err}")))?;
-    Ok(Json(json!({ "runs": runs })).into_response())
+    Ok(Json(RunList { runs }).into_response())
+}
+
+/// `GET /api/runs`'s answer.
+#[derive(Serialize)]
+struct RunList {
+    runs: Vec<ListedRun>,
+}
+
+/// One run folder as the list shows it.
+#[derive(Serialize)]
+struct ListedRun {
+    name: String,
+    /// run.json's `command` (`None` when run.json cannot be read).
+    command: Option<&'static str>,
+    created_utc: Option<String>,
+    games: usize,
+    running: bool,
+    has_results: bool,
+}
+
+/// A game log at a glance.
+#[derive(Serialize)]
+struct GameGlance {
+    file: Option<String>,
+    black: Option<String>,
+    white: Option<String>,
+    /// The ply it reached, opening moves included.
+    plies: usize,
+    /// `[black discs, white discs, winner]`, or `[null, null, what ended it]`.
+    end: Option<(Option<u32>, Option<u32>, String)>,
+}
+
+/// `GET /api/runs/{run}`'s answer.
+#[derive(Serialize)]
+struct ShownRun {
+    name: String,
+    run: Option<RunFile>,
+    /// results.json as it is, for the page to show.
+    results: Value,
+    games: Vec<GameGlance>,
+    tables: Option<ResultTables>,
+    tables_note: Option<String>,
+}
+
+/// The result tables of a run: `stats`' groups (`by` `llm`) or its pairings.
+#[derive(Serialize)]
+struct ResultTables {
+    by: &'static str,
+    groups: Vec<Value>,
 }
 
 /// What a game log says at a glance: its players, the ply it reached (opening moves
 /// included) and its result: the score, a forfeit or a stop.
-fn game_glance(path: &FsPath) -> Value {
+fn game_glance(path: &FsPath) -> GameGlance {
     let text = std::fs::read_to_string(path).unwrap_or_default();
-    let (mut black, mut white, mut plies, mut end) = (Value::Null, Value::Null, 0, Value::Null);
+    let (mut black, mut white, mut plies, mut end) = (None, None, 0, None);
     // A line that is not a record of this format (torn, another version) is left out.
     let records = text
         .lines()
@@ -146,19 +191,22 @@ fn game_glance(path: &FsPath) -> Value {
         .filter_map(|(i, line)| record::decode_line(path, i + 1, line.as_bytes()).ok());
     for record in records {
         match record.event {
-            Event::GameStart(start) => (black, white) = (json!(start.black), json!(start.white)),
+            Event::GameStart(start) => (black, white) = (Some(start.black), Some(start.white)),
             // The ply number, opening moves included: what the board's "after N plies" says.
             Event::Move(m) => plies = m.ply,
-            Event::GameEnd(e) => end = json!([e.black_discs, e.white_discs, e.winner]),
-            Event::Forfeit(f) => end = json!([null, null, format!("{:?} forfeited", f.color)]),
-            Event::GameStopped(s) => end = json!([null, null, format!("stopped before ply {} ({})", s.ply, s.reason)]),
+            Event::GameEnd(e) => end = Some((Some(e.black_discs), Some(e.white_discs), e.winner.to_string())),
+            Event::Forfeit(f) => end = Some((None, None, format!("{:?} forfeited", f.color))),
+            Event::GameStopped(s) => end = Some((None, None, format!("stopped before ply {} ({})", s.ply, s.reason))),
             _ => {}
         }
     }
-    json!({
-        "file": path.file_name().map(|n| n.to_string_lossy().into_owned()),
-        "black": black, "white": white, "plies": plies, "end": end,
-    })
+    GameGlance {
+        file: path.file_name().map(|n| n.to_string_lossy().into_owned()),
+        black,
+        white,
+        plies,
+        end,
+    }
 }
 
 /// `GET /api/runs/{run}`: run.json, results.json, the games at a glance and the result
@@ -169,26 +217,36 @@ pub async fn show(State(app): State<Arc<AppState>>, Path(run): Path<String>) -> 
     let root = app.runs.clone();
     let shown = tokio::task::spawn_blocking(move || {
         let logs = game_logs(&root, &dir);
-        let games: Vec<Value> = logs.iter().map(|p| game_glance(p)).collect();
+        let games: Vec<GameGlance> = logs.iter().map(|p| game_glance(p)).collect();
         // The LLM players' groups, as `stats` prints them; a run without one (a ladder of
         // engines) by its pairings.
         let tables = Groups::read(&logs).map_err(anyhow::Error::from).and_then(|groups| {
             if !groups.groups.is_empty() {
-                Ok(json!({ "by": "llm", "groups": groups_json(&groups.groups) }))
+                Ok(ResultTables {
+                    by: "llm",
+                    groups: groups_json(&groups.groups),
+                })
             } else if !groups.logs.games.is_empty() {
-                Ok(json!({ "by": "pairing", "groups": groups_json(&groups.pairings()) }))
+                Ok(ResultTables {
+                    by: "pairing",
+                    groups: groups_json(&groups.pairings()),
+                })
             } else {
                 Err(anyhow::anyhow!("no game has started in this run yet"))
             }
         });
-        json!({
-            "name": run,
-            "run": read_json(&dir.join("run.json")),
-            "results": read_json(&dir.join("results.json")),
-            "games": games,
-            "tables": tables.as_ref().ok(),
-            "tables_note": tables.err().map(|e| format!("{e:#}")),
-        })
+        let (tables, tables_note) = match tables {
+            Ok(tables) => (Some(tables), None),
+            Err(err) => (None, Some(format!("{err:#}"))),
+        };
+        ShownRun {
+            name: run,
+            run: RunFile::read(&dir).ok(),
+            results: read_json(&dir.join("results.json")),
+            games,
+            tables,
+            tables_note,
+        }
     })
     .await?;
     Ok(Json(shown).into_response())
@@ -272,7 +330,7 @@ pub async fn rate(State(app): State<Arc<AppState>>, Json(request): Json<RateRequ
 /// `as_played` and `fallback_as_loss` (`rate --json`'s rows, drawn as tables by the
 /// page), `notes` (the scale's first) and `text`, the notes and then `rate`'s tables
 /// as the terminal prints them.
-fn leaderboards_json(logs: &[PathBuf], settings: &RateSettings) -> anyhow::Result<Value> {
+fn leaderboards_json(logs: &[PathBuf], settings: &RateSettings) -> anyhow::Result<RatedRuns> {
     let logs = read_game_logs(logs)?;
     let rated = rate_games(&RunGame::from_logs(&logs), logs.game, settings, &RatingWatch::default())?;
     let notes: String = rated.notes.iter().map(|note| format!("note: {note}\n")).collect();
@@ -280,12 +338,21 @@ fn leaderboards_json(logs: &[PathBuf], settings: &RateSettings) -> anyhow::Resul
         "{notes}{}",
         leaderboard_tables(&rated.as_played, rated.fallback_as_loss.as_ref())
     );
-    Ok(json!({
-        "text": text,
-        "as_played": rated.as_played,
-        "fallback_as_loss": rated.fallback_as_loss,
-        "notes": rated.notes,
-    }))
+    Ok(RatedRuns {
+        text,
+        as_played: rated.as_played,
+        fallback_as_loss: rated.fallback_as_loss,
+        notes: rated.notes,
+    })
+}
+
+/// `POST /api/rate`'s answer.
+#[derive(Serialize)]
+struct RatedRuns {
+    text: String,
+    as_played: Leaderboard,
+    fallback_as_loss: Option<Leaderboard>,
+    notes: Vec<String>,
 }
 
 /// `GET /api/runs/{run}/follow`: the run's log records as they are written, each as a
@@ -666,6 +733,7 @@ fn clip_text(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn the_follower_moves_on_past_a_line_too_long_to_scan() {
