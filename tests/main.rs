@@ -6,6 +6,7 @@ mod support;
 
 mod agent_loop;
 mod answer_cost;
+mod blind;
 mod cli;
 mod endgame;
 mod engine_processes;

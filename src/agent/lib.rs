@@ -12,6 +12,7 @@ mod config;
 mod games;
 mod prompt;
 mod recover;
+mod rules;
 mod runner;
 mod stored;
 mod structured;
@@ -20,9 +21,13 @@ pub mod tools;
 
 pub use answer::{answer_text, coordinates, parse_answer, Answer, AnswerKind, AnswerPolicy};
 pub use blocking::BlockingEngine;
-pub use config::{AgentConfig, Fallback, InvalidPolicy, Mode, ParseFallbackError, PlayerNameError, MAX_NAME};
+pub use config::{
+    AgentConfig, ConflictError, Fallback, InvalidPolicy, LegalMoves, Mode, ParseFallbackError, PlayerNameError,
+    MAX_NAME,
+};
 pub use games::ModelGame;
 pub use prompt::{sha256_hex, Prompt, PromptError};
 pub use recover::recover_tool_calls;
-pub use runner::{Action, Agent, AgentError, AgentEvent, AgentObserver, MoveContext, Played};
+pub use rules::{read_board, read_move_list, rules_question, rules_schema, Cells, RulesQuestion};
+pub use runner::{exchanged, Action, Agent, AgentError, AgentEvent, AgentObserver, MoveContext, Played};
 pub use structured::{parse_structured, AnswerFormat, StructuredAnswer};

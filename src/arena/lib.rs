@@ -37,6 +37,7 @@ mod players;
 mod probe;
 mod quality;
 mod resume;
+mod rules_probe;
 mod schedule;
 mod scheduled;
 mod sequential;
@@ -62,6 +63,7 @@ pub use quality::{
     ScoringWatch,
 };
 pub use resume::{rebuild_game, ResumeError, ResumeState};
+pub use rules_probe::{rules_summary, run_rules_probe, Ask, BoardScore, ListScore, RulesAnswer};
 pub use schedule::{play_logged, MatchError, MatchEvent, RunOptions, Seat};
 pub use scheduled::ScheduledGame;
 pub use sequential::{Pairing, SequentialResult};

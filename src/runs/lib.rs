@@ -51,8 +51,8 @@ pub use recorded::{EngineTable, OpeningsOrder, OpeningsRecord};
 pub use replay::{replay_records, replay_seed_lines, ExchangeView, GameReplay, PlyView, ReplayError, ToolView};
 pub use report::{report_page, REPORT_TEMPLATE};
 pub use results_file::{
-    EvalResults, GradeCounts, MeanRegret, OpponentResults, PairingResult, PairingStop, ProbeResults, RunResults,
-    Stopping, TallySummary, TournamentRatings, TournamentResults,
+    EvalResults, GradeCounts, MeanRegret, OpponentResults, PairingResult, PairingStop, ProbeResults, RulesProbeResults,
+    RunResults, Share, Stopping, TallySummary, TournamentRatings, TournamentResults,
 };
 pub use run_file::{
     changed_agent_settings, EvalRun, Harness, PlayRun, ProbeRun, ReadRunError, Resume, RunEngine, RunFile, RunKind,

@@ -353,7 +353,7 @@ fn ply_view<R: ModelGame>(
         agent: None,
         pieces_after: R::pieces(after),
         margin_after: R::margin(after),
-        text: R::model_text(before, TextStyle::default()),
+        text: R::model_text(before, TextStyle::default(), agent::LegalMoves::Shown),
     }
 }
 
