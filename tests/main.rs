@@ -41,6 +41,7 @@ mod reference;
 mod replay;
 mod report_browser;
 mod resume;
+mod rules_probes;
 mod run_folders;
 mod secrets;
 mod serve;
