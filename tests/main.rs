@@ -6,6 +6,7 @@ mod support;
 
 mod agent_loop;
 mod answer_cost;
+mod blind;
 mod cli;
 mod endgame;
 mod engine_processes;
@@ -43,6 +44,7 @@ mod reference;
 mod replay;
 mod report_browser;
 mod resume;
+mod rules_probes;
 mod run_folders;
 mod secrets;
 mod serve;

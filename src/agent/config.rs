@@ -38,6 +38,24 @@ pub enum InvalidPolicy {
     Feedback,
 }
 
+/// Whether the model is told which moves are legal.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LegalMoves {
+    /// The board text, a `{legal_moves}` template field, the feedback after an invalid
+    /// answer and the tool's results name them (seed 000).
+    #[default]
+    Shown,
+    /// Blind play: the model is never told them; it must find them from the board.
+    Hidden,
+}
+
+impl LegalMoves {
+    /// Whether the model is told the legal moves.
+    pub fn shown(self) -> bool {
+        self == LegalMoves::Shown
+    }
+}
+
 macro_rules! text_enum {
     ($ty:ty, $what:literal, $($name:literal => $value:expr),+) => {
         impl FromStr for $ty {
@@ -59,6 +77,7 @@ macro_rules! text_enum {
 }
 
 text_enum!(Mode, "mode", "tool" => Mode::Tool, "direct" => Mode::Direct);
+text_enum!(LegalMoves, "--legal-moves", "shown" => LegalMoves::Shown, "hidden" => LegalMoves::Hidden);
 text_enum!(InvalidPolicy, "--on-invalid policy", "retry" => InvalidPolicy::Retry, "feedback" => InvalidPolicy::Feedback);
 
 /// Serde for a type written as its `Display` text and read by its `FromStr` (the
@@ -80,7 +99,7 @@ macro_rules! serde_as_text {
     )*};
 }
 
-serde_as_text!(Mode, InvalidPolicy, AnswerFormat, Fallback);
+serde_as_text!(Mode, InvalidPolicy, AnswerFormat, Fallback, LegalMoves);
 
 /// What happens when every session failed to give a legal move.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -187,6 +206,26 @@ pub struct PlayerNameError {
     pub name: String,
 }
 
+/// Settings that cannot go together, refused before any game ([`AgentConfig::check`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ConflictError {
+    /// `json-legal` holds the answer to the legal moves, which hidden play withholds.
+    #[error(
+        "--answer-format json-legal and --legal-moves hidden cannot go together: the json-legal schema lists \
+         the legal moves the model is not to be told; use --answer-format json or text with hidden moves"
+    )]
+    JsonLegalHidden,
+    /// A user template fills in the legal moves, which hidden play withholds.
+    #[error(
+        "--user-template {template} fills in {{legal_moves}}, which --legal-moves hidden withholds: use a \
+         template without {{legal_moves}}, or --legal-moves shown"
+    )]
+    TemplateHidden {
+        /// The template's name or path.
+        template: String,
+    },
+}
+
 /// Everything that decides how the agent plays, as run.json records it (serde writes
 /// and reads exactly its keys: see the `stored` module).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -202,7 +241,8 @@ pub struct AgentConfig {
     /// The system prompt, if any.
     pub system_prompt: Option<Prompt>,
     /// The user-message template, if any: `{board}` (the board text), `{color}` (black
-    /// or white) and `{legal_moves}` are filled in. Without one the message is the board.
+    /// or white) and `{legal_moves}` (shown legal moves only) are filled in. Without one
+    /// the message is the board.
     pub user_template: Option<Prompt>,
     /// How boards are written (user message and tool results).
     pub style: TextStyle,
@@ -229,6 +269,8 @@ pub struct AgentConfig {
     pub answer_reason: bool,
     /// Retry with a new session, or give feedback.
     pub on_invalid: InvalidPolicy,
+    /// Whether the model is told the legal moves (hidden: blind play).
+    pub legal_moves: LegalMoves,
     /// Samples per decision (K): above 1, the most frequent legal move of K samples
     /// is played, ties to the earliest.
     pub vote: u32,
@@ -262,6 +304,7 @@ impl Default for AgentConfig {
             answer_format: AnswerFormat::default(),
             answer_reason: true,
             on_invalid: InvalidPolicy::default(),
+            legal_moves: LegalMoves::default(),
             vote: 1,
             cut_off_message: None,
             unrecorded: Unrecorded::default(),
@@ -320,6 +363,24 @@ impl AgentConfig {
             return Err(PlayerNameError { name: name.to_string() });
         }
         Ok(())
+    }
+
+    /// Refuses settings that cannot go together: hidden legal moves with the
+    /// `json-legal` answer format or with a user template that fills in
+    /// `{legal_moves}` (both would tell the model what hidden play withholds).
+    pub fn check(&self) -> Result<(), ConflictError> {
+        if self.legal_moves.shown() {
+            return Ok(());
+        }
+        if self.answer_format == AnswerFormat::JsonLegal {
+            return Err(ConflictError::JsonLegalHidden);
+        }
+        match &self.user_template {
+            Some(template) if template.text.contains("{legal_moves}") => Err(ConflictError::TemplateHidden {
+                template: template.source.clone(),
+            }),
+            _ => Ok(()),
+        }
     }
 
     /// The player's spec: `llm:MODEL`, or `llm:MODEL@NAME` for a named player.

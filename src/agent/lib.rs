@@ -12,6 +12,7 @@ mod config;
 mod games;
 mod prompt;
 mod recover;
+mod rules;
 mod runner;
 mod stored;
 mod structured;
@@ -21,10 +22,12 @@ pub mod tools;
 pub use answer::{answer_text, coordinates, parse_answer, Answer, AnswerKind, AnswerPolicy};
 pub use blocking::BlockingEngine;
 pub use config::{
-    AgentConfig, Fallback, InvalidPolicy, Mode, ParseFallbackError, PlayerNameError, JSON_ANSWER_TOKENS, MAX_NAME,
+    AgentConfig, ConflictError, Fallback, InvalidPolicy, LegalMoves, Mode, ParseFallbackError, PlayerNameError,
+    JSON_ANSWER_TOKENS, MAX_NAME,
 };
 pub use games::ModelGame;
 pub use prompt::{sha256_hex, Prompt, PromptError};
 pub use recover::recover_tool_calls;
-pub use runner::{Action, Agent, AgentError, AgentEvent, AgentObserver, MoveContext, Played};
+pub use rules::{read_board, read_move_list, rules_question, rules_schema, Cells, RulesQuestion};
+pub use runner::{exchanged, Action, Agent, AgentError, AgentEvent, AgentObserver, MoveContext, Played};
 pub use structured::{parse_structured, AnswerFormat, StructuredAnswer, REASON_MAX_CHARS};

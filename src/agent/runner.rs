@@ -204,7 +204,7 @@ impl<R: ModelGame> Agent<R> {
     /// fallback is an engine of `R` (checked with [`Fallback::check`](crate::Fallback::check) when the config
     /// was made); an engine spec `R` does not know is reported when the fallback plays.
     pub fn new(config: Arc<AgentConfig>, backend: Arc<dyn ChatBackend>, seed: u64) -> Agent<R> {
-        let tools = ToolRegistry::new(R::simulate_tool(config.style));
+        let tools = ToolRegistry::new(R::simulate_tool(config.style, config.legal_moves));
         let fallback = match config.fallback.spec::<R>() {
             Ok(Some(spec)) => Some(Ok(BlockingEngine::new(R::engine(&spec, seed)))),
             Ok(None) => None,
@@ -322,13 +322,19 @@ impl<R: ModelGame> Agent<R> {
         if let Some(prompt) = &self.config.system_prompt {
             messages.push(Message::new(Role::System, prompt.text.clone()));
         }
-        let text = R::model_text(board, self.config.style);
+        let text = R::model_text(board, self.config.style, self.config.legal_moves);
         let user = match &self.config.user_template {
-            Some(template) => template
-                .text
-                .replace("{board}", &text)
-                .replace("{color}", R::side_name(R::to_move(board)))
-                .replace("{legal_moves}", &R::legal_coordinates(board).to_string()),
+            Some(template) => {
+                let filled = template
+                    .text
+                    .replace("{board}", &text)
+                    .replace("{color}", R::side_name(R::to_move(board)));
+                match self.shown_legal(board) {
+                    Some(legal) => filled.replace("{legal_moves}", &legal),
+                    // `AgentConfig::check` refuses such a template with hidden moves.
+                    None => filled,
+                }
+            }
             None => text,
         };
         messages.push(Message::new(Role::User, user));
@@ -464,7 +470,7 @@ impl<R: ModelGame> Agent<R> {
             feedback_reason,
         } = place;
         ctx.log
-            .exchange(at, (session, turn), logged(&exchange), feedback_reason)?;
+            .exchange(at, (session, turn), exchanged(&exchange), feedback_reason)?;
         let mut reply = exchange.reply.message;
         reply.role = Role::Assistant;
         self.notify(AgentEvent::Reply {
@@ -552,9 +558,18 @@ impl<R: ModelGame> Agent<R> {
         self.config.answer_format.instruction(self.config.style.labels)
     }
 
+    /// The legal moves when the model is told them (`None`: blind play).
+    fn shown_legal(&self, board: &R::Position) -> Option<String> {
+        self.config
+            .legal_moves
+            .shown()
+            .then(|| R::legal_coordinates(board).to_string())
+    }
+
     /// The message sent once the tool budget is spent (tools are then withheld).
     fn answer_now(&self, board: &R::Position) -> String {
-        let message = text::answer_now(self.config.style.labels, &R::legal_coordinates(board));
+        let legal = self.shown_legal(board);
+        let message = text::answer_now(self.config.style.labels, legal.as_deref());
         match self.config.answer_format {
             AnswerFormat::Text => message,
             _ => text::then_instruction(&message, self.json_instruction()),
@@ -571,7 +586,8 @@ impl<R: ModelGame> Agent<R> {
         (session, turn): (u32, u32),
         reask: bool,
     ) -> (String, String) {
-        let feedback = self.with_reask(told.message(&R::legal_coordinates(board)), reask);
+        let legal = self.shown_legal(board);
+        let feedback = self.with_reask(told.message(legal.as_deref()), reask);
         self.notify(AgentEvent::Rejected {
             session,
             turn,
@@ -605,7 +621,7 @@ fn count_rejected(answer: &Answer, decision: &mut AgentDecision) {
 }
 
 /// What the log keeps of an answered request (the log format knows no HTTP client).
-fn logged(exchange: &Exchange) -> Exchanged {
+pub fn exchanged(exchange: &Exchange) -> Exchanged {
     Exchanged {
         request: exchange.request.clone(),
         response: exchange.response.clone(),

@@ -11,12 +11,14 @@
 //!   came later: a run.json without them (an older version wrote it) reads as what
 //!   that version did (the reason offered, one sample, the harness's sentence), and
 //!   they stay absent when it is written back.
+//! - `legal_moves` (`hidden`) is written only for blind play: without it (every older
+//!   run, and every run that showed the model its legal moves) the moves were shown.
 //! - Any other key left out reads as its default ([`AgentConfig::default`]); a key
 //!   this version does not know is ignored.
 
 use serde::{Deserialize, Serialize};
 
-use crate::{AgentConfig, AnswerFormat, AnswerPolicy, Fallback, InvalidPolicy, Mode, Prompt};
+use crate::{AgentConfig, AnswerFormat, AnswerPolicy, Fallback, InvalidPolicy, LegalMoves, Mode, Prompt};
 use game::othello::{Labels, Perspective, TextStyle};
 use llm::{ChatOptions, Think};
 
@@ -63,6 +65,8 @@ pub(crate) struct Stored {
     )]
     answer_reason: Option<Option<bool>>,
     on_invalid: InvalidPolicy,
+    #[serde(skip_serializing_if = "is_shown")]
+    legal_moves: LegalMoves,
     #[serde(
         default,
         deserialize_with = "record::present",
@@ -82,6 +86,11 @@ impl Default for Stored {
     fn default() -> Stored {
         Stored::from(AgentConfig::default())
     }
+}
+
+/// Whether the record leaves `legal_moves` out (shown, as every older run).
+fn is_shown(legal_moves: &LegalMoves) -> bool {
+    legal_moves.shown()
 }
 
 /// `Some(value)` unless the key was not recorded and `value` is what its absence reads as.
@@ -114,6 +123,7 @@ impl From<AgentConfig> for Stored {
             answer_format: config.answer_format,
             answer_reason: unless_unrecorded(unrecorded.answer_reason, (!config.answer_reason).then_some(false)),
             on_invalid: config.on_invalid,
+            legal_moves: config.legal_moves,
             vote: unless_unrecorded(unrecorded.vote, (config.vote > 1).then_some(config.vote)),
             cut_off_message: unless_unrecorded(unrecorded.cut_off_message, config.cut_off_message),
         }
@@ -143,6 +153,7 @@ impl From<Stored> for AgentConfig {
             answer_format: stored.answer_format,
             answer_reason: stored.answer_reason.flatten().unwrap_or(true),
             on_invalid: stored.on_invalid,
+            legal_moves: stored.legal_moves,
             vote: stored.vote.flatten().unwrap_or(1),
             unrecorded: Unrecorded {
                 answer_reason: stored.answer_reason.is_none(),

@@ -1,6 +1,6 @@
 use serde_json::{json, Value};
 
-use crate::{AgentConfig, AnswerFormat, AnswerPolicy, Fallback, InvalidPolicy, Mode, Prompt};
+use crate::{AgentConfig, AnswerFormat, AnswerPolicy, Fallback, InvalidPolicy, LegalMoves, Mode, Prompt};
 use game::othello::{Labels, Perspective};
 use llm::Think;
 
@@ -25,6 +25,7 @@ fn every_value() -> Vec<AgentConfig> {
     with(&|c| c.think = Some(Think::Enabled(false)));
     with(&|c| c.think = Some(Think::Level("high".into())));
     with(&|c| c.fallback = Fallback::Forfeit);
+    with(&|c| c.legal_moves = LegalMoves::Hidden);
     with(&|c| c.fallback = Fallback::Engine("alphabeta:4:weight".into()));
     with(&|c| {
         c.name = Some("direct".into());
@@ -109,4 +110,39 @@ fn an_older_record_reads_as_that_version_played_and_keeps_its_keys() {
     assert_eq!(bare, AgentConfig::new("m"));
     let err = serde_json::from_value::<AgentConfig>(json!({"model": "m", "mode": "chat"})).unwrap_err();
     assert!(err.to_string().contains("expected tool or direct"), "{err}");
+}
+
+/// Blind play is recorded as `legal_moves = "hidden"`; shown moves (every older run)
+/// write no key, so no run.json of shown play changes.
+#[test]
+fn hidden_legal_moves_are_recorded_and_shown_ones_add_no_key() {
+    let mut config = AgentConfig::new("m");
+    assert_eq!(serde_json::to_value(&config).unwrap().get("legal_moves"), None);
+    config.legal_moves = LegalMoves::Hidden;
+    let written = serde_json::to_value(&config).unwrap();
+    assert_eq!(written["legal_moves"], "hidden");
+    assert_eq!(serde_json::from_value::<AgentConfig>(written).unwrap(), config);
+}
+
+/// Hidden moves refuse json-legal and a template that fills in `{legal_moves}`,
+/// naming both settings; shown moves take either.
+#[test]
+fn hidden_moves_refuse_what_would_tell_them() {
+    let mut config = AgentConfig::new("m");
+    config.answer_format = AnswerFormat::JsonLegal;
+    assert_eq!(config.check(), Ok(()));
+    config.legal_moves = LegalMoves::Hidden;
+    let message = config.check().unwrap_err().to_string();
+    assert!(
+        message.contains("--answer-format json-legal") && message.contains("--legal-moves hidden"),
+        "{message}"
+    );
+    config.answer_format = AnswerFormat::Json;
+    assert_eq!(config.check(), Ok(()));
+    config.user_template = Some(Prompt::from_text("user-en", "{board} Legal: {legal_moves}"));
+    let message = config.check().unwrap_err().to_string();
+    assert!(
+        message.contains("user-en") && message.contains("--legal-moves hidden"),
+        "{message}"
+    );
 }

@@ -4,8 +4,6 @@
 //! JSON-answer instruction. English boards get English, Japanese boards (seed 000's
 //! labels) Japanese.
 
-use std::fmt::Display;
-
 use game::othello::{Labels, Square};
 
 use super::answer::Answer;
@@ -22,6 +20,10 @@ struct Words {
     answer: &'static str,
     /// Asks for one of them now (tools are withdrawn).
     answer_now: &'static str,
+    /// Asks for one legal move, the moves not named (blind play).
+    answer_blind: &'static str,
+    /// Asks for one legal move now, the moves not named (tools are withdrawn).
+    answer_now_blind: &'static str,
     /// Opens the nudge once the tool budget is spent.
     no_more_simulations: &'static str,
     /// Follows the squares an answer named that are not legal.
@@ -54,6 +56,8 @@ const ENGLISH: Words = Words {
     legal_after: ".",
     answer: "Answer with exactly one of them.",
     answer_now: "Answer now with exactly one of them.",
+    answer_blind: "Answer with exactly one legal move.",
+    answer_now_blind: "Answer now with exactly one legal move.",
     no_more_simulations: "No more simulations.",
     not_legal: " is not a legal move.",
     several: "Your answer names several moves: ",
@@ -71,12 +75,17 @@ const ENGLISH: Words = Words {
 /// The Japanese request for one coordinate (the same with tools withdrawn).
 const JAPANESE_ANSWER: &str = "この中から座標を1つだけ答えてください。";
 
+/// The Japanese request for one legal coordinate, the moves not named (blind play).
+const JAPANESE_ANSWER_BLIND: &str = "置ける座標を1つだけ答えてください。";
+
 const JAPANESE: Words = Words {
     gap: "",
     legal_before: "置ける位置: ",
     legal_after: "。",
     answer: JAPANESE_ANSWER,
     answer_now: JAPANESE_ANSWER,
+    answer_blind: JAPANESE_ANSWER_BLIND,
+    answer_now_blind: JAPANESE_ANSWER_BLIND,
     no_more_simulations: "シミュレーションはここまでです。",
     not_legal: " には置けません。",
     several: "回答が複数の座標を挙げています: ",
@@ -98,21 +107,32 @@ fn words(labels: Labels) -> &'static Words {
     }
 }
 
-/// `opening`, the legal moves and `ask`, as sentences of `w`.
-fn with_legal(w: &Words, opening: &str, legal: &dyn Display, ask: &str) -> String {
-    format!(
-        "{opening}{gap}{before}{legal}{after}{gap}{ask}",
-        gap = w.gap,
-        before = w.legal_before,
-        after = w.legal_after
-    )
+/// `opening`, the `legal` moves and the request for one of them (`now`: tools are
+/// withdrawn), as sentences of `w`; without `legal` (blind play) the request asks for
+/// a legal move and names none.
+fn with_legal(w: &Words, opening: &str, legal: Option<&str>, now: bool) -> String {
+    let gap = w.gap;
+    match legal {
+        Some(legal) => {
+            let ask = if now { w.answer_now } else { w.answer };
+            format!(
+                "{opening}{gap}{before}{legal}{after}{gap}{ask}",
+                before = w.legal_before,
+                after = w.legal_after
+            )
+        }
+        None => {
+            let ask = if now { w.answer_now_blind } else { w.answer_blind };
+            format!("{opening}{gap}{ask}")
+        }
+    }
 }
 
-/// The message once the tool budget is spent: no more simulations, the legal moves,
-/// answer now.
-pub(crate) fn answer_now(labels: Labels, legal: &dyn Display) -> String {
+/// The message once the tool budget is spent: no more simulations, the `legal` moves
+/// (`None`: blind play), answer now.
+pub(crate) fn answer_now(labels: Labels, legal: Option<&str>) -> String {
     let w = words(labels);
-    with_legal(w, w.no_more_simulations, legal, w.answer_now)
+    with_legal(w, w.no_more_simulations, legal, true)
 }
 
 /// A rejected answer as it is told: the same fact twice, from one match.
@@ -122,17 +142,18 @@ pub(crate) struct Rejection {
     pub(crate) reason: String,
     /// What the model is told first, in the board's language (the legal moves follow).
     opening: String,
-    /// The request that ends the message.
-    ask: &'static str,
+    /// Whether the request that ends the message asks for an answer now (tools withdrawn).
+    now: bool,
     /// The language.
     labels: Labels,
 }
 
 impl Rejection {
-    /// The message for the model: the opening, the `legal` moves, the request.
-    pub(crate) fn message(&self, legal: &dyn Display) -> String {
+    /// The message for the model: the opening, the `legal` moves (`None`: blind play,
+    /// the moves not named), the request.
+    pub(crate) fn message(&self, legal: Option<&str>) -> String {
         let w = words(self.labels);
-        with_legal(w, &self.opening, legal, self.ask)
+        with_legal(w, &self.opening, legal, self.now)
     }
 }
 
@@ -178,15 +199,10 @@ pub(crate) fn rejection(labels: Labels, answer: &Answer, cut_off_opening: Option
         ),
         Answer::SchemaViolation => ("not JSON of the answer's schema".to_string(), w.not_json.to_string()),
     };
-    let ask = if *answer == Answer::ToolCallText {
-        w.answer_now
-    } else {
-        w.answer
-    };
     Rejection {
         reason,
         opening,
-        ask,
+        now: *answer == Answer::ToolCallText,
         labels,
     }
 }
@@ -214,19 +230,19 @@ mod tests {
         let illegal = |labels, found: &str| rejection(labels, &Answer::Illegal { found: squares(found) }, None);
         let cases = [
             (
-                answer_now(Labels::English, &legal),
+                answer_now(Labels::English, Some(legal)),
                 "No more simulations. Legal moves: d3, c4. Answer now with exactly one of them.",
             ),
             (
-                answer_now(Labels::Japanese, &legal),
+                answer_now(Labels::Japanese, Some(legal)),
                 "シミュレーションはここまでです。置ける位置: d3, c4。この中から座標を1つだけ答えてください。",
             ),
             (
-                illegal(Labels::English, "a1, b2").message(&legal),
+                illegal(Labels::English, "a1, b2").message(Some(legal)),
                 "a1, b2 is not a legal move. Legal moves: d3, c4. Answer with exactly one of them.",
             ),
             (
-                illegal(Labels::Japanese, "a1").message(&legal),
+                illegal(Labels::Japanese, "a1").message(Some(legal)),
                 "a1 には置けません。置ける位置: d3, c4。この中から座標を1つだけ答えてください。",
             ),
             (
@@ -320,9 +336,33 @@ mod tests {
             );
             assert_eq!((en.reason.as_str(), ja.reason.as_str()), (reason, reason));
             assert_eq!(answer.why_rejected(), reason);
-            assert_eq!(en.message(&legal), english);
-            assert_eq!(ja.message(&legal), japanese);
+            assert_eq!(en.message(Some(legal)), english);
+            assert_eq!(ja.message(Some(legal)), japanese);
         }
+    }
+
+    /// Blind play: the same openings, no list, a request for a legal move.
+    #[test]
+    fn blind_messages_name_no_move() {
+        let illegal = rejection(Labels::English, &Answer::Illegal { found: squares("d3") }, None);
+        assert_eq!(
+            illegal.message(None),
+            "d3 is not a legal move. Answer with exactly one legal move."
+        );
+        let japanese = rejection(Labels::Japanese, &Answer::Illegal { found: squares("d3") }, None);
+        assert_eq!(
+            japanese.message(None),
+            "d3 には置けません。置ける座標を1つだけ答えてください。"
+        );
+        assert_eq!(
+            answer_now(Labels::English, None),
+            "No more simulations. Answer now with exactly one legal move."
+        );
+        let text = rejection(Labels::English, &Answer::ToolCallText, None);
+        assert_eq!(
+            text.message(None),
+            "No more simulations: a tool call is no answer. Answer now with exactly one legal move."
+        );
     }
 
     #[test]
@@ -330,9 +370,9 @@ mod tests {
         let own = Some("Too long.");
         for thinking in [true, false] {
             let told = rejection(Labels::English, &Answer::CutOff { thinking }, own);
-            assert!(told.message(&"d3").starts_with("Too long. Legal moves: d3."));
+            assert!(told.message(Some("d3")).starts_with("Too long. Legal moves: d3."));
         }
         let told = rejection(Labels::English, &Answer::NoCoordinate, own);
-        assert!(told.message(&"d3").starts_with("Your answer names no square."));
+        assert!(told.message(Some("d3")).starts_with("Your answer names no square."));
     }
 }

@@ -358,7 +358,7 @@ impl<R: ModelGame> Shared<R> {
             (None, None) => format!("You play {}; the opponent is to move.", self.you),
         };
         ClientAnswer {
-            text: format!("{}\n{status}", R::model_text(&position, self.style)),
+            text: format!("{}\n{status}", R::model_text(&position, self.style, agent::LegalMoves::Shown)),
             content: serde_json::to_value(&state).unwrap_or(Value::Null),
             is_error: false,
         }
@@ -794,7 +794,7 @@ impl<R: ModelGame> ClientPlayer<R> {
             }
             ClientCall::Simulate(coord) => {
                 turn.decision.tool_calls += 1;
-                let tool = R::simulate_tool(shared.style);
+                let tool = R::simulate_tool(shared.style, agent::LegalMoves::Shown);
                 let result = decode_args(&json!({ "coord": coord })).and_then(|args| tool.call(position, args));
                 turn.decision.tool_errors += u32::from(result.is_err());
                 let _ = reply.send(logged(tool_answer(result)));

@@ -40,6 +40,7 @@ mod players;
 mod probe;
 mod quality;
 mod resume;
+mod rules_probe;
 mod schedule;
 mod scheduled;
 mod sequential;
@@ -71,6 +72,7 @@ pub use quality::{
     ScoringWatch,
 };
 pub use resume::{rebuild_game, ResumeError, ResumeState};
+pub use rules_probe::{rules_summary, run_rules_probe, Ask, BoardScore, ListScore, RulesAnswer};
 pub use schedule::{play_logged, MatchError, MatchEvent, RunOptions, Seat};
 pub use scheduled::ScheduledGame;
 pub use sequential::{Pairing, SequentialResult};

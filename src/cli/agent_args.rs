@@ -13,7 +13,7 @@ use super::args::LabelsArg;
 use super::external;
 use super::inputs::{read_user_file, SETTINGS_CAP};
 use super::limits;
-use agent::{AgentConfig, AnswerFormat, AnswerPolicy, Fallback, InvalidPolicy, Mode, Prompt};
+use agent::{AgentConfig, AnswerFormat, AnswerPolicy, Fallback, InvalidPolicy, LegalMoves, Mode, Prompt};
 use arena::{llm_model, Connection, HostSettings, LlmPlayer, PlayerSpec};
 use game::othello::{Labels, Perspective};
 use llm::{ollama_base_url, Api, ChatOptions, HostConfig, RetryPolicy, Think, DEFAULT_OLLAMA_HOST};
@@ -102,6 +102,11 @@ pub struct AgentArgs {
     /// moves).
     #[arg(long)]
     pub answer_format: Option<AnswerFormat>,
+    /// shown (default: the board text, the feedback after an invalid answer and the
+    /// tool's results name the legal moves) or hidden (blind play: the model is never
+    /// told them; refused with json-legal or a template with {legal_moves}).
+    #[arg(long)]
+    pub legal_moves: Option<LegalMoves>,
     /// With a JSON answer format: offer the optional "reason" beside the move (default
     /// true; false keeps a small model from spending its token cap on it).
     #[arg(long)]
@@ -425,6 +430,7 @@ impl AgentArgs {
             answer,
             on_invalid,
             answer_format,
+            legal_moves,
             answer_reason,
             vote,
             cut_off_message
@@ -470,7 +476,9 @@ impl AgentArgs {
         config.answer_reason = given.answer_reason.unwrap_or(config.answer_reason);
         config.vote = given.vote.unwrap_or(config.vote);
         config.cut_off_message = given.cut_off_message;
+        config.legal_moves = given.legal_moves.unwrap_or(config.legal_moves);
         config.cap_json_answers();
+        config.check()?;
         Ok(config)
     }
 
@@ -647,6 +655,7 @@ mod tests {
             ("answer", &["last", "first", "Strict"]),
             ("on_invalid", &["retry", "feedback"]),
             ("answer_format", &["text", "json", "json-legal"]),
+            ("legal_moves", &["hidden", "Hidden"]),
         ];
         let default = AgentConfig::new("m");
         for (key, values) in words {

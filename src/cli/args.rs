@@ -185,6 +185,12 @@ pub struct ProbeArgs {
     /// Positions file from `positions generate`.
     #[arg(long)]
     pub positions: PathBuf,
+    /// What each position asks: move (a move, graded against the labels),
+    /// legal-moves (every legal move: precision, recall, exact set) or after-move (the
+    /// board after the position's best move: squares right, exact board). The last two
+    /// show the board without its legal moves (Othello positions).
+    #[arg(long, default_value = "move")]
+    pub ask: arena::Ask,
     /// Positions asked at once.
     #[arg(long, default_value_t = 1, value_parser = limits::flag::parallel)]
     pub parallel: usize,

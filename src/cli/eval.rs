@@ -574,6 +574,11 @@ fn text_report<R: ModelGame>(result: &EvalResult<R>, model: &str, games_per_colo
         out,
         "Agent, all games (a move the fallback played is never counted as the model's):"
     );
-    agent_lines(&result.agent, &mut out);
+    let games = result
+        .opponents
+        .iter()
+        .map(|o| o.matchup.overall().games() + o.matchup.unfinished)
+        .sum();
+    agent_lines(&result.agent, games, &mut out);
     out
 }

@@ -173,7 +173,7 @@ async fn play_match<R: ModelGame>(
                 "game {} : {} played {mv}\n{}\n",
                 game + 1,
                 R::side_name(!R::to_move(board)),
-                R::model_text(board, TextStyle::default())
+                R::model_text(board, TextStyle::default(), agent::LegalMoves::Shown)
             );
         }
         MatchEvent::Ply { .. } => {}
@@ -233,7 +233,7 @@ fn print_players<R: ModelGame>(
                 "{} (a move the fallback played is never counted as the model's):\n",
                 tally.spec
             );
-            agent_lines(stats, &mut lines);
+            agent_lines(stats, result.games.len() as u32, &mut lines);
             out!("{lines}")?;
         }
     }

@@ -17,7 +17,7 @@ use super::agent_args::parse_player;
 use super::args::{DatagenArgs, GameArg, GenerateArgs, ProbeArgs};
 use super::outputs::{check_output_flag, write_output};
 use super::stdout::{out, outln};
-use arena::{run_probe, Grade, PlayerSpec, ProbeResult};
+use arena::{rules_summary, run_probe, run_rules_probe, Ask, Grade, PlayerSpec, ProbeResult};
 use engines::lab::{parallel_map, self_play_positions, BadPosition, LabelledPosition, Teacher};
 use engines::marubatsu::tactical_positions;
 use engines::EngineSpec;
@@ -203,6 +203,11 @@ fn grades_line(out: &mut String, label: &str, grades: &GradeCounts) {
 /// `probe`.
 pub(super) async fn run_probe_command(args: ProbeArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
     let (game, positions) = read_positions(&args.positions)?;
+    match (game, args.ask) {
+        (_, Ask::Move) => {}
+        (Game::Othello, _) => return rules_probe(args, positions, env).await,
+        (Game::Marubatsu, ask) => bail!("bad --ask {ask}: the rules probes ask about Othello positions"),
+    }
     match game {
         Game::Othello => probe::<Othello>(args, positions, env).await,
         Game::Marubatsu => probe::<Marubatsu>(args, positions, env).await,
@@ -232,6 +237,7 @@ fn open_run(
         positions,
         parallel: args.parallel,
         seed: args.seed,
+        ask: (args.ask != Ask::Move).then(|| args.ask.to_string()),
     })))?;
     Ok(run)
 }
@@ -334,6 +340,66 @@ fn probe_text<R: ModelGame>(args: &ProbeArgs, agent: &PlayerSpec<R>, summary: &P
         f64::from(invalid_answers) / f64::from(n.max(1))
     );
     out
+}
+
+/// `probe --ask legal-moves|after-move` over Othello positions.
+async fn rules_probe(
+    args: ProbeArgs,
+    positions: Vec<LabelledPosition>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<()> {
+    let connection = args.hosts.connect(&args.agent, env).await?;
+    let agent: PlayerSpec<Othello> = parse_player(&args.agent_spec, "--agent", &args.agent, Some(&connection))?;
+    let PlayerSpec::Llm(llm) = &agent else {
+        bail!(
+            "bad --agent {:?}: probe measures an LLM player, give llm:MODEL",
+            args.agent_spec
+        );
+    };
+    let run = open_run(&args, &connection, &llm.config, positions.len())?;
+    let dir = run.path().to_path_buf();
+    let log = GameLog::create(&dir.join("probe.jsonl"))?;
+    let bar = progress_bar(positions.len(), args.json, "positions");
+    let answers = run_rules_probe(llm, args.ask, &positions, args.parallel, Some(&log), &|_| bar.inc(1)).await;
+    bar.finish_and_clear();
+    if let Some(error) = answers.iter().map(|a| a.error.as_deref()).collect::<Option<Vec<_>>>() {
+        bail!(
+            "every probe failed; the first: {}",
+            error.first().unwrap_or(&"no position")
+        );
+    }
+    let summary = rules_summary(args.ask, &answers, &dir);
+    run.finish(&RunResults::RulesProbe(&summary))?;
+    if args.json {
+        outln!("{}", RunResults::RulesProbe(&summary).to_json())?;
+        return Ok(());
+    }
+    let mut out = format!(
+        "{agent} on {} positions from {} (--ask {}):\n",
+        summary.positions,
+        args.positions.display(),
+        summary.ask
+    );
+    for share in &summary.shares {
+        let _ = writeln!(
+            out,
+            "  {:14} {:5.1}% [{:5.1}, {:5.1}]  ({} of {})",
+            share.name,
+            100.0 * share.rate,
+            100.0 * share.ci_low,
+            100.0 * share.ci_high,
+            share.hits,
+            share.of
+        );
+    }
+    let _ = writeln!(
+        out,
+        "  unreadable answers {}, failed requests {} (not scored)",
+        summary.unreadable, summary.errors
+    );
+    out!("{out}")?;
+    outln!("log and results.json: {}", dir.display())?;
+    Ok(())
 }
 
 /// `datagen`.

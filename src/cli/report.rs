@@ -66,9 +66,11 @@ pub(super) fn share(part: u32, whole: u32) -> String {
     }
 }
 
-pub(super) fn agent_lines(stats: &AgentStats, out: &mut String) {
+/// The agent's lines under a results table: what it did over `games` games.
+pub(super) fn agent_lines(stats: &AgentStats, games: u32, out: &mut String) {
     let rates = stats.rates();
     let _ = writeln!(out, "  moves asked             {}", stats.moves);
+    let _ = writeln!(out, "  illegal play            {}", stats.illegal_play(games));
     let _ = writeln!(
         out,
         "  decided by the model    {} ({:.1}%, 95% CI [{:.1}, {:.1}]); by the fallback {}",

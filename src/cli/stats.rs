@@ -44,14 +44,13 @@ pub(super) fn run(args: StatsArgs) -> Result<()> {
     }
     let game: Game = logs.game;
     let mut out = String::new();
-    let mut models: BTreeMap<(String, String), AgentStats> = BTreeMap::new();
+    let mut models: BTreeMap<(String, String), (AgentStats, u32)> = BTreeMap::new();
     for ((model, prompt, _), g) in &groups {
-        models
-            .entry((model.clone(), prompt.clone()))
-            .or_default()
-            .merge(&g.matchup.agent);
+        let (agent, games) = models.entry((model.clone(), prompt.clone())).or_default();
+        agent.merge(&g.matchup.agent);
+        *games += g.matchup.overall().games() + g.matchup.unfinished;
     }
-    for ((model, prompt), all) in &models {
+    for ((model, prompt), (all, games)) in &models {
         let _ = writeln!(out, "{model}, system prompt sha256 {prompt}");
         let width = groups.keys().map(|k| k.2.len()).max().unwrap_or(8).max(8);
         let _ = writeln!(
@@ -72,7 +71,7 @@ pub(super) fn run(args: StatsArgs) -> Result<()> {
             out,
             "Agent, all these games (a move the fallback played is never counted as the model's):"
         );
-        agent_lines(all, &mut out);
+        agent_lines(all, *games, &mut out);
         out.push('\n');
     }
     out!("{out}")?;

@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use record::{AgentDecision, AnswerKind, MoveSource};
-use stats::{percentile, wilson_interval};
+use stats::{mean_interval, percentile, wilson_interval};
 
 /// A counter's sum that never wraps: a server that reports `u64::MAX` tokens leaves the
 /// count at its ceiling instead of wrapping it round to a small number.
@@ -46,6 +46,9 @@ macro_rules! counters {
             /// Per-move latency (all requests of the move), milliseconds.
             #[serde(skip)]
             pub move_latencies_ms: Vec<f64>,
+            /// Per-move invalid answers (the interval of their mean).
+            #[serde(skip)]
+            pub move_invalid_answers: Vec<f64>,
         }
 
         impl AgentStats {
@@ -56,12 +59,14 @@ macro_rules! counters {
                     self.$name.accumulate(from(d));
                 )*
                 self.move_latencies_ms.push(d.latency_ms);
+                self.move_invalid_answers.push(f64::from(d.invalid_answers));
             }
 
             /// The sum of two sets of statistics.
             pub fn merge(&mut self, other: &AgentStats) {
                 $(self.$name.accumulate(other.$name);)*
                 self.move_latencies_ms.extend_from_slice(&other.move_latencies_ms);
+                self.move_invalid_answers.extend_from_slice(&other.move_invalid_answers);
             }
         }
     };
@@ -71,7 +76,12 @@ counters! {
     /// Moves the agent was asked for (forced passes excluded).
     moves: u32 = |_| 1,
     /// Moves the model itself decided.
-    llm_moves: u32 = |d| u32::from(matches!(d.source, Some(MoveSource::Llm) | None)),
+    llm_moves: u32 = |d| u32::from(by_model(d)),
+    /// Of those, moves decided on the model's first final answer (none rejected).
+    first_answer_moves: u32 = |d| u32::from(by_model(d) && rejected(d) == 0),
+    /// Of those, moves decided after one or more rejected answers (told so with
+    /// feedback, or asked again in a new session).
+    after_rejection_moves: u32 = |d| u32::from(by_model(d) && rejected(d) > 0),
     /// Moves the fallback played.
     fallback_moves: u32 = |d| u32::from(!matches!(d.source, Some(MoveSource::Llm | MoveSource::Forfeit) | None)),
     /// Games the agent forfeited (`--fallback forfeit`): asked for a move, it gave none.
@@ -117,6 +127,16 @@ counters! {
     unanimous_votes: u32 = |d| u32::from(d.vote.as_ref().is_some_and(record::Vote::unanimous)),
 }
 
+/// Whether the model itself decided the move.
+fn by_model(d: &AgentDecision) -> bool {
+    matches!(d.source, Some(MoveSource::Llm) | None)
+}
+
+/// The move's answers that did not count: invalid or cut off at the token limit.
+fn rejected(d: &AgentDecision) -> u32 {
+    d.invalid_answers.saturating_add(d.cut_off_answers)
+}
+
 fn is_zero(n: &u32) -> bool {
     *n == 0
 }
@@ -133,6 +153,22 @@ pub struct AgentRates {
     pub llm_share_ci_high: f64,
     /// Invalid answers per move.
     pub invalid_answers_per_move: f64,
+    /// Its normal 95% interval over the moves, low end.
+    pub invalid_answers_per_move_ci_low: f64,
+    /// Its normal 95% interval over the moves, high end.
+    pub invalid_answers_per_move_ci_high: f64,
+    /// Share of the moves asked that the model decided on its first answer.
+    pub first_answer_share: f64,
+    /// Its Wilson 95% interval, low end.
+    pub first_answer_share_ci_low: f64,
+    /// Its Wilson 95% interval, high end.
+    pub first_answer_share_ci_high: f64,
+    /// Share of the moves asked that the model decided after a rejected answer.
+    pub after_rejection_share: f64,
+    /// Its Wilson 95% interval, low end.
+    pub after_rejection_share_ci_low: f64,
+    /// Its Wilson 95% interval, high end.
+    pub after_rejection_share_ci_high: f64,
     /// Cut-off answers per move.
     pub cut_off_answers_per_move: f64,
     /// Requests per move.
@@ -170,11 +206,24 @@ impl AgentStats {
     /// The derived rates.
     pub fn rates(&self) -> AgentRates {
         let (llm_share_ci_low, llm_share_ci_high) = wilson_interval(self.llm_moves, self.moves);
+        let (first_answer_share_ci_low, first_answer_share_ci_high) =
+            wilson_interval(self.first_answer_moves, self.moves);
+        let (after_rejection_share_ci_low, after_rejection_share_ci_high) =
+            wilson_interval(self.after_rejection_moves, self.moves);
+        let (_, invalid_low, invalid_high) = mean_interval(&self.move_invalid_answers).unwrap_or_default();
         AgentRates {
             llm_share: self.per_move(f64::from(self.llm_moves)),
             llm_share_ci_low,
             llm_share_ci_high,
             invalid_answers_per_move: self.per_move(f64::from(self.invalid_answers)),
+            invalid_answers_per_move_ci_low: invalid_low.max(0.0),
+            invalid_answers_per_move_ci_high: invalid_high.max(0.0),
+            first_answer_share: self.per_move(f64::from(self.first_answer_moves)),
+            first_answer_share_ci_low,
+            first_answer_share_ci_high,
+            after_rejection_share: self.per_move(f64::from(self.after_rejection_moves)),
+            after_rejection_share_ci_low,
+            after_rejection_share_ci_high,
             cut_off_answers_per_move: self.per_move(f64::from(self.cut_off_answers)),
             requests_per_move: self.per_move(f64::from(self.requests)),
             tool_calls_per_move: self.per_move(f64::from(self.tool_calls)),
@@ -188,6 +237,30 @@ impl AgentStats {
             unanimous_vote_share: (self.voted_decisions > 0)
                 .then(|| f64::from(self.unanimous_votes) / f64::from(self.voted_decisions)),
         }
+    }
+
+    /// Illegal play as the field counts it, in one line beside a player's strength:
+    /// invalid answers per move, the shares of moves decided on the first answer and
+    /// after a rejected one, and the forfeits of its `games`, each with its 95% interval.
+    pub fn illegal_play(&self, games: u32) -> String {
+        let r = self.rates();
+        let (forfeit_low, forfeit_high) = wilson_interval(self.forfeits, games);
+        format!(
+            "{:.2} illegal answers/move [{:.2}, {:.2}]; first answer {:.1}% [{:.1}, {:.1}]; after a rejected \
+             answer {:.1}% [{:.1}, {:.1}]; forfeits {} of {games} games [{:.1}, {:.1}]%",
+            r.invalid_answers_per_move,
+            r.invalid_answers_per_move_ci_low,
+            r.invalid_answers_per_move_ci_high,
+            100.0 * r.first_answer_share,
+            100.0 * r.first_answer_share_ci_low,
+            100.0 * r.first_answer_share_ci_high,
+            100.0 * r.after_rejection_share,
+            100.0 * r.after_rejection_share_ci_low,
+            100.0 * r.after_rejection_share_ci_high,
+            self.forfeits,
+            100.0 * forfeit_low,
+            100.0 * forfeit_high,
+        )
     }
 
     /// The statistics as JSON (`results.json`, `stats --json`): the counters with the
@@ -277,6 +350,7 @@ mod tests {
             llm_share: share,
             llm_share_ci_low: low,
             llm_share_ci_high: high,
+            first_answer_share_ci_high: first_high,
             ..
         } = sample().rates();
         assert_eq!(
@@ -284,6 +358,16 @@ mod tests {
             json!({
                 "moves": 4,
                 "llm_moves": 2,
+                "first_answer_moves": 0,
+                "after_rejection_moves": 2,
+                "first_answer_share": 0.0,
+                "first_answer_share_ci_low": 0.0,
+                "first_answer_share_ci_high": first_high,
+                "after_rejection_share": 0.5,
+                "after_rejection_share_ci_low": low,
+                "after_rejection_share_ci_high": high,
+                "invalid_answers_per_move_ci_low": 2.0,
+                "invalid_answers_per_move_ci_high": 2.0,
                 "fallback_moves": 1,
                 "forfeits": 1,
                 "llm_share": share,
@@ -314,6 +398,35 @@ mod tests {
             })
         );
         assert_eq!(share, 0.5);
+        assert_eq!(
+            sample().illegal_play(4),
+            format!(
+                "2.00 illegal answers/move [2.00, 2.00]; first answer 0.0% [0.0, {:.1}]; after a rejected answer \
+                 50.0% [{:.1}, {:.1}]; forfeits 1 of 4 games [{:.1}, {:.1}]%",
+                100.0 * first_high,
+                100.0 * low,
+                100.0 * high,
+                100.0 * wilson_interval(1, 4).0,
+                100.0 * wilson_interval(1, 4).1
+            )
+        );
+    }
+
+    /// A move decided on the first answer, one decided after a rejected (or cut-off)
+    /// answer, one the fallback played: the shares count the moves asked.
+    #[test]
+    fn first_answers_and_later_ones_are_counted_apart() {
+        let mut first = decision(MoveSource::Llm, Some(AnswerKind::Clean));
+        (first.invalid_answers, first.cut_off_answers) = (0, 0);
+        let mut cut = first.clone();
+        cut.cut_off_answers = 1;
+        let stats: AgentStats = [first, cut, decision(MoveSource::Fallback, None)].iter().collect();
+        assert_eq!((stats.first_answer_moves, stats.after_rejection_moves), (1, 1));
+        let rates = stats.rates();
+        assert!((rates.first_answer_share - 1.0 / 3.0).abs() < 1e-12);
+        assert_eq!(rates.invalid_answers_per_move, 2.0 / 3.0);
+        assert!(rates.invalid_answers_per_move_ci_low < rates.invalid_answers_per_move);
+        assert!(rates.invalid_answers_per_move_ci_high > rates.invalid_answers_per_move);
     }
 
     #[test]

@@ -638,7 +638,24 @@ fn table(board: &Leaderboard, view: &str) -> String {
         );
     }
     cost_table(board, width, &mut out);
+    illegal_play_lines(board, width, &mut out);
     out
+}
+
+/// Below the costs, each LLM player's illegal play over its rated games
+/// ([`AgentStats::illegal_play`]), so a rating is read with the tries it took.
+fn illegal_play_lines(board: &Leaderboard, width: usize, out: &mut String) {
+    for row in &board.rows {
+        if let Some(agent) = &row.agent {
+            let _ = writeln!(
+                out,
+                "{:>3}  {:width$}  {}",
+                "",
+                row.player,
+                agent.illegal_play(row.rating.games)
+            );
+        }
+    }
 }
 
 /// Below the ratings, each LLM player's cost per move and failed answers: tokens

@@ -75,8 +75,8 @@ pub use replay::{
 };
 pub use report::{report_page, REPORT_TEMPLATE};
 pub use results_file::{
-    EvalResults, GradeCounts, MeanRegret, OpponentResults, PairingResult, PairingStop, ProbeResults, RunResults,
-    Stopping, TallySummary, TournamentRatings, TournamentResults,
+    EvalResults, GradeCounts, MeanRegret, OpponentResults, PairingResult, PairingStop, ProbeResults, RulesProbeResults,
+    RunResults, Share, Stopping, TallySummary, TournamentRatings, TournamentResults,
 };
 pub use run_file::{
     changed_agent_settings, EvalRun, Harness, McpClient, McpRun, PlayRun, ProbeRun, ReadRunError, Resume, RunEngine,

@@ -273,7 +273,9 @@ impl GameReplay {
 fn board_text<R: ModelGame>(board: &Squares, to_move: Color, style: TextStyle) -> String {
     board.to_position::<R>(to_move).map_or_else(
         |reason| format!("(the board {board} cannot be shown: {reason})\n"),
-        |position| R::model_text(&position, style),
+        // The list of legal moves is shown to the reader even where the model was not
+        // shown it: a model's own ply shows its messages as sent.
+        |position| R::model_text(&position, style, agent::LegalMoves::Shown),
     )
 }
 

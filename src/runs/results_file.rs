@@ -21,6 +21,59 @@ pub enum RunResults<'a> {
     Tournament(&'a TournamentResults),
     /// A `probe`'s.
     Probe(&'a ProbeResults),
+    /// A rules probe's (`probe --ask legal-moves|after-move`).
+    RulesProbe(&'a RulesProbeResults),
+}
+
+/// A share with its Wilson 95% interval: `hits` of `of`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Share {
+    /// What is counted (`exact_set`, `precision`, ...).
+    pub name: String,
+    /// The hits.
+    pub hits: u32,
+    /// Out of.
+    pub of: u32,
+    /// `hits / of` (0 when `of` is 0).
+    pub rate: f64,
+    /// The interval's low end.
+    pub ci_low: f64,
+    /// The interval's high end.
+    pub ci_high: f64,
+}
+
+impl Share {
+    /// `hits` of `of`, named `name`, with its interval.
+    pub fn new(name: &str, hits: u32, of: u32) -> Share {
+        let (ci_low, ci_high) = wilson_interval(hits, of);
+        Share {
+            name: name.to_string(),
+            hits,
+            of,
+            rate: if of == 0 { 0.0 } else { f64::from(hits) / f64::from(of) },
+            ci_low,
+            ci_high,
+        }
+    }
+}
+
+/// A rules probe's results: the overall shares and each position's scores.
+#[derive(Clone, Debug, Serialize)]
+pub struct RulesProbeResults {
+    /// `legal-moves` or `after-move`.
+    pub ask: String,
+    /// Positions asked.
+    pub positions: u32,
+    /// Answers that could not be read (no JSON asked for, no 8 rows), scored as wrong.
+    pub unreadable: u32,
+    /// Requests that failed (not scored).
+    pub errors: u32,
+    /// The overall shares, each with its interval.
+    pub shares: Vec<Share>,
+    /// Each position's scores, in file order.
+    pub per_position: Vec<Value>,
+    /// The run folder.
+    pub log_dir: String,
 }
 
 impl RunResults<'_> {

@@ -201,6 +201,10 @@ pub struct ProbeRun {
     pub parallel: usize,
     /// The seed of the agent's choices.
     pub seed: u64,
+    /// What a rules probe asked (`legal-moves`, `after-move`); absent for a probe of
+    /// moves (every older probe).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ask: Option<String>,
 }
 
 /// The settings of a game in the browser (`serve`).
@@ -491,7 +495,7 @@ pub(crate) fn differing_settings(a: &AgentConfig, b: &AgentConfig) -> Vec<&'stat
 
 /// Whether `a` and `b` agree on each setting, by its run.json key (in the file's
 /// order).
-fn compared(a: &AgentConfig, b: &AgentConfig) -> [(&'static str, bool); 20] {
+fn compared(a: &AgentConfig, b: &AgentConfig) -> [(&'static str, bool); 21] {
     [
         ("answer", a.answer == b.answer),
         ("answer_format", a.answer_format == b.answer_format),
@@ -501,6 +505,7 @@ fn compared(a: &AgentConfig, b: &AgentConfig) -> [(&'static str, bool); 20] {
         ("cut_off_message", a.cut_off_message == b.cut_off_message),
         ("fallback", a.fallback == b.fallback),
         ("keep_alive", a.keep_alive == b.keep_alive),
+        ("legal_moves", a.legal_moves == b.legal_moves),
         ("max_sessions", a.max_sessions == b.max_sessions),
         ("max_tool_rounds", a.max_tool_rounds == b.max_tool_rounds),
         ("max_turns", a.max_turns == b.max_turns),
@@ -640,7 +645,9 @@ mod tests {
 
     #[test]
     fn every_recorded_setting_is_compared_and_changes_are_named_as_run_json_writes_them() {
-        let config = AgentConfig::new("m");
+        // Hidden legal moves, so that every key is written (shown ones write none).
+        let mut config = AgentConfig::new("m");
+        config.legal_moves = agent::LegalMoves::Hidden;
         let written = serde_json::to_value(&config).unwrap();
         let keys: Vec<&str> = written.as_object().unwrap().keys().map(String::as_str).collect();
         let compared: Vec<&str> = compared(&config, &config).iter().map(|(key, _)| *key).collect();

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::Tool;
+use crate::LegalMoves;
 use game::marubatsu::{Board, Move};
 use game::othello::Labels;
 
@@ -36,17 +37,27 @@ pub struct SimulateMarkResult {
 pub struct SimulateMark {
     /// How the resulting board is written.
     pub labels: Labels,
+    /// Hidden (blind play): no result names the legal moves (the board text without
+    /// its list, an illegal square's error without them).
+    pub legal_moves: LegalMoves,
 }
 
 impl SimulateMark {
     /// The result of taking `mv` in `board`, or a message for the model.
     pub fn simulate(&self, board: &Board, mv: Move) -> Result<SimulateMarkResult, String> {
         let me = board.side_to_move();
-        let after = board.try_play(mv).map_err(|e| e.to_string())?;
+        let after = board.try_play(mv).map_err(|e| match self.legal_moves {
+            LegalMoves::Shown => e.to_string(),
+            LegalMoves::Hidden => format!("{mv} is not a legal move"),
+        })?;
         let over = after.is_game_over();
         let squares = |set: game::marubatsu::MoveSet| set.iter().map(|m| m.to_string()).collect();
         Ok(SimulateMarkResult {
-            board: after.to_text(self.labels),
+            board: if self.legal_moves.shown() {
+                after.to_text(self.labels)
+            } else {
+                after.to_text_without_moves(self.labels)
+            },
             wins: after.winner() == Some(me),
             draw: over && after.winner().is_none(),
             opponent_winning_replies: if over {

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::Tool;
+use crate::LegalMoves;
 use game::othello::{Board, Move, Square, TextStyle};
 
 /// Arguments of `simulate_move`.
@@ -28,8 +29,10 @@ pub struct SimulateResult {
     pub stable_gained: i32,
     /// The discs flipped, row-major.
     pub flipped: Vec<String>,
-    /// Where the opponent could play next, row-major.
-    pub opponent_valid_moves: Vec<String>,
+    /// Where the opponent could play next, row-major (`None` in blind play, which
+    /// names no legal move: left out of the result).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opponent_valid_moves: Option<Vec<String>>,
 }
 
 /// The `simulate_move` tool, rendering boards in `style`.
@@ -37,6 +40,9 @@ pub struct SimulateResult {
 pub struct SimulateMove {
     /// How the resulting board is written.
     pub style: TextStyle,
+    /// Hidden (blind play): no result names a legal move (the board text without its
+    /// list, no opponent replies, an illegal square's error without the legal moves).
+    pub legal_moves: LegalMoves,
 }
 
 impl SimulateMove {
@@ -50,19 +56,25 @@ impl SimulateMove {
             } else {
                 "it flips no disc"
             };
-            return Err(format!(
-                "{square} is not a legal move for {me} ({why}); legal moves: {legal}"
-            ));
+            return Err(match self.legal_moves {
+                LegalMoves::Shown => format!("{square} is not a legal move for {me} ({why}); legal moves: {legal}"),
+                LegalMoves::Hidden => format!("{square} is not a legal move for {me} ({why})"),
+            });
         }
+        let shown = self.legal_moves.shown();
         let after = board.play_unchecked(Move::Place(square));
         let stable_before = board.stable_discs(me).count() as i32;
         Ok(SimulateResult {
-            board: after.to_text(self.style),
+            board: if shown {
+                after.to_text(self.style)
+            } else {
+                after.to_text_without_moves(self.style)
+            },
             my_stones: after.count(me),
             opponent_stones: after.count(!me),
             stable_gained: after.stable_discs(me).count() as i32 - stable_before,
             flipped: board.flips(square).squares().map(|s| s.to_string()).collect(),
-            opponent_valid_moves: after.legal_moves_for(!me).squares().map(|s| s.to_string()).collect(),
+            opponent_valid_moves: shown.then(|| after.legal_moves_for(!me).squares().map(|s| s.to_string()).collect()),
         })
     }
 }

@@ -31,6 +31,25 @@ impl Board {
     /// assert_eq!(text, "  a b c\n1 X . .\n2 . O .\n3 . . .\nO to move\nLegal moves: b1, c1, a2, c2, a3, b3, c3");
     /// ```
     pub fn to_text(&self, labels: Labels) -> String {
+        let mut out = self.to_text_without_moves(labels);
+        out.push('\n');
+        let (moves_label, none) = match labels {
+            Labels::Japanese => ("置ける位置: ", "なし"),
+            Labels::English => ("Legal moves: ", "none"),
+        };
+        out.push_str(moves_label);
+        let legal = self.legal_moves();
+        if legal.is_empty() {
+            out.push_str(none);
+        } else {
+            out.push_str(&legal.to_string());
+        }
+        out
+    }
+
+    /// [`Board::to_text`] without its last line, the legal moves: the diagram and
+    /// the side to move (or the outcome), for a reader who must find them itself.
+    pub fn to_text_without_moves(&self, labels: Labels) -> String {
         let mut out = String::from("  a b c\n");
         for row in 0..3u8 {
             out.push(char::from(b'1' + row));
@@ -54,18 +73,6 @@ impl Board {
             (Some(Outcome::Draw), Labels::English) => "Draw".to_string(),
         };
         out.push_str(&status);
-        out.push('\n');
-        let (moves_label, none) = match labels {
-            Labels::Japanese => ("置ける位置: ", "なし"),
-            Labels::English => ("Legal moves: ", "none"),
-        };
-        out.push_str(moves_label);
-        let legal = self.legal_moves();
-        if legal.is_empty() {
-            out.push_str(none);
-        } else {
-            out.push_str(&legal.to_string());
-        }
         out
     }
 

@@ -56,6 +56,25 @@ pub struct TextStyle {
 impl Board {
     /// The board as text in the given style (see the module docs).
     pub fn to_text(&self, style: TextStyle) -> String {
+        let (moves_label, none) = match style.labels {
+            Labels::Japanese => ("置ける位置: ", "なし"),
+            Labels::English => ("Legal moves: ", "none"),
+        };
+        let legal = self.legal_moves();
+        let mut out = self.to_text_without_moves(style);
+        out.push('\n');
+        out.push_str(moves_label);
+        if legal.is_empty() {
+            out.push_str(none);
+        } else {
+            out.push_str(&legal.to_string());
+        }
+        out
+    }
+
+    /// [`Board::to_text`] without its last line, the legal moves: the diagram and
+    /// whose turn it is, for a reader who must find the legal moves itself.
+    pub fn to_text_without_moves(&self, style: TextStyle) -> String {
         let side = self.side_to_move();
         let own_letter = |color: Color| match (style.perspective, color == side) {
             (Perspective::Relative, true) => 'B',
@@ -73,8 +92,7 @@ impl Board {
             }
             out.push_str(" \n");
         }
-        let legal = self.legal_moves();
-        let (turn, relative_note, moves_label, none) = match style.labels {
+        let (turn, relative_note) = match style.labels {
             Labels::Japanese => (
                 if side == Color::Black {
                     "黒の手番"
@@ -82,8 +100,6 @@ impl Board {
                     "白の手番"
                 },
                 "（B=手番側の石, W=相手の石）",
-                "置ける位置: ",
-                "なし",
             ),
             Labels::English => (
                 if side == Color::Black {
@@ -92,20 +108,11 @@ impl Board {
                     "White to move"
                 },
                 " (B = discs of the side to move, W = the opponent's)",
-                "Legal moves: ",
-                "none",
             ),
         };
         out.push_str(turn);
         if style.perspective == Perspective::Relative {
             out.push_str(relative_note);
-        }
-        out.push('\n');
-        out.push_str(moves_label);
-        if legal.is_empty() {
-            out.push_str(none);
-        } else {
-            out.push_str(&legal.to_string());
         }
         out
     }
