@@ -312,6 +312,12 @@ impl Default for AgentConfig {
     }
 }
 
+/// Whether a player name may hold `c` (ASCII letters, digits, `-`, `_`, `.`, `+`): the
+/// characters a table cell keeps whole. The one place this rule is written.
+pub fn name_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '+')
+}
+
 impl AgentConfig {
     /// The defaults ([`AgentConfig::default`]) for `model`.
     pub fn new(model: &str) -> AgentConfig {
@@ -358,8 +364,7 @@ impl AgentConfig {
     /// Checks a player name (the `name` field): 1 to [`MAX_NAME`] ASCII letters, digits,
     /// `-`, `_`, `.` or `+`, so `llm:MODEL@NAME` stays one cell of every table.
     pub fn check_name(name: &str) -> Result<(), PlayerNameError> {
-        let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '+');
-        if name.is_empty() || name.len() > MAX_NAME || !name.chars().all(plain) {
+        if name.is_empty() || name.len() > MAX_NAME || !name.chars().all(name_char) {
             return Err(PlayerNameError { name: name.to_string() });
         }
         Ok(())

@@ -22,8 +22,8 @@ pub mod tools;
 pub use answer::{answer_text, coordinates, parse_answer, Answer, AnswerKind, AnswerPolicy};
 pub use blocking::BlockingEngine;
 pub use config::{
-    AgentConfig, ConflictError, Fallback, InvalidPolicy, LegalMoves, Mode, ParseFallbackError, PlayerNameError,
-    JSON_ANSWER_TOKENS, MAX_NAME,
+    name_char, AgentConfig, ConflictError, Fallback, InvalidPolicy, LegalMoves, Mode, ParseFallbackError,
+    PlayerNameError, JSON_ANSWER_TOKENS, MAX_NAME,
 };
 pub use games::ModelGame;
 pub use prompt::{sha256_hex, Prompt, PromptError};

@@ -55,10 +55,9 @@ pub fn player_name(client: &McpClient, given: Option<&str>) -> String {
         None if client.version.is_empty() => client.name.clone(),
         None => format!("{}-{}", client.name, client.version),
     };
-    let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '+');
     let mut name: String = name
         .chars()
-        .map(|c| if plain(c) { c } else { '-' })
+        .map(|c| if agent::name_char(c) { c } else { '-' })
         .take(agent::MAX_NAME)
         .collect();
     if name.is_empty() {
@@ -358,7 +357,10 @@ impl<R: ModelGame> Shared<R> {
             (None, None) => format!("You play {}; the opponent is to move.", self.you),
         };
         ClientAnswer {
-            text: format!("{}\n{status}", R::model_text(&position, self.style, agent::LegalMoves::Shown)),
+            text: format!(
+                "{}\n{status}",
+                R::model_text(&position, self.style, agent::LegalMoves::Shown)
+            ),
             content: serde_json::to_value(&state).unwrap_or(Value::Null),
             is_error: false,
         }
@@ -582,17 +584,25 @@ impl<R: ModelGame> ClientGames<R> {
             };
             (game.commands.clone(), game.shared.clone())
         };
-        if shared.lock().end.is_some() {
-            return match call {
-                ClientCall::State => Ok(shared.answer()),
-                _ => Err(ClientError::Over { id }),
-            };
+        // A call on a game that is over, or that ends while the call waits for the
+        // client's next turn: the state is still answered, anything else is refused.
+        let is_state = matches!(call, ClientCall::State);
+        let after_the_end = || match shared.lock().end {
+            Some(_) if is_state => Some(Ok(shared.answer())),
+            Some(_) => Some(Err(ClientError::Over { id })),
+            None => None,
+        };
+        if let Some(answer) = after_the_end() {
+            return answer;
         }
         let (reply, answer) = oneshot::channel();
         if commands.send(Command { call, reply }).await.is_err() {
-            return Err(ClientError::Over { id });
+            return after_the_end().unwrap_or(Err(ClientError::Over { id }));
         }
-        answer.await.unwrap_or_else(|_| Err(self.lost(id)))
+        match answer.await {
+            Ok(answer) => answer,
+            Err(_) => after_the_end().unwrap_or_else(|| Err(self.lost(id))),
+        }
     }
 
     /// The error of a call whose game ended without answering it.

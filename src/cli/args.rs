@@ -536,7 +536,7 @@ pub struct RateArgs {
     /// players (default file: docs/ladder-ratings.toml), so that the engines of a
     /// gauntlet, which meet only the models, stay where the ladder put them. Without
     /// this flag the published ladder (docs/ladder-ratings.toml) holds its engines.
-    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = super::rate::DEFAULT_LADDER, conflicts_with_all = ["anchor", "write_ladder", "no_ladder"])]
+    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = runs::PUBLISHED_LADDER_PATH, conflicts_with_all = ["anchor", "write_ladder", "no_ladder"])]
     pub ladder: Option<PathBuf>,
     /// Fit every player from these games alone: the published ladder's engines are
     /// not held at its ratings.

@@ -18,13 +18,11 @@ use engines::EngineSpec;
 use game::Game;
 use runs::CsvTable;
 use runs::{
-    leaderboard_tables, published_ladder, rate_games, read_game_logs, Ladder, LadderChoice, Leaderboard, RateSettings, RatingView,
-    Ratings, RunGame, PUBLISHED_LADDER_PATH,
+    leaderboard_tables, published_ladder, rate_games, read_game_logs, Ladder, LadderChoice, Leaderboard, RateSettings,
+    RatingView, Ratings, RunGame, PUBLISHED_LADDER_PATH,
 };
 use stats::{check_resamples, RatingWatch};
 
-/// `--ladder` without a file: the ladder shipped under docs/.
-pub const DEFAULT_LADDER: &str = "docs/ladder-ratings.toml";
 /// `--intrinsic` by default: the calibration shipped under docs/.
 pub const DEFAULT_CALIBRATION: &str = "docs/intrinsic-calibration.toml";
 
@@ -72,8 +70,7 @@ pub(super) fn run(args: RateArgs) -> Result<()> {
         )?;
     } else {
         out!("{}", leaderboard_tables(as_played, as_loss))?;
-        out!("
-{}", intrinsic.text())?;
+        out!("\n{}", intrinsic.text())?;
     }
     Ok(())
 }
@@ -134,7 +131,7 @@ fn rate_with_progress(games: &[RunGame], game: Game, settings: &RateSettings) ->
 /// The ladder file `path` (the default one found beside the binary's sources when it
 /// is not in the current folder), checked.
 fn read_ladder(path: &Path) -> Result<(PathBuf, Ladder)> {
-    let path = beside_sources(path, DEFAULT_LADDER);
+    let path = beside_sources(path, PUBLISHED_LADDER_PATH);
     let text = read_user_file("--ladder", &path, SETTINGS_CAP)?;
     let ladder = Ladder::from_toml(&text).with_context(|| format!("bad --ladder {}", path.display()))?;
     Ok((path, ladder))

@@ -49,15 +49,17 @@ pub fn load_run(path: &Path) -> Result<ComparedRun, CompareError> {
         })?;
     let read = collect_groups(&[path.to_path_buf()])?;
     let mut games = BTreeMap::new();
+    // How many games of each (opponent, colour, opening) came before: the next one's
+    // occurrence.
+    let mut seen: BTreeMap<(String, String, Vec<String>), usize> = BTreeMap::new();
     for group in read.groups.values() {
         for played in &group.games {
             let (color, game) = (&played.color, read.summary(played));
             let Some(score) = game.score_for(*color) else { continue };
             let key = (game.players[!*color].clone(), color.to_string(), game.opening.clone());
-            let occurrence = (0..)
-                .find(|i| !games.contains_key(&(key.0.clone(), key.1.clone(), key.2.clone(), *i)))
-                .unwrap_or(0);
-            games.insert((key.0, key.1, key.2, occurrence), score);
+            let count = seen.entry(key.clone()).or_default();
+            games.insert((key.0, key.1, key.2, *count), score);
+            *count += 1;
         }
     }
     Ok(ComparedRun {

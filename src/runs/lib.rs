@@ -38,9 +38,9 @@ mod hosts;
 mod intrinsic;
 mod leaderboard;
 mod logs;
+mod move_scores;
 mod players;
 mod rating;
-mod move_scores;
 mod recorded;
 mod replay;
 mod report;
@@ -63,12 +63,12 @@ pub use leaderboard::{
     LeaderRow, Leaderboard, LeaderboardError, RatingView, RunGame, Rung, DEFAULT_BOOTSTRAP, DEFAULT_BOOTSTRAP_SEED,
 };
 pub use logs::{cut_off_note, read_game_logs, GameLogs, LoggedGame, LogsError};
+pub use move_scores::{read_move_scores, MoveScoresError, ScoredMove, MOVE_SCORES_FILE};
 pub use players::{name_part, PlayerNames};
 pub use rating::{
     published_ladder, rate_games, LadderChoice, RateError, RateSettings, Ratings, PUBLISHED_LADDER,
     PUBLISHED_LADDER_PATH,
 };
-pub use move_scores::{read_move_scores, MoveScoresError, ScoredMove, MOVE_SCORES_FILE};
 pub use recorded::{EngineTable, OpeningsOrder, OpeningsRecord};
 pub use replay::{
     replay_records, replay_seed_lines, ExchangeView, GameReplay, PlyView, Reading, ReplayError, SentMessage, ToolView,

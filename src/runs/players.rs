@@ -159,7 +159,7 @@ fn key_parts(key: &str, values: &[&Value]) -> Vec<String> {
                 let shared = stems.iter().filter(|s| *s == stem).count() > 1;
                 let sha = value["sha256"].as_str().unwrap_or_default();
                 if shared && !sha.is_empty() {
-                    format!("{stem}-{}", &sha[..8.min(sha.len())])
+                    format!("{stem}-{}", sha.chars().take(8).collect::<String>())
                 } else {
                     stem.clone()
                 }
@@ -223,13 +223,7 @@ pub fn name_part(key: &str, text: &str) -> String {
         _ => text.to_string(),
     };
     part.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '+') {
-                c
-            } else {
-                '_'
-            }
-        })
+        .map(|c| if agent::name_char(c) { c } else { '_' })
         .collect()
 }
 

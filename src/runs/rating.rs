@@ -198,12 +198,16 @@ fn scale(
 /// The note of a scale held by a ladder (`which`, made from `source`).
 fn held_note(which: &str, source: &str, anchor: &Rated, held: &[Rated]) -> String {
     let held: Vec<&str> = held.iter().map(|(name, _)| name.as_str()).collect();
+    let others = if held.is_empty() {
+        String::new()
+    } else {
+        format!(" and {} at the ladder's ratings", held.join(", "))
+    };
     format!(
-        "rated on {which}, from `{source}`: {} held at {} and {} at the ladder's ratings, only the other players \
-         fitted; turn the ladder off (--no-ladder) to fit every player from these games alone",
+        "rated on {which}, from `{source}`: {} held at {}{others}, only the other players fitted; turn the ladder \
+         off (--no-ladder) to fit every player from these games alone",
         anchor.0,
         stats::whole(anchor.1),
-        held.join(", ")
     )
 }
 

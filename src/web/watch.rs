@@ -27,8 +27,8 @@ use super::{ApiError, AppState};
 use game::othello::{Color, Outcome};
 use record::{is_game_log, Event, ExchangeRecord, MoveSource, Notation, Squares};
 use runs::{
-    groups_json, leaderboard_tables, rate_games, read_game_logs, report_page, Groups, Leaderboard, RateSettings, RunFile,
-    RunGame,
+    groups_json, leaderboard_tables, rate_games, read_game_logs, report_page, Groups, Leaderboard, RateSettings,
+    RunFile, RunGame,
 };
 use stats::RatingWatch;
 
