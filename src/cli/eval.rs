@@ -433,7 +433,7 @@ fn score_agent_moves<R: ModelGame>(
         })
         .collect();
     let moves = quality::score(&games, scoring, quiet, stop, Some(log_dir))?;
-    quality::write_scores(log_dir, &moves)?;
+    runs::write_move_scores(log_dir, &moves)?;
     let mut all = MoveQuality::default();
     let mut per_opponent = vec![MoveQuality::default(); opponents];
     let opponent_of: HashMap<usize, usize> = result.games.iter().map(|g| (g.number, g.opponent)).collect();

@@ -268,7 +268,7 @@ fn score_both_players<R: ModelGame>(
         .collect();
     let moves = quality::score(&games, scoring, quiet, None, log_dir)?;
     if let Some(dir) = log_dir {
-        quality::write_scores(dir, &moves)?;
+        runs::write_move_scores(dir, &moves)?;
     }
     let mut per_player: [MoveQuality; 2] = Default::default();
     for m in &moves {

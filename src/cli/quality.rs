@@ -3,7 +3,6 @@
 
 use agent::ModelGame;
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
@@ -124,19 +123,6 @@ pub(super) fn score<R: ModelGame>(
             super::progress::score_with_progress(games, &build, parallel, quiet, stop)
         }
     }
-}
-
-/// Writes every scored move to `dir/move-scores.jsonl`, one object per line.
-pub(super) fn write_scores(dir: &Path, moves: &[ScoredMove]) -> Result<()> {
-    let path = dir.join(runs::MOVE_SCORES_FILE);
-    let mut out = String::new();
-    for m in moves {
-        out.push_str(&serde_json::to_string(m)?);
-        out.push('\n');
-    }
-    std::fs::File::create(&path)
-        .and_then(|mut f| f.write_all(out.as_bytes()))
-        .with_context(|| format!("cannot write {}", path.display()))
 }
 
 fn row(out: &mut String, label: &str, t: &QualityTally) {

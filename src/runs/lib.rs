@@ -63,7 +63,7 @@ pub use leaderboard::{
     LeaderRow, Leaderboard, LeaderboardError, RatingView, RunGame, Rung, DEFAULT_BOOTSTRAP, DEFAULT_BOOTSTRAP_SEED,
 };
 pub use logs::{cut_off_note, read_game_logs, GameLogs, LoggedGame, LogsError};
-pub use move_scores::{read_move_scores, MoveScoresError, ScoredMove, MOVE_SCORES_FILE};
+pub use move_scores::{read_move_scores, write_move_scores, MoveScoresError, ScoredMove, MOVE_SCORES_FILE};
 pub use players::{name_part, PlayerNames};
 pub use rating::{
     published_ladder, rate_games, LadderChoice, RateError, RateSettings, Ratings, PUBLISHED_LADDER,

@@ -64,6 +64,15 @@ pub enum MoveScoresError {
         #[source]
         source: std::io::Error,
     },
+    /// The file could not be written.
+    #[error("cannot write {path}")]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// What the system said.
+        #[source]
+        source: std::io::Error,
+    },
     /// A line that is not a scored move.
     #[error("line {line} of {path} is not a scored move: rescore the run with --score-moves")]
     Line {
@@ -98,4 +107,21 @@ pub fn read_move_scores(dir: &Path) -> Result<Option<Vec<ScoredMove>>, MoveScore
         })
         .collect::<Result<Vec<_>, _>>()
         .map(Some)
+}
+
+/// Writes every scored move to the run folder `dir`'s [`MOVE_SCORES_FILE`], one object
+/// a line, through a temporary file and a rename: a reader (or a crash) never sees
+/// half of it.
+pub fn write_move_scores(dir: &Path, moves: &[ScoredMove]) -> Result<(), MoveScoresError> {
+    let path = dir.join(MOVE_SCORES_FILE);
+    let mut text = String::new();
+    for m in moves {
+        // A scored move is squares, numbers and strings: it always serializes.
+        text.push_str(&serde_json::to_string(m).unwrap_or_default());
+        text.push('\n');
+    }
+    let temporary = dir.join(format!(".{MOVE_SCORES_FILE}.tmp"));
+    std::fs::write(&temporary, text)
+        .and_then(|()| std::fs::rename(&temporary, &path))
+        .map_err(|source| MoveScoresError::Write { path, source })
 }
