@@ -54,7 +54,8 @@ impl fmt::Display for AnswerPolicy {
 pub use record::AnswerKind;
 
 /// What an answer amounts to. Every answer that is no move says why, and the model is
-/// told exactly that (`text::rejection` builds the reason and the message from it).
+/// told exactly that (`text::rejection` builds the reason and the message from it;
+/// `Answer::why_rejected` is written beside it).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Answer {
     /// A legal move.
@@ -93,14 +94,6 @@ pub enum Answer {
     ToolCallText,
     /// A structured answer that is not JSON against the schema (`--answer-format`).
     SchemaViolation,
-}
-
-impl Answer {
-    /// Why an answer that is no move did not count, in a few words for a reader (the
-    /// reason the log and the pages show; the model is told the same).
-    pub fn why_rejected(&self) -> String {
-        super::text::rejection(game::othello::Labels::English, self, None).reason
-    }
 }
 
 /// What a reply the server cut off at the token limit amounts to when it named no

@@ -162,6 +162,14 @@ fn joined(squares: &[Square]) -> String {
     squares.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
 }
 
+impl Answer {
+    /// Why an answer that is no move did not count, in a few words for a reader (the
+    /// reason the log and the pages show; the model is told the same).
+    pub fn why_rejected(&self) -> String {
+        super::text::rejection(game::othello::Labels::English, self, None).reason
+    }
+}
+
 /// Why `answer` did not count, for a reader and for the model: every reason stated once
 /// here, so the log and the message cannot disagree. `cut_off_opening` (the agent file's
 /// `cut_off_message`) replaces the harness's sentence for answers cut off at the token
