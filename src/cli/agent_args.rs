@@ -9,7 +9,6 @@ use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, ValueEnum};
 use serde::{Deserialize, Deserializer};
 
-use super::args::LabelsArg;
 use super::external;
 use super::inputs::{read_user_file, SETTINGS_CAP};
 use super::limits;
@@ -778,6 +777,25 @@ mod tests {
                     file.display()
                 );
             }
+        }
+    }
+}
+
+/// `--labels` of `datagen` and of `llm:MODEL` players (and an agent file's `labels`):
+/// the board text's language.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum LabelsArg {
+    /// Japanese, as seed 000.
+    Ja,
+    /// English.
+    En,
+}
+
+impl From<LabelsArg> for Labels {
+    fn from(arg: LabelsArg) -> Labels {
+        match arg {
+            LabelsArg::Ja => Labels::Japanese,
+            LabelsArg::En => Labels::English,
         }
     }
 }

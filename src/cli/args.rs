@@ -1,13 +1,14 @@
 //! Command-line arguments as clap parses them (raw; validated in the commands).
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use super::agent_args::{AgentArgs, HostArgs};
+use super::agent_args::{AgentArgs, HostArgs, LabelsArg};
 use super::limits;
 use engines::lab::TrainSettings;
-use game::othello::{Color, Convention, Labels};
+use game::othello::{Color, Convention};
 use runs::{Anchor, OpeningsOrder};
 use stats::StopRule;
 
@@ -72,13 +73,13 @@ pub enum Command {
     Datagen(DatagenArgs),
     /// Open the web app: play any engine or model in the browser, watch the runs
     /// under --runs live, replay games, rate runs.
-    Serve(super::serve::ServeArgs),
+    Serve(ServeArgs),
     /// Serve one of our engines over GTP or NBoard on stdin/stdout (for NBoard, or
     /// as an external engine of a run).
     Engine(super::engine_server::EngineArgs),
     /// Serve games over the Model Context Protocol on stdin/stdout: any MCP client
     /// plays through tools, logged and rated like every other player (docs/mcp.md).
-    Mcp(super::mcp::McpArgs),
+    Mcp(McpArgs),
 }
 
 /// `openings`.
@@ -552,7 +553,7 @@ pub struct RateArgs {
     #[arg(long, value_name = "FILE", requires = "ladder")]
     pub write_intrinsic: Option<PathBuf>,
     /// The intrinsic ratings' calibration (default: the one shipped under docs/).
-    #[arg(long, value_name = "FILE", default_value = super::rate::DEFAULT_CALIBRATION)]
+    #[arg(long, value_name = "FILE", default_value = DEFAULT_CALIBRATION)]
     pub intrinsic: PathBuf,
     /// Bootstrap resamples for the 95% intervals.
     #[arg(long, default_value_t = runs::DEFAULT_BOOTSTRAP, value_parser = clap::value_parser!(u32).range(1..=100_000))]
@@ -756,25 +757,6 @@ impl From<ConventionArg> for Convention {
     }
 }
 
-/// `--labels` of `datagen` and of `llm:MODEL` players (and an agent file's `labels`):
-/// the board text's language.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum LabelsArg {
-    /// Japanese, as seed 000.
-    Ja,
-    /// English.
-    En,
-}
-
-impl From<LabelsArg> for Labels {
-    fn from(arg: LabelsArg) -> Labels {
-        match arg {
-            LabelsArg::Ja => Labels::Japanese,
-            LabelsArg::En => Labels::English,
-        }
-    }
-}
-
 /// What `bench` measures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum BenchTarget {
@@ -803,3 +785,76 @@ pub enum GameArg {
     /// Seed 003's marubatsu (tic-tac-toe).
     Marubatsu,
 }
+
+/// `serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address to listen on (port 8765 by default, which the model servers' own
+    /// defaults, 8080 and 11434, leave free). Anything but a loopback address needs a
+    /// token (--token, or one generated and printed at start).
+    #[arg(long, default_value = "127.0.0.1:8765")]
+    pub bind: SocketAddr,
+    /// The runs folder: games played in the browser are logged here, and the watch
+    /// page shows (only) the run folders under it.
+    #[arg(long, default_value = "logs")]
+    pub runs: PathBuf,
+    /// Require this token on every request (the printed address carries it).
+    #[arg(long)]
+    pub token: Option<String>,
+    /// Connections open at once.
+    #[arg(long, default_value_t = 64, value_parser = limits::flag::parallel)]
+    pub max_connections: usize,
+    /// Games played in the browser at once.
+    #[arg(long, default_value_t = 16, value_parser = limits::flag::parallel)]
+    pub max_games: usize,
+    /// Close a connection that has not sent a request's headers within this many
+    /// seconds (so clients that never finish them cannot hold every connection).
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0, value_parser = limits::timeout)]
+    pub header_timeout: f64,
+    /// Abandon a browser game that waits this many seconds for the person's move (its
+    /// log ends `game_stopped`, reason `abandoned`; its slot is freed).
+    #[arg(long, value_name = "SECONDS", default_value_t = 3600.0, value_parser = limits::timeout)]
+    pub move_wait: f64,
+    #[command(flatten)]
+    pub agent: AgentArgs,
+    #[command(flatten)]
+    pub hosts: HostArgs,
+}
+
+/// `mcp`.
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// The game: othello, or marubatsu.
+    #[arg(long, value_enum, default_value_t = GameArg::Othello)]
+    pub game: GameArg,
+    /// The opponent's spec (an engine, ext:NAME, llm:MODEL). Give it several times to
+    /// offer several: new_game's `opponent` chooses among them, the first by default.
+    #[arg(long = "opponent", value_name = "SPEC", default_value = "random")]
+    pub opponents: Vec<String>,
+    /// The runs folder: the client's games go to a new run folder under it.
+    #[arg(long, default_value = "logs")]
+    pub log_dir: PathBuf,
+    #[command(flatten)]
+    pub openings: OpeningsArgs,
+    /// Seed for openings and engines' random choices (game N derives its own).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// The client's player name in logs and tables, as mcp:NAME (default: the name
+    /// and version the client's MCP handshake gives).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Illegal play_move calls at one ply before --fallback moves for the client
+    /// (forfeit: the client loses the game).
+    #[arg(long, default_value_t = 3, value_parser = limits::flag::agent_rounds)]
+    pub max_invalid: u32,
+    /// Games open at once.
+    #[arg(long, default_value_t = 16, value_parser = limits::flag::parallel)]
+    pub max_games: usize,
+    #[command(flatten)]
+    pub agent: AgentArgs,
+    #[command(flatten)]
+    pub hosts: HostArgs,
+}
+
+/// `--intrinsic` by default: the calibration shipped under docs/.
+pub const DEFAULT_CALIBRATION: &str = "docs/intrinsic-calibration.toml";

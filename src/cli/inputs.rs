@@ -4,7 +4,7 @@
 //! ([`protocol::lines::read_text`]), so `/dev/zero` or a file of one endless line is
 //! refused naming the file and the cap instead of filling memory.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
@@ -23,4 +23,14 @@ pub(super) fn read_user_file(what: &str, path: &Path, file_cap: u64) -> Result<S
     let name = path.display().to_string();
     let file = std::fs::File::open(path).with_context(|| format!("cannot read {what} {name}"))?;
     protocol::lines::read_text(file, &name, LINE_CAP, file_cap).with_context(|| format!("cannot read {what} {name}"))
+}
+
+/// `path`, or when it is the shipped file `default` and not in the current folder,
+/// that file beside the binary's sources.
+pub(super) fn beside_sources(path: &Path, default: &str) -> PathBuf {
+    if path == Path::new(default) && !path.exists() {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(default)
+    } else {
+        path.to_path_buf()
+    }
 }

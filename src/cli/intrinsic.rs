@@ -6,9 +6,9 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use super::args::RateArgs;
-use super::inputs::{read_user_file, SETTINGS_CAP};
+use super::args::DEFAULT_CALIBRATION;
+use super::inputs::{beside_sources, read_user_file, SETTINGS_CAP};
 use super::outputs::write_output;
-use super::rate::{beside_sources, DEFAULT_CALIBRATION};
 use runs::{read_game_logs, Calibration, Decisions, IntrinsicTable, Ladder};
 
 /// Resamples of each player's games for its intrinsic interval, at most.

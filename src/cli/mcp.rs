@@ -1,56 +1,17 @@
 //! `mcp`: the flags of the MCP server, checked before the client connects; the server
 //! itself is the [`crate::mcp`] face over [`arena::ClientGames`].
 
-use std::path::PathBuf;
-
 use anyhow::{Context, Result};
-use clap::Args;
 
-use super::agent_args::{is_llm_spec, parse_player, prompts_dir, AgentArgs, HostArgs};
-use super::args::{GameArg, OpeningsArgs};
+use super::agent_args::{is_llm_spec, parse_player, prompts_dir};
+use super::args::{GameArg, McpArgs};
 use super::external;
-use super::limits;
 use super::openings;
 use crate::mcp::{serve, McpOptions};
 use agent::{ModelGame, Prompt};
 use arena::ClientSettings;
 use game::othello::Labels;
 use game::{Marubatsu, Othello};
-
-/// `mcp`.
-#[derive(Debug, Args)]
-pub struct McpArgs {
-    /// The game: othello, or marubatsu.
-    #[arg(long, value_enum, default_value_t = GameArg::Othello)]
-    pub game: GameArg,
-    /// The opponent's spec (an engine, ext:NAME, llm:MODEL). Give it several times to
-    /// offer several: new_game's `opponent` chooses among them, the first by default.
-    #[arg(long = "opponent", value_name = "SPEC", default_value = "random")]
-    pub opponents: Vec<String>,
-    /// The runs folder: the client's games go to a new run folder under it.
-    #[arg(long, default_value = "logs")]
-    pub log_dir: PathBuf,
-    #[command(flatten)]
-    pub openings: OpeningsArgs,
-    /// Seed for openings and engines' random choices (game N derives its own).
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// The client's player name in logs and tables, as mcp:NAME (default: the name
-    /// and version the client's MCP handshake gives).
-    #[arg(long)]
-    pub name: Option<String>,
-    /// Illegal play_move calls at one ply before --fallback moves for the client
-    /// (forfeit: the client loses the game).
-    #[arg(long, default_value_t = 3, value_parser = limits::flag::agent_rounds)]
-    pub max_invalid: u32,
-    /// Games open at once.
-    #[arg(long, default_value_t = 16, value_parser = limits::flag::parallel)]
-    pub max_games: usize,
-    #[command(flatten)]
-    pub agent: AgentArgs,
-    #[command(flatten)]
-    pub hosts: HostArgs,
-}
 
 pub(super) async fn run(args: McpArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
     match args.game {

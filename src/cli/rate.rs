@@ -9,7 +9,7 @@ use anyhow::{Context, Result};
 use serde_json::json;
 
 use super::args::RateArgs;
-use super::inputs::{read_user_file, SETTINGS_CAP};
+use super::inputs::{beside_sources, read_user_file, SETTINGS_CAP};
 use super::outputs::{check_output_flag, write_output};
 use super::progress::{steps_line, Progress};
 use super::stats::print_notes;
@@ -22,9 +22,6 @@ use runs::{
     RatingView, Ratings, RunGame, PUBLISHED_LADDER_PATH,
 };
 use stats::{check_resamples, RatingWatch};
-
-/// `--intrinsic` by default: the calibration shipped under docs/.
-pub const DEFAULT_CALIBRATION: &str = "docs/intrinsic-calibration.toml";
 
 pub(super) fn run(args: RateArgs) -> Result<()> {
     let bootstrap = check_bootstrap(args.bootstrap)?;
@@ -135,16 +132,6 @@ fn read_ladder(path: &Path) -> Result<(PathBuf, Ladder)> {
     let text = read_user_file("--ladder", &path, SETTINGS_CAP)?;
     let ladder = Ladder::from_toml(&text).with_context(|| format!("bad --ladder {}", path.display()))?;
     Ok((path, ladder))
-}
-
-/// `path`, or when it is the shipped file `default` and not in the current folder,
-/// that file beside the binary's sources.
-pub(super) fn beside_sources(path: &Path, default: &str) -> PathBuf {
-    if path == Path::new(default) && !path.exists() {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join(default)
-    } else {
-        path.to_path_buf()
-    }
 }
 
 /// A player as the logs name it: an engine spec in its full form (`reference` is

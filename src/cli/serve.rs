@@ -3,54 +3,15 @@
 //! model servers when the first `llm:` opponent is chosen); the web app calls the arena
 //! for everything else.
 
-use std::net::SocketAddr;
-use std::path::PathBuf;
-
 use anyhow::{bail, Context, Result};
-use clap::Args;
 
 use super::agent_args::{prompts_dir, AgentArgs, HostArgs};
+use super::args::ServeArgs;
 use super::external;
-use super::limits;
 use super::stdout::outln;
 use crate::web::{generate_token, is_loopback, ServeOptions};
 use arena::Players;
 use game::Othello;
-
-/// `serve`.
-#[derive(Debug, Args)]
-pub struct ServeArgs {
-    /// Address to listen on (port 8765 by default, which the model servers' own
-    /// defaults, 8080 and 11434, leave free). Anything but a loopback address needs a
-    /// token (--token, or one generated and printed at start).
-    #[arg(long, default_value = "127.0.0.1:8765")]
-    pub bind: SocketAddr,
-    /// The runs folder: games played in the browser are logged here, and the watch
-    /// page shows (only) the run folders under it.
-    #[arg(long, default_value = "logs")]
-    pub runs: PathBuf,
-    /// Require this token on every request (the printed address carries it).
-    #[arg(long)]
-    pub token: Option<String>,
-    /// Connections open at once.
-    #[arg(long, default_value_t = 64, value_parser = limits::flag::parallel)]
-    pub max_connections: usize,
-    /// Games played in the browser at once.
-    #[arg(long, default_value_t = 16, value_parser = limits::flag::parallel)]
-    pub max_games: usize,
-    /// Close a connection that has not sent a request's headers within this many
-    /// seconds (so clients that never finish them cannot hold every connection).
-    #[arg(long, value_name = "SECONDS", default_value_t = 10.0, value_parser = limits::timeout)]
-    pub header_timeout: f64,
-    /// Abandon a browser game that waits this many seconds for the person's move (its
-    /// log ends `game_stopped`, reason `abandoned`; its slot is freed).
-    #[arg(long, value_name = "SECONDS", default_value_t = 3600.0, value_parser = limits::timeout)]
-    pub move_wait: f64,
-    #[command(flatten)]
-    pub agent: AgentArgs,
-    #[command(flatten)]
-    pub hosts: HostArgs,
-}
 
 pub(super) async fn run(args: ServeArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
     let token = match (&args.token, is_loopback(&args.bind)) {
