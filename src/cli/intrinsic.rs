@@ -50,17 +50,22 @@ pub(super) fn table(args: &RateArgs, ladder: Option<(&str, &Ladder)>, bootstrap:
             ),
         ));
     }
-    let text = read_user_file("--intrinsic", &path, SETTINGS_CAP)?;
-    let calibration: Calibration = toml::from_str(&text).with_context(|| {
-        format!(
-            "bad --intrinsic {}: write one with `othello-arena rate RUNS --ladder --write-intrinsic FILE`",
-            path.display()
-        )
-    })?;
+    let calibration = load_calibration(&path)?;
     Ok(IntrinsicTable::rate(
         &decisions,
         &calibration,
         bootstrap.min(MAX_RESAMPLES),
         args.seed,
     ))
+}
+
+/// The calibration file at `path` (`--intrinsic`).
+pub(super) fn load_calibration(path: &Path) -> Result<Calibration> {
+    let text = read_user_file("--intrinsic", path, SETTINGS_CAP)?;
+    toml::from_str(&text).with_context(|| {
+        format!(
+            "bad --intrinsic {}: write one with `othello-arena rate RUNS --ladder --write-intrinsic FILE`",
+            path.display()
+        )
+    })
 }

@@ -14,8 +14,8 @@ use std::path::Path;
 use record::MoveSource;
 use serde::{Deserialize, Serialize};
 use stats::{
-    bootstrap_fits, fit_choices, held_out_log_loss, ladder_position, Choice, ChoiceModel, EloMap, MapError, MapPoint,
-    Params,
+    bootstrap_fits, fit_choices, held_out_log_loss, interval_coverage, ladder_position, Choice, ChoiceModel, Coverage,
+    Draws, EloMap, MapError, MapPoint, Params,
 };
 
 use crate::logs::GameLogs;
@@ -172,15 +172,7 @@ impl Calibration {
         } else {
             ChoiceModel::Softmax
         };
-        let points: Vec<MapPoint> = rungs
-            .iter()
-            .map(|r| MapPoint {
-                player: r.player.clone(),
-                elo: r.elo,
-                s: Calibration::sensitivity(model, r),
-            })
-            .collect();
-        let map = EloMap::fit(&points)?;
+        let map = EloMap::fit(&map_points(model, &rungs))?;
         let map = EloMap {
             intercept: round4(map.intercept),
             slope: round4(map.slope),
@@ -205,6 +197,104 @@ impl Calibration {
             ChoiceModel::Regan => rung.regan_s,
         }
     }
+
+    /// The coverage of intrinsic intervals (the item 4): each rung with games
+    /// in `decisions` left out of the map in turn (the map refitted on the others'
+    /// points), `draws.samples` sets of k of its games drawn for each k of `ks` and
+    /// rated through that map, counting how often the interval holds its ladder rating.
+    pub fn coverage(&self, decisions: &Decisions, ks: &[usize], draws: Draws) -> Vec<CoverageRow> {
+        let points = map_points(self.model, &self.rungs);
+        self.rungs
+            .iter()
+            .filter_map(|rung| {
+                let games = decisions.players.get(&rung.player)?;
+                let others: Vec<MapPoint> = points.iter().filter(|p| p.player != rung.player).cloned().collect();
+                let by_k = EloMap::fit(&others).map_err(|e| e.to_string()).map(|map| {
+                    ks.iter()
+                        .map(|&k| {
+                            let draws = Draws { k, ..draws };
+                            (k, interval_coverage(games, self.model, &map, rung.elo, draws))
+                        })
+                        .collect()
+                });
+                Some(CoverageRow {
+                    player: rung.player.clone(),
+                    elo: rung.elo,
+                    in_map: rung.in_map,
+                    by_k,
+                })
+            })
+            .collect()
+    }
+}
+
+/// The map's points: each rung's sensitivity under `model` and its ladder rating.
+fn map_points(model: ChoiceModel, rungs: &[CalibrationRung]) -> Vec<MapPoint> {
+    rungs
+        .iter()
+        .map(|r| MapPoint {
+            player: r.player.clone(),
+            elo: r.elo,
+            s: Calibration::sensitivity(model, r),
+        })
+        .collect()
+}
+
+/// One rung's coverage ([`Calibration::coverage`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CoverageRow {
+    /// The rung.
+    pub player: String,
+    /// Its ladder rating, the truth its intervals should hold.
+    pub elo: f64,
+    /// Whether it is a point of the full calibration's map.
+    pub in_map: bool,
+    /// For each k, the tally of its draws; or why no map could be fitted without it.
+    pub by_k: Result<Vec<(usize, Coverage)>, String>,
+}
+
+/// The coverage table: per rung and k, the share of rated draws whose interval held
+/// the ladder rating, the share of draws rated and the mean width; then the totals
+/// over the rungs of the map and over all.
+pub fn coverage_text(rows: &[CoverageRow], ks: &[usize]) -> String {
+    let percent = |x: Option<f64>| x.map_or_else(|| "-".to_string(), |x| format!("{:.0}%", 100.0 * x));
+    let cell = |c: &Coverage| {
+        let width = c.mean_width().map_or_else(|| "-".to_string(), |w| format!("{w:.0}"));
+        format!("{:>5} {:>5} {:>5}", percent(c.held_share()), percent(c.rated_share()), width)
+    };
+    let width = rows.iter().map(|r| r.player.len()).max().unwrap_or(6).max(6);
+    let mut out = format!("  {:width$}  {:>6}  map", "rung", "elo");
+    for k in ks {
+        let _ = write!(out, "  {:>17}", format!("k={k}: held rated width"));
+    }
+    out.push('\n');
+    let mut totals = vec![[Coverage::default(); 2]; ks.len()];
+    for row in rows {
+        let _ = write!(out, "  {:width$}  {:>6.0}  {:>3}", row.player, row.elo, if row.in_map { "in" } else { "out" });
+        match &row.by_k {
+            Ok(by_k) => {
+                for (i, (_, c)) in by_k.iter().enumerate() {
+                    let _ = write!(out, "  {:>17}", cell(c));
+                    totals[i][1] = totals[i][1].add(*c);
+                    if row.in_map {
+                        totals[i][0] = totals[i][0].add(*c);
+                    }
+                }
+            }
+            Err(why) => {
+                let _ = write!(out, "  no map without it: {why}");
+            }
+        }
+        out.push('\n');
+    }
+    for (label, which) in [("rungs in the map", 0), ("all rungs", 1)] {
+        let _ = write!(out, "  {label:width$}  {:>6}  {:>3}", "", "");
+        for total in &totals {
+            let _ = write!(out, "  {:>17}", cell(&total[which]));
+        }
+        out.push('\n');
+    }
+    out
 }
 
 /// One player's intrinsic rating.
