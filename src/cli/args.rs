@@ -560,6 +560,14 @@ pub struct RateArgs {
     /// rebuilt so by scripts/intrinsic-calibration.sh).
     #[arg(long, value_name = "FILE", requires = "ladder")]
     pub write_intrinsic: Option<PathBuf>,
+    /// With --write-intrinsic: fit only decisions valued exactly (the calibration file
+    /// records it, and players are then rated on the same decisions).
+    #[arg(long, requires = "write_intrinsic")]
+    pub intrinsic_exact: bool,
+    /// With --write-intrinsic: fit only decisions whose moves' values spread at least
+    /// this many discs (the stakes; recorded in the file like --intrinsic-exact).
+    #[arg(long, value_name = "DISCS", default_value_t = 0.0, value_parser = limits::disc_margin, requires = "write_intrinsic")]
+    pub intrinsic_min_spread: f64,
     /// The intrinsic ratings' calibration (default: the one shipped under docs/).
     #[arg(long, value_name = "FILE", default_value = super::rate::DEFAULT_CALIBRATION)]
     pub intrinsic: PathBuf,

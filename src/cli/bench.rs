@@ -23,7 +23,7 @@ use engines::{
 use game::othello::{perft, Board, Color, Convention};
 use game::Othello;
 use runs::{coverage_text, read_game_logs, Decisions};
-use stats::{check_resamples, fit_ratings, Draws, mean_and_sd, RatedGame, RatingOptions, RatingWatch};
+use stats::{check_resamples, fit_ratings, mean_and_sd, Draws, RatedGame, RatingOptions, RatingWatch};
 
 /// The FFO endgame suite (id, board, side, best moves, score, empties per line).
 const FFO: &str = include_str!("../../tests/data/ffo-endgames.txt");
@@ -355,7 +355,7 @@ fn bench_intrinsic_coverage(args: &BenchArgs) -> Result<()> {
     }
     check_resamples(args.resamples).with_context(|| format!("bad --resamples {}", args.resamples))?;
     let calibration = load_calibration(&args.intrinsic)?;
-    let decisions = Decisions::read(&read_game_logs(&args.runs)?)?;
+    let decisions = Decisions::read(&read_game_logs(&args.runs)?, calibration.decisions)?;
     outln!(
         "intrinsic coverage: each rung of {} left out of the map in turn, {} draws of k of its games \
          (with replacement), {} bootstrap fits each, seed {}; held: rated draws whose 95% interval holds \

@@ -9,7 +9,7 @@ use super::args::RateArgs;
 use super::inputs::{read_user_file, SETTINGS_CAP};
 use super::outputs::write_output;
 use super::rate::{beside_sources, DEFAULT_CALIBRATION};
-use runs::{read_game_logs, Calibration, Decisions, IntrinsicTable, Ladder};
+use runs::{read_game_logs, Calibration, DecisionFilter, Decisions, IntrinsicTable, Ladder};
 
 /// Resamples of each player's games for its intrinsic interval, at most.
 const MAX_RESAMPLES: usize = 200;
@@ -18,7 +18,6 @@ const MAX_RESAMPLES: usize = 200;
 /// `--write-intrinsic` asks, from `ladder`'s rungs).
 pub(super) fn table(args: &RateArgs, ladder: Option<(&str, &Ladder)>, bootstrap: usize) -> Result<IntrinsicTable> {
     let logs = read_game_logs(&args.paths)?;
-    let decisions = Decisions::read(&logs)?;
     if logs.game != game::Game::Othello {
         return Ok(IntrinsicTable::uncalibrated(
             &Decisions::default(),
@@ -26,14 +25,25 @@ pub(super) fn table(args: &RateArgs, ladder: Option<(&str, &Ladder)>, bootstrap:
         ));
     }
     if let (Some(path), Some((ladder_path, ladder))) = (&args.write_intrinsic, ladder) {
+        let filter = DecisionFilter {
+            exact_only: args.intrinsic_exact,
+            min_spread: args.intrinsic_min_spread,
+        };
         let runs: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
-        let source = format!(
+        let mut source = format!(
             "othello-arena rate {} --ladder {} --write-intrinsic {}",
             runs.join(" "),
             ladder_path,
             path.display()
         );
-        let calibration = Calibration::fit(&decisions, ladder, source).context("bad --write-intrinsic")?;
+        if filter.exact_only {
+            source.push_str(" --intrinsic-exact");
+        }
+        if filter.min_spread > 0.0 {
+            source.push_str(&format!(" --intrinsic-min-spread {}", filter.min_spread));
+        }
+        let decisions = Decisions::read(&logs, filter)?;
+        let calibration = Calibration::fit(&decisions, filter, ladder, source).context("bad --write-intrinsic")?;
         let text = format!(
             "# The calibration of intrinsic ratings (`othello-arena rate`): each rung's choice models fitted on\n\
              # its valued decisions, the model kept, and the map from its sensitivity to the ladder's Elo.\n{}",
@@ -44,13 +54,14 @@ pub(super) fn table(args: &RateArgs, ladder: Option<(&str, &Ladder)>, bootstrap:
     let path = beside_sources(&args.intrinsic, DEFAULT_CALIBRATION);
     if args.intrinsic == Path::new(DEFAULT_CALIBRATION) && !path.exists() {
         return Ok(IntrinsicTable::uncalibrated(
-            &decisions,
+            &Decisions::read(&logs, DecisionFilter::default())?,
             format!(
                 "no intrinsic calibration at {DEFAULT_CALIBRATION}: rebuild it with scripts/intrinsic-calibration.sh"
             ),
         ));
     }
     let calibration = load_calibration(&path)?;
+    let decisions = Decisions::read(&logs, calibration.decisions)?;
     Ok(IntrinsicTable::rate(
         &decisions,
         &calibration,

@@ -18,8 +18,8 @@ use engines::EngineSpec;
 use game::Game;
 use runs::CsvTable;
 use runs::{
-    leaderboard_tables, published_ladder, rate_games, read_game_logs, Ladder, LadderChoice, Leaderboard, RateSettings, RatingView,
-    Ratings, RunGame, PUBLISHED_LADDER_PATH,
+    leaderboard_tables, published_ladder, rate_games, read_game_logs, Ladder, LadderChoice, Leaderboard, RateSettings,
+    RatingView, Ratings, RunGame, PUBLISHED_LADDER_PATH,
 };
 use stats::{check_resamples, RatingWatch};
 
@@ -72,8 +72,11 @@ pub(super) fn run(args: RateArgs) -> Result<()> {
         )?;
     } else {
         out!("{}", leaderboard_tables(as_played, as_loss))?;
-        out!("
-{}", intrinsic.text())?;
+        out!(
+            "
+{}",
+            intrinsic.text()
+        )?;
     }
     Ok(())
 }

@@ -19,7 +19,7 @@ use stats::{
 };
 
 use crate::logs::GameLogs;
-use crate::move_scores::{read_move_scores, MoveScoresError};
+use crate::move_scores::{read_move_scores, MoveScoresError, ScoredMove};
 use crate::Ladder;
 
 /// Every player's valued decisions, game by game, and notes on the runs that had none.
@@ -31,10 +31,35 @@ pub struct Decisions {
     pub notes: Vec<String>,
 }
 
+/// Which valued decisions the fits use (the weak-end directions): all of them
+/// (the default), or only those valued exactly, or only those whose stakes (the spread
+/// from the best move's value to the worst's) are at least `min_spread` discs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DecisionFilter {
+    /// Only decisions whose values were exact (the reference's solver, not its search).
+    #[serde(default)]
+    pub exact_only: bool,
+    /// Only decisions whose values spread at least this far, discs.
+    #[serde(default)]
+    pub min_spread: f64,
+}
+
+impl DecisionFilter {
+    /// Whether it keeps every decision.
+    pub fn is_all(&self) -> bool {
+        !self.exact_only && self.min_spread <= 0.0
+    }
+
+    fn keeps(&self, scored: &ScoredMove, choice: &Choice) -> bool {
+        let spread = choice.gaps.iter().copied().fold(0.0, f64::max);
+        (scored.exact || !self.exact_only) && spread >= self.min_spread
+    }
+}
+
 impl Decisions {
-    /// The valued decisions of every game `logs` read, from each run folder's
-    /// `move-scores.jsonl`.
-    pub fn read(logs: &GameLogs) -> Result<Decisions, MoveScoresError> {
+    /// The valued decisions of every game `logs` read that `filter` keeps, from each
+    /// run folder's `move-scores.jsonl`.
+    pub fn read(logs: &GameLogs, filter: DecisionFilter) -> Result<Decisions, MoveScoresError> {
         let mut decisions = Decisions::default();
         let mut runs: Vec<&Path> = logs.games.iter().map(|g| g.run.as_path()).collect();
         runs.dedup();
@@ -58,7 +83,8 @@ impl Decisions {
                 let Ok(color) = m.color.parse() else { continue };
                 let values: Vec<f64> = m.values.iter().map(|v| v.1).collect();
                 let chosen = m.values.iter().position(|v| v.0 == m.mv);
-                if let Some(choice) = chosen.and_then(|i| Choice::from_values(&values, i)) {
+                let choice = chosen.and_then(|i| Choice::from_values(&values, i));
+                if let Some(choice) = choice.filter(|c| filter.keeps(m, c)) {
                     let player = game.summary.players[color].clone();
                     games.entry((player, m.game)).or_default().push(choice);
                 }
@@ -105,6 +131,9 @@ pub struct Calibration {
     /// The model kept: Regan's form when its held-out loss, the rungs' mean, is lower
     /// than the softmax's by more than [`REGAN_MARGIN`], else the softmax.
     pub model: ChoiceModel,
+    /// The decisions fitted (absent: all); a player is rated on the same kind.
+    #[serde(default, skip_serializing_if = "DecisionFilter::is_all")]
+    pub decisions: DecisionFilter,
     /// The map from the model's sensitivity to Elo.
     pub map: EloMap,
     /// The rungs, strongest first.
@@ -135,9 +164,15 @@ fn round4(x: f64) -> f64 {
 }
 
 impl Calibration {
-    /// Fits every rung of `ladder` that has decisions in `decisions`, keeps the model
-    /// with the lower held-out loss over them all, and fits its map.
-    pub fn fit(decisions: &Decisions, ladder: &Ladder, source: String) -> Result<Calibration, CalibrationError> {
+    /// Fits every rung of `ladder` that has decisions in `decisions` (read with
+    /// `filter`), keeps the model with the lower held-out loss over them all, and fits
+    /// its map.
+    pub fn fit(
+        decisions: &Decisions,
+        filter: DecisionFilter,
+        ladder: &Ladder,
+        source: String,
+    ) -> Result<Calibration, CalibrationError> {
         let mut rungs = Vec::new();
         for rung in &ladder.rungs {
             let Some(games) = decisions.players.get(&rung.player) else {
@@ -186,6 +221,7 @@ impl Calibration {
         Ok(Calibration {
             source,
             model,
+            decisions: filter,
             map,
             rungs,
         })
@@ -260,7 +296,12 @@ pub fn coverage_text(rows: &[CoverageRow], ks: &[usize]) -> String {
     let percent = |x: Option<f64>| x.map_or_else(|| "-".to_string(), |x| format!("{:.0}%", 100.0 * x));
     let cell = |c: &Coverage| {
         let width = c.mean_width().map_or_else(|| "-".to_string(), |w| format!("{w:.0}"));
-        format!("{:>5} {:>5} {:>5}", percent(c.held_share()), percent(c.rated_share()), width)
+        format!(
+            "{:>5} {:>5} {:>5}",
+            percent(c.held_share()),
+            percent(c.rated_share()),
+            width
+        )
     };
     let width = rows.iter().map(|r| r.player.len()).max().unwrap_or(6).max(6);
     let mut out = format!("  {:width$}  {:>6}  map", "rung", "elo");
@@ -270,7 +311,13 @@ pub fn coverage_text(rows: &[CoverageRow], ks: &[usize]) -> String {
     out.push('\n');
     let mut totals = vec![[Coverage::default(); 2]; ks.len()];
     for row in rows {
-        let _ = write!(out, "  {:width$}  {:>6.0}  {:>3}", row.player, row.elo, if row.in_map { "in" } else { "out" });
+        let _ = write!(
+            out,
+            "  {:width$}  {:>6.0}  {:>3}",
+            row.player,
+            row.elo,
+            if row.in_map { "in" } else { "out" }
+        );
         match &row.by_k {
             Ok(by_k) => {
                 for (i, (_, c)) in by_k.iter().enumerate() {
@@ -425,5 +472,46 @@ impl IntrinsicTable {
             let _ = writeln!(out, "  note: {note}");
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scored(exact: bool) -> ScoredMove {
+        ScoredMove {
+            game: 1,
+            ply: 40,
+            color: "black".into(),
+            source: MoveSource::Engine,
+            mv: "a1".into(),
+            empties: 20,
+            best_moves: vec!["a1".into()],
+            regret: 0.0,
+            blunder: false,
+            exact,
+            depth: 4,
+            values: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_filter_keeps_exact_decisions_and_decisions_with_stakes() {
+        let small = Choice::from_values(&[4.0, 2.0, -1.0], 0).unwrap();
+        let large = Choice::from_values(&[4.0, -12.0], 1).unwrap();
+        let all = DecisionFilter::default();
+        assert!(all.is_all() && all.keeps(&scored(false), &small));
+        let exact = DecisionFilter {
+            exact_only: true,
+            min_spread: 0.0,
+        };
+        assert!(!exact.is_all() && exact.keeps(&scored(true), &small) && !exact.keeps(&scored(false), &small));
+        let stakes = DecisionFilter {
+            exact_only: false,
+            min_spread: 8.0,
+        };
+        assert!(!stakes.keeps(&scored(true), &small), "a spread of 5 discs");
+        assert!(stakes.keeps(&scored(false), &large), "a spread of 16 discs");
     }
 }

@@ -38,9 +38,9 @@ mod hosts;
 mod intrinsic;
 mod leaderboard;
 mod logs;
+mod move_scores;
 mod players;
 mod rating;
-mod move_scores;
 mod recorded;
 mod replay;
 mod report;
@@ -56,19 +56,20 @@ pub use export::{ggf, transcript, ExportError};
 pub use groups::{collect_groups, groups_json, Group, GroupGame, Groups, GroupsError, Key};
 pub use hosts::{folder_host_usage, host_usage, HostUsage};
 pub use intrinsic::{
-    coverage_text, Calibration, CalibrationError, CalibrationRung, CoverageRow, Decisions, IntrinsicRow, IntrinsicTable, REGAN_MARGIN,
+    coverage_text, Calibration, CalibrationError, CalibrationRung, CoverageRow, DecisionFilter, Decisions,
+    IntrinsicRow, IntrinsicTable, REGAN_MARGIN,
 };
 pub use leaderboard::{
     canonical_player, leaderboard, leaderboard_tables, leaderboards, rated_players, Anchor, Ladder, LadderError,
     LeaderRow, Leaderboard, LeaderboardError, RatingView, RunGame, Rung, DEFAULT_BOOTSTRAP, DEFAULT_BOOTSTRAP_SEED,
 };
 pub use logs::{cut_off_note, read_game_logs, GameLogs, LoggedGame, LogsError};
+pub use move_scores::{read_move_scores, MoveScoresError, ScoredMove, MOVE_SCORES_FILE};
 pub use players::{name_part, PlayerNames};
 pub use rating::{
     published_ladder, rate_games, LadderChoice, RateError, RateSettings, Ratings, PUBLISHED_LADDER,
     PUBLISHED_LADDER_PATH,
 };
-pub use move_scores::{read_move_scores, MoveScoresError, ScoredMove, MOVE_SCORES_FILE};
 pub use recorded::{EngineTable, OpeningsOrder, OpeningsRecord};
 pub use replay::{
     replay_records, replay_seed_lines, ExchangeView, GameReplay, PlyView, Reading, ReplayError, SentMessage, ToolView,

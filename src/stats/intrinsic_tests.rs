@@ -193,10 +193,25 @@ fn coverage_counts_intervals_that_hold_a_player_drawn_from_the_model() {
     let width = at_truth.mean_width().unwrap();
     assert!(width > 0.0 && width < 400.0, "{width}");
     let far = interval_coverage(&games, ChoiceModel::Softmax, &map, truth + 1000.0, draws);
-    assert_eq!((far.rated, far.held), (40, 0), "no interval holds a rating 1000 Elo off");
-    assert_eq!(at_truth, interval_coverage(&games, ChoiceModel::Softmax, &map, truth, draws), "seeded");
+    assert_eq!(
+        (far.rated, far.held),
+        (40, 0),
+        "no interval holds a rating 1000 Elo off"
+    );
+    assert_eq!(
+        at_truth,
+        interval_coverage(&games, ChoiceModel::Softmax, &map, truth, draws),
+        "seeded"
+    );
     let uniform = synthetic(Params { s: 1e6, c: 1.0 }, 16, 8);
     let flat = interval_coverage(&uniform, ChoiceModel::Softmax, &map, 0.0, draws);
-    assert_eq!((flat.samples, flat.rated, flat.held_share()), (40, 0, None), "no number, no interval");
-    assert_eq!(interval_coverage(&[], ChoiceModel::Softmax, &map, 0.0, draws), Coverage::default());
+    assert_eq!(
+        (flat.samples, flat.rated, flat.held_share()),
+        (40, 0, None),
+        "no number, no interval"
+    );
+    assert_eq!(
+        interval_coverage(&[], ChoiceModel::Softmax, &map, 0.0, draws),
+        Coverage::default()
+    );
 }

@@ -20,8 +20,8 @@
 
 mod elo;
 mod interval;
-mod paired;
 mod intrinsic;
+mod paired;
 mod ratings;
 mod sign_test;
 mod stopping;
@@ -29,11 +29,12 @@ mod tally;
 
 pub use elo::elo_to_score;
 pub use interval::{mean_and_sd, mean_interval, percentile, whole, wilson_interval};
-pub use paired::paired_elo;
 pub use intrinsic::{
-    bootstrap_fits, fit_choices, held_out_log_loss, interval_coverage, log_likelihood, log_prob, Bound, Choice, ChoiceFit, ChoiceModel,
-    Coverage, Draws, EloMap, IntrinsicElo, MapError, MapPoint, Params, C_RANGE, HELD_OUT_FOLDS, S_RANGE,
+    bootstrap_fits, fit_choices, held_out_log_loss, interval_coverage, log_likelihood, log_prob, Bound, Choice,
+    ChoiceFit, ChoiceModel, Coverage, Draws, EloMap, IntrinsicElo, MapError, MapPoint, Params, C_RANGE, HELD_OUT_FOLDS,
+    S_RANGE,
 };
+pub use paired::paired_elo;
 pub use ratings::{
     check_resamples, fit_ratings, ladder_position, RatedGame, Rating, RatingError, RatingFit, RatingOptions,
     RatingWatch, MIN_BOOTSTRAP,

@@ -70,7 +70,13 @@ pub struct Draws {
 /// `rate` would (the `model` fitted, bootstrap fits over the set's games, through
 /// `map`), and counts how often the 95% interval holds `truth`. The same on every
 /// machine. No games or `k` = 0 draws nothing.
-pub fn interval_coverage(games: &[Vec<Choice>], model: ChoiceModel, map: &EloMap, truth: f64, draws: Draws) -> Coverage {
+pub fn interval_coverage(
+    games: &[Vec<Choice>],
+    model: ChoiceModel,
+    map: &EloMap,
+    truth: f64,
+    draws: Draws,
+) -> Coverage {
     let Draws {
         k,
         samples,
