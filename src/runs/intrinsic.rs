@@ -322,9 +322,9 @@ pub fn coverage_text(rows: &[CoverageRow], ks: &[usize]) -> String {
             Ok(by_k) => {
                 for (i, (_, c)) in by_k.iter().enumerate() {
                     let _ = write!(out, "  {:>17}", cell(c));
-                    totals[i][1] = totals[i][1].add(*c);
+                    totals[i][1] = totals[i][1] + *c;
                     if row.in_map {
-                        totals[i][0] = totals[i][0].add(*c);
+                        totals[i][0] = totals[i][0] + *c;
                     }
                 }
             }
@@ -342,6 +342,38 @@ pub fn coverage_text(rows: &[CoverageRow], ks: &[usize]) -> String {
         out.push('\n');
     }
     out
+}
+
+/// Resamples of each player's games for its intrinsic interval, at most (each is a
+/// fit of all its decisions).
+pub const MAX_INTRINSIC_RESAMPLES: usize = 200;
+
+/// The intrinsic table of the games `logs` read, as every face shows it (`rate`,
+/// `report`, `tournament`): each player's valued decisions (those `calibration` was
+/// fitted on) rated through it with `resamples` bootstrap fits (at most
+/// [`MAX_INTRINSIC_RESAMPLES`]) seeded from `seed`. Without a calibration (`Err`: why,
+/// said in a note) or for a game other than Othello (whose calibration it is) no ratings.
+pub fn intrinsic_table(
+    logs: &GameLogs,
+    calibration: Result<&Calibration, String>,
+    resamples: usize,
+    seed: u64,
+) -> Result<IntrinsicTable, MoveScoresError> {
+    if logs.game != game::Game::Othello {
+        return Ok(IntrinsicTable::uncalibrated(
+            &Decisions::default(),
+            format!("no intrinsic ratings for {}: the calibration is Othello's", logs.game),
+        ));
+    }
+    Ok(match calibration {
+        Ok(calibration) => IntrinsicTable::rate(
+            &Decisions::read(logs, calibration.decisions)?,
+            calibration,
+            resamples.min(MAX_INTRINSIC_RESAMPLES),
+            seed,
+        ),
+        Err(why) => IntrinsicTable::uncalibrated(&Decisions::read(logs, DecisionFilter::default())?, why),
+    })
 }
 
 /// One player's intrinsic rating.

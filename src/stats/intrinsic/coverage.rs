@@ -39,9 +39,13 @@ impl Coverage {
     pub fn mean_width(&self) -> Option<f64> {
         (self.rated > 0).then(|| self.width_sum / self.rated as f64)
     }
+}
 
-    /// Two tallies together.
-    pub fn add(self, other: Coverage) -> Coverage {
+/// Two tallies together.
+impl std::ops::Add for Coverage {
+    type Output = Coverage;
+
+    fn add(self, other: Coverage) -> Coverage {
         Coverage {
             samples: self.samples + other.samples,
             rated: self.rated + other.rated,
@@ -110,5 +114,5 @@ pub fn interval_coverage(
         })
         .collect::<Vec<_>>()
         .into_iter()
-        .fold(Coverage::default(), Coverage::add)
+        .fold(Coverage::default(), std::ops::Add::add)
 }
