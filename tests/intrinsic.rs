@@ -144,6 +144,29 @@ fn a_small_ladder_calibrates_byte_for_byte_and_rate_shows_the_table() {
             assert!(low <= elo && elo <= high, "{row}");
         }
     }
+
+    // Only decisions with stakes: the file says so, and rate fits players on the same.
+    let mut args: Vec<&str> = vec!["rate"];
+    args.extend(runs.iter().map(String::as_str));
+    args.extend(["--ladder", ladder.to_str().unwrap(), "--write-intrinsic"]);
+    args.extend([calibration.to_str().unwrap(), "--force", "--bootstrap", "100"]);
+    args.extend([
+        "--intrinsic-min-spread",
+        "8",
+        "--intrinsic",
+        calibration.to_str().unwrap(),
+        "--json",
+    ]);
+    let json: Value = serde_json::from_str(&arena_ok(&args)).unwrap();
+    let text = std::fs::read_to_string(&calibration).unwrap();
+    assert!(
+        text.contains("[decisions]") && text.contains("min_spread = 8.0"),
+        "{text}"
+    );
+    assert!(text.contains("--intrinsic-min-spread 8"), "{text}");
+    let fewer = json["intrinsic"]["rows"][0]["decisions"].as_u64().unwrap();
+    assert!(fewer < rows[0]["decisions"].as_u64().unwrap(), "{fewer} {rows:?}");
+
     let _ = std::fs::remove_dir_all(&root);
 }
 
@@ -156,4 +179,20 @@ fn old_runs_without_values_rate_by_results_as_before_with_a_note() {
     let json: Value = serde_json::from_str(&arena_ok(&["rate", run, "--anchor", "greedy=0", "--json"])).unwrap();
     assert_eq!(json["intrinsic"]["rows"], Value::Array(Vec::new()));
     assert!(json["as_played"]["rows"].as_array().is_some_and(|r| !r.is_empty()));
+}
+
+#[test]
+fn report_shows_rates_intrinsic_table_through_the_shipped_calibration() {
+    let root = temp("report");
+    let run = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/runs/eval");
+    let page = root.join("report.html");
+    arena_ok(&["report", run, "-o", page.to_str().unwrap()]);
+    let html = std::fs::read_to_string(&page).unwrap();
+    // The eval run predates kept values: the table is there, with rate's note.
+    assert!(
+        html.contains("\"intrinsic\":\"Intrinsic ratings (softmax model"),
+        "no intrinsic table in the page"
+    );
+    assert!(html.contains("has no valued decisions"), "no note on the old run");
+    let _ = std::fs::remove_dir_all(&root);
 }

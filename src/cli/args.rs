@@ -467,7 +467,8 @@ pub struct WipeoutArgs {
 /// `bench`.
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// perft, alphabeta, solve, eval, probcut, rate or all (all: perft and alphabeta).
+    /// perft, alphabeta, solve, eval, probcut, rate, intrinsic-coverage or all (all:
+    /// perft and alphabeta).
     #[arg(value_enum, default_value_t = BenchTarget::All)]
     pub what: BenchTarget,
     /// Perft depth.
@@ -494,9 +495,23 @@ pub struct BenchArgs {
     /// Games each player of `bench rate` plays, on average (each against a random other).
     #[arg(long, default_value_t = 20, value_parser = limits::flag::count)]
     pub games_each: usize,
-    /// Bootstrap resamples `bench rate` times.
+    /// Bootstrap resamples `bench rate` times (`bench intrinsic-coverage`: for each
+    /// drawn set of games).
     #[arg(long, default_value_t = 1000, value_parser = limits::flag::count)]
     pub resamples: usize,
+    /// `bench intrinsic-coverage`: the calibration's run folders (as
+    /// scripts/intrinsic-calibration.sh writes them under logs/intrinsic-calibration).
+    #[arg(long, num_args = 1..)]
+    pub runs: Vec<PathBuf>,
+    /// `bench intrinsic-coverage`: the calibration file whose rungs are left out in turn.
+    #[arg(long, default_value = "docs/intrinsic-calibration.toml")]
+    pub intrinsic: PathBuf,
+    /// `bench intrinsic-coverage`: sets of games drawn for each rung and each k.
+    #[arg(long, default_value_t = 200, value_parser = limits::flag::count)]
+    pub samples: usize,
+    /// `bench intrinsic-coverage`: the numbers of games k in each drawn set.
+    #[arg(long, value_delimiter = ',', default_value = "4,8,16")]
+    pub k: Vec<usize>,
 }
 
 /// `replay`.
@@ -552,6 +567,14 @@ pub struct RateArgs {
     /// rebuilt so by scripts/intrinsic-calibration.sh).
     #[arg(long, value_name = "FILE", requires = "ladder")]
     pub write_intrinsic: Option<PathBuf>,
+    /// With --write-intrinsic: fit only decisions valued exactly (the calibration file
+    /// records it, and players are then rated on the same decisions).
+    #[arg(long, requires = "write_intrinsic")]
+    pub intrinsic_exact: bool,
+    /// With --write-intrinsic: fit only decisions whose moves' values spread at least
+    /// this many discs (the stakes; recorded in the file like --intrinsic-exact).
+    #[arg(long, value_name = "DISCS", default_value_t = 0.0, value_parser = limits::disc_margin, requires = "write_intrinsic")]
+    pub intrinsic_min_spread: f64,
     /// The intrinsic ratings' calibration (default: the one shipped under docs/).
     #[arg(long, value_name = "FILE", default_value = DEFAULT_CALIBRATION)]
     pub intrinsic: PathBuf,
@@ -775,6 +798,10 @@ pub enum BenchTarget {
     Probcut,
     /// The rating fit on a synthetic field (`--players`, `--games-each`, `--resamples`, `--seed`).
     Rate,
+    /// The coverage of intrinsic intervals: each calibration rung left out of the map
+    /// in turn and rated from `--samples` draws of k of its games (`--runs`,
+    /// `--intrinsic`, `--k`, `--resamples`, `--seed`).
+    IntrinsicCoverage,
 }
 
 /// `--game`: which game a command plays.

@@ -9,6 +9,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::args::{BenchArgs, BenchTarget};
+use super::intrinsic::load_calibration;
 use super::positions::parse_empties;
 use super::progress::{steps_line, Progress};
 use super::stdout::outln;
@@ -21,7 +22,8 @@ use engines::{
 };
 use game::othello::{perft, Board, Color, Convention};
 use game::Othello;
-use stats::{check_resamples, fit_ratings, mean_and_sd, RatedGame, RatingOptions, RatingWatch};
+use runs::{coverage_text, read_game_logs, Decisions};
+use stats::{check_resamples, fit_ratings, mean_and_sd, Draws, RatedGame, RatingOptions, RatingWatch};
 
 /// The FFO endgame suite (id, board, side, best moves, score, empties per line).
 const FFO: &str = include_str!("../../tests/data/ffo-endgames.txt");
@@ -34,6 +36,7 @@ pub(super) fn run(args: BenchArgs) -> Result<()> {
         BenchTarget::Eval => bench_eval(&args)?,
         BenchTarget::Probcut => bench_probcut(&args)?,
         BenchTarget::Rate => bench_rate(args.players, args.games_each, args.resamples, args.seed)?,
+        BenchTarget::IntrinsicCoverage => bench_intrinsic_coverage(&args)?,
         BenchTarget::All => {
             bench_perft(args.perft_depth)?;
             bench_search()?;
@@ -346,6 +349,35 @@ fn rating_field(players: usize, games_each: usize, seed: u64) -> (Vec<f64>, Vec<
 /// Times the rating fit on [`rating_field`]: the point estimate (with the likelihood
 /// intervals), then the same with `resamples` bootstrap resamples; and says how close
 /// the fit came to the truth.
+fn bench_intrinsic_coverage(args: &BenchArgs) -> Result<()> {
+    if args.runs.is_empty() {
+        bail!("bench intrinsic-coverage needs --runs: the calibration's run folders (logs/intrinsic-calibration/*, written by scripts/intrinsic-calibration.sh)");
+    }
+    check_resamples(args.resamples).with_context(|| format!("bad --resamples {}", args.resamples))?;
+    let calibration = load_calibration(&args.intrinsic)?;
+    let decisions = Decisions::read(&read_game_logs(&args.runs)?, calibration.decisions)?;
+    outln!(
+        "intrinsic coverage: each rung of {} left out of the map in turn, {} draws of k of its games \
+         (with replacement), {} bootstrap fits each, seed {}; held: rated draws whose 95% interval holds \
+         the ladder rating; rated: draws given a number; width: mean interval width, Elo",
+        args.intrinsic.display(),
+        args.samples,
+        args.resamples,
+        args.seed
+    )?;
+    let start = Instant::now();
+    let draws = Draws {
+        k: 0,
+        samples: args.samples,
+        resamples: args.resamples,
+        seed: args.seed,
+    };
+    let rows = calibration.coverage(&decisions, &args.k, draws);
+    outln!("{}", coverage_text(&rows, &args.k))?;
+    outln!("  {:.1} s", start.elapsed().as_secs_f64())?;
+    Ok(())
+}
+
 fn bench_rate(players: usize, games_each: usize, resamples: usize, seed: u64) -> Result<()> {
     if players < 2 {
         bail!("bad --players {players}: a rating needs at least 2 players");

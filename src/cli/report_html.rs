@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 
 use super::args::ReportArgs;
+use super::intrinsic::logs_table;
 use super::outputs::{check_output_flag, write_output};
+use super::args::DEFAULT_CALIBRATION;
 use super::stats::{collect_groups, print_notes};
 use super::stdout::outln;
 use runs::{report_page, RateSettings};
@@ -16,7 +18,14 @@ pub(super) fn run(args: ReportArgs) -> Result<()> {
     check_output_flag("-o", &args.output, args.overwrite, &inputs, &[])?;
     let groups = collect_groups(&args.paths)?;
     print_notes(&groups.logs.notes);
-    let (html, games) = report_page(&args.paths, &groups, &RateSettings::with_ladder(args.no_ladder));
+    let intrinsic = logs_table(
+        &groups.logs,
+        Path::new(DEFAULT_CALIBRATION),
+        runs::DEFAULT_BOOTSTRAP as usize,
+        runs::DEFAULT_BOOTSTRAP_SEED,
+    )?;
+    let rating = RateSettings::with_ladder(args.no_ladder);
+    let (html, games) = report_page(&args.paths, &groups, &rating, Some(&intrinsic));
     write_output("-o", &args.output, html.as_bytes())?;
     outln!("wrote {} ({games} games)", args.output.display())?;
     Ok(())

@@ -12,10 +12,12 @@ use serde::Deserialize;
 
 use super::agent_args::{parse_player, AgentArgs, HostArgs};
 use super::args::TournamentArgs;
+use super::args::DEFAULT_CALIBRATION;
 use super::eval::Interrupted;
 use super::external;
 use super::grid::{Grid, Variant};
 use super::inputs::{read_user_file, SETTINGS_CAP};
+use super::intrinsic::logs_table;
 use super::limits;
 use super::openings;
 use super::progress::progress_bar;
@@ -30,9 +32,9 @@ use arena::{
 use game::Othello;
 use llm::Think;
 use runs::{
-    changed_agent_settings, leaderboard_tables, utc_now, Anchor, EngineTable, Leaderboard, OpeningsOrder,
-    PairingResult, PairingStop, RateSettings, ReadRunError, Resume, RunFile, RunKind, RunResults, TournamentRatings,
-    TournamentResults, TournamentRun,
+    changed_agent_settings, leaderboard_tables, read_game_logs, utc_now, Anchor, EngineTable, Leaderboard,
+    OpeningsOrder, PairingResult, PairingStop, RateSettings, ReadRunError, Resume, RunFile, RunKind, RunResults,
+    TournamentRatings, TournamentResults, TournamentRun,
 };
 use stats::{StopRule, Tally};
 
@@ -650,7 +652,8 @@ fn pairing_results(plan: &Plan, records: &[Option<GameRecord>], stops: &[Option<
         .collect()
 }
 
-/// The results printed: as JSON with `--json`, else the pairings and the ratings.
+/// The results printed: as JSON with `--json`, else the pairings, the ratings and the
+/// intrinsic table (`rate`'s, through the shipped calibration).
 fn print_results(results: &TournamentResults, json: bool) -> Result<()> {
     if json {
         outln!("{}", RunResults::Tournament(results).to_json())?;
@@ -664,6 +667,17 @@ fn print_results(results: &TournamentResults, json: bool) -> Result<()> {
             leaderboard_tables(as_played, results.ratings.fallback_as_loss.as_ref())
         )?;
     }
+    let logs = read_game_logs(&[PathBuf::from(&results.log_dir)])?;
+    let intrinsic = tokio::task::block_in_place(|| {
+        logs_table(
+            &logs,
+            Path::new(DEFAULT_CALIBRATION),
+            runs::DEFAULT_BOOTSTRAP as usize,
+            runs::DEFAULT_BOOTSTRAP_SEED,
+        )
+    })?;
+    outln!()?;
+    out!("{}", intrinsic.text())?;
     outln!("logs: {}", results.log_dir)?;
     Ok(())
 }

@@ -14,12 +14,12 @@ use std::path::Path;
 use record::MoveSource;
 use serde::{Deserialize, Serialize};
 use stats::{
-    bootstrap_fits, fit_choices, held_out_log_loss, ladder_position, Choice, ChoiceModel, EloMap, MapError, MapPoint,
-    Params,
+    bootstrap_fits, fit_choices, held_out_log_loss, interval_coverage, ladder_position, Choice, ChoiceModel, Coverage,
+    Draws, EloMap, MapError, MapPoint, Params,
 };
 
 use crate::logs::GameLogs;
-use crate::move_scores::{read_move_scores, MoveScoresError};
+use crate::move_scores::{read_move_scores, MoveScoresError, ScoredMove};
 use crate::Ladder;
 
 /// Every player's valued decisions, game by game, and notes on the runs that had none.
@@ -31,10 +31,35 @@ pub struct Decisions {
     pub notes: Vec<String>,
 }
 
+/// Which valued decisions the fits use (the weak-end directions): all of them
+/// (the default), or only those valued exactly, or only those whose stakes (the spread
+/// from the best move's value to the worst's) are at least `min_spread` discs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DecisionFilter {
+    /// Only decisions whose values were exact (the reference's solver, not its search).
+    #[serde(default)]
+    pub exact_only: bool,
+    /// Only decisions whose values spread at least this far, discs.
+    #[serde(default)]
+    pub min_spread: f64,
+}
+
+impl DecisionFilter {
+    /// Whether it keeps every decision.
+    pub fn is_all(&self) -> bool {
+        !self.exact_only && self.min_spread <= 0.0
+    }
+
+    fn keeps(&self, scored: &ScoredMove, choice: &Choice) -> bool {
+        let spread = choice.gaps.iter().copied().fold(0.0, f64::max);
+        (scored.exact || !self.exact_only) && spread >= self.min_spread
+    }
+}
+
 impl Decisions {
-    /// The valued decisions of every game `logs` read, from each run folder's
-    /// `move-scores.jsonl`.
-    pub fn read(logs: &GameLogs) -> Result<Decisions, MoveScoresError> {
+    /// The valued decisions of every game `logs` read that `filter` keeps, from each
+    /// run folder's `move-scores.jsonl`.
+    pub fn read(logs: &GameLogs, filter: DecisionFilter) -> Result<Decisions, MoveScoresError> {
         let mut decisions = Decisions::default();
         let mut runs: Vec<&Path> = logs.games.iter().map(|g| g.run.as_path()).collect();
         runs.dedup();
@@ -58,7 +83,8 @@ impl Decisions {
                 let Ok(color) = m.color.parse() else { continue };
                 let values: Vec<f64> = m.values.iter().map(|v| v.1).collect();
                 let chosen = m.values.iter().position(|v| v.0 == m.mv);
-                if let Some(choice) = chosen.and_then(|i| Choice::from_values(&values, i)) {
+                let choice = chosen.and_then(|i| Choice::from_values(&values, i));
+                if let Some(choice) = choice.filter(|c| filter.keeps(m, c)) {
                     let player = game.summary.players[color].clone();
                     games.entry((player, m.game)).or_default().push(choice);
                 }
@@ -105,6 +131,9 @@ pub struct Calibration {
     /// The model kept: Regan's form when its held-out loss, the rungs' mean, is lower
     /// than the softmax's by more than [`REGAN_MARGIN`], else the softmax.
     pub model: ChoiceModel,
+    /// The decisions fitted (absent: all); a player is rated on the same kind.
+    #[serde(default, skip_serializing_if = "DecisionFilter::is_all")]
+    pub decisions: DecisionFilter,
     /// The map from the model's sensitivity to Elo.
     pub map: EloMap,
     /// The rungs, strongest first.
@@ -135,9 +164,15 @@ fn round4(x: f64) -> f64 {
 }
 
 impl Calibration {
-    /// Fits every rung of `ladder` that has decisions in `decisions`, keeps the model
-    /// with the lower held-out loss over them all, and fits its map.
-    pub fn fit(decisions: &Decisions, ladder: &Ladder, source: String) -> Result<Calibration, CalibrationError> {
+    /// Fits every rung of `ladder` that has decisions in `decisions` (read with
+    /// `filter`), keeps the model with the lower held-out loss over them all, and fits
+    /// its map.
+    pub fn fit(
+        decisions: &Decisions,
+        filter: DecisionFilter,
+        ladder: &Ladder,
+        source: String,
+    ) -> Result<Calibration, CalibrationError> {
         let mut rungs = Vec::new();
         for rung in &ladder.rungs {
             let Some(games) = decisions.players.get(&rung.player) else {
@@ -172,15 +207,7 @@ impl Calibration {
         } else {
             ChoiceModel::Softmax
         };
-        let points: Vec<MapPoint> = rungs
-            .iter()
-            .map(|r| MapPoint {
-                player: r.player.clone(),
-                elo: r.elo,
-                s: Calibration::sensitivity(model, r),
-            })
-            .collect();
-        let map = EloMap::fit(&points)?;
+        let map = EloMap::fit(&map_points(model, &rungs))?;
         let map = EloMap {
             intercept: round4(map.intercept),
             slope: round4(map.slope),
@@ -194,6 +221,7 @@ impl Calibration {
         Ok(Calibration {
             source,
             model,
+            decisions: filter,
             map,
             rungs,
         })
@@ -205,6 +233,147 @@ impl Calibration {
             ChoiceModel::Regan => rung.regan_s,
         }
     }
+
+    /// The coverage of intrinsic intervals (the item 4): each rung with games
+    /// in `decisions` left out of the map in turn (the map refitted on the others'
+    /// points), `draws.samples` sets of k of its games drawn for each k of `ks` and
+    /// rated through that map, counting how often the interval holds its ladder rating.
+    pub fn coverage(&self, decisions: &Decisions, ks: &[usize], draws: Draws) -> Vec<CoverageRow> {
+        let points = map_points(self.model, &self.rungs);
+        self.rungs
+            .iter()
+            .filter_map(|rung| {
+                let games = decisions.players.get(&rung.player)?;
+                let others: Vec<MapPoint> = points.iter().filter(|p| p.player != rung.player).cloned().collect();
+                let by_k = EloMap::fit(&others).map_err(|e| e.to_string()).map(|map| {
+                    ks.iter()
+                        .map(|&k| {
+                            let draws = Draws { k, ..draws };
+                            (k, interval_coverage(games, self.model, &map, rung.elo, draws))
+                        })
+                        .collect()
+                });
+                Some(CoverageRow {
+                    player: rung.player.clone(),
+                    elo: rung.elo,
+                    in_map: rung.in_map,
+                    by_k,
+                })
+            })
+            .collect()
+    }
+}
+
+/// The map's points: each rung's sensitivity under `model` and its ladder rating.
+fn map_points(model: ChoiceModel, rungs: &[CalibrationRung]) -> Vec<MapPoint> {
+    rungs
+        .iter()
+        .map(|r| MapPoint {
+            player: r.player.clone(),
+            elo: r.elo,
+            s: Calibration::sensitivity(model, r),
+        })
+        .collect()
+}
+
+/// One rung's coverage ([`Calibration::coverage`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CoverageRow {
+    /// The rung.
+    pub player: String,
+    /// Its ladder rating, the truth its intervals should hold.
+    pub elo: f64,
+    /// Whether it is a point of the full calibration's map.
+    pub in_map: bool,
+    /// For each k, the tally of its draws; or why no map could be fitted without it.
+    pub by_k: Result<Vec<(usize, Coverage)>, String>,
+}
+
+/// The coverage table: per rung and k, the share of rated draws whose interval held
+/// the ladder rating, the share of draws rated and the mean width; then the totals
+/// over the rungs of the map and over all.
+pub fn coverage_text(rows: &[CoverageRow], ks: &[usize]) -> String {
+    let percent = |x: Option<f64>| x.map_or_else(|| "-".to_string(), |x| format!("{:.0}%", 100.0 * x));
+    let cell = |c: &Coverage| {
+        let width = c.mean_width().map_or_else(|| "-".to_string(), |w| format!("{w:.0}"));
+        format!(
+            "{:>5} {:>5} {:>5}",
+            percent(c.held_share()),
+            percent(c.rated_share()),
+            width
+        )
+    };
+    let width = rows.iter().map(|r| r.player.len()).max().unwrap_or(6).max(6);
+    let mut out = format!("  {:width$}  {:>6}  map", "rung", "elo");
+    for k in ks {
+        let _ = write!(out, "  {:>17}", format!("k={k}: held rated width"));
+    }
+    out.push('\n');
+    let mut totals = vec![[Coverage::default(); 2]; ks.len()];
+    for row in rows {
+        let _ = write!(
+            out,
+            "  {:width$}  {:>6.0}  {:>3}",
+            row.player,
+            row.elo,
+            if row.in_map { "in" } else { "out" }
+        );
+        match &row.by_k {
+            Ok(by_k) => {
+                for (i, (_, c)) in by_k.iter().enumerate() {
+                    let _ = write!(out, "  {:>17}", cell(c));
+                    totals[i][1] = totals[i][1] + *c;
+                    if row.in_map {
+                        totals[i][0] = totals[i][0] + *c;
+                    }
+                }
+            }
+            Err(why) => {
+                let _ = write!(out, "  no map without it: {why}");
+            }
+        }
+        out.push('\n');
+    }
+    for (label, which) in [("rungs in the map", 0), ("all rungs", 1)] {
+        let _ = write!(out, "  {label:width$}  {:>6}  {:>3}", "", "");
+        for total in &totals {
+            let _ = write!(out, "  {:>17}", cell(&total[which]));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// Resamples of each player's games for its intrinsic interval, at most (each is a
+/// fit of all its decisions).
+pub const MAX_INTRINSIC_RESAMPLES: usize = 200;
+
+/// The intrinsic table of the games `logs` read, as every face shows it (`rate`,
+/// `report`, `tournament`): each player's valued decisions (those `calibration` was
+/// fitted on) rated through it with `resamples` bootstrap fits (at most
+/// [`MAX_INTRINSIC_RESAMPLES`]) seeded from `seed`. Without a calibration (`Err`: why,
+/// said in a note) or for a game other than Othello (whose calibration it is) no ratings.
+pub fn intrinsic_table(
+    logs: &GameLogs,
+    calibration: Result<&Calibration, String>,
+    resamples: usize,
+    seed: u64,
+) -> Result<IntrinsicTable, MoveScoresError> {
+    if logs.game != game::Game::Othello {
+        return Ok(IntrinsicTable::uncalibrated(
+            &Decisions::default(),
+            format!("no intrinsic ratings for {}: the calibration is Othello's", logs.game),
+        ));
+    }
+    Ok(match calibration {
+        Ok(calibration) => IntrinsicTable::rate(
+            &Decisions::read(logs, calibration.decisions)?,
+            calibration,
+            resamples.min(MAX_INTRINSIC_RESAMPLES),
+            seed,
+        ),
+        Err(why) => IntrinsicTable::uncalibrated(&Decisions::read(logs, DecisionFilter::default())?, why),
+    })
 }
 
 /// One player's intrinsic rating.
@@ -335,5 +504,46 @@ impl IntrinsicTable {
             let _ = writeln!(out, "  note: {note}");
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scored(exact: bool) -> ScoredMove {
+        ScoredMove {
+            game: 1,
+            ply: 40,
+            color: "black".into(),
+            source: MoveSource::Engine,
+            mv: "a1".into(),
+            empties: 20,
+            best_moves: vec!["a1".into()],
+            regret: 0.0,
+            blunder: false,
+            exact,
+            depth: 4,
+            values: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_filter_keeps_exact_decisions_and_decisions_with_stakes() {
+        let small = Choice::from_values(&[4.0, 2.0, -1.0], 0).unwrap();
+        let large = Choice::from_values(&[4.0, -12.0], 1).unwrap();
+        let all = DecisionFilter::default();
+        assert!(all.is_all() && all.keeps(&scored(false), &small));
+        let exact = DecisionFilter {
+            exact_only: true,
+            min_spread: 0.0,
+        };
+        assert!(!exact.is_all() && exact.keeps(&scored(true), &small) && !exact.keeps(&scored(false), &small));
+        let stakes = DecisionFilter {
+            exact_only: false,
+            min_spread: 8.0,
+        };
+        assert!(!stakes.keeps(&scored(true), &small), "a spread of 5 discs");
+        assert!(stakes.keeps(&scored(false), &large), "a spread of 16 discs");
     }
 }

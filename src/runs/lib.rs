@@ -56,7 +56,8 @@ pub use export::{ggf, transcript, ExportError};
 pub use groups::{collect_groups, groups_json, Group, GroupGame, Groups, GroupsError, Key};
 pub use hosts::{folder_host_usage, host_usage, HostUsage};
 pub use intrinsic::{
-    Calibration, CalibrationError, CalibrationRung, Decisions, IntrinsicRow, IntrinsicTable, REGAN_MARGIN,
+    coverage_text, intrinsic_table, Calibration, CalibrationError, CalibrationRung, CoverageRow, DecisionFilter,
+    Decisions, IntrinsicRow, IntrinsicTable, MAX_INTRINSIC_RESAMPLES, REGAN_MARGIN,
 };
 pub use leaderboard::{
     canonical_player, leaderboard, leaderboard_tables, leaderboards, rated_players, Anchor, Ladder, LadderError,

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use super::groups::{groups_json, Groups};
+use super::intrinsic::IntrinsicTable;
 use super::leaderboard::RunGame;
 use super::rating::{rate_games, RateSettings};
 use super::replay::{ExchangeView, GameReplay};
@@ -21,8 +22,14 @@ pub const REPORT_TEMPLATE: &str = include_str!("report.html");
 /// The report page for `paths` and the number of games in it: the groups' results, the
 /// ratings as `rating` says (every face's [`rate_games`]) and every game read, those
 /// without an LLM player (which no group holds) included, so no run given is left out
-/// of the page (`report` and `serve` alike).
-pub fn report_page(paths: &[PathBuf], groups: &Groups, rating: &RateSettings) -> (String, usize) {
+/// of the page (`report` and `serve` alike), and the `intrinsic` table's text when
+/// given (`rate`'s, [`crate::intrinsic_table`]).
+pub fn report_page(
+    paths: &[PathBuf],
+    groups: &Groups,
+    rating: &RateSettings,
+    intrinsic: Option<&IntrinsicTable>,
+) -> (String, usize) {
     let Groups { groups, logs } = groups;
     let mut games = Vec::new();
     let mut latencies = Vec::new();
@@ -53,6 +60,7 @@ pub fn report_page(paths: &[PathBuf], groups: &Groups, rating: &RateSettings) ->
         "runs": runs,
         "groups": groups_json(groups),
         "ratings": ratings_json(logs, rating),
+        "intrinsic": intrinsic.map(IntrinsicTable::text),
         "latencies_ms": latencies,
         "games": games,
         "notes": logs.notes,

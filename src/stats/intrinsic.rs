@@ -20,7 +20,10 @@ use serde::{Deserialize, Serialize};
 
 use game::derive_seed;
 
+mod coverage;
 mod map;
+
+pub use coverage::{interval_coverage, Coverage, Draws};
 
 pub use map::{EloMap, IntrinsicElo, MapError, MapPoint};
 

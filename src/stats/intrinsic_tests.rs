@@ -167,3 +167,51 @@ fn a_map_is_refused_when_ratings_rise_with_sensitivity_or_points_are_few() {
     assert!(matches!(EloMap::fit(&points), Err(MapError::NotMonotone { .. })));
     assert_eq!(EloMap::fit(&points[..2]), Err(MapError::TooFewPoints { points: 2 }));
 }
+
+#[test]
+fn coverage_counts_intervals_that_hold_a_player_drawn_from_the_model() {
+    // The map `elo = 1000 - 200 ln s` exactly (no residual) over s in [2, 20]; a
+    // player drawn with s = 5 is worth 1000 - 200 ln 5 on it.
+    let map = EloMap {
+        intercept: 1000.0,
+        slope: -200.0,
+        residual_sd: 0.0,
+        s_low: 2.0,
+        s_high: 20.0,
+    };
+    let games = synthetic(Params { s: 5.0, c: 1.0 }, 16, 6);
+    let draws = Draws {
+        k: 8,
+        samples: 40,
+        resamples: 40,
+        seed: 7,
+    };
+    let truth = map.line(5.0);
+    let at_truth = interval_coverage(&games, ChoiceModel::Softmax, &map, truth, draws);
+    assert_eq!((at_truth.samples, at_truth.rated), (40, 40), "{at_truth:?}");
+    assert!(at_truth.held_share().unwrap() >= 0.8, "{at_truth:?}");
+    let width = at_truth.mean_width().unwrap();
+    assert!(width > 0.0 && width < 400.0, "{width}");
+    let far = interval_coverage(&games, ChoiceModel::Softmax, &map, truth + 1000.0, draws);
+    assert_eq!(
+        (far.rated, far.held),
+        (40, 0),
+        "no interval holds a rating 1000 Elo off"
+    );
+    assert_eq!(
+        at_truth,
+        interval_coverage(&games, ChoiceModel::Softmax, &map, truth, draws),
+        "seeded"
+    );
+    let uniform = synthetic(Params { s: 1e6, c: 1.0 }, 16, 8);
+    let flat = interval_coverage(&uniform, ChoiceModel::Softmax, &map, 0.0, draws);
+    assert_eq!(
+        (flat.samples, flat.rated, flat.held_share()),
+        (40, 0, None),
+        "no number, no interval"
+    );
+    assert_eq!(
+        interval_coverage(&[], ChoiceModel::Softmax, &map, 0.0, draws),
+        Coverage::default()
+    );
+}

@@ -261,7 +261,7 @@ pub async fn report(State(app): State<Arc<AppState>>, Path(run): Path<String>) -
     let root = app.runs.clone();
     let page = move || -> anyhow::Result<String> {
         let logs = game_logs(&root, &dir);
-        Ok(report_page(&logs, &Groups::read(&logs)?, &RateSettings::default()).0)
+        Ok(report_page(&logs, &Groups::read(&logs)?, &RateSettings::default(), None).0)
     };
     Ok(match tokio::task::spawn_blocking(page).await? {
         Ok(page) => assets::report_page(&page),
