@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 
 use super::args::ReportArgs;
+use super::args::DEFAULT_CALIBRATION;
 use super::intrinsic::logs_table;
 use super::outputs::{check_output_flag, write_output};
-use super::args::DEFAULT_CALIBRATION;
 use super::stats::{collect_groups, print_notes};
 use super::stdout::outln;
 use runs::{report_page, RateSettings};

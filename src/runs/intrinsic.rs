@@ -7,7 +7,7 @@
 //! A decision counts when the player chose it (fallback moves never do) among two or
 //! more legal moves (forced moves and passes carry no information).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -18,8 +18,9 @@ use stats::{
     Draws, EloMap, MapError, MapPoint, Params,
 };
 
-use crate::logs::GameLogs;
+use crate::logs::{GameLogs, LoggedGame};
 use crate::move_scores::{read_move_scores, MoveScoresError, ScoredMove};
+use crate::players::PlayerNames;
 use crate::Ladder;
 
 /// Every player's valued decisions, game by game, and notes on the runs that had none.
@@ -61,11 +62,14 @@ impl Decisions {
     /// run folder's `move-scores.jsonl`.
     pub fn read(logs: &GameLogs, filter: DecisionFilter) -> Result<Decisions, MoveScoresError> {
         let mut decisions = Decisions::default();
-        let mut runs: Vec<&Path> = logs.games.iter().map(|g| g.run.as_path()).collect();
-        runs.dedup();
-        runs.sort();
-        runs.dedup();
-        for run in runs {
+        // Players named as every reader names them (a player is its settings).
+        let names = PlayerNames::of(logs);
+        let by_number: HashMap<(&Path, usize), &LoggedGame> = logs
+            .games
+            .iter()
+            .map(|g| ((g.run.as_path(), g.summary.number), g))
+            .collect();
+        for run in logs.runs() {
             let scored = read_move_scores(run)?.unwrap_or_default();
             if !scored.iter().any(|m| !m.values.is_empty()) {
                 decisions.notes.push(format!(
@@ -77,7 +81,7 @@ impl Decisions {
             }
             let mut games: BTreeMap<(String, usize), Vec<Choice>> = BTreeMap::new();
             for m in scored.iter().filter(|m| m.source != MoveSource::Fallback) {
-                let Some(game) = logs.games.iter().find(|g| g.run == run && g.summary.number == m.game) else {
+                let Some(game) = by_number.get(&(run, m.game)) else {
                     continue;
                 };
                 let Ok(color) = m.color.parse() else { continue };
@@ -85,7 +89,7 @@ impl Decisions {
                 let chosen = m.values.iter().position(|v| v.0 == m.mv);
                 let choice = chosen.and_then(|i| Choice::from_values(&values, i));
                 if let Some(choice) = choice.filter(|c| filter.keeps(m, c)) {
-                    let player = game.summary.players[color].clone();
+                    let player = names.name(run, &game.summary.players[color]);
                     games.entry((player, m.game)).or_default().push(choice);
                 }
             }
@@ -104,7 +108,7 @@ pub struct CalibrationRung {
     pub player: String,
     /// Its rating on the ladder.
     pub elo: f64,
-    /// Games and decisions fitted.
+    /// Games fitted.
     pub games: usize,
     /// Valued decisions fitted.
     pub decisions: usize,
@@ -365,14 +369,23 @@ pub fn intrinsic_table(
             format!("no intrinsic ratings for {}: the calibration is Othello's", logs.game),
         ));
     }
+    let filter = calibration
+        .as_ref()
+        .map_or_else(|_| DecisionFilter::default(), |c| c.decisions);
+    // A move-scores.jsonl that cannot be read costs the intrinsic table, never the
+    // results tables beside it.
+    let decisions = match Decisions::read(logs, filter) {
+        Ok(decisions) => decisions,
+        Err(err) => {
+            return Ok(IntrinsicTable::uncalibrated(
+                &Decisions::default(),
+                format!("no intrinsic ratings: {err}"),
+            ))
+        }
+    };
     Ok(match calibration {
-        Ok(calibration) => IntrinsicTable::rate(
-            &Decisions::read(logs, calibration.decisions)?,
-            calibration,
-            resamples.min(MAX_INTRINSIC_RESAMPLES),
-            seed,
-        ),
-        Err(why) => IntrinsicTable::uncalibrated(&Decisions::read(logs, DecisionFilter::default())?, why),
+        Ok(calibration) => IntrinsicTable::rate(&decisions, calibration, resamples.min(MAX_INTRINSIC_RESAMPLES), seed),
+        Err(why) => IntrinsicTable::uncalibrated(&decisions, why),
     })
 }
 

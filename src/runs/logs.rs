@@ -38,6 +38,16 @@ pub struct GameLogs {
     pub game: Game,
 }
 
+impl GameLogs {
+    /// The run folders the games came from, each once, sorted.
+    pub fn runs(&self) -> Vec<&Path> {
+        let mut runs: Vec<&Path> = self.games.iter().map(|g| g.run.as_path()).collect();
+        runs.sort();
+        runs.dedup();
+        runs
+    }
+}
+
 /// Paths that do not lead to game logs that can be counted.
 #[derive(Debug, thiserror::Error)]
 pub enum LogsError {

@@ -33,11 +33,7 @@ impl PlayerNames {
     pub fn of(logs: &GameLogs) -> PlayerNames {
         // Per name in the logs: each distinct setting, with the runs that played it.
         let mut variants: BTreeMap<String, Vec<(AgentConfig, Vec<PathBuf>)>> = BTreeMap::new();
-        let mut runs: Vec<&Path> = logs.games.iter().map(|g| g.run.as_path()).collect();
-        runs.dedup();
-        runs.sort();
-        runs.dedup();
-        for run in runs {
+        for run in logs.runs() {
             for config in run_agents(run) {
                 let seen = variants.entry(config.spec()).or_default();
                 match seen.iter_mut().find(|(other, _)| same_player(other, &config)) {

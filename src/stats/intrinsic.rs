@@ -11,7 +11,7 @@
 //! likelihood has no interior maximum). [`held_out_log_loss`] compares models by
 //! predicting held-out games, [`bootstrap_fits`] resamples whole games, and
 //! [`EloMap`] carries a fitted sensitivity to the Elo scale, calibrated on players of
-//! known rating, with its residual error (see `intrinsic_map`).
+//! known rating, with its residual error (see the `map` module).
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
