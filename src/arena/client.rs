@@ -587,10 +587,15 @@ impl<R: ModelGame> ClientGames<R> {
         // A call on a game that is over, or that ends while the call waits for the
         // client's next turn: the state is still answered, anything else is refused.
         let is_state = matches!(call, ClientCall::State);
-        let after_the_end = || match shared.lock().end {
-            Some(_) if is_state => Some(Ok(shared.answer())),
-            Some(_) => Some(Err(ClientError::Over { id })),
-            None => None,
+        let after_the_end = || {
+            // The lock is let go at the end of this statement, before the state is
+            // read (which locks again).
+            shared.lock().end.as_ref()?;
+            Some(if is_state {
+                Ok(shared.answer())
+            } else {
+                Err(ClientError::Over { id })
+            })
         };
         if let Some(answer) = after_the_end() {
             return answer;
