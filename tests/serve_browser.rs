@@ -449,7 +449,7 @@ fn check_the_runs_report(driver: &Driver, name: &str) {
          return [d.open, document.getElementById('sources-summary').textContent, labels('chart-discs'), labels('chart-share')];",
     );
     assert_eq!(report[0], json!(false));
-    assert_eq!(report[1], json!(format!("2 log(s) from 1 run folder(s): {name}")));
+    assert_eq!(report[1], json!(format!("2 game(s) from 1 run folder(s): {name}")));
     for label in ["ply", "disc difference", "agent as black", "agent as white"] {
         assert!(
             report[2].as_array().unwrap().contains(&json!(label)),
