@@ -456,7 +456,7 @@ fn check_the_runs_report(driver: &Driver, name: &str) {
             "{label}: {report}"
         );
     }
-    for label in ["opponent", "moves", "by the model", "by the fallback", "100%"] {
+    for label in ["player vs opponent", "moves", "by the model", "by the fallback", "100%"] {
         assert!(
             report[3].as_array().unwrap().contains(&json!(label)),
             "{label}: {report}"
