@@ -21,6 +21,7 @@ mod fuzz;
 mod host_load;
 mod inputs;
 mod intrinsic;
+mod intrinsic_mixture;
 mod local_llm;
 mod log_bytes;
 mod log_reading;

@@ -12,6 +12,9 @@
 //! predicting held-out games, [`bootstrap_fits`] resamples whole games, and
 //! [`EloMap`] carries a fitted sensitivity to the Elo scale, calibrated on players of
 //! known rating, with its residual error (see the `map` module).
+//! [`Mixture`] models blunders apart from fine choices (a weak-end direction tried on
+//! the calibration's games and compared by the same held-out loss; not a model the
+//! calibration keeps).
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -22,10 +25,12 @@ use game::derive_seed;
 
 mod coverage;
 mod map;
+mod mixture;
 
 pub use coverage::{interval_coverage, Coverage, Draws};
 
 pub use map::{EloMap, IntrinsicElo, MapError, MapPoint};
+pub use mixture::{fit_mixture, mixture_held_out_log_loss, Mixture, E_RANGE};
 
 /// The sensitivities `s` a fit searches, in the values' unit (discs): below, a player
 /// is indistinguishable from one that always plays a best move; above, from one that
@@ -233,6 +238,20 @@ pub const HELD_OUT_FOLDS: usize = 8;
 /// ([`HELD_OUT_FOLDS`]; with fewer games, leave one game out): lower is better.
 /// `None` with fewer than two games or no decisions.
 pub fn held_out_log_loss(games: &[Vec<Choice>], model: ChoiceModel) -> Option<f64> {
+    held_out(
+        games,
+        |rest| fit_choices(rest.iter().copied(), model).params,
+        |params, choice| log_prob(choice, *params),
+    )
+}
+
+/// The mean log loss per decision on `games` of the model that `fit` fits to the
+/// other folds' decisions and `log_prob` scores, as [`held_out_log_loss`] folds them.
+fn held_out<P>(
+    games: &[Vec<Choice>],
+    fit: impl Fn(&[&Choice]) -> P + Sync,
+    log_prob: impl Fn(&P, &Choice) -> f64 + Sync,
+) -> Option<f64> {
     let decisions: usize = games.iter().map(Vec::len).sum();
     if games.len() < 2 || decisions == 0 {
         return None;
@@ -242,8 +261,12 @@ pub fn held_out_log_loss(games: &[Vec<Choice>], model: ChoiceModel) -> Option<f6
         .into_par_iter()
         .map(|fold| {
             let (out, rest): (Vec<_>, Vec<_>) = games.iter().enumerate().partition(|(i, _)| i % folds == fold);
-            let fit = fit_choices(rest.into_iter().flat_map(|(_, g)| g), model);
-            -log_likelihood(out.into_iter().flat_map(|(_, g)| g), fit.params)
+            let rest: Vec<&Choice> = rest.into_iter().flat_map(|(_, g)| g).collect();
+            let fitted = fit(&rest);
+            -out.into_iter()
+                .flat_map(|(_, g)| g)
+                .map(|c| log_prob(&fitted, c))
+                .sum::<f64>()
         })
         .collect();
     // Summed in fold order: the same digits on every machine.

@@ -215,3 +215,41 @@ fn coverage_counts_intervals_that_hold_a_player_drawn_from_the_model() {
         Coverage::default()
     );
 }
+
+/// A player who blunders (a uniform pick) with chance `e` and otherwise plays the
+/// softmax with `s`, over the positions of [`synthetic`].
+fn blunderer(e: f64, s: f64, games: usize, seed: u64) -> Vec<Vec<Choice>> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0xb1d);
+    synthetic(Params { s, c: 1.0 }, games, seed)
+        .into_iter()
+        .map(|game| {
+            game.into_iter()
+                .map(|mut choice| {
+                    if rng.gen::<f64>() < e {
+                        choice.chosen = rng.gen_range(0..choice.gaps.len());
+                    }
+                    choice
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn a_blunderer_is_recovered_by_the_mixture_which_predicts_it_better() {
+    let games = blunderer(0.3, 2.0, 32, 11);
+    let (fit, ll) = fit_mixture(games.iter().flatten());
+    assert!((fit.e - 0.3).abs() < 0.08 && (fit.s - 2.0).abs() < 0.8, "{fit:?}");
+    assert!(ll.is_finite() && ll < 0.0);
+    let mixture = mixture_held_out_log_loss(&games).unwrap();
+    let softmax = held_out_log_loss(&games, ChoiceModel::Softmax).unwrap();
+    assert!(mixture < softmax, "mixture {mixture} softmax {softmax}");
+}
+
+#[test]
+fn a_player_without_blunders_fits_a_mixture_near_no_blunders() {
+    let games = synthetic(Params { s: 4.0, c: 1.0 }, 16, 12);
+    let (fit, _) = fit_mixture(games.iter().flatten());
+    assert!(fit.e < 0.05 && (fit.s - 4.0).abs() < 1.0, "{fit:?}");
+    assert_eq!(mixture_held_out_log_loss(&games[..1]), None, "one game is no fold");
+}
