@@ -278,6 +278,42 @@ fn illegal_moves_fall_back_or_forfeit_and_a_disconnect_stops_the_game() {
     assert!(rated.contains("mcp:tester"), "{rated}");
 }
 
+/// Blind play: with `--legal-moves hidden` no state, tool description, simulate_move
+/// result or error names the client's legal moves, and run.json records the setting.
+#[test]
+fn hidden_legal_moves_are_named_nowhere() {
+    let dir = temp_dir("hidden");
+    let mut session = Session::start(&dir, &["--legal-moves", "hidden", "--max-invalid", "2"], "blind");
+    let tools = session.request("tools/list", json!({}));
+    let listed = tools["result"]["tools"].to_string();
+    assert!(listed.contains("not your legal moves"), "{listed}");
+    assert!(!listed.contains("your legal moves, and"), "{listed}");
+    let state = session.call("new_game", json!({ "color": "black" }));
+    let mut said = vec![state.clone()];
+    assert!(state["structuredContent"].get("legal_moves").is_none(), "{state}");
+    said.push(session.call("simulate_move", json!({ "game_id": 1, "coord": "d3" })));
+    said.push(session.call("simulate_move", json!({ "game_id": 1, "coord": "a1" })));
+    let refused = session.call("play_move", json!({ "game_id": 1, "coord": "a1" }));
+    assert_eq!(refused["isError"], json!(true), "{refused}");
+    assert_eq!(
+        refused["structuredContent"]["error"], "a1 is not a legal move here",
+        "{refused}"
+    );
+    said.push(refused);
+    said.push(session.call("play_move", json!({ "game_id": 1, "coord": "d3" })));
+    said.push(session.call("get_state", json!({ "game_id": 1 })));
+    for answer in &said {
+        let text = answer.to_string().to_lowercase();
+        for leak in ["legal moves:", "legal_moves", "valid_moves"] {
+            assert!(!text.contains(leak), "{leak} in {answer}");
+        }
+    }
+    session.close();
+    let run: Value =
+        serde_json::from_str(&std::fs::read_to_string(run_folder(&dir).join("run.json")).unwrap()).unwrap();
+    assert_eq!(run["legal_moves"], "hidden", "{run}");
+}
+
 #[test]
 fn bad_calls_get_errors_that_name_the_problem() {
     let dir = temp_dir("bad-calls");

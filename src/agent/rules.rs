@@ -45,7 +45,7 @@ pub fn rules_question(question: RulesQuestion, board: &Board, style: TextStyle, 
             if json {
                 "Answer as JSON: {\"moves\": [\"<square>\", ...]}."
             } else {
-                "Answer with the squares separated by commas, such as d3, c4."
+                "Answer with the squares separated by commas, each a column letter (a to h) then a row number (1 to 8)."
             }
         ),
         (RulesQuestion::LegalMoves, false) => format!(
@@ -54,7 +54,7 @@ pub fn rules_question(question: RulesQuestion, board: &Board, style: TextStyle, 
             if json {
                 "JSON {\"moves\": [\"座標\", ...]} で答えてください。"
             } else {
-                "d3, c4 のようにカンマで区切って答えてください。"
+                "座標（列 a〜h、行 1〜8）をカンマで区切って答えてください。"
             }
         ),
         (RulesQuestion::AfterMove(square), true) => format!(

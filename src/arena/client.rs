@@ -22,6 +22,8 @@ use serde_json::{json, Value};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
+use agent::LegalMoves;
+
 use super::openings::Openings;
 use super::play::{GameContext, GameError, GameRecord};
 use super::player::{Action, PlayError, Played, Player};
@@ -83,6 +85,9 @@ pub struct ClientSettings<R: ModelGame> {
     pub max_games: usize,
     /// How boards are written for the client (the agent's rendering).
     pub style: TextStyle,
+    /// Whether the client is told its legal moves (`Hidden`: blind play, as the
+    /// agent's `--legal-moves hidden`: no list in states, tool results or errors).
+    pub legal_moves: LegalMoves,
 }
 
 /// What a client asks of one of its games.
@@ -204,8 +209,10 @@ pub struct ClientState {
     pub to_move: Color,
     /// The client's side.
     pub your_color: Color,
-    /// The client's legal moves (lower case, row-major): empty unless it is to move.
-    pub legal_moves: Vec<String>,
+    /// The client's legal moves (lower case, row-major): empty unless it is to move;
+    /// absent when the server hides them (`--legal-moves hidden`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub legal_moves: Option<Vec<String>>,
     /// Whether the game is over.
     pub over: bool,
     /// `win`, `loss` or `draw`, for the client, once over.
@@ -274,6 +281,7 @@ struct Shared<R: ModelGame> {
     opponent: String,
     player: String,
     style: TextStyle,
+    legal: LegalMoves,
     inner: Mutex<Inner<R>>,
 }
 
@@ -294,15 +302,17 @@ impl<R: ModelGame> Shared<R> {
         let position = inner.line.board();
         let to_move = R::to_move(position);
         let over = inner.end.is_some();
-        let legal_moves = if over || to_move != self.you {
-            Vec::new()
-        } else {
-            R::legal_moves(position)
-                .into_iter()
-                .map(|mv| Notation::of::<R>(mv).to_string())
-                .filter(|mv| mv != "pass")
-                .collect()
-        };
+        let legal_moves = self.legal.shown().then(|| {
+            if over || to_move != self.you {
+                Vec::new()
+            } else {
+                R::legal_moves(position)
+                    .into_iter()
+                    .map(|mv| Notation::of::<R>(mv).to_string())
+                    .filter(|mv| mv != "pass")
+                    .collect()
+            }
+        });
         let end = inner.end.clone().unwrap_or_default();
         let pieces = R::pieces(position);
         ClientState {
@@ -357,10 +367,7 @@ impl<R: ModelGame> Shared<R> {
             (None, None) => format!("You play {}; the opponent is to move.", self.you),
         };
         ClientAnswer {
-            text: format!(
-                "{}\n{status}",
-                R::model_text(&position, self.style, agent::LegalMoves::Shown)
-            ),
+            text: format!("{}\n{status}", R::model_text(&position, self.style, self.legal)),
             content: serde_json::to_value(&state).unwrap_or(Value::Null),
             is_error: false,
         }
@@ -437,6 +444,7 @@ impl<R: ModelGame> ClientGames<R> {
                 .as_ref()
                 .map_or_else(|| "forfeit".to_string(), ToString::to_string),
             max_games: settings.max_games,
+            legal_moves: settings.legal_moves,
         })))?;
         Ok(ClientGames {
             settings,
@@ -531,6 +539,7 @@ impl<R: ModelGame> ClientGames<R> {
             opponent: opponent.to_string(),
             player: self.player.clone(),
             style: self.settings.style,
+            legal: self.settings.legal_moves,
             inner: Mutex::new(Inner {
                 line: line.clone(),
                 end: None,
@@ -809,13 +818,13 @@ impl<R: ModelGame> ClientPlayer<R> {
             }
             ClientCall::Simulate(coord) => {
                 turn.decision.tool_calls += 1;
-                let tool = R::simulate_tool(shared.style, agent::LegalMoves::Shown);
+                let tool = R::simulate_tool(shared.style, shared.legal);
                 let result = decode_args(&json!({ "coord": coord })).and_then(|args| tool.call(position, args));
                 turn.decision.tool_errors += u32::from(result.is_err());
                 let _ = reply.send(logged(tool_answer(result)));
                 Ok(None)
             }
-            ClientCall::Play(coord) => match legal_move::<R>(position, coord) {
+            ClientCall::Play(coord) => match legal_move::<R>(position, coord, shared.legal) {
                 Ok(mv) => {
                     self.wait_with(call.tool(), arguments, ctx.ply, reply);
                     turn.decision.source = Some(MoveSource::Llm);
@@ -907,24 +916,25 @@ fn tool_answer(result: Result<Value, String>) -> ClientAnswer {
     }
 }
 
-/// `coord` as a legal move of `position`, or why not (naming the legal moves).
-fn legal_move<R: ModelGame>(position: &R::Position, coord: &str) -> Result<R::Move, String> {
+/// `coord` as a legal move of `position`, or why not (naming the legal moves unless
+/// they are hidden).
+fn legal_move<R: ModelGame>(position: &R::Position, coord: &str, shown: LegalMoves) -> Result<R::Move, String> {
     let legal = R::legal_moves(position);
     let named = || {
-        legal
-            .iter()
-            .map(|&mv| Notation::of::<R>(mv).to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
+        if !shown.shown() {
+            return String::new();
+        }
+        let moves: Vec<String> = legal.iter().map(|&mv| Notation::of::<R>(mv).to_string()).collect();
+        format!("; legal moves: {}", moves.join(", "))
     };
     let mv: R::Move = coord.trim().to_ascii_lowercase().parse().map_err(|_| {
         format!(
-            "{coord:?} is not a square (write a column then a row, such as d3); legal moves: {}",
+            "{coord:?} is not a square (write a column then a row, such as d3){}",
             named()
         )
     })?;
     if !legal.contains(&mv) {
-        return Err(format!("{coord} is not a legal move here; legal moves: {}", named()));
+        return Err(format!("{coord} is not a legal move here{}", named()));
     }
     Ok(mv)
 }
@@ -957,13 +967,15 @@ mod tests {
     fn a_move_is_read_in_either_case_and_refused_with_the_legal_moves() {
         let start = <game::Othello as game::Rules>::start();
         assert_eq!(
-            legal_move::<game::Othello>(&start, " D3 ").map(|m| m.to_string()),
+            legal_move::<game::Othello>(&start, " D3 ", LegalMoves::Shown).map(|m| m.to_string()),
             Ok("d3".to_string())
         );
-        let refused = legal_move::<game::Othello>(&start, "a1").unwrap_err();
+        let refused = legal_move::<game::Othello>(&start, "a1", LegalMoves::Shown).unwrap_err();
         assert!(refused.contains("legal moves: d3, c4, f5, e6"), "{refused}");
-        assert!(legal_move::<game::Othello>(&start, "z9")
+        assert!(legal_move::<game::Othello>(&start, "z9", LegalMoves::Shown)
             .unwrap_err()
             .contains("not a square"));
+        let hidden = legal_move::<game::Othello>(&start, "a1", LegalMoves::Hidden).unwrap_err();
+        assert_eq!(hidden, "a1 is not a legal move here");
     }
 }

@@ -61,6 +61,7 @@ async fn serve_game<R: ModelGame>(args: McpArgs, env: &dyn Fn(&str) -> Option<St
             fallback,
             max_games: args.max_games,
             style: config.style,
+            legal_moves: config.legal_moves,
         },
         log_dir: args.log_dir,
         name: args.name,

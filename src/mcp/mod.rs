@@ -26,7 +26,7 @@ use serde_json::Value;
 use tokio::sync::OnceCell;
 
 use agent::tools::{parameters_schema, Tool};
-use agent::ModelGame;
+use agent::{LegalMoves, ModelGame};
 use arena::{player_name, ClientAnswer, ClientCall, ClientError, ClientGames, ClientSettings};
 use game::othello::Color;
 use runs::McpClient;
@@ -108,42 +108,51 @@ pub async fn serve<R: ModelGame>(options: McpOptions<R>) -> anyhow::Result<Optio
     Ok(Some(games.path().to_path_buf()))
 }
 
-/// The tools, each with its arguments' schema.
-fn tools<R: ModelGame>() -> Vec<McpTool> {
-    let tool = |name: &'static str, description: &'static str, schema: Value| {
+/// The tools, each with its arguments' schema (their descriptions promise the legal
+/// moves only when `legal` shows them).
+fn tools<R: ModelGame>(legal: LegalMoves) -> Vec<McpTool> {
+    let tool = |name: &'static str, description: String, schema: Value| {
         let schema: JsonObject = match schema {
             Value::Object(object) => object,
             _ => JsonObject::new(),
         };
         McpTool::new(name, description, Arc::new(schema))
     };
+    let your_moves = if legal.shown() {
+        ", your legal moves"
+    } else {
+        " (not your legal moves: find them from the board)"
+    };
     vec![
         tool(
             "new_game",
-            "Start a game against the server's engine. Answers the position at your first turn \
-             (the engine moves first when it holds black): the board, your colour, your legal moves.",
+            format!(
+                "Start a game against the server's engine. Answers the position at your first turn \
+                 (the engine moves first when it holds black): the board, your colour{your_moves}."
+            ),
             parameters_schema::<NewGameArgs>(),
         ),
         tool(
             "get_state",
-            "The game's position: the board, the side to move, your legal moves, and the result once over.",
+            format!("The game's position: the board, the side to move{your_moves}, and the result once over."),
             parameters_schema::<GameArgs>(),
         ),
         tool(
             "simulate_move",
-            <R::Simulate as Tool>::DESCRIPTION,
+            <R::Simulate as Tool>::DESCRIPTION.to_string(),
             parameters_schema::<MoveArgs>(),
         ),
         tool(
             "play_move",
             "Play a square (such as d3). The opponent answers; you get the position at your next turn, \
              or the result. An illegal move is an error and counts against you: after too many at one \
-             turn a fallback moves for you, or you forfeit.",
+             turn a fallback moves for you, or you forfeit."
+                .to_string(),
             parameters_schema::<MoveArgs>(),
         ),
         tool(
             "resign",
-            "Give the game up: it is logged as your forfeit (a loss).",
+            "Give the game up: it is logged as your forfeit (a loss).".to_string(),
             parameters_schema::<GameArgs>(),
         ),
     ]
@@ -236,7 +245,10 @@ impl<R: ModelGame> McpServer<R> {
                 (args.game_id, ClientCall::Play(args.coord))
             }
             other => {
-                let known: Vec<String> = tools::<R>().into_iter().map(|t| t.name.to_string()).collect();
+                let known: Vec<String> = tools::<R>(self.options.settings.legal_moves)
+                    .into_iter()
+                    .map(|t| t.name.to_string())
+                    .collect();
                 return Err(McpError::invalid_params(
                     format!("unknown tool {other:?}; the tools are: {}", known.join(", ")),
                     None,
@@ -271,7 +283,9 @@ impl<R: ModelGame> ServerHandler for McpServer<R> {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(tools::<R>()))
+        Ok(ListToolsResult::with_all_items(tools::<R>(
+            self.options.settings.legal_moves,
+        )))
     }
 
     async fn call_tool(

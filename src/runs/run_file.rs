@@ -14,7 +14,7 @@
 
 use std::path::{Path, PathBuf};
 
-use agent::AgentConfig;
+use agent::{AgentConfig, LegalMoves};
 use game::othello::Color;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -236,6 +236,15 @@ pub struct McpRun {
     pub fallback: String,
     /// Games open at once.
     pub max_games: usize,
+    /// `hidden` when the client was never told its legal moves; absent when shown (as
+    /// every run before blind play).
+    #[serde(default, skip_serializing_if = "is_shown")]
+    pub legal_moves: LegalMoves,
+}
+
+/// Whether the legal moves were shown (the default, which run.json leaves out).
+fn is_shown(legal_moves: &LegalMoves) -> bool {
+    legal_moves.shown()
 }
 
 /// An MCP client's name and version as its `initialize` request gave them.
