@@ -193,45 +193,9 @@ impl AgentArgs {
                 path.display()
             )
         })?;
-        check_file_values(&file.agent)?;
+        limits::check_agent_file(&file.agent)?;
         Ok(file)
     }
-}
-
-/// Checks what an agent file gives against the limits the flags' parsers hold.
-fn check_file_values(settings: &AgentSettings) -> Result<()> {
-    check_options(&settings.options).context("bad [options] in --agent-file")?;
-    let rounds = [
-        ("max_turns", limits::AGENT_ROUNDS, settings.max_turns),
-        ("max_sessions", limits::AGENT_ROUNDS, settings.max_sessions),
-        ("max_tool_rounds", limits::TOOL_ROUNDS, settings.max_tool_rounds),
-        ("vote", limits::VOTES, settings.vote),
-    ];
-    for (key, bounds, value) in rounds {
-        if let Some(value) = value {
-            bounds
-                .check(i64::from(value))
-                .map_err(|e| anyhow::anyhow!("bad {key} in --agent-file: {e}"))?;
-        }
-    }
-    Ok(())
-}
-
-/// The model options an agent file gives, checked against the flags' limits.
-fn check_options(options: &ChatOptions) -> Result<()> {
-    let bad = |key: &str, e: String| anyhow::anyhow!("{key}: {e}");
-    if let Some(t) = options.temperature {
-        limits::temperature(t).map_err(|e| bad("temperature", e))?;
-    }
-    if let Some(n) = options.num_ctx {
-        limits::NUM_CTX.check(i64::from(n)).map_err(|e| bad("num_ctx", e))?;
-    }
-    if let Some(n) = options.num_predict {
-        limits::NUM_PREDICT
-            .check(i64::from(n))
-            .map_err(|e| bad("num_predict", e))?;
-    }
-    Ok(())
 }
 
 /// `--labels`' words, which its help lists (those of [`LabelsArg`], `datagen`'s
@@ -300,23 +264,14 @@ impl From<HostOptions> for HostArgs {
 impl HostArgs {
     /// The options these flags give.
     pub fn options(&self) -> HostOptions {
-        let HostArgs {
-            api,
-            host,
-            fleet,
-            max_in_flight,
-            api_key_env,
-            timeout,
-            max_retries,
-        } = self.clone();
         HostOptions {
-            api,
-            host,
-            fleet,
-            max_in_flight,
-            api_key_env,
-            timeout,
-            max_retries,
+            api: self.api,
+            host: self.host.clone(),
+            fleet: self.fleet.clone(),
+            max_in_flight: self.max_in_flight,
+            api_key_env: self.api_key_env.clone(),
+            timeout: self.timeout,
+            max_retries: self.max_retries,
         }
     }
 
