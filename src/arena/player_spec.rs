@@ -273,3 +273,44 @@ impl<R: ModelGame> fmt::Debug for PlayerSpec<R> {
         write!(f, "PlayerSpec({self})")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lookups that must not be made: a spec that needs neither never asks.
+    fn unused() -> SpecLookups<'static> {
+        SpecLookups {
+            agent: &|_| Err("the agent settings were looked up".into()),
+            external: &|_| Err("the engines file was read".into()),
+            connection: None,
+        }
+    }
+
+    /// Each kind of spec takes its own way, and each refusal names the flag, the spec
+    /// and what to give.
+    #[test]
+    fn specs_are_read_by_kind_and_refusals_name_the_flag() {
+        let engine = PlayerSpec::<Othello>::parse(" greedy ", "--vs", &unused()).unwrap();
+        assert_eq!(engine.to_string(), "greedy");
+        let external = PlayerSpec::<Othello>::parse("ext:edax", "--vs", &unused()).unwrap_err();
+        assert_eq!(external.to_string(), "the engines file was read");
+        let settings = PlayerSpec::<Othello>::parse("llm:m", "--agent", &unused()).unwrap_err();
+        assert_eq!(settings.to_string(), "bad settings for --agent llm:m");
+        let no_model = PlayerSpec::<Othello>::parse("llm: ", "--agent", &unused()).unwrap_err();
+        assert!(no_model.to_string().contains("name the model"), "{no_model}");
+        let no_server = SpecLookups {
+            agent: &|model| Ok(AgentConfig::new(model)),
+            ..unused()
+        };
+        let refused = PlayerSpec::<Othello>::parse("llm:m", "--agent", &no_server).unwrap_err();
+        assert_eq!(
+            refused.to_string(),
+            "bad --agent \"llm:m\": no model server was set up for it"
+        );
+        let unknown = PlayerSpec::<Othello>::parse("nonsense", "--vs", &unused()).unwrap_err();
+        assert_eq!(unknown.to_string(), "bad --vs");
+        let why = std::error::Error::source(&unknown).unwrap().to_string();
+        assert!(why.ends_with(", llm:MODEL, ext:NAME"), "{why}");
+    }
+}
