@@ -1,6 +1,7 @@
 //! The LLM player: prompts, the harness's own words to the model (`text`), the
 //! conversation loop, its retry/fallback policy (an engine's move, or a forfeit), and
-//! reading answers.
+//! reading answers; its settings as a user gives them (flags, agent files) and as they
+//! resolve.
 //!
 //! The workspace's crate map is in the `game` crate's documentation.
 
@@ -14,6 +15,7 @@ mod prompt;
 mod recover;
 mod rules;
 mod runner;
+mod settings;
 mod stored;
 mod structured;
 mod text;
@@ -26,8 +28,9 @@ pub use config::{
     PlayerNameError, JSON_ANSWER_TOKENS, MAX_NAME,
 };
 pub use games::ModelGame;
-pub use prompt::{sha256_hex, Prompt, PromptError};
+pub use prompt::{prompts_dir, sha256_hex, Prompt, PromptError};
 pub use recover::recover_tool_calls;
 pub use rules::{read_board, read_move_list, rules_question, rules_schema, Cells, RulesQuestion};
 pub use runner::{exchanged, Action, Agent, AgentError, AgentEvent, AgentObserver, MoveContext, Played};
+pub use settings::{AgentFile, AgentSettings, SettingsError};
 pub use structured::{parse_structured, AnswerFormat, StructuredAnswer, REASON_MAX_CHARS};

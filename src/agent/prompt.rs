@@ -5,6 +5,18 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+/// Where prompt names resolve: `./prompts` when it exists, else the source tree's
+/// (the workspace's `prompts/`, two folders above this crate's).
+pub fn prompts_dir() -> PathBuf {
+    let local = PathBuf::from("prompts");
+    if local.is_dir() {
+        return local;
+    }
+    let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = crate_dir.ancestors().nth(2).unwrap_or(crate_dir);
+    root.join("prompts")
+}
+
 /// A prompt's text with where it came from and its hash.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Prompt {

@@ -64,8 +64,10 @@ pub use openings::{OpeningSuite, Openings, SuiteLineError, SuiteOpening};
 pub use plan::{Format, Plan};
 pub use play::{play_game, random_opening, Forfeit, GameContext, GameError, GameRecord, PlyObserver, PlyRecord};
 pub use player::{Action, PlayError, Played, Player};
-pub use player_spec::{LlmPlayer, PlayerSpec};
-pub use players::{llm_model, OpponentError, Players};
+pub use player_spec::{
+    is_llm_spec, llm_model, LlmPlayer, LookupError, ParseSpecError, PlayerSpec, SpecLookups, UnknownSpecError,
+};
+pub use players::{OpponentError, Players};
 pub use probe::{probe_csv, probe_summary, run_probe, Grade, ProbeResult};
 pub use quality::{
     score_games, GameToScore, MoveQuality, MoveScorer, Phase, QualityTally, ScoredMove, ScoringError, ScoringStopped,

@@ -11,10 +11,15 @@ use llm::ChatBackend;
 use record::PlayerKind;
 use runs::{RunEngine, RunPlayer};
 
+use super::connection::Connection;
 use super::engine_process::Halt;
 use super::external_engine::ExternalEngine;
 use super::player::{EnginePlayer, Player};
 use super::scheduled::Host;
+
+/// An error a caller's lookup gives back (reading a file, resolving settings), kept
+/// whole with its causes.
+pub type LookupError = Box<dyn std::error::Error + Send + Sync>;
 
 /// An LLM player's settings and server.
 #[derive(Clone)]
@@ -40,7 +45,116 @@ pub enum PlayerSpec<R: ModelGame = Othello> {
     External(ExternalEngine),
 }
 
+/// What a player spec may need beyond its text, each looked up only when a spec needs
+/// it (a settings file that no spec uses is never read).
+pub struct SpecLookups<'a> {
+    /// The settings of an `llm:MODEL` player, given its model.
+    pub agent: &'a dyn Fn(&str) -> Result<AgentConfig, LookupError>,
+    /// The engine process an `ext:NAME` spec (as given) names.
+    pub external: &'a dyn Fn(&str) -> Result<ExternalEngine, LookupError>,
+    /// The model server(s) of `llm:MODEL` players, when one was set up.
+    pub connection: Option<&'a Connection>,
+}
+
+/// A player spec that names no player (each message names the flag or key it came by).
+#[derive(Debug, thiserror::Error)]
+pub enum ParseSpecError {
+    /// `ext:NAME` could not be found or started (the lookup's own message).
+    #[error(transparent)]
+    External(LookupError),
+    /// `llm:` without a model.
+    #[error("bad {flag} {text:?}: name the model, as in llm:qwen2.5-coder:0.5b")]
+    NoModel {
+        /// The flag or key.
+        flag: String,
+        /// The spec as given.
+        text: String,
+    },
+    /// The `llm:MODEL` player's settings cannot be used.
+    #[error("bad settings for {flag} {text}")]
+    Settings {
+        /// The flag or key.
+        flag: String,
+        /// The spec as given.
+        text: String,
+        /// Why.
+        #[source]
+        source: LookupError,
+    },
+    /// An `llm:MODEL` player where no model server was set up.
+    #[error("bad {flag} {text:?}: no model server was set up for it")]
+    NoServer {
+        /// The flag or key.
+        flag: String,
+        /// The spec as given.
+        text: String,
+    },
+    /// No host of the fleet serves the model.
+    #[error(transparent)]
+    Model(#[from] llm::FleetError),
+    /// Not an engine spec of the game (nor `llm:MODEL`, `ext:NAME`).
+    #[error("bad {flag}")]
+    Engine {
+        /// The flag or key.
+        flag: String,
+        /// Why, with the other kinds of spec.
+        #[source]
+        source: UnknownSpecError,
+    },
+}
+
+/// The model an `llm:MODEL` spec names (trimmed; it may be empty), or `None` for any
+/// other spec.
+pub fn llm_model(spec: &str) -> Option<&str> {
+    spec.trim().strip_prefix("llm:").map(str::trim)
+}
+
+/// Whether the player spec `text` names an LLM player (and so needs a model server).
+pub fn is_llm_spec(text: &str) -> bool {
+    llm_model(text).is_some()
+}
+
+/// Text that is no engine spec, with the kinds of spec it could have been.
+#[derive(Debug, thiserror::Error)]
+#[error("{reason}, llm:MODEL, ext:NAME")]
+pub struct UnknownSpecError {
+    /// Why the engine spec was refused (it lists the engine specs).
+    pub reason: String,
+}
+
 impl<R: ModelGame> PlayerSpec<R> {
+    /// Reads the player spec `text` given by `flag` (a flag or key, for messages): an
+    /// external engine `ext:NAME`, `llm:MODEL` with its settings on the lookups'
+    /// connection, or an engine spec of `R`.
+    pub fn parse(text: &str, flag: &str, lookups: &SpecLookups<'_>) -> Result<PlayerSpec<R>, ParseSpecError> {
+        if text.trim().starts_with("ext:") {
+            return (lookups.external)(text)
+                .map(PlayerSpec::External)
+                .map_err(ParseSpecError::External);
+        }
+        let named = || (flag.to_string(), text.to_string());
+        if let Some(model) = llm_model(text) {
+            if model.is_empty() {
+                let (flag, text) = named();
+                return Err(ParseSpecError::NoModel { flag, text });
+            }
+            let config = (lookups.agent)(model).map_err(|source| {
+                let (flag, text) = named();
+                ParseSpecError::Settings { flag, text, source }
+            })?;
+            let Some(connection) = lookups.connection else {
+                let (flag, text) = named();
+                return Err(ParseSpecError::NoServer { flag, text });
+            };
+            return Ok(PlayerSpec::Llm(LlmPlayer::on(config, connection)?));
+        }
+        let spec = text.parse::<R::Spec>().map_err(|e| ParseSpecError::Engine {
+            flag: flag.to_string(),
+            source: UnknownSpecError { reason: e.to_string() },
+        })?;
+        Ok(PlayerSpec::Engine(spec))
+    }
+
     /// Builds the player; `seed` fixes its random choices (the agent's fallback too).
     pub fn build(&self, seed: u64) -> Box<dyn Player<R>> {
         match self {
@@ -157,5 +271,46 @@ impl<R: ModelGame> fmt::Display for PlayerSpec<R> {
 impl<R: ModelGame> fmt::Debug for PlayerSpec<R> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "PlayerSpec({self})")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lookups that must not be made: a spec that needs neither never asks.
+    fn unused() -> SpecLookups<'static> {
+        SpecLookups {
+            agent: &|_| Err("the agent settings were looked up".into()),
+            external: &|_| Err("the engines file was read".into()),
+            connection: None,
+        }
+    }
+
+    /// Each kind of spec takes its own way, and each refusal names the flag, the spec
+    /// and what to give.
+    #[test]
+    fn specs_are_read_by_kind_and_refusals_name_the_flag() {
+        let engine = PlayerSpec::<Othello>::parse(" greedy ", "--vs", &unused()).unwrap();
+        assert_eq!(engine.to_string(), "greedy");
+        let external = PlayerSpec::<Othello>::parse("ext:edax", "--vs", &unused()).unwrap_err();
+        assert_eq!(external.to_string(), "the engines file was read");
+        let settings = PlayerSpec::<Othello>::parse("llm:m", "--agent", &unused()).unwrap_err();
+        assert_eq!(settings.to_string(), "bad settings for --agent llm:m");
+        let no_model = PlayerSpec::<Othello>::parse("llm: ", "--agent", &unused()).unwrap_err();
+        assert!(no_model.to_string().contains("name the model"), "{no_model}");
+        let no_server = SpecLookups {
+            agent: &|model| Ok(AgentConfig::new(model)),
+            ..unused()
+        };
+        let refused = PlayerSpec::<Othello>::parse("llm:m", "--agent", &no_server).unwrap_err();
+        assert_eq!(
+            refused.to_string(),
+            "bad --agent \"llm:m\": no model server was set up for it"
+        );
+        let unknown = PlayerSpec::<Othello>::parse("nonsense", "--vs", &unused()).unwrap_err();
+        assert_eq!(unknown.to_string(), "bad --vs");
+        let why = std::error::Error::source(&unknown).unwrap().to_string();
+        assert!(why.ends_with(", llm:MODEL, ext:NAME"), "{why}");
     }
 }

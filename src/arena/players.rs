@@ -12,13 +12,7 @@ use tokio::sync::OnceCell;
 
 use super::connection::{ConnectError, Connection, HostSettings};
 use super::external_engine::ExternalEngine;
-use super::player_spec::{LlmPlayer, PlayerSpec};
-
-/// The model an `llm:MODEL` spec names (trimmed; it may be empty), or `None` for any
-/// other spec.
-pub fn llm_model(spec: &str) -> Option<&str> {
-    spec.trim().strip_prefix("llm:").map(str::trim)
-}
+use super::player_spec::{llm_model, LlmPlayer, PlayerSpec};
 
 /// Opponents from spec strings: engines, and `llm:MODEL` players with one set of
 /// agent settings on one set of hosts.

@@ -4,9 +4,11 @@
 
 use std::ops::RangeInclusive;
 
+use anyhow::Context as _;
 use engines::lab::MIN_SEARCH_DEPTH;
 use engines::{MAX_EXACT_EMPTIES, MAX_REFERENCE_DEPTH};
 use game::{Othello, Rules};
+use llm::ChatOptions;
 
 /// A whole-number setting: its range and what it counts, for the message.
 pub struct Bounds {
@@ -163,6 +165,41 @@ pub fn disc_margin(text: &str) -> Result<f64, String> {
 pub fn parse_temperature(text: &str) -> Result<f64, String> {
     let value: f64 = text.trim().parse().map_err(|_| format!("{text:?} is not a number"))?;
     temperature(value)
+}
+
+/// Checks what an agent file gives against the limits the flags' parsers hold (the
+/// message names the key).
+pub fn check_agent_file(settings: &agent::AgentSettings) -> anyhow::Result<()> {
+    check_options(&settings.options).context("bad [options] in --agent-file")?;
+    let rounds = [
+        ("max_turns", AGENT_ROUNDS, settings.max_turns),
+        ("max_sessions", AGENT_ROUNDS, settings.max_sessions),
+        ("max_tool_rounds", TOOL_ROUNDS, settings.max_tool_rounds),
+        ("vote", VOTES, settings.vote),
+    ];
+    for (key, bounds, value) in rounds {
+        if let Some(value) = value {
+            bounds
+                .check(i64::from(value))
+                .map_err(|e| anyhow::anyhow!("bad {key} in --agent-file: {e}"))?;
+        }
+    }
+    Ok(())
+}
+
+/// The model options an agent file gives, checked against the flags' limits.
+fn check_options(options: &ChatOptions) -> anyhow::Result<()> {
+    let bad = |key: &str, e: String| anyhow::anyhow!("{key}: {e}");
+    if let Some(t) = options.temperature {
+        temperature(t).map_err(|e| bad("temperature", e))?;
+    }
+    if let Some(n) = options.num_ctx {
+        NUM_CTX.check(i64::from(n)).map_err(|e| bad("num_ctx", e))?;
+    }
+    if let Some(n) = options.num_predict {
+        NUM_PREDICT.check(i64::from(n)).map_err(|e| bad("num_predict", e))?;
+    }
+    Ok(())
 }
 
 /// clap value parsers for the flags, one per limit.

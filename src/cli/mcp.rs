@@ -3,13 +3,13 @@
 
 use anyhow::{Context, Result};
 
-use super::agent_args::{is_llm_spec, parse_player, prompts_dir};
+use super::agent_args::parse_player;
 use super::args::{GameArg, McpArgs};
 use super::external;
 use super::openings;
 use crate::mcp::{serve, McpOptions};
-use agent::{ModelGame, Prompt};
-use arena::ClientSettings;
+use agent::{prompts_dir, ModelGame, Prompt};
+use arena::{is_llm_spec, ClientSettings};
 use game::othello::Labels;
 use game::{Marubatsu, Othello};
 

@@ -7,11 +7,11 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 
-use super::agent_args::prompts_dir;
 use super::args::ModelfileArgs;
 use super::inputs::{read_user_file, SETTINGS_CAP};
 use super::outputs::{check_output_flag, write_output};
 use super::stdout::{out, outln};
+use agent::prompts_dir;
 use agent::Prompt;
 use llm::{check_model_name, ollama_base_url, Block, Modelfile, OllamaBackend, RetryPolicy, DEFAULT_OLLAMA_HOST};
 

@@ -9,7 +9,7 @@ use std::time::Instant;
 use anyhow::Result;
 use serde_json::json;
 
-use super::agent_args::{is_llm_spec, parse_player};
+use super::agent_args::parse_player;
 use super::args::{GameArg, PlayArgs};
 use super::external;
 use super::openings;
@@ -17,6 +17,7 @@ use super::outputs::{check_output_flag, write_output};
 use super::quality;
 use super::report::{agent_lines, tally_header, tally_row};
 use super::stdout::{out, outln};
+use arena::is_llm_spec;
 use arena::{
     run_match, Connection, GameToScore, MatchConfig, MatchEvent, MatchResult, MoveQuality, PlayerSpec, Run, RunOptions,
     SpecTally, Start,

@@ -5,11 +5,12 @@
 
 use anyhow::{bail, Context, Result};
 
-use super::agent_args::{prompts_dir, AgentArgs, HostArgs};
+use super::agent_args::{AgentArgs, HostArgs};
 use super::args::ServeArgs;
 use super::external;
 use super::stdout::outln;
 use crate::web::{generate_token, is_loopback, ServeOptions};
+use agent::prompts_dir;
 use arena::Players;
 use game::Othello;
 

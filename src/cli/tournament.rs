@@ -714,7 +714,7 @@ mod tests {
         );
         assert_eq!(
             entry.hosts.max_retries,
-            HostArgs::MAX_RETRIES,
+            llm::HostOptions::MAX_RETRIES,
             "a key left out is the flag's default"
         );
         let err = toml::from_str::<LlmEntry>("model = \"m\"\nhosts = [\"h:1\"]\n").unwrap_err();

@@ -1,5 +1,6 @@
 //! Chat backends: typed messages, the Ollama `/api/chat` and OpenAI-compatible
-//! `/v1/chat/completions` clients, retry policy, and the fleet of hosts.
+//! `/v1/chat/completions` clients, retry policy, the fleet of hosts, and where requests
+//! go as a user gives it (host options, fleet files).
 //!
 //! Every backend sits behind [`ChatBackend`], so the agent's loop, policy, logs and
 //! statistics do not depend on the server's API or on how many servers there are.
@@ -13,6 +14,7 @@ mod api;
 mod error;
 mod fleet;
 mod host;
+mod hosts;
 mod http;
 mod modelfile;
 mod ollama;
@@ -29,6 +31,7 @@ pub use fleet::{
 pub use host::{
     arguments_without_credentials, ollama_base_url, without_credentials, ParseHostError, DEFAULT_OLLAMA_HOST,
 };
+pub use hosts::{by_its_parser, host_url, parse_fleet, BadHostError, FleetFileError, HostOptions, HostsError};
 pub use http::error_chain;
 pub use modelfile::{check_model_name, Block, Modelfile, ModelfileError};
 pub use ollama::OllamaBackend;
