@@ -129,6 +129,10 @@ fn play_scores_both_players() {
             "--score-moves",
             "--reference-depth",
             "3",
+            // Exact from 12 empties (not 20): every legal move is valued, and 20-empty
+            // solves of each would make this the suite's slowest test.
+            "--exact-empties",
+            "12",
             "--json",
             "--log-dir",
             dir.to_str().unwrap(),

@@ -165,8 +165,12 @@ async fn read_body(response: reqwest::Response, url: &str, timeout: Duration) ->
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
-/// An HTTP client with a per-request timeout.
+/// An HTTP client with a per-request timeout. `https://` hosts are reached through
+/// rustls on the `ring` provider (installed for the process on first use; it builds in
+/// seconds where rustls's default, aws-lc, takes minutes of a cold `cargo test`).
 pub(crate) fn http_client(timeout: Duration, url: &str) -> Result<reqwest::Client, LlmError> {
+    // Err only when a provider is installed already, which is as good.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::builder()
         // A redirect is an error ([`LlmError::Redirected`]): followed, its answer would
         // be logged and tallied as this host's.
@@ -449,5 +453,22 @@ mod tests {
         );
         let wrong = status_error(401, &target(Api::Openai), "no".into(), None, true).to_string();
         assert!(wrong.contains("the API key in OPENAI_API_KEY was refused"), "{wrong}");
+    }
+
+    /// An `https://` host reaches rustls (on ring) and fails its handshake with a
+    /// transport error, not a panic: here a local socket that hangs up at once.
+    #[tokio::test]
+    async fn an_https_host_is_reached_through_rustls() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        tokio::spawn(async move {
+            while let Ok((socket, _)) = listener.accept().await {
+                drop(socket);
+            }
+        });
+        let url = format!("https://127.0.0.1:{port}/api/chat");
+        let client = http_client(Duration::from_secs(5), &url).expect("a client");
+        let err = client.get(&url).send().await.expect_err("no TLS server there");
+        assert!(err.is_connect() || err.is_request(), "{err:?}");
     }
 }
