@@ -25,6 +25,7 @@
 #![deny(missing_docs)]
 
 mod alphabeta;
+mod analysis;
 mod bits;
 mod games;
 mod greedy;
@@ -45,6 +46,7 @@ mod spec;
 mod weights;
 
 pub use alphabeta::{AlphaBeta, Evaluation};
+pub use analysis::{check_solvable, Analysis, Solved, Unsolvable, MAX_SOLVE_EMPTIES};
 pub use games::{canonical_spec, Engines, GameEngine};
 pub use greedy::Greedy;
 pub use human::Human;
