@@ -84,5 +84,5 @@ pub use resume::{rebuild_game, ResumeError, ResumeState};
 pub use rules_probe::{rules_probe_run, rules_summary, run_rules_probe, Ask, BoardScore, ListScore, RulesAnswer};
 pub use schedule::{play_logged, MatchError, MatchEvent, RunOptions, Seat};
 pub use scheduled::ScheduledGame;
-pub use scoring::Scoring;
+pub use scoring::{Scorers, Scoring};
 pub use sequential::{Pairing, SequentialResult};

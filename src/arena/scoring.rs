@@ -15,6 +15,9 @@ use super::quality::MoveScorer;
 use record::EngineId;
 use runs::RunEngine;
 
+/// Builds one move scorer for each worker of a scoring.
+pub type Scorers<R> = Box<dyn Fn() -> MoveScorer<R> + Sync>;
+
 /// What moves are scored against: our reference (exact at `exact_empties` or fewer,
 /// else a `depth`-ply search), or an external engine.
 #[derive(Clone, Debug)]
@@ -108,12 +111,11 @@ impl Scoring {
     /// A scorer for each worker (our reference, or a process of the external engine,
     /// its stderr appended to `log_dir`), and how many workers at most (`cores` for
     /// ours, as many as the engine's `max_in_flight` allows for an external one).
-    #[allow(clippy::type_complexity)]
     pub fn scorers<R: ModelGame>(
         &self,
         cores: usize,
         log_dir: Option<&Path>,
-    ) -> Result<(Box<dyn Fn() -> MoveScorer<R> + Sync>, usize), ExternalError> {
+    ) -> Result<(Scorers<R>, usize), ExternalError> {
         match &self.external {
             None => {
                 let (exact_empties, depth) = (self.exact_empties, self.depth);

@@ -127,9 +127,8 @@ fn run_perft(args: PerftArgs) -> Result<()> {
     let start = Instant::now();
     let steps = Arc::new(progress::Steps::default());
     let progress = steps.progress(format!("perft depth {}", args.depth), "subtrees");
-    let leaves = perft_with_progress(&board, args.depth, convention, &mut |done, total| {
-        steps.set(done, total)
-    });
+    let mut on_subtree = |done, total| steps.set(done, total);
+    let leaves = perft_with_progress(&board, args.depth, convention, &mut on_subtree);
     drop(progress);
     let secs = start.elapsed().as_secs_f64();
     eprintln!(

@@ -16,7 +16,8 @@ use super::quality;
 use super::report::agent_lines;
 use super::stdout::{out, outln};
 use arena::{
-    run_match, MatchConfig, MatchEvent, MatchResult, MoveQuality, PlayerSpec, Run, RunOptions, Scoring, Start,
+    run_match, Connection, MatchConfig, MatchEvent, MatchResult, MoveQuality, PlayerSpec, Run, RunOptions, Scoring,
+    Start,
 };
 use game::othello::TextStyle;
 use game::{Marubatsu, Othello};
@@ -50,15 +51,7 @@ async fn play<R: ModelGame>(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>
     )
     .await?;
     let human = players.iter().any(PlayerSpec::is_human);
-    // Games at once: one for a person or a board printout; else `--parallel`, by
-    // default the model server's capacity (one game for a single host) or the cores.
-    let cores = || std::thread::available_parallelism().map_or(1, |n| n.get());
-    let parallel = match (human || args.show, args.parallel, &connection) {
-        (true, _, _) => 1,
-        (false, Some(parallel), _) => parallel,
-        (false, None, Some(connection)) => connection.default_parallel(),
-        (false, None, None) => cores(),
-    };
+    let parallel = parallel(&args, human, connection.as_ref());
     if let Some(csv) = &args.csv {
         check_output_flag(
             "--csv",
@@ -114,6 +107,17 @@ async fn play<R: ModelGame>(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>
         }
     }
     Ok(())
+}
+
+/// Games at once: one for a person or a board printout; else `--parallel`, by default
+/// the model server's capacity (one game for a single host) or the CPU cores.
+fn parallel(args: &PlayArgs, human: bool, connection: Option<&Connection>) -> usize {
+    match (human || args.show, args.parallel, connection) {
+        (true, _, _) => 1,
+        (false, Some(parallel), _) => parallel,
+        (false, None, Some(connection)) => connection.default_parallel(),
+        (false, None, None) => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    }
 }
 
 /// The run folder, when `--log-dir` is given or a player is an LLM, with its run.json.

@@ -172,3 +172,31 @@ impl Solved {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::EngineSpec;
+
+    #[test]
+    fn analyze_and_solve_print_what_they_always_printed() {
+        let board = Board::new();
+        let mut engine = EngineSpec::Greedy.build(1);
+        let analysis = Analysis::run(&mut *engine, &board).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&analysis.to_json()).unwrap();
+        let keys: Vec<&String> = json.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["candidates", "move", "ms", "nodes", "score", "unit"]);
+        assert!(analysis
+            .text(&board, "greedy")
+            .contains("\n\nengine:  greedy\nmove:    "));
+
+        let ended = Board::parse_squares(&format!("{}{}", "X".repeat(40), "O".repeat(24)), Color::Black).unwrap();
+        assert_eq!(
+            check_solvable(&ended).unwrap_err().to_string(),
+            "the game is over in this position: black 40, white 24 (black wins by 16); there is nothing to \
+             solve: give a --board or --moves where a side can move"
+        );
+        assert!(matches!(check_solvable(&board), Err(Unsolvable::TooManyEmpties(60))));
+        assert_eq!(format_value(2.500), "2.5");
+    }
+}

@@ -18,7 +18,8 @@
 //!
 //! Engines see only the rules (the `game` crate). Each game's engines are reached through
 //! [`Engines`]; marubatsu's players are in [`marubatsu`]; the pattern evaluation's
-//! training and measurement tools are in [`lab`]. Synchronous and free of async I/O.
+//! training and measurement tools are in [`lab`]; what `analyze` and `solve` report of a
+//! position is an [`Analysis`] or a [`Solved`]. Synchronous and free of async I/O.
 //!
 //! The workspace's crate map is in the `game` crate's documentation.
 

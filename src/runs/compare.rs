@@ -429,3 +429,51 @@ fn pooled_line(out: &mut String, i: usize, pooled: &Pooled) {
         ),
     };
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `compare --json` was written with `json!`, whose objects sort their keys: each
+    /// typed part declares its fields in that order, so the bytes stay the same.
+    #[test]
+    fn the_json_keys_come_sorted_as_json_wrote_them() {
+        let sorted = |text: String| {
+            let value: Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(value.to_string(), text, "keys in sorted order");
+        };
+        let paired = Paired {
+            mean_score_difference: Some(-0.25),
+            opponent: "greedy".to_string(),
+            other_better: 1,
+            other_worse: 2,
+            p_value: Some(1.0),
+            pairs: 4,
+            ties: 1,
+        };
+        sorted(serde_json::to_string(&paired).unwrap());
+        let pooled = Pooled {
+            elo: None,
+            high: None,
+            low: None,
+            pairs: 0,
+        };
+        sorted(serde_json::to_string(&pooled).unwrap());
+        let comparison = Comparison {
+            baseline: "a".to_string(),
+            differences: vec!["opening_seed: 5 -> 6".to_string()],
+            other: "b".to_string(),
+            paired: vec![paired],
+            pooled,
+        };
+        sorted(serde_json::to_string(&comparison).unwrap());
+        let line = RunLine {
+            groups: Vec::new(),
+            model: Some("m"),
+            path: "a".to_string(),
+            prompt_file: None,
+            prompt_sha256: None,
+        };
+        sorted(serde_json::to_string(&line).unwrap());
+    }
+}

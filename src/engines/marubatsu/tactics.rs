@@ -63,6 +63,18 @@ pub fn tactical_positions() -> Vec<(Board, Motif)> {
         .collect()
 }
 
+/// At most `count` of the [`tactical_positions`] with a number of empties in
+/// `empties` (any, when `None`), drawn in an order shuffled by `seed`.
+pub fn tactical_sample(count: usize, empties: Option<&RangeInclusive<u32>>, seed: u64) -> Vec<(Board, Motif)> {
+    let mut found: Vec<_> = tactical_positions()
+        .into_iter()
+        .filter(|(board, _)| empties.is_none_or(|e| e.contains(&board.empties())))
+        .collect();
+    found.shuffle(&mut ChaCha8Rng::seed_from_u64(seed));
+    found.truncate(count);
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -90,16 +102,4 @@ mod tests {
         let wins = positions.iter().filter(|(_, m)| *m == Motif::Win).count();
         assert!(wins > 0 && wins < positions.len(), "both motifs occur");
     }
-}
-
-/// At most `count` of the [`tactical_positions`] with a number of empties in
-/// `empties` (any, when `None`), drawn in an order shuffled by `seed`.
-pub fn tactical_sample(count: usize, empties: Option<&RangeInclusive<u32>>, seed: u64) -> Vec<(Board, Motif)> {
-    let mut found: Vec<_> = tactical_positions()
-        .into_iter()
-        .filter(|(board, _)| empties.is_none_or(|e| e.contains(&board.empties())))
-        .collect();
-    found.shuffle(&mut ChaCha8Rng::seed_from_u64(seed));
-    found.truncate(count);
-    found
 }
