@@ -11,8 +11,11 @@
 //! openings whose centred value lies within the bound.
 
 use std::collections::HashSet;
+use std::fmt::Write as _;
+use std::path::Path;
 
 use rayon::prelude::*;
+use serde::Serialize;
 
 use super::openings::OpeningSuite;
 use super::play::random_opening;
@@ -75,6 +78,22 @@ pub struct BalancedSettings {
     pub seed: u64,
     /// The most candidates drawn before giving up.
     pub max_candidates: usize,
+}
+
+impl BalancedSettings {
+    /// `count` openings of `plies` random plies within `max_abs` discs of even by the
+    /// reference at `depth`, seeded by `seed`; giving up after 1000 candidates an
+    /// opening (at least 10,000).
+    pub fn new(plies: usize, count: usize, max_abs: f64, depth: u32, seed: u64) -> BalancedSettings {
+        BalancedSettings {
+            plies,
+            count,
+            max_abs,
+            depth,
+            seed,
+            max_candidates: count.saturating_mul(1000).max(10_000),
+        }
+    }
 }
 
 /// The value for black of `board` in discs by `reference` (after a forced pass, the
@@ -152,6 +171,89 @@ pub fn suite_values(suite: &OpeningSuite<Othello>, depth: u32) -> Vec<RatedOpeni
             |reference, opening| rated(opening.text.clone(), opening.line.board(), reference, bias),
         )
         .collect()
+}
+
+/// The suite file `openings generate` writes: the command that made it, how the values
+/// were read (the start's `bias` for the side to move), then each opening with its value
+/// and centred value as comments; of `drawn` candidates.
+pub fn suite_file_text(settings: &BalancedSettings, openings: &[RatedOpening], drawn: usize, bias: f64) -> String {
+    let s = settings;
+    let mut text = format!(
+        "# othello-arena openings generate --plies {} --count {} --max-abs {} --depth {} --seed {}\n\
+         # {} distinct openings of {drawn} seeded candidates (symmetries removed) whose centred value by\n\
+         # reference:{} lies within {} discs. The reference gives the side to move {:+.2} at the start;\n\
+         # centred = value for black less that bias for the side to move. Comments: value, centred.\n",
+        s.plies,
+        s.count,
+        s.max_abs,
+        s.depth,
+        s.seed,
+        openings.len(),
+        s.depth,
+        s.max_abs,
+        bias,
+    );
+    for opening in openings {
+        let _ = writeln!(
+            text,
+            "{}  # {:+.2} {:+.2}",
+            opening.text, opening.value, opening.centred
+        );
+    }
+    text
+}
+
+/// The widest bar of [`histogram`], in `#`s.
+const HISTOGRAM_WIDTH: usize = 60;
+
+/// The centred values in one-disc bins, a bar of `#` each, scaled so the fullest bin
+/// is [`HISTOGRAM_WIDTH`] wide (a suite of any size fits a terminal; a bin with any
+/// opening shows at least one `#`).
+pub fn histogram(openings: &[RatedOpening]) -> String {
+    let mut bins = std::collections::BTreeMap::new();
+    for opening in openings {
+        *bins.entry(opening.centred.floor() as i64).or_insert(0usize) += 1;
+    }
+    let fullest = bins.values().copied().max().unwrap_or(1);
+    let mut out = String::from("centred value (discs)  openings\n");
+    for (low, count) in bins {
+        let bar = (count * HISTOGRAM_WIDTH).div_ceil(fullest).min(HISTOGRAM_WIDTH);
+        let _ = writeln!(out, "[{:+3}, {:+3})  {count:>5}  {}", low, low + 1, "#".repeat(bar));
+    }
+    out
+}
+
+/// The values of a suite's openings as `openings check` prints them: a table and the
+/// histogram, or (`json`) the file, the depth and each opening's values.
+pub fn suite_values_text(file: &Path, depth: u32, values: &[RatedOpening], json: bool) -> String {
+    #[derive(Serialize)]
+    struct Row<'a> {
+        centred: f64,
+        opening: &'a str,
+        value: f64,
+    }
+    #[derive(Serialize)]
+    struct Check<'a> {
+        depth: u32,
+        file: &'a Path,
+        openings: Vec<Row<'a>>,
+    }
+    if json {
+        let openings = values
+            .iter()
+            .map(|o| Row {
+                centred: o.centred,
+                opening: &o.text,
+                value: o.value,
+            })
+            .collect();
+        return serde_json::to_string(&Check { depth, file, openings }).unwrap_or_default() + "\n";
+    }
+    let mut out = format!("{:<40} {:>7} {:>8}\n", "opening", "value", "centred");
+    for o in values {
+        let _ = writeln!(out, "{:<40} {:>+7.2} {:>+8.2}", o.text, o.value, o.centred);
+    }
+    out + &histogram(values)
 }
 
 fn pass_as_pa(mv: &str) -> String {

@@ -20,6 +20,7 @@
 
 mod accuracy;
 mod balanced;
+mod bench;
 mod client;
 mod connection;
 mod engine_group;
@@ -30,6 +31,7 @@ mod external;
 mod external_engine;
 mod interrupt;
 mod lifecycle;
+mod match_report;
 mod matchup;
 mod openings;
 mod plan;
@@ -43,10 +45,17 @@ mod resume;
 mod rules_probe;
 mod schedule;
 mod scheduled;
+mod scoring;
 mod sequential;
 
-pub use accuracy::{accuracy, calibration, solve_all, Accuracy, Calibration, Solved};
-pub use balanced::{balanced_openings, start_bias, suite_values, BalancedSettings, RatedOpening, OPENINGS_DEPTH};
+pub use accuracy::{
+    accuracy, calibration, eval_bench, probcut_bench, solve_all, Accuracy, Calibration, EvalBench, ProbcutRow, Solved,
+};
+pub use balanced::{
+    balanced_openings, histogram, start_bias, suite_file_text, suite_values, suite_values_text, BalancedSettings,
+    RatedOpening, OPENINGS_DEPTH,
+};
+pub use bench::{ffo_range, perft_bench, search_bench, solve_bench, BenchError, PerftRow, SearchBench, SolveRow};
 pub use client::{
     by_side, player_name, ClientAnswer, ClientCall, ClientError, ClientGames, ClientResult, ClientSettings,
     ClientState, Discs, MAX_ARGUMENT, MAX_CALLS_PER_PLY,
@@ -68,13 +77,14 @@ pub use player_spec::{
     is_llm_spec, llm_model, LlmPlayer, LookupError, ParseSpecError, PlayerSpec, SpecLookups, UnknownSpecError,
 };
 pub use players::{OpponentError, Players};
-pub use probe::{probe_csv, probe_summary, run_probe, Grade, ProbeResult};
+pub use probe::{probe_csv, probe_run, probe_summary, run_probe, Grade, ProbeError, ProbeResult};
 pub use quality::{
     score_games, GameToScore, MoveQuality, MoveScorer, Phase, QualityTally, ScoredMove, ScoringError, ScoringStopped,
     ScoringWatch,
 };
 pub use resume::{rebuild_game, ResumeError, ResumeState};
-pub use rules_probe::{rules_summary, run_rules_probe, Ask, BoardScore, ListScore, RulesAnswer};
+pub use rules_probe::{rules_probe_run, rules_summary, run_rules_probe, Ask, BoardScore, ListScore, RulesAnswer};
 pub use schedule::{play_logged, MatchError, MatchEvent, RunOptions, Seat};
 pub use scheduled::ScheduledGame;
+pub use scoring::{Scorers, Scoring};
 pub use sequential::{Pairing, SequentialResult};

@@ -9,6 +9,7 @@ use std::path::Path;
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use super::lifecycle::{Run, RunError};
 use super::player::{Action, Played};
 use super::player_spec::PlayerSpec;
 use agent::MoveContext;
@@ -16,8 +17,53 @@ use engines::lab::LabelledPosition;
 use game::derive_seed;
 use llm::error_chain;
 use record::{AgentDecision, AnswerKind, GameLog, GameWriter, MoveSource};
-use runs::{AgentStats, CsvTable, GradeCounts, MeanRegret, ProbeResults};
+use runs::{AgentStats, CsvTable, GradeCounts, MeanRegret, ProbeResults, RunResults};
 use stats::{mean_interval, wilson_interval};
+
+/// Why a probe run stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ProbeError {
+    /// Every request failed: nothing was measured.
+    #[error("every probe failed; the first: {0}")]
+    AllFailed(String),
+    /// The probe's log cannot be written.
+    #[error(transparent)]
+    Log(#[from] record::LogError),
+    /// The run folder cannot be written.
+    #[error(transparent)]
+    Run(#[from] RunError),
+}
+
+/// The log every probe of a run writes (`probe.jsonl` in its folder).
+pub(crate) fn probe_log(run: &Run) -> Result<GameLog, record::LogError> {
+    GameLog::create(&run.path().join("probe.jsonl"))
+}
+
+/// [`run_probe`] in the run folder of `run`: logged to probe.jsonl, its table written
+/// to probe.csv and its [`probe_summary`] to results.json; the summary and the table
+/// come back.
+pub async fn probe_run<R: ModelGame>(
+    run: &Run,
+    player: &PlayerSpec<R>,
+    positions: &[LabelledPosition],
+    parallel: usize,
+    seed: u64,
+    report: &(dyn Fn(&ProbeResult) + Sync),
+) -> Result<(ProbeResults, String), ProbeError> {
+    let log = probe_log(run)?;
+    let results = run_probe(player, positions, parallel, seed, Some(&log), report).await;
+    if results.iter().all(|r| r.grade == Grade::Error) {
+        if let Some(failed) = results.first() {
+            let first = failed.error.as_deref().unwrap_or("unknown error");
+            return Err(ProbeError::AllFailed(first.to_string()));
+        }
+    }
+    let csv = probe_csv(positions, &results);
+    run.folder().write_text("probe.csv", &csv).map_err(RunError::from)?;
+    let summary = probe_summary(positions, &results, run.path());
+    run.finish(&RunResults::Probe(&summary))?;
+    Ok((summary, csv))
+}
 
 /// How one answer is graded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

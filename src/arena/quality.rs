@@ -8,6 +8,7 @@
 //! chose itself (model answers, engine decisions), never on moves played for it.
 
 use agent::ModelGame;
+use std::fmt::Write as _;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use serde::Serialize;
@@ -147,6 +148,59 @@ impl MoveQuality {
             "by_phase": phases,
             "fallback_moves": self.fallback.to_json(),
         })
+    }
+}
+
+impl QualityTally {
+    /// One row of a quality table, labelled `label`.
+    fn row(&self, out: &mut String, label: &str) {
+        let pct = |k: u32| {
+            let (low, high) = wilson_interval(k, self.moves);
+            let rate = if self.moves == 0 {
+                0.0
+            } else {
+                f64::from(k) / f64::from(self.moves)
+            };
+            format!("{:5.1}% [{:5.1}, {:5.1}]", 100.0 * rate, 100.0 * low, 100.0 * high)
+        };
+        let regret = self.mean_regret().map_or_else(
+            || format!("{:20}", "-"),
+            |(mean, low, high)| format!("{mean:6.2} [{low:5.2}, {high:5.2}]"),
+        );
+        let _ = writeln!(
+            out,
+            "  {label:22} {:5}  {:5}  {regret}  {}  {}",
+            self.moves,
+            self.exact,
+            pct(self.best),
+            pct(self.blunders)
+        );
+    }
+}
+
+impl MoveQuality {
+    /// The move-quality table of one player, a blunder being a regret of `blunder` or
+    /// more: a row per phase played, all phases, and the fallback moves left out.
+    pub fn text(&self, blunder: f64) -> String {
+        let mut out = format!(
+            "  {:22} {:>5}  {:>5}  {:20}  {:22}  blunders (regret >= {blunder}) [95% CI]\n",
+            "phase", "moves", "exact", "mean regret [95% CI]", "best move [95% CI]",
+        );
+        for (phase, tally) in Phase::ALL.iter().zip(&self.by_phase) {
+            if tally.moves > 0 {
+                tally.row(&mut out, phase.label());
+            }
+        }
+        self.all.row(&mut out, "all");
+        if self.fallback.moves > 0 {
+            let mean = self.fallback.mean_regret().map_or(0.0, |(m, _, _)| m);
+            let _ = writeln!(
+                out,
+                "  not counted above: {} fallback move(s), mean regret {mean:.2}",
+                self.fallback.moves
+            );
+        }
+        out
     }
 }
 

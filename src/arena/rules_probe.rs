@@ -13,14 +13,16 @@ use futures_util::StreamExt;
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use super::lifecycle::Run;
 use super::player_spec::LlmPlayer;
+use super::probe::{probe_log, ProbeError};
 use agent::{exchanged, read_board, read_move_list, rules_question, rules_schema, AnswerFormat, Cells, RulesQuestion};
 use engines::lab::LabelledPosition;
 use game::othello::{Bitboard, Board, Move, Square};
 use game::Othello;
 use llm::{error_chain, ChatRequest, Message, Role};
 use record::{GameLog, GameWriter, Ply};
-use runs::{RulesProbeResults, Share};
+use runs::{RulesProbeResults, RunResults, Share};
 
 /// What a probe asks of each position.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -139,6 +141,27 @@ pub struct RulesAnswer {
     /// The failure of the request (nothing scored).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+}
+
+/// [`run_rules_probe`] in the run folder of `run`: logged to probe.jsonl, its
+/// [`rules_summary`] written to results.json and returned.
+pub async fn rules_probe_run(
+    run: &Run,
+    llm: &LlmPlayer,
+    ask: Ask,
+    positions: &[LabelledPosition],
+    parallel: usize,
+    report: &(dyn Fn(&RulesAnswer) + Sync),
+) -> Result<RulesProbeResults, ProbeError> {
+    let log = probe_log(run)?;
+    let answers = run_rules_probe(llm, ask, positions, parallel, Some(&log), report).await;
+    if let Some(errors) = answers.iter().map(|a| a.error.as_deref()).collect::<Option<Vec<_>>>() {
+        let first = errors.first().unwrap_or(&"no position");
+        return Err(ProbeError::AllFailed(first.to_string()));
+    }
+    let summary = rules_summary(ask, &answers, run.path());
+    run.finish(&RunResults::RulesProbe(&summary))?;
+    Ok(summary)
 }
 
 /// Asks `llm` the `ask` question about every position, `parallel` at a time, logging

@@ -80,7 +80,7 @@ async fn evaluate<R: ModelGame>(
         let owned: Vec<PathBuf> = run.iter().map(|dir| dir.join("results.csv")).collect();
         check_output_flag("--csv", csv, args.overwrite, &run, &owned)?;
     }
-    let scoring = quality::Scoring::from_flags::<R>(
+    let scoring = quality::from_flags::<R>(
         args.score_moves,
         args.reference,
         args.reference_engine.as_deref(),

@@ -35,17 +35,16 @@ pub use args::Cli;
 pub use eval::Interrupted;
 pub use stdout::closed_stdout;
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 
 use args::{AnalyzeArgs, Command, PerftArgs, PositionArgs, SolveArgs, WipeoutArgs};
-use engines::lab::find_wipeouts_with_progress;
-use engines::{EngineSpec, SolveWatch, Solver};
-use game::othello::{perft_with_progress, Board, Color, Convention, Move, Outcome};
-use stdout::outln;
+use engines::lab::Wipeouts;
+use engines::{check_solvable, Analysis, EngineSpec, SolveWatch, Solved, Solver};
+use game::othello::{perft_with_progress, Board, Color, Convention, Move};
+use stdout::{out, outln};
 
 /// `command`, with Ctrl-C and SIGTERM handled for it ([`arena::watch_signals`], told
 /// on stderr by [`eval::tell_interrupt`]): the commands that play games, whose engine
@@ -114,12 +113,9 @@ impl PositionArgs {
             Some(text) => Board::parse_squares(text, side).context("bad --board")?,
         };
         for (i, text) in self.moves.iter().flat_map(|m| m.split_whitespace()).enumerate() {
-            let mv: Move = text
-                .parse()
-                .with_context(|| format!("bad --moves: move {} {text:?}", i + 1))?;
-            board = board
-                .try_play(mv)
-                .with_context(|| format!("bad --moves: move {} {text:?}", i + 1))?;
+            let bad = || format!("bad --moves: move {} {text:?}", i + 1);
+            let mv: Move = text.parse().with_context(bad)?;
+            board = board.try_play(mv).with_context(bad)?;
         }
         Ok(board)
     }
@@ -129,21 +125,10 @@ fn run_perft(args: PerftArgs) -> Result<()> {
     let board = args.position.board()?;
     let convention = Convention::from(args.convention);
     let start = Instant::now();
-    let done = Arc::new(AtomicU64::new(0));
-    let total = Arc::new(AtomicU64::new(0));
-    let (polled_done, polled_total) = (done.clone(), total.clone());
-    let what = format!("perft depth {}", args.depth);
-    let progress = progress::Progress::start(move |elapsed| {
-        let (done, total) = (
-            polled_done.load(Ordering::Relaxed),
-            polled_total.load(Ordering::Relaxed),
-        );
-        progress::steps_line(&what, done, total, "subtrees", elapsed)
-    });
-    let leaves = perft_with_progress(&board, args.depth, convention, &mut |subtrees_done, subtrees| {
-        total.store(subtrees as u64, Ordering::Relaxed);
-        done.store(subtrees_done as u64, Ordering::Relaxed);
-    });
+    let steps = Arc::new(progress::Steps::default());
+    let progress = steps.progress(format!("perft depth {}", args.depth), "subtrees");
+    let mut on_subtree = |done, total| steps.set(done, total);
+    let leaves = perft_with_progress(&board, args.depth, convention, &mut on_subtree);
     drop(progress);
     let secs = start.elapsed().as_secs_f64();
     eprintln!(
@@ -166,103 +151,28 @@ fn run_analyze(args: AnalyzeArgs) -> Result<()> {
         bail!("the game is over in this position: give a --board where a side can move");
     }
     let mut engine = spec.build(args.seed);
-    let start = Instant::now();
-    let decision = engine.choose(&board)?;
-    let ms = start.elapsed().as_secs_f64() * 1000.0;
+    let analysis = Analysis::run(&mut *engine, &board)?;
     if args.json {
-        let mut value = serde_json::to_value(&decision)?;
-        value["ms"] = serde_json::json!(ms);
-        outln!("{value}")?;
-        return Ok(());
-    }
-    outln!("{board}\n")?;
-    outln!("engine:  {}", engine.name())?;
-    outln!("move:    {}", decision.mv)?;
-    match decision.score {
-        Some(score) => outln!("score:   {score}")?,
-        None => outln!("score:   (this engine gives none)")?,
-    }
-    outln!("nodes:   {}", decision.nodes)?;
-    outln!("ms:      {ms:.3}")?;
-    if !decision.candidates.is_empty() {
-        outln!("candidates:")?;
-        for c in &decision.candidates {
-            let mark = if Move::Place(c.square) == decision.mv {
-                "  <- chosen"
-            } else {
-                ""
-            };
-            outln!("  {}: {}{mark}", c.square, format_value(c.value))?;
-        }
+        outln!("{}", analysis.to_json())?;
+    } else {
+        out!("{}", analysis.text(&board, &engine.name()))?;
     }
     Ok(())
 }
 
-/// A value with at most three decimals and no trailing zeros.
-fn format_value(value: f64) -> String {
-    let text = format!("{value:.3}");
-    text.trim_end_matches('0').trim_end_matches('.').to_string()
-}
-
 fn run_solve(args: SolveArgs) -> Result<()> {
     let board = args.position.board()?;
-    if board.is_game_over() {
-        let (black, white) = (board.count(Color::Black), board.count(Color::White));
-        let result = match board.leader() {
-            Outcome::Win(Color::Black) => format!("black wins by {}", black - white),
-            Outcome::Win(Color::White) => format!("white wins by {}", white - black),
-            Outcome::Draw => "a draw".to_string(),
-        };
-        bail!(
-            "the game is over in this position: black {black}, white {white} ({result}); there is nothing to \
-             solve: give a --board or --moves where a side can move"
-        );
-    }
-    if board.empties() > 30 {
-        bail!(
-            "{} empty squares is too many to solve exactly here: give a position with at most 30",
-            board.empties()
-        );
-    }
-    let start = Instant::now();
+    check_solvable(&board)?;
     let watch = Arc::new(SolveWatch::default());
     let mut solver = Solver::new();
     solver.watch(watch.clone());
-    let empties = board.empties();
-    let progress = progress::Progress::start(move |elapsed| {
-        let load = |counter: &std::sync::atomic::AtomicU32| counter.load(Ordering::Relaxed);
-        let nodes = watch.nodes.load(Ordering::Relaxed);
-        progress::solve_line(empties, nodes, load(&watch.moves_checked), load(&watch.moves), elapsed)
-    });
-    let solution = solver.solve(&board);
+    let progress = progress::solve_progress(watch, board.empties());
+    let solved = Solved::run(&mut solver, &board);
     drop(progress);
-    let ms = start.elapsed().as_secs_f64() * 1000.0;
-    let best: Vec<String> = solution.best_moves.iter().map(ToString::to_string).collect();
     if args.json {
-        outln!(
-            "{}",
-            serde_json::json!({ "best_moves": best, "score": solution.score, "nodes": solution.nodes, "ms": ms })
-        )?;
+        outln!("{}", solved.to_json())?;
     } else {
-        outln!("{board}\n")?;
-        outln!(
-            "best moves: {}",
-            if best.is_empty() {
-                "(none: the side to move must pass)".to_string()
-            } else {
-                best.join(", ")
-            }
-        )?;
-        outln!(
-            "score:      {:+} (final disc difference for {}, empties to the winner)",
-            solution.score,
-            board.side_to_move()
-        )?;
-        outln!("nodes:      {}", solution.nodes)?;
-        outln!(
-            "ms:         {ms:.1} ({:.2e} nodes/s)",
-            solution.nodes as f64 / (ms / 1000.0).max(1e-9)
-        )?;
+        out!("{}", solved.text(&board))?;
     }
     Ok(())
 }
@@ -274,41 +184,19 @@ fn run_wipeouts(args: WipeoutArgs) -> Result<()> {
     }
     let attacker = Color::from(args.attacker);
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let start = Instant::now();
-    let done = Arc::new(AtomicU64::new(0));
-    let total = Arc::new(AtomicU64::new(0));
-    let (polled_done, polled_total) = (done.clone(), total.clone());
-    let what = format!("wipeouts of {spec} within {} plies", args.max_plies);
-    let progress = progress::Progress::start(move |elapsed| {
-        let (done, total) = (
-            polled_done.load(Ordering::Relaxed),
-            polled_total.load(Ordering::Relaxed),
-        );
-        progress::steps_line(&what, done, total, "subtrees", elapsed)
-    });
-    let on_subtree = |subtrees_done: usize, subtrees: usize| {
-        total.store(subtrees as u64, Ordering::Relaxed);
-        done.fetch_max(subtrees_done as u64, Ordering::Relaxed);
-    };
-    let lines = find_wipeouts_with_progress(&spec, attacker, args.max_plies, args.seed, threads, &on_subtree);
+    let steps = Arc::new(progress::Steps::default());
+    let progress = steps.progress(
+        format!("wipeouts of {spec} within {} plies", args.max_plies),
+        "subtrees",
+    );
+    let on_subtree = |done: usize, total: usize| steps.set(done, total);
+    let found = Wipeouts::find(&spec, attacker, args.max_plies, args.seed, threads, &on_subtree);
     drop(progress);
-    let lines = lines?;
-    let text: Vec<String> = lines
-        .iter()
-        .map(|line| line.iter().map(ToString::to_string).collect::<Vec<_>>().join(" "))
-        .collect();
+    let found = found?;
     if args.json {
-        outln!("{}", serde_json::json!({ "count": lines.len(), "sequences": text }))?;
+        outln!("{}", found.to_json())?;
     } else {
-        for line in &text {
-            outln!("{line}")?;
-        }
-        outln!(
-            "{} line(s) in which {attacker} wipes out {spec} within {} plies ({:.1} s)",
-            lines.len(),
-            args.max_plies,
-            start.elapsed().as_secs_f64()
-        )?;
+        out!("{}", found.text(&spec, attacker, args.max_plies))?;
     }
     Ok(())
 }

@@ -2,11 +2,9 @@
 //! `openings`) read and checked before any game, a resume held to the suite its run
 //! recorded; `openings generate` and `openings check`.
 
-use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-use serde_json::json;
 
 use super::args::{OpeningsArgs, OpeningsCheckArgs, OpeningsGenerateArgs};
 use super::inputs::{read_user_file, DATA_CAP};
@@ -15,7 +13,10 @@ use super::progress::progress_bar;
 use super::stats::print_notes;
 use super::stdout::{out, outln};
 use agent::ModelGame;
-use arena::{balanced_openings, start_bias, suite_values, BalancedSettings, OpeningSuite, Openings, RatedOpening};
+use arena::{
+    balanced_openings, histogram, start_bias, suite_file_text, suite_values, suite_values_text, BalancedSettings,
+    OpeningSuite, Openings,
+};
 use game::Othello;
 use runs::{OpeningsOrder, OpeningsRecord};
 
@@ -72,13 +73,7 @@ pub(super) fn balanced_suite<R: ModelGame>(order: OpeningsOrder, cycle: bool, se
 /// Refuses a resume whose openings (`now`) are not the ones the run in `dir` recorded
 /// (`then`): its remaining games would start elsewhere than its finished ones.
 pub(super) fn refuse_changed(dir: &Path, then: Option<&OpeningsRecord>, now: Option<&OpeningsRecord>) -> Result<()> {
-    let changed = match (then, now) {
-        (None, None) => None,
-        (Some(then), Some(now)) => then.changed(now),
-        (None, Some(now)) => Some(format!("the run played random openings, not {}", now.file)),
-        (Some(then), None) => Some(format!("the run played the openings of {}", then.file)),
-    };
-    if let Some(changed) = changed {
+    if let Some(changed) = OpeningsRecord::changed_on_resume(then, now) {
         bail!(
             "bad --resume {}: {changed}; restore the file the run played, or start a new run",
             dir.display()
@@ -91,14 +86,7 @@ pub(super) fn refuse_changed(dir: &Path, then: Option<&OpeningsRecord>, now: Opt
 /// bias taken out and each opening's values as comments.
 pub(super) fn run_generate(args: OpeningsGenerateArgs) -> Result<()> {
     check_output_flag("-o", &args.output, args.overwrite, &[], &[])?;
-    let settings = BalancedSettings {
-        plies: args.plies,
-        count: args.count,
-        max_abs: args.max_abs,
-        depth: args.depth,
-        seed: args.seed,
-        max_candidates: args.count.saturating_mul(1000).max(10_000),
-    };
+    let settings = BalancedSettings::new(args.plies, args.count, args.max_abs, args.depth, args.seed);
     let bar = progress_bar(args.count, false, "openings");
     let (suite, drawn) = balanced_openings(&settings, &|_, kept| bar.set_position(kept as u64));
     bar.finish_and_clear();
@@ -111,28 +99,7 @@ pub(super) fn run_generate(args: OpeningsGenerateArgs) -> Result<()> {
         );
     }
     let bias = start_bias(&mut engines::Reference::new(engines::DEFAULT_EXACT_EMPTIES, args.depth));
-    let mut text = format!(
-        "# othello-arena openings generate --plies {} --count {} --max-abs {} --depth {} --seed {}\n\
-         # {} distinct openings of {drawn} seeded candidates (symmetries removed) whose centred value by\n\
-         # reference:{} lies within {} discs. The reference gives the side to move {:+.2} at the start;\n\
-         # centred = value for black less that bias for the side to move. Comments: value, centred.\n",
-        args.plies,
-        args.count,
-        args.max_abs,
-        args.depth,
-        args.seed,
-        suite.len(),
-        args.depth,
-        args.max_abs,
-        bias,
-    );
-    for opening in &suite {
-        let _ = writeln!(
-            text,
-            "{}  # {:+.2} {:+.2}",
-            opening.text, opening.value, opening.centred
-        );
-    }
+    let text = suite_file_text(&settings, &suite, drawn, bias);
     write_output("-o", &args.output, text.as_bytes())?;
     outln!(
         "wrote {} ({} openings of {drawn} candidates)",
@@ -147,41 +114,6 @@ pub(super) fn run_generate(args: OpeningsGenerateArgs) -> Result<()> {
 pub(super) fn run_check(args: OpeningsCheckArgs) -> Result<()> {
     let suite = suite_file::<Othello>("FILE", &args.file)?;
     let values = suite_values(&suite, args.depth);
-    if args.json {
-        let rows: Vec<_> = values
-            .iter()
-            .map(|o| json!({ "opening": o.text, "value": o.value, "centred": o.centred }))
-            .collect();
-        outln!(
-            "{}",
-            json!({ "file": args.file, "depth": args.depth, "openings": rows })
-        )?;
-        return Ok(());
-    }
-    outln!("{:<40} {:>7} {:>8}", "opening", "value", "centred")?;
-    for opening in &values {
-        outln!("{:<40} {:>+7.2} {:>+8.2}", opening.text, opening.value, opening.centred)?;
-    }
-    out!("{}", histogram(&values))?;
+    out!("{}", suite_values_text(&args.file, args.depth, &values, args.json))?;
     Ok(())
-}
-
-/// The widest bar of the histogram, in `#`s.
-const HISTOGRAM_WIDTH: usize = 60;
-
-/// The centred values in one-disc bins, a bar of `#` each, scaled so the fullest bin
-/// is [`HISTOGRAM_WIDTH`] wide (a suite of any size fits a terminal; a bin with any
-/// opening shows at least one `#`).
-fn histogram(openings: &[RatedOpening]) -> String {
-    let mut bins = std::collections::BTreeMap::new();
-    for opening in openings {
-        *bins.entry(opening.centred.floor() as i64).or_insert(0usize) += 1;
-    }
-    let fullest = bins.values().copied().max().unwrap_or(1);
-    let mut out = String::from("centred value (discs)  openings\n");
-    for (low, count) in bins {
-        let bar = (count * HISTOGRAM_WIDTH).div_ceil(fullest).min(HISTOGRAM_WIDTH);
-        let _ = writeln!(out, "[{:+3}, {:+3})  {count:>5}  {}", low, low + 1, "#".repeat(bar));
-    }
-    out
 }

@@ -116,6 +116,30 @@ pub(super) fn duration_text(d: Duration) -> String {
     }
 }
 
+/// How far work split into steps is (`done` of `total`), published by its workers.
+#[derive(Debug, Default)]
+pub(super) struct Steps {
+    done: std::sync::atomic::AtomicU64,
+    total: std::sync::atomic::AtomicU64,
+}
+
+impl Steps {
+    /// `done` of `total` steps are done (from any worker; `done` never goes back).
+    pub(super) fn set(&self, done: usize, total: usize) {
+        self.total.store(total as u64, Ordering::Relaxed);
+        self.done.fetch_max(done as u64, Ordering::Relaxed);
+    }
+
+    /// A [`steps_line`] of `what` in `unit`s, read from these counters.
+    pub(super) fn progress(self: &Arc<Steps>, what: String, unit: &'static str) -> Progress {
+        let steps = self.clone();
+        Progress::start(move |elapsed| {
+            let (done, total) = (steps.done.load(Ordering::Relaxed), steps.total.load(Ordering::Relaxed));
+            steps_line(&what, done, total, unit, elapsed)
+        })
+    }
+}
+
 /// The line of work with a known number of steps: `what: 5/56 unit, 1m 20s elapsed,
 /// about 2m 10s left (Ctrl-C stops)`.
 pub(super) fn steps_line(what: &str, done: u64, total: u64, unit: &str, elapsed: Duration) -> String {
@@ -127,6 +151,23 @@ pub(super) fn steps_line(what: &str, done: u64, total: u64, unit: &str, elapsed:
         "{what}: {done}/{total} {unit}, {} elapsed, {left} (Ctrl-C stops)",
         duration_text(elapsed)
     )
+}
+
+/// The [`solve_line`] of a solve of `empties` empties that publishes on `watch`.
+pub(super) fn solve_progress(watch: Arc<engines::SolveWatch>, empties: u32) -> Progress {
+    Progress::start(move |elapsed| {
+        let load = |counter: &std::sync::atomic::AtomicU32| counter.load(Ordering::Relaxed);
+        let nodes = watch.nodes.load(Ordering::Relaxed);
+        solve_line(empties, nodes, load(&watch.moves_checked), load(&watch.moves), elapsed)
+    })
+}
+
+/// The [`steps_line`] of `what`, a rating fit of `resamples` resamples counted on `watch`.
+pub(super) fn resamples_progress(what: &'static str, watch: Arc<stats::RatingWatch>, resamples: usize) -> Progress {
+    Progress::start(move |elapsed| {
+        let done = watch.resamples_done.load(Ordering::Relaxed) as u64;
+        steps_line(what, done, resamples as u64, "resamples", elapsed)
+    })
 }
 
 /// The line of an exact solve: nodes so far and their rate, then which root move the

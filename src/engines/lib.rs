@@ -18,13 +18,15 @@
 //!
 //! Engines see only the rules (the `game` crate). Each game's engines are reached through
 //! [`Engines`]; marubatsu's players are in [`marubatsu`]; the pattern evaluation's
-//! training and measurement tools are in [`lab`]. Synchronous and free of async I/O.
+//! training and measurement tools are in [`lab`]; what `analyze` and `solve` report of a
+//! position is an [`Analysis`] or a [`Solved`]. Synchronous and free of async I/O.
 //!
 //! The workspace's crate map is in the `game` crate's documentation.
 
 #![deny(missing_docs)]
 
 mod alphabeta;
+mod analysis;
 mod bits;
 mod games;
 mod greedy;
@@ -45,6 +47,7 @@ mod spec;
 mod weights;
 
 pub use alphabeta::{AlphaBeta, Evaluation};
+pub use analysis::{check_solvable, Analysis, Solved, Unsolvable, MAX_SOLVE_EMPTIES};
 pub use games::{canonical_spec, Engines, GameEngine};
 pub use greedy::Greedy;
 pub use human::Human;

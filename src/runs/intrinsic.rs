@@ -293,6 +293,20 @@ pub struct CoverageRow {
     pub by_k: Result<Vec<(usize, Coverage)>, String>,
 }
 
+/// The heading above [`coverage_text`]: the calibration file `file`, the draws and
+/// what each column counts.
+pub fn coverage_heading(file: &Path, draws: &Draws) -> String {
+    format!(
+        "intrinsic coverage: each rung of {} left out of the map in turn, {} draws of k of its games \
+         (with replacement), {} bootstrap fits each, seed {}; held: rated draws whose 95% interval holds \
+         the ladder rating; rated: draws given a number; width: mean interval width, Elo",
+        file.display(),
+        draws.samples,
+        draws.resamples,
+        draws.seed
+    )
+}
+
 /// The coverage table: per rung and k, the share of rated draws whose interval held
 /// the ladder rating, the share of draws rated and the mean width; then the totals
 /// over the rungs of the map and over all.

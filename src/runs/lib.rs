@@ -6,14 +6,15 @@
 //!   run.json, results.json, decisions.jsonl, set-aside logs);
 //! - `run_file` and `recorded`: run.json typed ([`RunFile`]: players, agent settings,
 //!   an external engine's [`EngineTable`], the [`OpeningsRecord`]); `results_file`:
-//!   results.json typed ([`RunResults`]);
+//!   results.json typed ([`RunResults`]), `probe_text` the probe's tables;
 //! - `logs`, `replay`, `tally` and `agent_stats`: game logs read back
 //!   ([`read_game_logs`]), a game replayed as the agent saw it ([`GameReplay`]), a game
 //!   as the reports count it ([`GameSummary`], [`Matchup::add`]), what an LLM player did
 //!   ([`AgentStats`]);
 //! - `players`: a player is its settings ([`PlayerNames`]: runs of one model with
-//!   other settings are other players, in every reader);
-//! - `compare`: two runs' verdict ([`comparisons`]: paired games, the pooled Elo
+//!   other settings are other players, in every reader); `grid`: a tournament entry's
+//!   settings grid expanded into players ([`Grid`]);
+//! - `compare`: two runs' verdict ([`Compared`]: paired games, the pooled Elo
 //!   difference with its interval, the settings that differ);
 //! - `move_scores` and `intrinsic`: `move-scores.jsonl` typed ([`ScoredMove`]), each
 //!   player's valued decisions ([`Decisions`]) rated by a choice model through the
@@ -33,6 +34,7 @@ mod agent_stats;
 mod compare;
 mod csv_table;
 mod export;
+mod grid;
 mod groups;
 mod hosts;
 mod intrinsic;
@@ -40,6 +42,7 @@ mod leaderboard;
 mod logs;
 mod move_scores;
 mod players;
+mod probe_text;
 mod rating;
 mod recorded;
 mod replay;
@@ -50,14 +53,15 @@ mod run_folder;
 mod tally;
 
 pub use agent_stats::{AgentRates, AgentStats};
-pub use compare::{comparisons, load_run, run_json, CompareError, ComparedRun};
+pub use compare::{load_run, CompareError, Compared, ComparedRun, Comparison, Paired, Pooled};
 pub use csv_table::CsvTable;
 pub use export::{ggf, transcript, ExportError};
+pub use grid::{Grid, GridError, GridPlayer, MAX_GRID_PLAYERS};
 pub use groups::{collect_groups, groups_json, Group, GroupGame, Groups, GroupsError, Key};
 pub use hosts::{folder_host_usage, host_usage, HostUsage};
 pub use intrinsic::{
-    coverage_text, intrinsic_table, Calibration, CalibrationError, CalibrationRung, CoverageRow, DecisionFilter,
-    Decisions, IntrinsicRow, IntrinsicTable, MAX_INTRINSIC_RESAMPLES, REGAN_MARGIN,
+    coverage_heading, coverage_text, intrinsic_table, Calibration, CalibrationError, CalibrationRung, CoverageRow,
+    DecisionFilter, Decisions, IntrinsicRow, IntrinsicTable, MAX_INTRINSIC_RESAMPLES, REGAN_MARGIN,
 };
 pub use leaderboard::{
     canonical_player, leaderboard, leaderboard_tables, leaderboards, rated_players, Anchor, Ladder, LadderError,
@@ -80,8 +84,8 @@ pub use results_file::{
     RunResults, Share, Stopping, TallySummary, TournamentRatings, TournamentResults,
 };
 pub use run_file::{
-    changed_agent_settings, EvalRun, Harness, McpClient, McpRun, PlayRun, ProbeRun, ReadRunError, Resume, RunEngine,
-    RunFile, RunKind, RunPlayer, ServeRun, TournamentRun,
+    changed_agent_settings, EvalRun, Harness, McpClient, McpRun, PlayRun, ProbeRun, ReadRunError, RecordedSettings,
+    Resume, RunEngine, RunFile, RunKind, RunPlayer, ServeRun, TournamentRun,
 };
 pub use run_folder::{check_output, utc_now, OutputError, RunFolder, RunFolderError};
-pub use tally::{GameSummary, Matchup, NotAGameLog};
+pub use tally::{tally_header, tally_row, GameSummary, Matchup, NotAGameLog};

@@ -94,6 +94,18 @@ pub struct OpeningsRecord {
 }
 
 impl OpeningsRecord {
+    /// Why a resume whose openings are `now` cannot continue a run that recorded
+    /// `then` (`None`: random openings), if it cannot: its remaining games would start
+    /// elsewhere than its finished ones.
+    pub fn changed_on_resume(then: Option<&OpeningsRecord>, now: Option<&OpeningsRecord>) -> Option<String> {
+        match (then, now) {
+            (None, None) => None,
+            (Some(then), Some(now)) => then.changed(now),
+            (None, Some(now)) => Some(format!("the run played random openings, not {}", now.file)),
+            (Some(then), None) => Some(format!("the run played the openings of {}", then.file)),
+        }
+    }
+
     /// Why a resume with `now` (the suite as given again) cannot continue the run that
     /// recorded `self`, if it cannot.
     pub fn changed(&self, now: &OpeningsRecord) -> Option<String> {

@@ -393,18 +393,7 @@ impl RunFile {
 
     /// The run.json of the run folder `dir`.
     pub fn read(dir: &Path) -> Result<RunFile, ReadRunError> {
-        let path = dir.join("run.json");
-        let text = std::fs::read_to_string(&path).map_err(|source| ReadRunError::Io {
-            path: path.clone(),
-            source,
-        })?;
-        serde_json::from_str(&text).map_err(|source| {
-            if source.is_data() {
-                ReadRunError::Shape { path, source }
-            } else {
-                ReadRunError::NotJson { path, source }
-            }
-        })
+        read_run_json(dir)
     }
 
     /// The file as JSON, its keys sorted as run.json has always been written: the
@@ -413,6 +402,66 @@ impl RunFile {
     /// than printing the fields in declaration order.
     pub fn to_json(&self) -> Value {
         serde_json::to_value(self).expect("a run.json has string keys only")
+    }
+}
+
+/// The run.json of the run folder `dir`, read as `T`.
+fn read_run_json<T: serde::de::DeserializeOwned>(dir: &Path) -> Result<T, ReadRunError> {
+    let path = dir.join("run.json");
+    let text = std::fs::read_to_string(&path).map_err(|source| ReadRunError::Io {
+        path: path.clone(),
+        source,
+    })?;
+    serde_json::from_str(&text).map_err(|source| {
+        if source.is_data() {
+            ReadRunError::Shape { path, source }
+        } else {
+            ReadRunError::NotJson { path, source }
+        }
+    })
+}
+
+/// What `compare` reads of a run.json: the LLM player's settings (an eval's or a
+/// probe's) and the run-wide settings it names when they differ, each as written
+/// (`null` when absent). Read leniently, as grouping reads the prompt: any JSON object
+/// will do (a run.json made by hand too), whatever its command.
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct RecordedSettings {
+    /// The LLM player's settings.
+    #[serde(default)]
+    pub agent: Option<AgentConfig>,
+    /// The model's digest.
+    #[serde(default)]
+    pub model_digest: Value,
+    /// The openings' seed.
+    #[serde(default)]
+    pub opening_seed: Value,
+    /// Random opening plies.
+    #[serde(default)]
+    pub opening_random: Value,
+    /// Games per colour and opponent.
+    #[serde(default)]
+    pub games_per_color: Value,
+    /// The model server.
+    #[serde(default)]
+    pub backend: Value,
+}
+
+impl RecordedSettings {
+    /// The settings recorded in the run.json of `dir`.
+    pub fn read(dir: &Path) -> Result<RecordedSettings, ReadRunError> {
+        read_run_json(dir)
+    }
+
+    /// The run-wide settings, by run.json's key.
+    pub fn run_wide(&self) -> [(&'static str, &Value); 5] {
+        [
+            ("model_digest", &self.model_digest),
+            ("opening_seed", &self.opening_seed),
+            ("opening_random", &self.opening_random),
+            ("games_per_color", &self.games_per_color),
+            ("backend", &self.backend),
+        ]
     }
 }
 

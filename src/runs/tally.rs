@@ -135,3 +135,29 @@ impl Matchup {
         self.as_black.merged(&self.as_white)
     }
 }
+
+/// The header of a results table whose first column is `first` (`width` wide); the
+/// last column is the mean margin in the game's unit (`margin`: Othello's "disc diff").
+pub fn tally_header(first: &str, width: usize, margin: &str) -> String {
+    format!("{first:width$}  color  games   wins losses  draws   win%  loss%  draw%  95% CI (Wilson)  mean {margin}")
+}
+
+/// One row of a results table: counts, the share of wins, losses and draws, the win
+/// rate's Wilson interval, mean margin.
+pub fn tally_row(first: &str, width: usize, color: &str, t: &Tally) -> String {
+    let (low, high) = t.win_interval();
+    let percent = |n: u32| 100.0 * f64::from(n) / f64::from(t.games().max(1));
+    format!(
+        "{first:width$}  {color:5}  {:5}  {:5}  {:5}  {:5}  {:5.1}  {:5.1}  {:5.1}  [{:5.1}, {:5.1}]   {:+7.2}",
+        t.games(),
+        t.wins,
+        t.losses,
+        t.draws,
+        100.0 * t.win_rate(),
+        percent(t.losses),
+        percent(t.draws),
+        100.0 * low,
+        100.0 * high,
+        t.mean_margin(),
+    )
+}

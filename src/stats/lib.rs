@@ -9,7 +9,8 @@
 //!   pentanomial or trinomial model, or a target interval width), and a game's score
 //!   from its margin ([`GameScore`]);
 //! - `ratings`: the Bradley-Terry fit on the Elo scale with bootstrap intervals,
-//!   anchored, with some players held ([`fit_ratings`]);
+//!   anchored, with some players held ([`fit_ratings`]); `rating_bench` times it on a
+//!   synthetic field of known ratings ([`rating_bench`]);
 //! - `intrinsic`: intrinsic ratings from every valued decision ([`fit_choices`] of a
 //!   [`ChoiceModel`], [`held_out_log_loss`], [`bootstrap_fits`], the [`EloMap`]);
 //! - `sign_test`: the exact two-sided sign test for paired comparisons ([`sign_test`]).
@@ -22,6 +23,7 @@ mod elo;
 mod interval;
 mod intrinsic;
 mod paired;
+mod rating_bench;
 mod ratings;
 mod sign_test;
 mod stopping;
@@ -35,6 +37,7 @@ pub use intrinsic::{
     MapPoint, Mixture, Params, C_RANGE, E_RANGE, HELD_OUT_FOLDS, S_RANGE,
 };
 pub use paired::paired_elo;
+pub use rating_bench::{rating_bench, RatingBench};
 pub use ratings::{
     check_resamples, fit_ratings, ladder_position, RatedGame, Rating, RatingError, RatingFit, RatingOptions,
     RatingWatch, MIN_BOOTSTRAP,

@@ -125,6 +125,19 @@ impl Teacher {
         }
     }
 
+    /// One example line for each of `boards` (each with a legal move), rendered with
+    /// `labels`; `done` is called after each.
+    pub fn examples(&mut self, boards: &[Board], labels: Labels, done: &dyn Fn()) -> Result<Vec<String>, TeacherError> {
+        boards
+            .iter()
+            .map(|board| {
+                let example = self.example(board, labels)?;
+                done();
+                Ok(example.to_string())
+            })
+            .collect()
+    }
+
     /// One training example for `board` (which must have a legal move), rendered with `labels`.
     pub fn example(&mut self, board: &Board, labels: Labels) -> Result<Value, TeacherError> {
         let meaning = self.meaning().ok_or_else(|| TeacherError::NoValues(self.name()))?;

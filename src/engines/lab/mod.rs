@@ -10,6 +10,8 @@ mod wipeouts;
 
 pub use datagen::{Teacher, TeacherError};
 pub use parallel::parallel_map;
-pub use positions::{self_play_positions, BadPosition, LabelledPosition};
+pub use positions::{
+    label_positions, read_positions, self_play_positions, BadPosition, LabelledPosition, Labelling, PositionsFileError,
+};
 pub use train_eval::{train_pattern_eval, FitErrors, PhaseFit, TrainProgress, TrainSettings, MIN_SEARCH_DEPTH};
-pub use wipeouts::{find_wipeouts, find_wipeouts_with_progress, WipeoutError};
+pub use wipeouts::{find_wipeouts, find_wipeouts_with_progress, WipeoutError, Wipeouts};

@@ -17,7 +17,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::{EngineSpec, Engines, MoveScores};
+use crate::{EngineError, EngineSpec, Engines, MoveScores};
 use game::derive_seed;
 use game::othello::{Board, Color, Move, Square};
 use game::{Game, Rules};
@@ -107,7 +107,148 @@ pub struct BadPosition {
     pub reason: String,
 }
 
+/// A positions file that cannot be read, named by `file` (`bad --positions FILE:LINE`).
+#[derive(Debug, thiserror::Error)]
+pub enum PositionsFileError {
+    /// A line that is not a labelled position's JSON.
+    #[error("bad --positions: {file}:{line} is not a labelled position")]
+    NotAPosition {
+        /// The file.
+        file: String,
+        /// The line, from 1.
+        line: usize,
+        /// Why.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// A position that is not playable or does not score every legal move.
+    #[error("bad --positions: {file}:{line}")]
+    Bad {
+        /// The file.
+        file: String,
+        /// The line, from 1.
+        line: usize,
+        /// Why.
+        #[source]
+        source: BadPosition,
+    },
+    /// A position of another game than the file's first.
+    #[error("bad --positions: {file}:{line}: a {this} position in a file of {game} positions")]
+    MixedGames {
+        /// The file.
+        file: String,
+        /// The line, from 1.
+        line: usize,
+        /// Its game.
+        this: Game,
+        /// The file's game.
+        game: Game,
+    },
+    /// No position at all.
+    #[error("bad --positions: {file} holds no positions")]
+    Empty {
+        /// The file.
+        file: String,
+    },
+}
+
+/// The positions of the positions file `file` (its `text`), each checked playable
+/// with every legal move scored; all of one game, which comes back with them.
+pub fn read_positions(file: &str, text: &str) -> Result<(Game, Vec<LabelledPosition>), PositionsFileError> {
+    let mut positions = Vec::new();
+    let mut game = None;
+    for (index, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let (file, line_number) = (file.to_string(), index + 1);
+        let bad = |source| PositionsFileError::Bad {
+            file: file.clone(),
+            line: line_number,
+            source,
+        };
+        let position: LabelledPosition =
+            serde_json::from_str(line).map_err(|source| PositionsFileError::NotAPosition {
+                file: file.clone(),
+                line: line_number,
+                source,
+            })?;
+        let this = position.game().map_err(bad)?;
+        let first = *game.get_or_insert(this);
+        if first != this {
+            return Err(PositionsFileError::MixedGames {
+                file,
+                line: line_number,
+                this,
+                game: first,
+            });
+        }
+        match this {
+            Game::Othello => position.check::<game::Othello>(),
+            Game::Marubatsu => position.check::<game::Marubatsu>(),
+        }
+        .map_err(bad)?;
+        positions.push(position);
+    }
+    game.map(|game| (game, positions))
+        .ok_or_else(|| PositionsFileError::Empty { file: file.to_string() })
+}
+
+/// How [`label_positions`] labels: the reference's settings, the teacher (with its
+/// seed) if any, and the worker threads.
+#[derive(Clone, Debug)]
+pub struct Labelling<S> {
+    /// The reference's exact empties.
+    pub exact_empties: u32,
+    /// Its search depth.
+    pub depth: u32,
+    /// The teacher's spec, whose move each position records.
+    pub teacher: Option<S>,
+    /// The seed the teacher's seed for each position derives from.
+    pub seed: u64,
+    /// Worker threads.
+    pub threads: usize,
+}
+
+/// Labels `boards` of game `R` (each with its motif, if any) with the reference's
+/// scores and the teacher's move, on `labelling.threads` threads, calling `done` after
+/// each position; in the boards' order.
+pub fn label_positions<R: Engines>(
+    boards: &[(R::Position, Option<&str>)],
+    labelling: &Labelling<R::Spec>,
+    done: &(dyn Fn() + Sync),
+) -> Result<Vec<LabelledPosition>, EngineError> {
+    let name = labelling.teacher.as_ref().map(ToString::to_string).unwrap_or_default();
+    let labelled = super::parallel_map(
+        boards,
+        labelling.threads,
+        || R::reference(labelling.exact_empties, labelling.depth),
+        |reference, index, (board, motif)| -> Result<LabelledPosition, EngineError> {
+            // The teacher is seeded per position, so the labels do not depend on which
+            // worker took the position.
+            let teacher_move = match &labelling.teacher {
+                Some(spec) => Some(R::decision_move(
+                    &R::engine(spec, derive_seed(labelling.seed, index as u64)).choose(board)?,
+                )),
+                None => None,
+            };
+            let mut position =
+                LabelledPosition::label::<R>(board, reference, teacher_move.map(|mv| (name.as_str(), mv)));
+            position.motif = motif.map(str::to_string);
+            done();
+            Ok(position)
+        },
+    );
+    labelled.into_iter().collect()
+}
+
 impl LabelledPosition {
+    /// Checks that the position is playable in game `R` and scores every legal move.
+    pub fn check<R: Rules>(&self) -> Result<(), BadPosition> {
+        let board = self.position::<R>()?;
+        self.move_scores::<R>(&board).map(drop)
+    }
+
     /// Labels `board` of game `R` with `reference`'s scores and, when given, a
     /// teacher's (name, move).
     pub fn label<R: Engines>(

@@ -23,6 +23,68 @@ pub struct WipeoutError {
     pub source: EngineError,
 }
 
+/// The lines a wipeout search found, as `wipeouts` reports them.
+#[derive(Clone, Debug)]
+pub struct Wipeouts {
+    /// Each line's moves, from the start position.
+    pub lines: Vec<Vec<Move>>,
+    /// Seconds the search took.
+    pub secs: f64,
+}
+
+impl Wipeouts {
+    /// [`find_wipeouts_with_progress`], timed.
+    pub fn find(
+        spec: &EngineSpec,
+        attacker: Color,
+        max_plies: usize,
+        seed: u64,
+        threads: usize,
+        on_subtree: &(dyn Fn(usize, usize) + Sync),
+    ) -> Result<Wipeouts, WipeoutError> {
+        let start = std::time::Instant::now();
+        let lines = find_wipeouts_with_progress(spec, attacker, max_plies, seed, threads, on_subtree)?;
+        Ok(Wipeouts {
+            lines,
+            secs: start.elapsed().as_secs_f64(),
+        })
+    }
+
+    /// Each line as text, its moves separated by spaces.
+    fn texts(&self) -> Vec<String> {
+        self.lines
+            .iter()
+            .map(|line| line.iter().map(ToString::to_string).collect::<Vec<_>>().join(" "))
+            .collect()
+    }
+
+    /// `wipeouts --json`: `count` and `sequences`.
+    pub fn to_json(&self) -> String {
+        #[derive(serde::Serialize)]
+        struct Json {
+            count: usize,
+            sequences: Vec<String>,
+        }
+        serde_json::to_string(&Json {
+            count: self.lines.len(),
+            sequences: self.texts(),
+        })
+        .unwrap_or_default()
+    }
+
+    /// One line per sequence, then how many `attacker` found against `spec` within
+    /// `max_plies`.
+    pub fn text(&self, spec: &EngineSpec, attacker: Color, max_plies: usize) -> String {
+        let mut out: String = self.texts().into_iter().map(|line| line + "\n").collect();
+        out.push_str(&format!(
+            "{} line(s) in which {attacker} wipes out {spec} within {max_plies} plies ({:.1} s)\n",
+            self.lines.len(),
+            self.secs
+        ));
+        out
+    }
+}
+
 /// The search is split into at least this many subtrees (when the tree has them).
 const SPLIT_SUBTREES: usize = 64;
 

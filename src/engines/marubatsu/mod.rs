@@ -28,7 +28,7 @@ mod tactics;
 pub use ai::{ai_by_score, Rule, RuleEngine};
 pub use perfect::Perfect;
 pub use spec::{MarubatsuSpec, ParseMarubatsuSpecError, MAX_AI10S_BONUS, VALID_SPECS};
-pub use tactics::{motif, tactical_positions, Motif};
+pub use tactics::{motif, tactical_positions, tactical_sample, Motif};
 
 use game::marubatsu::{Board, Move};
 

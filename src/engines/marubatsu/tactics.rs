@@ -2,6 +2,11 @@
 //! to move either wins at once or must block the opponent's immediate win.
 
 use std::collections::BTreeSet;
+use std::ops::RangeInclusive;
+
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
 
 use game::marubatsu::Board;
 
@@ -56,6 +61,18 @@ pub fn tactical_positions() -> Vec<(Board, Motif)> {
             motif(&board).map(|m| (board, m))
         })
         .collect()
+}
+
+/// At most `count` of the [`tactical_positions`] with a number of empties in
+/// `empties` (any, when `None`), drawn in an order shuffled by `seed`.
+pub fn tactical_sample(count: usize, empties: Option<&RangeInclusive<u32>>, seed: u64) -> Vec<(Board, Motif)> {
+    let mut found: Vec<_> = tactical_positions()
+        .into_iter()
+        .filter(|(board, _)| empties.is_none_or(|e| e.contains(&board.empties())))
+        .collect();
+    found.shuffle(&mut ChaCha8Rng::seed_from_u64(seed));
+    found.truncate(count);
+    found
 }
 
 #[cfg(test)]

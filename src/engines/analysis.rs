@@ -1,0 +1,202 @@
+//! What `analyze` and `solve` report about one position: an engine's decision with
+//! its time ([`Analysis`]), and the exact solution ([`Solved`]), each with its text;
+//! and the positions the solver refuses ([`Unsolvable`]).
+
+use std::fmt::Write as _;
+use std::time::Instant;
+
+use game::othello::{Board, Color, Move, Outcome};
+use serde::Serialize;
+
+use crate::solver::{Solution, Solver};
+use crate::{Decision, Engine, EngineError};
+
+/// An engine's decision on a position, as `analyze` reports it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Analysis {
+    /// The decision (its keys are the JSON's).
+    #[serde(flatten)]
+    pub decision: Decision,
+    /// Milliseconds it took.
+    pub ms: f64,
+}
+
+/// A value with at most three decimals and no trailing zeros.
+fn format_value(value: f64) -> String {
+    let text = format!("{value:.3}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+impl Analysis {
+    /// `engine`'s decision on `board`, timed.
+    pub fn run(engine: &mut dyn Engine, board: &Board) -> Result<Analysis, EngineError> {
+        let start = Instant::now();
+        let decision = engine.choose(board)?;
+        Ok(Analysis {
+            decision,
+            ms: start.elapsed().as_secs_f64() * 1000.0,
+        })
+    }
+
+    /// `analyze --json`: the decision's keys and `ms`, sorted.
+    pub fn to_json(&self) -> String {
+        serde_json::to_value(self).map(|v| v.to_string()).unwrap_or_default()
+    }
+
+    /// The board, then the engine (`engine`), its move, score, nodes and time, and each
+    /// candidate's value.
+    pub fn text(&self, board: &Board, engine: &str) -> String {
+        let d = &self.decision;
+        let mut out = format!("{board}\n\nengine:  {engine}\nmove:    {}\n", d.mv);
+        let _ = match d.score {
+            Some(score) => writeln!(out, "score:   {score}"),
+            None => writeln!(out, "score:   (this engine gives none)"),
+        };
+        let _ = writeln!(out, "nodes:   {}\nms:      {:.3}", d.nodes, self.ms);
+        if !d.candidates.is_empty() {
+            out.push_str("candidates:\n");
+            for c in &d.candidates {
+                let mark = if Move::Place(c.square) == d.mv {
+                    "  <- chosen"
+                } else {
+                    ""
+                };
+                let _ = writeln!(out, "  {}: {}{mark}", c.square, format_value(c.value));
+            }
+        }
+        out
+    }
+}
+
+/// A position `solve` refuses.
+#[derive(Debug, thiserror::Error)]
+pub enum Unsolvable {
+    /// Neither side can move.
+    #[error(
+        "the game is over in this position: black {black}, white {white} ({result}); there is nothing to \
+         solve: give a --board or --moves where a side can move"
+    )]
+    GameOver {
+        /// Black's discs.
+        black: u32,
+        /// White's.
+        white: u32,
+        /// Who won by how much, or a draw.
+        result: String,
+    },
+    /// Too many empties to solve here.
+    #[error("{0} empty squares is too many to solve exactly here: give a position with at most {MAX_SOLVE_EMPTIES}")]
+    TooManyEmpties(u32),
+}
+
+/// The most empty squares `solve` takes.
+pub const MAX_SOLVE_EMPTIES: u32 = 30;
+
+/// Whether `solve` takes `board`: a side can move, and at most [`MAX_SOLVE_EMPTIES`]
+/// squares are empty.
+pub fn check_solvable(board: &Board) -> Result<(), Unsolvable> {
+    if board.is_game_over() {
+        let (black, white) = (board.count(Color::Black), board.count(Color::White));
+        let result = match board.leader() {
+            Outcome::Win(winner) => format!("{winner} wins by {}", black.abs_diff(white)),
+            Outcome::Draw => "a draw".to_string(),
+        };
+        return Err(Unsolvable::GameOver { black, white, result });
+    }
+    if board.empties() > MAX_SOLVE_EMPTIES {
+        return Err(Unsolvable::TooManyEmpties(board.empties()));
+    }
+    Ok(())
+}
+
+/// A position solved exactly, as `solve` reports it.
+#[derive(Clone, Debug)]
+pub struct Solved {
+    /// The solution.
+    pub solution: Solution,
+    /// Milliseconds it took.
+    pub ms: f64,
+}
+
+/// `solve --json`'s keys, sorted.
+#[derive(Serialize)]
+struct SolvedJson {
+    best_moves: Vec<String>,
+    ms: f64,
+    nodes: u64,
+    score: i32,
+}
+
+impl Solved {
+    /// `solver`'s exact solution of `board`, timed.
+    pub fn run(solver: &mut Solver, board: &Board) -> Solved {
+        let start = Instant::now();
+        let solution = solver.solve(board);
+        Solved {
+            solution,
+            ms: start.elapsed().as_secs_f64() * 1000.0,
+        }
+    }
+
+    fn best(&self) -> Vec<String> {
+        self.solution.best_moves.iter().map(ToString::to_string).collect()
+    }
+
+    /// `solve --json`: the best moves, the score, nodes and milliseconds.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(&SolvedJson {
+            best_moves: self.best(),
+            ms: self.ms,
+            nodes: self.solution.nodes,
+            score: self.solution.score,
+        })
+        .unwrap_or_default()
+    }
+
+    /// The board, then the best moves, the score for the side to move, nodes and time.
+    pub fn text(&self, board: &Board) -> String {
+        let best = self.best();
+        let s = &self.solution;
+        format!(
+            "{board}\n\nbest moves: {}\nscore:      {:+} (final disc difference for {}, empties to the winner)\nnodes:      {}\nms:         {:.1} ({:.2e} nodes/s)\n",
+            if best.is_empty() {
+                "(none: the side to move must pass)".to_string()
+            } else {
+                best.join(", ")
+            },
+            s.score,
+            board.side_to_move(),
+            s.nodes,
+            self.ms,
+            s.nodes as f64 / (self.ms / 1000.0).max(1e-9)
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::EngineSpec;
+
+    #[test]
+    fn analyze_and_solve_print_what_they_always_printed() {
+        let board = Board::new();
+        let mut engine = EngineSpec::Greedy.build(1);
+        let analysis = Analysis::run(&mut *engine, &board).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&analysis.to_json()).unwrap();
+        let keys: Vec<&String> = json.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["candidates", "move", "ms", "nodes", "score", "unit"]);
+        assert!(analysis
+            .text(&board, "greedy")
+            .contains("\n\nengine:  greedy\nmove:    "));
+
+        let ended = Board::parse_squares(&format!("{}{}", "X".repeat(40), "O".repeat(24)), Color::Black).unwrap();
+        assert_eq!(
+            check_solvable(&ended).unwrap_err().to_string(),
+            "the game is over in this position: black 40, white 24 (black wins by 16); there is nothing to \
+             solve: give a --board or --moves where a side can move"
+        );
+        assert!(matches!(check_solvable(&board), Err(Unsolvable::TooManyEmpties(60))));
+        assert_eq!(format_value(2.500), "2.5");
+    }
+}
