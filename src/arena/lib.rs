@@ -44,6 +44,7 @@ mod rules_probe;
 mod schedule;
 mod scheduled;
 mod sequential;
+mod valuing;
 
 pub use accuracy::{accuracy, calibration, solve_all, Accuracy, Calibration, Solved};
 pub use balanced::{balanced_openings, start_bias, suite_values, BalancedSettings, RatedOpening, OPENINGS_DEPTH};
@@ -76,3 +77,4 @@ pub use rules_probe::{rules_summary, run_rules_probe, Ask, BoardScore, ListScore
 pub use schedule::{play_logged, MatchError, MatchEvent, RunOptions, Seat};
 pub use scheduled::ScheduledGame;
 pub use sequential::{Pairing, SequentialResult};
+pub use valuing::{RunValues, ValueError, Valued, Valuing};
