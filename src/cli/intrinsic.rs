@@ -21,9 +21,9 @@ use runs::{
     Ladder,
 };
 
-/// The intrinsic table of the runs `args` names (writing the calibration first when
-/// `--write-intrinsic` asks, from `ladder`'s rungs), after valuing the decisions of
-/// runs without values unless `--no-value`.
+/// The intrinsic table of the runs `args` names: the decisions of runs without values
+/// valued first (unless `--no-value`), then the calibration written when
+/// `--write-intrinsic` asks (from `ladder`'s rungs), then the table.
 pub(super) fn table(args: &RateArgs, ladder: Option<(&str, &Ladder)>, bootstrap: usize) -> Result<IntrinsicTable> {
     let logs = read_game_logs(&args.paths)?;
     let (held, notes) = if args.no_value || logs.game != game::Game::Othello {
