@@ -172,11 +172,20 @@ fn a_small_ladder_calibrates_byte_for_byte_and_rate_shows_the_table() {
 
 #[test]
 fn old_runs_without_values_rate_by_results_as_before_with_a_note() {
+    // `--no-value`: rate would value the fixture's decisions and write them into it.
     let run = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/runs/play");
-    let text = arena_ok(&["rate", run, "--anchor", "greedy=0"]);
+    let text = arena_ok(&["rate", run, "--anchor", "greedy=0", "--no-value"]);
     assert!(text.contains("Ratings (as played)"), "{text}");
     assert!(text.contains("has no valued decisions"), "{text}");
-    let json: Value = serde_json::from_str(&arena_ok(&["rate", run, "--anchor", "greedy=0", "--json"])).unwrap();
+    let json: Value = serde_json::from_str(&arena_ok(&[
+        "rate",
+        run,
+        "--anchor",
+        "greedy=0",
+        "--no-value",
+        "--json",
+    ]))
+    .unwrap();
     assert_eq!(json["intrinsic"]["rows"], Value::Array(Vec::new()));
     assert!(json["as_played"]["rows"].as_array().is_some_and(|r| !r.is_empty()));
 }

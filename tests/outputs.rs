@@ -207,7 +207,10 @@ fn a_failed_write_leaves_no_temporary_file_and_the_old_file_whole() {
 
 #[test]
 fn a_closed_stdout_ends_the_command_quietly() {
-    for args in [&["export", RUN][..], &["rate", RUN, "--anchor", "greedy=0"]] {
+    for args in [
+        &["export", RUN][..],
+        &["rate", RUN, "--anchor", "greedy=0", "--no-value"],
+    ] {
         let mut child = arena()
             .args(args)
             .stdout(Stdio::piped())
@@ -228,7 +231,10 @@ fn a_closed_stdout_ends_the_command_quietly() {
 
 #[test]
 fn a_full_stdout_is_an_error_naming_stdout() {
-    for args in [&["export", RUN][..], &["rate", RUN, "--anchor", "greedy=0"]] {
+    for args in [
+        &["export", RUN][..],
+        &["rate", RUN, "--anchor", "greedy=0", "--no-value"],
+    ] {
         let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
         let output = arena().args(args).stdout(full).output().unwrap();
         let text = stderr(&output);

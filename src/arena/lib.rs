@@ -47,6 +47,7 @@ mod schedule;
 mod scheduled;
 mod scoring;
 mod sequential;
+mod valuing;
 
 pub use accuracy::{
     accuracy, calibration, eval_bench, probcut_bench, solve_all, Accuracy, Calibration, EvalBench, ProbcutRow, Solved,
@@ -88,3 +89,4 @@ pub use schedule::{play_logged, MatchError, MatchEvent, RunOptions, Seat};
 pub use scheduled::ScheduledGame;
 pub use scoring::{Scorers, Scoring};
 pub use sequential::{Pairing, SequentialResult};
+pub use valuing::{RunValues, ValueError, Valued, Valuing};

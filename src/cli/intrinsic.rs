@@ -1,8 +1,12 @@
-//! The intrinsic table of `rate`, `report` and `tournament` ([`runs::intrinsic_table`]
-//! through the calibration file), and `rate --write-intrinsic`'s calibration fitted
-//! and written.
+//! The intrinsic table of `rate`, `report`, `tournament` and `serve`
+//! ([`runs::intrinsic_table`] through the calibration file), `rate`'s valuing of the
+//! runs that have no values ([`arena::RunValues`]), and `rate --write-intrinsic`'s
+//! calibration fitted and written.
 
-use std::path::Path;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
 
 use anyhow::{Context, Result};
 
@@ -10,40 +14,153 @@ use super::args::RateArgs;
 use super::args::DEFAULT_CALIBRATION;
 use super::inputs::{beside_sources, read_user_file, SETTINGS_CAP};
 use super::outputs::write_output;
-use runs::{intrinsic_table, read_game_logs, Calibration, DecisionFilter, Decisions, GameLogs, IntrinsicTable, Ladder};
+use super::progress::{steps_line, Progress};
+use arena::{RunValues, ScoringWatch, Valuing};
+use runs::{
+    intrinsic_table, read_game_logs, Calibration, DecisionFilter, Decisions, GameLogs, HeldScores, IntrinsicTable,
+    Ladder,
+};
 
-/// The intrinsic table of the runs `args` names (writing the calibration first when
-/// `--write-intrinsic` asks, from `ladder`'s rungs).
+/// The intrinsic table of the runs `args` names: the decisions of runs without values
+/// valued first (unless `--no-value`), then the calibration written when
+/// `--write-intrinsic` asks (from `ladder`'s rungs), then the table.
 pub(super) fn table(args: &RateArgs, ladder: Option<(&str, &Ladder)>, bootstrap: usize) -> Result<IntrinsicTable> {
     let logs = read_game_logs(&args.paths)?;
+    let (held, notes) = if args.no_value || logs.game != game::Game::Othello {
+        (HeldScores::new(), Vec::new())
+    } else {
+        value_runs(&logs, valuing(args))
+    };
     if let (Some(path), Some((ladder_path, ladder)), game::Game::Othello) = (&args.write_intrinsic, ladder, logs.game) {
-        write_calibration(args, &logs, path, ladder_path, ladder)?;
+        write_calibration(args, &logs, &held, path, ladder_path, ladder)?;
     }
-    logs_table(&logs, &args.intrinsic, bootstrap, args.seed)
+    let mut table = held_table(&logs, &held, &args.intrinsic, bootstrap, args.seed)?;
+    table.notes.splice(0..0, notes);
+    Ok(table)
+}
+
+/// The reference `rate` values with: `--exact-empties` and `--reference-depth`, each
+/// by default as `--score-moves`'s; naming either makes the values a run holds count
+/// only when that reference made them.
+fn valuing(args: &RateArgs) -> Valuing {
+    Valuing {
+        exact_empties: args.exact_empties.unwrap_or(engines::DEFAULT_EXACT_EMPTIES),
+        depth: args.reference_depth.unwrap_or(engines::DEFAULT_DEPTH),
+        strict: args.exact_empties.is_some() || args.reference_depth.is_some(),
+    }
+}
+
+/// Values the decisions of each run of `logs` that `valuing` does not find valued,
+/// with a line on stderr per run valued and a progress line on a terminal, and writes
+/// its `move-scores.jsonl`. Returns the moves of runs whose folder could not be
+/// written (held in memory for the table), and notes for the table: such runs, and
+/// runs that could not be valued (their table rows rest on the values they hold).
+fn value_runs(logs: &GameLogs, valuing: Valuing) -> (HeldScores, Vec<String>) {
+    let mut held = HeldScores::new();
+    let mut notes = Vec::new();
+    let mut by_run: BTreeMap<&Path, Vec<&Path>> = BTreeMap::new();
+    for game in &logs.games {
+        by_run.entry(game.run.as_path()).or_default().push(game.path.as_path());
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    for (run, games) in by_run {
+        let values = match RunValues::read(run, &games, valuing) {
+            Ok(values) if values.games_to_value() == 0 => continue,
+            Ok(values) => values,
+            Err(err) => {
+                notes.push(format!("{} was not valued: {err}", run.display()));
+                continue;
+            }
+        };
+        eprintln!(
+            "valuing the decisions of {} game(s) of {} ({}; --no-value skips this)",
+            values.games_to_value(),
+            run.display(),
+            valuing.describe()
+        );
+        match value_with_progress(values, cores) {
+            Ok(valued) => {
+                if let Some(err) = valued.unwritten {
+                    notes.push(format!(
+                        "{} was valued in memory only (the next rate values it again): {err}",
+                        run.display()
+                    ));
+                    held.insert(PathBuf::from(run), valued.moves);
+                }
+            }
+            Err(err) => notes.push(format!("{} was not valued: {err}", run.display())),
+        }
+    }
+    (held, notes)
+}
+
+/// [`RunValues::value`] with a progress line on a terminal.
+fn value_with_progress(values: RunValues, parallel: usize) -> Result<arena::Valued, arena::ValueError> {
+    let watch = Arc::new(ScoringWatch::default());
+    let total = values.games_to_value() as u64;
+    let polled = watch.clone();
+    let progress = Progress::start(move |elapsed| {
+        let done = polled.games_done.load(Ordering::Relaxed) as u64;
+        let moves = polled.moves_done.load(Ordering::Relaxed);
+        steps_line(
+            &format!("valuing decisions ({moves} so far)"),
+            done,
+            total,
+            "games",
+            elapsed,
+        )
+    });
+    let valued = values.value(parallel, &watch);
+    drop(progress);
+    valued
 }
 
 /// The intrinsic table of `logs` through the calibration at `path` (`--intrinsic`;
 /// the shipped one when it is [`DEFAULT_CALIBRATION`], a note when that is missing).
 pub(super) fn logs_table(logs: &GameLogs, path: &Path, resamples: usize, seed: u64) -> Result<IntrinsicTable> {
-    let found = beside_sources(path, DEFAULT_CALIBRATION);
-    let calibration = if path == Path::new(DEFAULT_CALIBRATION) && !found.exists() {
-        Err(format!(
-            "no intrinsic calibration at {DEFAULT_CALIBRATION}: rebuild it with scripts/intrinsic-calibration.sh"
-        ))
-    } else {
-        Ok(load_calibration(&found)?)
-    };
+    held_table(logs, &HeldScores::new(), path, resamples, seed)
+}
+
+/// [`logs_table`], with the scored moves of the runs in `held` taken from there.
+fn held_table(logs: &GameLogs, held: &HeldScores, path: &Path, resamples: usize, seed: u64) -> Result<IntrinsicTable> {
     Ok(intrinsic_table(
         logs,
-        calibration.as_ref().map_err(Clone::clone),
+        held,
+        calibration(path)?.as_ref().map_err(Clone::clone),
         resamples,
         seed,
     )?)
 }
 
-/// `--write-intrinsic`: the calibration fitted on `ladder`'s rungs in `logs` and
-/// written to `path`.
-fn write_calibration(args: &RateArgs, logs: &GameLogs, path: &Path, ladder_path: &str, ladder: &Ladder) -> Result<()> {
+/// The calibration at `path` (`--intrinsic`), or, when it is the shipped
+/// [`DEFAULT_CALIBRATION`] and that is missing, why there is none.
+fn calibration(path: &Path) -> Result<Result<Calibration, String>> {
+    let found = beside_sources(path, DEFAULT_CALIBRATION);
+    if path == Path::new(DEFAULT_CALIBRATION) && !found.exists() {
+        return Ok(Err(format!(
+            "no intrinsic calibration at {DEFAULT_CALIBRATION}: rebuild it with scripts/intrinsic-calibration.sh"
+        )));
+    }
+    Ok(Ok(load_calibration(&found)?))
+}
+
+/// The shipped calibration for `serve`'s leaderboard, or why there is none.
+pub(super) fn shipped_calibration() -> Result<Calibration, String> {
+    calibration(Path::new(DEFAULT_CALIBRATION))
+        .and_then(|found| found.map_err(anyhow::Error::msg))
+        .map_err(|err| format!("{err:#}"))
+}
+
+/// `--write-intrinsic`: the calibration fitted on `ladder`'s rungs in `logs` (their
+/// scored moves from `held` where it has them) and written to `path`.
+fn write_calibration(
+    args: &RateArgs,
+    logs: &GameLogs,
+    held: &HeldScores,
+    path: &Path,
+    ladder_path: &str,
+    ladder: &Ladder,
+) -> Result<()> {
     let filter = DecisionFilter {
         exact_only: args.intrinsic_exact,
         min_spread: args.intrinsic_min_spread,
@@ -61,7 +178,7 @@ fn write_calibration(args: &RateArgs, logs: &GameLogs, path: &Path, ladder_path:
     if filter.min_spread > 0.0 {
         source.push_str(&format!(" --intrinsic-min-spread {}", filter.min_spread));
     }
-    let decisions = Decisions::read(logs, filter)?;
+    let decisions = Decisions::read_held(logs, filter, held)?;
     let calibration = Calibration::fit(&decisions, filter, ladder, source).context("bad --write-intrinsic")?;
     let text = format!(
         "# The calibration of intrinsic ratings (`othello-arena rate`): each rung's choice models fitted on\n\

@@ -9,7 +9,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use record::MoveSource;
 use serde::{Deserialize, Serialize};
@@ -57,10 +57,21 @@ impl DecisionFilter {
     }
 }
 
+/// Scored moves held in memory, by run folder (as [`GameLogs::runs`] names it): what
+/// `rate` valued for a folder it could not write, read in place of its
+/// `move-scores.jsonl`.
+pub type HeldScores = BTreeMap<PathBuf, Vec<ScoredMove>>;
+
 impl Decisions {
     /// The valued decisions of every game `logs` read that `filter` keeps, from each
     /// run folder's `move-scores.jsonl`.
     pub fn read(logs: &GameLogs, filter: DecisionFilter) -> Result<Decisions, MoveScoresError> {
+        Decisions::read_held(logs, filter, &HeldScores::new())
+    }
+
+    /// [`Decisions::read`], taking a run folder's scored moves from `held` where it
+    /// has them.
+    pub fn read_held(logs: &GameLogs, filter: DecisionFilter, held: &HeldScores) -> Result<Decisions, MoveScoresError> {
         let mut decisions = Decisions::default();
         // Players named as every reader names them (a player is its settings).
         let names = PlayerNames::of(logs);
@@ -70,7 +81,10 @@ impl Decisions {
             .map(|g| ((g.run.as_path(), g.summary.number), g))
             .collect();
         for run in logs.runs() {
-            let scored = read_move_scores(run)?.unwrap_or_default();
+            let scored = match held.get(run) {
+                Some(scored) => scored.clone(),
+                None => read_move_scores(run)?.unwrap_or_default(),
+            };
             if !scored.iter().any(|m| !m.values.is_empty()) {
                 decisions.notes.push(format!(
                     "{} has no valued decisions (no move-scores.jsonl, or one written before values were kept): \
@@ -369,10 +383,13 @@ pub const MAX_INTRINSIC_RESAMPLES: usize = 200;
 /// The intrinsic table of the games `logs` read, as every face shows it (`rate`,
 /// `report`, `tournament`): each player's valued decisions (those `calibration` was
 /// fitted on) rated through it with `resamples` bootstrap fits (at most
-/// [`MAX_INTRINSIC_RESAMPLES`]) seeded from `seed`. Without a calibration (`Err`: why,
-/// said in a note) or for a game other than Othello (whose calibration it is) no ratings.
+/// [`MAX_INTRINSIC_RESAMPLES`]) seeded from `seed`, each run's scored moves from
+/// `held` where it has them, else from its `move-scores.jsonl`. Without a calibration
+/// (`Err`: why, said in a note) or for a game other than Othello (whose calibration it
+/// is) no ratings.
 pub fn intrinsic_table(
     logs: &GameLogs,
+    held: &HeldScores,
     calibration: Result<&Calibration, String>,
     resamples: usize,
     seed: u64,
@@ -388,7 +405,7 @@ pub fn intrinsic_table(
         .map_or_else(|_| DecisionFilter::default(), |c| c.decisions);
     // A move-scores.jsonl that cannot be read costs the intrinsic table, never the
     // results tables beside it.
-    let decisions = match Decisions::read(logs, filter) {
+    let decisions = match Decisions::read_held(logs, filter, held) {
         Ok(decisions) => decisions,
         Err(err) => {
             return Ok(IntrinsicTable::uncalibrated(

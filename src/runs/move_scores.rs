@@ -50,6 +50,18 @@ impl ScoredMove {
     pub fn is_best(&self) -> bool {
         self.regret <= 0.0
     }
+
+    /// Whether the reference exact at `exact_empties` or fewer empty squares and
+    /// searching `depth` plies before (`--exact-empties`, `--reference-depth`) valued
+    /// this line: solved where the position had that few empties, else searched that
+    /// deep (our reference searches at least one ply).
+    pub fn valued_by(&self, exact_empties: u32, depth: u32) -> bool {
+        if self.empties <= exact_empties {
+            self.exact && self.depth == self.empties
+        } else {
+            !self.exact && self.depth == depth.max(1)
+        }
+    }
 }
 
 /// A `move-scores.jsonl` that cannot be read.
@@ -124,4 +136,40 @@ pub fn write_move_scores(dir: &Path, moves: &[ScoredMove]) -> Result<(), MoveSco
     std::fs::write(&temporary, text)
         .and_then(|()| std::fs::rename(&temporary, &path))
         .map_err(|source| MoveScoresError::Write { path, source })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(empties: u32, exact: bool, depth: u32) -> ScoredMove {
+        ScoredMove {
+            game: 1,
+            ply: 5,
+            color: "black".into(),
+            source: MoveSource::Engine,
+            mv: "c4".into(),
+            empties,
+            best_moves: vec!["c4".into()],
+            regret: 0.0,
+            blunder: false,
+            exact,
+            depth,
+            values: vec![("c4".into(), 2.0)],
+        }
+    }
+
+    #[test]
+    fn a_line_is_valued_by_the_reference_that_solves_and_searches_as_it_says() {
+        // Solved at 12 empties: any reference exact at 12 or more gave it.
+        assert!(line(12, true, 12).valued_by(14, 4) && line(12, true, 12).valued_by(20, 8));
+        assert!(!line(12, true, 12).valued_by(10, 4), "searched, not solved, at 10");
+        // Searched 4 deep at 30 empties.
+        assert!(line(30, false, 4).valued_by(14, 4) && line(30, false, 4).valued_by(20, 4));
+        assert!(!line(30, false, 4).valued_by(14, 8), "another depth");
+        // Searched at 18 empties: a reference exact from 20 would have solved it.
+        assert!(line(18, false, 4).valued_by(14, 4) && !line(18, false, 4).valued_by(20, 4));
+        // Depth 0 searches one ply, as the reference does.
+        assert!(line(30, false, 1).valued_by(14, 0));
+    }
 }

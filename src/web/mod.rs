@@ -55,6 +55,9 @@ pub struct ServeOptions {
     pub header_timeout: Duration,
     /// A browser game that waits this long for the person's move is abandoned.
     pub move_wait: Duration,
+    /// The intrinsic ratings' calibration of the leaderboard and the report pages (the
+    /// shipped one), or why there is none (said on the intrinsic table).
+    pub intrinsic: Result<runs::Calibration, String>,
 }
 
 /// `text` cut to at most `max` bytes (on a character boundary), saying so.
@@ -76,6 +79,8 @@ pub(crate) struct AppState {
     /// The runs folder, canonical.
     runs: PathBuf,
     games: play::Games,
+    /// [`ServeOptions::intrinsic`].
+    intrinsic: Result<runs::Calibration, String>,
 }
 
 /// The largest request body accepted (a move or a list of run names).
@@ -91,6 +96,7 @@ pub fn router(options: &ServeOptions, players: Players) -> Result<Router> {
         players,
         runs,
         games: play::Games::new(options.max_games, options.move_wait),
+        intrinsic: options.intrinsic.clone(),
     });
     let guard = Arc::new(guard::Guard::new(options.token.clone(), is_loopback(&options.bind)));
     let app = Router::new()

@@ -1,6 +1,7 @@
 //! The watch page's data: the run folders under the runs folder (newest first), one
 //! run's games and tables, a run followed live as its logs grow, a run's report page
-//! (the report's own viewer), and `rate`'s leaderboard over chosen runs.
+//! (the report's own viewer), and `rate`'s leaderboard over chosen runs, its intrinsic
+//! table among them.
 //!
 //! Every name in a URL goes through [`resolve`]: a plain name that, links resolved,
 //! stays inside the runs folder.
@@ -27,8 +28,8 @@ use super::{ApiError, AppState};
 use game::othello::{Color, Outcome};
 use record::{is_game_log, Event, ExchangeRecord, MoveSource, Notation, Squares};
 use runs::{
-    groups_json, leaderboard_tables, rate_games, read_game_logs, report_page, Groups, Leaderboard, RateSettings,
-    RunFile, RunGame,
+    groups_json, intrinsic_table, leaderboard_tables, rate_games, read_game_logs, report_page, Calibration, GameLogs,
+    Groups, HeldScores, IntrinsicTable, Leaderboard, RateSettings, RunFile, RunGame,
 };
 use stats::RatingWatch;
 
@@ -259,9 +260,12 @@ pub async fn show(State(app): State<Arc<AppState>>, Path(run): Path<String>) -> 
 pub async fn report(State(app): State<Arc<AppState>>, Path(run): Path<String>) -> Result<Response, ApiError> {
     let dir = run_dir(&app, &run)?;
     let root = app.runs.clone();
+    let calibration = app.intrinsic.clone();
     let page = move || -> anyhow::Result<String> {
         let logs = game_logs(&root, &dir);
-        Ok(report_page(&logs, &Groups::read(&logs)?, &RateSettings::default(), None).0)
+        let settings = RateSettings::default();
+        let intrinsic = intrinsic(&read_game_logs(&logs)?, calibration.as_ref(), &settings)?;
+        Ok(report_page(&logs, &Groups::read(&logs)?, &settings, Some(&intrinsic)).0)
     };
     Ok(match tokio::task::spawn_blocking(page).await? {
         Ok(page) => assets::report_page(&page),
@@ -317,9 +321,10 @@ pub async fn rate(State(app): State<Arc<AppState>>, Json(request): Json<RateRequ
         .map(|run| resolve(&app.runs, &[run]))
         .collect::<Result<Vec<PathBuf>, PathRefused>>()?;
     let root = app.runs.clone();
+    let calibration = app.intrinsic.clone();
     let rate = move || {
         let logs: Vec<PathBuf> = dirs.iter().flat_map(|dir| game_logs(&root, dir)).collect();
-        leaderboards_json(&logs, &RateSettings::with_ladder(!request.ladder))
+        leaderboards_json(&logs, &RateSettings::with_ladder(!request.ladder), calibration.as_ref())
     };
     let rated = tokio::task::spawn_blocking(rate).await?;
     let rated = rated.map_err(|err| ApiError::caused(StatusCode::BAD_REQUEST, err))?;
@@ -328,22 +333,48 @@ pub async fn rate(State(app): State<Arc<AppState>>, Json(request): Json<RateRequ
 
 /// `rate`'s leaderboards over `logs` ([`rate_games`], as every face rates):
 /// `as_played` and `fallback_as_loss` (`rate --json`'s rows, drawn as tables by the
-/// page), `notes` (the scale's first) and `text`, the notes and then `rate`'s tables
-/// as the terminal prints them.
-fn leaderboards_json(logs: &[PathBuf], settings: &RateSettings) -> anyhow::Result<RatedRuns> {
+/// page), `notes` (the scale's first), `intrinsic` (`rate --json`'s intrinsic table,
+/// through `calibration`) and `text`, the notes and then `rate`'s tables as the
+/// terminal prints them.
+fn leaderboards_json(
+    logs: &[PathBuf],
+    settings: &RateSettings,
+    calibration: Result<&Calibration, &String>,
+) -> anyhow::Result<RatedRuns> {
     let logs = read_game_logs(logs)?;
     let rated = rate_games(&RunGame::from_logs(&logs), logs.game, settings, &RatingWatch::default())?;
+    let intrinsic = intrinsic(&logs, calibration, settings)?;
     let notes: String = rated.notes.iter().map(|note| format!("note: {note}\n")).collect();
     let text = format!(
-        "{notes}{}",
-        leaderboard_tables(&rated.as_played, rated.fallback_as_loss.as_ref())
+        "{notes}{}\n{}",
+        leaderboard_tables(&rated.as_played, rated.fallback_as_loss.as_ref()),
+        intrinsic.text()
     );
     Ok(RatedRuns {
         text,
         as_played: rated.as_played,
         fallback_as_loss: rated.fallback_as_loss,
         notes: rated.notes,
+        intrinsic,
     })
+}
+
+/// The intrinsic table of `logs` ([`intrinsic_table`], as `rate` makes it) from the
+/// values their runs hold: a request never values a run (that takes minutes), so a
+/// run without values gets the table's note (`rate` values it).
+fn intrinsic(
+    logs: &GameLogs,
+    calibration: Result<&Calibration, &String>,
+    settings: &RateSettings,
+) -> anyhow::Result<IntrinsicTable> {
+    let calibration = calibration.map_err(Clone::clone);
+    Ok(intrinsic_table(
+        logs,
+        &HeldScores::new(),
+        calibration,
+        settings.bootstrap,
+        settings.seed,
+    )?)
 }
 
 /// `POST /api/rate`'s answer.
@@ -353,6 +384,7 @@ struct RatedRuns {
     as_played: Leaderboard,
     fallback_as_loss: Option<Leaderboard>,
     notes: Vec<String>,
+    intrinsic: IntrinsicTable,
 }
 
 /// `GET /api/runs/{run}/follow`: the run's log records as they are written, each as a

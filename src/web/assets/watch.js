@@ -186,6 +186,31 @@
     return table;
   }
 
+  // The intrinsic table (rate's, from the values the runs hold): player, Elo and its
+  // interval where the calibration gives a number, decisions, games, the fitted
+  // parameters and the player's place among the rungs; the table's notes below it.
+  function intrinsicTable(table) {
+    const box = el("div");
+    const t = el("table", undefined, "table leaders");
+    t.appendChild(el("caption", "Intrinsic ratings · " + (table.model || "no") + " model on every valued decision, 95% intervals"));
+    const head = el("tr");
+    for (const h of ["player", "Elo", "95% interval", "decisions", "games", "s", "c", "place among the rungs"]) head.appendChild(el("th", h));
+    t.appendChild(head);
+    const round = v => (v === null || v === undefined) ? "–" : String(Math.round(v));
+    for (const r of table.rows) {
+      const tr = el("tr");
+      cell(tr, r.player, "player"); cell(tr, round(r.elo), "num");
+      cell(tr, r.low === null || r.low === undefined ? "–" : "[" + round(r.low) + ", " + round(r.high) + "]", "num");
+      cell(tr, String(r.decisions), "num"); cell(tr, String(r.games), "num");
+      cell(tr, r.params.s.toFixed(2), "num"); cell(tr, r.params.c.toFixed(2), "num"); cell(tr, r.place);
+      t.appendChild(tr);
+    }
+    if (!table.rows.length) { const tr = el("tr"); const td = cell(tr, "no player has valued decisions", "muted"); td.colSpan = 8; t.appendChild(tr); }
+    const scroll = el("div", undefined, "scroll-x"); scroll.appendChild(t); box.appendChild(scroll);
+    for (const note of table.notes) box.appendChild(el("p", "note: " + note, "muted"));
+    return box;
+  }
+
   $("rate").addEventListener("click", async () => {
     const runs = [...ticked];
     if (!runs.length && current) runs.push(current);
@@ -197,6 +222,7 @@
       const scrolled = table => { const box = el("div", undefined, "scroll-x"); box.appendChild(table); return box; };
       out.replaceChildren(...rated.notes.map(note => el("p", "note: " + note, "muted")), scrolled(leaderTable(rated.as_played, "As played")));
       if (rated.fallback_as_loss) out.appendChild(scrolled(leaderTable(rated.fallback_as_loss, "Every game in which a fallback moved scored as the LLM player's loss")));
+      out.appendChild(intrinsicTable(rated.intrinsic));
       const details = el("details"); details.appendChild(el("summary", "as text (rate's tables)"));
       details.appendChild(el("pre", rated.text, "pre"));
       out.appendChild(details);
