@@ -579,18 +579,19 @@ pub struct RateArgs {
     #[arg(long, value_name = "FILE", default_value = DEFAULT_CALIBRATION)]
     pub intrinsic: PathBuf,
     /// Do not value the decisions of runs without values (by default `rate` values
-    /// them with the reference, as --score-moves does, and writes move-scores.jsonl
+    /// them with the calibration's reference, as --score-moves values, and writes move-scores.jsonl
     /// into each run folder for the next time).
     #[arg(long)]
     pub no_value: bool,
     /// Value decisions with this reference: solve positions with this many empty
-    /// squares or fewer exactly (default: as --score-moves). Naming it or
+    /// squares or fewer exactly (default 14, as the shipped calibration's values were
+    /// made; --score-moves solves from 20). Naming it or
     /// --reference-depth values again the runs valued otherwise; without either, the
     /// values a run holds are kept.
     #[arg(long, value_parser = limits::flag::exact_empties, conflicts_with = "no_value")]
     pub exact_empties: Option<u32>,
     /// Value decisions with this reference: search this many plies deep before the
-    /// exact empties (default: as --score-moves).
+    /// exact empties (default 4, as the shipped calibration's values were made).
     #[arg(long, value_parser = limits::flag::reference_depth, conflicts_with = "no_value")]
     pub reference_depth: Option<u32>,
     /// Bootstrap resamples for the 95% intervals.

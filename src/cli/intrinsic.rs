@@ -40,12 +40,12 @@ pub(super) fn table(args: &RateArgs, ladder: Option<(&str, &Ladder)>, bootstrap:
 }
 
 /// The reference `rate` values with: `--exact-empties` and `--reference-depth`, each
-/// by default as `--score-moves`'s; naming either makes the values a run holds count
-/// only when that reference made them.
+/// by default the shipped calibration's; naming either makes the values a run holds
+/// count only when that reference made them.
 fn valuing(args: &RateArgs) -> Valuing {
     Valuing {
-        exact_empties: args.exact_empties.unwrap_or(engines::DEFAULT_EXACT_EMPTIES),
-        depth: args.reference_depth.unwrap_or(engines::DEFAULT_DEPTH),
+        exact_empties: args.exact_empties.unwrap_or(runs::CALIBRATION_EXACT_EMPTIES),
+        depth: args.reference_depth.unwrap_or(runs::CALIBRATION_DEPTH),
         strict: args.exact_empties.is_some() || args.reference_depth.is_some(),
     }
 }

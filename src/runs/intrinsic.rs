@@ -380,6 +380,16 @@ pub fn coverage_text(rows: &[CoverageRow], ks: &[usize]) -> String {
 /// fit of all its decisions).
 pub const MAX_INTRINSIC_RESAMPLES: usize = 200;
 
+/// The reference whose values the shipped calibration was fitted on
+/// (scripts/intrinsic-calibration.sh: exact at 14 empties or fewer, a 4-ply search
+/// before): `rate` values runs with it by default, so that a player's values are of
+/// the kind the map from sensitivity to Elo was fitted on.
+pub const CALIBRATION_EXACT_EMPTIES: u32 = 14;
+
+/// The search depth of the shipped calibration's reference (see
+/// [`CALIBRATION_EXACT_EMPTIES`]).
+pub const CALIBRATION_DEPTH: u32 = 4;
+
 /// The intrinsic table of the games `logs` read, as every face shows it (`rate`,
 /// `report`, `tournament`): each player's valued decisions (those `calibration` was
 /// fitted on) rated through it with `resamples` bootstrap fits (at most
