@@ -26,6 +26,7 @@ mod engine_group;
 mod engine_process;
 mod engine_streams;
 mod eval;
+mod eval_run;
 mod external;
 mod external_engine;
 mod interrupt;
@@ -44,6 +45,7 @@ mod rules_probe;
 mod schedule;
 mod scheduled;
 mod sequential;
+mod tournament;
 
 pub use accuracy::{accuracy, calibration, solve_all, Accuracy, Calibration, Solved};
 pub use balanced::{balanced_openings, start_bias, suite_values, BalancedSettings, RatedOpening, OPENINGS_DEPTH};
@@ -54,11 +56,12 @@ pub use client::{
 pub use connection::{ConnectError, Connection, HostSettings};
 pub use engine_group::end_engine_processes;
 pub use engine_process::ExternalError;
-pub use eval::{run_eval, run_eval_sequential, EvalConfig, EvalGame, EvalResult, OpponentResult};
+pub use eval::{run_eval, EvalConfig, EvalGame, EvalResult, OpponentResult};
+pub use eval_run::{recorded_eval, EvalRunError, EvalSettings, OpenEval, RecordedEvalError};
 pub use external::{ExternalPlayer, ExternalScorer};
 pub use external_engine::{EngineTableError, ExternalEngine, Strength};
 pub use interrupt::{watch_signals, Interrupt};
-pub use lifecycle::{resume_command, Run, RunError, RunGames, Start};
+pub use lifecycle::{resume_command, Interrupted, Resumed, Run, RunError, RunGames, Start};
 pub use matchup::{run_match, MatchConfig, MatchResult, SpecTally};
 pub use openings::{OpeningSuite, Openings, SuiteLineError, SuiteOpening};
 pub use plan::{Format, Plan};
@@ -76,3 +79,7 @@ pub use rules_probe::{rules_summary, run_rules_probe, Ask, BoardScore, ListScore
 pub use schedule::{play_logged, MatchError, MatchEvent, RunOptions, Seat};
 pub use scheduled::ScheduledGame;
 pub use sequential::{Pairing, SequentialResult};
+pub use tournament::{
+    recorded_tournament, AnchorError, Entrants, OpenTournament, Tournament, TournamentError, TournamentFile,
+    TournamentGames,
+};

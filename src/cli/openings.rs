@@ -17,7 +17,7 @@ use super::stdout::{out, outln};
 use agent::ModelGame;
 use arena::{balanced_openings, start_bias, suite_values, BalancedSettings, OpeningSuite, Openings, RatedOpening};
 use game::Othello;
-use runs::{OpeningsOrder, OpeningsRecord};
+use runs::OpeningsOrder;
 
 /// The openings `args` ask for: `--opening-random` plies, or `--openings FILE` dealt
 /// in its order (shuffled by `seed`).
@@ -67,24 +67,6 @@ pub(super) fn balanced_suite<R: ModelGame>(order: OpeningsOrder, cycle: bool, se
     let suite = OpeningSuite::<R>::parse(BALANCED_SUITE, text)
         .map_err(|e| anyhow::anyhow!("the built-in suite {BALANCED_SUITE} does not read ({e}): a broken build"))?;
     Ok(Openings::suite(suite, order, cycle, seed))
-}
-
-/// Refuses a resume whose openings (`now`) are not the ones the run in `dir` recorded
-/// (`then`): its remaining games would start elsewhere than its finished ones.
-pub(super) fn refuse_changed(dir: &Path, then: Option<&OpeningsRecord>, now: Option<&OpeningsRecord>) -> Result<()> {
-    let changed = match (then, now) {
-        (None, None) => None,
-        (Some(then), Some(now)) => then.changed(now),
-        (None, Some(now)) => Some(format!("the run played random openings, not {}", now.file)),
-        (Some(then), None) => Some(format!("the run played the openings of {}", then.file)),
-    };
-    if let Some(changed) = changed {
-        bail!(
-            "bad --resume {}: {changed}; restore the file the run played, or start a new run",
-            dir.display()
-        );
-    }
-    Ok(())
 }
 
 /// `openings generate`: a balanced suite, written with the command that made it, the
