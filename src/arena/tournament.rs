@@ -6,6 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
+use game::othello::Color;
 use game::Othello;
 use runs::{
     canonical_player, changed_agent_settings, utc_now, Anchor, EngineTable, OpeningsOrder, PairingResult, ReadRunError,
@@ -18,6 +19,7 @@ use super::lifecycle::{Resumed, Run, RunError, RunGames, Start};
 use super::openings::Openings;
 use super::plan::{Format, Plan};
 use super::player_spec::PlayerSpec;
+use super::quality::GameToScore;
 use super::schedule::{MatchEvent, RunOptions};
 
 /// A tournament file: `L` is the type of its `[[llm]]` tables.
@@ -451,6 +453,32 @@ impl OpenTournament {
             pairings: self.pairing_results(&games),
             games,
         })
+    }
+
+    /// The decisions of the LLM players (`llm`: their indices) in every finished game
+    /// of `games`, to be valued.
+    pub fn games_to_score<'a>(&self, games: &'a TournamentGames, llm: &[usize]) -> Vec<GameToScore<'a, Othello>> {
+        let schedule = &self.plan.schedule;
+        games
+            .games
+            .records
+            .iter()
+            .enumerate()
+            .filter_map(|(i, record)| {
+                let (game, record) = (&schedule[i], record.as_ref()?);
+                let seats = [(Color::Black, game.black), (Color::White, game.white)];
+                let colors: Vec<Color> = seats
+                    .into_iter()
+                    .filter(|(_, player)| llm.contains(player))
+                    .map(|(color, _)| color)
+                    .collect();
+                (!colors.is_empty()).then_some(GameToScore {
+                    number: i + 1,
+                    record,
+                    colors,
+                })
+            })
+            .collect()
     }
 
     /// Per pairing: games, the first player's wins, draws and losses, and the stop.

@@ -2,6 +2,8 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
 
 use clap::Parser;
 
@@ -15,11 +17,11 @@ use super::outputs::{check_output_flag, write_output};
 use super::progress::GameBar;
 use super::quality;
 use super::report::{agent_lines, opponent_rows, tally_header};
-use super::stdout::{out, outln};
+use super::stdout::outln;
 use agent::ModelGame;
 use arena::{
-    recorded_eval, EvalConfig, EvalResult, EvalSettings, Interrupt, MoveQuality, OpenEval, PlayerSpec, RunOptions,
-    ScoringStopped,
+    recorded_eval, EvalConfig, EvalResult, EvalSettings, GameToScore, Interrupt, MoveQuality, OpenEval, PlayerSpec,
+    RunOptions, ScoredMove, ScoringStopped,
 };
 use game::{Marubatsu, Othello};
 use runs::{utc_now, EvalRun, HostUsage, PairingStop, RunResults};
@@ -60,8 +62,10 @@ async fn evaluate<R: ModelGame>(
         let owned: Vec<PathBuf> = run.iter().map(|dir| dir.join("results.csv")).collect();
         check_output_flag("--csv", csv, args.overwrite, &run, &owned)?;
     }
+    // The agent's decisions are valued unless --no-score-moves; --score-moves reports
+    // their quality (tables, results.json, run.json).
     let scoring = quality::Scoring::from_flags::<R>(
-        args.score_moves,
+        !args.no_score_moves,
         args.reference,
         args.reference_engine.as_deref(),
         args.agent.engines.as_deref(),
@@ -69,21 +73,23 @@ async fn evaluate<R: ModelGame>(
     .await?;
     let opening_seed = args.opening_seed.unwrap_or(args.seed);
     settings.config.run.openings = openings::from_args::<R>(&args.openings, opening_seed)?;
-    settings.reference = scoring.as_ref().and_then(quality::Scoring::run_engine);
-    settings.score_moves = scoring.as_ref().map(quality::Scoring::to_json::<R>);
+    let reported = scoring.as_ref().filter(|_| args.score_moves);
+    settings.reference = reported.and_then(quality::Scoring::run_engine);
+    settings.score_moves = reported.map(quality::Scoring::to_json::<R>);
     let model = settings.agent.model.clone();
     let cap_note = settings.agent.cap_note();
     let eval = open(settings, args.log_dir.as_deref(), recorded.as_ref()).await?;
     let log_dir = eval.run.path().to_path_buf();
     let bar = GameBar::new(eval.total(), args.json, "games");
     bar.draw();
+    let started = Instant::now();
     let (result, stops) = eval.play(args.stop.as_ref(), &|event| bar.count(&event)).await?;
     bar.finish();
     let quality = match &scoring {
-        Some(scoring) => score(&args, scoring, &result, &eval)?,
+        Some(scoring) => score(&args, scoring, &result, (&eval, started.elapsed()))?,
         None => None,
     };
-    let quality = scoring.as_ref().zip(quality.as_ref());
+    let quality = reported.zip(quality.as_ref());
     let hosts = runs::folder_host_usage(&log_dir)?;
     let reference = quality.map(|(scoring, q)| (scoring.to_json::<R>(), q));
     let stopping = (args.stop.as_ref(), &stops[..]);
@@ -101,16 +107,15 @@ async fn evaluate<R: ModelGame>(
     if args.json {
         outln!("{}", RunResults::Eval(&results).to_json())?;
     } else {
-        out!("{}", text_report(&result, &model, args.games))?;
-        outln!("  {cap_note}")?;
-        out!("{}", PairingStop::lines(&stops))?;
-        out!("{}", HostUsage::table(&hosts))?;
+        let mut text = text_report(&result, &model, args.games);
+        let _ = writeln!(text, "  {cap_note}");
+        text.push_str(&PairingStop::lines(&stops));
+        text.push_str(&HostUsage::table(&hosts));
         if let Some((scoring, (all, _))) = quality {
-            let mut text = quality::heading::<R>("the agent (model moves only)", scoring);
+            text.push_str(&quality::heading::<R>("the agent (model moves only)", scoring));
             quality::quality_lines::<R>(all, &mut text);
-            out!("{text}")?;
         }
-        outln!("logs: {}", log_dir.display())?;
+        outln!("{text}logs: {}", log_dir.display())?;
     }
     if !complete {
         let total = eval.total();
@@ -187,29 +192,55 @@ async fn settings<R: ModelGame>(args: &EvalArgs, env: &dyn Fn(&str) -> Option<St
     })
 }
 
-/// With `--score-moves`, the agent's moves valued (over all games, and per opponent)
-/// once every game is finished, and written to move-scores.jsonl: an interrupted run
-/// is valued when it is resumed and complete, and a Ctrl-C during valuing drops the
-/// scores, never the results.
+/// The agent's moves valued (over all games, and per opponent) once every game is
+/// finished, and written to move-scores.jsonl ([`value_decisions`]); `None` for an
+/// interrupted run (valued when it is resumed and complete) or a Ctrl-C during valuing.
 fn score<R: ModelGame>(
     args: &EvalArgs,
     scoring: &quality::Scoring,
     result: &EvalResult<R>,
-    eval: &OpenEval<R>,
+    (eval, playing): (&OpenEval<R>, Duration),
 ) -> Result<Option<(MoveQuality, Vec<MoveQuality>)>> {
     if result.unfinished != 0 {
         return Ok(None);
     }
-    let log_dir = eval.run.path();
+    let games = result.games_to_score();
     let stop = eval.config.run.stop.as_deref();
-    // The reference searches on blocking threads, off the async workers.
-    let scored = tokio::task::block_in_place(|| -> Result<_> {
-        let moves = quality::score(&result.games_to_score(), scoring, args.json, stop, Some(log_dir))?;
+    let moves = value_decisions(&games, scoring, args.json, stop, (eval.run.path(), playing))?;
+    Ok(moves.map(|moves| result.move_quality(&moves, eval.config.opponents.len())))
+}
+
+/// Values the decisions of `games` against `scoring` (the reference searching on
+/// blocking threads, off the async workers), writes move-scores.jsonl in `log_dir`
+/// and, unless `quiet`, says on stderr what that cost beside `playing` (the games'
+/// time). A Ctrl-C during valuing (`stop`) drops the values, never the results: `None`.
+pub(super) fn value_decisions<R: ModelGame>(
+    games: &[GameToScore<'_, R>],
+    scoring: &quality::Scoring,
+    quiet: bool,
+    stop: Option<&AtomicBool>,
+    (log_dir, playing): (&Path, Duration),
+) -> Result<Option<Vec<ScoredMove>>> {
+    let started = Instant::now();
+    let valued = tokio::task::block_in_place(|| -> Result<_> {
+        let moves = quality::score(games, scoring, quiet, stop, Some(log_dir))?;
         runs::write_move_scores(log_dir, &moves)?;
-        Ok(result.move_quality(&moves, eval.config.opponents.len()))
+        Ok(moves)
     });
-    match scored {
-        Ok(quality) => Ok(Some(quality)),
+    match valued {
+        Ok(moves) => {
+            if !quiet {
+                let (valuing, count) = (started.elapsed().as_secs_f64(), games.len().max(1) as f64);
+                eprintln!(
+                    "valued {} decisions of {} game(s) in {valuing:.1} s ({:.2} s a game; playing took {:.2} s a game)",
+                    moves.len(),
+                    games.len(),
+                    valuing / count,
+                    playing.as_secs_f64() / count
+                );
+            }
+            Ok(Some(moves))
+        }
         Err(err) if err.chain().any(|e| e.is::<ScoringStopped>()) => {
             eprintln!("{err:#}; the results are written without move scores");
             Ok(None)
@@ -243,6 +274,7 @@ fn resumed_args(dir: &Path, now: &EvalArgs) -> Result<(EvalArgs, EvalRun)> {
     args.csv = now.csv.clone();
     args.json = now.json;
     args.score_moves |= now.score_moves;
+    args.no_score_moves |= now.no_score_moves;
     Ok((args, recorded))
 }
 

@@ -5,14 +5,15 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use serde::Deserialize;
 
 use super::agent_args::{parse_player, AgentArgs, HostArgs};
-use super::args::TournamentArgs;
 use super::args::DEFAULT_CALIBRATION;
-use super::eval::Interrupted;
+use super::args::{ReferenceArgs, TournamentArgs};
+use super::eval::{value_decisions, Interrupted};
 use super::external;
 use super::grid::{Grid, Variant};
 use super::inputs::{read_user_file, SETTINGS_CAP};
@@ -20,6 +21,7 @@ use super::intrinsic::logs_table;
 use super::limits;
 use super::openings;
 use super::progress::GameBar;
+use super::quality::Scoring;
 use super::rate::read_games;
 use super::stats::print_notes;
 use super::stdout::{out, outln};
@@ -181,11 +183,28 @@ pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<Strin
         );
     }
     let bar = GameBar::new(open.plan.schedule.len(), args.json, "games (at most)");
+    let started = Instant::now();
     let played = open
         .play(&entrants.players, tournament.rule.as_ref(), &|event| bar.count(&event))
         .await?;
     bar.finish();
     let interrupted = played.interrupted;
+    if !interrupted && !args.no_score_moves {
+        let games = open.games_to_score(&played, &entrants.llm);
+        if !games.is_empty() {
+            // Our reference with its default settings, as `eval` values by default.
+            let reference = ReferenceArgs {
+                exact_empties: engines::DEFAULT_EXACT_EMPTIES,
+                reference_depth: engines::DEFAULT_DEPTH,
+            };
+            let scoring = Scoring::from_flags::<Othello>(true, reference, None, None).await?;
+            let stop = open.options.stop.as_deref();
+            let valuing = (log_dir, started.elapsed());
+            if let Some(scoring) = scoring {
+                value_decisions(&games, &scoring, args.json, stop, valuing)?;
+            }
+        }
+    }
     let (as_played, as_loss) = rate(&tournament, args.no_ladder, log_dir, interrupted)?;
     let results = TournamentResults {
         pairings: played.pairings,
