@@ -710,3 +710,58 @@ fn check_prompts_differ_and_labels_do_not(comparison: &Value) {
         "the same labels: {differences:?}"
     );
 }
+
+/// The agent's decisions are valued by default after the games (every legal move's
+/// value in move-scores.jsonl, the cost said on stderr), leaving run.json, results.json
+/// and the tables as they were without `--score-moves`; `--no-score-moves` values none.
+#[test]
+fn eval_values_the_agents_decisions_by_default_and_not_with_no_score_moves() {
+    let server = playing_model();
+    for (name, flag) in [("valued", None), ("unvalued", Some("--no-score-moves"))] {
+        let dir = temp_dir(name);
+        let mut args = vec![
+            "eval",
+            "--agent",
+            "llm:stub-model",
+            "--vs",
+            "greedy",
+            "--games",
+            "1",
+            "--opening-random",
+            "40",
+            "--log-dir",
+            dir.to_str().unwrap(),
+        ];
+        args.extend(flag);
+        let output = run_arena(&args, server.url.trim_start_matches("http://"));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "{stderr}");
+        let read =
+            |file: &str| -> Value { serde_json::from_str(&std::fs::read_to_string(dir.join(file)).unwrap()).unwrap() };
+        assert_eq!(read("run.json")["score_moves"], Value::Null, "{name}");
+        assert!(read("results.json").get("move_quality").is_none(), "{name}");
+        assert!(
+            !String::from_utf8_lossy(&output.stdout).contains("Move quality"),
+            "{name}"
+        );
+        let scores = dir.join("move-scores.jsonl");
+        if flag.is_some() {
+            assert!(!scores.exists(), "--no-score-moves values nothing");
+            assert!(!stderr.contains("valued "), "{stderr}");
+            continue;
+        }
+        let lines: Vec<Value> = std::fs::read_to_string(&scores)
+            .unwrap()
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect();
+        assert!(!lines.is_empty());
+        for line in &lines {
+            let values = line["values"].as_array().unwrap();
+            assert!(!values.is_empty(), "every legal move's value: {line}");
+            assert!(values.iter().any(|v| v[0] == line["move"]), "{line}");
+        }
+        let said = format!("valued {} decisions of 2 game(s) in ", lines.len());
+        assert!(stderr.contains(&said), "{stderr}");
+    }
+}

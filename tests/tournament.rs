@@ -653,3 +653,33 @@ fn no_output_overwrites_a_run() {
     );
     assert!(String::from_utf8_lossy(&huge.stderr).contains("to 100000 games"));
 }
+
+/// A tournament values its LLM players' decisions by default (only theirs: the engines'
+/// moves are not decisions of a player being measured), so its intrinsic table has
+/// values to read; `--no-score-moves` values none.
+#[test]
+fn a_tournament_values_its_llm_players_decisions_unless_told_not_to() {
+    let (host, _) = model_host("m", Duration::ZERO);
+    let text = format!(
+        "format = \"gauntlet\"\nengines = [\"greedy\"]\ngames = 2\nopening_random = 40\nseed = 5\n\n\
+         [[llm]]\nmodel = \"m\"\nhost = [\"{}\"]\n",
+        host.url
+    );
+    let dir = temp_dir("tournament", "valued");
+    let output = tournament(&dir, &text, &[]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let run = dir.join("run");
+    let scores = std::fs::read_to_string(run.join("move-scores.jsonl")).unwrap();
+    for line in scores.lines() {
+        let line: Value = serde_json::from_str(line).unwrap();
+        let game =
+            std::fs::read_to_string(run.join(format!("game-{:04}.jsonl", line["game"].as_u64().unwrap()))).unwrap();
+        let start: Value = serde_json::from_str(game.lines().next().unwrap()).unwrap();
+        assert_eq!(start[line["color"].as_str().unwrap()], "llm:m", "{line}");
+        assert!(!line["values"].as_array().unwrap().is_empty(), "{line}");
+    }
+    let dir = temp_dir("tournament", "unvalued");
+    let output = tournament(&dir, &text, &["--no-score-moves"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(!dir.join("run").join("move-scores.jsonl").exists());
+}

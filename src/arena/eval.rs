@@ -8,11 +8,9 @@ use super::play::GameRecord;
 use super::player_spec::PlayerSpec;
 use super::schedule::{run_games, MatchError, MatchEvent, RunOptions};
 use super::scheduled::ScheduledGame;
-use super::sequential::{run_sequential, SequentialResult};
 use game::othello::{ByColor, Color};
 use game::Othello;
 use runs::{AgentStats, CsvTable, Matchup, OpponentResults};
-use stats::StopRule;
 
 /// What an evaluation plays.
 #[derive(Clone, Debug)]
@@ -156,33 +154,6 @@ pub async fn run_eval<R: ModelGame>(
     let games: Vec<ScheduledGame> = config.schedule().into_iter().map(|(_, _, g)| g).collect();
     let records = run_games(&config.players(), &games, &config.run, report).await?;
     Ok(config.tally(records, &|_| true))
-}
-
-/// Plays the evaluation pair by pair against each opponent until `rule` stops it (or
-/// `games_per_color` pairs are played); the stops and the decision log come back with
-/// the result.
-pub async fn run_eval_sequential<R: ModelGame>(
-    config: &EvalConfig<R>,
-    rule: &StopRule,
-    report: &(dyn Fn(MatchEvent<'_, R>) + Sync),
-) -> Result<(EvalResult<R>, SequentialResult<R>), MatchError> {
-    let Plan {
-        schedule: games,
-        pairings,
-    } = config.plan();
-    let played = run_sequential(&config.players(), &games, &pairings, rule, &config.run, report).await?;
-    // A game after its pairing's stop was never needed: it is not an unfinished game.
-    let mut needed = vec![true; games.len()];
-    for (pairing, stop) in pairings.iter().zip(&played.stops) {
-        if let Some(stop) = stop {
-            for pair in &pairing.pairs[stop.pairs as usize..] {
-                needed[pair[0]] = false;
-                needed[pair[1]] = false;
-            }
-        }
-    }
-    let result = config.tally(played.records.clone(), &|i| needed[i]);
-    Ok((result, played))
 }
 
 impl<R: ModelGame> EvalConfig<R> {

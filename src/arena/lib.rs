@@ -27,6 +27,7 @@ mod engine_group;
 mod engine_process;
 mod engine_streams;
 mod eval;
+mod eval_run;
 mod external;
 mod external_engine;
 mod interrupt;
@@ -47,6 +48,7 @@ mod schedule;
 mod scheduled;
 mod scoring;
 mod sequential;
+mod tournament;
 mod valuing;
 
 pub use accuracy::{
@@ -64,11 +66,12 @@ pub use client::{
 pub use connection::{ConnectError, Connection, HostSettings};
 pub use engine_group::end_engine_processes;
 pub use engine_process::ExternalError;
-pub use eval::{run_eval, run_eval_sequential, EvalConfig, EvalGame, EvalResult, OpponentResult};
+pub use eval::{run_eval, EvalConfig, EvalGame, EvalResult, OpponentResult};
+pub use eval_run::{recorded_eval, EvalRunError, EvalSettings, OpenEval, RecordedEvalError};
 pub use external::{ExternalPlayer, ExternalScorer};
 pub use external_engine::{EngineTableError, ExternalEngine, Strength};
 pub use interrupt::{watch_signals, Interrupt};
-pub use lifecycle::{resume_command, Run, RunError, RunGames, Start};
+pub use lifecycle::{resume_command, Interrupted, Resumed, Run, RunError, RunGames, Start};
 pub use matchup::{run_match, MatchConfig, MatchResult, SpecTally};
 pub use openings::{OpeningSuite, Openings, SuiteLineError, SuiteOpening};
 pub use plan::{Format, Plan};
@@ -89,4 +92,8 @@ pub use schedule::{play_logged, MatchError, MatchEvent, RunOptions, Seat};
 pub use scheduled::ScheduledGame;
 pub use scoring::{Scorers, Scoring};
 pub use sequential::{Pairing, SequentialResult};
+pub use tournament::{
+    recorded_tournament, AnchorError, Entrants, OpenTournament, Tournament, TournamentError, TournamentFile,
+    TournamentGames,
+};
 pub use valuing::{RunValues, ValueError, Valued, Valuing};

@@ -12,7 +12,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use agent::ModelGame;
-use runs::{PairingStop, Resume, RunFile, RunFolder, RunFolderError, RunResults};
+use runs::{OpeningsRecord, PairingStop, Resume, RunFile, RunFolder, RunFolderError, RunResults};
 use stats::StopRule;
 
 use super::interrupt::arm;
@@ -75,6 +75,43 @@ pub enum RunError {
     /// A game failed (beyond an interrupt, which ends a run with unfinished games).
     #[error(transparent)]
     Match(#[from] MatchError),
+    /// A resume whose settings are not the ones the run recorded: the rest of its games
+    /// would be credited to settings they were not played with.
+    #[error("bad --resume {}: {changed}; {restore}, or start a new run", .dir.display())]
+    Changed {
+        /// The run folder.
+        dir: PathBuf,
+        /// What changed.
+        changed: String,
+        /// What to restore (`restore them`).
+        restore: &'static str,
+    },
+}
+
+/// The run stopped at the user's request before every game finished.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "interrupted: {finished} of {total} games finished (the table counts only those); continue with: {}",
+    resume_command(.command, .dir)
+)]
+pub struct Interrupted {
+    /// The command that resumes the run (`eval`, `tournament`).
+    pub command: &'static str,
+    /// Games finished.
+    pub finished: usize,
+    /// Games scheduled.
+    pub total: usize,
+    /// The run folder.
+    pub dir: PathBuf,
+}
+
+/// What a resume read back: games finished before, and unfinished logs set aside.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Resumed {
+    /// Games that had finished.
+    pub finished: usize,
+    /// Logs of unfinished games renamed `*.unfinished-N` (their games are played again).
+    pub set_aside: usize,
 }
 
 /// The command that continues the run of `command` (`eval`, `tournament`) in `dir`.
@@ -98,6 +135,33 @@ pub struct RunGames<R: ModelGame> {
     pub records: Vec<Option<GameRecord<R>>>,
     /// Per pairing (empty without a stop rule).
     pub stops: Vec<Option<PairingStop>>,
+}
+
+impl<R: ModelGame> RunGames<R> {
+    /// Per schedule index, whether the game was needed: under a stop rule, the games of
+    /// a pairing after its stop were never needed (they are not unfinished games).
+    pub fn needed(&self, pairings: &[Pairing]) -> Vec<bool> {
+        let mut needed = vec![true; self.records.len()];
+        for (pairing, stop) in pairings.iter().zip(&self.stops) {
+            if let Some(stop) = stop {
+                for pair in &pairing.pairs[stop.pairs as usize..] {
+                    needed[pair[0]] = false;
+                    needed[pair[1]] = false;
+                }
+            }
+        }
+        needed
+    }
+
+    /// Whether the run was interrupted: a needed game did not finish (under a stop
+    /// rule: a pairing has no stop).
+    pub fn interrupted(&self, sequential: bool) -> bool {
+        if sequential {
+            self.stops.iter().any(Option::is_none)
+        } else {
+            self.records.iter().any(Option::is_none)
+        }
+    }
 }
 
 impl Run {
@@ -149,6 +213,23 @@ impl Run {
         let state = load_resume_state(self.path(), players, schedule, openings)?;
         self.folder.add_resume(entry(&state))?;
         Ok(state)
+    }
+
+    /// Refuses a resume whose openings (`now`) are not the ones the run recorded
+    /// (`then`): its remaining games would start elsewhere than its finished ones.
+    pub fn refuse_changed_openings(
+        &self,
+        then: Option<&OpeningsRecord>,
+        now: Option<&OpeningsRecord>,
+    ) -> Result<(), RunError> {
+        match OpeningsRecord::changed_on_resume(then, now) {
+            Some(changed) => Err(RunError::Changed {
+                dir: self.path().to_path_buf(),
+                changed,
+                restore: "restore the file the run played",
+            }),
+            None => Ok(()),
+        }
     }
 
     /// The options games of this run are played with: logged in its folder, stopped

@@ -428,10 +428,16 @@ pub struct EvalArgs {
     /// Print one JSON object (keys opponents and agent) instead of the tables.
     #[arg(long)]
     pub json: bool,
-    /// Score every agent move against the reference evaluator: mean regret, best-move
-    /// agreement and blunder rate by game phase (written to move-scores.jsonl too).
+    /// Report the quality of the agent's moves against the reference evaluator: mean
+    /// regret, best-move agreement and blunder rate by game phase (tables, results.json
+    /// and run.json). The moves are valued (move-scores.jsonl) by default either way.
     #[arg(long)]
     pub score_moves: bool,
+    /// Value none of the agent's decisions. By default every decision is valued by the
+    /// reference after the games (every legal move's value, in move-scores.jsonl, for
+    /// the intrinsic ratings); the results never depend on it.
+    #[arg(long, conflicts_with_all = ["score_moves", "reference_engine"])]
+    pub no_score_moves: bool,
     #[command(flatten)]
     pub reference: ReferenceArgs,
     /// Score with this external engine instead of ours: ext:NAME of --engines, an
@@ -636,6 +642,11 @@ pub struct TournamentArgs {
     /// engines are not held at its ratings.
     #[arg(long)]
     pub no_ladder: bool,
+    /// Value none of the LLM players' decisions. By default every decision is valued by
+    /// the reference after the games (move-scores.jsonl, which the intrinsic table
+    /// reads); the results never depend on it.
+    #[arg(long)]
+    pub no_score_moves: bool,
 }
 
 /// `report`.

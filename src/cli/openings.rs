@@ -18,7 +18,7 @@ use arena::{
     OpeningSuite, Openings,
 };
 use game::Othello;
-use runs::{OpeningsOrder, OpeningsRecord};
+use runs::OpeningsOrder;
 
 /// The openings `args` ask for: `--opening-random` plies, or `--openings FILE` dealt
 /// in its order (shuffled by `seed`).
@@ -68,18 +68,6 @@ pub(super) fn balanced_suite<R: ModelGame>(order: OpeningsOrder, cycle: bool, se
     let suite = OpeningSuite::<R>::parse(BALANCED_SUITE, text)
         .map_err(|e| anyhow::anyhow!("the built-in suite {BALANCED_SUITE} does not read ({e}): a broken build"))?;
     Ok(Openings::suite(suite, order, cycle, seed))
-}
-
-/// Refuses a resume whose openings (`now`) are not the ones the run in `dir` recorded
-/// (`then`): its remaining games would start elsewhere than its finished ones.
-pub(super) fn refuse_changed(dir: &Path, then: Option<&OpeningsRecord>, now: Option<&OpeningsRecord>) -> Result<()> {
-    if let Some(changed) = OpeningsRecord::changed_on_resume(then, now) {
-        bail!(
-            "bad --resume {}: {changed}; restore the file the run played, or start a new run",
-            dir.display()
-        );
-    }
-    Ok(())
 }
 
 /// `openings generate`: a balanced suite, written with the command that made it, the

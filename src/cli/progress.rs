@@ -322,6 +322,34 @@ impl indicatif::TermLike for LineWriter {
     }
 }
 
+/// The bar of a run's games ([`progress_bar`]), moved on by each finished game.
+pub(super) struct GameBar(ProgressBar);
+
+impl GameBar {
+    /// The bar of `total` games (`what`: "games", "games (at most)"); hidden when
+    /// `hidden`.
+    pub(super) fn new(total: usize, hidden: bool, what: &str) -> GameBar {
+        GameBar(progress_bar(total, hidden, what))
+    }
+
+    /// Draws the bar now, before the first game finishes.
+    pub(super) fn draw(&self) {
+        self.0.tick();
+    }
+
+    /// Counts a finished game.
+    pub(super) fn count<R: ModelGame>(&self, event: &arena::MatchEvent<'_, R>) {
+        if let arena::MatchEvent::GameDone { .. } = event {
+            self.0.inc(1);
+        }
+    }
+
+    /// Clears the bar once the games are played.
+    pub(super) fn finish(self) {
+        self.0.finish_and_clear();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,7 +14,6 @@ use super::outputs::{check_output_flag, write_output};
 use super::progress::{steps_line, Progress};
 use super::stats::print_notes;
 use super::stdout::{out, outln};
-use engines::EngineSpec;
 use game::Game;
 use runs::CsvTable;
 use runs::{
@@ -132,13 +131,6 @@ fn read_ladder(path: &Path) -> Result<(PathBuf, Ladder)> {
     let text = read_user_file("--ladder", &path, SETTINGS_CAP)?;
     let ladder = Ladder::from_toml(&text).with_context(|| format!("bad --ladder {}", path.display()))?;
     Ok((path, ladder))
-}
-
-/// A player as the logs name it: an engine spec in its full form (`reference` is
-/// `reference:8:18`), anything else as given.
-pub(super) fn player_name(spec: &str) -> String {
-    spec.parse::<EngineSpec>()
-        .map_or_else(|_| spec.trim().to_string(), |engine| engine.to_string())
 }
 
 /// Every game under `paths`, read by [`read_game_logs`] (each log once, checked against

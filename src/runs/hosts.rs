@@ -2,6 +2,7 @@
 //! every request of every session, and a single host reads the same as a fleet).
 
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 use std::path::Path;
 
 use serde::Serialize;
@@ -30,6 +31,26 @@ impl HostUsage {
     /// Requests sent to it: answered plus failed.
     pub fn requests(&self) -> u64 {
         self.answered + self.failures
+    }
+
+    /// The hosts' lines of a text report: requests answered and failed, latency.
+    pub fn table(hosts: &[HostUsage]) -> String {
+        let mut out = String::new();
+        let width = hosts.iter().map(|h| h.host.len()).max().unwrap_or(4).max(4);
+        let _ = writeln!(out, "{:width$}  answered  failed  latency p50     p95", "host");
+        let ms = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.0} ms"));
+        for h in hosts {
+            let _ = writeln!(
+                out,
+                "{:width$}  {:>8}  {:>6}  {:>11}  {:>6}",
+                h.host,
+                h.answered,
+                h.failures,
+                ms(h.latency_p50_ms),
+                ms(h.latency_p95_ms)
+            );
+        }
+        out
     }
 }
 

@@ -5,6 +5,8 @@
 //! [`AgentStats::to_json`](crate::AgentStats::to_json), a `MoveQuality::to_json` of `arena`)
 //! are kept as the JSON they write.
 
+use std::fmt::Write as _;
+
 use serde::Serialize;
 use serde_json::Value;
 
@@ -205,6 +207,26 @@ pub struct PairingResult {
     pub stop: Option<PairingStop>,
 }
 
+impl PairingResult {
+    /// The pairings' table: games, the first player's W-D-L, and the stop.
+    pub fn table(pairings: &[PairingResult]) -> String {
+        let mut out = String::new();
+        let width = pairings.iter().map(|p| p.pairing.len()).max().unwrap_or(8).max(8);
+        let _ = writeln!(out, "{:width$}  games  W-D-L (first player)  stop", "pairing");
+        for p in pairings {
+            let stop = p.stop.as_ref().map(PairingStop::describe).unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "{:width$}  {:>5}  {:>21}  {stop}",
+                p.pairing,
+                p.games,
+                format!("{}-{}-{}", p.wins, p.draws, p.losses)
+            );
+        }
+        out
+    }
+}
+
 /// A tournament's leaderboards.
 #[derive(Clone, Debug, Serialize)]
 pub struct TournamentRatings {
@@ -311,6 +333,16 @@ pub struct PairingStop {
 }
 
 impl PairingStop {
+    /// Where each pairing that stopped did, one line each (`PAIRING: ` and
+    /// [`PairingStop::describe`]).
+    pub fn lines(stops: &[Option<PairingStop>]) -> String {
+        let mut out = String::new();
+        for stop in stops.iter().flatten() {
+            let _ = writeln!(out, "{}: {}", stop.pairing, stop.describe());
+        }
+        out
+    }
+
     /// Where the pairing stopped, as every table prints it: the rule's verdict after
     /// the pairs played (`accept_h1 after 3 pair(s)`), or, when its pairs ran out with
     /// the rule still undecided, that it stopped at that cap undecided; then the rule's
