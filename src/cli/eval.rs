@@ -64,9 +64,14 @@ async fn evaluate<R: ModelGame>(
     }
     // The agent's decisions are valued unless --no-score-moves; --score-moves reports
     // their quality (tables, results.json, run.json).
+    let reference = if args.score_moves {
+        args.reference
+    } else {
+        quality::VALUING
+    };
     let scoring = quality::from_flags::<R>(
         !args.no_score_moves,
-        args.reference,
+        reference,
         args.reference_engine.as_deref(),
         args.agent.engines.as_deref(),
     )

@@ -12,6 +12,15 @@ use super::external;
 pub(super) use arena::Scoring;
 use arena::{ExternalScorer, GameToScore, MoveQuality, ScoredMove};
 
+/// The reference that values decisions when `--score-moves` is not given (eval's and
+/// tournament's default valuing): the shipped intrinsic calibration's, as `rate`'s, so
+/// that the values are of the kind its map was fitted on (and cheap: exact only from 14
+/// empties).
+pub(super) const VALUING: ReferenceArgs = ReferenceArgs {
+    exact_empties: runs::CALIBRATION_EXACT_EMPTIES,
+    reference_depth: runs::CALIBRATION_DEPTH,
+};
+
 /// The scoring the flags ask for (none without `--score-moves`): `reference`, when
 /// given, is an `ext:NAME` of the `--engines` file `engines`, started once here to
 /// check its handshake.

@@ -11,8 +11,8 @@ use anyhow::{bail, Context, Result};
 use serde::Deserialize;
 
 use super::agent_args::{parse_player, AgentArgs, HostArgs};
+use super::args::TournamentArgs;
 use super::args::DEFAULT_CALIBRATION;
-use super::args::{ReferenceArgs, TournamentArgs};
 use super::eval::{value_decisions, Interrupted};
 use super::external;
 use super::grid::{Grid, Variant};
@@ -21,7 +21,7 @@ use super::intrinsic::logs_table;
 use super::limits;
 use super::openings;
 use super::progress::GameBar;
-use super::quality::Scoring;
+use super::quality;
 use super::rate::read_games;
 use super::stats::print_notes;
 use super::stdout::{out, outln};
@@ -192,12 +192,8 @@ pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<Strin
     if !interrupted && !args.no_score_moves {
         let games = open.games_to_score(&played, &entrants.llm);
         if !games.is_empty() {
-            // Our reference with its default settings, as `eval` values by default.
-            let reference = ReferenceArgs {
-                exact_empties: engines::DEFAULT_EXACT_EMPTIES,
-                reference_depth: engines::DEFAULT_DEPTH,
-            };
-            let scoring = Scoring::from_flags::<Othello>(true, reference, None, None).await?;
+            // Our reference as the intrinsic calibration's, as `eval` values by default.
+            let scoring = quality::from_flags::<Othello>(true, quality::VALUING, None, None).await?;
             let stop = open.options.stop.as_deref();
             let valuing = (log_dir, started.elapsed());
             if let Some(scoring) = scoring {

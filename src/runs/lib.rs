@@ -61,7 +61,8 @@ pub use groups::{collect_groups, groups_json, Group, GroupGame, Groups, GroupsEr
 pub use hosts::{folder_host_usage, host_usage, HostUsage};
 pub use intrinsic::{
     coverage_heading, coverage_text, intrinsic_table, Calibration, CalibrationError, CalibrationRung, CoverageRow,
-    DecisionFilter, Decisions, HeldScores, CALIBRATION_DEPTH, CALIBRATION_EXACT_EMPTIES, IntrinsicRow, IntrinsicTable, MAX_INTRINSIC_RESAMPLES, REGAN_MARGIN,
+    DecisionFilter, Decisions, HeldScores, IntrinsicRow, IntrinsicTable, CALIBRATION_DEPTH, CALIBRATION_EXACT_EMPTIES,
+    MAX_INTRINSIC_RESAMPLES, REGAN_MARGIN,
 };
 pub use leaderboard::{
     canonical_player, leaderboard, leaderboard_tables, leaderboards, rated_players, Anchor, Ladder, LadderError,
