@@ -261,7 +261,7 @@ impl EvalBench {
 /// The depths [`probcut_bench`] measures.
 const PROBCUT_DEPTHS: RangeInclusive<u32> = 1..=6;
 
-/// One number of empties of [`probcut_bench`]: per depth of [`PROBCUT_DEPTHS`], the
+/// One number of empties of [`probcut_bench`]: per depth of `PROBCUT_DEPTHS`, the
 /// mean and standard deviation of (exact score - search value), in discs.
 #[derive(Clone, Debug)]
 pub struct ProbcutRow {

@@ -207,7 +207,7 @@ pub fn suite_file_text(settings: &BalancedSettings, openings: &[RatedOpening], d
 const HISTOGRAM_WIDTH: usize = 60;
 
 /// The centred values in one-disc bins, a bar of `#` each, scaled so the fullest bin
-/// is [`HISTOGRAM_WIDTH`] wide (a suite of any size fits a terminal; a bin with any
+/// is `HISTOGRAM_WIDTH` wide (a suite of any size fits a terminal; a bin with any
 /// opening shows at least one `#`).
 pub fn histogram(openings: &[RatedOpening]) -> String {
     let mut bins = std::collections::BTreeMap::new();

@@ -21,7 +21,7 @@ pub struct HostOptions {
     /// The server API (any case, as `--api` reads it).
     #[serde(deserialize_with = "by_its_parser")]
     pub api: Option<Api>,
-    /// Server addresses: host[:port] or URLs; several make a fleet.
+    /// Server addresses: `host[:port]` or URLs; several make a fleet.
     pub host: Vec<String>,
     /// A fleet file's path.
     pub fleet: Option<PathBuf>,
@@ -204,7 +204,7 @@ impl HostOptions {
 }
 
 /// A server address as a base URL: Ollama's rules ([`ollama_base_url`]) for ollama
-/// hosts, `http://` added to a bare host[:port] for openai ones (no trailing slash, no
+/// hosts, `http://` added to a bare `host[:port]` for openai ones (no trailing slash, no
 /// `/v1`: one spelling per server, as exchanges name it).
 pub fn host_url(api: Api, raw: &str) -> Result<String, BadHostError> {
     match api {
