@@ -153,7 +153,7 @@ fn serves_leaderboard_has_the_intrinsic_table_of_the_values_runs_hold() {
     play(&runs.join("plain"));
     rate(&runs.join("valued"), &SMALL);
     let served = Served::start(&runs, "127.0.0.1:0", &[]);
-    let rated: Value = reqwest::blocking::Client::new()
+    let rated: Value = crate::support::http_client(std::time::Duration::from_secs(120))
         .post(format!("{}/api/rate", served.url))
         .json(&json!({"runs": ["valued", "plain"]}))
         .send()

@@ -553,7 +553,7 @@ fn connections_beyond_the_limit_wait_for_one_to_close() {
         response
     };
     let (first, _second) = (follow(), follow());
-    let quick = Client::builder().timeout(Duration::from_millis(700)).build().unwrap();
+    let quick = crate::support::http_client(Duration::from_millis(700));
     let url = format!("{}/api/runs", served.url);
     assert!(quick.get(&url).send().is_err(), "a third connection waits");
     drop(first);

@@ -165,12 +165,19 @@ async fn read_body(response: reqwest::Response, url: &str, timeout: Duration) ->
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
+/// Installs rustls's `ring` crypto provider for the process, which every reqwest client
+/// needs before it is built (rustls's default provider, aws-lc, is not compiled in); a
+/// no-op once one is installed.
+pub fn install_tls_provider() {
+    // Err only when a provider is installed already, which is as good.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
 /// An HTTP client with a per-request timeout. `https://` hosts are reached through
 /// rustls on the `ring` provider (installed for the process on first use; it builds in
 /// seconds where rustls's default, aws-lc, takes minutes of a cold `cargo test`).
 pub(crate) fn http_client(timeout: Duration, url: &str) -> Result<reqwest::Client, LlmError> {
-    // Err only when a provider is installed already, which is as good.
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    install_tls_provider();
     reqwest::Client::builder()
         // A redirect is an error ([`LlmError::Redirected`]): followed, its answer would
         // be logged and tallied as this host's.

@@ -30,10 +30,7 @@ impl Driver {
             .spawn()
             .expect("chromedriver runs (apt-get install chromium chromium-driver; .ci/run does)");
         let url = format!("http://127.0.0.1:{port}");
-        let http = reqwest::blocking::Client::builder()
-            .timeout(Duration::from_secs(60))
-            .build()
-            .unwrap();
+        let http = super::http_client(Duration::from_secs(60));
         let deadline = Instant::now() + Duration::from_secs(20);
         while http.get(format!("{url}/status")).send().is_err() {
             assert!(Instant::now() < deadline, "chromedriver did not start");

@@ -16,6 +16,16 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
+/// A blocking HTTP client for the tests' requests to our own servers, with `timeout`
+/// (rustls's crypto provider installed first, as every reqwest client needs here).
+pub fn http_client(timeout: Duration) -> reqwest::blocking::Client {
+    llm::install_tls_provider();
+    reqwest::blocking::Client::builder()
+        .timeout(timeout)
+        .build()
+        .expect("an HTTP client")
+}
+
 /// One scripted HTTP reply.
 pub struct Reply {
     pub status: u16,

@@ -99,7 +99,7 @@ pub fn simulating_model(extra: &'static str) -> StubServer {
 
 /// A blocking HTTP client with a timeout long enough for a whole game.
 pub fn client() -> Client {
-    Client::builder().timeout(Duration::from_secs(120)).build().unwrap()
+    super::http_client(Duration::from_secs(120))
 }
 
 /// Plays game `id` as `color` by always taking the first legal move; every event, in
