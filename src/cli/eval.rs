@@ -86,7 +86,6 @@ async fn evaluate<R: ModelGame>(
     let eval = open(settings, args.log_dir.as_deref(), recorded.as_ref()).await?;
     let log_dir = eval.run.path().to_path_buf();
     let bar = GameBar::new(eval.total(), args.json, "games");
-    bar.draw();
     let started = Instant::now();
     let (result, stops) = eval.play(args.stop.as_ref(), &|event| bar.count(&event)).await?;
     bar.finish();

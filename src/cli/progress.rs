@@ -258,6 +258,8 @@ pub(super) fn progress_bar(total: usize, hidden: bool, what: &str) -> ProgressBa
         // Redrawn every second whatever the work reports, so a line is due on time.
         bar.enable_steady_tick(Duration::from_secs(1));
     }
+    // Drawn at once, so the first line says that nothing is done yet.
+    bar.tick();
     bar
 }
 
@@ -330,11 +332,6 @@ impl GameBar {
     /// `hidden`.
     pub(super) fn new(total: usize, hidden: bool, what: &str) -> GameBar {
         GameBar(progress_bar(total, hidden, what))
-    }
-
-    /// Draws the bar now, before the first game finishes.
-    pub(super) fn draw(&self) {
-        self.0.tick();
     }
 
     /// Counts a finished game.
