@@ -264,6 +264,121 @@ fn an_sprt_stops_each_pairing_and_a_resume_reaches_the_same_decisions() {
     );
 }
 
+/// The pairing's stops (one a pairing) of a tournament's JSON.
+fn stops_of(summary: &Value) -> Vec<Value> {
+    summary["pairings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["stop"].clone())
+        .collect()
+}
+
+/// `intrinsic:WIDTH` rates the pairing's first player from its valued decisions after
+/// every pair and stops once that rating's interval is narrow enough; a width it cannot
+/// reach plays to the cap. alphabeta:2:weight is a calibration rung inside the map, so
+/// it gets a number; every interval is about 720 Elo wide or more (the map's residual).
+#[test]
+fn an_intrinsic_rule_stops_once_the_first_players_rating_is_narrow_enough() {
+    let dir = temp_dir("tournament", "intrinsic-stop");
+    let text = |stop: &str| {
+        format!(
+            "format = \"round-robin\"\nengines = [\"alphabeta:2:weight\", \"greedy\"]\ngames = 8\n\
+             opening_random = 4\nseed = 5\nstop = \"{stop}\"\n"
+        )
+    };
+    let first = json(&tournament(&dir, &text("intrinsic:1000"), &[]));
+    let [stop] = &stops_of(&first)[..] else {
+        panic!("{first}")
+    };
+    assert_eq!(stop["decision"]["verdict"], "intrinsic_narrow", "{stop}");
+    let pairs = stop["pairs"].as_u64().unwrap();
+    assert!((2..4).contains(&pairs), "stopped before the cap of 4 pairs: {stop}");
+    let intrinsic = &stop["decision"]["intrinsic"];
+    let width = intrinsic["high"].as_f64().unwrap() - intrinsic["low"].as_f64().unwrap();
+    assert!((700.0..1000.0).contains(&width), "{stop}");
+    assert!(stop["decision"].get("llr").is_none());
+    // Every pair's answer is logged with the rating it rested on; a resume that plays
+    // the last pair again reaches the same answers.
+    let run = dir.join("run");
+    let decisions = std::fs::read_to_string(run.join("decisions.jsonl")).unwrap();
+    let steps: Vec<Value> = decisions.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(steps.len() as u64, pairs);
+    assert!(
+        steps.iter().all(|s| s["decision"]["intrinsic"]["estimate"].is_f64()),
+        "{decisions}"
+    );
+    assert_eq!(steps.last().unwrap(), stop);
+    for game in [2 * pairs - 1, 2 * pairs] {
+        std::fs::remove_file(run.join(format!("game-{game:04}.jsonl"))).unwrap();
+    }
+    let resumed = json(&run_arena(
+        &["tournament", "--resume", run.to_str().unwrap(), "--json"],
+        "127.0.0.1:9",
+    ));
+    assert_eq!(stops_of(&resumed), stops_of(&first));
+    assert_eq!(std::fs::read_to_string(run.join("decisions.jsonl")).unwrap(), decisions);
+
+    // A width below the map's residual is never reached: the cap ends the pairing.
+    let dir = temp_dir("tournament", "intrinsic-cap");
+    let capped = json(&tournament(&dir, &text("intrinsic:100"), &[]));
+    let [stop] = &stops_of(&capped)[..] else {
+        panic!("{capped}")
+    };
+    assert_eq!(
+        (stop["decision"]["verdict"].as_str(), stop["pairs"].as_u64()),
+        (Some("continue"), Some(4))
+    );
+    let file = dir.join("tournament.toml");
+    let again = dir.join("text");
+    let output = run_arena(
+        &[
+            "tournament",
+            file.to_str().unwrap(),
+            "--log-dir",
+            again.to_str().unwrap(),
+        ],
+        "127.0.0.1:9",
+    );
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.contains("undecided at the cap of 4 pair(s) (intrinsic Elo "),
+        "{text}"
+    );
+}
+
+/// The intrinsic rule needs the calibration, which is Othello's: another game is
+/// refused before any game, naming the rules that work.
+#[test]
+fn an_intrinsic_rule_is_refused_for_a_game_without_a_calibration() {
+    let dir = temp_dir("tournament", "intrinsic-marubatsu");
+    let output = run_arena(
+        &[
+            "eval",
+            "--game",
+            "marubatsu",
+            "--agent",
+            "llm:m",
+            "--host",
+            "127.0.0.1:9",
+            "--vs",
+            "random",
+            "--stop",
+            "intrinsic:500",
+            "--log-dir",
+            dir.join("run").to_str().unwrap(),
+        ],
+        "127.0.0.1:9",
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(
+        stderr.contains("--stop intrinsic:500 needs the intrinsic calibration, which is Othello's: use sprt: or ci:"),
+        "{stderr}"
+    );
+    assert!(!dir.join("run").join("game-0001.jsonl").exists(), "no game was played");
+}
+
 #[test]
 fn a_grid_expands_into_one_named_player_per_combination_on_the_same_openings() {
     let (host, _) = model_host("m", Duration::ZERO);

@@ -20,6 +20,7 @@ use super::plan::Plan;
 use super::player_spec::PlayerSpec;
 use super::quality::{GameToScore, MoveQuality, ScoredMove};
 use super::schedule::MatchEvent;
+use super::stop_judge::StopJudge;
 
 /// Why the run `eval --resume` names cannot be continued as recorded.
 #[derive(Debug, thiserror::Error)]
@@ -267,7 +268,7 @@ impl<R: ModelGame> OpenEval<R> {
     /// stop.
     pub async fn play(
         &self,
-        stop: Option<&StopRule>,
+        stop: Option<&StopJudge>,
         report: &(dyn Fn(MatchEvent<'_, R>) + Sync),
     ) -> Result<(EvalResult<R>, Vec<Option<PairingStop>>), EvalRunError> {
         let Plan { schedule, pairings } = self.config.plan();

@@ -48,6 +48,7 @@ mod schedule;
 mod scheduled;
 mod scoring;
 mod sequential;
+mod stop_judge;
 mod tournament;
 mod valuing;
 
@@ -92,6 +93,7 @@ pub use schedule::{play_logged, MatchError, MatchEvent, RunOptions, Seat};
 pub use scheduled::ScheduledGame;
 pub use scoring::{Scorers, Scoring};
 pub use sequential::{Pairing, SequentialResult};
+pub use stop_judge::{StopJudge, StopJudgeError};
 pub use tournament::{
     recorded_tournament, AnchorError, Entrants, OpenTournament, Tournament, TournamentError, TournamentFile,
     TournamentGames,

@@ -13,7 +13,6 @@ use std::sync::Arc;
 
 use agent::ModelGame;
 use runs::{OpeningsRecord, PairingStop, Resume, RunFile, RunFolder, RunFolderError, RunResults};
-use stats::StopRule;
 
 use super::interrupt::arm;
 use super::openings::Openings;
@@ -23,6 +22,7 @@ use super::resume::{load_resume_state, ResumeError, ResumeState};
 use super::schedule::{run_games, MatchError, MatchEvent, RunOptions};
 use super::scheduled::ScheduledGame;
 use super::sequential::{run_sequential, Pairing};
+use super::stop_judge::StopJudge;
 
 /// Where run folders go when no folder is named (`--log-dir`).
 const LOGS: &str = "logs";
@@ -257,7 +257,7 @@ impl Run {
     pub async fn play<R: ModelGame>(
         &self,
         (players, schedule, pairings): (&[PlayerSpec<R>], &[ScheduledGame], &[Pairing]),
-        rule: Option<&StopRule>,
+        rule: Option<&StopJudge>,
         options: &RunOptions<R>,
         report: &(dyn Fn(MatchEvent<'_, R>) + Sync),
     ) -> Result<RunGames<R>, RunError> {

@@ -1,7 +1,8 @@
 //! Sequential stopping over a schedule: each pairing plays its colour-swapped game
 //! pairs in order, and its stop rule is asked after every whole pair. Decisions depend
-//! only on the results of the pairs before them, never on timing, so a resumed run
-//! reaches the same decisions at the same pairs.
+//! only on the pairs before them (their results, and for the intrinsic rule the first
+//! player's decisions in them, valued and rated the same way each time), never on
+//! timing, so a resumed run reaches the same decisions at the same pairs.
 //!
 //! Rounds: every undecided pairing plays its next pair, all pairings at once (up to
 //! `parallel` games); then each pairing's rule is asked. Games already finished (an
@@ -14,9 +15,10 @@ use super::play::GameRecord;
 use super::player_spec::PlayerSpec;
 use super::schedule::{run_games, MatchError, MatchEvent, RunOptions};
 use super::scheduled::ScheduledGame;
+use super::stop_judge::StopJudge;
 use game::Othello;
 use runs::PairingStop;
-use stats::{GameScore, StopRule, Trials};
+use stats::{Choice, GameScore, Trials};
 
 /// One pairing of a sequential run.
 #[derive(Clone, Debug)]
@@ -47,7 +49,7 @@ pub async fn run_sequential<R: ModelGame>(
     players: &[PlayerSpec<R>],
     schedule: &[ScheduledGame],
     pairings: &[Pairing],
-    rule: &StopRule,
+    rule: &StopJudge,
     options: &RunOptions<R>,
     report: &(dyn Fn(MatchEvent<'_, R>) + Sync),
 ) -> Result<SequentialResult<R>, MatchError> {
@@ -103,6 +105,9 @@ pub async fn run_sequential<R: ModelGame>(
 struct PairingState {
     /// The pairs fed to the rule so far.
     trials: Trials,
+    /// The first player's valued decisions in each game fed so far (the intrinsic
+    /// rule only).
+    choices: Vec<Vec<Choice>>,
     /// The next pair to feed (pairs are fed in order).
     next: usize,
     /// The rule's stop, once it stopped (or the pairs ran out).
@@ -117,7 +122,7 @@ impl PairingState {
     fn advance<R: ModelGame>(
         &mut self,
         pairing: &Pairing,
-        rule: &StopRule,
+        rule: &StopJudge,
         schedule: &[ScheduledGame],
         records: &[Option<GameRecord<R>>],
     ) -> Vec<usize> {
@@ -127,15 +132,19 @@ impl PairingState {
                 self.stop = Some(self.answer(pairing, rule));
                 break;
             };
-            let scores = pair.map(|i| {
-                records[i]
-                    .as_ref()
-                    .map(|r| GameScore::from_margin(r.margin_for(schedule[i].color_of(pairing.first))))
-            });
-            let [Some(first), Some(second)] = scores else {
+            let [Some(first), Some(second)] = pair.map(|i| records[i].as_ref()) else {
                 return pair.iter().copied().filter(|&i| records[i].is_none()).collect();
             };
+            let games = [(pair[0], first), (pair[1], second)];
+            let [first, second] =
+                games.map(|(i, record)| GameScore::from_margin(record.margin_for(schedule[i].color_of(pairing.first))));
             self.trials.add_pair(first, second);
+            if rule.values_decisions() {
+                for (i, record) in games {
+                    self.choices
+                        .push(rule.decisions(record, schedule[i].color_of(pairing.first)));
+                }
+            }
             self.next += 1;
             let step = self.answer(pairing, rule);
             if step.decision.verdict.is_stop() {
@@ -147,11 +156,11 @@ impl PairingState {
     }
 
     /// The rule's answer after the pairs fed so far.
-    fn answer(&self, pairing: &Pairing, rule: &StopRule) -> PairingStop {
+    fn answer(&self, pairing: &Pairing, rule: &StopJudge) -> PairingStop {
         PairingStop {
             pairing: pairing.label.clone(),
             pairs: self.next as u32,
-            decision: rule.decide(&self.trials),
+            decision: rule.rule.decide(&self.trials, rule.intrinsic(&self.choices)),
         }
     }
 }

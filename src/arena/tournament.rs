@@ -21,6 +21,7 @@ use super::plan::{Format, Plan};
 use super::player_spec::PlayerSpec;
 use super::quality::GameToScore;
 use super::schedule::{MatchEvent, RunOptions};
+use super::stop_judge::StopJudge;
 
 /// A tournament file: `L` is the type of its `[[llm]]` tables.
 #[derive(Debug, Deserialize)]
@@ -54,7 +55,7 @@ pub struct TournamentFile<L> {
     /// Seed of the openings and the engines' choices.
     #[serde(default = "default_seed")]
     pub seed: u64,
-    /// Per-pairing stop rule: `sprt:ELO0,ELO1[,ALPHA,BETA]` or `ci:WIDTH`.
+    /// Per-pairing stop rule: `sprt:ELO0,ELO1[,ALPHA,BETA]`, `ci:WIDTH` or `intrinsic:WIDTH`.
     pub stop: Option<String>,
     /// The player ratings are anchored to, `SPEC=ELO` (default: the published ladder's
     /// engines held when they play, else [`Anchor::among`] the players: `random=0`,
@@ -442,7 +443,7 @@ impl OpenTournament {
     pub async fn play(
         &self,
         players: &[PlayerSpec],
-        rule: Option<&StopRule>,
+        rule: Option<&StopJudge>,
         report: &(dyn Fn(MatchEvent<'_>) + Sync),
     ) -> Result<TournamentGames, RunError> {
         let plan = &self.plan;

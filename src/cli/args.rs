@@ -399,8 +399,9 @@ pub struct EvalArgs {
     #[arg(long, default_value_t = 1, value_parser = limits::flag::games)]
     pub games: usize,
     /// Stop each opponent's games early, deciding after every colour-swapped pair:
-    /// sprt:ELO0,ELO1[,ALPHA,BETA] (GSPRT on logistic Elo) or ci:WIDTH (the Elo
-    /// difference's 95% interval narrower than WIDTH).
+    /// sprt:ELO0,ELO1[,ALPHA,BETA] (GSPRT on logistic Elo), ci:WIDTH (the Elo
+    /// difference's 95% interval narrower than WIDTH) or intrinsic:WIDTH (the agent's
+    /// intrinsic rating's 95% interval narrower than WIDTH; docs/intrinsic.md).
     #[arg(long, value_name = "RULE")]
     pub stop: Option<StopRule>,
     #[command(flatten)]

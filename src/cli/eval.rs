@@ -12,6 +12,7 @@ use anyhow::{bail, Context, Result};
 use super::agent_args::parse_player;
 use super::args::{Cli, Command, EvalArgs, GameArg};
 use super::external;
+use super::intrinsic;
 use super::openings;
 use super::outputs::{check_output_flag, write_output};
 use super::progress::GameBar;
@@ -76,6 +77,7 @@ async fn evaluate<R: ModelGame>(
         args.agent.engines.as_deref(),
     )
     .await?;
+    let stop = intrinsic::stop_judge::<R>(args.stop)?;
     let opening_seed = args.opening_seed.unwrap_or(args.seed);
     settings.config.run.openings = openings::from_args::<R>(&args.openings, opening_seed)?;
     let reported = scoring.as_ref().filter(|_| args.score_moves);
@@ -87,7 +89,7 @@ async fn evaluate<R: ModelGame>(
     let log_dir = eval.run.path().to_path_buf();
     let bar = GameBar::new(eval.total(), args.json, "games");
     let started = Instant::now();
-    let (result, stops) = eval.play(args.stop.as_ref(), &|event| bar.count(&event)).await?;
+    let (result, stops) = eval.play(stop.as_ref(), &|event| bar.count(&event)).await?;
     bar.finish();
     let quality = match &scoring {
         Some(scoring) => score(&args, scoring, &result, (&eval, started.elapsed()))?,

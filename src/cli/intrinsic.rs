@@ -15,11 +15,13 @@ use super::args::DEFAULT_CALIBRATION;
 use super::inputs::{beside_sources, read_user_file, SETTINGS_CAP};
 use super::outputs::write_output;
 use super::progress::{steps_line, Progress};
-use arena::{RunValues, ScoringWatch, Valuing};
+use agent::ModelGame;
+use arena::{RunValues, ScoringWatch, StopJudge, Valuing};
 use runs::{
     intrinsic_table, read_game_logs, Calibration, DecisionFilter, Decisions, GameLogs, HeldScores, IntrinsicTable,
     Ladder,
 };
+use stats::StopRule;
 
 /// The intrinsic table of the runs `args` names: the decisions of runs without values
 /// valued first (unless `--no-value`), then the calibration written when
@@ -149,6 +151,14 @@ pub(super) fn shipped_calibration() -> Result<Calibration, String> {
     calibration(Path::new(DEFAULT_CALIBRATION))
         .and_then(|found| found.map_err(anyhow::Error::msg))
         .map_err(|err| format!("{err:#}"))
+}
+
+/// A run's stop rule (`--stop`, a tournament's `stop`) as it plays: the intrinsic rule
+/// rates through the shipped calibration, and is refused before any game without one.
+pub(super) fn stop_judge<R: ModelGame>(rule: Option<StopRule>) -> Result<Option<StopJudge>> {
+    Ok(rule
+        .map(|rule| StopJudge::new::<R>(rule, shipped_calibration))
+        .transpose()?)
 }
 
 /// `--write-intrinsic`: the calibration fitted on `ladder`'s rungs in `logs` (their

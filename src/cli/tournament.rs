@@ -17,7 +17,7 @@ use super::eval::{value_decisions, Interrupted};
 use super::external;
 use super::grid::{Grid, Variant};
 use super::inputs::{read_user_file, SETTINGS_CAP};
-use super::intrinsic::logs_table;
+use super::intrinsic::{self, logs_table};
 use super::limits;
 use super::openings;
 use super::progress::GameBar;
@@ -166,6 +166,7 @@ pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<Strin
         tournament.resume.as_ref().map(|(_, run)| run),
         &tournament.path,
     )?;
+    let stop = intrinsic::stop_judge::<Othello>(tournament.rule)?;
     let mut entrants = entrants(&tournament, env).await?;
     if let Some((_, run)) = &tournament.resume {
         entrants.keep_recorded_caps(run);
@@ -185,7 +186,7 @@ pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<Strin
     let bar = GameBar::new(open.plan.schedule.len(), args.json, "games (at most)");
     let started = Instant::now();
     let played = open
-        .play(&entrants.players, tournament.rule.as_ref(), &|event| bar.count(&event))
+        .play(&entrants.players, stop.as_ref(), &|event| bar.count(&event))
         .await?;
     bar.finish();
     let interrupted = played.interrupted;

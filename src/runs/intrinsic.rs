@@ -11,11 +11,10 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use record::MoveSource;
 use serde::{Deserialize, Serialize};
 use stats::{
-    bootstrap_fits, fit_choices, held_out_log_loss, interval_coverage, ladder_position, Choice, ChoiceModel, Coverage,
-    Draws, EloMap, MapError, MapPoint, Params,
+    bootstrap_fits, fit_choices, held_out_log_loss, interval_coverage, ladder_position, Choice, ChoiceFit, ChoiceModel,
+    Coverage, Draws, EloMap, IntrinsicElo, MapError, MapPoint, Params,
 };
 
 use crate::logs::{GameLogs, LoggedGame};
@@ -51,7 +50,8 @@ impl DecisionFilter {
         !self.exact_only && self.min_spread <= 0.0
     }
 
-    fn keeps(&self, scored: &ScoredMove, choice: &Choice) -> bool {
+    /// Whether it keeps `choice`, the decision `scored` records.
+    pub fn keeps(&self, scored: &ScoredMove, choice: &Choice) -> bool {
         let spread = choice.gaps.iter().copied().fold(0.0, f64::max);
         (scored.exact || !self.exact_only) && spread >= self.min_spread
     }
@@ -94,15 +94,12 @@ impl Decisions {
                 continue;
             }
             let mut games: BTreeMap<(String, usize), Vec<Choice>> = BTreeMap::new();
-            for m in scored.iter().filter(|m| m.source != MoveSource::Fallback) {
+            for m in &scored {
                 let Some(game) = by_number.get(&(run, m.game)) else {
                     continue;
                 };
                 let Ok(color) = m.color.parse() else { continue };
-                let values: Vec<f64> = m.values.iter().map(|v| v.1).collect();
-                let chosen = m.values.iter().position(|v| v.0 == m.mv);
-                let choice = chosen.and_then(|i| Choice::from_values(&values, i));
-                if let Some(choice) = choice.filter(|c| filter.keeps(m, c)) {
+                if let Some(choice) = m.choice().filter(|c| filter.keeps(m, c)) {
                     let player = names.name(run, &game.summary.players[color]);
                     games.entry((player, m.game)).or_default().push(choice);
                 }
@@ -243,6 +240,16 @@ impl Calibration {
             map,
             rungs,
         })
+    }
+
+    /// A player's fit to its decisions `games` (one list per game) under the kept
+    /// model, and its intrinsic rating through the map with `resamples` bootstrap fits
+    /// over the games seeded from `seed`.
+    pub fn rate(&self, games: &[Vec<Choice>], resamples: usize, seed: u64) -> (ChoiceFit, IntrinsicElo) {
+        let fit = fit_choices(games.iter().flatten(), self.model);
+        let resampled = bootstrap_fits(games, self.model, resamples, seed);
+        let rated = self.map.rate(&fit, &resampled);
+        (fit, rated)
     }
 
     fn sensitivity(model: ChoiceModel, rung: &CalibrationRung) -> f64 {
@@ -472,9 +479,7 @@ impl IntrinsicTable {
             .players
             .iter()
             .map(|(player, games)| {
-                let fit = fit_choices(games.iter().flatten(), model);
-                let resampled = bootstrap_fits(games, model, resamples, seed);
-                let rated = calibration.map.rate(&fit, &resampled);
+                let (fit, rated) = calibration.rate(games, resamples, seed);
                 let place = match rated.elo {
                     Some(elo) => ladder_position(&rungs, elo),
                     None if fit.params.s < calibration.map.s_low => {
@@ -564,6 +569,7 @@ impl IntrinsicTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use record::MoveSource;
 
     fn scored(exact: bool) -> ScoredMove {
         ScoredMove {

@@ -46,6 +46,18 @@ pub struct ScoredMove {
 }
 
 impl ScoredMove {
+    /// The player's decision this line records, for an intrinsic fit: `None` for a
+    /// fallback move (never the player's decision), a line without values, or a move
+    /// with no alternative (a forced move carries no information).
+    pub fn choice(&self) -> Option<stats::Choice> {
+        if self.source == MoveSource::Fallback {
+            return None;
+        }
+        let values: Vec<f64> = self.values.iter().map(|v| v.1).collect();
+        let chosen = self.values.iter().position(|v| v.0 == self.mv)?;
+        stats::Choice::from_values(&values, chosen)
+    }
+
     /// Whether the move was one of the reference's best.
     pub fn is_best(&self) -> bool {
         self.regret <= 0.0

@@ -356,6 +356,15 @@ impl PairingStop {
         } else {
             format!("undecided at the cap of {} pair(s)", self.pairs)
         };
+        if let Some(intrinsic) = &d.intrinsic {
+            return format!(
+                "{head} (intrinsic Elo {:.0} [{:.0}, {:.0}], width {:.0})",
+                whole(intrinsic.estimate),
+                whole(intrinsic.low),
+                whole(intrinsic.high),
+                whole(intrinsic.width())
+            );
+        }
         match (d.llr, d.lower, d.upper, &d.elo) {
             (Some(llr), Some(lower), Some(upper), _) => {
                 format!("{head} (LLR {llr:.2}, bounds [{lower:.2}, {upper:.2}])")
@@ -390,6 +399,7 @@ mod tests {
                     low: -35.0,
                     high: 310.6,
                 }),
+                intrinsic: None,
                 trials: 2,
                 unit: TrialUnit::Pair,
             },
@@ -409,6 +419,16 @@ mod tests {
         assert_eq!(
             stop(Verdict::Continue, false).describe(),
             "undecided at the cap of 2 pair(s) (Elo 120 [-35, 311])"
+        );
+        let mut intrinsic = stop(Verdict::IntrinsicNarrow, false);
+        intrinsic.decision.intrinsic = Some(EloInterval {
+            estimate: 250.4,
+            low: 100.0,
+            high: 380.0,
+        });
+        assert_eq!(
+            intrinsic.describe(),
+            "intrinsic_narrow after 2 pair(s) (intrinsic Elo 250 [100, 380], width 280)"
         );
     }
 }

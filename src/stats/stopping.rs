@@ -12,6 +12,10 @@
 //!   `[ln(BETA / (1 - ALPHA)), ln((1 - BETA) / ALPHA)]` (±2.944 by default).
 //! - `ci:WIDTH`: stop once the 95% interval of the Elo difference is narrower than `WIDTH`
 //!   Elo (its full width, high minus low: `ci:40` asks for about ±20).
+//! - `intrinsic:WIDTH`: stop once A's intrinsic rating (the quality of its valued
+//!   decisions, mapped to Elo by a calibration: `stats::EloMap`) has a 95% interval
+//!   narrower than `WIDTH` Elo. The caller values the decisions and rates them; the rule
+//!   only compares the width.
 //!
 //! A cap on the number of games is the caller's business; these rules only say whether
 //! the evidence so far is enough.
@@ -105,9 +109,10 @@ pub(crate) const INTERVAL_PRIOR: f64 = Z_95 * Z_95 / 2.0;
 const SCORE_CLAMP: f64 = 1e-3;
 
 /// The shape of a `--stop` value, for error messages.
-const SHAPE: &str = "`sprt:ELO0,ELO1[,ALPHA,BETA]` or `ci:WIDTH`";
+const SHAPE: &str = "`sprt:ELO0,ELO1[,ALPHA,BETA]`, `ci:WIDTH` or `intrinsic:WIDTH`";
 const SPRT_SHAPE: &str = "`sprt:ELO0,ELO1[,ALPHA,BETA]`";
 const CI_SHAPE: &str = "`ci:WIDTH`";
+const INTRINSIC_SHAPE: &str = "`intrinsic:WIDTH`";
 
 /// When to stop playing games between A and B, parsed from `--stop`. The module docs of
 /// `arena/stopping.rs` give the formulas, their sources and the small-sample rules.
@@ -119,6 +124,7 @@ const CI_SHAPE: &str = "`ci:WIDTH`";
 /// assert_eq!(rule, StopRule::Sprt { elo0: 0.0, elo1: 50.0, alpha: 0.05, beta: 0.05 });
 /// assert_eq!(rule.to_string(), "sprt:0,50");
 /// assert_eq!("ci:40".parse::<StopRule>().unwrap(), StopRule::Interval { width: 40.0 });
+/// assert_eq!("intrinsic:300".parse::<StopRule>().unwrap(), StopRule::Intrinsic { width: 300.0 });
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[serde(tag = "rule", rename_all = "snake_case")]
@@ -141,6 +147,11 @@ pub enum StopRule {
         /// Full width of the interval (high minus low) to reach, in Elo; positive.
         width: f64,
     },
+    /// Stop once A's intrinsic rating has a 95% interval narrower than `width` Elo.
+    Intrinsic {
+        /// Full width of the interval (high minus low) to reach, in Elo; positive.
+        width: f64,
+    },
 }
 
 impl StopRule {
@@ -149,11 +160,19 @@ impl StopRule {
     pub fn llr_bounds(&self) -> Option<(f64, f64)> {
         match *self {
             StopRule::Sprt { alpha, beta, .. } => Some(((beta / (1.0 - alpha)).ln(), ((1.0 - beta) / alpha).ln())),
-            StopRule::Interval { .. } => None,
+            StopRule::Interval { .. } | StopRule::Intrinsic { .. } => None,
         }
     }
 
-    /// Whether the trials so far are enough to stop, with the numbers behind the answer.
+    /// Whether the rule follows A's intrinsic rating, which the caller must then give
+    /// to [`StopRule::decide`].
+    pub fn is_intrinsic(&self) -> bool {
+        matches!(self, StopRule::Intrinsic { .. })
+    }
+
+    /// Whether the trials so far are enough to stop, with the numbers behind the answer;
+    /// `intrinsic` is A's intrinsic rating so far (`None` when it has no number yet),
+    /// which only the intrinsic rule reads.
     ///
     /// ```
     /// use stats::{GameScore, StopRule, Trials, Verdict};
@@ -163,11 +182,11 @@ impl StopRule {
     /// for _ in 0..20 {
     ///     trials.add_pair(GameScore::Loss, GameScore::Loss);
     /// }
-    /// let decision = rule.decide(&trials);
+    /// let decision = rule.decide(&trials, None);
     /// assert_eq!(decision.verdict, Verdict::AcceptH0);
     /// assert!(decision.llr.unwrap() <= decision.lower.unwrap());
     /// ```
-    pub fn decide(&self, trials: &Trials) -> Decision {
+    pub fn decide(&self, trials: &Trials, intrinsic: Option<EloInterval>) -> Decision {
         let observed = trials.count();
         let counts = trials.counts();
         let elo = (observed > 0).then(|| elo_interval(counts));
@@ -178,6 +197,7 @@ impl StopRule {
             lower: None,
             upper: None,
             elo,
+            intrinsic: intrinsic.filter(|_| self.is_intrinsic()),
             trials: observed,
             unit: trials.unit(),
         };
@@ -201,14 +221,19 @@ impl StopRule {
                     decision.verdict = Verdict::Narrow;
                 }
             }
+            StopRule::Intrinsic { width } => {
+                if enough && decision.intrinsic.is_some_and(|elo| elo.width() < width) {
+                    decision.verdict = Verdict::IntrinsicNarrow;
+                }
+            }
         }
         decision
     }
 }
 
 impl fmt::Display for StopRule {
-    /// `sprt:ELO0,ELO1` (with `,ALPHA,BETA` unless both are the default) or `ci:WIDTH`;
-    /// parsing the text gives the same rule back.
+    /// `sprt:ELO0,ELO1` (with `,ALPHA,BETA` unless both are the default), `ci:WIDTH` or
+    /// `intrinsic:WIDTH`; parsing the text gives the same rule back.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
             StopRule::Sprt {
@@ -224,6 +249,7 @@ impl fmt::Display for StopRule {
                 Ok(())
             }
             StopRule::Interval { width } => write!(f, "ci:{width}"),
+            StopRule::Intrinsic { width } => write!(f, "intrinsic:{width}"),
         }
     }
 }
@@ -231,7 +257,8 @@ impl fmt::Display for StopRule {
 impl FromStr for StopRule {
     type Err = ParseStopRuleError;
 
-    /// Parses `sprt:ELO0,ELO1`, `sprt:ELO0,ELO1,ALPHA,BETA` or `ci:WIDTH`. Numbers must be
+    /// Parses `sprt:ELO0,ELO1`, `sprt:ELO0,ELO1,ALPHA,BETA`, `ci:WIDTH` or
+    /// `intrinsic:WIDTH`. Numbers must be
     /// finite, `ELO0 < ELO1` within ±`MAX_ELO` (2000), `ALPHA` and `BETA` within (0, 0.5) and
     /// `WIDTH` positive.
     fn from_str(input: &str) -> Result<Self, Self::Err> {
@@ -244,7 +271,8 @@ impl FromStr for StopRule {
         let numbers: Vec<&str> = rest.split(',').collect();
         match kind.trim() {
             "sprt" => parse_sprt(input, &numbers),
-            "ci" => parse_interval(input, &numbers),
+            "ci" => parse_width(input, &numbers, CI_SHAPE).map(|width| StopRule::Interval { width }),
+            "intrinsic" => parse_width(input, &numbers, INTRINSIC_SHAPE).map(|width| StopRule::Intrinsic { width }),
             _ => Err(ParseStopRuleError::Unknown {
                 input: input.to_owned(),
             }),
@@ -317,29 +345,31 @@ fn parse_sprt(input: &str, numbers: &[&str]) -> Result<StopRule, ParseStopRuleEr
     })
 }
 
-/// `ci:WIDTH` from the numbers after `ci:`.
-fn parse_interval(input: &str, numbers: &[&str]) -> Result<StopRule, ParseStopRuleError> {
+/// The `WIDTH` of `ci:WIDTH` or `intrinsic:WIDTH` (the rule's `shape`) from the numbers
+/// after the colon.
+fn parse_width(input: &str, numbers: &[&str], shape: &'static str) -> Result<f64, ParseStopRuleError> {
     if numbers.len() != 1 {
         return Err(ParseStopRuleError::Arity {
             input: input.to_owned(),
             found: numbers.len(),
-            shape: CI_SHAPE,
+            shape,
         });
     }
-    let width = rule_number(input, "WIDTH", numbers[0], CI_SHAPE)?;
+    let width = rule_number(input, "WIDTH", numbers[0], shape)?;
     if width <= 0.0 {
         return Err(ParseStopRuleError::Width {
             input: input.to_owned(),
             width,
+            shape,
         });
     }
-    Ok(StopRule::Interval { width })
+    Ok(width)
 }
 
 /// Why a `--stop` value did not parse; each variant keeps the whole input.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum ParseStopRuleError {
-    /// Not `sprt:...` or `ci:...`.
+    /// Not `sprt:...`, `ci:...` or `intrinsic:...`.
     #[error("unknown stop rule `{input}`: expected {SHAPE}")]
     Unknown {
         /// The text given.
@@ -398,12 +428,14 @@ pub enum ParseStopRuleError {
         value: f64,
     },
     /// `WIDTH` not positive.
-    #[error("stop rule `{input}`: WIDTH ({width}) must be a positive number of Elo in {CI_SHAPE}")]
+    #[error("stop rule `{input}`: WIDTH ({width}) must be a positive number of Elo in {shape}")]
     Width {
         /// The text given.
         input: String,
         /// The width read.
         width: f64,
+        /// The shape expected.
+        shape: &'static str,
     },
 }
 
@@ -559,6 +591,9 @@ pub enum Verdict {
     AcceptH1,
     /// The interval rule is met: the 95% Elo interval is narrower than asked.
     Narrow,
+    /// The intrinsic rule is met: A's intrinsic rating's 95% interval is narrower than
+    /// asked.
+    IntrinsicNarrow,
 }
 
 impl Verdict {
@@ -603,6 +638,10 @@ pub struct Decision {
     /// The Elo difference and its 95% interval; `None` before the first trial.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub elo: Option<EloInterval>,
+    /// A's intrinsic rating and its 95% interval (the intrinsic rule only; `None` while
+    /// it has no number).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub intrinsic: Option<EloInterval>,
     /// Trials observed (pairs or games, see `unit`), pseudo-trials not included.
     pub trials: u32,
     /// What a trial is.

@@ -62,6 +62,7 @@ fn display_round_trips() {
         "sprt:0,50,0.01,0.05",
         "ci:40",
         "ci:0.125",
+        "intrinsic:300",
     ] {
         assert_eq!(rule(text).to_string(), text);
         assert_eq!(rule(&rule(text).to_string()), rule(text));
@@ -86,9 +87,9 @@ proptest! {
 #[test]
 fn rejects_bad_specs_with_messages() {
     let cases = [
-        ("", "unknown stop rule ``: expected `sprt:ELO0,ELO1[,ALPHA,BETA]` or `ci:WIDTH`"),
-        ("sprt", "unknown stop rule `sprt`: expected `sprt:ELO0,ELO1[,ALPHA,BETA]` or `ci:WIDTH`"),
-        ("wald:0,5", "unknown stop rule `wald:0,5`: expected `sprt:ELO0,ELO1[,ALPHA,BETA]` or `ci:WIDTH`"),
+        ("", "unknown stop rule ``: expected `sprt:ELO0,ELO1[,ALPHA,BETA]`, `ci:WIDTH` or `intrinsic:WIDTH`"),
+        ("sprt", "unknown stop rule `sprt`: expected `sprt:ELO0,ELO1[,ALPHA,BETA]`, `ci:WIDTH` or `intrinsic:WIDTH`"),
+        ("wald:0,5", "unknown stop rule `wald:0,5`: expected `sprt:ELO0,ELO1[,ALPHA,BETA]`, `ci:WIDTH` or `intrinsic:WIDTH`"),
         ("sprt:0", "stop rule `sprt:0` has 1 numbers: expected `sprt:ELO0,ELO1[,ALPHA,BETA]`"),
         ("sprt:0,5,0.05", "stop rule `sprt:0,5,0.05` has 3 numbers: expected `sprt:ELO0,ELO1[,ALPHA,BETA]`"),
         ("ci:10,20", "stop rule `ci:10,20` has 2 numbers: expected `ci:WIDTH`"),
@@ -115,6 +116,12 @@ fn rejects_bad_specs_with_messages() {
         ),
         ("ci:0", "stop rule `ci:0`: WIDTH (0) must be a positive number of Elo in `ci:WIDTH`"),
         ("ci:-40", "stop rule `ci:-40`: WIDTH (-40) must be a positive number of Elo in `ci:WIDTH`"),
+        (
+            "intrinsic:0",
+            "stop rule `intrinsic:0`: WIDTH (0) must be a positive number of Elo in `intrinsic:WIDTH`",
+        ),
+        ("intrinsic:", "stop rule `intrinsic:`: WIDTH `` is not a finite number; expected `intrinsic:WIDTH`"),
+        ("intrinsic:1,2", "stop rule `intrinsic:1,2` has 2 numbers: expected `intrinsic:WIDTH`"),
     ];
     for (input, message) in cases {
         let error = input.parse::<StopRule>().expect_err(input);
@@ -158,7 +165,7 @@ fn llr_matches_published_examples() {
         ("sprt:0,2", [57030, 106593, 57433], -2.59),
     ];
     for (text, counts, published) in trinomial {
-        let llr = rule(text).decide(&Trials::from_trinomial(counts)).llr.unwrap();
+        let llr = rule(text).decide(&Trials::from_trinomial(counts), None).llr.unwrap();
         assert!(
             (llr - published).abs() < 0.006,
             "{text} {counts:?}: {llr} vs {published}"
@@ -170,7 +177,7 @@ fn llr_matches_published_examples() {
         ("sprt:0,2", [871, 26175, 55003 + 980, 26678, 821], -4.98),
     ];
     for (text, counts, published) in pentanomial {
-        let decision = rule(text).decide(&pairs(counts));
+        let decision = rule(text).decide(&pairs(counts), None);
         assert_eq!(decision.unit, TrialUnit::Pair);
         let llr = decision.llr.unwrap();
         assert!(
@@ -261,7 +268,7 @@ fn losses_alone_give_wald_s_llr() {
     let (s0, s1) = (0.5, elo_to_score(50.0));
     let wald = 5.0 * ((1.0 - s1) / (1.0 - s0)).ln();
     let ours = rule("sprt:0,50")
-        .decide(&Trials::from_trinomial([5, 0, 0]))
+        .decide(&Trials::from_trinomial([5, 0, 0]), None)
         .llr
         .unwrap();
     assert!((ours - wald).abs() < 1e-3, "{ours} vs {wald}");
@@ -278,7 +285,7 @@ fn identical_results_stop_at_wald_s_pace() {
         let mut stopped = None;
         for n in 1..=100 {
             trials.add_pair(GameScore::Loss, GameScore::Loss);
-            let decision = rule.decide(&trials);
+            let decision = rule.decide(&trials, None);
             assert!(decision.llr.unwrap().is_finite());
             if decision.verdict.is_stop() {
                 assert_eq!(decision.verdict, Verdict::AcceptH0);
@@ -293,7 +300,7 @@ fn identical_results_stop_at_wald_s_pace() {
     for _ in 0..5 {
         trials.add_pair(GameScore::Draw, GameScore::Draw);
     }
-    let decision = rule("sprt:0,50").decide(&trials);
+    let decision = rule("sprt:0,50").decide(&trials, None);
     assert_eq!(decision.verdict, Verdict::Continue);
     assert!(decision.llr.unwrap() < 0.0, "{decision:?}");
 }
@@ -303,21 +310,21 @@ fn no_verdict_before_min_trials() {
     // Bounds of ±0.04 that the pseudo-trials alone would cross.
     let loose = rule("sprt:-1000,1000,0.49,0.49");
     let mut trials = Trials::new();
-    let empty = loose.decide(&trials);
+    let empty = loose.decide(&trials, None);
     assert_eq!((empty.verdict, empty.trials, empty.elo), (Verdict::Continue, 0, None));
     trials.add_game(GameScore::Win);
-    let one = loose.decide(&trials);
+    let one = loose.decide(&trials, None);
     assert!(one.llr.unwrap() >= one.upper.unwrap(), "{one:?}");
     assert_eq!(one.verdict, Verdict::Continue);
     trials.add_game(GameScore::Win);
-    assert_eq!(loose.decide(&trials).verdict, Verdict::AcceptH1);
+    assert_eq!(loose.decide(&trials, None).verdict, Verdict::AcceptH1);
 
     let wide = rule("ci:100000");
     let mut trials = Trials::new();
     trials.add_game(GameScore::Draw);
-    assert_eq!(wide.decide(&trials).verdict, Verdict::Continue);
+    assert_eq!(wide.decide(&trials, None).verdict, Verdict::Continue);
     trials.add_game(GameScore::Draw);
-    assert_eq!(wide.decide(&trials).verdict, Verdict::Narrow);
+    assert_eq!(wide.decide(&trials, None).verdict, Verdict::Narrow);
 }
 
 #[test]
@@ -350,7 +357,7 @@ fn game_scores_from_margins() {
 
 #[test]
 fn decision_serializes_for_the_log() {
-    let decision = rule("sprt:0,50").decide(&Trials::from_trinomial([3, 1, 4]));
+    let decision = rule("sprt:0,50").decide(&Trials::from_trinomial([3, 1, 4]), None);
     let json = serde_json::to_value(decision).unwrap();
     let mut keys: Vec<&str> = json.as_object().unwrap().keys().map(String::as_str).collect();
     keys.sort_unstable();
@@ -360,7 +367,7 @@ fn decision_serializes_for_the_log() {
     assert_eq!(json["trials"], 8);
     assert!(json["elo"]["low"].as_f64().unwrap() < json["elo"]["high"].as_f64().unwrap());
 
-    let json = serde_json::to_value(rule("ci:40").decide(&Trials::new())).unwrap();
+    let json = serde_json::to_value(rule("ci:40").decide(&Trials::new(), None)).unwrap();
     assert_eq!(
         json,
         serde_json::json!({ "verdict": "continue", "trials": 0, "unit": "game" })
@@ -378,7 +385,10 @@ fn elo_interval_by_hand() {
     // 1.920729 pseudo-games at each end: N' = 11.841459, m' = 6.420729 / N' = 0.542225,
     // v' = (3 m'² + (0.5 - m')² + 4 (1 - m')² + k (m'² + (1 - m')²)) / N' = 0.227105,
     // so m' ± 1.959964 sqrt(v' / N') = 0.542225 ± 0.271431 = [0.270794, 0.813655].
-    let elo = rule("ci:40").decide(&Trials::from_trinomial([3, 1, 4])).elo.unwrap();
+    let elo = rule("ci:40")
+        .decide(&Trials::from_trinomial([3, 1, 4]), None)
+        .elo
+        .unwrap();
     let to_elo = |s: f64| -400.0 * (1.0 / s - 1.0).log10();
     assert!((elo.estimate - to_elo(0.5625)).abs() < 1e-9, "{elo:?}");
     assert!(
@@ -454,7 +464,7 @@ fn run(rule: StopRule, model: Model, unit: TrialUnit, rng: &mut ChaCha8Rng, cap:
     let mut previous = None;
     loop {
         model.play(rng, unit, &mut trials);
-        let decision = rule.decide(&trials);
+        let decision = rule.decide(&trials, None);
         if decision.verdict.is_stop() || decision.trials >= cap {
             return (decision, previous);
         }
@@ -575,7 +585,37 @@ fn interval_rule_stops_once_narrow_enough() {
     for _ in 0..200 {
         trials.add_game(GameScore::Win);
     }
-    let decision = rule.decide(&trials);
+    let decision = rule.decide(&trials, None);
     assert_eq!(decision.verdict, Verdict::Continue);
     assert!(decision.elo.unwrap().width() > 400.0, "{decision:?}");
+}
+
+#[test]
+fn the_intrinsic_rule_follows_the_intrinsic_interval_it_is_given() {
+    let intrinsic = rule("intrinsic:300");
+    assert!(intrinsic.is_intrinsic() && intrinsic.llr_bounds().is_none());
+    let mut trials = Trials::new();
+    trials.add_pair(GameScore::Win, GameScore::Win);
+    trials.add_pair(GameScore::Win, GameScore::Win);
+    let narrow = EloInterval {
+        estimate: 400.0,
+        low: 300.0,
+        high: 590.0,
+    };
+    let wide = EloInterval { high: 610.0, ..narrow };
+    // No number yet, or an interval too wide: play on, whatever the results say.
+    assert_eq!(intrinsic.decide(&trials, None).verdict, Verdict::Continue);
+    assert_eq!(intrinsic.decide(&trials, Some(wide)).verdict, Verdict::Continue);
+    let decision = intrinsic.decide(&trials, Some(narrow));
+    assert_eq!(
+        (decision.verdict, decision.intrinsic),
+        (Verdict::IntrinsicNarrow, Some(narrow))
+    );
+    // Not before MIN_TRIALS pairs.
+    let mut one = Trials::new();
+    one.add_pair(GameScore::Win, GameScore::Loss);
+    assert_eq!(intrinsic.decide(&one, Some(narrow)).verdict, Verdict::Continue);
+    // The other rules ignore an intrinsic interval and do not log one.
+    let ci = rule("ci:100000").decide(&trials, Some(narrow));
+    assert_eq!((ci.verdict, ci.intrinsic), (Verdict::Narrow, None));
 }
