@@ -5,7 +5,6 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
@@ -14,7 +13,7 @@ use super::args::RateArgs;
 use super::args::DEFAULT_CALIBRATION;
 use super::inputs::{beside_sources, read_user_file, SETTINGS_CAP};
 use super::outputs::write_output;
-use super::progress::{steps_line, Progress};
+use super::progress::scoring_progress;
 use arena::{RunValues, ScoringWatch, Valuing};
 use runs::{
     intrinsic_table, read_game_logs, Calibration, DecisionFilter, Decisions, GameLogs, HeldScores, IntrinsicTable,
@@ -97,19 +96,7 @@ fn value_runs(logs: &GameLogs, valuing: Valuing) -> (HeldScores, Vec<String>) {
 /// [`RunValues::value`] with a progress line on a terminal.
 fn value_with_progress(values: RunValues, parallel: usize) -> Result<arena::Valued, arena::ValueError> {
     let watch = Arc::new(ScoringWatch::default());
-    let total = values.games_to_value() as u64;
-    let polled = watch.clone();
-    let progress = Progress::start(move |elapsed| {
-        let done = polled.games_done.load(Ordering::Relaxed) as u64;
-        let moves = polled.moves_done.load(Ordering::Relaxed);
-        steps_line(
-            &format!("valuing decisions ({moves} so far)"),
-            done,
-            total,
-            "games",
-            elapsed,
-        )
-    });
+    let progress = scoring_progress("valuing decisions", watch.clone(), values.games_to_value(), true);
     let valued = values.value(parallel, &watch);
     drop(progress);
     valued
