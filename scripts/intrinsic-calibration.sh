@@ -5,7 +5,8 @@
 # each of two fixed opponents (n-hand:2 and greedy), from 4 random opening plies,
 # seed 17; every move of both sides is valued by reference:4:14 (exact at 14 empties
 # or fewer, a 4-ply search before). Then `rate --write-intrinsic` fits each rung's
-# choice models on its own decisions and the map to the ladder's Elo.
+# choice models on its own decisions and the map to the ladder's Elo, and names that
+# reference in the file's [reference] (rate's default: the shipped calibration's).
 #   BIN=target/release/othello-arena GAMES=8 scripts/intrinsic-calibration.sh
 set -eu
 BIN=${BIN:-target/release/othello-arena}

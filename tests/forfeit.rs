@@ -6,10 +6,12 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use crate::support::{run_arena, temp_dir, Reply, StubServer};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::support::{legal_moves_in, run_arena, temp_dir, Reply, StubServer};
 use game::othello::{Board, Color, Outcome};
 use game::Othello;
-use record::{read_game_log, Event, ForfeitRecord, GameEnd, MoveSource, Record};
+use record::{read_game_log, AgentDecision, EndedSession, Event, ForfeitRecord, GameEnd, MoveSource, Record};
 use serde_json::Value;
 
 /// A model that answers every request without a coordinate.
@@ -80,6 +82,17 @@ fn check_forfeited_log(records: &[Record]) -> ForfeitRecord {
     assert_eq!((forfeit.color, forfeit.player.as_str()), (agent_color, "llm:m"));
     assert_eq!(forfeit.agent.source, Some(MoveSource::Forfeit));
     assert_eq!((forfeit.agent.sessions, forfeit.agent.invalid_answers), (3, 3));
+    let ended: Vec<(u32, u32, &str)> = forfeit
+        .agent
+        .ended_sessions
+        .iter()
+        .map(|e| (e.session, e.turn, e.reason.as_str()))
+        .collect();
+    assert_eq!(
+        ended,
+        [1, 2, 3].map(|session| (session, 1, "no coordinate read")),
+        "each session ended by its answer, with the reason"
+    );
     assert!(forfeit.agent.answer_kind.is_none());
     let reason = forfeit.agent.fallback_reason.as_deref().unwrap();
     assert!(
@@ -284,4 +297,61 @@ fn a_bad_fallback_is_refused_naming_the_flag() {
         );
         assert!(!stderr.contains("panicked"), "{stderr}");
     }
+}
+
+#[test]
+fn a_session_ended_by_an_invalid_answer_keeps_its_reason_in_the_move_record() {
+    // The first answer names no square (under `--on-invalid retry`, the default, that
+    // ends the session); every later one names the first legal move.
+    let answered = AtomicBool::new(false);
+    let server = StubServer::start(move |request, _| match legal_moves_in(request).first() {
+        Some(first) if answered.swap(true, Ordering::SeqCst) => Reply::content(first),
+        Some(_) => Reply::content("I pass"),
+        // Not a chat request (the model check).
+        None => Reply::content("ok"),
+    });
+    let dir = temp_dir("forfeit", "retry-reason");
+    let output = run_arena(
+        &[
+            "eval",
+            "--agent",
+            "llm:m",
+            "--vs",
+            "random",
+            "--games",
+            "1",
+            "--on-invalid",
+            "retry",
+            "--log-dir",
+            dir.to_str().unwrap(),
+            "--json",
+        ],
+        &server.url,
+    );
+    success(&output);
+    let mut decisions: Vec<AgentDecision> = Vec::new();
+    for game in 1..=2 {
+        for record in read_game_log(&game_log(&dir, game)).unwrap() {
+            if let Event::Move(m) = record.event {
+                decisions.extend(m.agent);
+            }
+        }
+    }
+    let ended: Vec<&AgentDecision> = decisions.iter().filter(|d| !d.ended_sessions.is_empty()).collect();
+    assert_eq!(ended.len(), 1, "one session ended, in one decision: {decisions:?}");
+    let decision = ended[0];
+    assert_eq!(
+        (decision.source, decision.sessions, decision.invalid_answers),
+        (Some(MoveSource::Llm), 2, 1),
+        "the second session played"
+    );
+    assert_eq!(
+        decision.ended_sessions,
+        [EndedSession {
+            session: 1,
+            turn: 1,
+            reason: "no coordinate read".into(),
+        }]
+    );
+    assert!(decisions.iter().all(|d| d.source == Some(MoveSource::Llm)));
 }

@@ -118,6 +118,11 @@ fn a_small_ladder_calibrates_byte_for_byte_and_rate_shows_the_table() {
         text.contains("model = \"softmax\"") || text.contains("model = \"regan\""),
         "{text}"
     );
+    // The reference that valued the runs (rate's default: the shipped calibration's).
+    assert!(
+        text.contains("\n[reference]\nexact_empties = 14\ndepth = 4\n"),
+        "{text}"
+    );
 
     let mut args: Vec<&str> = vec!["rate"];
     args.extend(runs.iter().map(String::as_str));

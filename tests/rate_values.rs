@@ -121,6 +121,44 @@ fn rate_values_a_run_reuses_its_values_and_values_again_for_another_reference() 
     let _ = std::fs::remove_dir_all(run.parent().unwrap());
 }
 
+/// The shipped calibration, naming the reference `exact_empties`/`depth` (its
+/// `[reference]` replaced, or put before its map).
+fn calibration_naming(exact_empties: u32, depth: u32) -> String {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/intrinsic-calibration.toml");
+    let shipped = std::fs::read_to_string(path).unwrap();
+    let without = match shipped.split_once("[reference]\n") {
+        Some((head, tail)) => format!("{head}{}", &tail[tail.find("\n\n").unwrap() + 2..]),
+        None => shipped,
+    };
+    let reference = format!("[reference]\nexact_empties = {exact_empties}\ndepth = {depth}\n\n[map]\n");
+    without.replacen("[map]\n", &reference, 1)
+}
+
+#[test]
+fn rate_values_with_the_reference_its_calibration_names() {
+    let dir = temp_dir("rate-values", "reference");
+    let run = dir.join("run");
+    play(&run);
+    let calibration = dir.join("calibration.toml");
+    std::fs::write(&calibration, calibration_naming(8, 3)).unwrap();
+    let (json, stderr) = rate(&run, &["--intrinsic", calibration.to_str().unwrap()]);
+    assert!(stderr.contains("valuing the decisions of 2 game(s) of"), "{stderr}");
+    assert_eq!(players(&json), ["alphabeta:2:weight", "greedy"]);
+    for line in lines(&run) {
+        let empties = line["empties"].as_u64().unwrap();
+        let depth = if empties <= 8 { empties } else { 3 };
+        assert_eq!(line["depth"].as_u64(), Some(depth), "{line}");
+    }
+    // A flag still overrides the file's reference.
+    let (_, stderr) = rate(
+        &run,
+        &["--intrinsic", calibration.to_str().unwrap(), "--reference-depth", "2"],
+    );
+    assert!(stderr.contains("valuing the decisions of 2 game(s) of"), "{stderr}");
+    assert!(lines(&run).iter().all(|l| l["exact"] == true || l["depth"] == 2));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn no_value_leaves_a_run_alone_and_a_folder_that_cannot_be_written_is_valued_in_memory() {
     let run = temp_dir("rate-values", "memory").join("run");

@@ -3,8 +3,9 @@
 //! Per move: up to `max_sessions` sessions. A session starts from the system prompt
 //! and the board; each turn is one request. Tool calls (structured, or recovered from
 //! text) are run and answered, and the session goes on. A final answer with a legal
-//! move ends the move. An answer without one fails the session (`retry`), or is
-//! answered with the legal moves and the session goes on (`feedback`). Either way the
+//! move ends the move. An answer without one fails the session (`retry`: its reason
+//! kept in the decision's `ended_sessions`), or is answered with the legal moves and
+//! the session goes on (`feedback`). Either way the
 //! answer's [`Answer`] says why it did not count, and one function (`text::rejection`)
 //! makes of it the reason the observer is told and the exchange that carries the feedback
 //! records (`feedback_reason`), and the message the model is sent, so the two never
@@ -33,7 +34,8 @@ use engines::EngineError;
 use game::Othello;
 use llm::{ChatBackend, ChatRequest, Exchange, LlmError, Message, Role, ToolCall};
 use record::{
-    AgentDecision, AnswerKind, AttemptFailure, Exchanged, GameWriter, LogError, MoveSource, Notation, Ply, Vote,
+    AgentDecision, AnswerKind, AttemptFailure, EndedSession, Exchanged, GameWriter, LogError, MoveSource, Notation,
+    Ply, Vote,
 };
 
 /// Where the current decision sits, for the log.
@@ -411,14 +413,7 @@ impl<R: ModelGame> Agent<R> {
             if format != AnswerFormat::Text && !constrained && !reasked {
                 (reask, reasked) = (true, true);
             } else if self.config.on_invalid == InvalidPolicy::Retry {
-                self.notify(AgentEvent::Rejected {
-                    session,
-                    turn,
-                    reason: told.reason,
-                    feedback: None,
-                });
-                let cut = matches!(invalid, Answer::CutOff { .. });
-                return Ok(SessionEnd::Failed(if cut { "cut off" } else { "invalid answer" }));
+                return Ok(self.end_session(&invalid, told, (session, turn), decision));
             }
             let (feedback, reason) = self.tell(board, told, (session, turn), reask);
             feedback_reason = Some(reason);
@@ -595,6 +590,30 @@ impl<R: ModelGame> Agent<R> {
             feedback: Some(&feedback),
         });
         (feedback, told.reason)
+    }
+
+    /// Ends session `(session, turn)` on the invalid answer `invalid` (`--on-invalid
+    /// retry`): the observer is told, and `decision` keeps why in its `ended_sessions`.
+    fn end_session(
+        &self,
+        invalid: &Answer,
+        told: text::Rejection,
+        (session, turn): (u32, u32),
+        decision: &mut AgentDecision,
+    ) -> SessionEnd<R::Move> {
+        self.notify(AgentEvent::Rejected {
+            session,
+            turn,
+            reason: told.reason.clone(),
+            feedback: None,
+        });
+        decision.ended_sessions.push(EndedSession {
+            session,
+            turn,
+            reason: told.reason,
+        });
+        let cut = matches!(invalid, Answer::CutOff { .. });
+        SessionEnd::Failed(if cut { "cut off" } else { "invalid answer" })
     }
 
     /// `feedback`, followed by the JSON instruction when the answer is asked again

@@ -120,20 +120,15 @@ pub enum SettingsError {
     Conflict(#[from] ConflictError),
 }
 
-impl AgentSettings {
-    /// These settings over `base`: each one given here, else `base`'s (the model
-    /// options: these unless none is set).
-    pub fn over(&self, base: &AgentSettings) -> AgentSettings {
-        /// `self.field`, else `base.field`, for each listed field.
-        macro_rules! either {
-            ($($field:ident),*) => {
-                AgentSettings {
-                    $($field: self.$field.clone().or_else(|| base.$field.clone()),)*
-                    options: if self.options.is_empty() { base.options.clone() } else { self.options.clone() },
-                }
-            };
-        }
-        either!(
+/// `$then!(flags; file_only)` over the names of [`AgentSettings`]' optional fields (all
+/// but `options`): first those that are also command-line flags (the CLI's agent flags
+/// bear these names), then those an agent file alone gives. The one list that
+/// [`AgentSettings::over`] and the CLI's flags go through, so a new setting is one edit
+/// here (and its field).
+#[macro_export]
+macro_rules! for_each_setting {
+    ($then:ident) => {
+        $then!(
             mode,
             system,
             user_template,
@@ -154,9 +149,27 @@ impl AgentSettings {
             answer_format,
             legal_moves,
             answer_reason,
-            vote,
+            vote;
             cut_off_message
         )
+    };
+}
+
+impl AgentSettings {
+    /// These settings over `base`: each one given here, else `base`'s (the model
+    /// options: these unless none is set).
+    pub fn over(&self, base: &AgentSettings) -> AgentSettings {
+        /// `self.field`, else `base.field`, for each setting.
+        macro_rules! either {
+            ($($flag:ident),*; $($file_only:ident),*) => {
+                AgentSettings {
+                    $($flag: self.$flag.clone().or_else(|| base.$flag.clone()),)*
+                    $($file_only: self.$file_only.clone().or_else(|| base.$file_only.clone()),)*
+                    options: if self.options.is_empty() { base.options.clone() } else { self.options.clone() },
+                }
+            };
+        }
+        crate::for_each_setting!(either)
     }
 
     /// The agent's settings for `model` playing game `R`: each one these give, else

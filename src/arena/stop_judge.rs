@@ -82,7 +82,7 @@ impl StopJudge {
         let Some(calibration) = &self.calibration else {
             return Vec::new();
         };
-        let (exact_empties, depth) = (runs::CALIBRATION_EXACT_EMPTIES, runs::CALIBRATION_DEPTH);
+        let runs::CalibrationReference { exact_empties, depth } = calibration.reference;
         let scorer = move || MoveScorer::Ours(R::reference(exact_empties, depth));
         let game = GameToScore {
             number: 1,

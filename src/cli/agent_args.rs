@@ -115,63 +115,33 @@ pub struct AgentArgs {
     pub vote: Option<u32>,
 }
 
-/// `$then!` over the names of the flags that are agent settings: the one list that
-/// [`AgentArgs::settings`] and [`AgentArgs::over`] go through.
-macro_rules! setting_flags {
-    ($then:ident) => {
-        $then!(
-            mode,
-            system,
-            user_template,
-            labels,
-            perspective,
-            think,
-            temperature,
-            model_seed,
-            num_ctx,
-            num_predict,
-            keep_alive,
-            max_turns,
-            max_sessions,
-            max_tool_rounds,
-            fallback,
-            answer,
-            on_invalid,
-            answer_format,
-            legal_moves,
-            answer_reason,
-            vote
-        )
-    };
-}
-
 impl AgentArgs {
     /// The settings these flags give (none of a file's).
     pub fn settings(&self) -> AgentSettings {
         macro_rules! copy {
-            ($($field:ident),*) => {
+            ($($flag:ident),*; $($file_only:ident),*) => {
                 AgentSettings {
-                    $($field: self.$field.clone(),)*
-                    cut_off_message: None,
+                    $($flag: self.$flag.clone(),)*
+                    $($file_only: None,)*
                     options: ChatOptions::default(),
                 }
             };
         }
-        setting_flags!(copy)
+        agent::for_each_setting!(copy)
     }
 
     /// These flags over `base`: each one given here, else `base`'s.
     pub fn over(&self, base: &AgentArgs) -> AgentArgs {
         macro_rules! either {
-            ($($field:ident),*) => {
+            ($($flag:ident),*; $($file_only:ident),*) => {
                 AgentArgs {
                     agent_file: self.agent_file.clone().or_else(|| base.agent_file.clone()),
                     engines: self.engines.clone().or_else(|| base.engines.clone()),
-                    $($field: self.$field.clone().or_else(|| base.$field.clone()),)*
+                    $($flag: self.$flag.clone().or_else(|| base.$flag.clone()),)*
                 }
             };
         }
-        setting_flags!(either)
+        agent::for_each_setting!(either)
     }
 
     /// The agent settings for `model` playing game `R`: the flags over the agent file

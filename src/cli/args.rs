@@ -591,14 +591,14 @@ pub struct RateArgs {
     #[arg(long)]
     pub no_value: bool,
     /// Value decisions with this reference: solve positions with this many empty
-    /// squares or fewer exactly (default 14, as the shipped calibration's values were
-    /// made; --score-moves solves from 20). Naming it or
-    /// --reference-depth values again the runs valued otherwise; without either, the
-    /// values a run holds are kept.
+    /// squares or fewer exactly (default: the --intrinsic calibration's reference, the
+    /// kind of values it was fitted on; --score-moves' default reference is deeper).
+    /// Naming it or --reference-depth values again the runs valued otherwise; without
+    /// either, the values a run holds are kept.
     #[arg(long, value_parser = limits::flag::exact_empties, conflicts_with = "no_value")]
     pub exact_empties: Option<u32>,
     /// Value decisions with this reference: search this many plies deep before the
-    /// exact empties (default 4, as the shipped calibration's values were made).
+    /// exact empties (default: the --intrinsic calibration's reference).
     #[arg(long, value_parser = limits::flag::reference_depth, conflicts_with = "no_value")]
     pub reference_depth: Option<u32>,
     /// Bootstrap resamples for the 95% intervals.

@@ -5,7 +5,6 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
@@ -14,12 +13,12 @@ use super::args::RateArgs;
 use super::args::DEFAULT_CALIBRATION;
 use super::inputs::{beside_sources, read_user_file, SETTINGS_CAP};
 use super::outputs::write_output;
-use super::progress::{steps_line, Progress};
+use super::progress::scoring_progress;
 use agent::ModelGame;
 use arena::{RunValues, ScoringWatch, StopJudge, Valuing};
 use runs::{
-    intrinsic_table, read_game_logs, Calibration, DecisionFilter, Decisions, GameLogs, HeldScores, IntrinsicTable,
-    Ladder,
+    intrinsic_table, read_game_logs, Calibration, CalibrationReference, DecisionFilter, Decisions, GameLogs,
+    HeldScores, IntrinsicTable, Ladder,
 };
 use stats::StopRule;
 
@@ -28,13 +27,18 @@ use stats::StopRule;
 /// `--write-intrinsic` asks (from `ladder`'s rungs), then the table.
 pub(super) fn table(args: &RateArgs, ladder: Option<(&str, &Ladder)>, bootstrap: usize) -> Result<IntrinsicTable> {
     let logs = read_game_logs(&args.paths)?;
+    let valuing = valuing(args)?;
     let (held, notes) = if args.no_value || logs.game != game::Game::Othello {
         (HeldScores::new(), Vec::new())
     } else {
-        value_runs(&logs, valuing(args))
+        value_runs(&logs, valuing)
     };
     if let (Some(path), Some((ladder_path, ladder)), game::Game::Othello) = (&args.write_intrinsic, ladder, logs.game) {
-        write_calibration(args, &logs, &held, path, ladder_path, ladder)?;
+        let reference = CalibrationReference {
+            exact_empties: valuing.exact_empties,
+            depth: valuing.depth,
+        };
+        write_calibration(args, &logs, &held, (path, reference), (ladder_path, ladder))?;
     }
     let mut table = held_table(&logs, &held, &args.intrinsic, bootstrap, args.seed)?;
     table.notes.splice(0..0, notes);
@@ -42,14 +46,16 @@ pub(super) fn table(args: &RateArgs, ladder: Option<(&str, &Ladder)>, bootstrap:
 }
 
 /// The reference `rate` values with: `--exact-empties` and `--reference-depth`, each
-/// by default the shipped calibration's; naming either makes the values a run holds
-/// count only when that reference made them.
-fn valuing(args: &RateArgs) -> Valuing {
-    Valuing {
-        exact_empties: args.exact_empties.unwrap_or(runs::CALIBRATION_EXACT_EMPTIES),
-        depth: args.reference_depth.unwrap_or(runs::CALIBRATION_DEPTH),
+/// by default the one the `--intrinsic` calibration names (a file that names none, or
+/// no shipped calibration: [`CalibrationReference::default`]); naming either makes the
+/// values a run holds count only when that reference made them.
+fn valuing(args: &RateArgs) -> Result<Valuing> {
+    let named = calibration(&args.intrinsic)?.map_or_else(|_| CalibrationReference::default(), |c| c.reference);
+    Ok(Valuing {
+        exact_empties: args.exact_empties.unwrap_or(named.exact_empties),
+        depth: args.reference_depth.unwrap_or(named.depth),
         strict: args.exact_empties.is_some() || args.reference_depth.is_some(),
-    }
+    })
 }
 
 /// Values the decisions of each run of `logs` that `valuing` does not find valued,
@@ -99,19 +105,7 @@ fn value_runs(logs: &GameLogs, valuing: Valuing) -> (HeldScores, Vec<String>) {
 /// [`RunValues::value`] with a progress line on a terminal.
 fn value_with_progress(values: RunValues, parallel: usize) -> Result<arena::Valued, arena::ValueError> {
     let watch = Arc::new(ScoringWatch::default());
-    let total = values.games_to_value() as u64;
-    let polled = watch.clone();
-    let progress = Progress::start(move |elapsed| {
-        let done = polled.games_done.load(Ordering::Relaxed) as u64;
-        let moves = polled.moves_done.load(Ordering::Relaxed);
-        steps_line(
-            &format!("valuing decisions ({moves} so far)"),
-            done,
-            total,
-            "games",
-            elapsed,
-        )
-    });
+    let progress = scoring_progress("valuing decisions", watch.clone(), values.games_to_value(), true);
     let valued = values.value(parallel, &watch);
     drop(progress);
     valued
@@ -161,15 +155,15 @@ pub(super) fn stop_judge<R: ModelGame>(rule: Option<StopRule>) -> Result<Option<
         .transpose()?)
 }
 
-/// `--write-intrinsic`: the calibration fitted on `ladder`'s rungs in `logs` (their
-/// scored moves from `held` where it has them) and written to `path`.
+/// `--write-intrinsic`: the calibration fitted on the rungs of `ladder` (its path, the
+/// ladder) in `logs` (their scored moves from `held` where it has them), valued by
+/// `output`'s reference, and written to `output`'s path.
 fn write_calibration(
     args: &RateArgs,
     logs: &GameLogs,
     held: &HeldScores,
-    path: &Path,
-    ladder_path: &str,
-    ladder: &Ladder,
+    (path, reference): (&Path, CalibrationReference),
+    (ladder_path, ladder): (&str, &Ladder),
 ) -> Result<()> {
     let filter = DecisionFilter {
         exact_only: args.intrinsic_exact,
@@ -188,8 +182,21 @@ fn write_calibration(
     if filter.min_spread > 0.0 {
         source.push_str(&format!(" --intrinsic-min-spread {}", filter.min_spread));
     }
+    // The reference's flags, or the calibration it came from.
+    if args.intrinsic != Path::new(DEFAULT_CALIBRATION) {
+        source.push_str(&format!(" --intrinsic {}", args.intrinsic.display()));
+    }
+    for (flag, given) in [
+        ("--exact-empties", args.exact_empties),
+        ("--reference-depth", args.reference_depth),
+    ] {
+        if let Some(value) = given {
+            source.push_str(&format!(" {flag} {value}"));
+        }
+    }
     let decisions = Decisions::read_held(logs, filter, held)?;
-    let calibration = Calibration::fit(&decisions, filter, ladder, source).context("bad --write-intrinsic")?;
+    let calibration =
+        Calibration::fit(&decisions, filter, reference, ladder, source).context("bad --write-intrinsic")?;
     let text = format!(
         "# The calibration of intrinsic ratings (`othello-arena rate`): each rung's choice models fitted on\n\
          # its valued decisions, the model kept, and the map from its sensitivity to the ladder's Elo.\n{}",

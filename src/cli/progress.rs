@@ -186,6 +186,23 @@ pub(super) fn solve_line(empties: u32, nodes: u64, checked: u32, moves: u32, ela
     )
 }
 
+/// The [`steps_line`] of `what` ("scoring moves"), games scored on `watch` of `total`
+/// with the moves so far; drawn on a terminal only when `shown`.
+pub(super) fn scoring_progress(what: &'static str, watch: Arc<ScoringWatch>, total: usize, shown: bool) -> Progress {
+    let poll = move |elapsed| {
+        let done = watch.games_done.load(Ordering::Relaxed) as u64;
+        let moves = watch.moves_done.load(Ordering::Relaxed);
+        steps_line(
+            &format!("{what} ({moves} so far)"),
+            done,
+            total as u64,
+            "games",
+            elapsed,
+        )
+    };
+    Progress::start_on(shown && std::io::stderr().is_terminal(), poll)
+}
+
 /// Scores `games` on `parallel` threads with a progress line (none when `quiet`);
 /// stops before the next move once `stop` is set (eval's Ctrl-C flag), with an error
 /// that says how far it got.
@@ -197,24 +214,7 @@ pub(super) fn score_with_progress<R: ModelGame>(
     stop: Option<&AtomicBool>,
 ) -> Result<Vec<ScoredMove>> {
     let watch = Arc::new(ScoringWatch::default());
-    let total = games.len() as u64;
-    let polled = watch.clone();
-    let poll = move |elapsed| {
-        let done = polled.games_done.load(Ordering::Relaxed) as u64;
-        let moves = polled.moves_done.load(Ordering::Relaxed);
-        steps_line(
-            &format!("scoring moves ({moves} so far)"),
-            done,
-            total,
-            "games",
-            elapsed,
-        )
-    };
-    let progress = if quiet {
-        Progress::start_on(false, poll)
-    } else {
-        Progress::start(poll)
-    };
+    let progress = scoring_progress("scoring moves", watch.clone(), games.len(), !quiet);
     let never = AtomicBool::new(false);
     let scored = score_games(games, scorer, parallel, &watch, stop.unwrap_or(&never));
     drop(progress);

@@ -54,11 +54,11 @@ pub(super) fn run(args: RateArgs) -> Result<()> {
         write_output("--csv", path, csv(as_played, as_loss).as_bytes())?;
     }
     let rungs = match &ladder {
-        LadderChoice::File(source, ladder) => Some((source.as_str(), ladder.clone())),
+        LadderChoice::File(source, ladder) => Some((source.as_str(), ladder)),
         LadderChoice::Published => Some((PUBLISHED_LADDER_PATH, published_ladder())),
         LadderChoice::Off => None,
     };
-    let intrinsic = super::intrinsic::table(&args, rungs.as_ref().map(|(s, l)| (*s, l)), bootstrap)?;
+    let intrinsic = super::intrinsic::table(&args, rungs, bootstrap)?;
     if args.json {
         outln!(
             "{}",

@@ -43,7 +43,9 @@
 //!   (`engine`, `llm`, `fallback` or `forced_pass`), `board_after` (a board),
 //!   and for the agent `agent` ([`AgentDecision`]: its `source` is `llm`, `fallback`
 //!   or, in a `forfeit` record only, `forfeit`; `fallback_reason` says why the model's
-//!   answers did not count);
+//!   answers did not count; `ended_sessions`, under `--on-invalid retry`, each session
+//!   an answer without a legal move ended: `{"session", "turn", "reason"}`, the reason
+//!   in a `feedback_reason`'s words; absent when none, and in older logs);
 //! - `forfeit`: `game`, `ply`, `color`, `player`, `agent` ([`AgentDecision`] with
 //!   `source: "forfeit"`): the agent, whose fallback is `forfeit`, gave no legal move
 //!   in any session, so no move was played at this ply (there is no `move` record for
@@ -531,6 +533,25 @@ pub struct AgentDecision {
     /// With `--vote K` (K above 1): the samples and the move each gave.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vote: Option<Vote>,
+    /// The sessions an answer without a legal move ended (`--on-invalid retry`), in
+    /// order, each with why that answer did not count. Absent when none did, and in
+    /// older logs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ended_sessions: Vec<EndedSession>,
+}
+
+/// A session ended by an answer without a legal move (`--on-invalid retry`; under
+/// `feedback` the same reason is the next exchange's `feedback_reason`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EndedSession {
+    /// The session (from 1; a vote's samples number theirs in one sequence, as the
+    /// exchanges do).
+    pub session: u32,
+    /// The turn whose answer ended it (from 1).
+    pub turn: u32,
+    /// Why the answer did not count (`no coordinate read`, `cut off at the token
+    /// limit`, ...: the words of a `feedback_reason`).
+    pub reason: String,
 }
 
 /// A decision sampled several times, the most frequent legal move played.

@@ -316,6 +316,7 @@ mod tests {
             latency_ms: 40.0,
             fallback_reason: None,
             vote: None,
+            ended_sessions: Vec::new(),
         }
     }
 

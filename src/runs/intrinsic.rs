@@ -149,11 +149,38 @@ pub struct Calibration {
     /// The decisions fitted (absent: all); a player is rated on the same kind.
     #[serde(default, skip_serializing_if = "DecisionFilter::is_all")]
     pub decisions: DecisionFilter,
+    /// The reference whose values the decisions fitted hold, and `rate`'s by default
+    /// (`[reference]`; absent in files written before it was recorded, which read as
+    /// [`CalibrationReference::default`]).
+    #[serde(default)]
+    pub reference: CalibrationReference,
     /// The map from the model's sensitivity to Elo.
     pub map: EloMap,
     /// The rungs, strongest first.
     #[serde(rename = "rung")]
     pub rungs: Vec<CalibrationRung>,
+}
+
+/// The reference that valued a calibration's decisions (the file's `[reference]`):
+/// exact at `exact_empties` empty squares or fewer, a `depth`-ply search before
+/// (`--exact-empties`, `--reference-depth`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CalibrationReference {
+    /// Positions with this many empty squares or fewer were solved exactly.
+    pub exact_empties: u32,
+    /// Before that, the reference searched this many plies deep.
+    pub depth: u32,
+}
+
+impl Default for CalibrationReference {
+    /// The shipped calibration's: [`CALIBRATION_EXACT_EMPTIES`] and
+    /// [`CALIBRATION_DEPTH`] (what a file that names none was fitted on).
+    fn default() -> CalibrationReference {
+        CalibrationReference {
+            exact_empties: CALIBRATION_EXACT_EMPTIES,
+            depth: CALIBRATION_DEPTH,
+        }
+    }
 }
 
 /// Why no calibration was made.
@@ -180,11 +207,12 @@ fn round4(x: f64) -> f64 {
 
 impl Calibration {
     /// Fits every rung of `ladder` that has decisions in `decisions` (read with
-    /// `filter`), keeps the model with the lower held-out loss over them all, and fits
-    /// its map.
+    /// `filter`, valued by `reference`), keeps the model with the lower held-out loss
+    /// over them all, and fits its map.
     pub fn fit(
         decisions: &Decisions,
         filter: DecisionFilter,
+        reference: CalibrationReference,
         ladder: &Ladder,
         source: String,
     ) -> Result<Calibration, CalibrationError> {
@@ -237,6 +265,7 @@ impl Calibration {
             source,
             model,
             decisions: filter,
+            reference,
             map,
             rungs,
         })
@@ -387,10 +416,12 @@ pub fn coverage_text(rows: &[CoverageRow], ks: &[usize]) -> String {
 /// fit of all its decisions).
 pub const MAX_INTRINSIC_RESAMPLES: usize = 200;
 
-/// The reference whose values the shipped calibration was fitted on
+/// The exact empties of the reference the shipped calibration was fitted on
 /// (scripts/intrinsic-calibration.sh: exact at 14 empties or fewer, a 4-ply search
-/// before): `rate` values runs with it by default, so that a player's values are of
-/// the kind the map from sensitivity to Elo was fitted on.
+/// before), and of a calibration file that names no `[reference]`
+/// ([`CalibrationReference::default`]). `rate` values runs with the calibration's
+/// reference by default, so that a player's values are of the kind the map from
+/// sensitivity to Elo was fitted on.
 pub const CALIBRATION_EXACT_EMPTIES: u32 = 14;
 
 /// The search depth of the shipped calibration's reference (see
@@ -605,5 +636,47 @@ mod tests {
         };
         assert!(!stakes.keeps(&scored(true), &small), "a spread of 5 discs");
         assert!(stakes.keeps(&scored(false), &large), "a spread of 16 discs");
+    }
+
+    /// A calibration file as written before it named its reference.
+    const OLDER_FILE: &str = r#"source = "a calibration without [reference]"
+model = "softmax"
+
+[map]
+intercept = 1289.9508
+slope = -295.0543
+residual_sd = 183.2468
+s_low = 4.9504
+s_high = 78.1841
+
+[[rung]]
+player = "search"
+elo = 1065.6
+games = 16
+decisions = 443
+softmax_s = 4.9504
+regan_s = 2.8174
+regan_c = 0.6528
+loss_softmax = 1.6343
+loss_regan = 1.6136
+in_map = true
+"#;
+
+    #[test]
+    fn a_calibration_names_its_reference_and_an_older_file_reads_as_the_shipped_one() {
+        let older: Calibration = toml::from_str(OLDER_FILE).unwrap();
+        let shipped = CalibrationReference {
+            exact_empties: CALIBRATION_EXACT_EMPTIES,
+            depth: CALIBRATION_DEPTH,
+        };
+        assert_eq!(older.reference, shipped);
+        let mut named = older;
+        named.reference = CalibrationReference {
+            exact_empties: 8,
+            depth: 2,
+        };
+        let text = toml::to_string(&named).unwrap();
+        assert!(text.contains("\n[reference]\nexact_empties = 8\ndepth = 2\n"), "{text}");
+        assert_eq!(toml::from_str::<Calibration>(&text).unwrap(), named);
     }
 }

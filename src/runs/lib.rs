@@ -60,9 +60,9 @@ pub use grid::{Grid, GridError, GridPlayer, MAX_GRID_PLAYERS};
 pub use groups::{collect_groups, groups_json, Group, GroupGame, Groups, GroupsError, Key};
 pub use hosts::{folder_host_usage, host_usage, HostUsage};
 pub use intrinsic::{
-    coverage_heading, coverage_text, intrinsic_table, Calibration, CalibrationError, CalibrationRung, CoverageRow,
-    DecisionFilter, Decisions, HeldScores, IntrinsicRow, IntrinsicTable, CALIBRATION_DEPTH, CALIBRATION_EXACT_EMPTIES,
-    MAX_INTRINSIC_RESAMPLES, REGAN_MARGIN,
+    coverage_heading, coverage_text, intrinsic_table, Calibration, CalibrationError, CalibrationReference,
+    CalibrationRung, CoverageRow, DecisionFilter, Decisions, HeldScores, IntrinsicRow, IntrinsicTable,
+    CALIBRATION_DEPTH, CALIBRATION_EXACT_EMPTIES, MAX_INTRINSIC_RESAMPLES, REGAN_MARGIN,
 };
 pub use leaderboard::{
     canonical_player, leaderboard, leaderboard_tables, leaderboards, rated_players, Anchor, Ladder, LadderError,

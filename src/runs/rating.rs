@@ -10,6 +10,8 @@
 //! that says so; [`LadderChoice::Off`] (`--no-ladder`) fits everyone from these games
 //! alone, anchored at [`RateSettings::anchor`] or [`Anchor::among`] the players.
 
+use std::sync::OnceLock;
+
 use game::Game;
 use stats::RatingWatch;
 
@@ -113,9 +115,13 @@ pub enum RateError {
     Leaderboard(#[from] LeaderboardError),
 }
 
-/// The published ladder, read and checked.
-pub fn published_ladder() -> Ladder {
-    Ladder::from_toml(PUBLISHED_LADDER).expect("docs/ladder-ratings.toml is a checked ladder (a unit test reads it)")
+/// The published ladder, read and checked once (on the first call).
+pub fn published_ladder() -> &'static Ladder {
+    static LADDER: OnceLock<Ladder> = OnceLock::new();
+    LADDER.get_or_init(|| {
+        Ladder::from_toml(PUBLISHED_LADDER)
+            .expect("docs/ladder-ratings.toml is a checked ladder (a unit test reads it)")
+    })
 }
 
 /// Rates the finished games of `games` (played under `game`'s rules) as `settings`
@@ -171,7 +177,7 @@ fn scale(
             scale.map(|scale| {
                 (
                     format!("the published ladder ({PUBLISHED_LADDER_PATH})"),
-                    ladder.source,
+                    ladder.source.clone(),
                     scale,
                 )
             })
@@ -272,6 +278,7 @@ mod tests {
         let ladder = published_ladder();
         assert_eq!(ladder.anchor, "random=0");
         assert!(ladder.rungs.iter().any(|rung| rung.player == "greedy"));
+        assert!(std::ptr::eq(ladder, published_ladder()), "read once");
     }
 
     #[test]
