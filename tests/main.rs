@@ -48,6 +48,7 @@ mod report_browser;
 mod resume;
 mod rules_probes;
 mod run_folders;
+mod score_moves_resume;
 mod secrets;
 mod serve;
 mod serve_browser;
