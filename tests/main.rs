@@ -41,6 +41,7 @@ mod outputs;
 mod perft;
 mod positions;
 mod properties;
+mod rate_hostile;
 mod rate_values;
 mod reference;
 mod replay;
