@@ -29,6 +29,7 @@ mod long_work;
 mod marubatsu;
 mod matches;
 mod mcp;
+mod mcp_hostile;
 mod modelfile;
 mod move_quality;
 // The old-runs test passes unchanged (its fixture builder is one long recipe).
