@@ -12,7 +12,7 @@ use crate::support::{run_arena, temp_dir};
 use serde_json::{json, Value};
 
 /// A small reference, so that valuing takes a second: solved at 8 empties, 2 plies before.
-const SMALL: [&str; 4] = ["--exact-empties", "8", "--reference-depth", "2"];
+pub(crate) const SMALL: [&str; 4] = ["--exact-empties", "8", "--reference-depth", "2"];
 
 fn ok(output: Output) -> (String, String) {
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
@@ -21,7 +21,7 @@ fn ok(output: Output) -> (String, String) {
 }
 
 /// Two colour-swapped games of alphabeta:2:weight against greedy, without values.
-fn play(dir: &Path) {
+pub(crate) fn play(dir: &Path) {
     ok(run_arena(
         &[
             "play",
@@ -46,7 +46,7 @@ fn play(dir: &Path) {
 }
 
 /// `rate RUN --json` with `extra` flags: the JSON and stderr.
-fn rate(run: &Path, extra: &[&str]) -> (Value, String) {
+pub(crate) fn rate(run: &Path, extra: &[&str]) -> (Value, String) {
     let mut args = vec![
         "rate",
         run.to_str().unwrap(),
@@ -61,7 +61,7 @@ fn rate(run: &Path, extra: &[&str]) -> (Value, String) {
     (serde_json::from_str(&stdout).unwrap(), stderr)
 }
 
-fn lines(run: &Path) -> Vec<Value> {
+pub(crate) fn lines(run: &Path) -> Vec<Value> {
     let text = std::fs::read_to_string(run.join("move-scores.jsonl")).unwrap();
     text.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
 }

@@ -167,7 +167,11 @@ pub enum ClientError {
         offered: String,
     },
     /// A string argument past [`MAX_ARGUMENT`] bytes.
-    #[error("{name} is {len} bytes long, past the limit of {MAX_ARGUMENT}: send a square such as d3")]
+    #[error("{name} is {len} bytes long, past the limit of {MAX_ARGUMENT}: {}", if *name == "coord" {
+        "send a square such as d3"
+    } else {
+        "send one of the specs the server offers (new_game names them when it refuses one)"
+    })]
     TooLong {
         /// The argument's name.
         name: &'static str,

@@ -8,16 +8,20 @@
 //! Values are kept or made again by game and side: a side of a finished game whose
 //! lines all hold values (of the [`Valuing`]'s reference when it is strict) is kept as
 //! it is; any other side that made a move is valued, all its moves (fallback moves too,
-//! kept apart by their source as `--score-moves` keeps them). Lines of other games stay.
+//! kept apart by their source as `--score-moves` keeps them). A game with a line that is
+//! not one of its decisions (another side, ply or move, values of other squares than
+//! the legal moves there: a file edited or copied from another run) is valued again
+//! whole, its lines replaced. Lines of other games stay.
 //! Nothing here writes a game log: a run stopped while it is valued keeps its logs, and
 //! its `move-scores.jsonl` is the old one or the new one, whole.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 use engines::Engines;
-use game::othello::{Color, Move};
-use game::Othello;
+use game::othello::{Color, Move, Square};
+use game::{Othello, Rules};
 use record::{game_start, read_game_log_prefix, Event, MoveSource, ReadLogError};
 use runs::{read_move_scores, write_move_scores, MoveScoresError, ScoredMove};
 
@@ -78,8 +82,8 @@ pub enum ValueError {
 pub struct RunValues {
     dir: PathBuf,
     valuing: Valuing,
-    /// Finished games by number, and the sides of each to value.
-    games: Vec<(usize, GameRecord<Othello>, Vec<Color>)>,
+    /// Finished games, and the sides of each to value.
+    games: Vec<ToValue>,
     /// The lines of its `move-scores.jsonl` (none without one).
     held: Vec<ScoredMove>,
 }
@@ -113,11 +117,22 @@ impl RunValues {
                 path: path.to_path_buf(),
                 reason,
             })?;
+            let decisions = decisions(&record);
+            // A line that is not one of this game's decisions (another side, ply or
+            // move; values of squares that are not the legal moves there) was not
+            // made from this log: the game is valued again whole, its lines replaced.
+            let whole = held.iter().any(|m| m.game == number && !fits(m, &decisions));
             let sides: Vec<Color> = Color::BOTH
                 .into_iter()
-                .filter(|&color| decides(&record, color) && !kept(&held, valuing, number, color))
+                .filter(|&color| decisions.values().any(|d| d.color == color))
+                .filter(|&color| whole || !kept(&held, valuing, number, color))
                 .collect();
-            games.push((number, record, sides));
+            games.push(ToValue {
+                number,
+                record,
+                sides,
+                whole,
+            });
         }
         Ok(RunValues {
             dir: dir.to_path_buf(),
@@ -129,7 +144,7 @@ impl RunValues {
 
     /// Games with a side to value.
     pub fn games_to_value(&self) -> usize {
-        self.games.iter().filter(|(_, _, sides)| !sides.is_empty()).count()
+        self.games.iter().filter(|g| !g.sides.is_empty()).count()
     }
 
     /// The scored moves as they are when nothing is left to value.
@@ -144,11 +159,11 @@ impl RunValues {
         let to_score: Vec<GameToScore<'_, Othello>> = self
             .games
             .iter()
-            .filter(|(_, _, sides)| !sides.is_empty())
-            .map(|(number, record, sides)| GameToScore {
-                number: *number,
-                record,
-                colors: sides.clone(),
+            .filter(|g| !g.sides.is_empty())
+            .map(|g| GameToScore {
+                number: g.number,
+                record: &g.record,
+                colors: g.sides.clone(),
             })
             .collect();
         if to_score.is_empty() {
@@ -161,9 +176,11 @@ impl RunValues {
         let scorer = || MoveScorer::Ours(Othello::reference(exact_empties, depth));
         let valued = score_games(&to_score, &scorer, parallel, watch, &AtomicBool::new(false))?;
         let again = |m: &ScoredMove| {
-            to_score
-                .iter()
-                .any(|g| g.number == m.game && g.colors.iter().any(|c| c.to_string() == m.color))
+            self.games.iter().any(|g| {
+                g.number == m.game
+                    && !g.sides.is_empty()
+                    && (g.whole || g.sides.iter().any(|c| c.to_string() == m.color))
+            })
         };
         let mut moves: Vec<ScoredMove> = self.held.into_iter().filter(|m| !again(m)).collect();
         moves.extend(valued);
@@ -173,12 +190,71 @@ impl RunValues {
     }
 }
 
-/// Whether `color` chose a move of its own in `record` (a forced pass is no choice).
-fn decides(record: &GameRecord<Othello>, color: Color) -> bool {
-    record
-        .plies
-        .iter()
-        .any(|p| p.color == color && p.played.source != MoveSource::ForcedPass && matches!(p.played.mv, Move::Place(_)))
+/// A game, and the sides of it to value.
+#[derive(Debug)]
+struct ToValue {
+    /// Its number in the run.
+    number: usize,
+    /// The game as its log holds it.
+    record: GameRecord<Othello>,
+    /// The sides to value (none when its values are kept).
+    sides: Vec<Color>,
+    /// Whether its lines are all replaced (some were not of this game), not only
+    /// those of `sides`.
+    whole: bool,
+}
+
+/// One decision of a game: what a line of `move-scores.jsonl` says of it.
+#[derive(Debug)]
+struct Decision {
+    color: Color,
+    mv: Square,
+    empties: u32,
+    /// The legal moves of the position, row-major.
+    legal: Vec<Square>,
+}
+
+/// The decisions of `record` by ply (from 1, opening included): the moves a side chose
+/// (a forced pass is no choice, the opening's moves none), as `--score-moves` values
+/// them.
+fn decisions(record: &GameRecord<Othello>) -> BTreeMap<usize, Decision> {
+    let mut board = *record.game.start();
+    let mut decisions = BTreeMap::new();
+    for (index, &mv) in record.game.moves().iter().enumerate() {
+        let ply = index
+            .checked_sub(record.opening_plies)
+            .and_then(|i| record.plies.get(i));
+        if let (Some(ply), Move::Place(square)) = (ply, mv) {
+            if ply.played.source != MoveSource::ForcedPass {
+                let decision = Decision {
+                    color: ply.color,
+                    mv: square,
+                    empties: board.empties(),
+                    legal: board.legal_moves().squares().collect(),
+                };
+                decisions.insert(index + 1, decision);
+            }
+        }
+        // The record was rebuilt by the rules: each of its moves is legal.
+        let Ok(next) = Othello::play(&board, mv) else { break };
+        board = next;
+    }
+    decisions
+}
+
+/// Whether `line` is one of `decisions`: its ply, side, move and empty squares, with
+/// values (when it has any) of exactly the legal moves there, each once.
+fn fits(line: &ScoredMove, decisions: &BTreeMap<usize, Decision>) -> bool {
+    decisions.get(&line.ply).is_some_and(|d| {
+        let mut valued: Vec<&str> = line.values.iter().map(|(square, _)| square.as_str()).collect();
+        valued.sort_unstable();
+        let mut legal: Vec<String> = d.legal.iter().map(ToString::to_string).collect();
+        legal.sort_unstable();
+        line.color == d.color.to_string()
+            && line.mv == d.mv.to_string()
+            && line.empties == d.empties
+            && (valued.is_empty() || valued == legal)
+    })
 }
 
 /// Whether `held` values game `number`'s `color` side in full, as `valuing` keeps

@@ -9,6 +9,8 @@
 //! arguments and maps answers and errors: the games, their logs and their bounds are
 //! [`arena::ClientGames`]'.
 
+mod handshake;
+
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -99,7 +101,9 @@ pub async fn serve<R: ModelGame>(options: McpOptions<R>) -> anyhow::Result<Optio
         options: Arc::new(options),
         games: games.clone(),
     };
-    let running = server.serve(rmcp::transport::stdio()).await;
+    let (stdin, stdout) = rmcp::transport::stdio();
+    let transport = rmcp::transport::async_rw::AsyncRwTransport::new_server(stdin, stdout);
+    let running = server.serve(handshake::Lenient::new(transport)).await;
     if let Ok(running) = running {
         running.waiting().await?;
     }
@@ -139,7 +143,7 @@ fn tools<R: ModelGame>(legal: LegalMoves) -> Vec<McpTool> {
         ),
         tool(
             "simulate_move",
-            <R::Simulate as Tool>::DESCRIPTION.to_string(),
+            simulate_description::<R>(legal),
             parameters_schema::<MoveArgs>(),
         ),
         tool(
@@ -156,6 +160,18 @@ fn tools<R: ModelGame>(legal: LegalMoves) -> Vec<McpTool> {
             parameters_schema::<GameArgs>(),
         ),
     ]
+}
+
+/// `simulate_move`'s description: our agent's tool's, which promises the opponent's
+/// legal replies, or in blind play (`legal` hidden) what the result holds then.
+fn simulate_description<R: ModelGame>(legal: LegalMoves) -> String {
+    if legal.shown() {
+        return <R::Simulate as Tool>::DESCRIPTION.to_string();
+    }
+    "Simulate placing your piece on a square without playing it. Returns the board after the move \
+     (opponent to move) and what the move changes, but no legal moves (neither yours nor the opponent's \
+     replies: find them from the board); a square you cannot play is an error."
+        .to_string()
 }
 
 /// `arguments` read as `A`, or an error naming the tool and the problem.

@@ -80,7 +80,7 @@ impl ScoredMove {
 #[derive(Debug, thiserror::Error)]
 pub enum MoveScoresError {
     /// The file exists but cannot be read.
-    #[error("cannot read {path}: check its permissions")]
+    #[error("cannot read {path}: make it a readable file, or move it aside and `rate` values the run again")]
     Read {
         /// The file.
         path: PathBuf,
@@ -98,7 +98,7 @@ pub enum MoveScoresError {
         source: std::io::Error,
     },
     /// A line that is not a scored move.
-    #[error("line {line} of {path} is not a scored move: rescore the run with --score-moves")]
+    #[error("line {line} of {path} is not a scored move: move the file aside and `rate` values the run again")]
     Line {
         /// The file.
         path: PathBuf,

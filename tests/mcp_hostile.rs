@@ -1,0 +1,239 @@
+//! `othello-arena mcp` under hostile JSON-RPC lines: messages before the handshake,
+//! malformed and wrong-typed calls, over-long and non-ASCII squares, unknown games and
+//! huge ids, two games at once; blind play (`--legal-moves hidden`) checked against
+//! the legal squares of each position, never named by any answer or error.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+use game::othello::{Board, Color};
+use serde_json::{json, Value};
+
+/// The server as a child, spoken to in raw lines (no handshake of its own).
+struct Raw {
+    child: Child,
+    input: Option<ChildStdin>,
+    output: BufReader<ChildStdout>,
+}
+
+impl Raw {
+    fn start(dir: &Path, args: &[&str]) -> Raw {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_othello-arena"))
+            .arg("mcp")
+            .arg("--log-dir")
+            .arg(dir)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the binary starts");
+        let input = child.stdin.take();
+        let output = BufReader::new(child.stdout.take().expect("stdout is piped"));
+        Raw { child, input, output }
+    }
+
+    fn line(&mut self, line: &str) {
+        let input = self.input.as_mut().expect("open");
+        writeln!(input, "{line}").expect("the server reads");
+        input.flush().expect("the server reads");
+    }
+
+    /// Sends request `id` and returns its response.
+    fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
+        self.line(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }).to_string());
+        loop {
+            let mut line = String::new();
+            let read = self.output.read_line(&mut line).expect("the server answers");
+            assert!(read > 0, "the server closed stdout before answering {method} {id}");
+            let message: Value = serde_json::from_str(&line).expect("each line is JSON");
+            if message["id"] == json!(id) {
+                return message;
+            }
+        }
+    }
+
+    fn initialize(&mut self) -> Value {
+        let params = json!({
+            "protocolVersion": "2024-11-05",
+            "capabilities": {},
+            "clientInfo": { "name": "hostile", "version": "1" }
+        });
+        self.request(1, "initialize", params)
+    }
+
+    fn close(mut self) {
+        drop(self.input.take());
+        let status = self.child.wait().expect("the server exits");
+        assert!(status.success(), "the server exited with {status}");
+    }
+}
+
+/// A notification or a stray response before `initialize` used to end the session:
+/// the server exited at once, without a word, and the client's `initialize` was never
+/// answered. They carry no id to answer; they are dropped and the session goes on.
+#[test]
+fn messages_before_initialize_that_are_not_requests_do_not_end_the_server() {
+    let dir = crate::support::temp_dir("mcp-hostile", "before-initialize");
+    let mut server = Raw::start(&dir, &[]);
+    server.line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    server.line(r#"{"jsonrpc":"2.0","id":77,"result":{}}"#);
+    server.line("not json at all");
+    let ping = server.request(5, "ping", json!({}));
+    assert_eq!(ping["result"], json!({}), "{ping}");
+    let hello = server.initialize();
+    assert_eq!(hello["result"]["serverInfo"]["name"], "othello-arena", "{hello}");
+    server.line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    let tools = server.request(2, "tools/list", json!({}));
+    assert_eq!(tools["result"]["tools"].as_array().map(Vec::len), Some(5), "{tools}");
+    server.close();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The legal squares of a state's position for the side to move (none when the game
+/// is over).
+fn legal_squares(state: &Value) -> Vec<String> {
+    let (Some(board), Some(side)) = (state["board"].as_str(), state["to_move"].as_str()) else {
+        return Vec::new();
+    };
+    if state["over"] == json!(true) || board.len() != 64 {
+        return Vec::new();
+    }
+    let side = if side == "black" { Color::Black } else { Color::White };
+    let board = Board::parse_squares(board, side).expect("a state's board parses");
+    board.legal_moves().squares().map(|s| s.to_string()).collect()
+}
+
+/// The message of an answer: an error's, or a tool error's.
+fn message(answer: &Value) -> String {
+    let error = answer["error"]["message"].as_str();
+    let tool = answer["result"]["structuredContent"]["error"].as_str();
+    error.or(tool).unwrap_or_default().to_string()
+}
+
+/// Bad calls on two games at once in blind play: each gets an error (JSON-RPC or tool)
+/// that says what to do, the server keeps serving, and no answer names two or more of
+/// the position's legal squares (nor a "legal moves" list, nor the opponent's replies).
+#[test]
+fn bad_calls_in_blind_play_get_errors_with_the_fix_and_never_name_the_legal_moves() {
+    let dir = crate::support::temp_dir("mcp-hostile", "blind");
+    let mut server = Raw::start(&dir, &["--legal-moves", "hidden", "--max-invalid", "50"]);
+    server.initialize();
+    server.line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    let tools = server.request(2, "tools/list", json!({}));
+    let simulate = tools["result"]["tools"][2]["description"].as_str().unwrap_or_default();
+    assert!(
+        !simulate.contains("legal replies"),
+        "a blind simulate_move promises no replies: {simulate}"
+    );
+    let mut id = 10;
+    let mut call = |server: &mut Raw, tool: &str, arguments: Value| {
+        id += 1;
+        server.request(id, "tools/call", json!({ "name": tool, "arguments": arguments }))
+    };
+    let mut legal = Vec::new();
+    for (game, color) in [(1, "black"), (2, "white")] {
+        let started = call(&mut server, "new_game", json!({ "color": color }));
+        let state = &started["result"]["structuredContent"];
+        assert_eq!(state["game_id"], json!(game), "{started}");
+        legal.push(legal_squares(state));
+    }
+    let bad = bad_move_arguments();
+    let mut said = Vec::new();
+    for arguments in &bad {
+        for tool in ["simulate_move", "play_move"] {
+            let answer = call(&mut server, tool, arguments.clone());
+            let text = message(&answer);
+            let fix = ["such as d3", "not a legal move", "schema", "new_game", "past the limit"];
+            assert!(fix.iter().any(|f| text.contains(f)), "{tool} {arguments}: {answer}");
+            said.push(answer);
+        }
+    }
+    said.push(call(&mut server, "castle", json!({})));
+    for game in [1, 2] {
+        said.push(call(&mut server, "get_state", json!({ "game_id": game })));
+    }
+    // The server still plays: a legal move of each game, each answered with a state.
+    for (game, squares) in [(1, &legal[0]), (2, &legal[1])] {
+        let simulated = call(
+            &mut server,
+            "simulate_move",
+            json!({ "game_id": game, "coord": squares[0] }),
+        );
+        assert_eq!(simulated["result"]["isError"], json!(false), "{simulated}");
+        said.push(simulated);
+        let played = call(
+            &mut server,
+            "play_move",
+            json!({ "game_id": game, "coord": squares[0] }),
+        );
+        assert_eq!(played["result"]["isError"], json!(false), "{played}");
+        let after = legal_squares(&played["result"]["structuredContent"]);
+        assert_leaks_nothing(&played, &after);
+        let again = call(&mut server, "play_move", json!({ "game_id": game, "coord": "a1" }));
+        assert_leaks_nothing(&again, &after);
+    }
+    for answer in &said {
+        for squares in &legal {
+            assert_leaks_nothing(answer, squares);
+        }
+    }
+    server.close();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `simulate_move` / `play_move` arguments that are wrong: missing, wrong-typed,
+/// over-long or non-ASCII squares, squares that cannot be played, unknown or huge ids.
+fn bad_move_arguments() -> Vec<Value> {
+    let long = "d".repeat(300);
+    let accents = "é".repeat(150);
+    vec![
+        json!({ "game_id": 1 }),
+        json!({ "game_id": 1, "coord": 3 }),
+        json!({ "game_id": 1, "coord": null }),
+        json!({ "game_id": 1, "coord": ["d3"] }),
+        json!({ "game_id": 1, "coord": long }),
+        json!({ "game_id": 1, "coord": accents }),
+        json!({ "game_id": 1, "coord": "ｄ３" }),
+        json!({ "game_id": 1, "coord": "" }),
+        json!({ "game_id": 1, "coord": "pass" }),
+        json!({ "game_id": 1, "coord": "a1" }),
+        json!({ "game_id": 1, "coord": "d4" }),
+        json!({ "game_id": 2, "coord": "a1" }),
+        json!({ "game_id": 3, "coord": "d3" }),
+        json!({ "game_id": u64::MAX, "coord": "d3" }),
+        json!({ "game_id": 1e300, "coord": "d3" }),
+        json!({ "game_id": -1, "coord": "d3" }),
+        json!({ "game_id": "1", "coord": "d3" }),
+    ]
+}
+
+/// `answer` names fewer than two of `legal` and no list of legal moves or replies.
+fn assert_leaks_nothing(answer: &Value, legal: &[String]) {
+    let text = answer.to_string().to_lowercase();
+    for leak in ["legal moves:", "legal_moves", "valid_moves"] {
+        assert!(!text.contains(leak), "{leak} in {answer}");
+    }
+    let named: Vec<&String> = legal.iter().filter(|s| text.contains(s.as_str())).collect();
+    assert!(named.len() < 2 || legal.len() < 2, "{named:?} named in {answer}");
+}
+
+/// An over-long opponent spec is refused with the fix for an opponent, not a square's.
+#[test]
+fn an_over_long_opponent_is_refused_with_the_fix_for_an_opponent() {
+    let dir = crate::support::temp_dir("mcp-hostile", "long-opponent");
+    let mut server = Raw::start(&dir, &["--opponent", "random"]);
+    server.initialize();
+    let answer = server.request(
+        2,
+        "tools/call",
+        json!({ "name": "new_game", "arguments": { "opponent": "r".repeat(300) } }),
+    );
+    let text = message(&answer);
+    assert!(text.contains("past the limit of 200"), "{answer}");
+    assert!(!text.contains("square"), "{answer}");
+    assert!(text.contains("specs the server offers"), "{answer}");
+    server.close();
+    let _ = std::fs::remove_dir_all(&dir);
+}
