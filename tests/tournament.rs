@@ -796,5 +796,14 @@ fn a_tournament_values_its_llm_players_decisions_unless_told_not_to() {
     let dir = temp_dir("tournament", "unvalued");
     let output = tournament(&dir, &text, &["--no-score-moves"]);
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    assert!(!dir.join("run").join("move-scores.jsonl").exists());
+    let run = dir.join("run");
+    assert!(!run.join("move-scores.jsonl").exists());
+    // run.json keeps the choice, and a resume without the flag keeps it too.
+    let recorded = std::fs::read_to_string(run.join("run.json")).unwrap();
+    assert!(recorded.contains("\"no_score_moves\": true"), "{recorded}");
+    std::fs::remove_file(run.join("game-0002.jsonl")).unwrap();
+    let resumed = run_arena(&["tournament", "--resume", run.to_str().unwrap()], "127.0.0.1:9");
+    assert!(resumed.status.success(), "{}", String::from_utf8_lossy(&resumed.stderr));
+    assert!(run.join("game-0002.jsonl").exists());
+    assert!(!run.join("move-scores.jsonl").exists(), "the resume valued nothing");
 }

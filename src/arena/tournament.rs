@@ -83,6 +83,9 @@ pub struct Tournament<L> {
     pub anchor: Option<Anchor>,
     /// Its `stop`, read.
     pub rule: Option<StopRule>,
+    /// Whether the LLM players' decisions are left unvalued: the run it resumes chose
+    /// so, or `--no-score-moves` (the CLI adds it).
+    pub no_score_moves: bool,
 }
 
 /// Why a tournament cannot be read, opened or played.
@@ -221,6 +224,7 @@ impl<L> Tournament<L> {
                 "give openings (a suite file) or opening_random (random plies), not both".to_string(),
             ));
         }
+        let no_score_moves = resume.as_ref().is_some_and(|(_, run)| run.no_score_moves);
         Ok(Tournament {
             path,
             resume,
@@ -228,6 +232,7 @@ impl<L> Tournament<L> {
             file,
             anchor,
             rule,
+            no_score_moves,
         })
     }
 
@@ -308,6 +313,7 @@ impl<L> Tournament<L> {
                     pairings: plan.pairings.iter().map(|p| p.label.clone()).collect(),
                     openings: record,
                     parallel,
+                    no_score_moves: self.no_score_moves,
                 })))?;
                 None
             }

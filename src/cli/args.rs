@@ -645,7 +645,8 @@ pub struct TournamentArgs {
     pub no_ladder: bool,
     /// Value none of the LLM players' decisions. By default every decision is valued by
     /// the reference after the games (move-scores.jsonl, which the intrinsic table
-    /// reads); the results never depend on it.
+    /// reads); the results never depend on it. run.json records it, and a resume keeps
+    /// it.
     #[arg(long)]
     pub no_score_moves: bool,
 }

@@ -159,7 +159,8 @@ impl LlmEntry {
 }
 
 pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
-    let tournament = read(&args)?;
+    let mut tournament = read(&args)?;
+    tournament.no_score_moves |= args.no_score_moves;
     let openings = tournament_openings(
         &args,
         &tournament.file,
@@ -190,7 +191,7 @@ pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<Strin
         .await?;
     bar.finish();
     let interrupted = played.interrupted;
-    if !interrupted && !args.no_score_moves {
+    if !interrupted && !tournament.no_score_moves {
         let games = open.games_to_score(&played, &entrants.llm);
         if !games.is_empty() {
             // Our reference as the intrinsic calibration's, as `eval` values by default.

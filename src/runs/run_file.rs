@@ -177,6 +177,10 @@ pub struct TournamentRun {
     pub openings: Option<OpeningsRecord>,
     /// Games played at once.
     pub parallel: usize,
+    /// Whether its LLM players' decisions are left unvalued (`--no-score-moves`, kept
+    /// by a resume); absent when they are valued.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_score_moves: bool,
 }
 
 /// The settings of a `probe` run.
