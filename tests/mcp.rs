@@ -9,6 +9,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Output, Stdio};
 
+use crate::support::mcp_server;
 use record::{read_game_log, Event, MoveSource, StopReason};
 use serde_json::{json, Value};
 
@@ -25,18 +26,7 @@ struct Session {
 impl Session {
     /// Starts `mcp` with `args`, logging under `dir`, and shakes hands as `client`.
     fn start(dir: &Path, args: &[&str], client: &str) -> Session {
-        let mut child = Command::new(BIN)
-            .arg("mcp")
-            .arg("--log-dir")
-            .arg(dir)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("the binary starts");
-        let input = child.stdin.take();
-        let output = BufReader::new(child.stdout.take().expect("stdout is piped"));
+        let (child, input, output) = mcp_server(dir, args, Stdio::inherit());
         let mut session = Session {
             child,
             input,

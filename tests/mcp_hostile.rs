@@ -5,8 +5,9 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Stdio};
 
+use crate::support::mcp_server;
 use game::othello::{Board, Color};
 use serde_json::{json, Value};
 
@@ -19,18 +20,7 @@ struct Raw {
 
 impl Raw {
     fn start(dir: &Path, args: &[&str]) -> Raw {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_othello-arena"))
-            .arg("mcp")
-            .arg("--log-dir")
-            .arg(dir)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("the binary starts");
-        let input = child.stdin.take();
-        let output = BufReader::new(child.stdout.take().expect("stdout is piped"));
+        let (child, input, output) = mcp_server(dir, args, Stdio::null());
         Raw { child, input, output }
     }
 

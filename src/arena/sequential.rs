@@ -135,14 +135,16 @@ impl PairingState {
             let [Some(first), Some(second)] = pair.map(|i| records[i].as_ref()) else {
                 return pair.iter().copied().filter(|&i| records[i].is_none()).collect();
             };
-            let games = [(pair[0], first), (pair[1], second)];
-            let [first, second] =
-                games.map(|(i, record)| GameScore::from_margin(record.margin_for(schedule[i].color_of(pairing.first))));
+            // Each game with the first player's colour in it.
+            let games = [
+                (first, schedule[pair[0]].color_of(pairing.first)),
+                (second, schedule[pair[1]].color_of(pairing.first)),
+            ];
+            let [first, second] = games.map(|(record, color)| GameScore::from_margin(record.margin_for(color)));
             self.trials.add_pair(first, second);
             if rule.values_decisions() {
-                for (i, record) in games {
-                    self.choices
-                        .push(rule.decisions(record, schedule[i].color_of(pairing.first)));
+                for (record, color) in games {
+                    self.choices.push(rule.decisions(record, color));
                 }
             }
             self.next += 1;

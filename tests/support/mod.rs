@@ -329,6 +329,34 @@ pub fn run_arena(args: &[&str], host: &str) -> std::process::Output {
         .expect("the binary runs")
 }
 
+/// `othello-arena mcp` with `args`, logging under `dir`, as a child whose stdin and
+/// stdout are piped (the JSON-RPC lines) and whose stderr goes to `stderr`: the child,
+/// its input and its output, read line by line.
+pub fn mcp_server(
+    dir: &std::path::Path,
+    args: &[&str],
+    stderr: std::process::Stdio,
+) -> (
+    std::process::Child,
+    Option<std::process::ChildStdin>,
+    BufReader<std::process::ChildStdout>,
+) {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_othello-arena"))
+        .arg("mcp")
+        .arg("--log-dir")
+        .arg(dir)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(stderr)
+        .spawn()
+        .expect("the binary starts");
+    let input = child.stdin.take();
+    let output = BufReader::new(child.stdout.take().expect("stdout is piped"));
+    (child, input, output)
+}
+
 /// Runs `othello-arena tournament` on a file of `text` written in `dir`, logged in
 /// `dir/run`, with `--json` and `extra` flags.
 pub fn run_tournament(dir: &std::path::Path, text: &str, extra: &[&str]) -> std::process::Output {
