@@ -14,6 +14,16 @@
 # has its own cached file, port, PID and log, so both can run at once; /v1/models lists
 # each under its MODEL name. Every file is checked by SHA-256.
 #
+# Servers on one machine share its cores: each server takes them all (llama.cpp's own
+# choice), and the harness has requests to the servers take turns when their hosts
+# share a group (`share_cores = "local"` in a tournament's [[llm]] tables, or
+# `--share-cores local`). Computing at once, two servers ran 2.9 times slower than
+# taking turns (llama.cpp's threads spin on the same cores; docs/leaderboard.md, "Speed",
+# measures it with scripts/llm-throughput.sh); splitting the cores between them instead
+# leaves a core idle whenever one server waits. Each server has SLOTS slots, so that
+# each game keeps its own prompt cache. OTHELLO_ARENA_LLM_THREADS and
+# OTHELLO_ARENA_LLM_SLOTS override the threads and the slots.
+#
 # Cache: $OTHELLO_ARENA_CACHE, else ${XDG_CACHE_HOME:-~/.cache}/othello-arena. Every step
 # is skipped when its result is present and intact, and redone when it is not.
 set -euo pipefail
@@ -40,6 +50,7 @@ model_facts() {
             MODEL_SHA256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
             # --jinja applies the model's own template, which is what offers it tools.
             MODEL_TEMPLATE=(--jinja)
+            MODEL_CACHE=()
             MODEL_TURN_MARKER="<|im_start|>"
             ;;
         gemma-3-270m)
@@ -51,6 +62,8 @@ model_facts() {
             # default) `--chat-template gemma` is read as a template's text and every
             # prompt renders as the word "gemma"; --no-jinja takes the built-in Gemma one.
             MODEL_TEMPLATE=(--no-jinja --chat-template gemma)
+            # Its sliding-window layers keep their whole cache, so a prompt's prefix is reused.
+            MODEL_CACHE=(--swa-full)
             MODEL_TURN_MARKER="<start_of_turn>"
             ;;
         *) die "unknown model '$MODEL_KEY': use qwen2.5-coder-0.5b (the default) or gemma-3-270m" ;;
@@ -163,22 +176,50 @@ running_url() {
     echo "$url"
 }
 
+# The models whose servers (started here) are running, one a line.
+running_models() {
+    local key
+    for key in qwen2.5-coder-0.5b gemma-3-270m; do
+        (model_facts "$key" && running_url >/dev/null) && echo "$key"
+    done
+    return 0
+}
+
+# Launches llama-server for the current model on PORT with THREADS threads, and waits
+# until it answers and renders its chat template. gemma-3 attends through a sliding
+# window: without --swa-full llama-server cannot reuse its cache and processes every
+# prompt whole.
+launch() {
+    local port="$1" threads="$2" slots="${OTHELLO_ARENA_LLM_SLOTS:-2}"
+    say "starting llama-server for $MODEL_KEY on 127.0.0.1:$port, $threads thread(s), $slots slot(s) (log: $RUN/server.log)"
+    # --alias is the name /v1/models lists (a fleet checks that its hosts serve the model).
+    # -c is shared by the slots: 4096 tokens each at 2 slots, above any request here.
+    nohup "$SERVER_BIN" -m "$MODEL" --alias "$MODEL_KEY" --host 127.0.0.1 --port "$port" "${MODEL_TEMPLATE[@]}" \
+        "${MODEL_CACHE[@]}" -c $(( 4096 * slots )) -np "$slots" -t "$threads" -tb "$threads" >"$RUN/server.log" 2>&1 &
+    echo $! >"$RUN/server.pid"
+    echo "$port" >"$RUN/server.port"
+    wait_ready "$port"
+}
+
 start() {
     if url=$(running_url); then say "already running"; echo "$url"; return; fi
     setup_server
     setup_model
     mkdir -p "$RUN"
-    local port
-    # OTHELLO_ARENA_LLM_PORT fixes the port (docs/tournament-local.toml expects 8080);
+    local port others
+    # OTHELLO_ARENA_LLM_PORT fixes the port (docs/leaderboard.toml expects 8080 and 8081);
     # otherwise a free one is taken.
     port=${OTHELLO_ARENA_LLM_PORT:-$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}
-    say "starting llama-server for $MODEL_KEY on 127.0.0.1:$port (log: $RUN/server.log)"
-    # --alias is the name /v1/models lists (a fleet checks that its hosts serve the model).
-    nohup "$SERVER_BIN" -m "$MODEL" --alias "$MODEL_KEY" --host 127.0.0.1 --port "$port" "${MODEL_TEMPLATE[@]}" \
-        -c 8192 -np 1 >"$RUN/server.log" 2>&1 &
-    echo $! >"$RUN/server.pid"
-    echo "$port" >"$RUN/server.port"
-    local waited=0
+    others=$(running_models | grep -vx "$MODEL_KEY" | tr '\n' ' ' || true)
+    if [ -n "$others" ] && [ -z "${OTHELLO_ARENA_LLM_THREADS:-}" ]; then
+        say "note: ${others}runs on the same $(nproc) cores: give both hosts one share_cores group" \
+            "(--share-cores local, or share_cores = \"local\" in a tournament's [[llm]]) so their requests take turns"
+    fi
+    launch "$port" "${OTHELLO_ARENA_LLM_THREADS:-$(nproc)}"
+}
+
+wait_ready() {
+    local port="$1" waited=0
     until curl -fsS -m 5 "http://127.0.0.1:$port/health" >/dev/null 2>&1; do
         kill -0 "$(cat "$RUN/server.pid")" 2>/dev/null || { tail -n 20 "$RUN/server.log" >&2; die "llama-server exited"; }
         [ "$waited" -lt 180 ] || die "llama-server not healthy after 180 s (see $RUN/server.log)"

@@ -112,6 +112,10 @@ fn play_model(name: &str, player: &str, servers: &[&str], extra: &[&str]) -> Cou
                 counts.latencies_ms.push(e.latency_ms);
                 assert!(e.request["messages"].is_array(), "the request is logged as sent");
                 assert!(e.response["choices"].is_array(), "the response is logged as received");
+                let work = e
+                    .server
+                    .expect("llama-server times every request (its `timings`), logged as `server`");
+                assert!(work.prompt_ms > 0.0 && work.generated_tokens > 0, "{work:?}");
             }
             Event::Move(m) => {
                 let Some(d) = &m.agent else { continue };
@@ -465,4 +469,46 @@ fn the_base_gemma_model_plays_every_move_itself_held_to_the_legal_moves() {
         "held to the legal moves with no reason field, every answer fits the shipped cap"
     );
     assert_eq!(counts.clean, counts.model_moves);
+}
+
+/// `bench llm` against the real server: every position answered, and the server's own
+/// clock read (prefill and decode speeds, the prompt tokens it processed, the floor).
+#[test]
+#[ignore = "needs a local llama-server: set OTHELLO_ARENA_LLM_URL (scripts/local-llm.sh start)"]
+fn bench_llm_reads_the_servers_own_clock() {
+    let url = server_url();
+    let output = Command::new(env!("CARGO_BIN_EXE_othello-arena"))
+        .args([
+            "bench",
+            "llm",
+            "--agent",
+            "llm:qwen2.5-coder-0.5b",
+            "--api",
+            "openai",
+            "--host",
+            &url,
+            "--agent-file",
+            "prompts/small-model.toml",
+            "--answer-format",
+            "json-legal",
+            "--positions",
+            "3",
+            "--parallel",
+            "2",
+            "--max-in-flight",
+            "2",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("the binary runs");
+    let text = String::from_utf8_lossy(&output.stdout);
+    eprintln!("{text}");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(text.contains("3 moves (3 by the model"), "{text}");
+    let server = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("server"))
+        .expect("a server line");
+    assert!(server.contains("prefill") && !server.contains("prefill -"), "{server}");
+    assert!(text.contains("floor"), "{text}");
 }

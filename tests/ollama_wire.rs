@@ -215,3 +215,20 @@ async fn an_unreachable_server_says_how_to_point_at_one() {
         "{text}"
     );
 }
+
+/// Ollama's counts and durations (nanoseconds) are read as the server's work; a reply
+/// without them (an older server) is not timed.
+#[test]
+fn ollamas_durations_are_its_work() {
+    let timed = json!({
+        "model": "gemma3:4b", "message": {"role": "assistant", "content": "d3"}, "done_reason": "stop",
+        "prompt_eval_count": 125, "prompt_eval_duration": 250_000_000u64,
+        "eval_count": 6, "eval_duration": 120_000_000u64,
+    });
+    let work = OllamaBackend::parse_response(&timed).unwrap().server.expect("timed");
+    assert_eq!((work.requests, work.prompt_tokens, work.generated_tokens), (1, 125, 6));
+    assert_eq!((work.prompt_ms, work.generation_ms), (250.0, 120.0));
+    let mut untimed = timed.clone();
+    untimed.as_object_mut().unwrap().remove("eval_duration");
+    assert_eq!(OllamaBackend::parse_response(&untimed).unwrap().server, None);
+}

@@ -175,3 +175,40 @@ async fn server_errors_keep_their_body_and_omit_the_key() {
     assert!(!text.contains(KEY));
     assert_eq!(server.requests().len(), 1, "401 is not retried");
 }
+
+/// llama-server's own accounting (`timings`, in the shape its build in
+/// scripts/local-llm.sh sends) is read as the server's work: the prompt tokens it
+/// processed after its cache, not the prompt's size in `usage`; a server that sends no
+/// timings, or broken ones, is not timed.
+#[test]
+fn llama_servers_timings_are_its_work_and_other_servers_send_none() {
+    let body = |timings: serde_json::Value| {
+        json!({
+            "choices": [{"message": {"role": "assistant", "content": "d3"}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 249, "completion_tokens": 6},
+            "timings": timings,
+        })
+    };
+    let timed = body(json!({
+        "cache_n": 124, "prompt_n": 125, "prompt_ms": 250.0, "prompt_per_second": 500.0,
+        "predicted_n": 6, "predicted_ms": 120.0, "predicted_per_second": 50.0,
+    }));
+    let reply = OpenAiBackend::parse_response(&timed).unwrap();
+    assert_eq!(reply.prompt_tokens, Some(249));
+    let work = reply.server.expect("timed");
+    assert_eq!((work.requests, work.prompt_tokens, work.generated_tokens), (1, 125, 6));
+    assert_eq!((work.prompt_ms, work.generation_ms), (250.0, 120.0));
+    assert_eq!(work.prefill_tokens_per_s(), Some(500.0));
+    assert_eq!(work.decode_tokens_per_s(), Some(50.0));
+    let mut untimed = timed.clone();
+    untimed.as_object_mut().unwrap().remove("timings");
+    assert_eq!(OpenAiBackend::parse_response(&untimed).unwrap().server, None);
+    for broken in [
+        json!({"prompt_n": 125, "prompt_ms": -1.0, "predicted_n": 6, "predicted_ms": 120.0}),
+        json!({"prompt_n": 125, "prompt_ms": 250.0, "predicted_ms": 120.0}),
+        json!("fast"),
+    ] {
+        let reply = OpenAiBackend::parse_response(&body(broken.clone()));
+        assert_eq!(reply.map(|r| r.server), Ok(None), "{broken}");
+    }
+}

@@ -453,6 +453,9 @@ impl<R: ModelGame> Agent<R> {
             decision.thinking_estimated += u32::from(thinking.estimated);
         }
         decision.latency_ms += exchange.latency_ms;
+        if let Some(work) = exchange.reply.server {
+            decision.server = Some(decision.server.unwrap_or_default().plus(work));
+        }
         decision.other_model_replies += u32::from(exchange.answered_by().is_some());
         let cut_off = exchange.reply.cut_off();
         let at = Ply {
@@ -657,6 +660,7 @@ pub fn exchanged(exchange: &Exchange) -> Exchanged {
             .collect(),
         finish_reason: exchange.reply.done_reason.clone(),
         answered_by: exchange.answered_by().map(str::to_string),
+        server: exchange.reply.server,
     }
 }
 

@@ -6,10 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use llm::{
-    without_credentials, Api, ChatBackend, Fleet, FleetError, HostConfig, LlmError, OllamaBackend, OpenAiBackend,
-    RetryPolicy,
-};
+use llm::{without_credentials, ChatBackend, Fleet, FleetError, HostConfig, LlmError, RetryPolicy};
 
 /// Where `llm:MODEL` players' requests go, checked: every host with its API key, the
 /// timeout and the retry policy (one client's, so the run's, not a host's).
@@ -44,16 +41,7 @@ impl HostSettings {
     /// file, a [`Fleet`] whose hosts are asked for their models.
     pub async fn connect(&self) -> Result<Connection, ConnectError> {
         if !self.fleet_file && self.hosts.len() == 1 {
-            let host = &self.hosts[0];
-            let backend: Arc<dyn ChatBackend> = match host.api {
-                Api::Ollama => Arc::new(OllamaBackend::new(&host.url, self.timeout, self.retry)?),
-                Api::Openai => {
-                    let key = host.key.as_ref().map(|key| key.expose().to_string());
-                    Arc::new(
-                        OpenAiBackend::new(&host.url, key, self.timeout, self.retry)?.with_key_env(&self.api_key_env),
-                    )
-                }
-            };
+            let backend = self.hosts[0].backend(self.timeout, self.retry)?;
             return Ok(Connection { backend, fleet: None });
         }
         let fleet = Fleet::connect(self.hosts.clone(), self.timeout, self.retry).await?;

@@ -192,7 +192,7 @@ pub struct HostArgs {
     #[arg(long, value_delimiter = ',')]
     pub host: Vec<String>,
     /// TOML fleet file: [[hosts]] tables with url, api (ollama|openai), max_in_flight,
-    /// optional api_key_env and models.
+    /// optional api_key_env, models and share_cores.
     #[arg(long, value_name = "FILE", conflicts_with = "host")]
     pub fleet: Option<PathBuf>,
     /// Requests at once on each --host of a fleet (a fleet file sets its own).
@@ -208,6 +208,16 @@ pub struct HostArgs {
     /// Extra attempts after a transient HTTP failure.
     #[arg(long, default_value_t = HostOptions::MAX_RETRIES, value_parser = limits::flag::retries)]
     pub max_retries: u32,
+    /// The hosts are CPU servers sharing this machine's cores with the other hosts
+    /// given the same NAME (in this process): they take turns, one request in flight
+    /// between them (docs/leaderboard.md measures why).
+    #[arg(long, value_name = "NAME", value_parser = group_name)]
+    pub share_cores: Option<String>,
+}
+
+/// `--share-cores`: a group name ([`llm::check_group_name`]).
+fn group_name(text: &str) -> Result<String, llm::GroupNameError> {
+    llm::check_group_name(text).map(|()| text.to_string())
 }
 
 impl Default for HostArgs {
@@ -227,6 +237,7 @@ impl From<HostOptions> for HostArgs {
             api_key_env: o.api_key_env,
             timeout: o.timeout,
             max_retries: o.max_retries,
+            share_cores: o.share_cores,
         }
     }
 }
@@ -242,6 +253,7 @@ impl HostArgs {
             api_key_env: self.api_key_env.clone(),
             timeout: self.timeout,
             max_retries: self.max_retries,
+            share_cores: self.share_cores.clone(),
         }
     }
 

@@ -474,8 +474,9 @@ pub struct WipeoutArgs {
 /// `bench`.
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// perft, alphabeta, solve, eval, probcut, rate, intrinsic-coverage or all (all:
-    /// perft and alphabeta).
+    /// perft, alphabeta, solve, eval, probcut, rate, intrinsic-coverage, llm (a model
+    /// server's speed on the harness's requests: needs --agent) or all (all: perft and
+    /// alphabeta).
     #[arg(value_enum, default_value_t = BenchTarget::All)]
     pub what: BenchTarget,
     /// Perft depth.
@@ -519,6 +520,18 @@ pub struct BenchArgs {
     /// `bench intrinsic-coverage`: the numbers of games k in each drawn set.
     #[arg(long, value_delimiter = ',', default_value = "4,8,16")]
     pub k: Vec<usize>,
+    /// `bench llm`: the LLM player, llm:MODEL, asked for a move in --positions
+    /// seeded positions (default 40; a few, such as 10, on a slow server) with the
+    /// agent and host flags below.
+    #[arg(long = "agent")]
+    pub agent_spec: Option<String>,
+    /// `bench llm`: positions asked at once (send as many as the server has slots).
+    #[arg(long, default_value_t = 1, value_parser = limits::flag::parallel)]
+    pub parallel: usize,
+    #[command(flatten)]
+    pub agent: AgentArgs,
+    #[command(flatten)]
+    pub hosts: HostArgs,
 }
 
 /// `replay`.
@@ -831,6 +844,9 @@ pub enum BenchTarget {
     /// in turn and rated from `--samples` draws of k of its games (`--runs`,
     /// `--intrinsic`, `--k`, `--resamples`, `--seed`).
     IntrinsicCoverage,
+    /// A model server's speed on the harness's own move requests, by its own clock and
+    /// the wall's (`--agent`, `--positions`, `--parallel`, `--seed`, agent and host flags).
+    Llm,
 }
 
 /// `--game`: which game a command plays.

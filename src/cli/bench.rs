@@ -6,18 +6,22 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 
+use super::agent_args::parse_player;
 use super::args::{BenchArgs, BenchTarget};
 use super::intrinsic::load_calibration;
 use super::positions::parse_empties;
-use super::progress::resamples_progress;
+use super::progress::{progress_bar, resamples_progress};
 use super::stdout::{out, outln};
-use arena::{PerftRow, ProbcutRow, SolveRow};
+use arena::{PerftRow, PlayerSpec, ProbcutRow, SolveRow};
 use engines::MAX_EXACT_EMPTIES;
+use game::Othello;
 use runs::{coverage_heading, coverage_text, read_game_logs, Decisions};
 use stats::{check_resamples, Draws, RatingBench, RatingWatch};
 
+/// Every target but `llm` (which [`llm`] measures, on the async runtime).
 pub(super) fn run(args: BenchArgs) -> Result<()> {
     match args.what {
+        BenchTarget::Llm => bail!("bench llm runs on the async runtime: call bench::llm"),
         BenchTarget::Perft => perft(args.perft_depth)?,
         BenchTarget::Alphabeta => out!("{}", arena::search_bench().text())?,
         BenchTarget::Solve => solve(&args.ffo)?,
@@ -32,6 +36,26 @@ pub(super) fn run(args: BenchArgs) -> Result<()> {
             perft(args.perft_depth)?;
             out!("{}", arena::search_bench().text())?;
         }
+    }
+    Ok(())
+}
+
+/// `bench llm`: the agent asked for moves, measured by the server's clock and the wall's.
+pub(super) async fn llm(args: BenchArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
+    let Some(spec) = &args.agent_spec else {
+        bail!("bench llm measures a model server: give --agent llm:MODEL (and --host, --api as for eval)");
+    };
+    let connection = args.hosts.connect(&args.agent, env).await?;
+    let player: PlayerSpec<Othello> = parse_player(spec, "--agent", &args.agent, Some(&connection))?;
+    if player.agent_config().is_none() {
+        bail!("bad --agent {spec:?}: bench llm measures an LLM player, give llm:MODEL");
+    }
+    let bar = progress_bar(args.positions, false, "positions");
+    let bench = arena::llm_bench(&player, args.positions, args.parallel, args.seed, &|| bar.inc(1)).await;
+    bar.finish_and_clear();
+    out!("{}", bench.text())?;
+    if bench.stats.moves == 0 {
+        bail!("every request failed: nothing was measured");
     }
     Ok(())
 }

@@ -70,6 +70,9 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Play(args) => runtime()?.block_on(watched(play::run(args, &env))),
         Command::Eval(args) => runtime()?.block_on(watched(eval::run(args, &env))),
         Command::Wipeouts(args) => run_wipeouts(args),
+        Command::Bench(args) if args.what == args::BenchTarget::Llm => {
+            runtime()?.block_on(watched(bench::llm(args, &env)))
+        }
         Command::Bench(args) => bench::run(args),
         Command::Solve(args) => run_solve(args),
         Command::TrainEval(args) => train_eval::run(args),

@@ -92,6 +92,7 @@ pub(super) fn agent_lines(stats: &AgentStats, games: u32, out: &mut String) {
     );
     let _ = writeln!(out, "  requests per move       {:.2}", rates.requests_per_move);
     cost_lines(stats, &rates, out);
+    let _ = writeln!(out, "  speed                   {}", stats.speed());
 }
 
 /// The agent's extra lines (another model answering, votes) and what a move cost it

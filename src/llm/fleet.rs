@@ -27,6 +27,7 @@ use super::host::without_credentials;
 use super::ollama::OllamaBackend;
 use super::openai::OpenAiBackend;
 use super::retry::RetryPolicy;
+use super::turns::TakingTurns;
 use super::types::{AttemptFailure, ChatRequest, Exchange};
 use super::{serves, sorted_names, ChatBackend, Endpoint};
 
@@ -59,10 +60,39 @@ pub struct HostConfig {
     /// The models it serves; asked of the server when not given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub models: Option<Vec<String>>,
+    /// The group of hosts sharing one machine's cores (CPU servers) it belongs to: the
+    /// hosts of a group take turns, one request in flight between them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub share_cores: Option<String>,
     /// The API key, once read from `api_key_env` ([`HostConfig::api_key`]); never
     /// written to a file or printed.
     #[serde(skip)]
     pub key: Option<ApiKey>,
+}
+
+impl HostConfig {
+    /// The client of this host: its API's, with its key, taking turns with the other
+    /// hosts of its `share_cores` group; attempts retried under `retry`.
+    pub(crate) fn endpoint(&self, timeout: Duration, retry: RetryPolicy) -> Result<TakingTurns, LlmError> {
+        let endpoint: Arc<dyn Endpoint> = match self.api {
+            Api::Ollama => Arc::new(OllamaBackend::new(&self.url, timeout, retry)?),
+            Api::Openai => {
+                let key = self.key.as_ref().map(|key| key.expose().to_string());
+                let mut backend = OpenAiBackend::new(&self.url, key, timeout, retry)?;
+                if let Some(var) = &self.api_key_env {
+                    backend = backend.with_key_env(var);
+                }
+                Arc::new(backend)
+            }
+        };
+        Ok(TakingTurns::new(endpoint, self.share_cores.as_deref()))
+    }
+
+    /// The backend of this host alone (no fleet): its attempts retried on it under
+    /// `retry`.
+    pub fn backend(&self, timeout: Duration, retry: RetryPolicy) -> Result<Arc<dyn ChatBackend>, LlmError> {
+        Ok(Arc::new(self.endpoint(timeout, retry)?))
+    }
 }
 
 /// Requests at once on a host that does not say (`max_in_flight`, `--max-in-flight`).
@@ -102,6 +132,7 @@ impl HostConfig {
             max_in_flight: DEFAULT_MAX_IN_FLIGHT,
             api_key_env: None,
             models: None,
+            share_cores: None,
             key: None,
         }
     }
@@ -234,27 +265,17 @@ impl Fleet {
         refuse_duplicates(&hosts)?;
         let mut endpoints: Vec<Arc<dyn Endpoint>> = Vec::new();
         for host in &hosts {
-            let host_error = |source| FleetError::Host {
-                url: host.url.clone(),
-                source,
-            };
             // Single attempts: the fleet retries, across hosts.
             let no_retry = RetryPolicy {
                 max_retries: 0,
                 ..retry
             };
-            let endpoint: Arc<dyn Endpoint> = match host.api {
-                Api::Ollama => Arc::new(OllamaBackend::new(&host.url, timeout, no_retry).map_err(host_error)?),
-                Api::Openai => {
-                    let key = host.key.as_ref().map(|key| key.expose().to_string());
-                    let mut backend = OpenAiBackend::new(&host.url, key, timeout, no_retry).map_err(host_error)?;
-                    if let Some(var) = &host.api_key_env {
-                        backend = backend.with_key_env(var);
-                    }
-                    Arc::new(backend)
+            endpoints.push(Arc::new(host.endpoint(timeout, no_retry).map_err(|source| {
+                FleetError::Host {
+                    url: host.url.clone(),
+                    source,
                 }
-            };
-            endpoints.push(endpoint);
+            })?));
         }
         let listed = futures_util::future::join_all(hosts.iter().zip(&endpoints).map(|(host, endpoint)| async move {
             match &host.models {

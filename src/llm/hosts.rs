@@ -10,6 +10,7 @@ use serde::{Deserialize, Deserializer};
 
 use crate::fleet::{FleetError, HostConfig, DEFAULT_KEY_ENV, DEFAULT_MAX_IN_FLIGHT};
 use crate::host::{ollama_base_url, without_credentials, ParseHostError, DEFAULT_OLLAMA_HOST};
+use crate::turns::{check_group_name, GroupNameError};
 use crate::{Api, RetryPolicy, DEFAULT_MAX_RETRIES};
 
 /// Where `llm:MODEL` players' requests go, as given: one server, several, or a fleet
@@ -33,6 +34,19 @@ pub struct HostOptions {
     pub timeout: f64,
     /// Extra attempts after a transient failure.
     pub max_retries: u32,
+    /// The group of hosts on one machine's cores (CPU servers) that `host` belong
+    /// to: the group's hosts take turns, one request in flight between them.
+    #[serde(deserialize_with = "group_name")]
+    pub share_cores: Option<String>,
+}
+
+/// A `share_cores` name, checked as it is read ([`check_group_name`]).
+fn group_name<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
+    let name = Option::<String>::deserialize(deserializer)?;
+    if let Some(name) = &name {
+        check_group_name(name).map_err(serde::de::Error::custom)?;
+    }
+    Ok(name)
 }
 
 impl Default for HostOptions {
@@ -47,6 +61,7 @@ impl Default for HostOptions {
             api_key_env: DEFAULT_KEY_ENV.to_string(),
             timeout: HostOptions::TIMEOUT_S,
             max_retries: HostOptions::MAX_RETRIES,
+            share_cores: None,
         }
     }
 }
@@ -79,7 +94,7 @@ pub enum FleetFileError {
     /// Not TOML of `[[hosts]]` tables.
     #[error(
         "bad --fleet {path}: expected [[hosts]] tables with url, api (ollama|openai), max_in_flight, optional \
-         api_key_env and models"
+         api_key_env, models and share_cores"
     )]
     Toml {
         /// The file.
@@ -109,6 +124,17 @@ pub enum FleetFileError {
         url: String,
         /// The range check's message.
         why: String,
+    },
+    /// A host's `share_cores` that is no group name.
+    #[error("bad --fleet {path}: host {url}")]
+    ShareCores {
+        /// The file.
+        path: String,
+        /// The host as written.
+        url: String,
+        /// What is wrong with the name.
+        #[source]
+        source: GroupNameError,
     },
     /// A host's address that is none.
     #[error("bad --fleet {path}")]
@@ -174,6 +200,7 @@ impl HostOptions {
                     .map(|raw| {
                         let mut host = HostConfig::new(host_url(api, raw)?, api);
                         host.max_in_flight = self.max_in_flight;
+                        host.share_cores = self.share_cores.clone();
                         host.api_key_env = Some(self.api_key_env.clone());
                         Ok(host)
                     })
@@ -251,6 +278,13 @@ pub fn parse_fleet(
                     path: path.clone(),
                     url: host.url,
                     why,
+                });
+            }
+            if let Some(Err(source)) = host.share_cores.as_deref().map(check_group_name) {
+                return Err(FleetFileError::ShareCores {
+                    path: path.clone(),
+                    url: host.url,
+                    source,
                 });
             }
             host.url = host_url(host.api, &host.url).map_err(|source| FleetFileError::Url {

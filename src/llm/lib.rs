@@ -20,6 +20,7 @@ mod modelfile;
 mod ollama;
 mod openai;
 mod retry;
+mod turns;
 mod types;
 
 pub use api::Api;
@@ -37,6 +38,7 @@ pub use modelfile::{check_model_name, Block, Modelfile, ModelfileError};
 pub use ollama::OllamaBackend;
 pub use openai::OpenAiBackend;
 pub use retry::{RetryPolicy, DEFAULT_MAX_RETRIES};
+pub use turns::{check_group_name, GroupNameError, MAX_GROUP_NAME};
 pub use types::{
     AttemptFailure, ChatOptions, ChatReply, ChatRequest, Exchange, FunctionCall, FunctionSpec, Message,
     ParseThinkError, Role, Think, ThinkingTokens, ToolCall, ToolSpec,

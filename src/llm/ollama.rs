@@ -52,7 +52,11 @@ struct WireResponse {
     message: Option<Message>,
     done_reason: Option<String>,
     prompt_eval_count: Option<u64>,
+    /// Nanoseconds spent evaluating the prompt.
+    prompt_eval_duration: Option<u64>,
     eval_count: Option<u64>,
+    /// Nanoseconds spent generating.
+    eval_duration: Option<u64>,
     error: Option<String>,
     model: Option<String>,
 }
@@ -85,6 +89,22 @@ struct WireShow<'a> {
 struct WireProgress {
     status: Option<String>,
     error: Option<String>,
+}
+
+/// The work Ollama says it did: its counts with their durations (nanoseconds). Its
+/// `prompt_eval_count` counts only the prompt tokens it evaluated, not those its cache
+/// held; a reply without durations (an older server, a fully cached prompt that
+/// reports no count) is not timed.
+fn server_work(wire: &WireResponse) -> Option<record::ServerWork> {
+    const NS_PER_MS: f64 = 1e6;
+    let (generated_tokens, generation_ns) = (wire.eval_count?, wire.eval_duration?);
+    Some(record::ServerWork {
+        requests: 1,
+        prompt_tokens: wire.prompt_eval_count.unwrap_or(0),
+        prompt_ms: wire.prompt_eval_duration.unwrap_or(0) as f64 / NS_PER_MS,
+        generated_tokens,
+        generation_ms: generation_ns as f64 / NS_PER_MS,
+    })
 }
 
 impl OllamaBackend {
@@ -129,6 +149,7 @@ impl OllamaBackend {
         if let Some(message) = wire.error {
             return Err(format!("the server reported an error: {message}"));
         }
+        let server = server_work(&wire);
         let Some(message) = wire.message else {
             return Err("not an Ollama chat response (it has no `message`): is the host an Ollama server?".into());
         };
@@ -139,6 +160,7 @@ impl OllamaBackend {
             done_reason: wire.done_reason,
             // Ollama counts thinking inside `eval_count`, never apart.
             thinking_tokens: None,
+            server,
             model: wire.model,
         })
     }

@@ -127,6 +127,34 @@ struct WireFunction {
 struct WireResponse {
     choices: Option<Vec<WireChoice>>,
     usage: Option<WireUsage>,
+    /// llama-server's own accounting of the request (other servers send none).
+    timings: Option<WireTimings>,
+}
+
+/// llama-server's `timings`: the prompt tokens it processed after reusing its cache
+/// (`prompt_n`; `cache_n` were reused) and the tokens it generated, each with its time.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct WireTimings {
+    prompt_n: Option<u64>,
+    prompt_ms: Option<f64>,
+    predicted_n: Option<u64>,
+    predicted_ms: Option<f64>,
+}
+
+impl WireTimings {
+    /// The timings as the log keeps them; `None` unless all four are there and the
+    /// times are finite and not negative.
+    fn server_work(&self) -> Option<record::ServerWork> {
+        let time = |ms: Option<f64>| ms.filter(|ms| ms.is_finite() && *ms >= 0.0);
+        Some(record::ServerWork {
+            requests: 1,
+            prompt_tokens: self.prompt_n?,
+            prompt_ms: time(self.prompt_ms)?,
+            generated_tokens: self.predicted_n?,
+            generation_ms: time(self.predicted_ms)?,
+        })
+    }
 }
 
 /// One choice of an answer.
@@ -282,6 +310,7 @@ impl OpenAiBackend {
             completion_tokens: usage.completion_tokens,
             done_reason: choice.finish_reason,
             thinking_tokens: usage.completion_tokens_details.and_then(|d| d.reasoning_tokens),
+            server: wire.timings.as_ref().and_then(WireTimings::server_work),
             model: None,
         })
     }

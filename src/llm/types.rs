@@ -230,6 +230,9 @@ pub struct ChatReply {
     /// The model the reply says answered, where the API names it reliably (Ollama's
     /// `model`; OpenAI-compatible servers write aliases or file paths there, so none).
     pub model: Option<String>,
+    /// What the server measured of the request, when it reports it (llama-server's
+    /// `timings`, Ollama's counts and durations).
+    pub server: Option<record::ServerWork>,
 }
 
 /// The generated tokens a reply spent thinking.

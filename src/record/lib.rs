@@ -330,6 +330,10 @@ pub struct ExchangeRecord {
     /// message told the model so. Absent on other requests and in older logs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub feedback_reason: Option<String>,
+    /// What the server itself measured of this request (llama-server's `timings`,
+    /// Ollama's counts and durations); absent when it reported none and in older logs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<ServerWork>,
     /// In the file only: how many messages lead the request unwritten, because the
     /// previous exchange's request (same ply, colour and session) held them whole.
     /// Readers put them back ([`read_game_log`] does, leaving this `None`); absent in
@@ -373,6 +377,62 @@ pub struct Exchanged {
     pub finish_reason: Option<String>,
     /// The model the reply names when it is not the one asked for.
     pub answered_by: Option<String>,
+    /// What the server measured of the request, when it said.
+    pub server: Option<ServerWork>,
+}
+
+/// The work a model server reports having done, by its own clock: the prompt tokens it
+/// processed (those it could not reuse from its cache), the tokens it generated, and
+/// the time each took. One request's (an exchange's `server`) or a decision's sum over
+/// the requests the server timed (a decision's `server`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ServerWork {
+    /// Requests summed (1 for one exchange).
+    pub requests: u32,
+    /// Prompt tokens the server processed, after reusing what its cache held
+    /// (llama-server's `timings.prompt_n`; Ollama's `prompt_eval_count`, which counts
+    /// only the tokens it evaluated).
+    pub prompt_tokens: u64,
+    /// Milliseconds spent processing them (prefill).
+    pub prompt_ms: f64,
+    /// Tokens generated (`timings.predicted_n`; Ollama's `eval_count`).
+    pub generated_tokens: u64,
+    /// Milliseconds spent generating them (decode).
+    pub generation_ms: f64,
+}
+
+impl ServerWork {
+    /// The sum of two accounts (counts saturate rather than wrap).
+    #[must_use]
+    pub fn plus(self, other: ServerWork) -> ServerWork {
+        ServerWork {
+            requests: self.requests.saturating_add(other.requests),
+            prompt_tokens: self.prompt_tokens.saturating_add(other.prompt_tokens),
+            prompt_ms: self.prompt_ms + other.prompt_ms,
+            generated_tokens: self.generated_tokens.saturating_add(other.generated_tokens),
+            generation_ms: self.generation_ms + other.generation_ms,
+        }
+    }
+
+    /// Milliseconds the server was busy with the requests (prefill and decode).
+    pub fn busy_ms(&self) -> f64 {
+        self.prompt_ms + self.generation_ms
+    }
+
+    /// Prompt tokens processed a second (`None`: no prompt time reported).
+    pub fn prefill_tokens_per_s(&self) -> Option<f64> {
+        (self.prompt_ms > 0.0).then(|| self.prompt_tokens as f64 * 1000.0 / self.prompt_ms)
+    }
+
+    /// Tokens generated a second (`None`: no generation time reported).
+    pub fn decode_tokens_per_s(&self) -> Option<f64> {
+        (self.generation_ms > 0.0).then(|| self.generated_tokens as f64 * 1000.0 / self.generation_ms)
+    }
+
+    /// Prompt tokens processed a request (`None`: no request).
+    pub fn prompt_tokens_per_request(&self) -> Option<f64> {
+        (self.requests > 0).then(|| self.prompt_tokens as f64 / f64::from(self.requests))
+    }
 }
 
 /// `hint`: the values an engine gave a person's legal moves before they moved.
@@ -527,6 +587,10 @@ pub struct AgentDecision {
     pub other_model_replies: u32,
     /// Sum of request latencies.
     pub latency_ms: f64,
+    /// What the server measured of the decision's requests, summed over those it timed
+    /// (absent when it timed none, and in older logs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<ServerWork>,
     /// Why the fallback played, or why the agent forfeited.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fallback_reason: Option<String>,
@@ -1225,6 +1289,7 @@ mod tests {
             failures: Vec::new(),
             finish_reason: None,
             answered_by: None,
+            server: None,
         }
     }
 

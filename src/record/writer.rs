@@ -110,6 +110,7 @@ impl<'a> GameWriter<'a> {
             finish_reason: exchange.finish_reason,
             answered_by: exchange.answered_by,
             feedback_reason: feedback_reason.map(str::to_string),
+            server: exchange.server,
             omitted_messages: None,
             request: exchange.request,
             response: exchange.response,

@@ -8,7 +8,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use record::{AgentDecision, AnswerKind, MoveSource};
+use record::{AgentDecision, AnswerKind, MoveSource, ServerWork};
 use stats::{mean_interval, percentile, wilson_interval};
 
 /// A counter's sum that never wraps: a server that reports `u64::MAX` tokens leaves the
@@ -26,6 +26,12 @@ impl Accumulate for u32 {
 impl Accumulate for u64 {
     fn accumulate(&mut self, more: u64) {
         *self = self.saturating_add(more);
+    }
+}
+
+impl Accumulate for ServerWork {
+    fn accumulate(&mut self, more: ServerWork) {
+        *self = self.plus(more);
     }
 }
 
@@ -121,6 +127,10 @@ counters! {
     /// Replies that named another model than the one asked for (written when any did).
     #[serde(skip_serializing_if = "is_zero")]
     other_model_replies: u32 = |d| d.other_model_replies,
+    /// What the server reported of the requests it timed (llama-server's `timings`,
+    /// Ollama's durations), summed; written when it timed any.
+    #[serde(skip_serializing_if = "untimed")]
+    server: ServerWork = |d| d.server.unwrap_or_default(),
     /// Decisions sampled several times (`--vote K`, K above 1).
     voted_decisions: u32 = |d| u32::from(d.vote.is_some()),
     /// Of those, the ones where every sample gave the same move.
@@ -139,6 +149,27 @@ fn rejected(d: &AgentDecision) -> u32 {
 
 fn is_zero(n: &u32) -> bool {
     *n == 0
+}
+
+fn untimed(work: &ServerWork) -> bool {
+    work.requests == 0
+}
+
+/// A model server's speed by its own clock, over the requests it timed: prefill and
+/// decode tokens a second, and the prompt tokens it had to process a request after
+/// reusing its cache.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct ServerSpeed {
+    /// Prompt tokens processed a second (`None`: no prompt time reported).
+    pub prefill_tokens_per_s: Option<f64>,
+    /// Tokens generated a second (`None`: no generation time reported).
+    pub decode_tokens_per_s: Option<f64>,
+    /// Prompt tokens the server processed a timed request (those its cache held
+    /// excluded).
+    pub processed_prompt_tokens_per_request: f64,
+    /// Seconds the server was busy a move (prefill and decode of the move's timed
+    /// requests): the floor under the seconds a move at these speeds.
+    pub server_seconds_per_move: f64,
 }
 
 /// The rates derived from [`AgentStats`] (per move: 0 with no moves), written beside
@@ -189,6 +220,11 @@ pub struct AgentRates {
     pub latency_ms_p50: Option<f64>,
     /// 95th percentile of the per-move latency, milliseconds.
     pub latency_ms_p95: Option<f64>,
+    /// Mean seconds a move (all requests of the move; `None` with no moves).
+    pub seconds_per_move: Option<f64>,
+    /// The server's speed in its own clock, where it timed its requests.
+    #[serde(flatten)]
+    pub server: Option<ServerSpeed>,
     /// Share of the voted decisions that were unanimous (`None`: no decision voted).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unanimous_vote_share: Option<f64>,
@@ -234,9 +270,46 @@ impl AgentStats {
             answer_tokens_per_move: self.per_move(self.completion_tokens.saturating_sub(self.thinking_tokens) as f64),
             latency_ms_p50: percentile(&self.move_latencies_ms, 50.0),
             latency_ms_p95: percentile(&self.move_latencies_ms, 95.0),
+            seconds_per_move: (self.moves > 0)
+                .then(|| self.move_latencies_ms.iter().sum::<f64>() / 1000.0 / f64::from(self.moves)),
+            server: self.server_speed(),
             unanimous_vote_share: (self.voted_decisions > 0)
                 .then(|| f64::from(self.unanimous_votes) / f64::from(self.voted_decisions)),
         }
+    }
+
+    /// The server's speed over the requests it timed; `None` when it timed none.
+    fn server_speed(&self) -> Option<ServerSpeed> {
+        let work = &self.server;
+        Some(ServerSpeed {
+            prefill_tokens_per_s: work.prefill_tokens_per_s(),
+            decode_tokens_per_s: work.decode_tokens_per_s(),
+            processed_prompt_tokens_per_request: work.prompt_tokens_per_request()?,
+            server_seconds_per_move: self.per_move(work.busy_ms() / 1000.0),
+        })
+    }
+
+    /// Speed in one line beside a player's costs: seconds a move, and where the server
+    /// timed its requests, its prefill and decode tokens a second, the prompt tokens
+    /// it processed a request (of those sent) and its own seconds a move.
+    pub fn speed(&self) -> String {
+        let r = self.rates();
+        let Some(seconds) = r.seconds_per_move else {
+            return "no moves".to_string();
+        };
+        let Some(server) = r.server else {
+            return format!("{seconds:.2} s a move; the server reported no timings");
+        };
+        let speed = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.0}"));
+        let sent = self.prompt_tokens as f64 / f64::from(self.requests.max(1));
+        format!(
+            "{seconds:.2} s a move, {:.2} s of it the server's (prefill {} tok/s, decode {} tok/s); prompt tokens \
+             processed {:.0} a request of {sent:.0} sent",
+            server.server_seconds_per_move,
+            speed(server.prefill_tokens_per_s),
+            speed(server.decode_tokens_per_s),
+            server.processed_prompt_tokens_per_request,
+        )
     }
 
     /// Illegal play as the field counts it, in one line beside a player's strength:
@@ -314,10 +387,45 @@ mod tests {
             thinking_estimated: 1,
             other_model_replies: 0,
             latency_ms: 40.0,
+            server: None,
             fallback_reason: None,
             vote: None,
             ended_sessions: Vec::new(),
         }
+    }
+
+    #[test]
+    fn server_timings_give_speeds_and_the_floor_a_move_and_none_when_untimed() {
+        let untimed: AgentStats = decisions().iter().collect();
+        assert_eq!(untimed.rates().server, None);
+        assert!(
+            untimed.speed().ends_with("the server reported no timings"),
+            "{}",
+            untimed.speed()
+        );
+        assert!(untimed.to_json().get("prefill_tokens_per_s").is_none());
+        let mut timed = decision(MoveSource::Llm, Some(AnswerKind::Clean));
+        // Two requests: 200 prompt tokens processed in 400 ms, 20 generated in 1 s.
+        timed.server = Some(record::ServerWork {
+            requests: 2,
+            prompt_tokens: 200,
+            prompt_ms: 400.0,
+            generated_tokens: 20,
+            generation_ms: 1000.0,
+        });
+        timed.latency_ms = 2000.0;
+        let mut stats: AgentStats = [&timed, &timed].into_iter().collect();
+        // A move the server did not time still counts as a move.
+        stats.add(&decision(MoveSource::Fallback, None));
+        let speed = stats.rates().server.expect("timed requests");
+        assert_eq!(speed.prefill_tokens_per_s, Some(500.0));
+        assert_eq!(speed.decode_tokens_per_s, Some(20.0));
+        assert_eq!(speed.processed_prompt_tokens_per_request, 100.0);
+        assert!((speed.server_seconds_per_move - 2.8 / 3.0).abs() < 1e-9);
+        assert_eq!(stats.to_json()["decode_tokens_per_s"], json!(20.0));
+        let line = stats.speed();
+        assert!(line.starts_with("1.35 s a move, 0.93 s of it the server's"), "{line}");
+        assert!(line.contains("prefill 500 tok/s, decode 20 tok/s"), "{line}");
     }
 
     /// One decision of each kind: a clean and an extracted model move, a fallback
@@ -396,6 +504,7 @@ mod tests {
                 "answer_tokens_per_move": 6.0,
                 "latency_ms_p50": 40.0,
                 "latency_ms_p95": 40.0,
+                "seconds_per_move": 0.04,
             })
         );
         assert_eq!(share, 0.5);

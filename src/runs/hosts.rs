@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use record::{is_game_or_set_aside_log, read_game_log_prefix, Event, ExchangeRecord};
+use record::{is_game_or_set_aside_log, read_game_log_prefix, Event, ExchangeRecord, ServerWork};
 
 use crate::LogsError;
 use stats::percentile;
@@ -25,6 +25,9 @@ pub struct HostUsage {
     pub latency_p50_ms: Option<f64>,
     /// 95th percentile latency of its answers, in milliseconds.
     pub latency_p95_ms: Option<f64>,
+    /// What it reported of the answers it timed itself, summed (absent: it timed none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server: Option<ServerWork>,
 }
 
 impl HostUsage {
@@ -37,12 +40,27 @@ impl HostUsage {
     pub fn table(hosts: &[HostUsage]) -> String {
         let mut out = String::new();
         let width = hosts.iter().map(|h| h.host.len()).max().unwrap_or(4).max(4);
-        let _ = writeln!(out, "{:width$}  answered  failed  latency p50     p95", "host");
+        let _ = writeln!(
+            out,
+            "{:width$}  answered  failed  latency p50     p95  server: prefill  decode tok/s  prompt tokens processed a request",
+            "host"
+        );
         let ms = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.0} ms"));
+        let speed = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.1}"));
         for h in hosts {
+            let server = match &h.server {
+                Some(work) => format!(
+                    "{:>15}  {:>12}  {}",
+                    speed(work.prefill_tokens_per_s()),
+                    speed(work.decode_tokens_per_s()),
+                    work.prompt_tokens_per_request()
+                        .map_or("-".to_string(), |n| format!("{n:.0}"))
+                ),
+                None => format!("{:>15}", "not reported"),
+            };
             let _ = writeln!(
                 out,
-                "{:width$}  {:>8}  {:>6}  {:>11}  {:>6}",
+                "{:width$}  {:>8}  {:>6}  {:>11}  {:>6}  {server}",
                 h.host,
                 h.answered,
                 h.failures,
@@ -58,8 +76,13 @@ impl HostUsage {
 pub fn host_usage<'a>(exchanges: impl IntoIterator<Item = &'a ExchangeRecord>) -> Vec<HostUsage> {
     let mut latencies: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     let mut failures: BTreeMap<String, u64> = BTreeMap::new();
+    let mut timed: BTreeMap<String, ServerWork> = BTreeMap::new();
     for exchange in exchanges {
         let host = exchange.host.clone().unwrap_or_else(|| "unknown".to_string());
+        if let Some(work) = exchange.server {
+            let sum = timed.entry(host.clone()).or_default();
+            *sum = sum.plus(work);
+        }
         latencies.entry(host).or_default().push(exchange.latency_ms);
         for failure in &exchange.failures {
             *failures.entry(failure.host.clone()).or_default() += 1;
@@ -76,6 +99,7 @@ pub fn host_usage<'a>(exchanges: impl IntoIterator<Item = &'a ExchangeRecord>) -
                 failures: failures.get(host).copied().unwrap_or(0),
                 latency_p50_ms: percentile(answered, 50.0),
                 latency_p95_ms: percentile(answered, 95.0),
+                server: timed.get(host).copied(),
             }
         })
         .collect()
@@ -124,6 +148,7 @@ mod tests {
             host: Some(host.into()),
             finish_reason: None,
             answered_by: None,
+            server: None,
             feedback_reason: None,
             omitted_messages: None,
             failures: failed_on

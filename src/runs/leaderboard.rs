@@ -672,15 +672,15 @@ fn cost_table(board: &Leaderboard, width: usize, out: &mut String) {
     }
     let _ = writeln!(
         out,
-        "{:>3}  {:width$}  {:>23}  {:>15}  {:>7}  {:>7}",
-        "", "per move", "tokens prompt/think/ans", "seconds p50/p95", "invalid", "cut off"
+        "{:>3}  {:width$}  {:>23}  {:>15}  {:>7}  {:>7}  {:>21}",
+        "", "per move", "tokens prompt/think/ans", "seconds p50/p95", "invalid", "cut off", "server tok/s pre/dec"
     );
     for (player, agent) in agents {
         let a = agent.rates();
         let seconds = |ms: Option<f64>| ms.map_or("-".to_string(), |ms| format!("{:.1}", ms / 1000.0));
         let _ = writeln!(
             out,
-            "{:>3}  {:width$}  {:>23}  {:>15}  {:>7.2}  {:>7.2}",
+            "{:>3}  {:width$}  {:>23}  {:>15}  {:>7.2}  {:>7.2}  {:>21}",
             "",
             player,
             format!(
@@ -692,7 +692,15 @@ fn cost_table(board: &Leaderboard, width: usize, out: &mut String) {
             ),
             format!("{}/{}", seconds(a.latency_ms_p50), seconds(a.latency_ms_p95)),
             a.invalid_answers_per_move,
-            a.cut_off_answers_per_move
+            a.cut_off_answers_per_move,
+            a.server.map_or("not reported".to_string(), |server| {
+                let speed = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.0}"));
+                format!(
+                    "{}/{}",
+                    speed(server.prefill_tokens_per_s),
+                    speed(server.decode_tokens_per_s)
+                )
+            })
         );
     }
 }

@@ -52,7 +52,7 @@ mod run_file;
 mod run_folder;
 mod tally;
 
-pub use agent_stats::{AgentRates, AgentStats};
+pub use agent_stats::{AgentRates, AgentStats, ServerSpeed};
 pub use compare::{load_run, CompareError, Compared, ComparedRun, Comparison, Paired, Pooled};
 pub use csv_table::CsvTable;
 pub use export::{ggf, transcript, ExportError};

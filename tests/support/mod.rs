@@ -464,11 +464,25 @@ pub fn single_slot_host(model: &str, delay: Duration) -> (StubServer, Arc<InFlig
     host_of(model, delay, Some(Arc::new(Mutex::new(()))))
 }
 
+/// Scripted hosts of `models` (one each, as [`model_host`]) counted together: the
+/// requests they hold at once between them, as CPU servers sharing one machine's cores.
+pub fn hosts_counted_together(models: &[&str], delay: Duration) -> (Vec<StubServer>, Arc<InFlight>) {
+    let together = Arc::new(InFlight::default());
+    let hosts = models
+        .iter()
+        .map(|model| host_counted(model, delay, None, together.clone()))
+        .collect();
+    (hosts, together)
+}
+
 fn host_of(model: &str, delay: Duration, slot: Option<Arc<Mutex<()>>>) -> (StubServer, Arc<InFlight>) {
     let in_flight = Arc::new(InFlight::default());
-    let counter = in_flight.clone();
+    (host_counted(model, delay, slot, in_flight.clone()), in_flight)
+}
+
+fn host_counted(model: &str, delay: Duration, slot: Option<Arc<Mutex<()>>>, counter: Arc<InFlight>) -> StubServer {
     let tags = json!({ "models": [{ "name": model, "model": model }] });
-    let server = StubServer::start_routed(move |path, request, _| {
+    StubServer::start_routed(move |path, request, _| {
         match path {
             "/api/tags" => return Reply::message(Value::Null).with_body(tags.clone()),
             "/api/chat" => {}
@@ -481,8 +495,7 @@ fn host_of(model: &str, delay: Duration, slot: Option<Arc<Mutex<()>>>) -> (StubS
         }
         counter.leave();
         Reply::content(legal_moves_in(request).first().map_or("", String::as_str))
-    });
-    (server, in_flight)
+    })
 }
 
 /// A fresh, empty folder for one test: `othello-<suite>-<name>-<pid>` under the
