@@ -30,8 +30,12 @@
 //!   warning: the model an Ollama reply names when it is not the one asked for; absent
 //!   when they agree and in older logs), `feedback_reason` (on a request whose last
 //!   message tells the model why its previous answer did not count: that reason, such as
-//!   `several moves named: b5, g5`; absent on other requests and in older logs), and
-//!   the raw `request` and `response` bodies exactly as sent and received (seed 000's
+//!   `several moves named: b5, g5`; absent on other requests and in older logs),
+//!   `server` (what the server measured of the request by its own clock, a
+//!   [`ServerWork`]: `requests` 1, `prompt_tokens` it processed after reusing its
+//!   cache, `prompt_ms`, `generated_tokens`, `generation_ms`; read from llama-server's
+//!   `timings` or Ollama's counts and durations; absent when the server sent none and
+//!   in older logs), and the raw `request` and `response` bodies exactly as sent and received (seed 000's
 //!   `{"request":..,"response":..}` shape, plus metadata), except that a request's
 //!   messages are logged once: when the previous exchange of the same ply, colour and
 //!   session sent the messages that lead this request, they are left out and
@@ -45,7 +49,9 @@
 //!   or, in a `forfeit` record only, `forfeit`; `fallback_reason` says why the model's
 //!   answers did not count; `ended_sessions`, under `--on-invalid retry`, each session
 //!   an answer without a legal move ended: `{"session", "turn", "reason"}`, the reason
-//!   in a `feedback_reason`'s words; absent when none, and in older logs);
+//!   in a `feedback_reason`'s words; absent when none, and in older logs; `server`,
+//!   its exchanges' `server` summed, `requests` counting those the server timed;
+//!   absent when it timed none, and in older logs);
 //! - `forfeit`: `game`, `ply`, `color`, `player`, `agent` ([`AgentDecision`] with
 //!   `source: "forfeit"`): the agent, whose fallback is `forfeit`, gave no legal move
 //!   in any session, so no move was played at this ply (there is no `move` record for
