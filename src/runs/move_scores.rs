@@ -7,11 +7,19 @@
 
 use std::path::{Path, PathBuf};
 
+use record::lines::LineError;
 use record::MoveSource;
 use serde::{Deserialize, Serialize};
 
 /// The file a run folder's scored moves are written to.
 pub const MOVE_SCORES_FILE: &str = "move-scores.jsonl";
+
+/// The longest line of a [`MOVE_SCORES_FILE`] read (a line with every legal move's
+/// value takes under 2 KB).
+pub const MOVE_SCORES_LINE_CAP: usize = 64 << 10;
+
+/// The largest [`MOVE_SCORES_FILE`] read (about 100,000 games' decisions).
+pub const MOVE_SCORES_FILE_CAP: u64 = 1 << 30;
 
 /// One move measured against the reference.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -80,13 +88,13 @@ impl ScoredMove {
 #[derive(Debug, thiserror::Error)]
 pub enum MoveScoresError {
     /// The file exists but cannot be read.
-    #[error("cannot read {path}: make it a readable file, or move it aside and `rate` values the run again")]
+    #[error("{why}: make it a readable file, or move it aside and `rate` values the run again")]
     Read {
         /// The file.
         path: PathBuf,
-        /// What the system said.
-        #[source]
-        source: std::io::Error,
+        /// Why, naming the file (the bounded reader's error: cannot be opened, not a
+        /// regular file, a cap passed); in the message, which notes show whole.
+        why: LineError,
     },
     /// The file could not be written.
     #[error("cannot write {path}")]
@@ -114,10 +122,10 @@ pub enum MoveScoresError {
 /// [`MOVE_SCORES_FILE`]).
 pub fn read_move_scores(dir: &Path) -> Result<Option<Vec<ScoredMove>>, MoveScoresError> {
     let path = dir.join(MOVE_SCORES_FILE);
-    let text = match std::fs::read_to_string(&path) {
+    let text = match record::lines::read_file(&path, MOVE_SCORES_LINE_CAP, MOVE_SCORES_FILE_CAP) {
         Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(source) => return Err(MoveScoresError::Read { path, source }),
+        Err(LineError::Read { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(why) => return Err(MoveScoresError::Read { path, why }),
     };
     text.lines()
         .enumerate()
