@@ -5,6 +5,7 @@
 //! row-major order, final discs for the mover) came later than the other fields: lines
 //! written before it read back with no values.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use record::lines::LineError;
@@ -141,6 +142,49 @@ pub fn read_move_scores(dir: &Path) -> Result<Option<Vec<ScoredMove>>, MoveScore
         .map(Some)
 }
 
+/// The largest value a line may give a move, in absolute terms: an Othello margin (a
+/// marubatsu one is at most 1).
+pub const VALUE_BOUND: f64 = 64.0;
+
+/// The games of `moves` (a run's `move-scores.jsonl`) whose lines cannot be taken as
+/// they are, each with why (the first fault found, naming the line's ply): a decision
+/// with two lines (a line written twice would count twice), a value or regret that is
+/// not a finite number within [`VALUE_BOUND`] of 0 (a regret, the best value less the
+/// move's, within twice that). `rate` values such a game again; a reader that does not
+/// value leaves its lines out, with a note.
+pub fn faulty_games(moves: &[ScoredMove]) -> BTreeMap<usize, String> {
+    let mut faults = BTreeMap::new();
+    let mut seen = BTreeSet::new();
+    for m in moves {
+        let why = if !seen.insert((m.game, m.ply)) {
+            Some(format!("ply {} has two lines (one line a decision)", m.ply))
+        } else if let Some((square, value)) = m.values.iter().find(|(_, v)| !in_bounds(*v)) {
+            Some(format!(
+                "ply {} values {square} at {value:?}, not a number within {VALUE_BOUND} of 0",
+                m.ply
+            ))
+        } else if !in_bounds(m.regret / 2.0) {
+            Some(format!(
+                "ply {} has a regret of {:?}, not a number within {} of 0",
+                m.ply,
+                m.regret,
+                2.0 * VALUE_BOUND
+            ))
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            faults.entry(m.game).or_insert(why);
+        }
+    }
+    faults
+}
+
+/// Whether `value` is a finite number within [`VALUE_BOUND`] of 0.
+fn in_bounds(value: f64) -> bool {
+    value.is_finite() && value.abs() <= VALUE_BOUND
+}
+
 /// Writes every scored move to the run folder `dir`'s [`MOVE_SCORES_FILE`], one object
 /// a line, through a temporary file and a rename: a reader (or a crash) never sees
 /// half of it.
@@ -176,6 +220,34 @@ mod tests {
             exact,
             depth,
             values: vec![("c4".into(), 2.0)],
+        }
+    }
+
+    #[test]
+    fn a_game_with_a_decision_twice_or_a_value_out_of_range_is_at_fault() {
+        let at = |game: usize, ply: usize, value: f64, regret: f64| ScoredMove {
+            game,
+            ply,
+            values: vec![("c4".into(), value), ("d3".into(), -64.0)],
+            regret,
+            ..line(20, false, 4)
+        };
+        let sound = [at(1, 5, 64.0, 0.0), at(1, 6, -3.5, 128.0), at(2, 5, 0.0, 0.0)];
+        assert!(faulty_games(&sound).is_empty());
+        for (bad, why) in [
+            (at(1, 5, 1.0, 0.0), "ply 5 has two lines"),
+            (
+                at(1, 7, 1e300, 0.0),
+                "ply 7 values c4 at 1e300, not a number within 64 of 0",
+            ),
+            (at(1, 7, f64::NAN, 0.0), "ply 7 values c4 at NaN"),
+            (at(1, 7, -64.5, 0.0), "values c4 at -64.5"),
+            (at(1, 7, 1.0, f64::INFINITY), "ply 7 has a regret of inf"),
+            (at(1, 7, 1.0, 128.5), "a regret of 128.5, not a number within 128 of 0"),
+        ] {
+            let faults = faulty_games(&[sound.as_slice(), &[bad]].concat());
+            assert_eq!(faults.keys().collect::<Vec<_>>(), [&1], "{why}");
+            assert!(faults[&1].contains(why), "{}", faults[&1]);
         }
     }
 
