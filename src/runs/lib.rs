@@ -72,7 +72,8 @@ pub use leaderboard::{
 };
 pub use logs::{cut_off_note, read_game_logs, GameLogs, LoggedGame, LogsError};
 pub use move_scores::{
-    faulty_games, read_move_scores, write_move_scores, MoveScoresError, ScoredMove, MOVE_SCORES_FILE, VALUE_BOUND,
+    faulty_games, read_move_scores, write_move_scores, MoveScoresError, ScoredMove, MOVE_SCORES_FILE,
+    SEARCHED_VALUE_BOUND, VALUE_BOUND,
 };
 pub use players::{name_part, PlayerNames};
 pub use rating::{

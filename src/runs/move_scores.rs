@@ -142,33 +142,41 @@ pub fn read_move_scores(dir: &Path) -> Result<Option<Vec<ScoredMove>>, MoveScore
         .map(Some)
 }
 
-/// The largest value a line may give a move, in absolute terms: an Othello margin (a
-/// marubatsu one is at most 1).
+/// The largest value an exact line may give a move, in absolute terms: a final disc
+/// margin (Othello's; a marubatsu one is at most 1).
 pub const VALUE_BOUND: f64 = 64.0;
+
+/// The largest value a searched line may give a move: a search's estimate is on the
+/// disc scale but may pass its ends a little (65 is written by our reference), so
+/// four times the range, which still refuses values no reference gives (1e300).
+pub const SEARCHED_VALUE_BOUND: f64 = 4.0 * VALUE_BOUND;
 
 /// The games of `moves` (a run's `move-scores.jsonl`) whose lines cannot be taken as
 /// they are, each with why (the first fault found, naming the line's ply): a decision
-/// with two lines (a line written twice would count twice), a value or regret that is
-/// not a finite number within [`VALUE_BOUND`] of 0 (a regret, the best value less the
-/// move's, within twice that). `rate` values such a game again; a reader that does not
-/// value leaves its lines out, with a note.
+/// with two lines (a line written twice would count twice), a value that is not a
+/// finite number within [`VALUE_BOUND`] of 0 ([`SEARCHED_VALUE_BOUND`] for a searched
+/// line), or a regret (the best value less the move's) not within twice that. `rate`
+/// values such a game again; a reader that does not value leaves its lines out, with a
+/// note.
 pub fn faulty_games(moves: &[ScoredMove]) -> BTreeMap<usize, String> {
     let mut faults = BTreeMap::new();
     let mut seen = BTreeSet::new();
     for m in moves {
+        let bound = if m.exact { VALUE_BOUND } else { SEARCHED_VALUE_BOUND };
+        let in_bounds = |value: f64| value.is_finite() && value.abs() <= bound;
         let why = if !seen.insert((m.game, m.ply)) {
             Some(format!("ply {} has two lines (one line a decision)", m.ply))
         } else if let Some((square, value)) = m.values.iter().find(|(_, v)| !in_bounds(*v)) {
             Some(format!(
-                "ply {} values {square} at {value:?}, not a number within {VALUE_BOUND} of 0",
+                "ply {} values {square} at {value:?}, not a number within {bound} of 0",
                 m.ply
             ))
         } else if !in_bounds(m.regret / 2.0) {
+            let regret = m.regret;
             Some(format!(
-                "ply {} has a regret of {:?}, not a number within {} of 0",
+                "ply {} has a regret of {regret:?}, not a number within {} of 0",
                 m.ply,
-                m.regret,
-                2.0 * VALUE_BOUND
+                2.0 * bound
             ))
         } else {
             None
@@ -178,28 +186,6 @@ pub fn faulty_games(moves: &[ScoredMove]) -> BTreeMap<usize, String> {
         }
     }
     faults
-}
-
-/// Whether `value` is a finite number within [`VALUE_BOUND`] of 0.
-fn in_bounds(value: f64) -> bool {
-    value.is_finite() && value.abs() <= VALUE_BOUND
-}
-
-/// Writes every scored move to the run folder `dir`'s [`MOVE_SCORES_FILE`], one object
-/// a line, through a temporary file and a rename: a reader (or a crash) never sees
-/// half of it.
-pub fn write_move_scores(dir: &Path, moves: &[ScoredMove]) -> Result<(), MoveScoresError> {
-    let path = dir.join(MOVE_SCORES_FILE);
-    let mut text = String::new();
-    for m in moves {
-        // A scored move is squares, numbers and strings: it always serializes.
-        text.push_str(&serde_json::to_string(m).unwrap_or_default());
-        text.push('\n');
-    }
-    let temporary = dir.join(format!(".{MOVE_SCORES_FILE}.tmp"));
-    std::fs::write(&temporary, text)
-        .and_then(|()| std::fs::rename(&temporary, &path))
-        .map_err(|source| MoveScoresError::Write { path, source })
 }
 
 #[cfg(test)]
@@ -230,7 +216,7 @@ mod tests {
             ply,
             values: vec![("c4".into(), value), ("d3".into(), -64.0)],
             regret,
-            ..line(20, false, 4)
+            ..line(20, true, 20)
         };
         let sound = [at(1, 5, 64.0, 0.0), at(1, 6, -3.5, 128.0), at(2, 5, 0.0, 0.0)];
         assert!(faulty_games(&sound).is_empty());
@@ -249,6 +235,14 @@ mod tests {
             assert_eq!(faults.keys().collect::<Vec<_>>(), [&1], "{why}");
             assert!(faults[&1].contains(why), "{}", faults[&1]);
         }
+        // A search's estimate may pass the disc range a little (65), never far.
+        let searched = |value: f64| ScoredMove {
+            values: vec![("c4".into(), value)],
+            ..line(30, false, 4)
+        };
+        assert!(faulty_games(&[searched(65.0)]).is_empty());
+        assert!(faulty_games(&[searched(-256.0)]).is_empty());
+        assert!(faulty_games(&[searched(1e300)])[&1].contains("not a number within 256 of 0"));
     }
 
     #[test]
