@@ -81,8 +81,8 @@ fn blind_eval(dir: &Path, server: &StubServer, legal_moves: &str) -> std::proces
     )
 }
 
-/// Every text the model read in `request`: messages (tool results included), and the
-/// answer schema if any.
+/// Every text the model read in `request`: messages (tool results included), the
+/// tools' descriptions, and the answer schema if any.
 fn read_by_model(request: &Value) -> Vec<String> {
     let mut texts: Vec<String> = request["messages"]
         .as_array()
@@ -90,15 +90,18 @@ fn read_by_model(request: &Value) -> Vec<String> {
         .flatten()
         .map(|m| m["content"].as_str().unwrap_or_default().to_string())
         .collect();
+    let tools = request["tools"].as_array().into_iter().flatten();
+    texts.extend(tools.map(|t| t["function"]["description"].as_str().unwrap_or_default().to_string()));
     texts.push(request["format"].to_string());
     texts
 }
 
 /// Whether `text` names a list of legal moves: the board text's or the messages'
-/// `Legal moves: ...`, the tool error's `legal moves: ...`, or the tool result's
-/// opponent replies.
+/// `Legal moves: ...`, the tool error's `legal moves: ...`, the tool result's
+/// opponent replies, or a tool description that promises them.
 fn names_legal_moves(text: &str) -> bool {
-    text.to_ascii_lowercase().contains("legal moves:") || text.contains("opponent_valid_moves")
+    let lower = text.to_ascii_lowercase();
+    lower.contains("legal moves:") || lower.contains("legal replies") || text.contains("opponent_valid_moves")
 }
 
 #[test]

@@ -386,3 +386,52 @@ fn no_game_starts_after_an_engine_failed_at_any_parallel() {
         setup.assert_none_left(&format!("--parallel {parallel}"));
     }
 }
+
+/// An MCP client that goes away (its stdin closed) while an external engine opponent
+/// thinks: the server used to stay up until the engine's timeout (60 s here) with no
+/// `game_stopped` in the log. The engine's move is abandoned at once, its process
+/// group ended, and the game logged as stopped, `disconnected`.
+#[test]
+fn an_mcp_client_gone_while_the_engine_thinks_stops_the_game_at_once() {
+    use std::io::{BufRead, Write};
+    let setup = Setup::new("mcp-disconnect", "hang", true, 60);
+    let mut child = Command::new(BIN)
+        .args(["mcp", "--engines", &setup.engines.display().to_string()])
+        .args(["--opponent", "ext:bad", "--log-dir", &setup.run().display().to_string()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    let mut input = child.stdin.take().unwrap();
+    let mut output = std::io::BufReader::new(child.stdout.take().unwrap());
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"gone","version":"1"}}}"#;
+    writeln!(input, "{init}").unwrap();
+    let mut line = String::new();
+    output.read_line(&mut line).expect("initialize answered");
+    writeln!(input, r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#).unwrap();
+    // As white: the engine (black) moves first, and hangs at its genmove.
+    let new_game =
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"new_game","arguments":{"color":"white"}}}"#;
+    writeln!(input, "{new_game}").unwrap();
+    input.flush().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !setup.misbehaving() {
+        assert!(Instant::now() < deadline, "the engine never reached its genmove");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    drop(input);
+    let (_, took) = ended_within(child, Duration::from_secs(30));
+    assert!(
+        took < Duration::from_secs(10),
+        "the server stayed up {took:?} after the client left"
+    );
+    setup.assert_none_left("mcp disconnect");
+    let run = std::fs::read_dir(setup.run()).unwrap().next().unwrap().unwrap().path();
+    let log = std::fs::read_to_string(run.join("game-0001.jsonl")).unwrap();
+    let last = log.lines().last().unwrap_or_default();
+    assert!(
+        last.contains("\"game_stopped\"") && last.contains("\"disconnected\""),
+        "the log ends: {last}"
+    );
+}

@@ -49,6 +49,7 @@ mod replay;
 mod report_browser;
 mod resume;
 mod rules_probes;
+mod run_files;
 mod run_folders;
 mod score_moves_resume;
 mod secrets;

@@ -230,10 +230,30 @@ fn illegal_moves_fall_back_or_forfeit_and_a_disconnect_stops_the_game() {
     assert!(first["structuredContent"]["error"]
         .as_str()
         .is_some_and(|e| e.contains("legal moves")));
-    // The second illegal move at the ply: the fallback (random) moves for the client.
+    // The second illegal move at the ply: the fallback (random) moves for the client,
+    // and the answer says both (it used to read as a success): an error naming the
+    // illegal move, the fallback's move in the text and the structured content.
     let second = session.call("play_move", json!({ "game_id": 1, "coord": "h8" }));
-    assert_eq!(second["isError"], json!(false), "{second}");
-    assert_ne!(second["structuredContent"]["moves"], state["moves"]);
+    assert_eq!(second["isError"], json!(true), "{second}");
+    let content = &second["structuredContent"];
+    assert_ne!(content["moves"], state["moves"]);
+    let fallback_move = content["fallback_move"].as_str().expect("the fallback's move named");
+    assert_eq!(
+        content["moves"][state["moves"].as_array().unwrap().len()],
+        fallback_move,
+        "{second}"
+    );
+    assert!(
+        content["error"]
+            .as_str()
+            .is_some_and(|e| e.starts_with("h8 is not a legal move")),
+        "{second}"
+    );
+    let text = second["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(
+        text.contains(&format!("the fallback engine played {fallback_move} for you")),
+        "{text}"
+    );
     let resigned = session.call("resign", json!({ "game_id": 1 }));
     assert_eq!(resigned["structuredContent"]["result"], "loss", "{resigned}");
     assert_eq!(resigned["structuredContent"]["forfeit"], "black");
@@ -255,6 +275,11 @@ fn illegal_moves_fall_back_or_forfeit_and_a_disconnect_stops_the_game() {
         .iter()
         .any(|r| matches!(&r.event, Event::Move(m) if m.source == MoveSource::Fallback));
     assert!(fallback, "the fallback's move is logged as such");
+    let answers_to_h8 = first
+        .iter()
+        .filter(|r| matches!(&r.event, Event::ToolCall(c) if c.arguments["coord"] == "h8"))
+        .count();
+    assert_eq!(answers_to_h8, 1, "one call, one logged answer");
     assert!(first
         .iter()
         .any(|r| matches!(&r.event, Event::Forfeit(f) if f.player == "mcp:tester")));

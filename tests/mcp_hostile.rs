@@ -117,6 +117,17 @@ fn bad_calls_in_blind_play_get_errors_with_the_fix_and_never_name_the_legal_move
         !simulate.contains("legal replies"),
         "a blind simulate_move promises no replies: {simulate}"
     );
+    // The system prompt a blind server offers names no list it does not give (it used
+    // to say "Only the squares listed under \"Legal moves\"" and speak of
+    // opponent_valid_moves).
+    let prompt = server.request(3, "prompts/get", json!({ "name": "system" }));
+    let text = prompt["result"]["messages"][0]["content"]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(text.contains("simulate_move"), "{prompt}");
+    for mark in ["Legal moves", "opponent_valid_moves"] {
+        assert!(!text.contains(mark), "the blind prompt names {mark}: {text}");
+    }
     let mut id = 10;
     let mut call = |server: &mut Raw, tool: &str, arguments: Value| {
         id += 1;
@@ -226,4 +237,24 @@ fn an_over_long_opponent_is_refused_with_the_fix_for_an_opponent() {
     assert!(text.contains("specs the server offers"), "{answer}");
     server.close();
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `mcp --opponent human` used to be taken: the person's moves were read from stdin,
+/// which is the protocol's, so a client's next request was read as a "move". A player
+/// that needs a terminal is refused before the server serves.
+#[test]
+fn a_player_that_needs_a_terminal_is_refused_by_the_mcp_face() {
+    let dir = crate::support::temp_dir("mcp-hostile", "human");
+    // (`--fallback human` was already refused, by every command.)
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_othello-arena"))
+        .args(["mcp", "--log-dir", dir.to_str().unwrap(), "--opponent", "human"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("the binary runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("--opponent human reads its moves from the terminal"),
+        "{stderr}"
+    );
 }

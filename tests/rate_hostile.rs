@@ -121,3 +121,52 @@ fn a_move_scores_file_that_cannot_be_read_gets_a_note_with_the_fix() {
     assert_eq!(logs(&run), before, "rate never changes a game log");
     let _ = std::fs::remove_dir_all(run.parent().unwrap());
 }
+
+/// Each row's player and decision count in `json`'s intrinsic table.
+fn decision_counts(json: &Value) -> Vec<(String, u64)> {
+    let rows = json["intrinsic"]["rows"].as_array().unwrap();
+    rows.iter()
+        .map(|r| (r["player"].to_string(), r["decisions"].as_u64().unwrap()))
+        .collect()
+}
+
+/// Every line written twice used to double the decisions counted, and values of 1e300
+/// discs (a disc value lies within 64 of 0) were fitted as they were: `rate` values
+/// such a game again, saying why in a note naming the file and game, and
+/// `rate --no-value` leaves its lines out with a note instead of counting them.
+#[test]
+fn lines_written_twice_or_with_values_out_of_range_are_valued_again_with_a_note() {
+    let run = temp_dir("rate-hostile", "twice").join("run");
+    play(&run);
+    let (valued_json, _) = rate(&run, &SMALL);
+    let counts = decision_counts(&valued_json);
+    let valued = lines(&run);
+    let file = run.join("move-scores.jsonl");
+    let twice: Vec<Value> = valued.iter().flat_map(|l| [l.clone(), l.clone()]).collect();
+    let mut huge = valued.clone();
+    let at = huge.iter().position(|l| l["game"] == 2).unwrap();
+    huge[at]["values"][0][1] = serde_json::json!(1e300);
+    let cases = [
+        ("twice", twice, "game 1 is valued again: ply"),
+        ("huge", huge, "game 2 is valued again: ply"),
+    ];
+    for (case, edited, said) in cases {
+        write_lines(&run, &edited);
+        let (json, _) = rate(&run, &["--no-value"]);
+        let notes = json["intrinsic"]["notes"].to_string();
+        assert!(notes.contains("values are left out"), "{case}: {notes}");
+        assert!(notes.contains(&file.display().to_string()), "{case}: {notes}");
+        let never_more = |(player, n): &(String, u64)| counts.iter().any(|(p, m)| p == player && n <= m);
+        assert!(
+            decision_counts(&json).iter().all(never_more),
+            "{case}: never counted twice"
+        );
+        let (json, stderr) = rate(&run, &SMALL);
+        let notes = json["intrinsic"]["notes"].to_string();
+        assert!(notes.contains(said), "{case}: {notes}");
+        assert!(stderr.contains("valuing the decisions of"), "{case}: {stderr}");
+        assert_eq!(decision_counts(&json), counts, "{case}");
+        assert!(lines(&run) == valued, "{case}: the lines made again, each once");
+    }
+    let _ = std::fs::remove_dir_all(run.parent().unwrap());
+}

@@ -179,3 +179,41 @@ fn boards_after_a_move_score_by_square() {
     assert_eq!(share(&results, "exact_board"), (5, 9), "{results}");
     assert_eq!(share(&results, "squares_right"), (right, 64 * 9));
 }
+
+/// An answer the server cut off at the token limit (`done_reason: "length"`) used to
+/// be scored as the model's whole list, the summary saying "unreadable answers 0,
+/// failed requests 0": it is counted apart, as eval keeps such answers, and not scored.
+#[test]
+fn answers_cut_off_at_the_token_limit_are_counted_apart_and_not_scored() {
+    let file = temp("cut-positions.jsonl");
+    let boards = positions(&file);
+    let lookup = boards.clone();
+    // Position i: i % 3 == 0 cut off after its first move, else the legal moves.
+    let server = StubServer::start(move |request, _| {
+        let (index, board, _) = asked(request, &lookup);
+        let named: Vec<String> = board.legal_moves().squares().map(|s| s.to_string()).collect();
+        let reply = Reply::content(&named.join(", "));
+        if index % 3 == 0 {
+            let mut body: Value = serde_json::from_str(&reply.body).unwrap();
+            body["done_reason"] = json!("length");
+            body["message"]["content"] = json!(named[0]);
+            return reply.with_body(body);
+        }
+        reply
+    });
+    // Four extra flags: a run folder of its own (the folder is named by their count).
+    let results = probe(
+        &file,
+        &server,
+        "legal-moves",
+        &["--answer-format", "text", "--parallel", "1"],
+    );
+    assert_eq!(results["cut_off"], 3, "{results}");
+    assert_eq!(
+        (results["errors"].clone(), results["unreadable"].clone()),
+        (json!(0), json!(0))
+    );
+    assert_eq!(share(&results, "exact_set"), (6, 6), "only whole answers scored");
+    assert_eq!(share(&results, "recall").0, share(&results, "recall").1);
+    assert_eq!(results["per_position"][0]["cut_off"], true);
+}

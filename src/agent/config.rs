@@ -224,7 +224,26 @@ pub enum ConflictError {
         /// The template's name or path.
         template: String,
     },
+    /// A system prompt that speaks of the legal-move list, which hidden play withholds.
+    #[error(
+        "--system {prompt} speaks of {mark}, which --legal-moves hidden never gives: use a blind prompt \
+         (tool-en-blind, tool-ja-blind, marubatsu-tool-en-blind) or one of your own, or --legal-moves shown"
+    )]
+    SystemHidden {
+        /// The prompt's name or path.
+        prompt: String,
+        /// What of the list it names (`"Legal moves"`, `opponent_valid_moves`, 「置ける位置」).
+        mark: &'static str,
+    },
 }
+
+/// What a system prompt names of the legal-move list that blind play withholds: the
+/// board text's list (English and Japanese labels) and `simulate_move`'s replies.
+const LIST_MARKS: [(&str, &str); 3] = [
+    ("Legal moves", "the \"Legal moves\" list"),
+    ("置ける位置", "the 「置ける位置」 list"),
+    ("opponent_valid_moves", "opponent_valid_moves"),
+];
 
 /// Everything that decides how the agent plays, as run.json records it (serde writes
 /// and reads exactly its keys: see the `stored` module).
@@ -371,8 +390,9 @@ impl AgentConfig {
     }
 
     /// Refuses settings that cannot go together: hidden legal moves with the
-    /// `json-legal` answer format or with a user template that fills in
-    /// `{legal_moves}` (both would tell the model what hidden play withholds).
+    /// `json-legal` answer format, with a user template that fills in `{legal_moves}`
+    /// (both would tell the model what hidden play withholds), or with a system prompt
+    /// that speaks of the list (it would promise what hidden play never gives).
     pub fn check(&self) -> Result<(), ConflictError> {
         if self.legal_moves.shown() {
             return Ok(());
@@ -380,11 +400,18 @@ impl AgentConfig {
         if self.answer_format == AnswerFormat::JsonLegal {
             return Err(ConflictError::JsonLegalHidden);
         }
-        match &self.user_template {
-            Some(template) if template.text.contains("{legal_moves}") => Err(ConflictError::TemplateHidden {
+        if let Some(template) = self.user_template.as_ref().filter(|t| t.text.contains("{legal_moves}")) {
+            return Err(ConflictError::TemplateHidden {
                 template: template.source.clone(),
+            });
+        }
+        let system = self.system_prompt.as_ref();
+        match system.and_then(|p| LIST_MARKS.iter().find(|(mark, _)| p.text.contains(mark))) {
+            Some(&(_, mark)) => Err(ConflictError::SystemHidden {
+                prompt: system.map(|p| p.source.clone()).unwrap_or_default(),
+                mark,
             }),
-            _ => Ok(()),
+            None => Ok(()),
         }
     }
 

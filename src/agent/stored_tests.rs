@@ -146,3 +146,42 @@ fn hidden_moves_refuse_what_would_tell_them() {
         "{message}"
     );
 }
+
+/// A system prompt that speaks of the legal-move list (the board's "Legal moves",
+/// 「置ける位置」, `opponent_valid_moves`) promises what blind play never gives: refused
+/// under hidden moves, naming the prompt and the blind ones; the shipped blind prompts
+/// pass, and every shipped prompt that names the list has a blind one.
+#[test]
+fn hidden_moves_refuse_a_system_prompt_that_speaks_of_the_list() {
+    let shipped = |name: &str| {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../prompts/{name}.md"));
+        Prompt::from_text(name, &std::fs::read_to_string(path).unwrap())
+    };
+    let mut config = AgentConfig::new("m");
+    config.legal_moves = LegalMoves::Hidden;
+    for (name, mark) in [
+        ("tool-en", "the \"Legal moves\" list"),
+        ("tool-ja", "the 「置ける位置」 list"),
+        ("marubatsu-tool-en", "the \"Legal moves\" list"),
+    ] {
+        config.system_prompt = Some(shipped(name));
+        let message = config.check().unwrap_err().to_string();
+        assert!(
+            message.starts_with(&format!("--system {name} speaks of {mark}")),
+            "{message}"
+        );
+        assert!(message.contains("tool-en-blind"), "{message}");
+        config.system_prompt = Some(shipped(&format!("{name}-blind")));
+        assert_eq!(config.check(), Ok(()), "{name}-blind");
+        config.legal_moves = LegalMoves::Shown;
+        config.system_prompt = Some(shipped(name));
+        assert_eq!(config.check(), Ok(()), "{name} with the moves shown");
+        config.legal_moves = LegalMoves::Hidden;
+    }
+    config.system_prompt = Some(Prompt::from_text("mine", "Weigh opponent_valid_moves."));
+    assert!(config
+        .check()
+        .unwrap_err()
+        .to_string()
+        .contains("speaks of opponent_valid_moves"));
+}

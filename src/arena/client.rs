@@ -13,7 +13,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -24,6 +24,7 @@ use tokio::task::JoinHandle;
 
 use agent::LegalMoves;
 
+use super::engine_process::Halt;
 use super::openings::Openings;
 use super::play::{GameContext, GameError, GameRecord};
 use super::player::{Action, PlayError, Played, Player};
@@ -90,6 +91,22 @@ pub struct ClientSettings<R: ModelGame> {
     pub legal_moves: LegalMoves,
 }
 
+impl<R: ModelGame> ClientSettings<R> {
+    /// Refuses settings a client's games cannot play: a player that needs a terminal
+    /// ([`ClientError::NeedsTerminal`]). Every face that serves clients calls it before
+    /// it serves.
+    pub fn check(&self) -> Result<(), ClientError> {
+        // (A human fallback is refused where the fallback is read, for every face.)
+        match self.opponents.iter().find(|o| o.is_human()) {
+            Some(human) => Err(ClientError::NeedsTerminal {
+                role: "--opponent",
+                spec: human.to_string(),
+            }),
+            None => Ok(()),
+        }
+    }
+}
+
 /// What a client asks of one of its games.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ClientCall {
@@ -135,6 +152,9 @@ pub struct ClientAnswer {
     pub is_error: bool,
 }
 
+/// The most game ids a "no game" error lists (the last ones started).
+const NO_GAME_IDS: usize = 20;
+
 /// A call that cannot be answered: the message names the problem and the way out.
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
@@ -165,6 +185,19 @@ pub enum ClientError {
         given: String,
         /// The specs offered.
         offered: String,
+    },
+    /// A player that reads its moves from the terminal (`human`) as an opponent: a
+    /// client's games have none (an MCP server's stdin is the
+    /// protocol's, and a "move" read there would be the client's next request).
+    #[error(
+        "{role} {spec} reads its moves from the terminal, which a client's games do not have (the server's \
+         stdin carries the protocol): choose an engine or llm:MODEL"
+    )]
+    NeedsTerminal {
+        /// The flag (`--opponent`).
+        role: &'static str,
+        /// The spec given.
+        spec: String,
     },
     /// A string argument past [`MAX_ARGUMENT`] bytes.
     #[error("{name} is {len} bytes long, past the limit of {MAX_ARGUMENT}: {}", if *name == "coord" {
@@ -274,6 +307,38 @@ struct Pending {
     call: (&'static str, Value),
     ply: usize,
     reply: oneshot::Sender<Result<ClientAnswer, ClientError>>,
+    /// The call was the last illegal try of its ply: why it was illegal, and what
+    /// happened then ([`OutOfTries`]); answered as an error that says so.
+    out_of_tries: Option<OutOfTries>,
+}
+
+/// The last illegal `play_move` of a ply: why it was illegal, and the move the
+/// fallback made for the client (`None`: it forfeits).
+struct OutOfTries {
+    error: String,
+    fallback: Option<String>,
+}
+
+impl ClientAnswer {
+    /// The state after the client's last illegal try, as an error that names the
+    /// illegal move and what happened then: the fallback's move (in the text, and as
+    /// `fallback_move` beside `error` in the structured content) or the forfeit.
+    fn out_of_tries(mut self, tries: &OutOfTries) -> ClientAnswer {
+        let then = match &tries.fallback {
+            Some(mv) => format!("the fallback engine played {mv} for you"),
+            None => "you forfeit the game".to_string(),
+        };
+        self.text = format!(
+            "{}; that was your last try at this ply: {then}.\n{}",
+            tries.error, self.text
+        );
+        if let Value::Object(content) = &mut self.content {
+            content.insert("error".to_string(), json!(tries.error));
+            content.insert("fallback_move".to_string(), json!(tries.fallback));
+        }
+        self.is_error = true;
+        self
+    }
 }
 
 type Reply = oneshot::Sender<Result<ClientAnswer, ClientError>>;
@@ -382,7 +447,10 @@ impl<R: ModelGame> Shared<R> {
         let Some(pending) = self.lock().pending.take() else {
             return;
         };
-        let answer = self.answer();
+        let answer = match &pending.out_of_tries {
+            Some(tries) => self.answer().out_of_tries(tries),
+            None => self.answer(),
+        };
         let at = Ply {
             number: pending.ply,
             color: self.you,
@@ -391,7 +459,7 @@ impl<R: ModelGame> Shared<R> {
             at,
             &self.player,
             (pending.call.0, &pending.call.1),
-            (&answer.content, false),
+            (&answer.content, answer.is_error),
         );
         let reply = logged.map(|()| answer).map_err(|source| ClientError::Failed {
             id: self.id,
@@ -422,6 +490,9 @@ pub struct ClientGames<R: ModelGame> {
     games: Mutex<HashMap<u64, Handle<R>>>,
     tasks: Mutex<Vec<JoinHandle<()>>>,
     count: AtomicUsize,
+    /// Set when the client goes away: an external engine's move is abandoned at once
+    /// (its process ended) and its game logged as stopped.
+    gone: Arc<AtomicBool>,
 }
 
 impl<R: ModelGame> ClientGames<R> {
@@ -457,6 +528,7 @@ impl<R: ModelGame> ClientGames<R> {
             games: Mutex::new(HashMap::new()),
             tasks: Mutex::new(Vec::new()),
             count: AtomicUsize::new(0),
+            gone: Arc::new(AtomicBool::new(false)),
         })
     }
 
@@ -551,6 +623,7 @@ impl<R: ModelGame> ClientGames<R> {
                     call: ("new_game", json!({ "color": you, "opponent": opponent.to_string() })),
                     ply: line.moves().len() + 1,
                     reply,
+                    out_of_tries: None,
                 }),
             }),
         });
@@ -572,6 +645,7 @@ impl<R: ModelGame> ClientGames<R> {
             line: (line, suite_line),
             seed,
             number,
+            gone: self.gone.clone(),
         };
         let task = tokio::spawn(game.play(log));
         Ok((Handle { commands, shared }, task))
@@ -592,7 +666,13 @@ impl<R: ModelGame> ClientGames<R> {
             let Some(game) = games.get(&id) else {
                 let mut open: Vec<u64> = games.keys().copied().collect();
                 open.sort_unstable();
-                let open = open.iter().map(u64::to_string).collect::<Vec<_>>().join(", ");
+                // The last ids only: a client that opened thousands gets a short message.
+                let shown = open.len().saturating_sub(NO_GAME_IDS);
+                let mut open: Vec<String> = open[shown..].iter().map(u64::to_string).collect();
+                if shown > 0 {
+                    open.insert(0, format!("{shown} more before"));
+                }
+                let open = open.join(", ");
                 return Err(ClientError::NoGame { id, open });
             };
             (game.commands.clone(), game.shared.clone())
@@ -634,6 +714,7 @@ impl<R: ModelGame> ClientGames<R> {
     /// Ends every game still open (each logged as stopped: the client went away) and
     /// waits until their logs are whole.
     pub async fn close(&self) {
+        self.gone.store(true, Ordering::Relaxed);
         self.games().clear();
         let tasks = std::mem::take(&mut *self.tasks.lock().unwrap_or_else(|p| p.into_inner()));
         for task in tasks {
@@ -650,6 +731,8 @@ struct ClientGame<R: ModelGame> {
     line: (Line<R>, Option<String>),
     seed: u64,
     number: usize,
+    /// Set when the client has gone away ([`ClientGames::close`]).
+    gone: Arc<AtomicBool>,
 }
 
 impl<R: ModelGame> ClientGame<R> {
@@ -657,7 +740,12 @@ impl<R: ModelGame> ClientGame<R> {
     async fn play(mut self, log: GameLog) {
         let shared = self.shared.clone();
         let writer = GameWriter::new(Some(&log), self.number);
-        let mut opponent = self.opponent.build(derive_seed(self.seed, 1));
+        // The client's going away ends an external opponent's wait at once.
+        let halt = Halt {
+            stop: Some(self.gone.clone()),
+            failed: None,
+        };
+        let mut opponent = self.opponent.build_in_run(derive_seed(self.seed, 1), &halt);
         let you = shared.you;
         let seats = by_side(
             you,
@@ -689,10 +777,16 @@ impl<R: ModelGame> ClientGame<R> {
         let ctx = GameContext {
             log: writer,
             observer: Some(&mut observe),
-            stop: None,
+            stop: Some(&self.gone),
+            stop_reason: StopReason::Disconnected,
         };
         let (line, suite_line) = self.line;
         let played = play_logged((line, suite_line.as_deref()), players, seats, self.seed, ctx).await;
+        // Stopped as the client went away (the opponent's move abandoned, logged as
+        // `disconnected`): no one is left to answer, and the log ends at the stop.
+        if matches!(played, Err(GameError::Stopped { .. })) && self.gone.load(Ordering::Relaxed) {
+            drop(shared.lock().pending.take());
+        }
         finish(&shared, played, writer);
     }
 }
@@ -845,7 +939,7 @@ impl<R: ModelGame> ClientPlayer<R> {
                         let _ = reply.send(logged(answer));
                         return Ok(None);
                     }
-                    let _ = logged(answer);
+                    // Answered once, when the fallback has moved (or the client forfeits).
                     self.wait_with(call.tool(), arguments, ctx.ply, reply);
                     self.out_of_tries(position, ctx.log, message, turn).await.map(Some)
                 }
@@ -877,7 +971,15 @@ impl<R: ModelGame> ClientPlayer<R> {
             call: (tool, arguments),
             ply,
             reply,
+            out_of_tries: None,
         });
+    }
+
+    /// Marks the pending call as the ply's last illegal try (see [`OutOfTries`]).
+    fn mark_out_of_tries(&self, error: String, fallback: Option<String>) {
+        if let Some(pending) = self.shared.lock().pending.as_mut() {
+            pending.out_of_tries = Some(OutOfTries { error, fallback });
+        }
     }
 
     /// The client's last legal try failed: the fallback moves for it, or it forfeits.
@@ -895,12 +997,15 @@ impl<R: ModelGame> ClientPlayer<R> {
         turn.decision.fallback_reason = Some(reason);
         let Some(fallback) = &self.fallback else {
             turn.decision.source = Some(MoveSource::Forfeit);
+            self.mark_out_of_tries(why, None);
             return Ok(self.forfeit(log, turn));
         };
         let decision = fallback.choose(position).await?;
+        let mv = R::decision_move(&decision);
+        self.mark_out_of_tries(why, Some(Notation::of::<R>(mv).to_string()));
         turn.decision.source = Some(MoveSource::Fallback);
         Ok(Action::Move(Played {
-            mv: R::decision_move(&decision),
+            mv,
             source: MoveSource::Fallback,
             agent: Some(turn.decision.clone()),
         }))

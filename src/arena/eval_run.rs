@@ -32,7 +32,7 @@ pub enum RecordedEvalError {
         path: PathBuf,
         /// Why.
         #[source]
-        source: std::io::Error,
+        source: record::lines::LineError,
     },
     /// Its run.json is not JSON.
     #[error("bad --resume: {} is not JSON", .path.display())]

@@ -102,6 +102,9 @@ pub struct GameContext<'a, R: ModelGame = Othello> {
     pub observer: Option<PlyObserver<'a, R>>,
     /// When set, the game stops before its next move.
     pub stop: Option<&'a AtomicBool>,
+    /// Why a stop is logged (`game_stopped`'s reason): `interrupted` for a run's stop
+    /// (Ctrl-C), `disconnected` for a client gone; `stop` set, or a player stopped.
+    pub stop_reason: StopReason,
 }
 
 /// `plies` uniformly random moves from `start` (passes when forced), seeded by `seed`.
@@ -159,7 +162,7 @@ fn stop_if_asked<R: ModelGame>(ctx: &GameContext<'_, R>, ply: usize) -> Result<(
     if !ctx.stop.is_some_and(|stop| stop.load(Ordering::Relaxed)) {
         return Ok(());
     }
-    ctx.log.stopped(ply, StopReason::Interrupted)?;
+    ctx.log.stopped(ply, ctx.stop_reason)?;
     Err(GameError::Stopped { ply })
 }
 
@@ -169,6 +172,7 @@ async fn next_action<R: ModelGame>(
     board: &R::Position,
     player: &mut dyn Player<R>,
     move_ctx: MoveContext<'_>,
+    stop_reason: StopReason,
 ) -> Result<Action<R>, GameError> {
     if let Some(forced) = R::forced_move(board) {
         return Ok(Action::Move(Played {
@@ -181,7 +185,7 @@ async fn next_action<R: ModelGame>(
     match player.act(board, move_ctx).await {
         Ok(action) => Ok(action),
         Err(PlayError::Stopped) => {
-            log.stopped(ply, StopReason::Interrupted)?;
+            log.stopped(ply, stop_reason)?;
             Err(GameError::Stopped { ply })
         }
         Err(source) => Err(GameError::Player {
@@ -210,7 +214,7 @@ async fn play_moves<R: ModelGame>(
         player.follow(&game);
         let move_ctx = MoveContext { ply, log: ctx.log };
         let at = Ply { number: ply, color };
-        let played = match next_action(&board, player, move_ctx).await? {
+        let played = match next_action(&board, player, move_ctx, ctx.stop_reason).await? {
             Action::Move(played) => played,
             Action::Forfeit(agent) => {
                 let forfeit = Forfeit {

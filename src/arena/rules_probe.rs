@@ -132,6 +132,11 @@ pub struct RulesAnswer {
     pub mv: Option<String>,
     /// Whether the answer could be read.
     pub readable: bool,
+    /// The server cut the answer off at the token limit (`done_reason` `length`): the
+    /// budget's fault, not the model's list or board, so nothing is scored (as eval
+    /// keeps such answers apart).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub cut_off: bool,
     /// A legal-move list's score.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub list: Option<ListScore>,
@@ -196,6 +201,7 @@ async fn ask_one(
         index,
         mv: None,
         readable: false,
+        cut_off: false,
         list: None,
         board: None,
         error: Some(error),
@@ -230,6 +236,13 @@ async fn ask_one(
     };
     if let Err(e) = GameWriter::new(log, index).exchange(at, (1, 1), exchanged(&exchange), None) {
         return failed(error_chain(&e));
+    }
+    if exchange.reply.cut_off() {
+        return RulesAnswer {
+            cut_off: true,
+            ..failed(String::new())
+        }
+        .without_error();
     }
     let content = exchange.reply.message.content.as_str();
     match question {
@@ -292,9 +305,10 @@ impl RulesAnswer {
 /// precision and recall over all squares named and all legal moves; for `after-move`,
 /// the exact-board rate and the share of squares right; each with its Wilson interval
 /// (squares pooled over positions, so their intervals are narrower than independent
-/// positions would give). Failed requests are not scored.
+/// positions would give). Failed requests and answers cut off at the token limit are not
+/// scored.
 pub fn rules_summary(ask: Ask, answers: &[RulesAnswer], log_dir: &std::path::Path) -> RulesProbeResults {
-    let scored: Vec<&RulesAnswer> = answers.iter().filter(|a| a.error.is_none()).collect();
+    let scored: Vec<&RulesAnswer> = answers.iter().filter(|a| a.error.is_none() && !a.cut_off).collect();
     let n = scored.len() as u32;
     let count = |f: &dyn Fn(&RulesAnswer) -> u32| scored.iter().map(|a| f(a)).sum::<u32>();
     let shares = match ask {
@@ -324,7 +338,8 @@ pub fn rules_summary(ask: Ask, answers: &[RulesAnswer], log_dir: &std::path::Pat
         ask: ask.to_string(),
         positions: answers.len() as u32,
         unreadable: count(&|a| u32::from(!a.readable)),
-        errors: answers.len() as u32 - n,
+        cut_off: answers.iter().filter(|a| a.cut_off).count() as u32,
+        errors: answers.iter().filter(|a| a.error.is_some()).count() as u32,
         shares,
         per_position: answers.iter().map(per_position).collect(),
         log_dir: log_dir.display().to_string(),
@@ -411,6 +426,7 @@ mod tests {
             index: 1,
             mv: None,
             readable: true,
+            cut_off: false,
             list: Some(list),
             board: None,
             error: None,
@@ -420,6 +436,12 @@ mod tests {
             answer(ListScore::of(squares("d3 a1"), legal)),
             RulesAnswer {
                 error: Some("down".into()),
+                ..answer(ListScore::of(legal, legal))
+            },
+            RulesAnswer {
+                readable: false,
+                cut_off: true,
+                list: None,
                 ..answer(ListScore::of(legal, legal))
             },
         ];
@@ -433,7 +455,8 @@ mod tests {
                 ("recall".into(), 5, 8)
             ]
         );
-        assert_eq!((summary.positions, summary.errors, summary.unreadable), (3, 1, 0));
+        let counts = (summary.positions, summary.errors, summary.cut_off, summary.unreadable);
+        assert_eq!(counts, (4, 1, 1, 0), "a cut-off answer counted apart, not scored");
         assert_eq!(summary.per_position[1]["precision"], json!(0.5));
     }
 }

@@ -18,7 +18,7 @@ use super::scheduled::{Host, ScheduledGame, StartQueue};
 use game::othello::{ByColor, Color};
 use game::{Line, Othello};
 use record::game_log_path;
-use record::{GameLog, GameWriter, LogError, PlayerKind};
+use record::{GameLog, GameWriter, LogError, PlayerKind, StopReason};
 
 /// How a schedule is played.
 #[derive(Clone, Debug)]
@@ -150,6 +150,7 @@ async fn play_scheduled<R: ModelGame>(
         log: GameWriter::new(log_file.as_ref(), number),
         observer: Some(&mut observe),
         stop: settings.stop.as_deref(),
+        stop_reason: StopReason::Interrupted,
     };
     let seat = |index: usize| Seat {
         name: players[index].to_string(),

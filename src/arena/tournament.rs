@@ -124,7 +124,7 @@ pub enum TournamentError {
         dir: PathBuf,
         /// Why.
         #[source]
-        source: std::io::Error,
+        source: record::lines::LineError,
     },
     /// Its run.json is not JSON.
     #[error("bad --resume: {}/run.json is not JSON", .dir.display())]

@@ -10,8 +10,10 @@
 //! it is; any other side that made a move is valued, all its moves (fallback moves too,
 //! kept apart by their source as `--score-moves` keeps them). A game with a line that is
 //! not one of its decisions (another side, ply or move, values of other squares than
-//! the legal moves there: a file edited or copied from another run) is valued again
-//! whole, its lines replaced. Lines of other games stay.
+//! the legal moves there: a file edited or copied from another run), or with a line
+//! [`runs::faulty_games`] finds at fault (a decision written twice, a value that is not
+//! a finite number within the game's range), is valued again whole, its lines
+//! replaced, with a note saying why ([`RunValues::notes`]). Lines of other games stay.
 //! Nothing here writes a game log: a run stopped while it is valued keeps its logs, and
 //! its `move-scores.jsonl` is the old one or the new one, whole.
 
@@ -23,7 +25,7 @@ use engines::Engines;
 use game::othello::{Color, Move, Square};
 use game::{Othello, Rules};
 use record::{game_start, read_game_log_prefix, Event, MoveSource, ReadLogError};
-use runs::{read_move_scores, write_move_scores, MoveScoresError, ScoredMove};
+use runs::{faulty_games, read_move_scores, write_move_scores, MoveScoresError, ScoredMove, MOVE_SCORES_FILE};
 
 use super::play::GameRecord;
 use super::quality::{score_games, GameToScore, MoveScorer, ScoringError, ScoringWatch};
@@ -86,6 +88,8 @@ pub struct RunValues {
     games: Vec<ToValue>,
     /// The lines of its `move-scores.jsonl` (none without one).
     held: Vec<ScoredMove>,
+    /// Why games are valued again whole ([`RunValues::notes`]).
+    notes: Vec<String>,
 }
 
 /// A run folder's scored moves after valuing, and whether they reached its file.
@@ -103,7 +107,8 @@ impl RunValues {
     /// are left out), with its `move-scores.jsonl`, to be valued by `valuing`.
     pub fn read(dir: &Path, logs: &[&Path], valuing: Valuing) -> Result<RunValues, ValueError> {
         let held = read_move_scores(dir)?.unwrap_or_default();
-        let mut games = Vec::new();
+        let faults = faulty_games(&held);
+        let (mut games, mut notes) = (Vec::new(), Vec::new());
         for &path in logs {
             let log = read_game_log_prefix(path)?;
             let finished = !log.torn_tail && log.records.iter().any(|r| matches!(r.event, Event::GameEnd(_)));
@@ -120,8 +125,18 @@ impl RunValues {
             let decisions = decisions(&record);
             // A line that is not one of this game's decisions (another side, ply or
             // move; values of squares that are not the legal moves there) was not
-            // made from this log: the game is valued again whole, its lines replaced.
-            let whole = held.iter().any(|m| m.game == number && !fits(m, &decisions));
+            // made from this log, and a line written twice or with values no game
+            // gives was not made by a reference: the game is valued again whole, its
+            // lines replaced, with a note saying why.
+            let why = faults.get(&number).cloned().or_else(|| {
+                let misfit = held.iter().find(|m| m.game == number && !fits(m, &decisions))?;
+                Some(format!("its line for ply {} is not one of its decisions", misfit.ply))
+            });
+            if let Some(why) = &why {
+                let file = dir.join(MOVE_SCORES_FILE);
+                notes.push(format!("{}: game {number} is valued again: {why}", file.display()));
+            }
+            let whole = why.is_some();
             let sides: Vec<Color> = Color::BOTH
                 .into_iter()
                 .filter(|&color| decisions.values().any(|d| d.color == color))
@@ -139,7 +154,13 @@ impl RunValues {
             valuing,
             games,
             held,
+            notes,
         })
+    }
+
+    /// Why games are valued again whole, one sentence each naming the file and game.
+    pub fn notes(&self) -> &[String] {
+        &self.notes
     }
 
     /// Games with a side to value.

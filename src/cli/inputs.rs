@@ -1,8 +1,8 @@
 //! Every text file a user names (suites, ladders, engine, agent, fleet and tournament
 //! files, templates, position files) is read through [`read_user_file`]: whole and
 //! exactly as it is, but never more than a cap per line and per file
-//! ([`protocol::lines::read_text`]), so `/dev/zero` or a file of one endless line is
-//! refused naming the file and the cap instead of filling memory.
+//! ([`protocol::lines::read_file`]), so `/dev/zero`, a FIFO or a file of one endless
+//! line is refused naming the file and the cap instead of filling memory or waiting.
 
 use std::path::{Path, PathBuf};
 
@@ -21,8 +21,7 @@ pub(super) const DATA_CAP: u64 = 64 << 20;
 /// bytes in lines of at most 64 KiB.
 pub(super) fn read_user_file(what: &str, path: &Path, file_cap: u64) -> Result<String> {
     let name = path.display().to_string();
-    let file = std::fs::File::open(path).with_context(|| format!("cannot read {what} {name}"))?;
-    protocol::lines::read_text(file, &name, LINE_CAP, file_cap).with_context(|| format!("cannot read {what} {name}"))
+    protocol::lines::read_file(path, LINE_CAP, file_cap).with_context(|| format!("cannot read {what} {name}"))
 }
 
 /// `path`, or when it is the shipped file `default` and not in the current folder,

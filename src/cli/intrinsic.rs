@@ -80,6 +80,7 @@ fn value_runs(logs: &GameLogs, valuing: Valuing) -> (HeldScores, Vec<String>) {
                 continue;
             }
         };
+        notes.extend_from_slice(values.notes());
         eprintln!(
             "valuing the decisions of {} game(s) of {} ({}; --no-value skips this)",
             values.games_to_value(),
@@ -208,7 +209,7 @@ fn write_calibration(
 /// The calibration file at `path` (`--intrinsic`).
 pub(super) fn load_calibration(path: &Path) -> Result<Calibration> {
     let text = read_user_file("--intrinsic", path, SETTINGS_CAP)?;
-    toml::from_str(&text).with_context(|| {
+    Calibration::from_toml(&text).with_context(|| {
         format!(
             "bad --intrinsic {}: write one with `othello-arena rate RUNS --ladder --write-intrinsic FILE`",
             path.display()

@@ -8,7 +8,7 @@ use super::args::{GameArg, McpArgs};
 use super::external;
 use super::openings;
 use crate::mcp::{serve, McpOptions};
-use agent::{prompts_dir, ModelGame, Prompt};
+use agent::{prompts_dir, LegalMoves, ModelGame, Prompt};
 use arena::{is_llm_spec, ClientSettings};
 use game::othello::Labels;
 use game::{Marubatsu, Othello};
@@ -49,7 +49,12 @@ async fn serve_game<R: ModelGame>(args: McpArgs, env: &dyn Fn(&str) -> Option<St
             if args.agent.labels.is_none() {
                 config.style.labels = Labels::English;
             }
-            Prompt::load(system, &prompts_dir()).context("cannot read the system prompt")?
+            // A blind server offers the blind prompt, which names no list it does not give.
+            let name = match config.legal_moves {
+                LegalMoves::Shown => system.to_string(),
+                LegalMoves::Hidden => format!("{system}-blind"),
+            };
+            Prompt::load(&name, &prompts_dir()).context("cannot read the system prompt")?
         }
     };
     let options = McpOptions {
@@ -67,6 +72,7 @@ async fn serve_game<R: ModelGame>(args: McpArgs, env: &dyn Fn(&str) -> Option<St
         name: args.name,
         system_prompt: system_prompt.text,
     };
+    options.settings.check()?;
     // stdout is the protocol's: what this command says goes to stderr.
     if let Some(run) = serve(options).await? {
         eprintln!("games logged in {}", run.display());

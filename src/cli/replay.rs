@@ -48,7 +48,8 @@ fn ply_range(replay: &GameReplay) -> String {
 /// crash leaves the game unfinished, with a note), or a seed 000 log of bare exchange
 /// lines; returns the game and the notes.
 fn load(path: &Path) -> Result<(GameReplay, Vec<String>)> {
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let bytes = record::lines::read_file_bytes(path, record::LOG_LINE_CAP, record::LOG_FILE_CAP)
+        .with_context(|| format!("cannot read {}", path.display()))?;
     // Lossy: a crash can cut a log inside a character (its last line is torn anyway).
     let text = String::from_utf8_lossy(&bytes);
     let first: Value = text

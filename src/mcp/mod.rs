@@ -30,7 +30,7 @@ use tokio::sync::OnceCell;
 use agent::tools::{parameters_schema, Tool};
 use agent::{LegalMoves, ModelGame};
 use arena::{player_name, ClientAnswer, ClientCall, ClientError, ClientGames, ClientSettings};
-use game::othello::Color;
+use game::othello::{Color, TextStyle};
 use runs::McpClient;
 
 /// The name of the prompt that holds the agent's system prompt.
@@ -143,7 +143,7 @@ fn tools<R: ModelGame>(legal: LegalMoves) -> Vec<McpTool> {
         ),
         tool(
             "simulate_move",
-            simulate_description::<R>(legal),
+            R::simulate_tool(TextStyle::default(), legal).description().to_string(),
             parameters_schema::<MoveArgs>(),
         ),
         tool(
@@ -160,18 +160,6 @@ fn tools<R: ModelGame>(legal: LegalMoves) -> Vec<McpTool> {
             parameters_schema::<GameArgs>(),
         ),
     ]
-}
-
-/// `simulate_move`'s description: our agent's tool's, which promises the opponent's
-/// legal replies, or in blind play (`legal` hidden) what the result holds then.
-fn simulate_description<R: ModelGame>(legal: LegalMoves) -> String {
-    if legal.shown() {
-        return <R::Simulate as Tool>::DESCRIPTION.to_string();
-    }
-    "Simulate placing your piece on a square without playing it. Returns the board after the move \
-     (opponent to move) and what the move changes, but no legal moves (neither yours nor the opponent's \
-     replies: find them from the board); a square you cannot play is an error."
-        .to_string()
 }
 
 /// `arguments` read as `A`, or an error naming the tool and the problem.

@@ -3,7 +3,8 @@
 //! - [`gtp`]: the Go Text Protocol as Edax and Egaroucid answer it;
 //! - [`nboard`]: NBoard protocol version 1;
 //! - [`ggf`]: the GGF game records NBoard's `set game` carries and `export` writes;
-//! - [`lines`]: lines of outside bytes read with a cap on each line's length;
+//! - [`lines`]: lines of outside bytes read with a cap on each line's length (the
+//!   `record` crate's, re-exported);
 //! - [`server`]: one of our engines (the `engines` crate) served over GTP or NBoard on
 //!   any reader and writer, behind `othello-arena engine`.
 //!
@@ -19,9 +20,12 @@
 
 pub mod ggf;
 pub mod gtp;
-pub mod lines;
 pub mod nboard;
 pub mod server;
+
+/// Lines of outside bytes read with caps: the one bounded reader, kept in `record`
+/// (the lowest crate that reads files) so that run folders are read through it too.
+pub use record::lines;
 
 use std::fmt;
 use std::str::FromStr;

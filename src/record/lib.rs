@@ -98,6 +98,9 @@
 //!
 //! Plies count from 1 at the start position of the game, opening moves included.
 //!
+//! Every file of a run folder (and every file a user names) is read through one
+//! bounded reader, [`lines`]: a cap per line and per file, and only regular files.
+//!
 //! The workspace's crate map is in the `game` crate's documentation.
 
 #![deny(missing_docs)]
@@ -114,6 +117,7 @@ use serde_json::Value;
 use game::othello::{Color, Outcome};
 use game::{Game, Othello, Rules};
 
+pub mod lines;
 mod notation;
 mod writer;
 
@@ -981,15 +985,10 @@ impl GameLog {
 /// A log line that cannot be read back.
 #[derive(Debug, thiserror::Error)]
 pub enum ReadLogError {
-    /// The file cannot be opened or read.
-    #[error("cannot read log {path}")]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// The I/O error.
-        #[source]
-        source: std::io::Error,
-    },
+    /// The file cannot be opened or read, is not a regular file, or passes a cap
+    /// ([`LOG_LINE_CAP`], [`LOG_FILE_CAP`]); the error names the file and the cap.
+    #[error(transparent)]
+    Read(#[from] lines::LineError),
     /// A line is not a record of this format.
     #[error("{path}:{line}: not a log record ({source}): {}", shorten(.text))]
     Line {
@@ -1076,11 +1075,16 @@ fn lines(bytes: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
         .filter(|(_, line)| !line.iter().all(u8::is_ascii_whitespace))
 }
 
+/// The longest line a game log may hold: no exchange line is written past
+/// [`MAX_MOVE_LOG_BYTES`], and every other record is far shorter.
+pub const LOG_LINE_CAP: usize = MAX_MOVE_LOG_BYTES;
+
+/// The largest game log read (thousands of times a long game's log).
+pub const LOG_FILE_CAP: u64 = 1 << 30;
+
+/// A game log's bytes, through the one bounded reader ([`lines::read_file_bytes`]).
 fn read_bytes(path: &Path) -> Result<Vec<u8>, ReadLogError> {
-    std::fs::read(path).map_err(|source| ReadLogError::Io {
-        path: path.to_path_buf(),
-        source,
-    })
+    Ok(lines::read_file_bytes(path, LOG_LINE_CAP, LOG_FILE_CAP)?)
 }
 
 /// Reads every record of a game log, strictly: every line must be a whole record of

@@ -18,7 +18,7 @@ use stats::{
 };
 
 use crate::logs::{GameLogs, LoggedGame};
-use crate::move_scores::{read_move_scores, MoveScoresError, ScoredMove};
+use crate::move_scores::{faulty_games, read_move_scores, MoveScoresError, ScoredMove};
 use crate::players::PlayerNames;
 use crate::Ladder;
 
@@ -93,8 +93,17 @@ impl Decisions {
                 ));
                 continue;
             }
+            // Lines at fault (a decision written twice, values no game gives) are
+            // left out, their game with them; `rate` values such games again.
+            let faults = faulty_games(&scored);
+            for (game, why) in &faults {
+                decisions.notes.push(format!(
+                    "{}: game {game}'s values are left out: {why}; `rate` without --no-value values it again",
+                    run.join(crate::MOVE_SCORES_FILE).display()
+                ));
+            }
             let mut games: BTreeMap<(String, usize), Vec<Choice>> = BTreeMap::new();
-            for m in &scored {
+            for m in scored.iter().filter(|m| !faults.contains_key(&m.game)) {
                 let Some(game) = by_number.get(&(run, m.game)) else {
                     continue;
                 };

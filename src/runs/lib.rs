@@ -31,6 +31,7 @@
 #![deny(missing_docs)]
 
 mod agent_stats;
+mod calibration_file;
 mod compare;
 mod csv_table;
 mod export;
@@ -53,6 +54,7 @@ mod run_folder;
 mod tally;
 
 pub use agent_stats::{AgentRates, AgentStats, ServerSpeed};
+pub use calibration_file::ReadCalibrationError;
 pub use compare::{load_run, CompareError, Compared, ComparedRun, Comparison, Paired, Pooled};
 pub use csv_table::CsvTable;
 pub use export::{ggf, transcript, ExportError};
@@ -69,7 +71,10 @@ pub use leaderboard::{
     LeaderRow, Leaderboard, LeaderboardError, RatingView, RunGame, Rung, DEFAULT_BOOTSTRAP, DEFAULT_BOOTSTRAP_SEED,
 };
 pub use logs::{cut_off_note, read_game_logs, GameLogs, LoggedGame, LogsError};
-pub use move_scores::{read_move_scores, write_move_scores, MoveScoresError, ScoredMove, MOVE_SCORES_FILE};
+pub use move_scores::{
+    faulty_games, read_move_scores, write_move_scores, MoveScoresError, ScoredMove, MOVE_SCORES_FILE,
+    SEARCHED_VALUE_BOUND, VALUE_BOUND,
+};
 pub use players::{name_part, PlayerNames};
 pub use rating::{
     published_ladder, rate_games, LadderChoice, RateError, RateSettings, Ratings, PUBLISHED_LADDER,
@@ -85,8 +90,8 @@ pub use results_file::{
     RunResults, Share, Stopping, TallySummary, TournamentRatings, TournamentResults,
 };
 pub use run_file::{
-    changed_agent_settings, EvalRun, Harness, McpClient, McpRun, PlayRun, ProbeRun, ReadRunError, RecordedSettings,
-    Resume, RunEngine, RunFile, RunKind, RunPlayer, ServeRun, TournamentRun,
+    changed_agent_settings, read_run_text, EvalRun, Harness, McpClient, McpRun, PlayRun, ProbeRun, ReadRunError,
+    RecordedSettings, Resume, RunEngine, RunFile, RunKind, RunPlayer, ServeRun, TournamentRun,
 };
 pub use run_folder::{check_output, utc_now, OutputError, RunFolder, RunFolderError};
 pub use tally::{tally_header, tally_row, GameSummary, Matchup, NotAGameLog};

@@ -148,9 +148,10 @@ pub fn read_game_logs(paths: &[PathBuf]) -> Result<GameLogs, LogsError> {
     Ok(logs)
 }
 
-/// The game logs a path stands for: a folder's `game-*.jsonl` by name, or the file.
+/// The game logs a path stands for: a folder's `game-*.jsonl` by name, or the file (a
+/// FIFO or a device too, which the reader then refuses by what it is).
 fn log_files(path: &Path) -> Result<Vec<PathBuf>, LogsError> {
-    if path.is_file() {
+    if path.exists() && !path.is_dir() {
         return Ok(vec![path.to_path_buf()]);
     }
     if !path.is_dir() {

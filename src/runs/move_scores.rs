@@ -5,13 +5,22 @@
 //! row-major order, final discs for the mover) came later than the other fields: lines
 //! written before it read back with no values.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use record::lines::LineError;
 use record::MoveSource;
 use serde::{Deserialize, Serialize};
 
 /// The file a run folder's scored moves are written to.
 pub const MOVE_SCORES_FILE: &str = "move-scores.jsonl";
+
+/// The longest line of a [`MOVE_SCORES_FILE`] read (a line with every legal move's
+/// value takes under 2 KB).
+pub const MOVE_SCORES_LINE_CAP: usize = 64 << 10;
+
+/// The largest [`MOVE_SCORES_FILE`] read (about 100,000 games' decisions).
+pub const MOVE_SCORES_FILE_CAP: u64 = 1 << 30;
 
 /// One move measured against the reference.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -80,13 +89,13 @@ impl ScoredMove {
 #[derive(Debug, thiserror::Error)]
 pub enum MoveScoresError {
     /// The file exists but cannot be read.
-    #[error("cannot read {path}: make it a readable file, or move it aside and `rate` values the run again")]
+    #[error("{why}: make it a readable file, or move it aside and `rate` values the run again")]
     Read {
         /// The file.
         path: PathBuf,
-        /// What the system said.
-        #[source]
-        source: std::io::Error,
+        /// Why, naming the file (the bounded reader's error: cannot be opened, not a
+        /// regular file, a cap passed); in the message, which notes show whole.
+        why: LineError,
     },
     /// The file could not be written.
     #[error("cannot write {path}")]
@@ -114,10 +123,10 @@ pub enum MoveScoresError {
 /// [`MOVE_SCORES_FILE`]).
 pub fn read_move_scores(dir: &Path) -> Result<Option<Vec<ScoredMove>>, MoveScoresError> {
     let path = dir.join(MOVE_SCORES_FILE);
-    let text = match std::fs::read_to_string(&path) {
+    let text = match record::lines::read_file(&path, MOVE_SCORES_LINE_CAP, MOVE_SCORES_FILE_CAP) {
         Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(source) => return Err(MoveScoresError::Read { path, source }),
+        Err(LineError::Read { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(why) => return Err(MoveScoresError::Read { path, why }),
     };
     text.lines()
         .enumerate()
@@ -133,21 +142,50 @@ pub fn read_move_scores(dir: &Path) -> Result<Option<Vec<ScoredMove>>, MoveScore
         .map(Some)
 }
 
-/// Writes every scored move to the run folder `dir`'s [`MOVE_SCORES_FILE`], one object
-/// a line, through a temporary file and a rename: a reader (or a crash) never sees
-/// half of it.
-pub fn write_move_scores(dir: &Path, moves: &[ScoredMove]) -> Result<(), MoveScoresError> {
-    let path = dir.join(MOVE_SCORES_FILE);
-    let mut text = String::new();
+/// The largest value an exact line may give a move, in absolute terms: a final disc
+/// margin (Othello's; a marubatsu one is at most 1).
+pub const VALUE_BOUND: f64 = 64.0;
+
+/// The largest value a searched line may give a move: a search's estimate is on the
+/// disc scale but may pass its ends a little (65 is written by our reference), so
+/// four times the range, which still refuses values no reference gives (1e300).
+pub const SEARCHED_VALUE_BOUND: f64 = 4.0 * VALUE_BOUND;
+
+/// The games of `moves` (a run's `move-scores.jsonl`) whose lines cannot be taken as
+/// they are, each with why (the first fault found, naming the line's ply): a decision
+/// with two lines (a line written twice would count twice), a value that is not a
+/// finite number within [`VALUE_BOUND`] of 0 ([`SEARCHED_VALUE_BOUND`] for a searched
+/// line), or a regret (the best value less the move's) not within twice that. `rate`
+/// values such a game again; a reader that does not value leaves its lines out, with a
+/// note.
+pub fn faulty_games(moves: &[ScoredMove]) -> BTreeMap<usize, String> {
+    let mut faults = BTreeMap::new();
+    let mut seen = BTreeSet::new();
     for m in moves {
-        // A scored move is squares, numbers and strings: it always serializes.
-        text.push_str(&serde_json::to_string(m).unwrap_or_default());
-        text.push('\n');
+        let bound = if m.exact { VALUE_BOUND } else { SEARCHED_VALUE_BOUND };
+        let in_bounds = |value: f64| value.is_finite() && value.abs() <= bound;
+        let why = if !seen.insert((m.game, m.ply)) {
+            Some(format!("ply {} has two lines (one line a decision)", m.ply))
+        } else if let Some((square, value)) = m.values.iter().find(|(_, v)| !in_bounds(*v)) {
+            Some(format!(
+                "ply {} values {square} at {value:?}, not a number within {bound} of 0",
+                m.ply
+            ))
+        } else if !in_bounds(m.regret / 2.0) {
+            let regret = m.regret;
+            Some(format!(
+                "ply {} has a regret of {regret:?}, not a number within {} of 0",
+                m.ply,
+                2.0 * bound
+            ))
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            faults.entry(m.game).or_insert(why);
+        }
     }
-    let temporary = dir.join(format!(".{MOVE_SCORES_FILE}.tmp"));
-    std::fs::write(&temporary, text)
-        .and_then(|()| std::fs::rename(&temporary, &path))
-        .map_err(|source| MoveScoresError::Write { path, source })
+    faults
 }
 
 #[cfg(test)]
@@ -169,6 +207,42 @@ mod tests {
             depth,
             values: vec![("c4".into(), 2.0)],
         }
+    }
+
+    #[test]
+    fn a_game_with_a_decision_twice_or_a_value_out_of_range_is_at_fault() {
+        let at = |game: usize, ply: usize, value: f64, regret: f64| ScoredMove {
+            game,
+            ply,
+            values: vec![("c4".into(), value), ("d3".into(), -64.0)],
+            regret,
+            ..line(20, true, 20)
+        };
+        let sound = [at(1, 5, 64.0, 0.0), at(1, 6, -3.5, 128.0), at(2, 5, 0.0, 0.0)];
+        assert!(faulty_games(&sound).is_empty());
+        for (bad, why) in [
+            (at(1, 5, 1.0, 0.0), "ply 5 has two lines"),
+            (
+                at(1, 7, 1e300, 0.0),
+                "ply 7 values c4 at 1e300, not a number within 64 of 0",
+            ),
+            (at(1, 7, f64::NAN, 0.0), "ply 7 values c4 at NaN"),
+            (at(1, 7, -64.5, 0.0), "values c4 at -64.5"),
+            (at(1, 7, 1.0, f64::INFINITY), "ply 7 has a regret of inf"),
+            (at(1, 7, 1.0, 128.5), "a regret of 128.5, not a number within 128 of 0"),
+        ] {
+            let faults = faulty_games(&[sound.as_slice(), &[bad]].concat());
+            assert_eq!(faults.keys().collect::<Vec<_>>(), [&1], "{why}");
+            assert!(faults[&1].contains(why), "{}", faults[&1]);
+        }
+        // A search's estimate may pass the disc range a little (65), never far.
+        let searched = |value: f64| ScoredMove {
+            values: vec![("c4".into(), value)],
+            ..line(30, false, 4)
+        };
+        assert!(faulty_games(&[searched(65.0)]).is_empty());
+        assert!(faulty_games(&[searched(-256.0)]).is_empty());
+        assert!(faulty_games(&[searched(1e300)])[&1].contains("not a number within 256 of 0"));
     }
 
     #[test]

@@ -87,8 +87,8 @@ impl RulesProbeResults {
         }
         let _ = writeln!(
             out,
-            "  unreadable answers {}, failed requests {} (not scored)",
-            self.unreadable, self.errors
+            "  unreadable answers {} (scored as wrong); cut off at the token limit {}, failed requests {} (not scored)",
+            self.unreadable, self.cut_off, self.errors
         );
         out
     }

@@ -68,6 +68,9 @@ pub struct RulesProbeResults {
     pub positions: u32,
     /// Answers that could not be read (no JSON asked for, no 8 rows), scored as wrong.
     pub unreadable: u32,
+    /// Answers the server cut off at the token limit (`done_reason` `length`): the
+    /// budget's fault, not scored (absent in older results).
+    pub cut_off: u32,
     /// Requests that failed (not scored).
     pub errors: u32,
     /// The overall shares, each with its interval.

@@ -21,6 +21,7 @@ use serde_json::Value;
 
 use crate::recorded::{EngineTable, OpeningsRecord};
 use crate::run_folder::utc_now;
+use record::lines::LineError;
 use record::EngineId;
 
 /// A run folder's `run.json`.
@@ -336,14 +337,14 @@ pub struct Resume {
 /// Why a run.json could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum ReadRunError {
-    /// The file cannot be read.
+    /// The file cannot be read, is not a regular file, or passes a cap.
     #[error("cannot read {path}")]
     Io {
         /// The file.
         path: PathBuf,
-        /// The I/O error.
+        /// Why (the bounded reader's error, naming the file and any cap).
         #[source]
-        source: std::io::Error,
+        source: LineError,
     },
     /// The file is not JSON.
     #[error("{path} is not JSON")]
@@ -409,10 +410,23 @@ impl RunFile {
     }
 }
 
+/// The longest line of a run folder's JSON files (run.json, results.json) read: a
+/// prompt's or a tournament file's text is one line of them.
+pub const RUN_LINE_CAP: usize = 16 << 20;
+
+/// The largest run.json or results.json read.
+pub const RUN_FILE_CAP: u64 = 64 << 20;
+
+/// The text of a run folder's JSON file (run.json, results.json), through the one
+/// bounded reader: within [`RUN_LINE_CAP`] and [`RUN_FILE_CAP`], a regular file only.
+pub fn read_run_text(path: &Path) -> Result<String, LineError> {
+    record::lines::read_file(path, RUN_LINE_CAP, RUN_FILE_CAP)
+}
+
 /// The run.json of the run folder `dir`, read as `T`.
 fn read_run_json<T: serde::de::DeserializeOwned>(dir: &Path) -> Result<T, ReadRunError> {
     let path = dir.join("run.json");
-    let text = std::fs::read_to_string(&path).map_err(|source| ReadRunError::Io {
+    let text = read_run_text(&path).map_err(|source| ReadRunError::Io {
         path: path.clone(),
         source,
     })?;
@@ -474,7 +488,7 @@ impl RecordedSettings {
 /// grouping always has: any JSON with an `agent` or `players[].agent` will do (a
 /// run.json made by hand too), and anything else has none.
 pub(crate) fn prompt_hash(dir: &Path) -> Option<String> {
-    let run: RecordedAgents = std::fs::read_to_string(dir.join("run.json"))
+    let run: RecordedAgents = read_run_text(&dir.join("run.json"))
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok())?;
     let hash = |agent: &Option<RecordedAgent>| {

@@ -549,6 +549,7 @@ async fn run_game(
         log: GameWriter::new(Some(&log), 1),
         observer: Some(&mut observe),
         stop: None,
+        stop_reason: StopReason::Interrupted,
     };
     let game = play_logged((Line::new(start), None), players, seats, seed, ctx);
     // The end route drops the game where it is: between two log lines, since the log

@@ -56,7 +56,7 @@ fn run_dir(app: &AppState, run: &str) -> Result<PathBuf, PathRefused> {
 
 /// A JSON file as it is, for the page to show (`null` when it cannot be read).
 fn read_json(path: &FsPath) -> Value {
-    std::fs::read_to_string(path)
+    runs::read_run_text(path)
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok())
         .unwrap_or(Value::Null)
@@ -78,7 +78,7 @@ fn game_logs(root: &FsPath, dir: &FsPath) -> Vec<PathBuf> {
 /// Whether a game log's last complete line ends its play (a line of another format
 /// version or a torn one does not).
 fn finished(log: &FsPath) -> bool {
-    let Ok(mut file) = std::fs::File::open(log) else {
+    let Ok(mut file) = record::lines::regular_file(log) else {
         return false;
     };
     let size = file.metadata().map_or(0, |m| m.len());
@@ -183,7 +183,7 @@ struct ResultTables {
 /// What a game log says at a glance: its players, the ply it reached (opening moves
 /// included) and its result: the score, a forfeit or a stop.
 fn game_glance(path: &FsPath) -> GameGlance {
-    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let text = record::lines::read_file(path, record::LOG_LINE_CAP, record::LOG_FILE_CAP).unwrap_or_default();
     let (mut black, mut white, mut plies, mut end) = (None, None, 0, None);
     // A line that is not a record of this format (torn, another version) is left out.
     let records = text
@@ -514,7 +514,7 @@ impl Tail {
             if std::fs::metadata(&real).map_or(true, |m| m.len() <= offset.at) {
                 continue;
             }
-            let Ok(mut file) = std::fs::File::open(&real) else {
+            let Ok(mut file) = record::lines::regular_file(&real) else {
                 continue;
             };
             if file.seek(SeekFrom::Start(offset.at)).is_err() {

@@ -29,6 +29,13 @@ pub trait Tool: Send + Sync {
 
     /// Runs the tool; `Err` is a message for the model.
     fn call(&self, position: &Self::Position, args: Self::Args) -> Result<Value, String>;
+
+    /// What this tool, as set up, does, for the model: [`Tool::DESCRIPTION`] unless its
+    /// settings change what a result holds (blind play). Every face that offers the
+    /// tool (the agent's requests, the MCP server) sends this one text.
+    fn description(&self) -> &'static str {
+        Self::DESCRIPTION
+    }
 }
 
 /// The JSON schema of `T` as sent to models: subschemas inlined, no `$schema`, and no
@@ -46,13 +53,13 @@ pub fn parameters_schema<T: JsonSchema>() -> Value {
     value
 }
 
-/// The tool spec sent to the model for `T`.
-pub fn tool_spec<T: Tool>() -> ToolSpec {
+/// The tool spec sent to the model for `tool`.
+pub fn tool_spec<T: Tool>(tool: &T) -> ToolSpec {
     ToolSpec {
         kind: "function",
         function: FunctionSpec {
             name: T::NAME.to_string(),
-            description: T::DESCRIPTION.to_string(),
+            description: tool.description().to_string(),
             parameters: parameters_schema::<T::Args>(),
         },
     }
@@ -89,7 +96,7 @@ impl<T: Tool> ToolRegistry<T> {
 
     /// Specs of every tool, for the request.
     pub fn specs(&self) -> Vec<ToolSpec> {
-        vec![tool_spec::<T>()]
+        vec![tool_spec(&self.simulate_move)]
     }
 
     /// Names of every tool.

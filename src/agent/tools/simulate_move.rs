@@ -79,6 +79,13 @@ impl SimulateMove {
     }
 }
 
+/// `simulate_move`'s description in blind play (`--legal-moves hidden`): what its
+/// result holds then, and that it names no legal move.
+pub const BLIND_DESCRIPTION: &str = "Simulate placing your disc on a square without playing it. Returns the board \
+    after the move (opponent to move), both disc counts, the stable discs gained and the flipped discs, but no \
+    legal moves (neither yours nor the opponent's replies: find them from the board); a square you cannot play is \
+    an error.";
+
 impl Tool for SimulateMove {
     const NAME: &'static str = "simulate_move";
     const DESCRIPTION: &'static str = "Simulate placing your disc on a square without playing it. Returns the board \
@@ -86,6 +93,14 @@ impl Tool for SimulateMove {
         opponent's legal replies.";
     type Args = SimulateMoveArgs;
     type Position = Board;
+
+    /// In blind play the result names no legal move, and the description promises none.
+    fn description(&self) -> &'static str {
+        match self.legal_moves {
+            LegalMoves::Shown => Self::DESCRIPTION,
+            LegalMoves::Hidden => BLIND_DESCRIPTION,
+        }
+    }
 
     fn call(&self, board: &Board, args: SimulateMoveArgs) -> Result<Value, String> {
         let square: Square = args

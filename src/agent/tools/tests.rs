@@ -5,6 +5,21 @@ use serde_json::{json, Value};
 use super::*;
 use game::othello::Board;
 
+/// The description sent follows the tool's blind setting: in blind play it promises no
+/// legal moves (it used to promise "the opponent's legal replies" to the agent).
+#[test]
+fn a_blind_simulate_move_is_described_without_legal_moves() {
+    let blind = SimulateMove {
+        legal_moves: crate::LegalMoves::Hidden,
+        ..SimulateMove::default()
+    };
+    let spec = serde_json::to_value(ToolRegistry::new(blind).specs()).unwrap();
+    let description = spec[0]["function"]["description"].as_str().unwrap();
+    assert_eq!(description, simulate_move::BLIND_DESCRIPTION);
+    assert!(!description.contains("legal replies") && description.contains("no legal moves"));
+    assert_eq!(SimulateMove::default().description(), SimulateMove::DESCRIPTION);
+}
+
 #[test]
 fn simulate_move_spec_is_exactly_this_json() {
     let spec = serde_json::to_value(ToolRegistry::new(SimulateMove::default()).specs()).unwrap();

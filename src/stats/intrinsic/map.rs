@@ -53,6 +53,30 @@ pub enum MapError {
         /// The fitted slope.
         slope: f64,
     },
+    /// A number of a map read from a file that is not finite.
+    #[error("the map's {field} is {value}, not a finite number: the file was edited or damaged; write it again")]
+    NotFinite {
+        /// The field (`intercept`, `slope`, `residual_sd`, `s_low`, `s_high`).
+        field: &'static str,
+        /// Its value.
+        value: f64,
+    },
+    /// A negative residual (a standard deviation is never below 0).
+    #[error(
+        "the map's residual_sd is {residual_sd}, below 0: a standard deviation is never negative; write the file again"
+    )]
+    NegativeResidual {
+        /// The residual.
+        residual_sd: f64,
+    },
+    /// A range that is empty or not of sensitivities (which are above 0).
+    #[error("the map's range s_low {s_low} to s_high {s_high} is not a range of sensitivities (0 < s_low <= s_high); write the file again")]
+    BadRange {
+        /// The strong end.
+        s_low: f64,
+        /// The weak end.
+        s_high: f64,
+    },
 }
 
 /// A player's intrinsic rating through an [`EloMap`].
@@ -98,6 +122,37 @@ impl EloMap {
             s_low: xs.clone().fold(f64::INFINITY, f64::min).exp(),
             s_high: xs.fold(f64::NEG_INFINITY, f64::max).exp(),
         })
+    }
+
+    /// Whether a map read from a file is one [`EloMap::fit`] could have made: every
+    /// number finite, the slope below 0 (a sharper player rates higher), the residual
+    /// not below 0, and `0 < s_low <= s_high`.
+    pub fn check(&self) -> Result<(), MapError> {
+        let numbers = [
+            ("intercept", self.intercept),
+            ("slope", self.slope),
+            ("residual_sd", self.residual_sd),
+            ("s_low", self.s_low),
+            ("s_high", self.s_high),
+        ];
+        if let Some(&(field, value)) = numbers.iter().find(|(_, value)| !value.is_finite()) {
+            return Err(MapError::NotFinite { field, value });
+        }
+        if self.slope >= 0.0 {
+            return Err(MapError::NotMonotone { slope: self.slope });
+        }
+        if self.residual_sd < 0.0 {
+            return Err(MapError::NegativeResidual {
+                residual_sd: self.residual_sd,
+            });
+        }
+        if !(self.s_low > 0.0 && self.s_low <= self.s_high) {
+            return Err(MapError::BadRange {
+                s_low: self.s_low,
+                s_high: self.s_high,
+            });
+        }
+        Ok(())
     }
 
     /// The line's Elo at sensitivity `s`, inside the range or not.

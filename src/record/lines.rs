@@ -8,11 +8,17 @@
 //! the last line may end at the end of input instead. The cap counts a line's bytes
 //! before its `\n`. A line that is not UTF-8 is refused too, and reading goes on.
 //!
+//! Files are read whole through [`read_file`] (or [`read_file_bytes`]): a cap per line
+//! and per file, named in the error with the file, and only a regular file is opened
+//! ([`regular_file`]): a FIFO or a device is refused, never waited on.
+//!
 //! [`LineSplitter`] is the state machine, fed chunks of bytes by whatever reads them
 //! (an async reader drives it from its own buffer); [`BoundedLines`] drives it over
 //! any [`std::io::BufRead`] as an iterator.
 
+use std::fs::File;
 use std::io::{self, BufRead, Read};
+use std::path::Path;
 
 /// A line read whole: its text and its number in the input (from 1).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -54,6 +60,16 @@ pub enum LineError {
         /// The cap, in bytes.
         cap: u64,
     },
+    /// The file is not a regular one (a FIFO, a device, a folder): it is not opened.
+    #[error(
+        "{input} is {kind}, not a regular file: it is not read (a FIFO waits for a writer, a device may never end)"
+    )]
+    NotAFile {
+        /// The file's path.
+        input: String,
+        /// What it is (`a FIFO`, `a device`, `a folder`, `a socket`).
+        kind: &'static str,
+    },
     /// The input could not be read; nothing more comes from it.
     #[error("cannot read {input}")]
     Read {
@@ -69,7 +85,10 @@ impl LineError {
     /// Whether reading can go on after this error: `true` for a refused line, `false`
     /// when the input itself failed.
     pub fn is_refused_line(&self) -> bool {
-        !matches!(self, LineError::Read { .. } | LineError::TooBig { .. })
+        !matches!(
+            self,
+            LineError::Read { .. } | LineError::TooBig { .. } | LineError::NotAFile { .. }
+        )
     }
 }
 
@@ -216,39 +235,113 @@ impl<R: BufRead> Iterator for BoundedLines<R> {
 /// The whole text of `reader` (named `input` in errors), exactly as it is, when it
 /// holds at most `file_cap` bytes in lines of at most `line_cap` bytes each, all UTF-8:
 /// a file a user names is read this way, so that `/dev/zero` or one endless line is
-/// refused at a cap instead of filling memory. Never more than `file_cap + 1` bytes
-/// are read.
+/// refused at a cap instead of filling memory. Reading stops at the first line past
+/// `line_cap`, and never more than `file_cap + 1` bytes are read.
 pub fn read_text(reader: impl Read, input: &str, line_cap: usize, file_cap: u64) -> Result<String, LineError> {
-    let mut bytes = Vec::new();
-    reader
-        .take(file_cap.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|source| LineError::Read {
-            input: input.to_string(),
-            source,
-        })?;
-    if bytes.len() as u64 > file_cap {
-        return Err(LineError::TooBig {
-            input: input.to_string(),
-            cap: file_cap,
-        });
-    }
-    let mut splitter = LineSplitter::new(input, line_cap);
-    let mut rest = &bytes[..];
-    while !rest.is_empty() {
-        let (taken, line) = splitter.feed(rest);
-        rest = &rest[taken..];
-        if let Some(Err(err)) = line {
-            return Err(err);
-        }
-    }
-    if let Some(Err(err)) = splitter.finish() {
-        return Err(err);
-    }
+    let bytes = read_capped(reader, input, line_cap, file_cap, true)?;
     String::from_utf8(bytes).map_err(|_| LineError::NotUtf8 {
         input: input.to_string(),
         number: 0,
     })
+}
+
+/// The text of the file at `path`, read as [`read_text`] reads, once [`regular_file`]
+/// has found it a regular file: every file a run folder holds and every file a user
+/// names is read through here.
+pub fn read_file(path: &Path, line_cap: usize, file_cap: u64) -> Result<String, LineError> {
+    read_text(regular_file(path)?, &path.display().to_string(), line_cap, file_cap)
+}
+
+/// The bytes of the file at `path`, within the same caps as [`read_file`] but not
+/// checked as UTF-8 (a game log a crash cut off may end inside a character).
+pub fn read_file_bytes(path: &Path, line_cap: usize, file_cap: u64) -> Result<Vec<u8>, LineError> {
+    read_capped(
+        regular_file(path)?,
+        &path.display().to_string(),
+        line_cap,
+        file_cap,
+        false,
+    )
+}
+
+/// The file at `path` opened for reading when it is a regular file (links followed);
+/// a FIFO, a device, a socket or a folder is refused before it is opened, since
+/// opening a FIFO waits for a writer and a device such as `/dev/zero` never ends.
+pub fn regular_file(path: &Path) -> Result<File, LineError> {
+    let input = || path.display().to_string();
+    let read_failed = |source| LineError::Read { input: input(), source };
+    let kind = std::fs::metadata(path).map_err(read_failed)?.file_type();
+    if !kind.is_file() {
+        return Err(LineError::NotAFile {
+            input: input(),
+            kind: file_kind(kind),
+        });
+    }
+    File::open(path).map_err(read_failed)
+}
+
+/// What a file that is not a regular one is, in words.
+fn file_kind(kind: std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if kind.is_dir() {
+        "a folder"
+    } else if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_char_device() || kind.is_block_device() {
+        "a device"
+    } else if kind.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// The bytes of `reader` fed through a [`LineSplitter`] as they are read: at most
+/// `file_cap` bytes, and none past the first line over `line_cap` (or, when `utf8`,
+/// the first line that is not UTF-8).
+fn read_capped(
+    reader: impl Read,
+    input: &str,
+    line_cap: usize,
+    file_cap: u64,
+    utf8: bool,
+) -> Result<Vec<u8>, LineError> {
+    let mut reader = reader.take(file_cap.saturating_add(1));
+    let mut splitter = LineSplitter::new(input, line_cap);
+    let refused = |line: Option<Result<Line, LineError>>| match line {
+        Some(Err(LineError::NotUtf8 { .. })) if !utf8 => None,
+        Some(Err(err)) => Some(err),
+        _ => None,
+    };
+    let mut bytes = Vec::new();
+    let mut chunk = vec![0; 64 * 1024];
+    loop {
+        let read = match reader.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(read) => read,
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+            Err(source) => return Err(splitter.read_failed(source)),
+        };
+        if (bytes.len() + read) as u64 > file_cap {
+            return Err(LineError::TooBig {
+                input: input.to_string(),
+                cap: file_cap,
+            });
+        }
+        let mut rest = &chunk[..read];
+        while !rest.is_empty() {
+            let (taken, line) = splitter.feed(rest);
+            rest = &rest[taken..];
+            if let Some(err) = refused(line) {
+                return Err(err);
+            }
+        }
+        bytes.extend_from_slice(&chunk[..read]);
+    }
+    match refused(splitter.finish()) {
+        Some(err) => Err(err),
+        None => Ok(bytes),
+    }
 }
 
 #[cfg(test)]
@@ -281,6 +374,42 @@ mod tests {
             "/dev/zero is longer than 1000 bytes, the most it may hold"
         );
         assert!(read_text(&b"\xff\n"[..], "suite", 16, 64).is_err());
+    }
+
+    #[test]
+    fn only_a_regular_file_is_opened_and_its_caps_are_named() {
+        let dir = std::env::temp_dir().join(format!("othello-lines-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("fifo");
+        assert!(std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success());
+        let zero = dir.join("zero");
+        std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+        for (path, kind) in [(&fifo, "a FIFO"), (&zero, "a device"), (&dir, "a folder")] {
+            let refused = read_file(path, 16, 64).unwrap_err();
+            assert!(!refused.is_refused_line());
+            let want = format!("{} is {kind}, not a regular file", path.display());
+            assert!(refused.to_string().starts_with(&want), "{refused}");
+            assert!(read_file_bytes(path, 16, 64).is_err());
+        }
+        let file = dir.join("file");
+        std::fs::write(&file, b"ok\n\xff torn").unwrap();
+        assert!(read_file(&file, 16, 64).is_err(), "text is UTF-8");
+        assert_eq!(read_file_bytes(&file, 16, 64).unwrap(), b"ok\n\xff torn");
+        std::fs::write(&file, [b"ok\n".as_slice(), &[b'x'; 100]].concat()).unwrap();
+        let long = read_file_bytes(&file, 16, 1 << 20).unwrap_err();
+        let want = format!("{} line 2 is longer than 16 bytes", file.display());
+        assert!(long.to_string().starts_with(&want), "{long}");
+        let big = read_file_bytes(&file, 1 << 10, 50).unwrap_err();
+        assert_eq!(
+            big.to_string(),
+            format!("{} is longer than 50 bytes, the most it may hold", file.display())
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
