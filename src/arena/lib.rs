@@ -78,8 +78,8 @@ pub use lifecycle::{resume_command, Interrupted, Resumed, Run, RunError, RunGame
 pub use matchup::{run_match, MatchConfig, MatchResult, SpecTally};
 pub use openings::{OpeningSuite, Openings, SuiteLineError, SuiteOpening};
 pub use place::{
-    ladder_opponents, Chooser, PlaceError, PlaceStep, PlaceStop, Placed, Placement, DEFAULT_MAX_PAIRS, DEFAULT_WIDTH,
-    START_ELO,
+    ladder_opponents, published_rating, Chooser, PlaceError, PlaceStep, PlaceStop, Placed, Placement,
+    DEFAULT_MAX_PAIRS, DEFAULT_WIDTH, START_ELO,
 };
 pub use place_run::{OpenPlacement, PlaceResult, PLACE_FILE};
 pub use plan::{Format, Plan};

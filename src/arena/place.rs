@@ -18,7 +18,7 @@
 use std::collections::BTreeSet;
 
 use game::othello::ByColor;
-use runs::{rate_games, RateSettings, RunGame};
+use runs::{published_ladder, rate_games, LadderChoice, RateSettings, RunGame, PUBLISHED_LADDER_PATH};
 use serde::Serialize;
 use stats::RatingWatch;
 
@@ -37,6 +37,16 @@ pub const DEFAULT_WIDTH: f64 = 200.0;
 
 /// The most colour-swapped pairs `place` plays when no cap is asked for.
 pub const DEFAULT_MAX_PAIRS: usize = 60;
+
+/// How a placement rates its player: as `rate --ladder` rates its run, every rung that
+/// played held at the published ladder's rating, even a rung alone (plain `rate` holds a
+/// ladder only when two of its rungs played).
+pub fn published_rating() -> RateSettings {
+    RateSettings {
+        ladder: LadderChoice::File(PUBLISHED_LADDER_PATH.to_string(), published_ladder().clone()),
+        ..RateSettings::default()
+    }
+}
 
 /// How the next opponent is chosen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -375,7 +385,7 @@ mod tests {
             opening_seed: 3,
             rating: RateSettings {
                 bootstrap: 100,
-                ..RateSettings::default()
+                ..published_rating()
             },
             run: RunOptions {
                 openings: crate::Openings::random(4),
@@ -390,9 +400,10 @@ mod tests {
         let nearest = placement(Chooser::Nearest, 200.0, 2);
         assert_eq!(
             nearest.next_opponent(START_ELO, &[0, 0, 0]),
-            Some(2),
-            "greedy is nearest 200"
+            Some(1),
+            "n-hand:2 (117) is nearest 200"
         );
+        assert_eq!(nearest.next_opponent(260.0, &[0, 0, 0]), Some(2));
         assert_eq!(nearest.next_opponent(40.0, &[0, 0, 0]), Some(0));
         assert_eq!(
             nearest.next_opponent(40.0, &[2, 0, 0]),
@@ -415,7 +426,7 @@ mod tests {
         let placed = first.play(&|_| {}).await.unwrap();
         assert_eq!(placed.stop, Some(PlaceStop::Cap));
         assert_eq!(placed.steps.len(), 3);
-        assert_eq!(placed.steps[0].opponent, "greedy", "the rung nearest the start");
+        assert_eq!(placed.steps[0].opponent, "n-hand:2", "the rung nearest the start");
         assert_eq!(placed.records.iter().filter(|r| r.is_some()).count(), 6);
         // Its games read back (a resume): the same steps, and no game played again.
         let mut again = first.clone();

@@ -13,9 +13,12 @@ use super::external;
 use super::openings;
 use super::progress::GameBar;
 use super::stdout::outln;
-use arena::{is_llm_spec, ladder_opponents, Chooser, Interrupted, PlaceResult, Placement, PlayerSpec, RunOptions};
+use arena::{
+    is_llm_spec, ladder_opponents, published_rating, Chooser, Interrupted, PlaceResult, Placement, PlayerSpec,
+    RunOptions,
+};
 use game::Othello;
-use runs::{published_ladder, RateSettings, RunFile, RunKind};
+use runs::{published_ladder, RunFile, RunKind};
 
 pub(super) async fn run(args: PlaceArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
     let resumed = args.resume.is_some();
@@ -49,7 +52,7 @@ pub(super) async fn run(args: PlaceArgs, env: &dyn Fn(&str) -> Option<String>) -
         max_pairs: args.max_pairs,
         seed: args.seed,
         opening_seed: args.seed,
-        rating: RateSettings::default(),
+        rating: published_rating(),
         run: RunOptions {
             openings: openings::from_args::<Othello>(&openings, args.seed)?,
             parallel: args.parallel.unwrap_or(2),
@@ -125,7 +128,7 @@ fn text(result: &PlaceResult) -> String {
     };
     let _ = write!(
         out,
-        "{verdict}\nlogs: {} (`othello-arena rate` reads them)",
+        "{verdict}\nlogs: {} (`othello-arena rate DIR --ladder` gives the same rating)",
         result.log_dir
     );
     out

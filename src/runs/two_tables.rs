@@ -141,11 +141,18 @@ mod tests {
     #[test]
     fn a_fit_flatter_than_the_validated_range_gets_no_number() {
         let calibration = shipped();
-        // Choices whose gaps are small against their spread: a flat chooser (s > 23).
+        // Gaps of 0, 20, 40 and 60 discs chosen 45, 28, 17 and 10 times in 100, as a
+        // softmax of s = 40 chooses: inside the map (4.95 to 78.2), flatter than 23.3.
+        let chosen = |i: usize| match i % 100 {
+            0..=44 => 0,
+            45..=72 => 1,
+            73..=89 => 2,
+            _ => 3,
+        };
         let flat: Vec<Vec<stats::Choice>> = (0..8)
             .map(|g| {
-                (0..20)
-                    .map(|i| stats::Choice::from_values(&[4.0, 2.0, 0.0, -2.0], (g + i) % 4).unwrap())
+                (0..100)
+                    .map(|i| stats::Choice::from_values(&[60.0, 40.0, 20.0, 0.0], chosen(i + g)).unwrap())
                     .collect()
             })
             .collect();
