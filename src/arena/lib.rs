@@ -1,7 +1,7 @@
 //! Playing: plans and schedules (a match, an eval = a gauntlet of one LLM, a
-//! tournament), players (engines, LLMs, external engine processes), openings, the game
-//! loop, resuming interrupted runs, and move scoring against the reference. Run folders,
-//! logs and reports are the `runs` crate's; statistics the `stats` crate's.
+//! tournament, a placement on the ladder: [`Placement`]), players (engines, LLMs,
+//! external engine processes), openings, the game loop, resuming interrupted runs,
+//! and move scoring against the reference. Run folders, logs and reports are the `runs` crate's; statistics the `stats` crate's.
 //!
 //! A move's way from a player to the tables, one shape per stage:
 //! - a player's turn gives an [`Action`]: a [`Played`] move (the move, its source, the
@@ -36,6 +36,8 @@ mod llm_bench;
 mod match_report;
 mod matchup;
 mod openings;
+mod place;
+mod place_run;
 mod plan;
 mod play;
 mod player;
@@ -77,6 +79,11 @@ pub use lifecycle::{resume_command, Interrupted, Resumed, Run, RunError, RunGame
 pub use llm_bench::{llm_bench, LlmBench};
 pub use matchup::{run_match, MatchConfig, MatchResult, SpecTally};
 pub use openings::{OpeningSuite, Openings, SuiteLineError, SuiteOpening};
+pub use place::{
+    ladder_opponents, published_rating, Chooser, PlaceError, PlaceStep, PlaceStop, Placed, Placement,
+    DEFAULT_MAX_PAIRS, DEFAULT_WIDTH, START_ELO,
+};
+pub use place_run::{OpenPlacement, PlaceResult, PLACE_FILE};
 pub use plan::{Format, Plan};
 pub use play::{play_game, random_opening, Forfeit, GameContext, GameError, GameRecord, PlyObserver, PlyRecord};
 pub use player::{Action, PlayError, Played, Player};

@@ -48,6 +48,10 @@ pub enum Command {
     /// Rate every player of the given runs on one Elo scale (Bradley-Terry, bootstrap
     /// intervals), anchored to an engine.
     Rate(RateArgs),
+    /// Place one player (an engine, llm:MODEL or ext:NAME) on the published ladder with
+    /// as few games as it takes: each colour-swapped pair against the rung nearest its
+    /// current rating, until the 95% interval is as narrow as asked.
+    Place(PlaceArgs),
     /// Play a tournament file: engines and LLM players in a gauntlet or round robin,
     /// colour-swapped pairs on shared openings, optional early stopping; ratings at the end.
     Tournament(TournamentArgs),
@@ -445,6 +449,54 @@ pub struct EvalArgs {
     /// NBoard engine whose hint values are read as discs.
     #[arg(long = "reference", value_name = "ext:NAME", requires = "score_moves")]
     pub reference_engine: Option<String>,
+    #[command(flatten)]
+    pub agent: AgentArgs,
+    #[command(flatten)]
+    pub hosts: HostArgs,
+}
+
+/// `place`.
+#[derive(Debug, Args)]
+pub struct PlaceArgs {
+    /// The player to place: an engine spec (standing in for a model), llm:MODEL or
+    /// ext:NAME; not a rung of the ladder.
+    #[arg(required_unless_present = "resume")]
+    pub spec: Option<String>,
+    /// Stop once the player's 95% interval (as `rate` computes it, the ladder's rungs
+    /// held) is at most this wide, in Elo.
+    #[arg(long, default_value_t = arena::DEFAULT_WIDTH, value_parser = limits::interval_width)]
+    pub width: f64,
+    /// The most colour-swapped pairs played, in all.
+    #[arg(long, default_value_t = arena::DEFAULT_MAX_PAIRS, value_parser = limits::flag::games)]
+    pub max_pairs: usize,
+    /// A fixed gauntlet instead: these rungs of the ladder in turn, one pair each
+    /// (comma-separated), with the same stop (the yardstick the adaptive choice is
+    /// measured against).
+    #[arg(long, value_delimiter = ',')]
+    pub gauntlet: Vec<String>,
+    /// Continue the interrupted run in this folder with the settings in its run.json.
+    #[arg(long, value_name = "RUN-DIR", conflicts_with_all = [
+        "spec", "width", "max_pairs", "gauntlet", "opening_random", "openings", "seed", "log_dir", "AgentArgs",
+    ])]
+    pub resume: Option<PathBuf>,
+    /// Random opening plies (seeded), as the published ladder was played.
+    #[arg(long, default_value_t = 4, value_parser = limits::flag::opening_plies)]
+    pub opening_random: usize,
+    /// Openings from a file instead, one a line: pair p plays the p-th, with both colours.
+    #[arg(long, value_name = "FILE", conflicts_with = "opening_random")]
+    pub openings: Option<PathBuf>,
+    /// Seed for the players' random choices and the openings.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Games played at once (a pair is two games; default 2).
+    #[arg(long, value_parser = limits::flag::parallel)]
+    pub parallel: Option<usize>,
+    /// Folder for the run's logs (default logs/<time>-<player>).
+    #[arg(long)]
+    pub log_dir: Option<PathBuf>,
+    /// Print place.json's object instead of the table.
+    #[arg(long)]
+    pub json: bool,
     #[command(flatten)]
     pub agent: AgentArgs,
     #[command(flatten)]

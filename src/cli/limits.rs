@@ -133,6 +133,19 @@ pub fn timeout_seconds(seconds: f64) -> Result<f64, String> {
     }
 }
 
+/// The widest `place --width` taken, in Elo: wider than the whole engine ladder.
+pub const MAX_WIDTH: f64 = 4000.0;
+
+/// Parses `place --width`: an interval width in Elo, above 0, at most [`MAX_WIDTH`].
+pub fn interval_width(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(width) if width > 0.0 && width <= MAX_WIDTH => Ok(width),
+        _ => Err(format!(
+            "{text:?} is out of range: give an interval width in Elo above 0, at most {MAX_WIDTH}"
+        )),
+    }
+}
+
 /// Parses a `--timeout` flag.
 pub fn timeout(text: &str) -> Result<f64, String> {
     let seconds: f64 = text

@@ -17,6 +17,7 @@ mod mcp;
 mod modelfile;
 mod openings;
 mod outputs;
+mod place;
 mod play;
 mod positions;
 mod progress;
@@ -79,6 +80,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Replay(args) => replay::run(args),
         Command::Stats(args) => stats::run(args),
         Command::Rate(args) => rate::run(args),
+        Command::Place(args) => runtime()?.block_on(watched(place::run(args, &env))),
         Command::Tournament(args) => runtime()?.block_on(watched(tournament::run(args, &env))),
         Command::Report(args) => report_html::run(args),
         Command::Export(args) => export::run(args),

@@ -58,7 +58,8 @@ pub(super) fn run(args: RateArgs) -> Result<()> {
         LadderChoice::Published => Some((PUBLISHED_LADDER_PATH, published_ladder())),
         LadderChoice::Off => None,
     };
-    let intrinsic = super::intrinsic::table(&args, rungs, bootstrap)?;
+    let mut intrinsic = super::intrinsic::table(&args, rungs, bootstrap)?;
+    intrinsic.beside(as_played);
     if args.json {
         outln!(
             "{}",

@@ -400,7 +400,7 @@ fn print_results(results: &TournamentResults, json: bool) -> Result<()> {
         )?;
     }
     let logs = read_game_logs(&[PathBuf::from(&results.log_dir)])?;
-    let intrinsic = tokio::task::block_in_place(|| {
+    let mut intrinsic = tokio::task::block_in_place(|| {
         logs_table(
             &logs,
             Path::new(DEFAULT_CALIBRATION),
@@ -408,6 +408,9 @@ fn print_results(results: &TournamentResults, json: bool) -> Result<()> {
             runs::DEFAULT_BOOTSTRAP_SEED,
         )
     })?;
+    if let Some(as_played) = &results.ratings.as_played {
+        intrinsic.beside(as_played);
+    }
     outln!()?;
     out!("{}", intrinsic.text())?;
     outln!("logs: {}", results.log_dir)?;

@@ -10,6 +10,7 @@
 //! | `search` | seed 001's `ai.ts` negamax alpha-beta |
 //! | `alphabeta:D[:weight\|count]` | seed 004's fail-hard alpha-beta, node counting included |
 //! | `reference[:D[:E]]` | the move-quality evaluator: exact at E (20) empties or fewer, else a D-ply (8) search over the pattern evaluation |
+//! | `dilute:P:ENGINE` | ENGINE playing a uniformly random move on P percent of its decisions ("Elo World"'s dilution) |
 //! | `human` | a person typing moves at the terminal the program hands it ([`Engines::person`]) |
 //!
 //! The reference and the solver read the pattern evaluation ([`pattern`], trained by
@@ -28,6 +29,7 @@
 mod alphabeta;
 mod analysis;
 mod bits;
+mod dilute;
 mod games;
 mod greedy;
 mod human;
@@ -48,6 +50,7 @@ mod weights;
 
 pub use alphabeta::{AlphaBeta, Evaluation};
 pub use analysis::{check_solvable, Analysis, Solved, Unsolvable, MAX_SOLVE_EMPTIES};
+pub use dilute::Dilute;
 pub use games::{canonical_spec, Engines, GameEngine};
 pub use greedy::Greedy;
 pub use human::Human;
@@ -59,7 +62,7 @@ pub use random::Random;
 pub use reference::{MoveScores, Reference, DEFAULT_DEPTH, DEFAULT_EXACT_EMPTIES, ESTIMATED_REGRET_ERROR};
 pub use search::Search;
 pub use solver::{Solution, SolveWatch, Solver, WATCH_EVERY};
-pub use spec::{EngineSpec, ParseSpecError, MAX_EXACT_EMPTIES, MAX_REFERENCE_DEPTH, VALID_SPECS};
+pub use spec::{Diluted, EngineSpec, ParseSpecError, MAX_EXACT_EMPTIES, MAX_REFERENCE_DEPTH, VALID_SPECS};
 pub use weights::WEIGHTS;
 
 use game::othello::{Board, Move, Square};

@@ -4,13 +4,13 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::{
-    AlphaBeta, Engine, Evaluation, Greedy, Human, Lookahead, Metric, Random, Reference, Search, DEFAULT_DEPTH,
+    AlphaBeta, Dilute, Engine, Evaluation, Greedy, Human, Lookahead, Metric, Random, Reference, Search, DEFAULT_DEPTH,
     DEFAULT_EXACT_EMPTIES,
 };
 
 /// The spec forms, for error messages and `--help`.
 pub const VALID_SPECS: &str =
-    "random, n-hand[:N], n-least[:N], n-most[:N] (N >= 1, default 3), greedy, search, alphabeta:D[:weight|count] (D >= 1), reference[:D[:E]] (search depth D 1-12, default 8; exact at E <= 30 empties or fewer, default 20), human";
+    "random, n-hand[:N], n-least[:N], n-most[:N] (N >= 1, default 3), greedy, search, alphabeta:D[:weight|count] (D >= 1), reference[:D[:E]] (search depth D 1-12, default 8; exact at E <= 30 empties or fewer, default 20), dilute:P:ENGINE (ENGINE, one of n-hand, n-least, n-most, greedy, search or alphabeta, playing a random move on P percent of its decisions, P 0-100), human";
 
 /// Deepest look-ahead accepted: n-hand averages every line, so cost grows as ~10^N.
 const MAX_LOOKAHEAD: u32 = 8;
@@ -51,8 +51,63 @@ pub enum EngineSpec {
         /// Positions with this many empties or fewer are solved exactly (0: never).
         exact_empties: u32,
     },
+    /// `dilute:P:ENGINE`: ENGINE playing a random move on P percent of its decisions.
+    Dilute {
+        /// The share of decisions played at random, in percent (0-100).
+        random_percent: u32,
+        /// The engine diluted.
+        base: Diluted,
+    },
     /// `human`.
     Human,
+}
+
+/// The engines `dilute:P:ENGINE` dilutes: the automatic players with no dilution of
+/// their own (random is the diluent, the reference too slow to be a rung).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Diluted {
+    /// `n-hand:N`, `n-least:N`, `n-most:N`.
+    Lookahead {
+        /// What is averaged.
+        metric: Metric,
+        /// Plies ahead.
+        plies: u32,
+    },
+    /// `greedy`.
+    Greedy,
+    /// `search`.
+    Search,
+    /// `alphabeta:D[:weight|count]`.
+    AlphaBeta {
+        /// Search depth.
+        depth: u32,
+        /// Evaluation.
+        evaluation: Evaluation,
+    },
+}
+
+impl From<Diluted> for EngineSpec {
+    fn from(base: Diluted) -> EngineSpec {
+        match base {
+            Diluted::Lookahead { metric, plies } => EngineSpec::Lookahead { metric, plies },
+            Diluted::Greedy => EngineSpec::Greedy,
+            Diluted::Search => EngineSpec::Search,
+            Diluted::AlphaBeta { depth, evaluation } => EngineSpec::AlphaBeta { depth, evaluation },
+        }
+    }
+}
+
+impl Diluted {
+    /// The engine of `spec`, when it is one that can be diluted.
+    fn from_spec(spec: EngineSpec) -> Option<Diluted> {
+        match spec {
+            EngineSpec::Lookahead { metric, plies } => Some(Diluted::Lookahead { metric, plies }),
+            EngineSpec::Greedy => Some(Diluted::Greedy),
+            EngineSpec::Search => Some(Diluted::Search),
+            EngineSpec::AlphaBeta { depth, evaluation } => Some(Diluted::AlphaBeta { depth, evaluation }),
+            EngineSpec::Random | EngineSpec::Reference { .. } | EngineSpec::Dilute { .. } | EngineSpec::Human => None,
+        }
+    }
 }
 
 /// A spec string that names no engine or has bad parameters.
@@ -77,6 +132,12 @@ impl EngineSpec {
             EngineSpec::Search => Box::new(Search::new()),
             EngineSpec::AlphaBeta { depth, evaluation } => Box::new(AlphaBeta::new(depth, evaluation)),
             EngineSpec::Reference { depth, exact_empties } => Box::new(Reference::new(exact_empties, depth)),
+            EngineSpec::Dilute { random_percent, base } => Box::new(Dilute::new(
+                self.to_string(),
+                random_percent,
+                EngineSpec::from(base).build(seed),
+                seed,
+            )),
             EngineSpec::Human => Box::new(Human::new(std::io::empty(), std::io::sink())),
         }
     }
@@ -92,6 +153,9 @@ impl fmt::Display for EngineSpec {
             EngineSpec::Search => f.write_str("search"),
             EngineSpec::AlphaBeta { depth, evaluation } => write!(f, "alphabeta:{depth}:{}", evaluation.name()),
             EngineSpec::Reference { depth, exact_empties } => write!(f, "reference:{depth}:{exact_empties}"),
+            EngineSpec::Dilute { random_percent, base } => {
+                write!(f, "dilute:{random_percent}:{}", EngineSpec::from(*base))
+            }
             EngineSpec::Human => f.write_str("human"),
         }
     }
@@ -173,8 +237,35 @@ impl FromStr for EngineSpec {
                 }
                 Ok(EngineSpec::Reference { depth, exact_empties })
             }
+            "dilute" => parse_dilute(spec, &lower),
             "" => Err(err("the spec is empty")),
             _ => Err(err("unknown engine")),
         }
     }
+}
+
+/// `dilute:P:ENGINE` (`lower`: the spec in lower case; `spec`: as given).
+fn parse_dilute(spec: &str, lower: &str) -> Result<EngineSpec, ParseSpecError> {
+    let err = |reason: String| ParseSpecError {
+        spec: spec.to_string(),
+        reason,
+    };
+    let mut parts = lower.splitn(3, ':').skip(1);
+    let (Some(percent), Some(base)) = (parts.next(), parts.next()) else {
+        return Err(err(
+            "dilute needs a share and an engine, as in dilute:50:alphabeta:2".into()
+        ));
+    };
+    let random_percent: u32 = percent.parse().ok().filter(|p| *p <= 100).ok_or_else(|| {
+        err(format!(
+            "the random share P {percent:?} is not a whole percent from 0 to 100"
+        ))
+    })?;
+    let base_spec: EngineSpec = base.parse().map_err(|e: ParseSpecError| err(e.reason))?;
+    let base = Diluted::from_spec(base_spec).ok_or_else(|| {
+        err(format!(
+            "{base_spec} cannot be diluted: give n-hand, n-least, n-most, greedy, search or alphabeta"
+        ))
+    })?;
+    Ok(EngineSpec::Dilute { random_percent, base })
 }

@@ -33,6 +33,9 @@ fn specs_parse_to_canonical_names() {
         ("reference:4", "reference:4:20"),
         ("reference:4:0", "reference:4:0"),
         ("human", "human"),
+        ("dilute:50:alphabeta:2", "dilute:50:alphabeta:2:weight"),
+        ("Dilute:0:n-hand", "dilute:0:n-hand:3"),
+        ("dilute:100:greedy", "dilute:100:greedy"),
     ] {
         let spec: EngineSpec = text.parse().unwrap();
         assert_eq!(spec.to_string(), canonical);
@@ -65,6 +68,12 @@ fn bad_specs_name_the_problem_and_the_valid_specs() {
         ("reference:13", "between 1 and 12"),
         ("reference:4:31", "between 1 and 30"),
         ("reference:4:2:1", "expected reference"),
+        ("dilute", "needs a share and an engine"),
+        ("dilute:50", "needs a share and an engine"),
+        ("dilute:101:greedy", "whole percent from 0 to 100"),
+        ("dilute:50:random", "cannot be diluted"),
+        ("dilute:50:dilute:5:greedy", "cannot be diluted"),
+        ("dilute:50:alphabeta:0", "between 1 and 16"),
     ] {
         let err = text.parse::<EngineSpec>().unwrap_err().to_string();
         assert!(err.contains(reason), "{text}: {err}");
@@ -274,4 +283,23 @@ fn human_reprompts_until_a_legal_move() {
         .choose(&Board::new())
         .unwrap_err();
     assert!(matches!(err, EngineError::InputClosed));
+}
+
+#[test]
+fn dilution_moves_from_the_engine_to_random_with_its_share() {
+    // P = 0 plays the engine's move, P = 100 a seeded random one; a share in between
+    // plays some of each, the same ones for the same seed.
+    let board = after("f5 d6 c3 d3 c4");
+    let greedy = Greedy.choose(&board).unwrap().mv;
+    let moves = |spec: &str, seeds: std::ops::Range<u64>| -> Vec<Move> {
+        let spec: EngineSpec = spec.parse().unwrap();
+        seeds.map(|seed| spec.build(seed).choose(&board).unwrap().mv).collect()
+    };
+    assert!(moves("dilute:0:greedy", 0..20).iter().all(|&mv| mv == greedy));
+    let random = moves("dilute:100:greedy", 0..40);
+    assert!(random.iter().any(|&mv| mv != greedy));
+    let half = moves("dilute:50:greedy", 0..40);
+    let engine_moves = half.iter().filter(|&&mv| mv == greedy).count();
+    assert!((10..40).contains(&engine_moves), "{engine_moves} of 40");
+    assert_eq!(half, moves("dilute:50:greedy", 0..40));
 }

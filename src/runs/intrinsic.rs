@@ -282,9 +282,18 @@ impl Calibration {
 
     /// A player's fit to its decisions `games` (one list per game) under the kept
     /// model, and its intrinsic rating through the map with `resamples` bootstrap fits
-    /// over the games seeded from `seed`.
+    /// over the games seeded from `seed`: no number where the method was not
+    /// validated (a fit flatter than [`Calibration::validated`]'s range).
     pub fn rate(&self, games: &[Vec<Choice>], resamples: usize, seed: u64) -> (ChoiceFit, IntrinsicElo) {
         let fit = fit_choices(games.iter().flatten(), self.model);
+        if self.validated().is_some_and(|v| fit.params.s > v.s_high) {
+            let none = IntrinsicElo {
+                elo: None,
+                low: None,
+                high: None,
+            };
+            return (fit, none);
+        }
         let resampled = bootstrap_fits(games, self.model, resamples, seed);
         let rated = self.map.rate(&fit, &resampled);
         (fit, rated)
@@ -496,6 +505,10 @@ pub struct IntrinsicRow {
     pub params: Params,
     /// Where it falls among the calibration's rungs, or why it has no number.
     pub place: String,
+    /// Set where the rating by results is shown beside it ([`IntrinsicTable::beside`])
+    /// and the two 95% intervals do not overlap: says so, with the results interval.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub disagrees: Option<String>,
 }
 
 /// Every player's intrinsic rating, with notes.
@@ -515,17 +528,23 @@ impl IntrinsicTable {
     pub fn rate(decisions: &Decisions, calibration: &Calibration, resamples: usize, seed: u64) -> IntrinsicTable {
         let model = calibration.model;
         let rungs: Vec<(String, f64)> = calibration.rungs.iter().map(|r| (r.player.clone(), r.elo)).collect();
+        let validated = calibration.validated();
         let rows = decisions
             .players
             .iter()
             .map(|(player, games)| {
                 let (fit, rated) = calibration.rate(games, resamples, seed);
-                let place = match rated.elo {
-                    Some(elo) => ladder_position(&rungs, elo),
-                    None if fit.params.s < calibration.map.s_low => {
+                let unvalidated = validated.as_ref().filter(|v| {
+                    let s = fit.params.s;
+                    fit.at_bound.is_none() && calibration.map.holds_for(s) && s > v.s_high
+                });
+                let place = match (rated.elo, unvalidated) {
+                    (Some(elo), _) => ladder_position(&rungs, elo),
+                    (None, Some(validated)) => validated.refusal(fit.params.s),
+                    (None, None) if fit.params.s < calibration.map.s_low => {
                         "sharper than the strongest calibrated rung: no number".to_string()
                     }
-                    None => "flatter than the weakest calibrated rung: no number".to_string(),
+                    (None, None) => "flatter than the weakest calibrated rung: no number".to_string(),
                 };
                 IntrinsicRow {
                     player: player.clone(),
@@ -536,6 +555,7 @@ impl IntrinsicTable {
                     games: games.len(),
                     params: fit.params,
                     place,
+                    disagrees: None,
                 }
             })
             .collect();
@@ -590,9 +610,10 @@ impl IntrinsicTable {
                 (Some(low), Some(high)) => format!("[{:.0}, {:.0}]", stats::whole(low), stats::whole(high)),
                 _ => "-".to_string(),
             };
+            let disagrees = r.disagrees.as_ref().map_or_else(String::new, |d| format!("; {d}"));
             let _ = writeln!(
                 out,
-                "  {:width$}  {elo:>6}  {interval:>15}  {:>9}  {:>5}  {:>7.2}  {:>5.2}  {}",
+                "  {:width$}  {elo:>6}  {interval:>15}  {:>9}  {:>5}  {:>7.2}  {:>5.2}  {}{disagrees}",
                 r.player, r.decisions, r.games, r.params.s, r.params.c, r.place
             );
         }

@@ -18,7 +18,8 @@
 //!   difference with its interval, the settings that differ);
 //! - `move_scores` and `intrinsic`: `move-scores.jsonl` typed ([`ScoredMove`]), each
 //!   player's valued decisions ([`Decisions`]) rated by a choice model through the
-//!   ladder's [`Calibration`] ([`IntrinsicTable`]);
+//!   ladder's [`Calibration`] ([`IntrinsicTable`]); `two_tables`: where the method was
+//!   validated ([`Validated`]) and the row that says when the two tables disagree;
 //! - `groups`, `leaderboard`, `rating`, `hosts`, `report`, `export`, `csv_table`: the
 //!   readers' views ([`Groups`], ratings on one scale: [`Leaderboard`], rated once
 //!   for every face by [`rate_games`], per-host usage:
@@ -52,6 +53,7 @@ mod results_file;
 mod run_file;
 mod run_folder;
 mod tally;
+mod two_tables;
 
 pub use agent_stats::{AgentRates, AgentStats, ServerSpeed};
 pub use calibration_file::ReadCalibrationError;
@@ -90,8 +92,10 @@ pub use results_file::{
     RunResults, Share, Stopping, TallySummary, TournamentRatings, TournamentResults,
 };
 pub use run_file::{
-    changed_agent_settings, read_run_text, EvalRun, Harness, McpClient, McpRun, PlayRun, ProbeRun, ReadRunError,
+    changed_agent_settings, read_run_text, EvalRun, Harness, McpClient, McpRun, PlaceRun, PlayRun, ProbeRun,
+    ReadRunError,
     RecordedSettings, Resume, RunEngine, RunFile, RunKind, RunPlayer, ServeRun, TournamentRun,
 };
 pub use run_folder::{check_output, utc_now, OutputError, RunFolder, RunFolderError};
 pub use tally::{tally_header, tally_row, GameSummary, Matchup, NotAGameLog};
+pub use two_tables::Validated;

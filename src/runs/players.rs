@@ -75,6 +75,7 @@ fn run_agents(run: &Path) -> Vec<AgentConfig> {
         RunKind::Play(run) => run.players.into_iter().filter_map(|p| p.agent).collect(),
         RunKind::Serve(run) => run.players.into_iter().filter_map(|p| p.agent).collect(),
         RunKind::Mcp(run) => run.players.into_iter().filter_map(|p| p.agent).collect(),
+        RunKind::Place(run) => run.players.into_iter().filter_map(|p| p.agent).collect(),
     }
 }
 

@@ -55,11 +55,21 @@ pub fn report_page(
             runs.push(run);
         }
     }
+    let (ratings, as_played) = ratings_json(logs, rating);
+    // The intrinsic rows say where they contradict the results (every face's rule).
+    let intrinsic = intrinsic.map(|table| {
+        let mut table = table.clone();
+        if let Some(as_played) = &as_played {
+            table.beside(as_played);
+        }
+        table
+    });
+    let intrinsic = intrinsic.as_ref();
     let data = json!({
         "sources": paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
         "runs": runs,
         "groups": groups_json(groups),
-        "ratings": ratings_json(logs, rating),
+        "ratings": ratings,
         "intrinsic": intrinsic.map(IntrinsicTable::text),
         "latencies_ms": latencies,
         "games": games,
@@ -73,8 +83,9 @@ pub fn report_page(
 
 /// Every player's rating as played, for the strength-against-cost chart: the rating
 /// every face shows ([`rate_games`]; its rows carry each LLM player's tokens per move)
-/// with its notes (`notes`, the scale's first), or why there is none.
-fn ratings_json(logs: &super::logs::GameLogs, rating: &RateSettings) -> Value {
+/// with its notes (`notes`, the scale's first), or why there is none; and the
+/// leaderboard itself when there is one.
+fn ratings_json(logs: &super::logs::GameLogs, rating: &RateSettings) -> (Value, Option<crate::Leaderboard>) {
     match rate_games(
         &RunGame::from_logs(logs),
         logs.game,
@@ -84,9 +95,9 @@ fn ratings_json(logs: &super::logs::GameLogs, rating: &RateSettings) -> Value {
         Ok(rated) => {
             let mut board = json!(rated.as_played);
             board["notes"] = json!(rated.notes);
-            board
+            (board, Some(rated.as_played))
         }
-        Err(err) => json!({ "error": err.to_string() }),
+        Err(err) => (json!({ "error": err.to_string() }), None),
     }
 }
 

@@ -66,6 +66,8 @@ pub enum RunKind {
     Serve(ServeRun),
     /// `mcp`: the games an MCP client played through the server's tools.
     Mcp(McpRun),
+    /// `place`: one player placed on the ladder, pair by pair.
+    Place(PlaceRun),
 }
 
 impl RunKind {
@@ -78,6 +80,7 @@ impl RunKind {
             RunKind::Probe(_) => "probe",
             RunKind::Serve(_) => "serve",
             RunKind::Mcp(_) => "mcp",
+            RunKind::Place(_) => "place",
         }
     }
 }
@@ -162,6 +165,30 @@ pub struct PlayRun {
     pub openings: Option<OpeningsRecord>,
     /// The seed of the openings and the engines' choices.
     pub seed: u64,
+}
+
+/// The settings of a `place` run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlaceRun {
+    /// The command line after the program's name, which `place --resume` parses again.
+    pub argv: Vec<String>,
+    /// The player placed, then its candidate opponents.
+    pub players: Vec<RunPlayer>,
+    /// The opponents' ratings on the ladder that held them, in the same order.
+    pub opponent_elos: Vec<f64>,
+    /// `nearest` (the rung nearest the estimate) or `in-turn` (a fixed gauntlet).
+    pub chooser: String,
+    /// The interval width it stops at (Elo).
+    pub width: f64,
+    /// The most colour-swapped pairs.
+    pub max_pairs: usize,
+    /// The opening suite, absent for random openings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub openings: Option<OpeningsRecord>,
+    /// The seed of the players' choices and the openings.
+    pub seed: u64,
+    /// Games played at once.
+    pub parallel: usize,
 }
 
 /// The settings of a `tournament` run.
@@ -390,7 +417,8 @@ impl RunFile {
             RunKind::Play(PlayRun { players, .. })
             | RunKind::Tournament(TournamentRun { players, .. })
             | RunKind::Serve(ServeRun { players, .. })
-            | RunKind::Mcp(McpRun { players, .. }) => {
+            | RunKind::Mcp(McpRun { players, .. })
+            | RunKind::Place(PlaceRun { players, .. }) => {
                 players.iter().find(|p| p.spec == spec).and_then(|p| p.agent.as_ref())
             }
         }
@@ -767,7 +795,8 @@ mod tests {
                 RunKind::Play(PlayRun { players, .. })
                 | RunKind::Tournament(TournamentRun { players, .. })
                 | RunKind::Serve(ServeRun { players, .. })
-                | RunKind::Mcp(McpRun { players, .. }) => players.iter().filter_map(|p| p.agent.as_ref()).collect(),
+                | RunKind::Mcp(McpRun { players, .. })
+                | RunKind::Place(PlaceRun { players, .. }) => players.iter().filter_map(|p| p.agent.as_ref()).collect(),
             };
             let recorded: Vec<&Value> = std::iter::once(&raw["agent"])
                 .chain(raw["players"].as_array().into_iter().flatten().map(|p| &p["agent"]))

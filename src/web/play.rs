@@ -86,6 +86,7 @@ fn too_costly_for_a_browser(spec: &EngineSpec) -> Option<String> {
                 "too deep for a browser game (reference:DEPTH:EXACT with DEPTH at most {MAX_BROWSER_DEPTH}, EXACT at most {MAX_BROWSER_EXACT})"
             ))
         }
+        EngineSpec::Dilute { base, .. } => too_costly_for_a_browser(&base.into()),
         _ => None,
     }
 }

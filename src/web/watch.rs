@@ -343,7 +343,8 @@ fn leaderboards_json(
 ) -> anyhow::Result<RatedRuns> {
     let logs = read_game_logs(logs)?;
     let rated = rate_games(&RunGame::from_logs(&logs), logs.game, settings, &RatingWatch::default())?;
-    let intrinsic = intrinsic(&logs, calibration, settings)?;
+    let mut intrinsic = intrinsic(&logs, calibration, settings)?;
+    intrinsic.beside(&rated.as_played);
     let notes: String = rated.notes.iter().map(|note| format!("note: {note}\n")).collect();
     let text = format!(
         "{notes}{}\n{}",

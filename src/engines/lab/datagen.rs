@@ -111,7 +111,7 @@ impl Teacher {
                 Metric::OwnMoves => Meaning::OwnMoves(plies),
             }),
             EngineSpec::Greedy | EngineSpec::AlphaBeta { .. } | EngineSpec::Reference { .. } => Some(Meaning::Score),
-            EngineSpec::Random | EngineSpec::Search | EngineSpec::Human => None,
+            EngineSpec::Random | EngineSpec::Search | EngineSpec::Dilute { .. } | EngineSpec::Human => None,
         }
     }
 

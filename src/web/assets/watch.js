@@ -188,7 +188,8 @@
 
   // The intrinsic table (rate's, from the values the runs hold): player, Elo and its
   // interval where the calibration gives a number, decisions, games, the fitted
-  // parameters and the player's place among the rungs; the table's notes below it.
+  // parameters and the player's place among the rungs (and, when its interval and the
+  // results' do not overlap, that); the table's notes below it.
   function intrinsicTable(table) {
     const box = el("div");
     const t = el("table", undefined, "table leaders");
@@ -202,7 +203,7 @@
       cell(tr, r.player, "player"); cell(tr, round(r.elo), "num");
       cell(tr, r.low === null || r.low === undefined ? "–" : "[" + round(r.low) + ", " + round(r.high) + "]", "num");
       cell(tr, String(r.decisions), "num"); cell(tr, String(r.games), "num");
-      cell(tr, r.params.s.toFixed(2), "num"); cell(tr, r.params.c.toFixed(2), "num"); cell(tr, r.place);
+      cell(tr, r.params.s.toFixed(2), "num"); cell(tr, r.params.c.toFixed(2), "num"); cell(tr, r.disagrees ? r.place + "; " + r.disagrees : r.place);
       t.appendChild(tr);
     }
     if (!table.rows.length) { const tr = el("tr"); const td = cell(tr, "no player has valued decisions", "muted"); td.colSpan = 8; t.appendChild(tr); }
