@@ -142,6 +142,23 @@ pub fn read_move_scores(dir: &Path) -> Result<Option<Vec<ScoredMove>>, MoveScore
         .map(Some)
 }
 
+/// Writes every scored move to the run folder `dir`'s [`MOVE_SCORES_FILE`], one object
+/// a line, through a temporary file and a rename: a reader (or a crash) never sees
+/// half of it.
+pub fn write_move_scores(dir: &Path, moves: &[ScoredMove]) -> Result<(), MoveScoresError> {
+    let path = dir.join(MOVE_SCORES_FILE);
+    let mut text = String::new();
+    for m in moves {
+        // A scored move is squares, numbers and strings: it always serializes.
+        text.push_str(&serde_json::to_string(m).unwrap_or_default());
+        text.push('\n');
+    }
+    let temporary = dir.join(format!(".{MOVE_SCORES_FILE}.tmp"));
+    std::fs::write(&temporary, text)
+        .and_then(|()| std::fs::rename(&temporary, &path))
+        .map_err(|source| MoveScoresError::Write { path, source })
+}
+
 /// The largest value an exact line may give a move, in absolute terms: a final disc
 /// margin (Othello's; a marubatsu one is at most 1).
 pub const VALUE_BOUND: f64 = 64.0;
