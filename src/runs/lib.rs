@@ -93,8 +93,7 @@ pub use results_file::{
 };
 pub use run_file::{
     changed_agent_settings, read_run_text, EvalRun, Harness, McpClient, McpRun, PlaceRun, PlayRun, ProbeRun,
-    ReadRunError,
-    RecordedSettings, Resume, RunEngine, RunFile, RunKind, RunPlayer, ServeRun, TournamentRun,
+    ReadRunError, RecordedSettings, Resume, RunEngine, RunFile, RunKind, RunPlayer, ServeRun, TournamentRun,
 };
 pub use run_folder::{check_output, utc_now, OutputError, RunFolder, RunFolderError};
 pub use tally::{tally_header, tally_row, GameSummary, Matchup, NotAGameLog};
