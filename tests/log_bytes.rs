@@ -22,7 +22,7 @@
 //!   results.json.
 //!
 //! Only what differs from run to run is normalised before comparing (see
-//! [`normalise`]): `time_ms`, `latency_ms` and the latency percentiles (to `0` or
+//! [`normalise`]): `time_ms`, `latency_ms`, the latency percentiles and `seconds_per_move` (to `0` or
 //! `0.0`, keeping whether the number was written as an integer or a float), UTC
 //! timestamps and the CSV's date, the harness version, the temporary folder (`<TMP>`)
 //! and the scripted server's port (`127.0.0.1:<PORT>`). Everything else, key order
@@ -46,13 +46,14 @@ use serde_json::Value;
 const PINNED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/pinned");
 
 /// Numbers that differ in every run (timings), blanked wherever they occur.
-const TIMING_KEYS: [&str; 6] = [
+const TIMING_KEYS: [&str; 7] = [
     "time_ms",
     "latency_ms",
     "latency_ms_p50",
     "latency_ms_p95",
     "latency_p50_ms",
     "latency_p95_ms",
+    "seconds_per_move",
 ];
 
 /// Strings that differ in every run or release.

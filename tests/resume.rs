@@ -108,6 +108,7 @@ fn results(stdout: &[u8]) -> Value {
         let agent = agent.as_object_mut().unwrap();
         agent.remove("latency_ms_p50");
         agent.remove("latency_ms_p95");
+        agent.remove("seconds_per_move");
     };
     strip(&mut value["agent"]);
     for opponent in value["opponents"].as_array_mut().unwrap() {

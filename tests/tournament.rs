@@ -304,8 +304,12 @@ fn an_intrinsic_rule_stops_once_the_first_players_rating_is_narrow_enough() {
     let decisions = std::fs::read_to_string(run.join("decisions.jsonl")).unwrap();
     let steps: Vec<Value> = decisions.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(steps.len() as u64, pairs);
+    // A pair whose decisions fall where the method was not validated (one pair of
+    // games can look flatter than the validated rungs) gets no number and goes on.
     assert!(
-        steps.iter().all(|s| s["decision"]["intrinsic"]["estimate"].is_f64()),
+        steps
+            .iter()
+            .all(|s| s["decision"]["intrinsic"]["estimate"].is_f64() || s["decision"]["verdict"] == "continue"),
         "{decisions}"
     );
     assert_eq!(steps.last().unwrap(), stop);

@@ -127,8 +127,9 @@ struct WireFunction {
 struct WireResponse {
     choices: Option<Vec<WireChoice>>,
     usage: Option<WireUsage>,
-    /// llama-server's own accounting of the request (other servers send none).
-    timings: Option<WireTimings>,
+    /// llama-server's own accounting of the request (other servers send none), read
+    /// apart: timings in another shape leave the reply untimed, not unread.
+    timings: Option<Value>,
 }
 
 /// llama-server's `timings`: the prompt tokens it processed after reusing its cache
@@ -310,7 +311,10 @@ impl OpenAiBackend {
             completion_tokens: usage.completion_tokens,
             done_reason: choice.finish_reason,
             thinking_tokens: usage.completion_tokens_details.and_then(|d| d.reasoning_tokens),
-            server: wire.timings.as_ref().and_then(WireTimings::server_work),
+            server: wire
+                .timings
+                .and_then(|timings| WireTimings::deserialize(timings).ok())
+                .and_then(|timings| timings.server_work()),
             model: None,
         })
     }
