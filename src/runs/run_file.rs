@@ -446,7 +446,7 @@ pub const RUN_LINE_CAP: usize = 16 << 20;
 pub const RUN_FILE_CAP: u64 = 64 << 20;
 
 /// The text of a run folder's JSON file (run.json, results.json), through the one
-/// bounded reader: within [`RUN_LINE_CAP`] and [`RUN_FILE_CAP`], a regular file only.
+/// bounded reader: within `RUN_LINE_CAP` and `RUN_FILE_CAP`, a regular file only.
 pub fn read_run_text(path: &Path) -> Result<String, LineError> {
     record::lines::read_file(path, RUN_LINE_CAP, RUN_FILE_CAP)
 }
