@@ -77,7 +77,12 @@ async def main(binary, log_dir):
             illegal, error = await call(session, "play_move", game_id=state["game_id"], coord="a1")
             seen["illegal_is_error"] = error and "legal moves" in illegal["error"]
             after_fallback, error = await call(session, "play_move", game_id=state["game_id"], coord="h8")
-            seen["fallback_moved"] = not error and len(after_fallback["moves"]) > len(state["moves"])
+            # The last illegal try is an error naming the move the fallback made instead.
+            seen["fallback_moved"] = (
+                error
+                and after_fallback.get("fallback_move") is not None
+                and len(after_fallback["moves"]) > len(state["moves"])
+            )
             seen["errors"] = await bad_calls(session, state["game_id"])
             resigned, _ = await call(session, "resign", game_id=state["game_id"])
             seen["resigned"] = resigned["result"]
