@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use record::{AgentDecision, AnswerKind, MoveSource, ServerWork};
-use stats::{mean_interval, percentile, wilson_interval};
+use stats::{mean_interval, order_free_sum, percentile, wilson_interval};
 
 /// A counter's sum that never wraps: a server that reports `u64::MAX` tokens leaves the
 /// count at its ceiling instead of wrapping it round to a small number.
@@ -271,7 +271,7 @@ impl AgentStats {
             latency_ms_p50: percentile(&self.move_latencies_ms, 50.0),
             latency_ms_p95: percentile(&self.move_latencies_ms, 95.0),
             seconds_per_move: (self.moves > 0)
-                .then(|| self.move_latencies_ms.iter().sum::<f64>() / 1000.0 / f64::from(self.moves)),
+                .then(|| order_free_sum(&self.move_latencies_ms) / 1000.0 / f64::from(self.moves)),
             server: self.server_speed(),
             unanimous_vote_share: (self.voted_decisions > 0)
                 .then(|| f64::from(self.unanimous_votes) / f64::from(self.voted_decisions)),

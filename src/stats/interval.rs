@@ -68,6 +68,15 @@ fn sample_variance(values: &[f64], mean: f64) -> f64 {
     values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (values.len() as f64 - 1.0)
 }
 
+/// The sum of `values` in ascending order, so that the same values give the same
+/// sum in whatever order they were gathered (a run's own tally and one rebuilt from
+/// its logs add timings in different orders, and must print the same figure).
+pub fn order_free_sum(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    sorted.iter().sum()
+}
+
 /// The `p`-th percentile (0..=100) of `values` by nearest rank; `None` when empty.
 pub fn percentile(values: &[f64], p: f64) -> Option<f64> {
     if values.is_empty() {
@@ -108,6 +117,19 @@ mod tests {
             "{low} {high}"
         );
         assert_eq!(wilson_interval(0, 0), (0.0, 1.0));
+    }
+
+    #[test]
+    fn a_sum_does_not_depend_on_the_order_of_its_values() {
+        let values = [0.1, 1e16, 0.2, -1e16, 0.3, 7.7];
+        let mut reversed = values;
+        reversed.reverse();
+        assert_eq!(order_free_sum(&values).to_bits(), order_free_sum(&reversed).to_bits());
+        assert_ne!(
+            values.iter().sum::<f64>(),
+            reversed.iter().sum::<f64>(),
+            "the naive sum does"
+        );
     }
 
     #[test]

@@ -30,7 +30,7 @@ mod stopping;
 mod tally;
 
 pub use elo::elo_to_score;
-pub use interval::{mean_and_sd, mean_interval, percentile, whole, wilson_interval};
+pub use interval::{mean_and_sd, mean_interval, order_free_sum, percentile, whole, wilson_interval};
 pub use intrinsic::{
     bootstrap_fits, fit_choices, fit_mixture, held_out_log_loss, interval_coverage, log_likelihood, log_prob,
     mixture_held_out_log_loss, Bound, Choice, ChoiceFit, ChoiceModel, Coverage, Draws, EloMap, IntrinsicElo, MapError,
