@@ -577,7 +577,7 @@ fn compare_pairs_games_on_shared_openings() {
         .unwrap();
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(
-        text.contains("game pairs on the same openings") && text.contains("sign test p ="),
+        text.contains("game(s) played by both on the same opening and colour") && text.contains("sign test p ="),
         "{text}"
     );
     check_the_pooled_verdict(&report["comparisons"][0], &text);
@@ -596,10 +596,21 @@ fn check_the_pooled_verdict(comparison: &Value, text: &str) {
     );
     assert!(low <= elo && elo <= high && low < high, "{pooled}");
     assert!(
-        text.contains("pooled over 8 colour-swapped pair(s) on the same openings")
+        text.contains("pooled over 8 colour-swapped pair(s) (16 games) on the same openings")
             && text.contains("Elo, 95% interval ["),
         "{text}"
     );
+    // The verdict in words, the one the interval gives.
+    let verdict = match (low > 0.0, high < 0.0) {
+        (true, _) => ("better", "is better than run 1 at 95%"),
+        (_, true) => ("worse", "is worse than run 1 at 95%"),
+        _ => (
+            "no detectable difference",
+            "no detectable difference between run 2 and run 1 at 95%",
+        ),
+    };
+    assert_eq!(pooled["verdict"], verdict.0, "{pooled}");
+    assert!(text.contains(verdict.1), "{text}");
     assert!(text.contains("(tool-ja)") && text.contains("(tool-en)"), "{text}");
 }
 

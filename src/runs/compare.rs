@@ -164,6 +164,46 @@ pub struct Pooled {
     pub low: Option<f64>,
     /// The colour-swapped pairs.
     pub pairs: usize,
+    /// The verdict at 95%, `null` without a pair.
+    pub verdict: Option<Verdict>,
+}
+
+/// What a pooled interval says of the compared run against the baseline, at 95%.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Verdict {
+    /// The interval lies above 0.
+    #[serde(rename = "better")]
+    Better,
+    /// The interval lies below 0.
+    #[serde(rename = "worse")]
+    Worse,
+    /// The interval holds 0.
+    #[serde(rename = "no detectable difference")]
+    NoDifference,
+}
+
+impl Verdict {
+    /// The verdict of the interval [`low`, `high`].
+    fn of(low: f64, high: f64) -> Verdict {
+        if low > 0.0 {
+            Verdict::Better
+        } else if high < 0.0 {
+            Verdict::Worse
+        } else {
+            Verdict::NoDifference
+        }
+    }
+
+    /// The verdict in a sentence on run `run` against run 1.
+    fn sentence(self, run: usize) -> String {
+        match self {
+            Verdict::Better => format!("verdict: run {run} is better than run 1 at 95% (the interval lies above 0)"),
+            Verdict::Worse => format!("verdict: run {run} is worse than run 1 at 95% (the interval lies below 0)"),
+            Verdict::NoDifference => format!(
+                "verdict: no detectable difference between run {run} and run 1 at 95% (the interval holds 0; more pairs narrow it)"
+            ),
+        }
+    }
 }
 
 /// One run compared with the baseline (`compare --json`'s keys, in their order).
@@ -233,6 +273,7 @@ fn pooled(base: &ComparedRun, other: &ComparedRun) -> Pooled {
         high: elo.map(|e| e.high),
         low: elo.map(|e| e.low),
         pairs: pairs.len(),
+        verdict: elo.map(|e| Verdict::of(e.low, e.high)),
     }
 }
 
@@ -392,7 +433,7 @@ fn paired_line(out: &mut String, i: usize, paired: Option<&Paired>) {
     let _ = match paired {
         Some(p) if p.pairs > 0 => writeln!(
             out,
-            "  paired, run {} vs run 1: {} game pairs on the same openings; run {} better in {}, worse in {}, tied in {}; sign test p = {:.3}",
+            "  paired, run {} vs run 1: {} game(s) played by both on the same opening and colour; run {} better in {}, worse in {}, tied in {}; sign test p = {:.3}",
             i + 2,
             p.pairs,
             i + 2,
@@ -415,12 +456,14 @@ fn pooled_line(out: &mut String, i: usize, pooled: &Pooled) {
     let _ = match (pooled.elo, pooled.low, pooled.high) {
         (Some(elo), Some(low), Some(high)) => writeln!(
             out,
-            "\nrun {} against run 1, pooled over {} colour-swapped pair(s) on the same openings: {:+.0} Elo, 95% interval [{:+.0}, {:+.0}]",
+            "\nrun {} against run 1, pooled over {} colour-swapped pair(s) ({} games) on the same openings: {:+.0} Elo, 95% interval [{:+.0}, {:+.0}]\n{}",
             i + 2,
             pooled.pairs,
+            2 * pooled.pairs,
             stats::whole(elo),
             stats::whole(low),
-            stats::whole(high)
+            stats::whole(high),
+            Verdict::of(low, high).sentence(i + 2)
         ),
         _ => writeln!(
             out,
@@ -457,6 +500,7 @@ mod tests {
             high: None,
             low: None,
             pairs: 0,
+            verdict: None,
         };
         sorted(serde_json::to_string(&pooled).unwrap());
         let comparison = Comparison {

@@ -57,7 +57,7 @@ mod two_tables;
 
 pub use agent_stats::{AgentRates, AgentStats, ServerSpeed};
 pub use calibration_file::ReadCalibrationError;
-pub use compare::{load_run, CompareError, Compared, ComparedRun, Comparison, Paired, Pooled};
+pub use compare::{load_run, CompareError, Compared, ComparedRun, Comparison, Paired, Pooled, Verdict};
 pub use csv_table::CsvTable;
 pub use export::{ggf, transcript, ExportError};
 pub use grid::{Grid, GridError, GridPlayer, MAX_GRID_PLAYERS};

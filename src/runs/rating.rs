@@ -255,7 +255,7 @@ fn engines_apart_note(games: &[RunGame]) -> Option<String> {
     (groups > 1).then(|| {
         format!(
             "the engines here ({}) meet each other only through other players, so their ratings rest on those \
-             players' games alone; `--ladder FILE` holds them at a published ladder's ratings",
+             players' games alone; `othello-arena rate --ladder FILE` on the same games holds them at a published ladder's ratings",
             engines.join(", ")
         )
     })
