@@ -22,6 +22,7 @@ mod host_load;
 mod inputs;
 mod intrinsic;
 mod intrinsic_mixture;
+mod intrinsic_playouts;
 mod local_llm;
 mod log_bytes;
 mod log_reading;

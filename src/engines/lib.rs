@@ -41,6 +41,7 @@ pub mod midgame;
 mod nhand;
 mod othello_games;
 pub mod pattern;
+mod playout;
 mod random;
 mod reference;
 mod search;
@@ -58,6 +59,7 @@ pub use linear::{evaluate as linear_evaluate, features as linear_features, Linea
 pub use midgame::Evaluator;
 pub use nhand::{Lookahead, Metric};
 pub use pattern::PatternWeights;
+pub use playout::{playout_values, Continuation, PlayoutValue};
 pub use random::Random;
 pub use reference::{MoveScores, Reference, DEFAULT_DEPTH, DEFAULT_EXACT_EMPTIES, ESTIMATED_REGRET_ERROR};
 pub use search::Search;
