@@ -159,7 +159,7 @@ async fn an_illegal_final_move_gets_feedback_in_the_same_session() {
     assert_eq!(messages[1], json!({"role": "assistant", "content": "a1"}));
     assert_eq!(
         messages[2]["content"],
-        "a1 には置けません。置ける位置: d3, c4, f5, e6。この中から座標を1つだけ答えてください。"
+        "a1 には置けません。a1 では裏返せる石がありません。置ける位置: d3, c4, f5, e6。この中から座標を1つだけ答えてください。"
     );
 }
 

@@ -124,7 +124,7 @@ fn no_request_of_a_hidden_run_names_the_legal_moves() {
             );
             tool_errors += usize::from(text.contains("d4 is not a legal move for"));
             tool_boards += usize::from(text.contains("\"board\""));
-            feedback += usize::from(text == "d4 is not a legal move. Answer with exactly one legal move.");
+            feedback += usize::from(text == "d4 is not a legal move. d4 is taken. Answer with exactly one legal move.");
         }
         // The tool budget spent, the model is asked for a move without the list.
         let last = request["messages"].as_array().unwrap().last().unwrap();

@@ -227,7 +227,8 @@ pub enum ConflictError {
     /// A system prompt that speaks of the legal-move list, which hidden play withholds.
     #[error(
         "--system {prompt} speaks of {mark}, which --legal-moves hidden never gives: use a blind prompt \
-         (tool-en-blind, tool-ja-blind, marubatsu-tool-en-blind) or one of your own, or --legal-moves shown"
+         (tool-en-blind, tool-ja-blind, small-model-blind, marubatsu-tool-en-blind) or one of your own, or \
+         --legal-moves shown"
     )]
     SystemHidden {
         /// The prompt's name or path.
@@ -238,11 +239,21 @@ pub enum ConflictError {
 }
 
 /// What a system prompt names of the legal-move list that blind play withholds: the
-/// board text's list (English and Japanese labels) and `simulate_move`'s replies.
-const LIST_MARKS: [(&str, &str); 3] = [
+/// board text's list (English and Japanese labels), `simulate_move`'s replies, and the
+/// shipped small-model prompts' mentions of the list.
+const LIST_MARKS: [(&str, &str); 5] = [
     ("Legal moves", "the \"Legal moves\" list"),
     ("置ける位置", "the 「置ける位置」 list"),
     ("opponent_valid_moves", "opponent_valid_moves"),
+    // The shipped small-model prompts' words for the list.
+    (
+        "lists your legal moves",
+        "a list of the legal moves (\"lists your legal moves\")",
+    ),
+    (
+        "from the legal moves",
+        "a list of the legal moves (\"from the legal moves\")",
+    ),
 ];
 
 /// Everything that decides how the agent plays, as run.json records it (serde writes

@@ -409,7 +409,8 @@ impl<R: ModelGame> Agent<R> {
                 self.config.style.labels,
                 &invalid,
                 self.config.cut_off_message.as_deref(),
-            );
+            )
+            .explained(&invalid, R::occupied_coordinates(board), R::board_coordinates());
             if format != AnswerFormat::Text && !constrained && !reasked {
                 (reask, reasked) = (true, true);
             } else if self.config.on_invalid == InvalidPolicy::Retry {

@@ -163,6 +163,7 @@ fn hidden_moves_refuse_a_system_prompt_that_speaks_of_the_list() {
         ("tool-en", "the \"Legal moves\" list"),
         ("tool-ja", "the 「置ける位置」 list"),
         ("marubatsu-tool-en", "the \"Legal moves\" list"),
+        ("small-model", "a list of the legal moves (\"lists your legal moves\")"),
     ] {
         config.system_prompt = Some(shipped(name));
         let message = config.check().unwrap_err().to_string();

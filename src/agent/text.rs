@@ -4,7 +4,7 @@
 //! JSON-answer instruction. English boards get English, Japanese boards (seed 000's
 //! labels) Japanese.
 
-use game::othello::{Labels, Square};
+use game::othello::{Bitboard, Labels, Square};
 
 use super::answer::Answer;
 
@@ -48,6 +48,12 @@ struct Words {
     cut_off: &'static str,
     /// A reply the server cut off at the token limit while the model was thinking.
     thinking_cut_off: &'static str,
+    /// After a named square that holds a piece.
+    taken: &'static str,
+    /// After a named empty square where a disc would flip nothing.
+    flips_nothing: &'static str,
+    /// After a named square the board does not have.
+    off_board: &'static str,
 }
 
 const ENGLISH: Words = Words {
@@ -70,6 +76,9 @@ const ENGLISH: Words = Words {
     tool_call_text: "No more simulations: a tool call is no answer.",
     cut_off: "Your answer was cut off at the token limit before it named a move: answer shorter.",
     thinking_cut_off: "Your thinking was cut off at the token limit before it ended: think shorter.",
+    taken: " is taken.",
+    flips_nothing: " flips no disc.",
+    off_board: " is not on the board.",
 };
 
 /// The Japanese request for one coordinate (the same with tools withdrawn).
@@ -98,6 +107,9 @@ const JAPANESE: Words = Words {
     tool_call_text: "シミュレーションはここまでです。ツール呼び出しは回答になりません。",
     cut_off: "回答がトークン上限で途切れ、座標がありませんでした。短く答えてください。",
     thinking_cut_off: "思考がトークン上限で途切れました。短く考えてください。",
+    taken: " は埋まっています。",
+    flips_nothing: " では裏返せる石がありません。",
+    off_board: " は盤上にありません。",
 };
 
 fn words(labels: Labels) -> &'static Words {
@@ -149,6 +161,33 @@ pub(crate) struct Rejection {
 }
 
 impl Rejection {
+    /// The rejection of `answer`, each square of an illegal one told why it is no
+    /// move: taken (in `occupied`), not on the `board`, or an empty square where a
+    /// disc flips nothing. Other answers are left as they are.
+    pub(crate) fn explained(mut self, answer: &Answer, occupied: Bitboard, board: Bitboard) -> Rejection {
+        let Answer::Illegal { found } = answer else {
+            return self;
+        };
+        let w = words(self.labels);
+        let mut told: Vec<Square> = Vec::new();
+        for &square in found {
+            if told.contains(&square) {
+                continue;
+            }
+            told.push(square);
+            let why = if occupied.contains(square) {
+                w.taken
+            } else if !board.contains(square) {
+                w.off_board
+            } else {
+                w.flips_nothing
+            };
+            self.opening.push_str(w.gap);
+            self.opening.push_str(&format!("{square}{why}"));
+        }
+        self
+    }
+
     /// The message for the model: the opening, the `legal` moves (`None`: blind play,
     /// the moves not named), the request.
     pub(crate) fn message(&self, legal: Option<&str>) -> String {
@@ -229,6 +268,31 @@ pub(crate) fn then_instruction(message: &str, instruction: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_illegal_square_is_told_why_it_is_no_move() {
+        let answer = Answer::Illegal {
+            found: ["d4", "a1", "d4"].iter().map(|s| s.parse().unwrap()).collect(),
+        };
+        let occupied = Bitboard("d4".parse::<Square>().unwrap().bit());
+        let everywhere = Bitboard(u64::MAX);
+        let english = rejection(Labels::English, &answer, None).explained(&answer, occupied, everywhere);
+        assert_eq!(
+            english.message(None),
+            "d4, a1, d4 is not a legal move. d4 is taken. a1 flips no disc. Answer with exactly one legal move."
+        );
+        let japanese = rejection(Labels::Japanese, &answer, None).explained(&answer, occupied, Bitboard(occupied.0));
+        assert_eq!(
+            japanese.message(None),
+            "d4, a1, d4 には置けません。d4 は埋まっています。a1 は盤上にありません。置ける座標を1つだけ答えてください。"
+        );
+        let other = Answer::NoCoordinate;
+        assert_eq!(
+            rejection(Labels::English, &other, None).explained(&other, occupied, everywhere),
+            rejection(Labels::English, &other, None),
+            "other answers are left as they are"
+        );
+    }
 
     /// The messages as they were written inline before this module, byte for byte
     /// (an answer that named no square was told "names no legal move" then).

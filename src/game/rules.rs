@@ -64,6 +64,9 @@ pub trait Rules: Copy + Debug + Default + Send + Sync + 'static {
     fn at_coordinate(square: Square) -> Option<Self::Move>;
     /// Every square of the board, as grid coordinates.
     fn board_coordinates() -> Bitboard;
+    /// The squares that hold a piece in `position`, as grid coordinates (why a move
+    /// there is refused, told to a model that named one).
+    fn occupied_coordinates(position: &Self::Position) -> Bitboard;
 
     /// Empty squares in `position` (move quality's game phase).
     fn empties(position: &Self::Position) -> u32;

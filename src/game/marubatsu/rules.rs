@@ -98,4 +98,12 @@ impl Rules for Marubatsu {
             .filter_map(|&mv| Marubatsu::coordinate(mv))
             .fold(Bitboard::EMPTY, |set, square| Bitboard(set.0 | square.bit()))
     }
+
+    fn occupied_coordinates(position: &Board) -> Bitboard {
+        Move::ALL
+            .iter()
+            .filter(|&&mv| position.mark_at(mv).is_some())
+            .filter_map(|&mv| Marubatsu::coordinate(mv))
+            .fold(Bitboard::EMPTY, |set, square| Bitboard(set.0 | square.bit()))
+    }
 }

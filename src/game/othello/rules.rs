@@ -82,6 +82,10 @@ impl Rules for Othello {
         Bitboard(u64::MAX)
     }
 
+    fn occupied_coordinates(position: &Board) -> Bitboard {
+        Bitboard(position.player() | position.opponent())
+    }
+
     fn empties(position: &Board) -> u32 {
         position.empties()
     }
