@@ -64,6 +64,8 @@ pub enum Command {
     Compare(CompareArgs),
     /// Write an Ollama Modelfile, and optionally create the model on the server.
     Modelfile(ModelfileArgs),
+    /// List the prompts, templates and agent files built in (name, flag, sha256, use).
+    Prompts,
     /// Opening suites: make a balanced one, or value each opening of a file.
     #[command(subcommand)]
     Openings(OpeningsCommand),
@@ -776,7 +778,7 @@ pub struct ModelfileArgs {
     /// The base model (FROM): model:tag, a GGUF path or a safetensors folder.
     #[arg(long)]
     pub from: String,
-    /// System prompt: a file, or a name in prompts/.
+    /// System prompt: a file, or a name in ./prompts/ or built in (`othello-arena prompts`).
     #[arg(long)]
     pub system: Option<String>,
     /// Prompt template file (TEMPLATE, Go template syntax).
@@ -980,5 +982,5 @@ pub struct McpArgs {
     pub hosts: HostArgs,
 }
 
-/// `--intrinsic` by default: the calibration shipped under docs/.
-pub const DEFAULT_CALIBRATION: &str = "docs/intrinsic-calibration.toml";
+/// `--intrinsic` by default: the calibration shipped under docs/ (built in).
+pub const DEFAULT_CALIBRATION: &str = runs::SHIPPED_CALIBRATION_PATH;

@@ -56,7 +56,7 @@ mod tally;
 mod two_tables;
 
 pub use agent_stats::{AgentRates, AgentStats, ServerSpeed};
-pub use calibration_file::ReadCalibrationError;
+pub use calibration_file::{ReadCalibrationError, SHIPPED_CALIBRATION, SHIPPED_CALIBRATION_PATH};
 pub use compare::{load_run, CompareError, Compared, ComparedRun, Comparison, Paired, Pooled};
 pub use csv_table::CsvTable;
 pub use export::{ggf, transcript, ExportError};
