@@ -604,7 +604,8 @@ pub struct ReplayArgs {
 /// `stats`.
 #[derive(Debug, Args)]
 pub struct StatsArgs {
-    /// Run folders and/or game logs (game-NNNN.jsonl).
+    /// Run folders, folders of runs (logs/: every run under it) and/or game logs
+    /// (game-NNNN.jsonl).
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
     /// Print one JSON object (key groups) instead of the tables.
@@ -615,7 +616,8 @@ pub struct StatsArgs {
 /// `rate`.
 #[derive(Debug, Args)]
 pub struct RateArgs {
-    /// Run folders and/or game logs (game-NNNN.jsonl); a game given twice counts once.
+    /// Run folders, folders of runs (logs/: every run under it) and/or game logs
+    /// (game-NNNN.jsonl); a game given twice counts once.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
     /// The player held fixed, and its rating: SPEC=ELO (default: random=0, else the
@@ -721,7 +723,7 @@ pub struct TournamentArgs {
 /// `report`.
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// Run folders and/or game logs.
+    /// Run folders, folders of runs (logs/: every run under it) and/or game logs.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
     /// Rate every player from these games alone: the published ladder's engines are
@@ -738,7 +740,7 @@ pub struct ReportArgs {
 /// `export`.
 #[derive(Debug, Args)]
 pub struct ExportArgs {
-    /// Run folders and/or game logs.
+    /// Run folders, folders of runs (logs/: every run under it) and/or game logs.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
     /// ggf (one record a game: players, result, start position, every move and pass,
@@ -764,8 +766,9 @@ pub enum ExportFormat {
 /// `compare`.
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    /// Run folders: the first is the baseline, each other one is compared with it.
-    #[arg(required = true, num_args = 2..)]
+    /// Run folders, or folders of runs (every run under it, by path): the first run is
+    /// the baseline, each other one is compared with it.
+    #[arg(required = true, num_args = 1..)]
     pub runs: Vec<PathBuf>,
     /// Print one JSON object (keys runs and comparisons) instead of the tables.
     #[arg(long)]
@@ -957,9 +960,15 @@ pub struct McpArgs {
     /// offer several: new_game's `opponent` chooses among them, the first by default.
     #[arg(long = "opponent", value_name = "SPEC", default_value = "random")]
     pub opponents: Vec<String>,
-    /// The runs folder: the client's games go to a new run folder under it.
-    #[arg(long, default_value = "logs")]
-    pub log_dir: PathBuf,
+    /// The run's own folder, new or empty, as in eval (default: a new run folder under
+    /// --runs). A folder that already holds files but no run.json is read as --runs
+    /// (its meaning before), with a note.
+    #[arg(long, value_name = "RUN-DIR")]
+    pub log_dir: Option<PathBuf>,
+    /// The folder of runs, as in serve: without --log-dir, the client's games go to a
+    /// new run folder under it, named after the client.
+    #[arg(long, value_name = "DIR", default_value = "logs", conflicts_with = "log_dir")]
+    pub runs: PathBuf,
     #[command(flatten)]
     pub openings: OpeningsArgs,
     /// Seed for openings and engines' random choices (game N derives its own).
