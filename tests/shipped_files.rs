@@ -1,5 +1,6 @@
 //! The prompts and Modelfiles we ship stay consistent with each other and loadable.
 
+use crate::support::command::Eval;
 use agent::Prompt;
 use std::path::Path;
 
@@ -93,15 +94,13 @@ fn an_installed_binary_carries_its_prompts_agent_files_and_calibration() {
     let server = crate::support::playing_model();
     let host = server.url.trim_start_matches("http://").to_string();
     let eval = |run: &str| {
-        let args = [
-            "eval",
-            "--agent",
-            "llm:m",
-            "--agent-file",
-            "prompts/small-model-tools.toml",
-        ];
-        let more = ["--vs", "random", "--games", "1", "--log-dir", run];
-        run_in(&binary, &work, &[&args[..], &more[..]].concat(), &host);
+        let eval = Eval::model("m").flag("agent-file", "prompts/small-model-tools.toml");
+        run_in(
+            &binary,
+            &work,
+            &eval.vs("random").games(1).flag("log-dir", run).args(),
+            &host,
+        );
         let run_json = std::fs::read_to_string(work.join(run).join("run.json")).unwrap();
         serde_json::from_str::<serde_json::Value>(&run_json).unwrap()["agent"]["system_prompt"].clone()
     };

@@ -5,6 +5,7 @@
 //! the replies. Requests are recorded as received.
 
 pub mod browser;
+pub mod command;
 pub mod golden;
 pub mod serve;
 
