@@ -8,7 +8,8 @@
 
 use std::path::Path;
 
-use crate::support::{run_arena, temp_dir, Reply, StubServer};
+use crate::support::command::Eval;
+use crate::support::{temp_dir, Reply, StubServer};
 use game::othello::{Board, Color};
 use serde_json::{json, Value};
 
@@ -56,29 +57,16 @@ fn blind_model() -> StubServer {
 }
 
 fn blind_eval(dir: &Path, server: &StubServer, legal_moves: &str) -> std::process::Output {
-    run_arena(
-        &[
-            "eval",
-            "--agent",
-            "llm:m",
-            "--vs",
-            "random",
-            "--games",
-            "1",
-            "--labels",
-            "en",
-            "--on-invalid",
-            "feedback",
-            "--max-tool-rounds",
-            "2",
-            "--legal-moves",
-            legal_moves,
-            "--log-dir",
-            dir.to_str().unwrap(),
-            "--json",
-        ],
-        &server.url,
-    )
+    Eval::model("m")
+        .vs("random")
+        .games(1)
+        .flag("labels", "en")
+        .flag("on-invalid", "feedback")
+        .flag("max-tool-rounds", "2")
+        .flag("legal-moves", legal_moves)
+        .log_dir(dir)
+        .json()
+        .run(&server.url)
 }
 
 /// Every text the model read in `request`: messages (tool results included), the
@@ -167,22 +155,12 @@ fn a_shown_run_names_them_where_the_hidden_run_does_not() {
 #[test]
 fn json_legal_with_hidden_moves_is_refused_before_any_game() {
     let (server, dir) = (blind_model(), temp_dir("blind", "refused"));
-    let output = run_arena(
-        &[
-            "eval",
-            "--agent",
-            "llm:m",
-            "--vs",
-            "random",
-            "--answer-format",
-            "json-legal",
-            "--legal-moves",
-            "hidden",
-            "--log-dir",
-            dir.to_str().unwrap(),
-        ],
-        &server.url,
-    );
+    let output = Eval::model("m")
+        .vs("random")
+        .flag("answer-format", "json-legal")
+        .flag("legal-moves", "hidden")
+        .log_dir(&dir)
+        .run(&server.url);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success());
     assert!(

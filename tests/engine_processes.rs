@@ -397,7 +397,7 @@ fn an_mcp_client_gone_while_the_engine_thinks_stops_the_game_at_once() {
     let setup = Setup::new("mcp-disconnect", "hang", true, 60);
     let mut child = Command::new(BIN)
         .args(["mcp", "--engines", &setup.engines.display().to_string()])
-        .args(["--opponent", "ext:bad", "--log-dir", &setup.run().display().to_string()])
+        .args(["--opponent", "ext:bad", "--runs", &setup.run().display().to_string()])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -4,6 +4,7 @@
 use std::path::Path;
 use std::process::Command;
 
+use crate::support::command::Eval;
 use crate::support::{legal_moves_in, playing_model, run_arena, Reply, StubServer};
 use record::{read_game_log, Event, MoveSource};
 use serde_json::{json, Value};
@@ -194,22 +195,12 @@ fn eval_stops_with_the_fix_when_the_model_is_missing() {
 fn a_host_that_answers_no_chat_stops_the_run_instead_of_charging_the_model() {
     let server = StubServer::start(|_, _| Reply::content("d3").with_body(serde_json::json!({"status": "ok"})));
     let dir = temp_dir("not-chat");
-    let output = run_arena(
-        &[
-            "eval",
-            "--agent",
-            "llm:m",
-            "--vs",
-            "random",
-            "--games",
-            "1",
-            "--max-retries",
-            "0",
-            "--log-dir",
-            dir.to_str().unwrap(),
-        ],
-        &server.url,
-    );
+    let output = Eval::model("m")
+        .vs("random")
+        .games(1)
+        .flag("max-retries", "0")
+        .log_dir(&dir)
+        .run(&server.url);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("not an Ollama chat response"), "{stderr}");
@@ -230,21 +221,12 @@ fn answering_as(model: &'static str) -> StubServer {
 
 /// `eval llm:m` in direct mode, one game a colour against random, logged in `dir`.
 fn direct_eval(server: &StubServer, dir: &Path) -> std::process::Output {
-    let dir = dir.to_str().unwrap();
-    let args = [
-        "eval",
-        "--agent",
-        "llm:m",
-        "--mode",
-        "direct",
-        "--vs",
-        "random",
-        "--games",
-        "1",
-        "--log-dir",
-        dir,
-    ];
-    run_arena(&args, &server.url)
+    Eval::model("m")
+        .flag("mode", "direct")
+        .vs("random")
+        .games(1)
+        .log_dir(dir)
+        .run(&server.url)
 }
 
 #[test]
@@ -289,21 +271,12 @@ fn a_host_whose_replies_run_to_megabytes_stops_at_the_log_cap_of_a_move() {
         reply
     });
     let dir = temp_dir("log-cap");
-    let args = [
-        "eval",
-        "--agent",
-        "llm:m",
-        "--vs",
-        "random",
-        "--games",
-        "1",
-        "--max-turns",
-        "60",
-        "--log-dir",
-    ];
-    let mut args = args.to_vec();
-    args.push(dir.to_str().unwrap());
-    let output = run_arena(&args, &server.url);
+    let output = Eval::model("m")
+        .vs("random")
+        .games(1)
+        .flag("max-turns", 60)
+        .log_dir(&dir)
+        .run(&server.url);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success(), "the move must stop at the cap");
     assert!(stderr.contains("past the cap of 32 MiB a move"), "{stderr}");
@@ -326,24 +299,18 @@ fn a_host_whose_replies_run_to_megabytes_stops_at_the_log_cap_of_a_move() {
 fn eval_refuses_bad_settings_clearly() {
     for (args, needle) in [
         (vec!["eval", "--agent", "random", "--vs", "greedy"], "give llm:MODEL"),
-        (vec!["eval", "--agent", "llm:m", "--vs", "grandmaster"], "llm:MODEL"),
+        (Eval::model("m").vs("grandmaster").args(), "llm:MODEL"),
+        (Eval::model("m").flag("mode", "chat").args(), "expected tool or direct"),
         (
-            vec!["eval", "--agent", "llm:m", "--mode", "chat"],
-            "expected tool or direct",
-        ),
-        (
-            vec!["eval", "--agent", "llm:m", "--system", "no-such-prompt"],
+            Eval::model("m").flag("system", "no-such-prompt").args(),
             "give a file path or a name",
         ),
-        (vec!["eval", "--agent", "llm:m", "--fallback", "human"], "not human"),
+        (Eval::model("m").flag("fallback", "human").args(), "not human"),
         (
-            vec!["eval", "--agent", "llm:m", "--think", "maybe"],
+            Eval::model("m").flag("think", "maybe").args(),
             "expected on, off, low, medium, high",
         ),
-        (
-            vec!["eval", "--agent", "llm:m", "--games", "0"],
-            "give 1 to 100000 games",
-        ),
+        (Eval::model("m").games(0).args(), "give 1 to 100000 games"),
     ] {
         let output = run_arena(&args, "127.0.0.1:9");
         assert_eq!(output.status.code(), Some(2), "{args:?}");
@@ -434,10 +401,7 @@ fn an_agent_file_sets_the_agent_and_flags_override_it() {
         .unwrap()
         .contains("Legal moves: "));
     std::fs::write(&file, "temprature = 0.5\n").unwrap();
-    let output = run_arena(
-        &["eval", "--agent", "llm:m", "--agent-file", file.to_str().unwrap()],
-        &server.url,
-    );
+    let output = Eval::model("m").flag("agent-file", file.display()).run(&server.url);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         output.status.code() == Some(2) && stderr.contains("unknown field `temprature`"),
@@ -645,31 +609,17 @@ fn check_two_prompts_are_two_players(first: &Path, second: &Path) {
 /// A direct eval of `llm:m` on `server` with `prompt`, 4 games per colour against random
 /// and greedy from seed 9 and `opening_seed`, logged in `dir`.
 fn eval_for_compare(dir: &Path, server: &StubServer, prompt: &str, opening_seed: &str) {
-    let output = run_arena(
-        &[
-            "eval",
-            "--agent",
-            "llm:m",
-            "--vs",
-            "random,greedy",
-            "--games",
-            "4",
-            "--opening-random",
-            "4",
-            "--seed",
-            "9",
-            "--opening-seed",
-            opening_seed,
-            "--mode",
-            "direct",
-            "--system",
-            prompt,
-            "--log-dir",
-            dir.to_str().unwrap(),
-            "--json",
-        ],
-        &server.url,
-    );
+    let output = Eval::model("m")
+        .vs("random,greedy")
+        .games(4)
+        .flag("opening-random", 4)
+        .flag("seed", 9)
+        .flag("opening-seed", opening_seed)
+        .flag("mode", "direct")
+        .flag("system", prompt)
+        .log_dir(dir)
+        .json()
+        .run(&server.url);
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
 }
 

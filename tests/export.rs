@@ -1,6 +1,7 @@
 //! `export`: GGF records and transcripts of finished games, read back by a small GGF
 //! parser of the test's own and replayed through the rules.
 
+use crate::support::command::Eval;
 use std::path::Path;
 use std::time::Duration;
 
@@ -141,18 +142,7 @@ fn an_llm_games_record_says_which_moves_the_model_made_and_files_are_checked() {
     let (host, _) = model_host("m", Duration::ZERO);
     let dir = temp_dir("export", "llm");
     let run = dir.join("run");
-    let args = [
-        "eval",
-        "--agent",
-        "llm:m",
-        "--vs",
-        "random",
-        "--games",
-        "1",
-        "--log-dir",
-        run.to_str().unwrap(),
-    ];
-    let output = run_arena(&args, &host.url);
+    let output = Eval::model("m").vs("random").games(1).log_dir(&run).run(&host.url);
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let text = export(&[run.to_str().unwrap()]);
     let (board, _, tags) = replay_ggf(text.lines().next().unwrap());

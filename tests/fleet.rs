@@ -3,6 +3,7 @@
 //! box serving the model, answering after a delay and recording how many requests it
 //! holds at once; `kill()` stands in for a host that crashes mid-run.
 
+use crate::support::command::Eval;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -26,23 +27,13 @@ fn fleet_file(dir: &Path, hosts: &[(&str, usize)]) -> PathBuf {
 }
 
 fn eval(run_dir: &Path, fleet: &Path, games: &str) -> std::process::Output {
-    run_arena(
-        &[
-            "eval",
-            "--agent",
-            "llm:m",
-            "--vs",
-            "random",
-            "--games",
-            games,
-            "--fleet",
-            fleet.to_str().unwrap(),
-            "--log-dir",
-            run_dir.to_str().unwrap(),
-            "--json",
-        ],
-        "127.0.0.1:9",
-    )
+    Eval::model("m")
+        .vs("random")
+        .flag("games", games)
+        .flag("fleet", fleet.display())
+        .log_dir(run_dir)
+        .json()
+        .run("127.0.0.1:9")
 }
 
 fn json_file(path: &Path) -> Value {
@@ -168,7 +159,7 @@ fn a_model_that_no_host_serves_is_refused_naming_each_host() {
     let (a, _) = model_host("other", Duration::ZERO);
     let (b, _) = model_host("another", Duration::ZERO);
     let hosts = format!("{},{}", a.url, b.url);
-    let output = run_arena(&["eval", "--agent", "llm:m", "--host", &hosts], "127.0.0.1:9");
+    let output = Eval::model("m").flag("host", &hosts).run("127.0.0.1:9");
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("no host of the fleet serves model \"m\""), "{stderr}");
@@ -183,24 +174,13 @@ fn a_conversation_stays_on_the_host_that_answered_it() {
     let dir = temp_dir("fleet", "affinity");
     let run_dir = dir.join("run");
     let hosts = format!("{},{}", a.url, b.url);
-    let output = run_arena(
-        &[
-            "eval",
-            "--agent",
-            "llm:m",
-            "--vs",
-            "random",
-            "--host",
-            &hosts,
-            "--max-in-flight",
-            "4",
-            "--parallel",
-            "1",
-            "--log-dir",
-            run_dir.to_str().unwrap(),
-        ],
-        "127.0.0.1:9",
-    );
+    let output = Eval::model("m")
+        .vs("random")
+        .flag("host", &hosts)
+        .flag("max-in-flight", "4")
+        .flag("parallel", "1")
+        .log_dir(&run_dir)
+        .run("127.0.0.1:9");
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
@@ -242,10 +222,7 @@ fn bad_fleet_files_are_refused_with_the_fix() {
     ] {
         let path = dir.join("fleet.toml");
         std::fs::write(&path, text).unwrap();
-        let output = run_arena(
-            &["eval", "--agent", "llm:m", "--fleet", path.to_str().unwrap()],
-            "127.0.0.1:9",
-        );
+        let output = Eval::model("m").flag("fleet", path.display()).run("127.0.0.1:9");
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(2), "{text}: {stderr}");
         assert!(
@@ -257,18 +234,10 @@ fn bad_fleet_files_are_refused_with_the_fix() {
 
 #[test]
 fn a_server_listed_twice_is_refused() {
-    let output = run_arena(
-        &[
-            "eval",
-            "--agent",
-            "llm:m",
-            "--host",
-            "127.0.0.1:9,http://127.0.0.1:9/",
-            "--max-in-flight",
-            "1",
-        ],
-        "127.0.0.1:9",
-    );
+    let output = Eval::model("m")
+        .flag("host", "127.0.0.1:9,http://127.0.0.1:9/")
+        .flag("max-in-flight", 1)
+        .run("127.0.0.1:9");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     assert!(
@@ -405,25 +374,14 @@ fn a_host_that_never_answers_is_taken_out_by_its_timeouts() {
     let dir = temp_dir("fleet", "wedged");
     let hosts = format!("{},{}", wedged.url, healthy.url);
     let run_dir = dir.join("run");
-    let output = run_arena(
-        &[
-            "eval",
-            "--agent",
-            "llm:m",
-            "--vs",
-            "random",
-            "--host",
-            &hosts,
-            "--timeout",
-            "0.5",
-            "--parallel",
-            "2",
-            "--log-dir",
-            run_dir.to_str().unwrap(),
-            "--json",
-        ],
-        "127.0.0.1:9",
-    );
+    let output = Eval::model("m")
+        .vs("random")
+        .flag("host", &hosts)
+        .flag("timeout", "0.5")
+        .flag("parallel", "2")
+        .log_dir(&run_dir)
+        .json()
+        .run("127.0.0.1:9");
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let (exchanges, sources) = logged(&run_dir);
     assert!(

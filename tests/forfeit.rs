@@ -8,6 +8,7 @@ use std::process::{Command, Output};
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use crate::support::command::Eval;
 use crate::support::{legal_moves_in, run_arena, temp_dir, Reply, StubServer};
 use game::othello::{Board, Color, Outcome};
 use game::Othello;
@@ -21,25 +22,14 @@ fn hopeless_model() -> StubServer {
 
 /// 2 games as black and 2 as white against random, after a 2-ply random opening.
 fn forfeit_eval(dir: &Path, server: &StubServer) -> Output {
-    run_arena(
-        &[
-            "eval",
-            "--agent",
-            "llm:m",
-            "--vs",
-            "random",
-            "--games",
-            "2",
-            "--opening-random",
-            "2",
-            "--fallback",
-            "forfeit",
-            "--log-dir",
-            dir.to_str().unwrap(),
-            "--json",
-        ],
-        &server.url,
-    )
+    Eval::model("m")
+        .vs("random")
+        .games(2)
+        .flag("opening-random", "2")
+        .flag("fallback", "forfeit")
+        .log_dir(dir)
+        .json()
+        .run(&server.url)
 }
 
 fn success(output: &Output) -> Value {
@@ -285,10 +275,10 @@ fn resume_keeps_forfeited_games_as_finished_and_replays_a_missing_one() {
 #[test]
 fn a_bad_fallback_is_refused_naming_the_flag() {
     for (fallback, needle) in [("human", "not human"), ("nonsense", "invalid fallback \"nonsense\"")] {
-        let output = run_arena(
-            &["eval", "--agent", "llm:m", "--vs", "random", "--fallback", fallback],
-            "127.0.0.1:9",
-        );
+        let output = Eval::model("m")
+            .vs("random")
+            .flag("fallback", fallback)
+            .run("127.0.0.1:9");
         assert_eq!(output.status.code(), Some(2), "{fallback}");
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(
@@ -311,23 +301,13 @@ fn a_session_ended_by_an_invalid_answer_keeps_its_reason_in_the_move_record() {
         None => Reply::content("ok"),
     });
     let dir = temp_dir("forfeit", "retry-reason");
-    let output = run_arena(
-        &[
-            "eval",
-            "--agent",
-            "llm:m",
-            "--vs",
-            "random",
-            "--games",
-            "1",
-            "--on-invalid",
-            "retry",
-            "--log-dir",
-            dir.to_str().unwrap(),
-            "--json",
-        ],
-        &server.url,
-    );
+    let output = Eval::model("m")
+        .vs("random")
+        .games(1)
+        .flag("on-invalid", "retry")
+        .log_dir(&dir)
+        .json()
+        .run(&server.url);
     success(&output);
     let mut decisions: Vec<AgentDecision> = Vec::new();
     for game in 1..=2 {

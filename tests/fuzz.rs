@@ -11,8 +11,8 @@
 use agent::tools::{SimulateMove, ToolRegistry};
 use agent::{parse_answer, recover_tool_calls, Answer, AnswerKind, AnswerPolicy};
 use game::othello::{Board, Color, Labels, Move, Perspective, TextStyle};
-use llm::decode_reply;
 use proptest::prelude::*;
+use record::decode_reply;
 use serde_json::{json, Map, Value};
 
 /// Pieces of real model output: coordinates in several spellings, think tags, JSON

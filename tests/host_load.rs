@@ -3,6 +3,7 @@
 //! 127.0.0.1 working on one request at a time for a fixed delay each, standing in for
 //! a llama-server with one slot), run through the binary.
 
+use crate::support::command::Eval;
 use std::time::{Duration, Instant};
 
 use crate::support::{
@@ -104,10 +105,10 @@ fn a_share_cores_name_that_is_no_word_is_refused() {
         stderr.contains("bad share_cores \"two words\"") && stderr.contains("such as \"local\""),
         "{stderr}"
     );
-    let output = crate::support::run_arena(
-        &["eval", "--agent", "llm:m", "--vs", "random", "--share-cores", "a/b"],
-        "127.0.0.1:9",
-    );
+    let output = Eval::model("m")
+        .vs("random")
+        .flag("share-cores", "a/b")
+        .run("127.0.0.1:9");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("bad share_cores \"a/b\""), "{stderr}");
 }

@@ -24,7 +24,7 @@ struct Session {
 }
 
 impl Session {
-    /// Starts `mcp` with `args`, logging under `dir`, and shakes hands as `client`.
+    /// Starts `mcp` with `args`, logging into `dir`, and shakes hands as `client`.
     fn start(dir: &Path, args: &[&str], client: &str) -> Session {
         let (child, input, output) = mcp_server(dir, args, Stdio::inherit());
         let mut session = Session {
@@ -106,15 +106,14 @@ fn temp_dir(name: &str) -> PathBuf {
     crate::support::temp_dir("mcp", name)
 }
 
-/// The one run folder under `dir`.
+/// The run folder of a server started with `--log-dir dir`: `dir` itself, as in eval.
 fn run_folder(dir: &Path) -> PathBuf {
-    let folders: Vec<PathBuf> = std::fs::read_dir(dir)
-        .expect("the runs folder exists")
-        .map(|e| e.expect("readable").path())
-        .filter(|p| p.is_dir())
-        .collect();
-    assert_eq!(folders.len(), 1, "{folders:?}");
-    folders[0].clone()
+    assert!(
+        dir.join("run.json").is_file(),
+        "--log-dir {} is the run's folder",
+        dir.display()
+    );
+    dir.to_path_buf()
 }
 
 fn arena(args: &[&str]) -> Output {
@@ -418,4 +417,65 @@ fn real_client() {
     for game in 1..=5 {
         arena_ok(&["replay", run.join(format!("game-{game:04}.jsonl")).to_str().unwrap()]);
     }
+}
+
+/// `--log-dir` is the run's own folder and `--runs` a folder of runs (a new run folder
+/// under it), as in eval and serve; `--log-dir` naming a folder that already holds runs
+/// keeps its old meaning with a note; a bad one is refused before serving.
+#[test]
+fn log_dir_is_the_run_and_runs_the_folder_of_runs() {
+    let dir = temp_dir("log-dir-meaning");
+    let new_game = |args: &[&str]| {
+        let mut child = Command::new(BIN)
+            .arg("mcp")
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut session = Session {
+            input: child.stdin.take(),
+            output: BufReader::new(child.stdout.take().unwrap()),
+            child,
+            next_id: 1,
+        };
+        let hello = json!({ "protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": { "name": "c", "version": "1" } });
+        session.request("initialize", hello);
+        session.send(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }));
+        session.call("new_game", json!({}));
+        drop(session.input.take());
+        session.child.wait_with_output().unwrap()
+    };
+    let runs = dir.join("runs");
+    let under = new_game(&["--runs", runs.to_str().unwrap()]);
+    assert!(under.status.success(), "{}", String::from_utf8_lossy(&under.stderr));
+    let made: Vec<PathBuf> = std::fs::read_dir(&runs).unwrap().map(|e| e.unwrap().path()).collect();
+    assert!(made.len() == 1 && made[0].join("run.json").is_file(), "{made:?}");
+
+    let old = new_game(&["--log-dir", runs.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&old.stderr);
+    assert!(
+        old.status.success() && stderr.contains("note: --log-dir") && stderr.contains("--runs"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read_dir(&runs).unwrap().count(), 2);
+
+    let own = dir.join("own");
+    assert!(new_game(&["--log-dir", own.to_str().unwrap()]).status.success());
+    assert!(own.join("run.json").is_file() && own.join("game-0001.jsonl").is_file());
+
+    let file = dir.join("a-file");
+    std::fs::write(&file, "").unwrap();
+    for bad in [&file, &own] {
+        let refused = arena(&["mcp", "--log-dir", bad.to_str().unwrap()]);
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert!(!refused.status.success(), "{stderr}");
+        assert!(
+            stderr.contains(&format!("bad --log-dir {}", bad.display()))
+                && stderr.contains("give a new or empty folder"),
+            "{stderr}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

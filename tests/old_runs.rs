@@ -391,3 +391,49 @@ fn make_interrupted(run: &Path) {
         .count();
     assert!(stopped > 0, "no game was stopped in flight: make it again");
 }
+
+/// A folder of runs (a user's logs/, runs nested a level deeper too) is read by `rate`,
+/// `stats`, `report` and `compare` as every run folder under it, with a note saying so;
+/// a folder with no run under it is refused naming the fix.
+#[test]
+fn a_folder_of_runs_reads_as_every_run_under_it() {
+    let root = temp_dir("old-runs", "folder-of-runs");
+    let logs = root.join("logs");
+    for (name, to) in [("eval", "eval"), ("eval", "nested/eval-again"), ("play", "play")] {
+        copy_folder(&Path::new(FIXTURES).join(name), &logs.join(to));
+    }
+    let logs_arg = logs.to_str().unwrap();
+    let report = root.join("report.html");
+    for args in [
+        vec!["rate", logs_arg],
+        vec!["stats", logs_arg],
+        vec!["report", logs_arg, "-o", report.to_str().unwrap()],
+    ] {
+        let output = arena(&args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(&format!("note: {logs_arg} is a folder of runs")) && stderr.contains("(3 runs)"),
+            "{stderr}"
+        );
+    }
+    std::fs::remove_dir_all(logs.join("play")).unwrap();
+    let compared = arena(&["compare", logs_arg, "--json"]);
+    assert!(
+        compared.status.success(),
+        "{}",
+        String::from_utf8_lossy(&compared.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&compared.stdout).unwrap();
+    assert_eq!(json["runs"].as_array().map(Vec::len), Some(2), "{json}");
+
+    let empty = root.join("empty");
+    std::fs::create_dir_all(empty.join("sub")).unwrap();
+    let refused = arena(&["rate", empty.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        !refused.status.success() && stderr.contains("nor run folders that do"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}

@@ -71,8 +71,8 @@ mod llm_inputs {
     use agent::tools::{SimulateMove, ToolRegistry};
     use agent::{parse_answer, recover_tool_calls, AnswerPolicy};
     use game::othello::Board;
-    use llm::decode_reply;
     use proptest::prelude::*;
+    use record::decode_reply;
 
     proptest! {
         #[test]

@@ -2,6 +2,7 @@
 //! scripted Ollama host on 127.0.0.1 (tests/support `model_host`) standing in for a
 //! model that always plays its first legal move.
 
+use crate::support::command::{Eval, Tournament};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -27,11 +28,10 @@ fn row<'a>(ratings: &'a Value, player: &str) -> &'a Value {
 fn a_gauntlet_with_a_scripted_llm_rates_it_among_the_engines() {
     let (host, _) = model_host("m", Duration::ZERO);
     let dir = temp_dir("tournament", "gauntlet");
-    let text = format!(
-        "format = \"gauntlet\"\nengines = [\"random\", \"greedy\", \"alphabeta:2\"]\ngames = 6\nopening_random = 4\nseed = 5\n\n\
-         [[llm]]\nmodel = \"m\"\nhost = [\"{}\"]\n",
-        host.url
-    );
+    let text = Tournament::gauntlet(&["random", "greedy", "alphabeta:2"], 6)
+        .key("seed", "5")
+        .llm("m", &host.url)
+        .text();
     let summary = json(&tournament(&dir, &text, &[]));
     let pairings = summary["pairings"].as_array().unwrap();
     assert_eq!(pairings.len(), 3);
@@ -129,13 +129,13 @@ fn a_thinking_level_names_the_player_and_the_ratings_carry_each_players_cost() {
     for level in ["high", "off"] {
         std::fs::write(dir.join(format!("{level}.toml")), format!("think = \"{level}\"\n")).unwrap();
     }
-    let text = format!(
-        "format = \"gauntlet\"\nengines = [\"random\"]\ngames = 2\nopening_random = 4\n\n\
-         [[llm]]\nmodel = \"m\"\nhost = [\"{url}\"]\nagent_file = \"{dir}/high.toml\"\n\n\
-         [[llm]]\nmodel = \"m\"\nhost = [\"{url}\"]\nagent_file = \"{dir}/off.toml\"\n",
-        url = host.url,
-        dir = dir.display()
-    );
+    let agent_file = |level: &str| format!("{:?}", dir.join(format!("{level}.toml")));
+    let text = Tournament::gauntlet(&["random"], 2)
+        .llm("m", &host.url)
+        .llm_key("agent_file", &agent_file("high"))
+        .llm("m", &host.url)
+        .llm_key("agent_file", &agent_file("off"))
+        .text();
     let summary = json(&tournament(&dir, &text, &[]));
     let ratings = &summary["ratings"]["as_played"];
     for player in ["llm:m@think-high", "llm:m@think-off"] {
@@ -356,24 +356,13 @@ fn an_intrinsic_rule_stops_once_the_first_players_rating_is_narrow_enough() {
 #[test]
 fn an_intrinsic_rule_is_refused_for_a_game_without_a_calibration() {
     let dir = temp_dir("tournament", "intrinsic-marubatsu");
-    let output = run_arena(
-        &[
-            "eval",
-            "--game",
-            "marubatsu",
-            "--agent",
-            "llm:m",
-            "--host",
-            "127.0.0.1:9",
-            "--vs",
-            "random",
-            "--stop",
-            "intrinsic:500",
-            "--log-dir",
-            dir.join("run").to_str().unwrap(),
-        ],
-        "127.0.0.1:9",
-    );
+    let output = Eval::model("m")
+        .flag("game", "marubatsu")
+        .flag("host", "127.0.0.1:9")
+        .vs("random")
+        .flag("stop", "intrinsic:500")
+        .log_dir(&dir.join("run"))
+        .run("127.0.0.1:9");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success());
     assert!(
@@ -387,11 +376,10 @@ fn an_intrinsic_rule_is_refused_for_a_game_without_a_calibration() {
 fn a_grid_expands_into_one_named_player_per_combination_on_the_same_openings() {
     let (host, _) = model_host("m", Duration::ZERO);
     let dir = temp_dir("tournament", "grid");
-    let text = format!(
-        "format = \"gauntlet\"\nengines = [\"random\"]\ngames = 2\nopening_random = 4\n\n\
-         [[llm]]\nmodel = \"m\"\nhost = [\"{}\"]\ngrid = {{ mode = [\"tool\", \"direct\"], vote = [1, 3] }}\n",
-        host.url
-    );
+    let text = Tournament::gauntlet(&["random"], 2)
+        .llm("m", &host.url)
+        .llm_key("grid", "{ mode = [\"tool\", \"direct\"], vote = [1, 3] }")
+        .text();
     let summary = json(&tournament(&dir, &text, &[]));
     let ratings = &summary["ratings"]["as_played"];
     for mode in ["tool", "direct"] {
@@ -433,11 +421,10 @@ fn a_gauntlet_rated_on_a_written_ladder_keeps_its_engines_where_the_ladder_put_t
     // A gauntlet: its engines meet only the model, and rate says so.
     let (host, _) = model_host("m", Duration::ZERO);
     let dir = temp_dir("tournament", "ladder-gauntlet");
-    let text = format!(
-        "format = \"gauntlet\"\nengines = [\"random\", \"greedy\"]\ngames = 4\nopening_random = 4\nseed = 5\n\n\
-         [[llm]]\nmodel = \"m\"\nhost = [\"{}\"]\n",
-        host.url
-    );
+    let text = Tournament::gauntlet(&["random", "greedy"], 4)
+        .key("seed", "5")
+        .llm("m", &host.url)
+        .text();
     json(&tournament(&dir, &text, &[]));
     let gauntlet = dir.join("run");
     let alone = run_arena(&["rate", gauntlet.to_str().unwrap(), "--no-ladder"], "127.0.0.1:9");
@@ -679,27 +666,17 @@ fn eval_stops_each_opponent_at_a_pair_boundary() {
     let (host, load) = model_host("m", Duration::ZERO);
     let dir = temp_dir("tournament", "eval-stop");
     let run = dir.join("run");
-    let summary = json(&run_arena(
-        &[
-            "eval",
-            "--agent",
-            "llm:m",
-            "--vs",
-            "random,alphabeta:2",
-            "--games",
-            "100",
-            "--stop",
-            "sprt:-200,0",
-            "--opening-random",
-            "4",
-            "--host",
-            &host.url,
-            "--log-dir",
-            run.to_str().unwrap(),
-            "--json",
-        ],
-        "127.0.0.1:9",
-    ));
+    let summary = json(
+        &Eval::model("m")
+            .vs("random,alphabeta:2")
+            .games(100)
+            .flag("stop", "sprt:-200,0")
+            .flag("opening-random", 4)
+            .flag("host", &host.url)
+            .log_dir(&run)
+            .json()
+            .run("127.0.0.1:9"),
+    );
     assert_eq!(summary["complete"], true);
     assert_eq!(summary["stop_rule"], "sprt:-200,0");
     let stops = summary["stops"].as_array().unwrap();

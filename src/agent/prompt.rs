@@ -1,20 +1,17 @@
 //! System prompts and user-message templates, loaded at run time by name or path.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-/// Where prompt names resolve: `./prompts` when it exists, else the source tree's
-/// (the workspace's `prompts/`, two folders above this crate's).
+use crate::shipped::{shipped, ShippedKind, SHIPPED};
+
+/// Where prompt names resolve first: `./prompts`, the working directory's (a name it
+/// does not hold is the built-in file of that name, [`crate::SHIPPED`]).
 pub fn prompts_dir() -> PathBuf {
-    let local = PathBuf::from("prompts");
-    if local.is_dir() {
-        return local;
-    }
-    let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let root = crate_dir.ancestors().nth(2).unwrap_or(crate_dir);
-    root.join("prompts")
+    PathBuf::from("prompts")
 }
 
 /// A prompt's text with where it came from and its hash.
@@ -30,7 +27,9 @@ pub struct Prompt {
 
 /// A prompt that cannot be found or read.
 #[derive(Debug, thiserror::Error)]
-#[error("cannot read prompt {name:?} (tried {tried}): give a file path or a name from prompts/ ({available})")]
+#[error(
+    "cannot read prompt {name:?} (tried {tried}): give a file path or a name from prompts/ or built in ({available})"
+)]
 pub struct PromptError {
     /// The name or path asked for.
     pub name: String,
@@ -50,7 +49,8 @@ impl Prompt {
         }
     }
 
-    /// Loads `name_or_path`: an existing file, or `<dir>/<name>.md`, or `<dir>/<name>`.
+    /// Loads `name_or_path`: an existing file, or `<dir>/<name>.md`, or `<dir>/<name>`,
+    /// else the built-in prompt or template it names ([`shipped`]).
     pub fn load(name_or_path: &str, dir: &Path) -> Result<Prompt, PromptError> {
         let candidates: Vec<PathBuf> = vec![
             PathBuf::from(name_or_path),
@@ -64,7 +64,10 @@ impl Prompt {
                 }
             }
         }
-        let mut available: Vec<String> = std::fs::read_dir(dir)
+        if let Some(built_in) = shipped(name_or_path).filter(|file| file.kind != ShippedKind::AgentFile) {
+            return Ok(Prompt::from_text(name_or_path, built_in.text));
+        }
+        let mut available: BTreeSet<String> = std::fs::read_dir(dir)
             .map(|entries| {
                 entries
                     .filter_map(|e| e.ok())
@@ -72,7 +75,8 @@ impl Prompt {
                     .collect()
             })
             .unwrap_or_default();
-        available.sort();
+        let built_in = SHIPPED.iter().filter(|file| file.kind != ShippedKind::AgentFile);
+        available.extend(built_in.map(|file| file.name().to_string()));
         Err(PromptError {
             name: name_or_path.to_string(),
             tried: candidates
@@ -83,7 +87,7 @@ impl Prompt {
             available: if available.is_empty() {
                 "none found".to_string()
             } else {
-                available.join(", ")
+                available.into_iter().collect::<Vec<_>>().join(", ")
             },
         })
     }

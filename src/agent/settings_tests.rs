@@ -1,7 +1,5 @@
-use std::path::PathBuf;
-
 use super::*;
-use crate::{prompts_dir, JSON_ANSWER_TOKENS};
+use crate::{prompts_dir, ShippedFile, ShippedKind, JSON_ANSWER_TOKENS, SHIPPED};
 use game::Othello;
 
 /// The settings of an agent file holding `text`.
@@ -116,23 +114,14 @@ fn bad_settings_name_their_flag() {
 /// optional reason out (a small model spends its token cap on it).
 #[test]
 fn every_shipped_agent_file_loads_and_its_json_answers_fit_their_cap() {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(prompts_dir())
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| path.extension().is_some_and(|e| e == "toml"))
-        .collect();
-    files.sort();
+    let files: Vec<&ShippedFile> = SHIPPED.iter().filter(|f| f.kind == ShippedKind::AgentFile).collect();
     assert!(files.len() >= 3, "{files:?}");
-    for path in files {
-        let agent = read(&std::fs::read_to_string(&path).unwrap()).unwrap().agent;
+    for file in files {
+        let agent = read(file.text).unwrap().agent;
         let config = config(&agent);
         if config.answer_format != AnswerFormat::Text {
-            assert!(!config.answer_reason, "{}", path.display());
-            assert!(
-                config.options.num_predict.is_some(),
-                "{} caps its answers",
-                path.display()
-            );
+            assert!(!config.answer_reason, "{}", file.file);
+            assert!(config.options.num_predict.is_some(), "{} caps its answers", file.file);
         }
     }
 }

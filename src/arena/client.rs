@@ -24,6 +24,7 @@ use tokio::task::JoinHandle;
 
 use agent::LegalMoves;
 
+use super::client_run::ClientRun;
 use super::engine_process::Halt;
 use super::openings::Openings;
 use super::play::{GameContext, GameError, GameRecord};
@@ -496,15 +497,15 @@ pub struct ClientGames<R: ModelGame> {
 }
 
 impl<R: ModelGame> ClientGames<R> {
-    /// A run folder under `log_dir` for `client`'s games, played as `player` (its
+    /// The run folder `run` names for `client`'s games, played as `player` (its
     /// run.json records the settings and the client).
     pub fn open(
         settings: ClientSettings<R>,
-        log_dir: &Path,
+        run: &ClientRun,
         client: McpClient,
         player: String,
     ) -> Result<ClientGames<R>, ClientError> {
-        let folder = RunFolder::create_in(log_dir, &player.replace(':', "-"))?;
+        let folder = run.open(&player.replace(':', "-"))?;
         let players = std::iter::once(RunPlayer::new(player.clone(), None))
             .chain(settings.opponents.iter().map(PlayerSpec::run_player))
             .collect();

@@ -22,6 +22,7 @@ mod accuracy;
 mod balanced;
 mod bench;
 mod client;
+mod client_run;
 mod connection;
 mod engine_group;
 mod engine_process;
@@ -67,6 +68,7 @@ pub use client::{
     by_side, player_name, ClientAnswer, ClientCall, ClientError, ClientGames, ClientResult, ClientSettings,
     ClientState, Discs, MAX_ARGUMENT, MAX_CALLS_PER_PLY,
 };
+pub use client_run::ClientRun;
 pub use connection::{ConnectError, Connection, HostSettings};
 pub use engine_group::end_engine_processes;
 pub use engine_process::ExternalError;

@@ -13,11 +13,11 @@ use clap::{Args, ValueEnum};
 use serde::Deserialize;
 
 use super::external;
-use super::inputs::{read_user_file, SETTINGS_CAP};
+use super::inputs::{read_or_built_in, read_user_file, SETTINGS_CAP};
 use super::limits;
 use agent::{
     prompts_dir, AgentConfig, AgentFile, AgentSettings, AnswerFormat, AnswerPolicy, Fallback, InvalidPolicy,
-    LegalMoves, Mode,
+    LegalMoves, Mode, ShippedKind,
 };
 use arena::{Connection, HostSettings, PlayerSpec, SpecLookups};
 use game::othello::{Labels, Perspective};
@@ -29,7 +29,8 @@ use llm::{Api, ChatOptions, HostConfig, HostOptions, Think};
 /// ([`AgentArgs::config`]).
 #[derive(Debug, Args, Default, Clone)]
 pub struct AgentArgs {
-    /// TOML file with agent settings (same names as these flags, options in [options]).
+    /// TOML file with agent settings (same names as these flags, options in [options]);
+    /// prompts/NAME.toml is built in (`othello-arena prompts`) when no such file is here.
     #[arg(long)]
     pub agent_file: Option<PathBuf>,
     /// TOML file of external engines (its engine tables, see docs/engines.md): a
@@ -39,10 +40,11 @@ pub struct AgentArgs {
     /// tool (simulate_move, several turns) or direct (one answer after </think>).
     #[arg(long)]
     pub mode: Option<Mode>,
-    /// System prompt: a file, or a name in prompts/ (such as tool-ja).
+    /// System prompt: a file, or a name in ./prompts/ or built in (such as tool-ja;
+    /// `othello-arena prompts` lists them).
     #[arg(long)]
     pub system: Option<String>,
-    /// User-message template: a file, or a name in prompts/; {board}, {color} and
+    /// User-message template: a file, or a name in ./prompts/ or built in; {board}, {color} and
     /// {legal_moves} are filled in (default: the board text alone).
     #[arg(long)]
     pub user_template: Option<String>,
@@ -156,7 +158,11 @@ impl AgentArgs {
         let Some(path) = &self.agent_file else {
             return Ok(AgentFile::default());
         };
-        let text = read_user_file("--agent-file", path, SETTINGS_CAP)?;
+        let built_in = path
+            .to_str()
+            .and_then(agent::shipped)
+            .filter(|f| f.kind == ShippedKind::AgentFile);
+        let text = read_or_built_in("--agent-file", path, built_in.map(|f| f.text), SETTINGS_CAP)?;
         let file: AgentFile = toml::from_str(&text).with_context(|| {
             format!(
                 "bad --agent-file {}: fix the TOML (keys are the flag names, options under [options])",

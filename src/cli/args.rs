@@ -64,6 +64,8 @@ pub enum Command {
     Compare(CompareArgs),
     /// Write an Ollama Modelfile, and optionally create the model on the server.
     Modelfile(ModelfileArgs),
+    /// List the prompts, templates and agent files built in (name, flag, sha256, use).
+    Prompts,
     /// Opening suites: make a balanced one, or value each opening of a file.
     #[command(subcommand)]
     Openings(OpeningsCommand),
@@ -602,7 +604,8 @@ pub struct ReplayArgs {
 /// `stats`.
 #[derive(Debug, Args)]
 pub struct StatsArgs {
-    /// Run folders and/or game logs (game-NNNN.jsonl).
+    /// Run folders, folders of runs (logs/: every run under it) and/or game logs
+    /// (game-NNNN.jsonl).
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
     /// Print one JSON object (key groups) instead of the tables.
@@ -613,7 +616,8 @@ pub struct StatsArgs {
 /// `rate`.
 #[derive(Debug, Args)]
 pub struct RateArgs {
-    /// Run folders and/or game logs (game-NNNN.jsonl); a game given twice counts once.
+    /// Run folders, folders of runs (logs/: every run under it) and/or game logs
+    /// (game-NNNN.jsonl); a game given twice counts once.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
     /// The player held fixed, and its rating: SPEC=ELO (default: random=0, else the
@@ -719,7 +723,7 @@ pub struct TournamentArgs {
 /// `report`.
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// Run folders and/or game logs.
+    /// Run folders, folders of runs (logs/: every run under it) and/or game logs.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
     /// Rate every player from these games alone: the published ladder's engines are
@@ -736,7 +740,7 @@ pub struct ReportArgs {
 /// `export`.
 #[derive(Debug, Args)]
 pub struct ExportArgs {
-    /// Run folders and/or game logs.
+    /// Run folders, folders of runs (logs/: every run under it) and/or game logs.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
     /// ggf (one record a game: players, result, start position, every move and pass,
@@ -762,8 +766,9 @@ pub enum ExportFormat {
 /// `compare`.
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    /// Run folders: the first is the baseline, each other one is compared with it.
-    #[arg(required = true, num_args = 2..)]
+    /// Run folders, or folders of runs (every run under it, by path): the first run is
+    /// the baseline, each other one is compared with it.
+    #[arg(required = true, num_args = 1..)]
     pub runs: Vec<PathBuf>,
     /// Print one JSON object (keys runs and comparisons) instead of the tables.
     #[arg(long)]
@@ -776,7 +781,7 @@ pub struct ModelfileArgs {
     /// The base model (FROM): model:tag, a GGUF path or a safetensors folder.
     #[arg(long)]
     pub from: String,
-    /// System prompt: a file, or a name in prompts/.
+    /// System prompt: a file, or a name in ./prompts/ or built in (`othello-arena prompts`).
     #[arg(long)]
     pub system: Option<String>,
     /// Prompt template file (TEMPLATE, Go template syntax).
@@ -955,9 +960,15 @@ pub struct McpArgs {
     /// offer several: new_game's `opponent` chooses among them, the first by default.
     #[arg(long = "opponent", value_name = "SPEC", default_value = "random")]
     pub opponents: Vec<String>,
-    /// The runs folder: the client's games go to a new run folder under it.
-    #[arg(long, default_value = "logs")]
-    pub log_dir: PathBuf,
+    /// The run's own folder, new or empty, as in eval (default: a new run folder under
+    /// --runs). A folder that already holds files but no run.json is read as --runs
+    /// (its meaning before), with a note.
+    #[arg(long, value_name = "RUN-DIR")]
+    pub log_dir: Option<PathBuf>,
+    /// The folder of runs, as in serve: without --log-dir, the client's games go to a
+    /// new run folder under it, named after the client.
+    #[arg(long, value_name = "DIR", default_value = "logs", conflicts_with = "log_dir")]
+    pub runs: PathBuf,
     #[command(flatten)]
     pub openings: OpeningsArgs,
     /// Seed for openings and engines' random choices (game N derives its own).
@@ -980,5 +991,5 @@ pub struct McpArgs {
     pub hosts: HostArgs,
 }
 
-/// `--intrinsic` by default: the calibration shipped under docs/.
-pub const DEFAULT_CALIBRATION: &str = "docs/intrinsic-calibration.toml";
+/// `--intrinsic` by default: the calibration shipped under docs/ (built in).
+pub const DEFAULT_CALIBRATION: &str = runs::SHIPPED_CALIBRATION_PATH;

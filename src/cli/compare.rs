@@ -22,7 +22,16 @@ fn load_run(path: &std::path::Path) -> Result<ComparedRun> {
 }
 
 pub(super) fn run(args: CompareArgs) -> Result<()> {
-    let runs = args.runs.iter().map(|p| load_run(p)).collect::<Result<Vec<_>>>()?;
+    let mut paths = Vec::new();
+    for path in &args.runs {
+        let (runs, note) = runs::run_folders(path)?;
+        print_notes(note.as_slice());
+        paths.extend(runs);
+    }
+    if paths.len() < 2 {
+        anyhow::bail!("compare needs two runs or more: give run folders, or a folder that holds several");
+    }
+    let runs = paths.iter().map(|p| load_run(p)).collect::<Result<Vec<_>>>()?;
     runs.iter().for_each(|run| print_notes(&run.notes));
     let compared = Compared::new(runs);
     if args.json {

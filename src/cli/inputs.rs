@@ -4,7 +4,7 @@
 //! ([`protocol::lines::read_file`]), so `/dev/zero`, a FIFO or a file of one endless
 //! line is refused naming the file and the cap instead of filling memory or waiting.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{Context, Result};
 
@@ -24,12 +24,12 @@ pub(super) fn read_user_file(what: &str, path: &Path, file_cap: u64) -> Result<S
     protocol::lines::read_file(path, LINE_CAP, file_cap).with_context(|| format!("cannot read {what} {name}"))
 }
 
-/// `path`, or when it is the shipped file `default` and not in the current folder,
-/// that file beside the binary's sources.
-pub(super) fn beside_sources(path: &Path, default: &str) -> PathBuf {
-    if path == Path::new(default) && !path.exists() {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join(default)
-    } else {
-        path.to_path_buf()
+/// [`read_user_file`], or, when no file is at `path` and `built_in` is the binary's
+/// own copy of the file it names (a shipped prompt, agent file, ladder or calibration),
+/// that copy: a file in the working directory overrides what is built in.
+pub(super) fn read_or_built_in(what: &str, path: &Path, built_in: Option<&str>, file_cap: u64) -> Result<String> {
+    match built_in {
+        Some(text) if !path.exists() => Ok(text.to_string()),
+        _ => read_user_file(what, path, file_cap),
     }
 }

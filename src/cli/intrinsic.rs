@@ -11,7 +11,7 @@ use anyhow::{Context, Result};
 
 use super::args::RateArgs;
 use super::args::DEFAULT_CALIBRATION;
-use super::inputs::{beside_sources, read_user_file, SETTINGS_CAP};
+use super::inputs::{read_or_built_in, SETTINGS_CAP};
 use super::outputs::write_output;
 use super::progress::scoring_progress;
 use agent::ModelGame;
@@ -46,11 +46,11 @@ pub(super) fn table(args: &RateArgs, ladder: Option<(&str, &Ladder)>, bootstrap:
 }
 
 /// The reference `rate` values with: `--exact-empties` and `--reference-depth`, each
-/// by default the one the `--intrinsic` calibration names (a file that names none, or
-/// no shipped calibration: [`CalibrationReference::default`]); naming either makes the
+/// by default the one the `--intrinsic` calibration names (a file that names none:
+/// [`CalibrationReference::default`]); naming either makes the
 /// values a run holds count only when that reference made them.
 fn valuing(args: &RateArgs) -> Result<Valuing> {
-    let named = calibration(&args.intrinsic)?.map_or_else(|_| CalibrationReference::default(), |c| c.reference);
+    let named = load_calibration(&args.intrinsic)?.reference;
     Ok(Valuing {
         exact_empties: args.exact_empties.unwrap_or(named.exact_empties),
         depth: args.reference_depth.unwrap_or(named.depth),
@@ -113,7 +113,7 @@ fn value_with_progress(values: RunValues, parallel: usize) -> Result<arena::Valu
 }
 
 /// The intrinsic table of `logs` through the calibration at `path` (`--intrinsic`;
-/// the shipped one when it is [`DEFAULT_CALIBRATION`], a note when that is missing).
+/// the built-in one when it is [`DEFAULT_CALIBRATION`] and not in the working directory).
 pub(super) fn logs_table(logs: &GameLogs, path: &Path, resamples: usize, seed: u64) -> Result<IntrinsicTable> {
     held_table(logs, &HeldScores::new(), path, resamples, seed)
 }
@@ -123,29 +123,15 @@ fn held_table(logs: &GameLogs, held: &HeldScores, path: &Path, resamples: usize,
     Ok(intrinsic_table(
         logs,
         held,
-        calibration(path)?.as_ref().map_err(Clone::clone),
+        Ok(&load_calibration(path)?),
         resamples,
         seed,
     )?)
 }
 
-/// The calibration at `path` (`--intrinsic`), or, when it is the shipped
-/// [`DEFAULT_CALIBRATION`] and that is missing, why there is none.
-fn calibration(path: &Path) -> Result<Result<Calibration, String>> {
-    let found = beside_sources(path, DEFAULT_CALIBRATION);
-    if path == Path::new(DEFAULT_CALIBRATION) && !found.exists() {
-        return Ok(Err(format!(
-            "no intrinsic calibration at {DEFAULT_CALIBRATION}: rebuild it with scripts/intrinsic-calibration.sh"
-        )));
-    }
-    Ok(Ok(load_calibration(&found)?))
-}
-
 /// The shipped calibration for `serve`'s leaderboard, or why there is none.
 pub(super) fn shipped_calibration() -> Result<Calibration, String> {
-    calibration(Path::new(DEFAULT_CALIBRATION))
-        .and_then(|found| found.map_err(anyhow::Error::msg))
-        .map_err(|err| format!("{err:#}"))
+    load_calibration(Path::new(DEFAULT_CALIBRATION)).map_err(|err| format!("{err:#}"))
 }
 
 /// A run's stop rule (`--stop`, a tournament's `stop`) as it plays: the intrinsic rule
@@ -206,9 +192,11 @@ fn write_calibration(
     write_output("--write-intrinsic", path, text.as_bytes())
 }
 
-/// The calibration file at `path` (`--intrinsic`).
+/// The calibration file at `path` (`--intrinsic`): when that is [`DEFAULT_CALIBRATION`]
+/// and the working directory has no such file, the built-in one.
 pub(super) fn load_calibration(path: &Path) -> Result<Calibration> {
-    let text = read_user_file("--intrinsic", path, SETTINGS_CAP)?;
+    let built_in = (path == Path::new(DEFAULT_CALIBRATION)).then_some(runs::SHIPPED_CALIBRATION);
+    let text = read_or_built_in("--intrinsic", path, built_in, SETTINGS_CAP)?;
     Calibration::from_toml(&text).with_context(|| {
         format!(
             "bad --intrinsic {}: write one with `othello-arena rate RUNS --ladder --write-intrinsic FILE`",

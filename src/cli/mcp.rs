@@ -9,7 +9,7 @@ use super::external;
 use super::openings;
 use crate::mcp::{serve, McpOptions};
 use agent::{prompts_dir, LegalMoves, ModelGame, Prompt};
-use arena::{is_llm_spec, ClientSettings};
+use arena::{is_llm_spec, ClientRun, ClientSettings};
 use game::othello::Labels;
 use game::{Marubatsu, Othello};
 
@@ -57,25 +57,47 @@ async fn serve_game<R: ModelGame>(args: McpArgs, env: &dyn Fn(&str) -> Option<St
             Prompt::load(&name, &prompts_dir()).context("cannot read the system prompt")?
         }
     };
+    let settings = ClientSettings {
+        opponents,
+        openings,
+        seed: args.seed,
+        max_invalid: args.max_invalid,
+        fallback,
+        max_games: args.max_games,
+        style: config.style,
+        legal_moves: config.legal_moves,
+    };
+    settings.check()?;
     let options = McpOptions {
-        settings: ClientSettings {
-            opponents,
-            openings,
-            seed: args.seed,
-            max_invalid: args.max_invalid,
-            fallback,
-            max_games: args.max_games,
-            style: config.style,
-            legal_moves: config.legal_moves,
-        },
-        log_dir: args.log_dir,
+        settings,
+        log_dir: client_run(&args)?,
         name: args.name,
         system_prompt: system_prompt.text,
     };
-    options.settings.check()?;
     // stdout is the protocol's: what this command says goes to stderr.
     if let Some(run) = serve(options).await? {
         eprintln!("games logged in {}", run.display());
     }
     Ok(())
+}
+
+/// Where the games go (`--log-dir`, else `--runs`), checked before serving; a note
+/// when `--log-dir` is read as a folder of runs.
+fn client_run(args: &McpArgs) -> Result<ClientRun> {
+    let (run, note) = ClientRun::from_flags(args.log_dir.as_deref(), &args.runs);
+    if let Some(note) = note {
+        eprintln!("note: {note}");
+    }
+    run.check().with_context(|| match &run {
+        ClientRun::At(dir) => format!(
+            "bad --log-dir {}: give a new or empty folder you can write (mcp starts a new run each time), \
+             or --runs DIR for a new run folder under DIR",
+            dir.display()
+        ),
+        ClientRun::Under(dir) => format!(
+            "bad --runs {}: give a folder you can write, where each client's run gets a folder of its own",
+            dir.display()
+        ),
+    })?;
+    Ok(run)
 }

@@ -21,6 +21,7 @@ mod place;
 mod play;
 mod positions;
 mod progress;
+mod prompts;
 mod quality;
 mod rate;
 mod replay;
@@ -86,6 +87,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Export(args) => export::run(args),
         Command::Compare(args) => compare::run(args),
         Command::Modelfile(args) => runtime()?.block_on(modelfile::run(args, &env)),
+        Command::Prompts => prompts::run(),
         Command::Openings(args::OpeningsCommand::Generate(args)) => openings::run_generate(args),
         Command::Openings(args::OpeningsCommand::Check(args)) => openings::run_check(args),
         Command::Positions(args::PositionsCommand::Generate(args)) => positions::run_generate(args),

@@ -9,7 +9,7 @@ use anyhow::{Context, Result};
 use serde_json::json;
 
 use super::args::RateArgs;
-use super::inputs::{beside_sources, read_user_file, SETTINGS_CAP};
+use super::inputs::{read_or_built_in, SETTINGS_CAP};
 use super::outputs::{check_output_flag, write_output};
 use super::progress::{steps_line, Progress};
 use super::stats::print_notes;
@@ -125,13 +125,13 @@ fn rate_with_progress(games: &[RunGame], game: Game, settings: &RateSettings) ->
     Ok(rated?)
 }
 
-/// The ladder file `path` (the default one found beside the binary's sources when it
-/// is not in the current folder), checked.
+/// The ladder file `path` (the built-in published ladder when it is
+/// [`PUBLISHED_LADDER_PATH`] and not in the working directory), checked.
 fn read_ladder(path: &Path) -> Result<(PathBuf, Ladder)> {
-    let path = beside_sources(path, PUBLISHED_LADDER_PATH);
-    let text = read_user_file("--ladder", &path, SETTINGS_CAP)?;
+    let built_in = (path == Path::new(PUBLISHED_LADDER_PATH)).then_some(runs::PUBLISHED_LADDER);
+    let text = read_or_built_in("--ladder", path, built_in, SETTINGS_CAP)?;
     let ladder = Ladder::from_toml(&text).with_context(|| format!("bad --ladder {}", path.display()))?;
-    Ok((path, ladder))
+    Ok((path.to_path_buf(), ladder))
 }
 
 /// Every game under `paths`, read by [`read_game_logs`] (each log once, checked against

@@ -246,7 +246,7 @@ fn read(args: &TournamentArgs) -> Result<Tournament> {
     };
     let file: TournamentFile = toml::from_str(&text).with_context(|| {
         format!(
-            "bad tournament file {}: see README (format, engines, [[engine]] and [[llm]] tables, games, opening_random, seed, stop, anchor)",
+            "bad tournament file {}: see docs/tournament.md (format, engines, [[engine]] and [[llm]] tables, games, opening_random, seed, stop, anchor)",
             path.display()
         )
     })?;

@@ -157,13 +157,3 @@ pub(crate) fn tagged(name: &str) -> String {
 pub(crate) fn serves(models: &[String], model: &str) -> bool {
     models.iter().any(|m| m == model || tagged(m) == tagged(model))
 }
-
-/// Decodes a logged response body of either API (OpenAI-compatible bodies have
-/// `choices`, Ollama's a `message`); `None` when it is neither.
-pub fn decode_reply(raw: &serde_json::Value) -> Option<ChatReply> {
-    if raw.get("choices").is_some() {
-        OpenAiBackend::parse_response(raw).ok()
-    } else {
-        OllamaBackend::parse_response(raw).ok()
-    }
-}

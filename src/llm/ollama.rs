@@ -44,23 +44,6 @@ struct WireRequest<'a> {
     keep_alive: Option<&'a str>,
 }
 
-/// Ollama's `/api/chat` answer (non-streaming); unknown fields are ignored.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct WireResponse {
-    /// Absent in anything that is not a chat answer (`{}`, `{"status": "ok"}`).
-    message: Option<Message>,
-    done_reason: Option<String>,
-    prompt_eval_count: Option<u64>,
-    /// Nanoseconds spent evaluating the prompt.
-    prompt_eval_duration: Option<u64>,
-    eval_count: Option<u64>,
-    /// Nanoseconds spent generating.
-    eval_duration: Option<u64>,
-    error: Option<String>,
-    model: Option<String>,
-}
-
 /// `GET /api/tags`: the models on the server.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
@@ -89,22 +72,6 @@ struct WireShow<'a> {
 struct WireProgress {
     status: Option<String>,
     error: Option<String>,
-}
-
-/// The work Ollama says it did: its counts with their durations (nanoseconds). Its
-/// `prompt_eval_count` counts only the prompt tokens it evaluated, not those its cache
-/// held; a reply without durations (an older server, a fully cached prompt that
-/// reports no count) is not timed.
-fn server_work(wire: &WireResponse) -> Option<record::ServerWork> {
-    const NS_PER_MS: f64 = 1e6;
-    let (generated_tokens, generation_ns) = (wire.eval_count?, wire.eval_duration?);
-    Some(record::ServerWork {
-        requests: 1,
-        prompt_tokens: wire.prompt_eval_count.unwrap_or(0),
-        prompt_ms: wire.prompt_eval_duration.unwrap_or(0) as f64 / NS_PER_MS,
-        generated_tokens,
-        generation_ms: generation_ns as f64 / NS_PER_MS,
-    })
 }
 
 impl OllamaBackend {
@@ -140,29 +107,9 @@ impl OllamaBackend {
         serde_json::to_value(wire).expect("a chat request always serialises")
     }
 
-    /// Reads a 200 body into a reply; an `{"error": ...}` body (Ollama reports some
-    /// failures inside a 200), an undecodable one or one without the answer's
-    /// `message` (a body that is not a chat answer: the host failed, the model did not
-    /// answer) is an error message.
+    /// Decodes a response body ([`record::decode_ollama`]).
     pub fn parse_response(raw: &Value) -> Result<ChatReply, String> {
-        let wire = WireResponse::deserialize(raw).map_err(|e| format!("not an Ollama chat response ({e})"))?;
-        if let Some(message) = wire.error {
-            return Err(format!("the server reported an error: {message}"));
-        }
-        let server = server_work(&wire);
-        let Some(message) = wire.message else {
-            return Err("not an Ollama chat response (it has no `message`): is the host an Ollama server?".into());
-        };
-        Ok(ChatReply {
-            message,
-            prompt_tokens: wire.prompt_eval_count,
-            completion_tokens: wire.eval_count,
-            done_reason: wire.done_reason,
-            // Ollama counts thinking inside `eval_count`, never apart.
-            thinking_tokens: None,
-            server,
-            model: wire.model,
-        })
+        record::decode_ollama(raw)
     }
 
     fn target<'a>(&'a self, url: &'a str, model: &'a str) -> Target<'a> {

@@ -20,7 +20,7 @@ use super::error::LlmError;
 use super::host::without_credentials;
 use super::http::{chat_attempt, get_json, http_client, Target};
 use super::retry::RetryPolicy;
-use super::types::{ChatReply, ChatRequest, Exchange, FunctionCall, Message, Role, Think, ToolCall, ToolSpec};
+use super::types::{ChatReply, ChatRequest, Exchange, Message, Role, Think, ToolSpec};
 use super::{serves, Endpoint};
 
 /// Talks to an OpenAI-compatible server.
@@ -121,92 +121,6 @@ struct WireFunction {
     arguments: String,
 }
 
-/// `/v1/chat/completions` answer; unknown fields are ignored, nulls read as absent.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct WireResponse {
-    choices: Option<Vec<WireChoice>>,
-    usage: Option<WireUsage>,
-    /// llama-server's own accounting of the request (other servers send none), read
-    /// apart: timings in another shape leave the reply untimed, not unread.
-    timings: Option<Value>,
-}
-
-/// llama-server's `timings`: the prompt tokens it processed after reusing its cache
-/// (`prompt_n`; `cache_n` were reused) and the tokens it generated, each with its time.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct WireTimings {
-    prompt_n: Option<u64>,
-    prompt_ms: Option<f64>,
-    predicted_n: Option<u64>,
-    predicted_ms: Option<f64>,
-}
-
-impl WireTimings {
-    /// The timings as the log keeps them; `None` unless all four are there and the
-    /// times are finite and not negative.
-    fn server_work(&self) -> Option<record::ServerWork> {
-        let time = |ms: Option<f64>| ms.filter(|ms| ms.is_finite() && *ms >= 0.0);
-        Some(record::ServerWork {
-            requests: 1,
-            prompt_tokens: self.prompt_n?,
-            prompt_ms: time(self.prompt_ms)?,
-            generated_tokens: self.predicted_n?,
-            generation_ms: time(self.predicted_ms)?,
-        })
-    }
-}
-
-/// One choice of an answer.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct WireChoice {
-    message: Option<WireReplyMessage>,
-    finish_reason: Option<String>,
-}
-
-/// The assistant message of a choice.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct WireReplyMessage {
-    content: Option<String>,
-    reasoning_content: Option<String>,
-    tool_calls: Option<Vec<WireReplyToolCall>>,
-}
-
-/// A tool call as the server sends it.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct WireReplyToolCall {
-    id: Option<String>,
-    function: Option<WireReplyFunction>,
-}
-
-/// The function of a [`WireReplyToolCall`]; `arguments` kept as sent (a JSON string).
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct WireReplyFunction {
-    name: Option<String>,
-    arguments: Value,
-}
-
-/// Token counts.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct WireUsage {
-    prompt_tokens: Option<u64>,
-    completion_tokens: Option<u64>,
-    completion_tokens_details: Option<WireTokenDetails>,
-}
-
-/// What the generated tokens were spent on.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default)]
-struct WireTokenDetails {
-    reasoning_tokens: Option<u64>,
-}
-
 /// `GET /v1/models`.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
@@ -275,48 +189,9 @@ impl OpenAiBackend {
         serde_json::to_value(wire).expect("a chat request always serialises")
     }
 
-    /// Reads a 200 body into a reply.
+    /// Decodes a response body ([`record::decode_openai`]).
     pub fn parse_response(raw: &Value) -> Result<ChatReply, String> {
-        let wire = WireResponse::deserialize(raw).map_err(|e| format!("not a chat completion ({e})"))?;
-        let choice = wire
-            .choices
-            .and_then(|choices| choices.into_iter().next())
-            .ok_or("no choices in the response")?;
-        let message = choice.message.unwrap_or_default();
-        let tool_calls = message
-            .tool_calls
-            .unwrap_or_default()
-            .into_iter()
-            .map(|call| {
-                let function = call.function.unwrap_or_default();
-                ToolCall {
-                    id: call.id,
-                    function: FunctionCall {
-                        name: function.name.unwrap_or_default(),
-                        arguments: function.arguments,
-                    },
-                }
-            })
-            .collect();
-        let usage = wire.usage.unwrap_or_default();
-        Ok(ChatReply {
-            message: Message {
-                role: Role::Assistant,
-                content: message.content.unwrap_or_default(),
-                thinking: message.reasoning_content.filter(|t| !t.is_empty()),
-                tool_calls,
-                ..Message::default()
-            },
-            prompt_tokens: usage.prompt_tokens,
-            completion_tokens: usage.completion_tokens,
-            done_reason: choice.finish_reason,
-            thinking_tokens: usage.completion_tokens_details.and_then(|d| d.reasoning_tokens),
-            server: wire
-                .timings
-                .and_then(|timings| WireTimings::deserialize(timings).ok())
-                .and_then(|timings| timings.server_work()),
-            model: None,
-        })
+        record::decode_openai(raw)
     }
 
     fn target<'a>(&'a self, url: &'a str, model: &'a str) -> Target<'a> {

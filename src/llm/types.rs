@@ -1,4 +1,6 @@
-//! Chat messages, tool calls and requests, shared by every backend.
+//! Chat requests, tools and exchanges, shared by every backend; the messages, tool
+//! calls and replies are the log format's (`record`, which also decodes a response
+//! body, so that reading a log needs no HTTP client), re-exported here.
 //!
 //! The serde shapes are Ollama's `/api/chat` wire format; other backends convert.
 //! Wire types accept whatever the server sends (`#[serde(default)]`, unknown
@@ -7,85 +9,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// Who wrote a message.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Role {
-    /// Instructions for the model.
-    System,
-    /// The harness, speaking for the user.
-    #[default]
-    User,
-    /// The model.
-    Assistant,
-    /// A tool result.
-    Tool,
-}
-
-/// One chat message.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Message {
-    /// The author.
-    pub role: Role,
-    /// The text.
-    pub content: String,
-    /// The model's separate reasoning, when the server splits it out (logged, never parsed for a move).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub thinking: Option<String>,
-    /// Structured tool calls.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub tool_calls: Vec<ToolCall>,
-    /// For a tool result: the tool's name (Ollama).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tool_name: Option<String>,
-    /// For a tool result: the id of the call it answers (OpenAI-compatible servers).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tool_call_id: Option<String>,
-}
-
-impl Message {
-    /// A message with only a role and text.
-    pub fn new(role: Role, content: impl Into<String>) -> Message {
-        Message {
-            role,
-            content: content.into(),
-            ..Message::default()
-        }
-    }
-
-    /// A tool result answering `call`.
-    pub fn tool_result(call: &ToolCall, content: impl Into<String>) -> Message {
-        Message {
-            role: Role::Tool,
-            content: content.into(),
-            tool_name: Some(call.function.name.clone()),
-            tool_call_id: call.id.clone(),
-            ..Message::default()
-        }
-    }
-}
-
-/// A tool call made by the model.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct ToolCall {
-    /// The call's id, when the server gives one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
-    /// Which function, with what arguments.
-    pub function: FunctionCall,
-}
-
-/// The function part of a tool call.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct FunctionCall {
-    /// The tool's name.
-    pub name: String,
-    /// The arguments as the server sent them: an object (Ollama) or a JSON string (OpenAI).
-    pub arguments: Value,
-}
+pub use record::{ChatReply, FunctionCall, Message, Role, ThinkingTokens, ToolCall};
 
 /// A tool offered to the model.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -213,96 +137,6 @@ pub struct ChatRequest {
     pub affinity: Option<String>,
 }
 
-/// The model's answer to one request, independent of the backend.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct ChatReply {
-    /// The assistant message.
-    pub message: Message,
-    /// Tokens in the prompt, as the server counted them.
-    pub prompt_tokens: Option<u64>,
-    /// Tokens generated.
-    pub completion_tokens: Option<u64>,
-    /// Why generation stopped (`stop`, `length`, ...).
-    pub done_reason: Option<String>,
-    /// Of the generated tokens, those spent thinking, when the server counts them apart
-    /// (OpenAI-compatible `usage.completion_tokens_details.reasoning_tokens`).
-    pub thinking_tokens: Option<u64>,
-    /// The model the reply says answered, where the API names it reliably (Ollama's
-    /// `model`; OpenAI-compatible servers write aliases or file paths there, so none).
-    pub model: Option<String>,
-    /// What the server measured of the request, when it reports it (llama-server's
-    /// `timings`, Ollama's counts and durations).
-    pub server: Option<record::ServerWork>,
-}
-
-/// The generated tokens a reply spent thinking.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ThinkingTokens {
-    /// How many.
-    pub tokens: u64,
-    /// Whether the server did not count them apart, so they are the generated tokens
-    /// split by the share of characters that are thinking.
-    pub estimated: bool,
-}
-
-impl ChatReply {
-    /// The model the reply names when it is not `asked` (Ollama's implicit `:latest`
-    /// tag aside): the host may serve another model than the one being measured.
-    pub fn other_model(&self, asked: &str) -> Option<&str> {
-        let untagged = |name: &str| name.strip_suffix(":latest").unwrap_or(name).to_string();
-        let named = self.model.as_deref()?;
-        (untagged(named) != untagged(asked)).then_some(named)
-    }
-
-    /// Whether generation stopped at the token limit (`done_reason` or `finish_reason`
-    /// `length`): the answer was cut off, not finished.
-    pub fn cut_off(&self) -> bool {
-        self.done_reason.as_deref() == Some("length")
-    }
-
-    /// The thinking text's length in characters: the separate `thinking` field and
-    /// the thinking written in the content.
-    pub fn thinking_chars(&self) -> u64 {
-        let field = self.message.thinking.as_deref().map_or(0, |t| t.chars().count());
-        let (inline, _) = inline_thinking(&self.message.content);
-        (field + inline.chars().count()) as u64
-    }
-
-    /// The generated tokens spent thinking: as the server counted them, else the
-    /// generated tokens split by the thinking share of the characters (`estimated`);
-    /// `None` when the reply did not think or the server counted no tokens.
-    pub fn thinking_tokens(&self) -> Option<ThinkingTokens> {
-        if let Some(tokens) = self.thinking_tokens {
-            return Some(ThinkingTokens {
-                tokens,
-                estimated: false,
-            });
-        }
-        let (thinking, generated) = (self.thinking_chars(), self.completion_tokens?);
-        if thinking == 0 {
-            return None;
-        }
-        let answer = inline_thinking(&self.message.content).1.chars().count() as u64;
-        let share = thinking as f64 / (thinking + answer) as f64;
-        Some(ThinkingTokens {
-            tokens: (generated as f64 * share).round() as u64,
-            estimated: true,
-        })
-    }
-}
-
-/// The thinking a content holds inline, and its answer: split at the last `</think>`;
-/// a `<think>` never closed (cut off while thinking) makes the rest all thinking.
-fn inline_thinking(content: &str) -> (&str, &str) {
-    const END: &str = "</think>";
-    if let Some(end) = content.rfind(END) {
-        return (&content[..end], &content[end + END.len()..]);
-    }
-    match content.find("<think>") {
-        Some(start) => (&content[start..], ""),
-        None => ("", content),
-    }
-}
 /// One request/response round trip, with both bodies exactly as sent and received.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Exchange {

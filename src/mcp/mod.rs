@@ -29,7 +29,7 @@ use tokio::sync::OnceCell;
 
 use agent::tools::{parameters_schema, Tool};
 use agent::{LegalMoves, ModelGame};
-use arena::{player_name, ClientAnswer, ClientCall, ClientError, ClientGames, ClientSettings};
+use arena::{player_name, ClientAnswer, ClientCall, ClientError, ClientGames, ClientRun, ClientSettings};
 use game::othello::{Color, TextStyle};
 use runs::McpClient;
 
@@ -40,8 +40,8 @@ const SYSTEM_PROMPT: &str = "system";
 pub struct McpOptions<R: ModelGame> {
     /// The games' settings.
     pub settings: ClientSettings<R>,
-    /// The runs folder: the client's games go to a new run folder under it.
-    pub log_dir: PathBuf,
+    /// Where the client's games are logged (checked before serving).
+    pub log_dir: ClientRun,
     /// The client's player name (`mcp:NAME`); by default its handshake's name and version.
     pub name: Option<String>,
     /// The system prompt offered as the prompt `system`.

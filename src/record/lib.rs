@@ -119,9 +119,13 @@ use game::{Game, Othello, Rules};
 
 pub mod lines;
 mod notation;
+mod reply;
 mod writer;
 
 pub use notation::{join_moves, Notation, ParseNotationError, ParseSquaresError, Squares};
+pub use reply::{
+    decode_ollama, decode_openai, decode_reply, ChatReply, FunctionCall, Message, Role, ThinkingTokens, ToolCall,
+};
 pub use writer::{GameWriter, Ply};
 
 /// Serde `deserialize_with` for an optional key of a run file whose value may be

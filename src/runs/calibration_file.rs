@@ -11,6 +11,14 @@ use stats::MapError;
 
 use crate::intrinsic::{Calibration, CalibrationReference};
 
+/// The shipped calibration, as docs/intrinsic-calibration.toml holds it (built in, so
+/// every face rates through it wherever the binary runs; a file at
+/// [`SHIPPED_CALIBRATION_PATH`] in the working directory is read instead).
+pub const SHIPPED_CALIBRATION: &str = include_str!("../../docs/intrinsic-calibration.toml");
+
+/// Where [`SHIPPED_CALIBRATION`] lives in the sources: `rate --intrinsic`'s default.
+pub const SHIPPED_CALIBRATION_PATH: &str = "docs/intrinsic-calibration.toml";
+
 /// A calibration file that cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum ReadCalibrationError {

@@ -56,7 +56,7 @@ mod tally;
 mod two_tables;
 
 pub use agent_stats::{AgentRates, AgentStats, ServerSpeed};
-pub use calibration_file::ReadCalibrationError;
+pub use calibration_file::{ReadCalibrationError, SHIPPED_CALIBRATION, SHIPPED_CALIBRATION_PATH};
 pub use compare::{load_run, CompareError, Compared, ComparedRun, Comparison, Paired, Pooled, Verdict};
 pub use csv_table::CsvTable;
 pub use export::{ggf, transcript, ExportError};
@@ -72,7 +72,7 @@ pub use leaderboard::{
     canonical_player, leaderboard, leaderboard_tables, leaderboards, rated_players, Anchor, Ladder, LadderError,
     LeaderRow, Leaderboard, LeaderboardError, RatingView, RunGame, Rung, DEFAULT_BOOTSTRAP, DEFAULT_BOOTSTRAP_SEED,
 };
-pub use logs::{cut_off_note, read_game_logs, GameLogs, LoggedGame, LogsError};
+pub use logs::{cut_off_note, read_game_logs, run_folders, GameLogs, LoggedGame, LogsError};
 pub use move_scores::{
     faulty_games, read_move_scores, write_move_scores, MoveScoresError, ScoredMove, MOVE_SCORES_FILE,
     SEARCHED_VALUE_BOUND, VALUE_BOUND,
@@ -95,6 +95,6 @@ pub use run_file::{
     changed_agent_settings, read_run_text, EvalRun, Harness, McpClient, McpRun, PlaceRun, PlayRun, ProbeRun,
     ReadRunError, RecordedSettings, Resume, RunEngine, RunFile, RunKind, RunPlayer, ServeRun, TournamentRun,
 };
-pub use run_folder::{check_output, utc_now, OutputError, RunFolder, RunFolderError};
+pub use run_folder::{check_output, utc_now, OutputError, RunFolder, RunFolderError, LOCK_FILE};
 pub use tally::{tally_header, tally_row, GameSummary, Matchup, NotAGameLog};
 pub use two_tables::Validated;

@@ -67,7 +67,9 @@ pub enum LogsError {
         source: std::io::Error,
     },
     /// A folder without game logs.
-    #[error("{path} holds no game-NNNN.jsonl logs: give a run folder from logs/")]
+    #[error(
+        "{path} holds no game-NNNN.jsonl logs, nor run folders that do: give a run folder or a folder of runs (logs/)"
+    )]
     NoLogs {
         /// The folder.
         path: PathBuf,
@@ -114,7 +116,7 @@ pub fn read_game_logs(paths: &[PathBuf]) -> Result<GameLogs, LogsError> {
     let mut seen = BTreeSet::new();
     let mut repeated: Vec<PathBuf> = Vec::new();
     for path in paths {
-        for file in log_files(path)? {
+        for file in log_files(path, &mut logs.notes)? {
             let real = std::fs::canonicalize(&file).map_err(|source| LogsError::Io {
                 path: file.clone(),
                 source,
@@ -148,9 +150,76 @@ pub fn read_game_logs(paths: &[PathBuf]) -> Result<GameLogs, LogsError> {
     Ok(logs)
 }
 
-/// The game logs a path stands for: a folder's `game-*.jsonl` by name, or the file (a
+/// How many folders below a folder of runs [`run_folders`] looks for runs
+/// (`logs/intrinsic-calibration/<run>` is two).
+const RUNS_DEPTH: usize = 4;
+
+/// The run folders `path` stands for: itself when it is a file or a folder that holds
+/// game logs or a run.json (a run folder); else, a folder of runs (`logs/`, as `serve
+/// --runs` reads it), every folder below it that holds game logs, by path, with a note
+/// that says so.
+pub fn run_folders(path: &Path) -> Result<(Vec<PathBuf>, Option<String>), LogsError> {
+    if !path.is_dir() || path.join("run.json").exists() || !game_logs_in(path)?.is_empty() {
+        return Ok((vec![path.to_path_buf()], None));
+    }
+    let mut runs = Vec::new();
+    let mut below = vec![(path.to_path_buf(), 0)];
+    while let Some((dir, depth)) = below.pop() {
+        for entry in std::fs::read_dir(&dir).map_err(|source| LogsError::Io {
+            path: dir.clone(),
+            source,
+        })? {
+            let sub = entry
+                .map_err(|source| LogsError::Io {
+                    path: dir.clone(),
+                    source,
+                })?
+                .path();
+            if !sub.is_dir() {
+                continue;
+            }
+            if !game_logs_in(&sub)?.is_empty() {
+                runs.push(sub);
+            } else if depth + 1 < RUNS_DEPTH {
+                below.push((sub, depth + 1));
+            }
+        }
+    }
+    if runs.is_empty() {
+        return Err(LogsError::NoLogs {
+            path: path.to_path_buf(),
+        });
+    }
+    runs.sort();
+    let note = format!(
+        "{} is a folder of runs: every run folder under it is read ({} runs)",
+        path.display(),
+        runs.len()
+    );
+    Ok((runs, Some(note)))
+}
+
+/// The `game-*.jsonl` logs directly in the folder `dir`, by name.
+fn game_logs_in(dir: &Path) -> Result<Vec<PathBuf>, LogsError> {
+    let io = |source| LogsError::Io {
+        path: dir.to_path_buf(),
+        source,
+    };
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(io)? {
+        let file = entry.map_err(io)?.path();
+        if record::is_game_log(&file) {
+            found.push(file);
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
+/// The game logs a path stands for: a run folder's `game-*.jsonl` by name, those of
+/// every run under a folder of runs ([`run_folders`], with its note), or the file (a
 /// FIFO or a device too, which the reader then refuses by what it is).
-fn log_files(path: &Path) -> Result<Vec<PathBuf>, LogsError> {
+fn log_files(path: &Path, notes: &mut Vec<String>) -> Result<Vec<PathBuf>, LogsError> {
     if path.exists() && !path.is_dir() {
         return Ok(vec![path.to_path_buf()]);
     }
@@ -159,23 +228,17 @@ fn log_files(path: &Path) -> Result<Vec<PathBuf>, LogsError> {
             path: path.to_path_buf(),
         });
     }
-    let io = |source| LogsError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
+    let (runs, note) = run_folders(path)?;
+    notes.extend(note);
     let mut found = Vec::new();
-    for entry in std::fs::read_dir(path).map_err(io)? {
-        let file = entry.map_err(io)?.path();
-        if record::is_game_log(&file) {
-            found.push(file);
-        }
+    for run in &runs {
+        found.extend(game_logs_in(run)?);
     }
     if found.is_empty() {
         return Err(LogsError::NoLogs {
             path: path.to_path_buf(),
         });
     }
-    found.sort();
     Ok(found)
 }
 

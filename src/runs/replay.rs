@@ -21,7 +21,7 @@ use serde_json::Value;
 use agent::recover_tool_calls;
 use game::othello::{Board, ByColor, Color, Outcome, TextStyle};
 use game::{Game, Marubatsu, Othello};
-use llm::{decode_reply, Role};
+use record::{decode_reply, Role};
 use record::{
     game_start, AgentDecision, AnswerKind, Event, ExchangeRecord, ForfeitRecord, GameEnd, MoveSource, Notation, Record,
     Squares,

@@ -120,7 +120,7 @@ mod tests {
     use stats::{Params, Rating};
 
     fn shipped() -> Calibration {
-        toml::from_str(include_str!("../../docs/intrinsic-calibration.toml")).unwrap()
+        toml::from_str(crate::SHIPPED_CALIBRATION).unwrap()
     }
 
     #[test]

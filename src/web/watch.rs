@@ -646,7 +646,7 @@ struct At {
 }
 
 /// An exchange as the live view shows it: the reply decoded as the replay decodes it
-/// ([`llm::decode_reply`], either API), its texts clipped to [`MAX_TEXT`].
+/// ([`record::decode_reply`], either API), its texts clipped to [`MAX_TEXT`].
 #[derive(Clone, Debug, PartialEq, Serialize)]
 struct ShownExchange {
     /// The ply decided.
@@ -731,7 +731,7 @@ impl Followed {
 
 impl ShownExchange {
     fn of(exchange: &ExchangeRecord) -> ShownExchange {
-        let message = llm::decode_reply(&exchange.response).unwrap_or_default().message;
+        let message = record::decode_reply(&exchange.response).unwrap_or_default().message;
         let last = exchange.request["messages"].as_array().and_then(|m| m.last());
         let sent_back = last
             .filter(|m| exchange.turn > 1 && m["role"] == "user")

@@ -5,6 +5,7 @@
 //! the replies. Requests are recorded as received.
 
 pub mod browser;
+pub mod command;
 pub mod golden;
 pub mod serve;
 
@@ -329,7 +330,7 @@ pub fn run_arena(args: &[&str], host: &str) -> std::process::Output {
         .expect("the binary runs")
 }
 
-/// `othello-arena mcp` with `args`, logging under `dir`, as a child whose stdin and
+/// `othello-arena mcp` with `args`, logging into the run folder `dir` (`--log-dir`), as a child whose stdin and
 /// stdout are piped (the JSON-RPC lines) and whose stderr goes to `stderr`: the child,
 /// its input and its output, read line by line.
 pub fn mcp_server(
