@@ -198,9 +198,32 @@ fn a_client_plays_whole_games_that_the_tools_read() {
 fn read_back(run: &Path) {
     let run_arg = run.to_str().expect("a UTF-8 path");
     let game = run.join("game-0001.jsonl");
-    arena_ok(&["replay", game.to_str().unwrap()]);
+    // The replay shows what the client was sent and called, in the labels it was sent.
+    let replayed = arena_ok(&["replay", game.to_str().unwrap()]);
+    assert!(
+        replayed.contains("Black to move") && !replayed.contains("黒の手番"),
+        "{replayed}"
+    );
+    assert!(
+        replayed.contains("mcp tool new_game") && replayed.contains("mcp tool play_move"),
+        "{replayed}"
+    );
+    assert!(
+        replayed.contains("by MCP tool calls") && replayed.contains("tokens not measured"),
+        "{replayed}"
+    );
+    let replayed: Value = serde_json::from_str(&arena_ok(&["replay", game.to_str().unwrap(), "--json"])).unwrap();
+    assert!(
+        replayed["plies"][0]["tool_calls"][0]["tool"] == "new_game",
+        "{}",
+        replayed["plies"][0]
+    );
     let stats = arena_ok(&["stats", run_arg]);
     assert!(stats.contains("mcp:hand-client-1.0"), "{stats}");
+    assert!(
+        stats.contains("tokens per move         not measured") && stats.contains("model answers           not read"),
+        "{stats}"
+    );
     let rated = arena_ok(&["rate", run_arg, "--ladder"]);
     assert!(rated.contains("mcp:hand-client-1.0"), "{rated}");
     let report = run.with_extension("html");
@@ -326,6 +349,13 @@ fn hidden_legal_moves_are_named_nowhere() {
     let run: Value =
         serde_json::from_str(&std::fs::read_to_string(run_folder(&dir).join("run.json")).unwrap()).unwrap();
     assert_eq!(run["legal_moves"], "hidden", "{run}");
+    // Its replay draws the boards as the client saw them: no list of legal moves.
+    let game = run_folder(&dir).join("game-0001.jsonl");
+    let replayed = arena_ok(&["replay", game.to_str().unwrap()]);
+    assert!(
+        !replayed.contains("Legal moves:") && replayed.contains("mcp tool simulate_move"),
+        "{replayed}"
+    );
 }
 
 #[test]

@@ -521,6 +521,8 @@ impl<R: ModelGame> ClientGames<R> {
                 .map_or_else(|| "forfeit".to_string(), ToString::to_string),
             max_games: settings.max_games,
             legal_moves: settings.legal_moves,
+            board_labels: settings.style.labels,
+            board_perspective: settings.style.perspective,
         })))?;
         Ok(ClientGames {
             settings,

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::args::ReplayArgs;
 use super::stdout::{out, outln};
-use record::{join_moves, read_game_log_prefix, MoveSource};
+use record::{join_moves, read_game_log_prefix, MoveSource, ToolCallRecord};
 use runs::{cut_off_note, replay_records, replay_seed_lines, ExchangeView, GameReplay, PlyView};
 
 pub(super) fn run(args: ReplayArgs) -> Result<()> {
@@ -176,6 +176,7 @@ fn render_ply(out: &mut String, replay: &GameReplay, ply: &PlyView) {
     for exchange in &ply.exchanges {
         render_exchange(out, exchange);
     }
+    render_tool_calls(out, &ply.tool_calls);
     let source = ply
         .source
         .map_or("model answer".to_string(), |s| format!("{s:?}").to_lowercase());
@@ -193,6 +194,25 @@ fn render_ply(out: &mut String, replay: &GameReplay, ply: &PlyView) {
             "  move: {} ({source}{detail})",
             ply.mv.map_or("?".to_string(), |mv| mv.to_string())
         );
+    }
+}
+
+/// An MCP client's tool calls on a ply, in order: the tool, its arguments, and what it
+/// was answered (simulate_move's result compact, an error as one, a state as its move
+/// list and legal moves).
+fn render_tool_calls(out: &mut String, calls: &[ToolCallRecord]) {
+    for call in calls {
+        let result = if call.tool == "simulate_move" {
+            compact_result(&call.result.to_string())
+        } else if call.is_error {
+            format!(
+                "error: {}",
+                call.result["error"].as_str().unwrap_or(&call.result.to_string())
+            )
+        } else {
+            call.result.to_string()
+        };
+        let _ = writeln!(out, "  mcp tool {} {} -> {result}", call.tool, call.arguments);
     }
 }
 
@@ -216,6 +236,10 @@ fn render(replay: &GameReplay, plies: &[&PlyView], forfeit: Option<&PlyView>, wh
     }
     if let Some(ply) = forfeit {
         render_ply(&mut out, replay, ply);
+    }
+    if whole && !replay.tool_calls_after.is_empty() {
+        let _ = writeln!(out, "\nafter its last ply, the client called:");
+        render_tool_calls(&mut out, &replay.tool_calls_after);
     }
     if whole {
         match (replay.final_discs, &replay.forfeit, replay.winner()) {

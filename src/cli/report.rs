@@ -65,14 +65,21 @@ pub(super) fn agent_lines(stats: &AgentStats, games: u32, out: &mut String) {
     if stats.forfeits > 0 {
         let _ = writeln!(out, "  forfeited games         {}", stats.forfeits);
     }
-    let _ = writeln!(
-        out,
-        "  model answers           clean {} ({}), extracted from prose {} ({})",
-        stats.clean_answers,
-        share(stats.clean_answers, stats.llm_moves),
-        stats.extracted_answers,
-        share(stats.extracted_answers, stats.llm_moves)
-    );
+    if stats.answers_measured() {
+        let _ = writeln!(
+            out,
+            "  model answers           clean {} ({}), extracted from prose {} ({})",
+            stats.clean_answers,
+            share(stats.clean_answers, stats.llm_moves),
+            stats.extracted_answers,
+            share(stats.extracted_answers, stats.llm_moves)
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "  model answers           not read: the moves came as tool calls (MCP), not as text"
+        );
+    }
     let _ = writeln!(
         out,
         "  invalid answers         {} ({:.2} per move)",
@@ -122,11 +129,18 @@ fn cost_lines(stats: &AgentStats, rates: &AgentRates, out: &mut String) {
     } else {
         String::new()
     };
-    let _ = writeln!(
-        out,
-        "  tokens per move         prompt {:.0}, thinking {:.0}, answer {:.0}{estimated}",
-        rates.prompt_tokens_per_move, rates.thinking_tokens_per_move, rates.answer_tokens_per_move
-    );
+    if stats.answers_measured() {
+        let _ = writeln!(
+            out,
+            "  tokens per move         prompt {:.0}, thinking {:.0}, answer {:.0}{estimated}",
+            rates.prompt_tokens_per_move, rates.thinking_tokens_per_move, rates.answer_tokens_per_move
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "  tokens per move         not measured: an MCP client's requests to its model are its own"
+        );
+    }
     let ms = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.0} ms"));
     let _ = writeln!(
         out,

@@ -651,8 +651,22 @@ impl Vote {
 impl AgentDecision {
     /// The decision in one line, as `replay` and the report show it: requests, tool
     /// calls, invalid and cut-off answers, tokens (thinking apart), time, and why the
-    /// fallback played.
+    /// fallback played; for a client's move over MCP (no session of ours), its
+    /// simulations, illegal tries and time, its tokens not measured.
     pub fn account(&self) -> String {
+        if self.sessions == 0 && self.turns == 0 {
+            // A client's move over MCP: its requests to its own model are not ours to see.
+            return format!(
+                "by MCP tool calls: {} simulate_move call(s), {} illegal play_move call(s), tokens not measured, \
+                 {:.0} ms from the position to the move{}",
+                self.tool_calls,
+                self.invalid_answers,
+                self.latency_ms,
+                self.fallback_reason
+                    .as_deref()
+                    .map_or(String::new(), |r| format!("; {r}"))
+            );
+        }
         let cut_off = match self.cut_off_answers {
             0 => String::new(),
             n => format!(", {n} cut off at the token limit"),

@@ -231,6 +231,12 @@ pub struct AgentRates {
 }
 
 impl AgentStats {
+    /// Whether its moves went through requests of ours, whose answers and tokens are
+    /// measured: not so for an MCP client, whose model (if any) is its own.
+    pub fn answers_measured(&self) -> bool {
+        self.requests > 0 || self.moves == 0
+    }
+
     fn per_move(&self, total: f64) -> f64 {
         if self.moves == 0 {
             0.0

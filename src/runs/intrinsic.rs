@@ -87,8 +87,9 @@ impl Decisions {
             };
             if !scored.iter().any(|m| !m.values.is_empty()) {
                 decisions.notes.push(format!(
-                    "{} has no valued decisions (no move-scores.jsonl, or one written before values were kept): \
-                     play it with --score-moves to rate its players intrinsically",
+                    "{} has no valued decisions yet (no move-scores.jsonl, or one written before values were kept): \
+                     `othello-arena rate {}` values them (it does unless given --no-value)",
+                    run.display(),
                     run.display()
                 ));
                 continue;

@@ -683,13 +683,17 @@ fn cost_table(board: &Leaderboard, width: usize, out: &mut String) {
             "{:>3}  {:width$}  {:>23}  {:>15}  {:>7.2}  {:>7.2}  {:>21}",
             "",
             player,
-            format!(
-                "{:.0}/{}{:.0}/{:.0}",
-                a.prompt_tokens_per_move,
-                if agent.thinking_estimated > 0 { "~" } else { "" },
-                a.thinking_tokens_per_move,
-                a.answer_tokens_per_move
-            ),
+            if agent.answers_measured() {
+                format!(
+                    "{:.0}/{}{:.0}/{:.0}",
+                    a.prompt_tokens_per_move,
+                    if agent.thinking_estimated > 0 { "~" } else { "" },
+                    a.thinking_tokens_per_move,
+                    a.answer_tokens_per_move
+                )
+            } else {
+                "not measured".to_string()
+            },
             format!("{}/{}", seconds(a.latency_ms_p50), seconds(a.latency_ms_p95)),
             a.invalid_answers_per_move,
             a.cut_off_answers_per_move,

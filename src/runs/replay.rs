@@ -14,7 +14,7 @@
 use std::fmt;
 use std::path::Path;
 
-use agent::ModelGame;
+use agent::{LegalMoves, ModelGame};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -24,7 +24,7 @@ use game::{Game, Marubatsu, Othello};
 use record::{decode_reply, Role};
 use record::{
     game_start, AgentDecision, AnswerKind, Event, ExchangeRecord, ForfeitRecord, GameEnd, MoveSource, Notation, Record,
-    Squares,
+    Squares, ToolCallRecord,
 };
 
 use super::run_file::RunFile;
@@ -154,6 +154,10 @@ pub struct PlyView {
     pub exchanges: Vec<ExchangeView>,
     /// The agent's decision record.
     pub agent: Option<AgentDecision>,
+    /// The tools an MCP client called while this ply was its to play, in order, with
+    /// their arguments and results as it sent and received them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCallRecord>,
     /// Each side's pieces (discs, marks) after the move.
     #[serde(skip)]
     pub pieces_after: ByColor<u32>,
@@ -187,6 +191,11 @@ pub struct GameReplay {
     /// settings ([`GameReplay::with_run`]); the default where none is known.
     #[serde(skip)]
     pub styles: ByColor<TextStyle>,
+    /// Whether each side was shown its legal moves (hidden: blind play), from the run's
+    /// settings as `styles` are (an engine's side as its opponent's); shown where none
+    /// is known.
+    #[serde(skip)]
+    pub legal_moves: ByColor<LegalMoves>,
     /// The suite line the game started from; absent for a random opening.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub suite_opening: Option<String>,
@@ -207,18 +216,29 @@ pub struct GameReplay {
     /// Black's margin in the game's unit by the rules (after a forfeit, the game's
     /// forfeit margin), once `game_end` is read and checked.
     pub margin: Option<i32>,
+    /// Tool calls an MCP client made after its last ply (a resignation, a look at the
+    /// final state).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls_after: Vec<ToolCallRecord>,
 }
 
 impl GameReplay {
     /// The replay with each side's boards in the text style its agent settings in
-    /// `run` (the game's run.json) give; an engine's side in its opponent's (the style
-    /// of the run's model), and the default where neither side is a recorded agent.
+    /// `run` (the game's run.json) give, with or without the legal moves as it was
+    /// shown them; an engine's side as its opponent's (the run's model's), and the
+    /// default where neither side is a recorded agent or MCP client.
     #[must_use]
     pub fn with_run(mut self, run: &RunFile) -> GameReplay {
-        let style = |spec: &str| run.agent_of(spec).map(|agent| agent.style);
+        let style = |spec: &str| run.style_of(spec);
         let (black, white) = (style(&self.black), style(&self.white));
         let either = black.or(white).unwrap_or_default();
         self.styles = ByColor {
+            black: black.unwrap_or(either),
+            white: white.unwrap_or(either),
+        };
+        let (black, white) = (run.legal_moves_of(&self.black), run.legal_moves_of(&self.white));
+        let either = black.or(white).unwrap_or_default();
+        self.legal_moves = ByColor {
             black: black.unwrap_or(either),
             white: white.unwrap_or(either),
         };
@@ -251,10 +271,10 @@ impl GameReplay {
     /// The position before `ply` as the mover's model is shown boards
     /// ([`GameReplay::styles`]).
     pub fn board_text(&self, ply: &PlyView) -> String {
-        let style = self.styles[ply.color];
+        let (style, legal) = (self.styles[ply.color], self.legal_moves[ply.color]);
         match self.game {
-            Game::Othello => board_text::<Othello>(&ply.board_before, ply.color, style),
-            Game::Marubatsu => board_text::<Marubatsu>(&ply.board_before, ply.color, style),
+            Game::Othello => board_text::<Othello>(&ply.board_before, ply.color, style, legal),
+            Game::Marubatsu => board_text::<Marubatsu>(&ply.board_before, ply.color, style, legal),
         }
     }
 
@@ -270,12 +290,11 @@ impl GameReplay {
 }
 
 /// `board` with `to_move` to move, as a model of game `R` is shown it in `style`.
-fn board_text<R: ModelGame>(board: &Squares, to_move: Color, style: TextStyle) -> String {
+fn board_text<R: ModelGame>(board: &Squares, to_move: Color, style: TextStyle, legal: LegalMoves) -> String {
     board.to_position::<R>(to_move).map_or_else(
         |reason| format!("(the board {board} cannot be shown: {reason})\n"),
-        // The list of legal moves is shown to the reader even where the model was not
-        // shown it: a model's own ply shows its messages as sent.
-        |position| R::model_text(&position, style, agent::LegalMoves::Shown),
+        // As the mover was shown it: a blind player's board names no legal move.
+        |position| R::model_text(&position, style, legal),
     )
 }
 
@@ -494,14 +513,17 @@ fn replay_game<R: ModelGame>(records: &[Record]) -> Result<GameReplay, ReplayErr
         opening: start.opening.clone(),
         system_prompt: None,
         styles: ByColor::default(),
+        legal_moves: ByColor::default(),
         suite_opening: start.suite_opening.clone(),
         plies: Vec::new(),
         forfeit: None,
         final_discs: None,
         outcome: None,
         margin: None,
+        tool_calls_after: Vec::new(),
     };
     let mut pending = Vec::new();
+    let mut tool_calls = Vec::new();
     for (index, record) in records.iter().enumerate() {
         let broken = |ply: usize, reason: String| ReplayError::Ply {
             line: index + 1,
@@ -550,10 +572,29 @@ fn replay_game<R: ModelGame>(records: &[Record]) -> Result<GameReplay, ReplayErr
                 check_end::<R>(&board, &replay, end.winner).map_err(|reason| broken(ply, reason))?;
                 replay.margin = Some(check_margin::<R>(&board, &replay, end).map_err(|reason| broken(ply, reason))?);
             }
-            Event::GameStart(_) | Event::GameStopped(_) | Event::Hint(_) | Event::ToolCall(_) => {}
+            Event::ToolCall(call) => tool_calls.push(call.clone()),
+            Event::GameStart(_) | Event::GameStopped(_) | Event::Hint(_) => {}
         }
     }
+    attach_tool_calls(&mut replay, tool_calls);
     Ok(replay)
+}
+
+/// Gives each MCP tool call to the ply it was made on: the first ply, from the one the
+/// game was at, that its caller played (a `play_move` is logged after the moves it
+/// made); calls after the caller's last ply go to [`GameReplay::tool_calls_after`].
+fn attach_tool_calls(replay: &mut GameReplay, calls: Vec<ToolCallRecord>) {
+    for call in calls {
+        let ply = replay
+            .plies
+            .iter_mut()
+            .chain(replay.forfeit.as_mut())
+            .find(|p| p.ply >= call.ply && p.color == call.color);
+        match ply {
+            Some(ply) => ply.tool_calls.push(call),
+            None => replay.tool_calls_after.push(call),
+        }
+    }
 }
 
 /// A ply from `before` to `after`, by `mover` (color and spec as logged); its
@@ -574,6 +615,7 @@ fn ply_view<R: ModelGame>(
         source: None,
         exchanges: Vec::new(),
         agent: None,
+        tool_calls: Vec::new(),
         pieces_after: R::pieces(after),
         margin_after: R::margin(after),
     }
@@ -697,12 +739,14 @@ pub fn replay_seed_lines(lines: &[Value]) -> Result<GameReplay, ReplayError> {
         opening: Vec::new(),
         system_prompt: None,
         styles: ByColor::default(),
+        legal_moves: ByColor::default(),
         suite_opening: None,
         plies: Vec::new(),
         forfeit: None,
         final_discs: None,
         outcome: None,
         margin: None,
+        tool_calls_after: Vec::new(),
     };
     let mut last_board: Option<Board> = None;
     for (index, line) in lines.iter().enumerate() {

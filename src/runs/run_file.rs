@@ -15,7 +15,7 @@
 use std::path::{Path, PathBuf};
 
 use agent::{AgentConfig, LegalMoves};
-use game::othello::Color;
+use game::othello::{Color, Labels, Perspective, TextStyle};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -272,6 +272,19 @@ pub struct McpRun {
     /// every run before blind play).
     #[serde(default, skip_serializing_if = "is_shown")]
     pub legal_moves: LegalMoves,
+    /// The language of the client's boards (`en`, `ja`), as an agent's
+    /// `board_labels`; runs written before it was kept read as `en`, the server's
+    /// default.
+    #[serde(default = "english")]
+    pub board_labels: Labels,
+    /// Whose discs its boards drew as `B`, as an agent's `board_perspective`.
+    #[serde(default)]
+    pub board_perspective: Perspective,
+}
+
+/// The labels an MCP run written before they were kept was shown: the server's default.
+fn english() -> Labels {
+    Labels::English
 }
 
 /// Whether the legal moves were shown (the default, which run.json leaves out).
@@ -421,6 +434,27 @@ impl RunFile {
             | RunKind::Place(PlaceRun { players, .. }) => {
                 players.iter().find(|p| p.spec == spec).and_then(|p| p.agent.as_ref())
             }
+        }
+    }
+
+    /// How the player `spec` was shown boards: its agent's style, or for an MCP
+    /// run's client the server's; `None` for an engine.
+    pub fn style_of(&self, spec: &str) -> Option<TextStyle> {
+        match &self.run {
+            RunKind::Mcp(mcp) if mcp.players.first().is_some_and(|p| p.spec == spec) => Some(TextStyle {
+                labels: mcp.board_labels,
+                perspective: mcp.board_perspective,
+            }),
+            _ => self.agent_of(spec).map(|agent| agent.style),
+        }
+    }
+
+    /// Whether the player `spec` was shown its legal moves; `None` for an engine, which
+    /// is shown nothing.
+    pub fn legal_moves_of(&self, spec: &str) -> Option<LegalMoves> {
+        match &self.run {
+            RunKind::Mcp(mcp) if mcp.players.first().is_some_and(|p| p.spec == spec) => Some(mcp.legal_moves),
+            _ => self.agent_of(spec).map(|agent| agent.legal_moves),
         }
     }
 
