@@ -54,6 +54,7 @@ mod sequential;
 mod stop_judge;
 mod tournament;
 mod valuing;
+mod verify;
 
 pub use accuracy::{
     accuracy, calibration, eval_bench, probcut_bench, solve_all, Accuracy, Calibration, EvalBench, ProbcutRow, Solved,
@@ -108,3 +109,4 @@ pub use tournament::{
     TournamentGames,
 };
 pub use valuing::{RunValues, ValueError, Valued, Valuing};
+pub use verify::{verify, JudgeFor, Verified, VerifyError};

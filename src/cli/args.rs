@@ -62,6 +62,13 @@ pub enum Command {
     Export(ExportArgs),
     /// Compare runs side by side; runs that share openings are compared game pair by pair.
     Compare(CompareArgs),
+    /// Seal run folders in one result bundle (a .tar.gz with a manifest of every file's
+    /// SHA-256; docs/bundles.md) that anyone can check with `verify`.
+    Bundle(BundleArgs),
+    /// Check a bundle or a run folder: every file against the manifest, every game
+    /// replayed through the rules and against the run's plan, every figure of
+    /// results.json derived again; exits 0 only when everything holds.
+    Verify(VerifyArgs),
     /// Write an Ollama Modelfile, and optionally create the model on the server.
     Modelfile(ModelfileArgs),
     /// Opening suites: make a balanced one, or value each opening of a file.
@@ -748,6 +755,24 @@ pub struct ExportArgs {
     pub output: Option<PathBuf>,
     #[command(flatten)]
     pub overwrite: Overwrite,
+}
+
+/// `bundle`.
+#[derive(Debug, Args)]
+pub struct BundleArgs {
+    /// Run folders to seal.
+    #[arg(required = true)]
+    pub runs: Vec<PathBuf>,
+    /// The bundle to write (a new file; `.tar.gz` by convention).
+    #[arg(short, long)]
+    pub output: PathBuf,
+}
+
+/// `verify`.
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// A bundle file, or a run folder.
+    pub path: PathBuf,
 }
 
 /// The record format of `export`.
