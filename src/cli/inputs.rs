@@ -33,3 +33,9 @@ pub(super) fn beside_sources(path: &Path, default: &str) -> PathBuf {
         path.to_path_buf()
     }
 }
+
+/// The run folders, logs and result bundles a reader was given, each bundle read back
+/// and checked ([`runs::RunInputs`]); keep the value while reading its paths.
+pub(super) fn open_runs(paths: &[PathBuf]) -> Result<runs::RunInputs> {
+    runs::RunInputs::open(paths).context("cannot read a result bundle: check it with `othello-arena verify FILE`")
+}

@@ -428,6 +428,46 @@ impl Bundle {
     }
 }
 
+/// The paths a reader was given (run folders, game logs, bundles) with each bundle
+/// read back ([`Bundle::open`], every entry checked against its manifest) and replaced
+/// by its run folders, which live as long as this: how `rate` and the other readers take
+/// a bundle as they take a run folder.
+#[derive(Debug, Default)]
+pub struct RunInputs {
+    /// The run folders and logs to read, in the order given.
+    pub paths: Vec<PathBuf>,
+    /// The bundles read back, held so that their folders stay.
+    bundles: Vec<Bundle>,
+}
+
+impl RunInputs {
+    /// `paths`, each file that is a bundle (a gzip file) opened in place.
+    pub fn open(paths: &[PathBuf]) -> Result<RunInputs, BundleError> {
+        let mut inputs = RunInputs::default();
+        for path in paths {
+            if is_bundle(path) && is_gzip(path) {
+                let bundle = Bundle::open(path)?;
+                inputs.paths.extend(bundle.run_dirs());
+                inputs.bundles.push(bundle);
+            } else {
+                inputs.paths.push(path.clone());
+            }
+        }
+        Ok(inputs)
+    }
+
+    /// How many bundles were read back.
+    pub fn bundles(&self) -> usize {
+        self.bundles.len()
+    }
+}
+
+/// Whether the file at `path` starts as gzip does (a game log never does).
+fn is_gzip(path: &Path) -> bool {
+    let mut magic = [0u8; 2];
+    File::open(path).and_then(|mut f| f.read_exact(&mut magic)).is_ok() && magic == [0x1f, 0x8b]
+}
+
 /// Reading one archive into `root`.
 struct Unpacker<'a> {
     bundle: &'a Path,

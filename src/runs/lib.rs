@@ -61,8 +61,8 @@ mod two_tables;
 pub use agent_stats::{AgentRates, AgentStats, ServerSpeed};
 pub use bundle::{
     first_difference, is_bundle, prompt_files, sha256_bytes, this_harness, write_bundle, Bundle, BundleError,
-    BundleHarness, Manifest, ManifestFile, BUNDLE_FORMAT, BUNDLE_VERSION, CALIBRATION_ENTRY, LADDER_ENTRY, MANIFEST,
-    MAX_BUNDLE_BYTES, MAX_ENTRIES, MAX_ENTRY_BYTES, SHIPPED_CALIBRATION,
+    BundleHarness, Manifest, ManifestFile, RunInputs, BUNDLE_FORMAT, BUNDLE_VERSION, CALIBRATION_ENTRY, LADDER_ENTRY,
+    MANIFEST, MAX_BUNDLE_BYTES, MAX_ENTRIES, MAX_ENTRY_BYTES, SHIPPED_CALIBRATION,
 };
 pub use calibration_file::ReadCalibrationError;
 pub use compare::{load_run, CompareError, Compared, ComparedRun, Comparison, Paired, Pooled};
