@@ -312,3 +312,50 @@ fn a_bundle_holds_the_prompts_an_llm_player_used_and_an_edited_prompt_fails() {
         |o: &Output| -> Value { serde_json::from_slice::<Value>(&o.stdout).unwrap()["as_played"]["rows"].clone() };
     assert_eq!(elo(&from_bundle), elo(&from_folder));
 }
+
+#[test]
+fn an_eval_is_derived_again_from_its_logs_and_an_edited_tally_fails() {
+    let (host, _) = model_host("m", Duration::ZERO);
+    let dir = temp_dir("bundle", "eval");
+    let run = dir.join("run");
+    let args = [
+        "eval",
+        "--agent",
+        "llm:m",
+        "--vs",
+        "random,greedy",
+        "--games",
+        "2",
+        "--opening-random",
+        "2",
+        "--system",
+        "tool-en",
+        "--stop",
+        "sprt:0,200",
+        "--no-score-moves",
+        "--log-dir",
+        run.to_str().unwrap(),
+    ];
+    let made = run_arena(&args, &host.url);
+    assert!(made.status.success(), "{}", text(&made));
+    let sealed = dir.join("sealed.tar.gz");
+    bundle(&run, &sealed);
+    let held = arena(&["verify", sealed.to_str().unwrap()]);
+    assert!(held.status.success(), "{}", text(&held));
+    assert_names(&text(&held), &["8 games", "2 prompt texts", "all hold"]);
+    assert!(
+        !text(&held).contains("note:"),
+        "an eval is derived again whole: {}",
+        text(&held)
+    );
+    let path = tampered(&sealed, &dir.join("tally.tar.gz"), "results.json", |t| {
+        let mut results: Value = serde_json::from_str(t).unwrap();
+        let losses = &mut results["opponents"][1]["as_white"]["losses"];
+        *losses = Value::from(losses.as_u64().unwrap() + 1);
+        serde_json::to_string_pretty(&results).unwrap()
+    });
+    assert_names(
+        &refused(&path),
+        &["runs/run/results.json", "opponents[1].as_white.losses"],
+    );
+}

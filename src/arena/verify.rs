@@ -8,6 +8,8 @@
 //! - every game log replayed through the rules ([`runs::replay_records`]: each move
 //!   legal and by the side to move, passes only where forced, the final discs and the
 //!   result as logged), each move's source as its decision records it;
+//! - for an eval, the same against its plan, and its tallies and agent statistics
+//!   derived again from the logs ([`runs::Matchup::add`]);
 //! - for a tournament, the games against the plan its run.json and file make
 //!   ([`Plan::tournament`]: players, colours, seeds and openings of every game; a
 //!   game missing from a pairing, one added, one after its pairing's stop), the stop
@@ -27,6 +29,7 @@ use runs::{
 use serde_json::Value;
 use stats::{RatingWatch, StopRule};
 
+use super::eval::{EvalResult, OpponentResult};
 use super::lifecycle::RunGames;
 use super::openings::{OpeningSuite, Openings};
 use super::plan::Plan;
@@ -151,10 +154,11 @@ fn verify_run(dir: &Path, bundled: bool, judge: JudgeFor<'_>, verified: &mut Ver
     verified.runs += 1;
     match &run.run {
         RunKind::Tournament(tournament) => check_tournament(dir, tournament, &logs, judge, verified),
+        RunKind::Eval(eval) => check_eval(dir, eval, &logs, judge, verified),
         other => {
             verified.notes.push(format!(
                 "{}: a {} run: its games replayed and its prompts checked; plans and tables are derived again for \
-                 tournament runs only",
+                 tournament and eval runs only",
                 dir.display(),
                 other.command()
             ));
@@ -295,14 +299,7 @@ fn planned(run_json: &Path, run: &TournamentRun, file: &TournamentFile<toml::Tab
             ),
         ));
     }
-    let openings = match &run.openings {
-        Some(record) => {
-            let suite = OpeningSuite::<Othello>::parse(&record.file, &record.used.join("\n"))
-                .map_err(|e| differs(run_json, format!("openings.used: {e}")))?;
-            Openings::suite(suite, OpeningsOrder::Sequential, false, 0)
-        }
-        None => Openings::random(file.opening_random.unwrap_or(0)),
-    };
+    let openings = openings_of(run_json, run.openings.as_ref(), file.opening_random.unwrap_or(0))?;
     Ok(Planned { names, plan, openings })
 }
 
@@ -352,10 +349,7 @@ fn check_tournament(
     let plan = &planned.plan;
     let records = planned_games(&planned, logs)?;
     let results_path = dir.join("results.json");
-    let results: Value = read_run_text(&results_path)
-        .map_err(|e| e.to_string())
-        .and_then(|text| serde_json::from_str(&text).map_err(|e| e.to_string()))
-        .map_err(|e| differs(&results_path, format!("does not read: {e}")))?;
+    let results = read_results(dir)?;
     let complete = results["complete"].as_bool().unwrap_or(true);
     let rule: Option<StopRule> = file
         .stop
@@ -363,19 +357,7 @@ fn check_tournament(
         .map(str::parse)
         .transpose()
         .map_err(|e| differs(&run_json, format!("tournament_file: stop: {e}")))?;
-    let stops = match rule {
-        Some(rule) => {
-            let judge = judge(rule).map_err(|e| differs(&run_json, format!("tournament_file: stop: {e}")))?;
-            let (stops, decisions, missing) = decide_played(&plan.schedule, &plan.pairings, &judge, &records);
-            check_missing(dir, plan, missing.filter(|_| complete))?;
-            compare_decisions(dir, &decisions, verified)?;
-            stops
-        }
-        None => {
-            check_missing(dir, plan, records.iter().position(Option::is_none).filter(|_| complete))?;
-            Vec::new()
-        }
-    };
+    let stops = stops_of(dir, plan, &records, (rule, judge, complete), verified)?;
     let games = RunGames { records, stops };
     check_unneeded(plan, &games, logs)?;
     let derived = TournamentResults {
@@ -409,6 +391,141 @@ fn check_unneeded(plan: &Plan, games: &RunGames<Othello>, logs: &[Logged]) -> Re
             pairing.map_or("?", |p| p.label.as_str())
         ),
     ))
+}
+
+/// results.json of `dir`, read.
+fn read_results(dir: &Path) -> Result<Value, VerifyError> {
+    let path = dir.join("results.json");
+    read_run_text(&path)
+        .map_err(|e| e.to_string())
+        .and_then(|text| serde_json::from_str(&text).map_err(|e| e.to_string()))
+        .map_err(|e| differs(&path, format!("does not read: {e}")))
+}
+
+/// The games of a run against its stop rule (`rule`, asked again pair by pair and held
+/// to decisions.jsonl) or, without one, against its plan: a needed game missing from a
+/// run that says it finished (`complete`) is found; each pairing's stop.
+fn stops_of(
+    dir: &Path,
+    plan: &Plan,
+    records: &[Option<GameRecord<Othello>>],
+    (rule, judge, complete): (Option<StopRule>, JudgeFor<'_>, bool),
+    verified: &mut Verified,
+) -> Result<Vec<Option<runs::PairingStop>>, VerifyError> {
+    match rule {
+        Some(rule) => {
+            let judge = judge(rule).map_err(|e| differs(&dir.join("run.json"), format!("stop rule {rule}: {e}")))?;
+            let (stops, decisions, missing) = decide_played(&plan.schedule, &plan.pairings, &judge, records);
+            check_missing(dir, plan, missing.filter(|_| complete))?;
+            compare_decisions(dir, &decisions, verified)?;
+            Ok(stops)
+        }
+        None => {
+            check_missing(dir, plan, records.iter().position(Option::is_none).filter(|_| complete))?;
+            Ok(Vec::new())
+        }
+    }
+}
+
+/// An eval's games against its plan (the agent against each opponent in turn,
+/// colour-swapped pairs), its stop rule's decisions, and results.json's tallies and
+/// agent statistics derived again from the logs by the tally that wrote them
+/// ([`runs::Matchup::add`] over each game's [`runs::GameSummary`]), figure by figure;
+/// the move quality (from move-scores.jsonl) is taken as written, with a note.
+fn check_eval(
+    dir: &Path,
+    run: &runs::EvalRun,
+    logs: &[Logged],
+    judge: JudgeFor<'_>,
+    verified: &mut Verified,
+) -> Result<(), VerifyError> {
+    let names: Vec<String> = std::iter::once(run.agent.spec())
+        .chain(run.opponents.iter().cloned())
+        .collect();
+    let meetings: Vec<(usize, usize)> = (1..names.len()).map(|k| (0, k)).collect();
+    let opening_seed = run.opening_seed.unwrap_or(run.seed);
+    let plan = Plan::new(&names, &meetings, run.games_per_color, true, opening_seed, run.seed);
+    let openings = openings_of(&dir.join("run.json"), run.openings.as_ref(), run.opening_random)?;
+    let planned = Planned { names, plan, openings };
+    let records = planned_games(&planned, logs)?;
+    let plan = &planned.plan;
+    let results = read_results(dir)?;
+    let complete = results["complete"].as_bool().unwrap_or(true);
+    let rule: Option<StopRule> = results["stop_rule"]
+        .as_str()
+        .map(str::parse)
+        .transpose()
+        .map_err(|e| differs(&dir.join("results.json"), format!("stop_rule: {e}")))?;
+    let stops = stops_of(dir, plan, &records, (rule, judge, complete), verified)?;
+    let games = RunGames { records, stops };
+    check_unneeded(plan, &games, logs)?;
+    let needed = games.needed(&plan.pairings);
+    let logged = read_game_logs(&[dir.to_path_buf()]).map_err(|e| differs(dir, format!("{e:#}")))?;
+    let mut opponents: Vec<OpponentResult> = run
+        .opponents
+        .iter()
+        .map(|o| OpponentResult {
+            opponent: o.clone(),
+            ..OpponentResult::default()
+        })
+        .collect();
+    for game in logged.games.iter().filter(|g| g.summary.black_margin.is_some()) {
+        let Some(log) = logs.iter().find(|log| log.path.file_name() == game.path.file_name()) else {
+            continue;
+        };
+        let scheduled = &plan.schedule[log.number - 1];
+        let opponent = scheduled.black.max(scheduled.white) - 1;
+        opponents[opponent].matchup.add(&game.summary, scheduled.color_of(0));
+    }
+    let mut agent = runs::AgentStats::default();
+    for result in &opponents {
+        agent.merge(&result.matchup.agent);
+    }
+    let unfinished = (0..needed.len())
+        .filter(|&i| needed[i] && games.records[i].is_none())
+        .count();
+    let result = EvalResult::<Othello> {
+        opponents,
+        agent,
+        games: Vec::new(),
+        unfinished,
+    };
+    let hosts = runs::folder_host_usage(dir).map_err(|e| differs(dir, format!("{e:#}")))?;
+    let log_dir = results["log_dir"].as_str().unwrap_or_default();
+    let stopping = (rule.as_ref(), &games.stops[..]);
+    let derived = result.results(run.games_per_color, stopping, &hosts, None, Path::new(log_dir));
+    let mut derived = runs::RunResults::Eval(&derived).to_json();
+    if !results["move_quality"].is_null() {
+        derived["move_quality"] = results["move_quality"].clone();
+        for (k, opponent) in derived["opponents"].as_array_mut().into_iter().flatten().enumerate() {
+            opponent["move_quality"] = results["opponents"][k]["move_quality"].clone();
+        }
+        verified.notes.push(format!(
+            "{}: the move quality (move-scores.jsonl) is taken as written, not derived again",
+            dir.display()
+        ));
+    }
+    match first_difference("", &results, &derived, &mut verified.figures) {
+        Some(diff) => Err(differs(&dir.join("results.json"), diff)),
+        None => Ok(()),
+    }
+}
+
+/// Where a run's games start: the suite openings its run.json recorded (pair `p`
+/// plays `used[p]`), else `random` random plies.
+fn openings_of(
+    run_json: &Path,
+    record: Option<&runs::OpeningsRecord>,
+    random: usize,
+) -> Result<Openings<Othello>, VerifyError> {
+    Ok(match record {
+        Some(record) => {
+            let suite = OpeningSuite::<Othello>::parse(&record.file, &record.used.join("\n"))
+                .map_err(|e| differs(run_json, format!("openings.used: {e}")))?;
+            Openings::suite(suite, OpeningsOrder::Sequential, false, 0)
+        }
+        None => Openings::random(random),
+    })
 }
 
 /// A game the plan needs that has no finished log.
