@@ -311,6 +311,12 @@ fn a_bundle_holds_the_prompts_an_llm_player_used_and_an_edited_prompt_fails() {
     let elo =
         |o: &Output| -> Value { serde_json::from_slice::<Value>(&o.stdout).unwrap()["as_played"]["rows"].clone() };
     assert_eq!(elo(&from_bundle), elo(&from_folder));
+    // So does `report`, the same games given twice counted once.
+    let page = dir.join("report.html");
+    let (folder, sealed) = (dir.join("run"), sealed.to_str().unwrap());
+    let report = arena(&["report", sealed, folder.to_str().unwrap(), "-o", page.to_str().unwrap()]);
+    assert!(report.status.success(), "{}", text(&report));
+    assert_names(&text(&report), &["(2 games)", "counted once"]);
 }
 
 #[test]
@@ -358,4 +364,26 @@ fn an_eval_is_derived_again_from_its_logs_and_an_edited_tally_fails() {
         &refused(&path),
         &["runs/run/results.json", "opponents[1].as_white.losses"],
     );
+}
+
+#[test]
+fn the_same_games_given_twice_count_once_in_rate() {
+    let dir = temp_dir("bundle", "twice");
+    let made = run_tournament(&dir, ENGINES, &[]);
+    assert!(made.status.success(), "{}", text(&made));
+    let run = dir.join("run");
+    let sealed = dir.join("sealed.tar.gz");
+    bundle(&run, &sealed);
+    let copy = dir.join("copy.tar.gz");
+    std::fs::copy(&sealed, &copy).unwrap();
+    let games = |args: &[&str]| -> Value {
+        let output = arena(args);
+        assert!(output.status.success(), "{}", text(&output));
+        serde_json::from_slice::<Value>(&output.stdout).unwrap()["as_played"]["games"].clone()
+    };
+    let once = games(&["rate", run.to_str().unwrap(), "--json"]);
+    let (run, sealed, copy) = (run.to_str().unwrap(), sealed.to_str().unwrap(), copy.to_str().unwrap());
+    let twice = arena(&["rate", run, sealed, copy, "--json"]);
+    assert_names(&text(&twice), &["same bytes", "counted once"]);
+    assert_eq!(games(&["rate", run, sealed, copy, "--json"]), once);
 }

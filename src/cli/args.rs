@@ -620,7 +620,8 @@ pub struct StatsArgs {
 /// `rate`.
 #[derive(Debug, Args)]
 pub struct RateArgs {
-    /// Run folders and/or game logs (game-NNNN.jsonl); a game given twice counts once.
+    /// Run folders, game logs (game-NNNN.jsonl) and/or result bundles (`bundle`); a
+    /// game given twice (by path or by content) counts once.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
     /// The player held fixed, and its rating: SPEC=ELO (default: random=0, else the
@@ -726,7 +727,7 @@ pub struct TournamentArgs {
 /// `report`.
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// Run folders and/or game logs.
+    /// Run folders, game logs and/or result bundles (`bundle`).
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
     /// Rate every player from these games alone: the published ladder's engines are
@@ -763,9 +764,11 @@ pub struct BundleArgs {
     /// Run folders to seal.
     #[arg(required = true)]
     pub runs: Vec<PathBuf>,
-    /// The bundle to write (a new file; `.tar.gz` by convention).
+    /// The bundle to write (`.tar.gz` by convention).
     #[arg(short, long)]
     pub output: PathBuf,
+    #[command(flatten)]
+    pub overwrite: Overwrite,
 }
 
 /// `verify`.

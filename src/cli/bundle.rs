@@ -1,16 +1,24 @@
 //! `bundle RUN-DIR... -o FILE` seals runs in one result bundle; `verify FILE|RUN-DIR`
 //! checks one (both are the library's: [`runs::write_bundle`], [`arena::verify`]).
 
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result};
 
 use super::args::{BundleArgs, VerifyArgs};
 use super::intrinsic::stop_judge;
+use super::outputs::check_output_flag;
 use super::stdout::outln;
 use game::Othello;
 
 pub(super) fn run_bundle(args: BundleArgs) -> Result<()> {
+    let inputs: Vec<&Path> = args.runs.iter().map(PathBuf::as_path).collect();
+    check_output_flag("-o", &args.output, args.overwrite, &inputs, &[])?;
+    if args.output.is_file() {
+        // Checked above: an empty file, or --force.
+        std::fs::remove_file(&args.output).with_context(|| format!("cannot replace -o {}", args.output.display()))?;
+    }
     let started = Instant::now();
     let manifest = runs::write_bundle(&args.runs, &args.output)
         .with_context(|| format!("cannot write the bundle -o {}", args.output.display()))?;
