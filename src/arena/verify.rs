@@ -29,7 +29,7 @@ use runs::{
 use serde_json::Value;
 use stats::{RatingWatch, StopRule};
 
-use super::eval::{EvalResult, OpponentResult};
+use super::eval::{opponent_tables, EvalResult};
 use super::lifecycle::RunGames;
 use super::openings::{OpeningSuite, Openings};
 use super::plan::Plan;
@@ -461,14 +461,7 @@ fn check_eval(
     check_unneeded(plan, &games, logs)?;
     let needed = games.needed(&plan.pairings);
     let logged = read_game_logs(&[dir.to_path_buf()]).map_err(|e| differs(dir, format!("{e:#}")))?;
-    let mut opponents: Vec<OpponentResult> = run
-        .opponents
-        .iter()
-        .map(|o| OpponentResult {
-            opponent: o.clone(),
-            ..OpponentResult::default()
-        })
-        .collect();
+    let mut opponents = opponent_tables(run.opponents.iter().cloned());
     for game in logged.games.iter().filter(|g| g.summary.black_margin.is_some()) {
         let Some(log) = logs.iter().find(|log| log.path.file_name() == game.path.file_name()) else {
             continue;
@@ -477,19 +470,10 @@ fn check_eval(
         let opponent = scheduled.black.max(scheduled.white) - 1;
         opponents[opponent].matchup.add(&game.summary, scheduled.color_of(0));
     }
-    let mut agent = runs::AgentStats::default();
-    for result in &opponents {
-        agent.merge(&result.matchup.agent);
-    }
     let unfinished = (0..needed.len())
         .filter(|&i| needed[i] && games.records[i].is_none())
         .count();
-    let result = EvalResult::<Othello> {
-        opponents,
-        agent,
-        games: Vec::new(),
-        unfinished,
-    };
+    let result = EvalResult::<Othello>::of(opponents, Vec::new(), unfinished);
     let hosts = runs::folder_host_usage(dir).map_err(|e| differs(dir, format!("{e:#}")))?;
     let log_dir = results["log_dir"].as_str().unwrap_or_default();
     let stopping = (rule.as_ref(), &games.stops[..]);
