@@ -81,6 +81,12 @@ pub type JudgeFor<'a> = &'a dyn Fn(StopRule) -> Result<StopJudge, String>;
 /// Verifies `path`: a bundle file, or a run folder.
 pub fn verify(path: &Path, judge: JudgeFor<'_>) -> Result<Verified, VerifyError> {
     let mut verified = Verified::default();
+    if path.is_file() && !is_bundle(path) {
+        return Err(differs(
+            path,
+            "neither a result bundle (the .tar.gz that `othello-arena bundle` writes) nor a run folder",
+        ));
+    }
     if !is_bundle(path) {
         verify_run(path, false, judge, &mut verified).map_err(|e| e.named(path, None))?;
         return Ok(verified);

@@ -160,9 +160,11 @@ impl Drop for Bundle {
     }
 }
 
-/// Whether `path` names a bundle rather than a run folder: a file, not a folder.
+/// Whether `path` names a bundle rather than a run folder or a game log: a plain file
+/// that starts as gzip does (a game log never does).
 pub fn is_bundle(path: &Path) -> bool {
-    path.is_file()
+    let mut magic = [0u8; 2];
+    path.is_file() && File::open(path).and_then(|mut f| f.read_exact(&mut magic)).is_ok() && magic == [0x1f, 0x8b]
 }
 
 /// The SHA-256 of `bytes`, lowercase hex.
@@ -445,7 +447,7 @@ impl RunInputs {
     pub fn open(paths: &[PathBuf]) -> Result<RunInputs, BundleError> {
         let mut inputs = RunInputs::default();
         for path in paths {
-            if is_bundle(path) && is_gzip(path) {
+            if is_bundle(path) {
                 let bundle = Bundle::open(path)?;
                 inputs.paths.extend(bundle.run_dirs());
                 inputs.bundles.push(bundle);
@@ -460,12 +462,6 @@ impl RunInputs {
     pub fn bundles(&self) -> usize {
         self.bundles.len()
     }
-}
-
-/// Whether the file at `path` starts as gzip does (a game log never does).
-fn is_gzip(path: &Path) -> bool {
-    let mut magic = [0u8; 2];
-    File::open(path).and_then(|mut f| f.read_exact(&mut magic)).is_ok() && magic == [0x1f, 0x8b]
 }
 
 /// Reading one archive into `root`.
