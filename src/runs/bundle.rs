@@ -620,6 +620,7 @@ impl<'a> Unpacker<'a> {
             safe_path(&file.path).map_err(|problem| self.refuse(&file.path, format!("in {MANIFEST}: {problem}")))?;
         }
         for run in &manifest.runs {
+            safe_path(run).map_err(|problem| self.bad_manifest(format!("{MANIFEST}: the run {run:?}: {problem}")))?;
             if !manifest.files.iter().any(|f| f.path == format!("{run}/run.json")) {
                 return Err(self.bad_manifest(format!("{MANIFEST}: the run {run} has no run.json listed")));
             }
