@@ -7,6 +7,7 @@ mod support;
 mod agent_loop;
 mod answer_cost;
 mod blind;
+mod bundle;
 mod cli;
 mod endgame;
 mod engine_processes;

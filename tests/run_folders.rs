@@ -295,6 +295,7 @@ fn every_output_flag_of_every_command_refuses_a_run_file() {
             vec!["play", "--black", "greedy", "--white", "random", "--csv", target],
         ),
         ("rate", "--csv", vec!["rate", dir_text, "--csv", target]),
+        ("bundle", "--output", vec!["bundle", dir_text, "-o", target]),
         ("report", "--output", vec!["report", dir_text, "-o", target]),
         ("export", "--output", vec!["export", dir_text, "-o", target]),
         (

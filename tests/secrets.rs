@@ -84,6 +84,7 @@ fn an_echoed_api_key_is_kept_out_of_logs_reports_and_errors() {
     assert_no_key_in_output("eval", &eval);
     assert_no_key_in_files(&dir);
     check_readers_keep_the_key_out(&dir, &server.url);
+    check_a_bundle_keeps_the_key_out(&dir, &server.url);
     check_a_refusal_quoting_the_key(&dir.with_extension("refused"));
 }
 
@@ -103,6 +104,30 @@ fn echoing_server() -> StubServer {
             Reply::openai(json!({"role": "assistant", "content": format!("(auth: {echo}) {mv}")}))
         }
     })
+}
+
+/// A result bundle of the run holds no trace of the key: every entry, decompressed,
+/// is free of it (the bundle holds the run's files and run.json's prompts, and no file
+/// of the run records the key).
+fn check_a_bundle_keeps_the_key_out(dir: &Path, host: &str) {
+    use std::io::Read;
+    let sealed = dir.with_extension("tar.gz");
+    let _ = std::fs::remove_file(&sealed);
+    let made = run(&["bundle", dir.to_str().unwrap(), "-o", sealed.to_str().unwrap()], host);
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    assert_no_key_in_output("bundle", &made);
+    let mut bytes = Vec::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(&sealed).unwrap())
+        .read_to_end(&mut bytes)
+        .unwrap();
+    assert_no_key("the bundle", &String::from_utf8_lossy(&bytes));
+    let verified = run(&["verify", sealed.to_str().unwrap()], host);
+    assert!(
+        verified.status.success(),
+        "{}",
+        String::from_utf8_lossy(&verified.stdout)
+    );
+    assert_no_key_in_output("verify", &verified);
 }
 
 /// `report`, `replay` and `stats` read the run in `dir` and print no key; the HTML

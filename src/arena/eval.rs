@@ -162,15 +162,7 @@ impl<R: ModelGame> EvalConfig<R> {
     pub fn tally(&self, records: Vec<Option<GameRecord<R>>>, needed: &dyn Fn(usize) -> bool) -> EvalResult<R> {
         let config = self;
         let schedule = config.schedule();
-        let mut opponents: Vec<OpponentResult> = config
-            .opponents
-            .iter()
-            .map(|o| OpponentResult {
-                opponent: o.to_string(),
-                ..OpponentResult::default()
-            })
-            .collect();
-        let mut all = AgentStats::default();
+        let mut opponents = opponent_tables(config.opponents.iter().map(ToString::to_string));
         let mut played = Vec::new();
         let mut unfinished = 0;
         let players = config.players();
@@ -191,13 +183,34 @@ impl<R: ModelGame> EvalConfig<R> {
                 record,
             });
         }
+        EvalResult::of(opponents, played, unfinished)
+    }
+}
+
+/// No game yet against each of `opponents` (their names, in table order).
+pub(crate) fn opponent_tables(opponents: impl IntoIterator<Item = String>) -> Vec<OpponentResult> {
+    opponents
+        .into_iter()
+        .map(|opponent| OpponentResult {
+            opponent,
+            ..OpponentResult::default()
+        })
+        .collect()
+}
+
+impl<R: ModelGame> EvalResult<R> {
+    /// The result of the `opponents`' matchups (the agent over all of them merged), the
+    /// finished `games` and the `unfinished` count: what `eval` tallies as it plays and
+    /// `verify` from the logs.
+    pub(crate) fn of(opponents: Vec<OpponentResult>, games: Vec<EvalGame<R>>, unfinished: usize) -> EvalResult<R> {
+        let mut agent = AgentStats::default();
         for result in &opponents {
-            all.merge(&result.matchup.agent);
+            agent.merge(&result.matchup.agent);
         }
         EvalResult {
             opponents,
-            agent: all,
-            games: played,
+            agent,
+            games,
             unfinished,
         }
     }

@@ -55,6 +55,7 @@ mod sequential;
 mod stop_judge;
 mod tournament;
 mod valuing;
+mod verify;
 
 pub use accuracy::{
     accuracy, calibration, eval_bench, probcut_bench, solve_all, Accuracy, Calibration, EvalBench, ProbcutRow, Solved,
@@ -110,3 +111,4 @@ pub use tournament::{
     TournamentGames,
 };
 pub use valuing::{RunValues, ValueError, Valued, Valuing};
+pub use verify::{verify, JudgeFor, Verified, VerifyError};

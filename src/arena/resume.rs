@@ -79,6 +79,7 @@ pub fn load_resume_state<R: ModelGame>(
         finished: BTreeMap::new(),
         set_aside: Vec::new(),
     };
+    let names: Vec<String> = players.iter().map(ToString::to_string).collect();
     for (index, scheduled) in schedule.iter().enumerate() {
         let number = index + 1;
         let path = game_log_path(dir, number);
@@ -91,7 +92,7 @@ pub fn load_resume_state<R: ModelGame>(
             state.set_aside.push(set_aside(&path)?);
             continue;
         }
-        check_players(&path, number, &log.records, players, scheduled, openings)?;
+        check_players(&path, number, &log.records, &names, scheduled, openings)?;
         let record = rebuild_game(&log.records).map_err(|reason| ResumeError::Corrupt {
             path: path.clone(),
             reason,
@@ -117,11 +118,14 @@ fn set_aside(path: &Path) -> Result<PathBuf, ResumeError> {
     Ok(target)
 }
 
-fn check_players<R: ModelGame>(
+/// Refuses a finished log of game `number` whose players (`names`, the players list
+/// as logs write it), seed or opening are not the ones `scheduled` plays from
+/// `openings`.
+pub(crate) fn check_players<R: ModelGame>(
     path: &Path,
     number: usize,
     records: &[Record],
-    players: &[PlayerSpec<R>],
+    names: &[String],
     scheduled: &ScheduledGame,
     openings: &Openings<R>,
 ) -> Result<(), ResumeError> {
@@ -140,8 +144,8 @@ fn check_players<R: ModelGame>(
         )
     };
     let expected = describe(
-        &players[scheduled.black].to_string(),
-        &players[scheduled.white].to_string(),
+        &names[scheduled.black],
+        &names[scheduled.white],
         scheduled.seed,
         &Squares::of::<R>(opening.start()),
         R::to_move(opening.start()),

@@ -100,6 +100,29 @@ pub async fn run_sequential<R: ModelGame>(
     })
 }
 
+/// The rule's answers over games already played (`records`, by schedule index), as
+/// [`run_sequential`] reached them: each pairing's stop (`None` where a game it needed
+/// before its stop is not there) and the decision log, in pairing order; and the
+/// schedule index of the first such missing game.
+pub(crate) fn decide_played<R: ModelGame>(
+    schedule: &[ScheduledGame],
+    pairings: &[Pairing],
+    rule: &StopJudge,
+    records: &[Option<GameRecord<R>>],
+) -> (Vec<Option<PairingStop>>, Vec<PairingStop>, Option<usize>) {
+    let mut states = vec![PairingState::default(); pairings.len()];
+    let mut missing = None;
+    for (state, pairing) in states.iter_mut().zip(pairings) {
+        let unplayed = state.advance(pairing, rule, schedule, records);
+        missing = missing.or(unplayed.first().copied());
+    }
+    (
+        states.iter().map(|s| s.stop.clone()).collect(),
+        states.into_iter().flat_map(|s| s.decisions).collect(),
+        missing,
+    )
+}
+
 /// Where one pairing's sequential test stands.
 #[derive(Clone, Default)]
 struct PairingState {

@@ -490,25 +490,31 @@ impl OpenTournament {
 
     /// Per pairing: games, the first player's wins, draws and losses, and the stop.
     fn pairing_results(&self, games: &RunGames<Othello>) -> Vec<PairingResult> {
-        let plan = &self.plan;
-        plan.pairings
-            .iter()
-            .enumerate()
-            .map(|(p, pairing)| {
-                let mut tally = Tally::default();
-                for &i in pairing.pairs.iter().flatten() {
-                    let Some(record) = &games.records[i] else { continue };
-                    tally.record(record.margin_for(plan.schedule[i].color_of(pairing.first)));
-                }
-                PairingResult {
-                    pairing: pairing.label.clone(),
-                    games: tally.games(),
-                    wins: tally.wins,
-                    draws: tally.draws,
-                    losses: tally.losses,
-                    stop: games.stops.get(p).cloned().flatten(),
-                }
-            })
-            .collect()
+        pairing_results(&self.plan, games)
     }
+}
+
+/// Per pairing of `plan`: the finished games of `games`, the first player's wins, draws
+/// and losses, and the stop (what results.json's `pairings` holds; `verify` derives it
+/// again from the logs).
+pub(crate) fn pairing_results(plan: &Plan, games: &RunGames<Othello>) -> Vec<PairingResult> {
+    plan.pairings
+        .iter()
+        .enumerate()
+        .map(|(p, pairing)| {
+            let mut tally = Tally::default();
+            for &i in pairing.pairs.iter().flatten() {
+                let Some(record) = &games.records[i] else { continue };
+                tally.record(record.margin_for(plan.schedule[i].color_of(pairing.first)));
+            }
+            PairingResult {
+                pairing: pairing.label.clone(),
+                games: tally.games(),
+                wins: tally.wins,
+                draws: tally.draws,
+                losses: tally.losses,
+                stop: games.stops.get(p).cloned().flatten(),
+            }
+        })
+        .collect()
 }

@@ -62,6 +62,13 @@ pub enum Command {
     Export(ExportArgs),
     /// Compare runs side by side; runs that share openings are compared game pair by pair.
     Compare(CompareArgs),
+    /// Seal run folders in one result bundle (a .tar.gz with a manifest of every file's
+    /// SHA-256; docs/bundles.md) that anyone can check with `verify`.
+    Bundle(BundleArgs),
+    /// Check a bundle or a run folder: every file against the manifest, every game
+    /// replayed through the rules and against the run's plan, every figure of
+    /// results.json derived again; exits 0 only when everything holds.
+    Verify(VerifyArgs),
     /// Write an Ollama Modelfile, and optionally create the model on the server.
     Modelfile(ModelfileArgs),
     /// List the prompts, templates and agent files built in (name, flag, sha256, use).
@@ -616,8 +623,8 @@ pub struct StatsArgs {
 /// `rate`.
 #[derive(Debug, Args)]
 pub struct RateArgs {
-    /// Run folders, folders of runs (logs/: every run under it) and/or game logs
-    /// (game-NNNN.jsonl); a game given twice counts once.
+    /// Run folders, folders of runs (logs/: every run under it), game logs and/or
+    /// result bundles (`bundle`).
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
     /// The player held fixed, and its rating: SPEC=ELO (default: random=0, else the
@@ -723,7 +730,8 @@ pub struct TournamentArgs {
 /// `report`.
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// Run folders, folders of runs (logs/: every run under it) and/or game logs.
+    /// Run folders, folders of runs (logs/: every run under it), game logs and/or
+    /// result bundles (`bundle`).
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
     /// Rate every player from these games alone: the published ladder's engines are
@@ -752,6 +760,26 @@ pub struct ExportArgs {
     pub output: Option<PathBuf>,
     #[command(flatten)]
     pub overwrite: Overwrite,
+}
+
+/// `bundle`.
+#[derive(Debug, Args)]
+pub struct BundleArgs {
+    /// Run folders to seal.
+    #[arg(required = true)]
+    pub runs: Vec<PathBuf>,
+    /// The bundle to write (`.tar.gz` by convention).
+    #[arg(short, long)]
+    pub output: PathBuf,
+    #[command(flatten)]
+    pub overwrite: Overwrite,
+}
+
+/// `verify`.
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// A bundle file, or a run folder.
+    pub path: PathBuf,
 }
 
 /// The record format of `export`.

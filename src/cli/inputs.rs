@@ -4,7 +4,7 @@
 //! ([`protocol::lines::read_file`]), so `/dev/zero`, a FIFO or a file of one endless
 //! line is refused naming the file and the cap instead of filling memory or waiting.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
@@ -32,4 +32,10 @@ pub(super) fn read_or_built_in(what: &str, path: &Path, built_in: Option<&str>, 
         Some(text) if !path.exists() => Ok(text.to_string()),
         _ => read_user_file(what, path, file_cap),
     }
+}
+
+/// The run folders, logs and result bundles a reader was given, each bundle read back
+/// and checked ([`runs::RunInputs`]); keep the value while reading its paths.
+pub(super) fn open_runs(paths: &[PathBuf]) -> Result<runs::RunInputs> {
+    runs::RunInputs::open(paths).context("cannot read a result bundle: check it with `othello-arena verify FILE`")
 }

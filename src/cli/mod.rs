@@ -4,6 +4,7 @@
 mod agent_args;
 mod args;
 mod bench;
+mod bundle;
 mod compare;
 mod engine_server;
 mod eval;
@@ -86,6 +87,8 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Report(args) => report_html::run(args),
         Command::Export(args) => export::run(args),
         Command::Compare(args) => compare::run(args),
+        Command::Bundle(args) => bundle::run_bundle(args),
+        Command::Verify(args) => bundle::run_verify(args),
         Command::Modelfile(args) => runtime()?.block_on(modelfile::run(args, &env)),
         Command::Prompts => prompts::run(),
         Command::Openings(args::OpeningsCommand::Generate(args)) => openings::run_generate(args),

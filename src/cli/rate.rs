@@ -9,7 +9,7 @@ use anyhow::{Context, Result};
 use serde_json::json;
 
 use super::args::RateArgs;
-use super::inputs::{read_or_built_in, SETTINGS_CAP};
+use super::inputs::{open_runs, read_or_built_in, SETTINGS_CAP};
 use super::outputs::{check_output_flag, write_output};
 use super::progress::{steps_line, Progress};
 use super::stats::print_notes;
@@ -22,7 +22,7 @@ use runs::{
 };
 use stats::{check_resamples, RatingWatch};
 
-pub(super) fn run(args: RateArgs) -> Result<()> {
+pub(super) fn run(mut args: RateArgs) -> Result<()> {
     let bootstrap = check_bootstrap(args.bootstrap)?;
     let inputs: Vec<&Path> = args.paths.iter().map(PathBuf::as_path).collect();
     for (flag, path) in [
@@ -34,6 +34,9 @@ pub(super) fn run(args: RateArgs) -> Result<()> {
             check_output_flag(flag, path, args.overwrite, &inputs, &[])?;
         }
     }
+    // Bundles are read as the run folders they hold (checked against their manifests).
+    let opened = open_runs(&args.paths)?;
+    args.paths.clone_from(&opened.paths);
     let ladder = ladder_choice(&args)?;
     let settings = RateSettings {
         anchor: args.anchor.clone(),

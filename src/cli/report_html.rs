@@ -7,6 +7,7 @@ use anyhow::Result;
 
 use super::args::ReportArgs;
 use super::args::DEFAULT_CALIBRATION;
+use super::inputs::open_runs;
 use super::intrinsic::logs_table;
 use super::outputs::{check_output_flag, write_output};
 use super::stats::{collect_groups, print_notes};
@@ -16,6 +17,12 @@ use runs::{report_page, RateSettings};
 pub(super) fn run(args: ReportArgs) -> Result<()> {
     let inputs: Vec<&Path> = args.paths.iter().map(PathBuf::as_path).collect();
     check_output_flag("-o", &args.output, args.overwrite, &inputs, &[])?;
+    // Bundles are read as the run folders they hold (checked against their manifests).
+    let opened = open_runs(&args.paths)?;
+    let args = ReportArgs {
+        paths: opened.paths.clone(),
+        ..args
+    };
     let groups = collect_groups(&args.paths)?;
     print_notes(&groups.logs.notes);
     let intrinsic = logs_table(

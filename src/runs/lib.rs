@@ -2,6 +2,8 @@
 //! "the logs of this folder" ([`read_game_logs`], [`Groups::read`]) and "its run.json"
 //! ([`RunFolder`], [`RunFile`]), called by every command and face that reads a run.
 //!
+//! - `bundle`: run folders sealed in one checkable file ([`write_bundle`], read back by
+//!   [`Bundle::open`]; docs/bundles.md is the format);
 //! - `run_folder`: a run folder's life on disk ([`RunFolder`]: atomic name, lock,
 //!   run.json, results.json, decisions.jsonl, set-aside logs);
 //! - `run_file` and `recorded`: run.json typed ([`RunFile`]: players, agent settings,
@@ -32,6 +34,7 @@
 #![deny(missing_docs)]
 
 mod agent_stats;
+mod bundle;
 mod calibration_file;
 mod compare;
 mod csv_table;
@@ -56,6 +59,11 @@ mod tally;
 mod two_tables;
 
 pub use agent_stats::{AgentRates, AgentStats, ServerSpeed};
+pub use bundle::{
+    first_difference, is_bundle, prompt_files, sha256_bytes, this_harness, write_bundle, Bundle, BundleError,
+    BundleHarness, Manifest, ManifestFile, RunInputs, BUNDLE_FORMAT, BUNDLE_VERSION, CALIBRATION_ENTRY, LADDER_ENTRY,
+    MANIFEST, MAX_BUNDLE_BYTES, MAX_ENTRIES, MAX_ENTRY_BYTES,
+};
 pub use calibration_file::{ReadCalibrationError, SHIPPED_CALIBRATION, SHIPPED_CALIBRATION_PATH};
 pub use compare::{load_run, CompareError, Compared, ComparedRun, Comparison, Paired, Pooled, Verdict};
 pub use csv_table::CsvTable;

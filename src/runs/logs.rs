@@ -108,13 +108,17 @@ pub enum LogsError {
 }
 
 /// Reads every game log under `paths` (run folders: their `game-*.jsonl`; files: as
-/// given), each log once by its real path, and checks it against the rules. A log whose
-/// last line was cut off is an unfinished game; one with no whole record at all (cut
-/// off at its first line) is left out; both with a note.
+/// given), each log once by its real path and once by its content (the same game
+/// submitted twice, in two bundles or a bundle and its folder, counts once), and checks
+/// it against the rules. A log whose last line was cut off is an unfinished game; one
+/// with no whole record at all (cut off at its first line) is left out; both with a
+/// note.
 pub fn read_game_logs(paths: &[PathBuf]) -> Result<GameLogs, LogsError> {
     let mut logs = GameLogs::default();
     let mut seen = BTreeSet::new();
+    let mut contents = BTreeSet::new();
     let mut repeated: Vec<PathBuf> = Vec::new();
+    let mut copies: Vec<PathBuf> = Vec::new();
     for path in paths {
         for file in log_files(path, &mut logs.notes)? {
             let real = std::fs::canonicalize(&file).map_err(|source| LogsError::Io {
@@ -127,6 +131,15 @@ pub fn read_game_logs(paths: &[PathBuf]) -> Result<GameLogs, LogsError> {
             }
             let run = real.parent().map_or_else(|| PathBuf::from("/"), Path::to_path_buf);
             if let Some(game) = read_one(file.clone(), run, &mut logs.notes)? {
+                // Read whole already (a plain file within the log's caps): hashed now.
+                let bytes = std::fs::read(&real).map_err(|source| LogsError::Io {
+                    path: file.clone(),
+                    source,
+                })?;
+                if !contents.insert(crate::sha256_bytes(&bytes)) {
+                    copies.push(file);
+                    continue;
+                }
                 if let Some(first) = logs.games.first().filter(|g| g.replay.game != game.replay.game) {
                     return Err(LogsError::MixedGames {
                         path: file,
@@ -139,6 +152,14 @@ pub fn read_game_logs(paths: &[PathBuf]) -> Result<GameLogs, LogsError> {
         }
     }
     logs.game = logs.games.first().map_or(Game::Othello, |g| g.replay.game);
+    if let Some(first) = copies.first() {
+        logs.notes.push(format!(
+            "{} game log(s) with the same bytes as one read before (the first: {}): the same game \
+             given twice, counted once",
+            copies.len(),
+            first.display()
+        ));
+    }
     if let Some(first) = repeated.first() {
         logs.notes.push(format!(
             "{} game log(s) reached by more than one of the paths given (the first: {}) \

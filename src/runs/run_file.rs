@@ -427,13 +427,29 @@ impl RunFile {
             RunKind::Eval(EvalRun { agent, .. }) | RunKind::Probe(ProbeRun { agent, .. }) => {
                 Some(agent).filter(|agent| agent.spec() == spec)
             }
+            _ => self
+                .agents()
+                .into_iter()
+                .find(|(s, _)| *s == spec)
+                .map(|(_, agent)| agent),
+        }
+    }
+
+    /// Every LLM player the run records, with its spec as the logs name it (an eval's or
+    /// a probe's agent, else the players that have agent settings).
+    pub fn agents(&self) -> Vec<(String, &AgentConfig)> {
+        match &self.run {
+            RunKind::Eval(EvalRun { agent, .. }) | RunKind::Probe(ProbeRun { agent, .. }) => {
+                vec![(agent.spec(), agent)]
+            }
             RunKind::Play(PlayRun { players, .. })
             | RunKind::Tournament(TournamentRun { players, .. })
             | RunKind::Serve(ServeRun { players, .. })
             | RunKind::Mcp(McpRun { players, .. })
-            | RunKind::Place(PlaceRun { players, .. }) => {
-                players.iter().find(|p| p.spec == spec).and_then(|p| p.agent.as_ref())
-            }
+            | RunKind::Place(PlaceRun { players, .. }) => players
+                .iter()
+                .filter_map(|p| Some((p.spec.clone(), p.agent.as_ref()?)))
+                .collect(),
         }
     }
 
