@@ -213,6 +213,12 @@ fn score<R: ModelGame>(
     let games = result.games_to_score();
     let stop = eval.config.run.stop.as_deref();
     let moves = value_decisions(&games, scoring, args.json, stop, (eval.run.path(), playing))?;
+    if moves.is_some() && !args.score_moves && !args.json {
+        eprintln!(
+            "the values rate the agent intrinsically (`othello-arena rate {}`); --score-moves reports its move quality here",
+            eval.run.path().display()
+        );
+    }
     Ok(moves.map(|moves| result.move_quality(&moves, eval.config.opponents.len())))
 }
 
