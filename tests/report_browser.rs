@@ -176,4 +176,15 @@ fn check_cost_chart(driver: &Driver) {
     );
     assert_eq!((&cost[0], &cost[1]), (&json!(1), &json!(1)), "{cost}");
     assert!(cost[2].as_str().unwrap().starts_with("llm:hostile: "), "{cost}");
+    // The results ratings as a table, one row a player, not only as the chart's dots.
+    let rows = driver.script(
+        "return [...document.querySelectorAll('#ratings-table tr')].slice(1).map(r => r.cells[0].textContent + ' ' + r.cells[2].textContent);",
+    );
+    let rows: Vec<&str> = rows.as_array().unwrap().iter().filter_map(Value::as_str).collect();
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert!(rows.iter().any(|r| r.starts_with("llm:hostile ")), "{rows:?}");
+    assert!(
+        rows.iter().any(|r| r.starts_with("greedy ") && r.ends_with("(held)")),
+        "{rows:?}"
+    );
 }
