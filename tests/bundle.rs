@@ -311,6 +311,21 @@ fn a_bundle_holds_the_prompts_an_llm_player_used_and_an_edited_prompt_fails() {
     let elo =
         |o: &Output| -> Value { serde_json::from_slice::<Value>(&o.stdout).unwrap()["as_played"]["rows"].clone() };
     assert_eq!(elo(&from_bundle), elo(&from_folder));
+    // So do `stats`, `export` and `compare`.
+    let groups = |o: &Output| -> Value { serde_json::from_slice::<Value>(&o.stdout).unwrap()["groups"].clone() };
+    let stats = arena(&["stats", sealed.to_str().unwrap(), "--json"]);
+    assert!(stats.status.success(), "{}", text(&stats));
+    assert_eq!(
+        groups(&stats),
+        groups(&arena(&["stats", dir.join("run").to_str().unwrap(), "--json"]))
+    );
+    let exported = arena(&["export", sealed.to_str().unwrap()]);
+    assert_eq!(
+        exported.stdout,
+        arena(&["export", dir.join("run").to_str().unwrap()]).stdout
+    );
+    let compared = arena(&["compare", dir.join("run").to_str().unwrap(), sealed.to_str().unwrap()]);
+    assert!(compared.status.success(), "{}", text(&compared));
     // So does `report`, the same games given twice counted once.
     let page = dir.join("report.html");
     let (folder, sealed) = (dir.join("run"), sealed.to_str().unwrap());

@@ -611,8 +611,8 @@ pub struct ReplayArgs {
 /// `stats`.
 #[derive(Debug, Args)]
 pub struct StatsArgs {
-    /// Run folders, folders of runs (logs/: every run under it) and/or game logs
-    /// (game-NNNN.jsonl).
+    /// Run folders, folders of runs (logs/: every run under it), game logs
+    /// (game-NNNN.jsonl) and/or result bundles (`bundle`).
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
     /// Print one JSON object (key groups) instead of the tables.
@@ -748,7 +748,8 @@ pub struct ReportArgs {
 /// `export`.
 #[derive(Debug, Args)]
 pub struct ExportArgs {
-    /// Run folders, folders of runs (logs/: every run under it) and/or game logs.
+    /// Run folders, folders of runs (logs/: every run under it), game logs and/or
+    /// result bundles (`bundle`).
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
     /// ggf (one record a game: players, result, start position, every move and pass,
@@ -794,8 +795,8 @@ pub enum ExportFormat {
 /// `compare`.
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    /// Run folders, or folders of runs (every run under it, by path): the first run is
-    /// the baseline, each other one is compared with it.
+    /// Run folders, folders of runs (every run under it, by path) or result bundles
+    /// (their runs): the first run is the baseline, each other one is compared with it.
     #[arg(required = true, num_args = 1..)]
     pub runs: Vec<PathBuf>,
     /// Print one JSON object (keys runs and comparisons) instead of the tables.

@@ -6,6 +6,7 @@
 use anyhow::Result;
 
 use super::args::CompareArgs;
+use super::inputs::open_runs;
 use super::stats::print_notes;
 use super::stdout::{out, outln};
 use runs::{CompareError, Compared, ComparedRun, GroupsError};
@@ -22,8 +23,9 @@ fn load_run(path: &std::path::Path) -> Result<ComparedRun> {
 }
 
 pub(super) fn run(args: CompareArgs) -> Result<()> {
+    let opened = open_runs(&args.runs)?;
     let mut paths = Vec::new();
-    for path in &args.runs {
+    for path in &opened.paths {
         let (runs, note) = runs::run_folders(path)?;
         print_notes(note.as_slice());
         paths.extend(runs);

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 
 use super::args::{ExportArgs, ExportFormat};
+use super::inputs::open_runs;
 use super::outputs::{check_output_flag, write_output};
 use super::stats::print_notes;
 use super::stdout::out;
@@ -16,7 +17,8 @@ pub(super) fn run(args: ExportArgs) -> Result<()> {
     if let Some(output) = &args.output {
         check_output_flag("-o", output, args.overwrite, &inputs, &[])?;
     }
-    let logs = read_game_logs(&args.paths)?;
+    let opened = open_runs(&args.paths)?;
+    let logs = read_game_logs(&opened.paths)?;
     print_notes(&logs.notes);
     let mut text = String::new();
     let mut skipped = Vec::new();

@@ -11,6 +11,7 @@ use anyhow::{bail, Result};
 use serde_json::json;
 
 use super::args::StatsArgs;
+use super::inputs::open_runs;
 use super::report::{agent_lines, opponent_rows, tally_header};
 use super::stdout::{out, outln};
 use game::Game;
@@ -36,7 +37,9 @@ pub(super) fn collect_groups(paths: &[PathBuf]) -> Result<Groups> {
 }
 
 pub(super) fn run(args: StatsArgs) -> Result<()> {
-    let Groups { groups, logs } = collect_groups(&args.paths)?;
+    // Bundles are read as the run folders they hold (checked against their manifests).
+    let opened = open_runs(&args.paths)?;
+    let Groups { groups, logs } = collect_groups(&opened.paths)?;
     print_notes(&logs.notes);
     if args.json {
         outln!("{}", json!({ "groups": groups_json(&groups), "notes": logs.notes }))?;
