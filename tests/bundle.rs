@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::time::{Duration, Instant};
 
+use crate::support::command::Eval;
 use crate::support::{model_host, run_arena, run_tournament, temp_dir};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -339,25 +340,15 @@ fn an_eval_is_derived_again_from_its_logs_and_an_edited_tally_fails() {
     let (host, _) = model_host("m", Duration::ZERO);
     let dir = temp_dir("bundle", "eval");
     let run = dir.join("run");
-    let args = [
-        "eval",
-        "--agent",
-        "llm:m",
-        "--vs",
-        "random,greedy",
-        "--games",
-        "2",
-        "--opening-random",
-        "2",
-        "--system",
-        "tool-en",
-        "--stop",
-        "sprt:0,200",
-        "--no-score-moves",
-        "--log-dir",
-        run.to_str().unwrap(),
-    ];
-    let made = run_arena(&args, &host.url);
+    let made = Eval::model("m")
+        .vs("random,greedy")
+        .games(2)
+        .flag("opening-random", 2)
+        .flag("system", "tool-en")
+        .flag("stop", "sprt:0,200")
+        .switch("no-score-moves")
+        .log_dir(&run)
+        .run(&host.url);
     assert!(made.status.success(), "{}", text(&made));
     let sealed = dir.join("sealed.tar.gz");
     bundle(&run, &sealed);
