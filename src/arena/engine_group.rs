@@ -134,30 +134,42 @@ fn members_running(_pgid: libc::pid_t) -> bool {
     true
 }
 
-/// Polls `done` every [`POLL`] on this thread until it holds or `limit` passes;
-/// whether it held.
-fn wait_blocking(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
-    let deadline = Instant::now() + limit;
-    loop {
-        if done() {
-            return true;
+/// A wait of at most a given time for a condition, looked at every [`POLL`].
+struct Wait {
+    deadline: Instant,
+}
+
+impl Wait {
+    fn new(limit: Duration) -> Wait {
+        Wait {
+            deadline: Instant::now() + limit,
         }
-        if Instant::now() >= deadline {
-            return false;
+    }
+
+    /// `Some(true)` once the condition holds (`done`), `Some(false)` once the time is
+    /// up, `None` while the wait goes on.
+    fn over(&self, done: bool) -> Option<bool> {
+        (done || Instant::now() >= self.deadline).then_some(done)
+    }
+}
+
+/// Looks at `done` on this thread until it holds or `limit` passes; whether it held.
+fn wait_blocking(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
+    let wait = Wait::new(limit);
+    loop {
+        if let Some(held) = wait.over(done()) {
+            return held;
         }
         std::thread::sleep(POLL);
     }
 }
 
-/// [`wait_blocking`] for async callers: the polls sleep on the runtime.
+/// [`wait_blocking`] for async callers: the waits between looks sleep on the runtime.
 async fn wait_async(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
-    let deadline = Instant::now() + limit;
+    let wait = Wait::new(limit);
     loop {
-        if done() {
-            return true;
-        }
-        if Instant::now() >= deadline {
-            return false;
+        if let Some(held) = wait.over(done()) {
+            return held;
         }
         tokio::time::sleep(POLL).await;
     }
