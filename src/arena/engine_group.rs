@@ -262,11 +262,12 @@ impl Drop for ProcessGroup {
 }
 
 /// Ends every engine process group of this process still alive, and keeps any from
-/// starting from now on: SIGTERM to all, up to [`TERM_GRACE`] for their processes to
-/// exit, SIGKILL to every process left, the leaders reaped and every process of the
-/// groups waited for (up to [`KILL_WAIT`]), each engine's stderr tail saved beside its
-/// game's log. For a harness about to exit without unwinding (a second Ctrl-C,
-/// SIGTERM): once it returns, no engine process of this harness runs.
+/// starting from now on: SIGTERM to all, up to `TERM_GRACE` (half a second) for their
+/// processes to exit, SIGKILL to every process left, the leaders reaped and every
+/// process of the groups waited for (up to `KILL_WAIT`, two seconds), each engine's
+/// stderr tail saved beside its game's log. For a harness about to exit without
+/// unwinding (a second Ctrl-C, SIGTERM): once it returns, no engine process of this
+/// harness runs.
 pub fn end_engine_processes() {
     let groups = {
         let mut registry = registry();
