@@ -116,6 +116,18 @@ pub enum MoveScoresError {
         #[source]
         source: std::io::Error,
     },
+    /// The run folder is locked by a run in progress (an eval writing it): its file is
+    /// that run's to write, and is left alone.
+    #[error(
+        "{path} was not written: its run is in progress ({holder} holds the folder's lock), and the file is \
+         that run's to write"
+    )]
+    InProgress {
+        /// The file.
+        path: PathBuf,
+        /// What the lock file says about its holder.
+        holder: String,
+    },
     /// A line that is not a scored move.
     #[error("line {line} of {path} is not a scored move: move the file aside and `rate` values the run again")]
     Line {
