@@ -478,7 +478,7 @@ fn command_line(pid: u32) -> String {
 /// the engine in the background (its stdin kept), recording the three process ids; it
 /// waits for the engine only. A tournament of many short games against greedy, two at
 /// a time, so a signal finds engines starting, playing, quitting and being ended.
-fn busy_tournament(name: &str) -> (Setup, Command) {
+fn busy_tournament(name: &str, games: u32) -> (Setup, Command) {
     let dir = temp_dir("engine-processes", name);
     let launcher = dir.join("busy.sh");
     std::fs::write(
@@ -497,7 +497,7 @@ fn busy_tournament(name: &str) -> (Setup, Command) {
     let file = dir.join("tournament.toml");
     std::fs::write(
         &file,
-        format!("format = \"round-robin\"\nengines = [\"greedy\"]\ngames = 400\nseed = 4\n{table}"),
+        format!("format = \"round-robin\"\nengines = [\"greedy\"]\ngames = {games}\nseed = 4\n{table}"),
     )
     .unwrap();
     let setup = Setup { dir, pids, engines };
@@ -519,7 +519,7 @@ fn sigterm_at_any_moment_leaves_no_engine_process_once_the_run_has_exited() {
     for round in 0..16u64 {
         let how = if round % 4 == 3 { "-INT" } else { "-TERM" };
         let name = format!("signal-race-{round}");
-        let (setup, command) = busy_tournament(&name);
+        let (setup, command) = busy_tournament(&name, 400);
         let mut child = spawn(command);
         let start = Instant::now();
         while setup.pids().is_empty() {
@@ -536,6 +536,25 @@ fn sigterm_at_any_moment_leaves_no_engine_process_once_the_run_has_exited() {
         let (output, _) = ended_within(child, Duration::from_secs(15));
         assert_eq!(output.status.code(), Some(130), "{name} {how}: {}", stderr(&output));
         setup.assert_none_left_at_once(&format!("{name} {how}"));
+        let _ = std::fs::remove_dir_all(&setup.dir);
+    }
+}
+
+/// A tournament that plays to its end: every engine process of every game (the last
+/// game's too, ended as the run exits) is gone by the time the run has exited.
+#[test]
+fn a_tournament_played_to_its_end_leaves_no_engine_process() {
+    for round in 0..3 {
+        let name = format!("normal-end-{round}");
+        let (setup, mut command) = busy_tournament(&name, 4);
+        let output = command.output().unwrap();
+        assert!(output.status.success(), "{name}: {}", stderr(&output));
+        assert_eq!(
+            setup.pids().len(),
+            3 * 5,
+            "{name}: the handshake's process and four games'"
+        );
+        setup.assert_none_left_at_once(&name);
         let _ = std::fs::remove_dir_all(&setup.dir);
     }
 }
