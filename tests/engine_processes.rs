@@ -544,19 +544,12 @@ fn sigterm_at_any_moment_leaves_no_engine_process_once_the_run_has_exited() {
 /// game's too, ended as the run exits) is gone by the time the run has exited.
 #[test]
 fn a_tournament_played_to_its_end_leaves_no_engine_process() {
-    for round in 0..3 {
-        let name = format!("normal-end-{round}");
-        let (setup, mut command) = busy_tournament(&name, 4);
-        let output = command.output().unwrap();
-        assert!(output.status.success(), "{name}: {}", stderr(&output));
-        assert_eq!(
-            setup.pids().len(),
-            3 * 5,
-            "{name}: the handshake's process and four games'"
-        );
-        setup.assert_none_left_at_once(&name);
-        let _ = std::fs::remove_dir_all(&setup.dir);
-    }
+    let (setup, mut command) = busy_tournament("normal-end", 4);
+    let output = command.output().unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(setup.pids().len(), 3 * 5, "the handshake's process and four games'");
+    setup.assert_none_left_at_once("normal end");
+    let _ = std::fs::remove_dir_all(&setup.dir);
 }
 
 /// An engine behind a launch script that does not `exec`, timed out: its whole group
