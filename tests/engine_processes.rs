@@ -131,25 +131,29 @@ impl Setup {
         text.lines().map(|l| l.trim().parse().unwrap()).collect()
     }
 
-    /// Fails naming every recorded process still alive, once our binary has ended
-    /// (a moment is allowed for `init` to take them over).
+    /// Fails naming every recorded process still running the moment our binary has
+    /// exited (issue 55: no grace for `init`): each must be gone, or a zombie.
     fn assert_none_left(&self, what: &str) {
         let pids = self.pids();
         assert!(!pids.is_empty(), "{what}: the engine never started");
-        let deadline = Instant::now() + Duration::from_secs(2);
-        loop {
-            let left: Vec<u32> = pids.iter().copied().filter(|&pid| alive(pid)).collect();
-            if left.is_empty() {
-                return;
-            }
-            if Instant::now() > deadline {
-                for &pid in &left {
-                    let _ = Command::new("kill").args(["-KILL", &pid.to_string()]).status();
-                }
-                panic!("{what}: engine processes left running: {left:?} (of {pids:?})");
-            }
-            std::thread::sleep(Duration::from_millis(50));
+        let ours = |line: &String| {
+            line.contains("sleep 1000")
+                || line.contains(&*self.dir.to_string_lossy())
+                || line.contains("engine --protocol gtp")
+        };
+        let left: Vec<(u32, String)> = pids
+            .iter()
+            .filter(|&&pid| alive(pid))
+            .map(|&pid| (pid, command_line(pid)))
+            .filter(|(_, line)| ours(line))
+            .collect();
+        for (pid, _) in &left {
+            let _ = Command::new("kill").args(["-KILL", &pid.to_string()]).status();
         }
+        assert!(
+            left.is_empty(),
+            "{what}: engine processes still running when the run had exited: {left:?} (of {pids:?})"
+        );
     }
 }
 
@@ -439,33 +443,6 @@ fn an_mcp_client_gone_while_the_engine_thinks_stops_the_game_at_once() {
     );
 }
 
-/// Issue 55, class 5: the races between a run's exit and its engines' end, checked by
-/// process id the moment our binary has exited (no grace for `init`): a recorded
-/// process must be gone, or a zombie (ended, only a parent's wait left).
-impl Setup {
-    fn assert_none_left_at_once(&self, what: &str) {
-        let pids = self.pids();
-        assert!(!pids.is_empty(), "{what}: the engine never started");
-        let left: Vec<(u32, String)> = pids
-            .iter()
-            .filter(|&&pid| alive(pid))
-            .map(|&pid| (pid, command_line(pid)))
-            .filter(|(_, line)| {
-                line.contains("sleep 1000")
-                    || line.contains(&*self.dir.to_string_lossy())
-                    || line.contains("engine --protocol gtp")
-            })
-            .collect();
-        for (pid, _) in &left {
-            let _ = Command::new("kill").args(["-KILL", &pid.to_string()]).status();
-        }
-        assert!(
-            left.is_empty(),
-            "{what}: engine processes still running when the run had exited: {left:?} (of {pids:?})"
-        );
-    }
-}
-
 /// Process `pid`'s command line, its arguments joined by spaces.
 fn command_line(pid: u32) -> String {
     let bytes = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
@@ -535,7 +512,7 @@ fn sigterm_at_any_moment_leaves_no_engine_process_once_the_run_has_exited() {
         signal(&child, how);
         let (output, _) = ended_within(child, Duration::from_secs(15));
         assert_eq!(output.status.code(), Some(130), "{name} {how}: {}", stderr(&output));
-        setup.assert_none_left_at_once(&format!("{name} {how}"));
+        setup.assert_none_left(&format!("{name} {how}"));
         let _ = std::fs::remove_dir_all(&setup.dir);
     }
 }
@@ -548,7 +525,7 @@ fn a_tournament_played_to_its_end_leaves_no_engine_process() {
     let output = command.output().unwrap();
     assert!(output.status.success(), "{}", stderr(&output));
     assert_eq!(setup.pids().len(), 3 * 5, "the handshake's process and four games'");
-    setup.assert_none_left_at_once("normal end");
+    setup.assert_none_left("normal end");
     let _ = std::fs::remove_dir_all(&setup.dir);
 }
 
@@ -568,7 +545,7 @@ fn a_timed_out_engine_behind_a_launch_script_is_gone_when_the_run_exits() {
             said.contains("did not answer `genmove black` within 0.2 s"),
             "{name}: {said}"
         );
-        setup.assert_none_left_at_once(&name);
+        setup.assert_none_left(&name);
         let _ = std::fs::remove_dir_all(&setup.dir);
     }
 }
