@@ -361,6 +361,17 @@ fn lines_too_long_too_deep_or_not_json_are_answered_and_the_session_goes_on() {
     assert_eq!(parse["error"]["code"], json!(-32700), "{answers:?}");
     assert!(message(&parse).contains("not JSON"), "{parse}");
     assert_eq!(answers.len(), 3, "the response got no answer: {answers:?}");
+    // A line of exactly 16 MiB is read: the cap is rmcp's own.
+    let base = json!({ "jsonrpc": "2.0", "id": 45, "method": "ping", "params": { "x": "" } })
+        .to_string()
+        .len();
+    let padded = server.request(45, "ping", json!({ "x": "a".repeat((16 << 20) - base) }));
+    assert_eq!(
+        padded["result"],
+        json!({}),
+        "{}",
+        &padded.to_string()[..200.min(padded.to_string().len())]
+    );
     server.close();
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -109,7 +109,9 @@ pub async fn serve<R: ModelGame>(options: McpOptions<R>) -> anyhow::Result<Optio
         initialized: AtomicBool::new(false),
     };
     let (input, refusals) = wire::read_lines(tokio::io::stdin());
-    let transport = rmcp::transport::async_rw::AsyncRwTransport::new_server(input, tokio::io::stdout());
+    // rmcp's cap counts a line's newline, which ours does not: every line passed on fits.
+    let transport = rmcp::transport::async_rw::AsyncRwTransport::new_server(input, tokio::io::stdout())
+        .with_max_line_length(wire::MAX_LINE + 1);
     let transport = wire::Answering::new(transport, refusals);
     let running = server.serve(handshake::Lenient::new(transport)).await;
     if let Ok(running) = running {

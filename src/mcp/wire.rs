@@ -21,7 +21,8 @@ use rmcp::RoleServer;
 use tokio::io::{AsyncRead, AsyncWriteExt, BufReader, DuplexStream};
 use tokio::sync::mpsc;
 
-/// The longest line read, in bytes: rmcp's own cap, so no line it would read is refused.
+/// The longest line read, in bytes (its newline not counted): rmcp's own cap, so no
+/// line it would read is refused (its transport is told to take every line passed on).
 pub(super) const MAX_LINE: usize = rmcp::transport::async_rw::DEFAULT_MAX_LINE_LENGTH;
 /// The deepest nesting of arrays and objects in a line passed on (no MCP message
 /// comes near it; rmcp's parser stops at 128).
