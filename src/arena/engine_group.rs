@@ -219,21 +219,25 @@ impl ProcessGroup {
 
     /// Ends the whole group (the module's sequence: SIGTERM, up to [`TERM_GRACE`] for
     /// every process of it to exit, SIGKILL, the leader reaped, its processes waited
-    /// for) and returns the leader's exit status. Ending an ended group only returns
-    /// the status.
+    /// for) and returns the leader's exit status (an error when the leader outlasts the
+    /// wait). Ending an ended group only returns the status.
     pub(crate) async fn end(&mut self) -> std::io::Result<ExitStatus> {
         if let Some(pgid) = self.pgid {
             signal_group(pgid, libc::SIGTERM);
             wait_async(TERM_GRACE, || has_exited(pgid) && !group_running(pgid)).await;
             signal_group(pgid, libc::SIGKILL);
-            let waited = tokio::time::timeout(KILL_WAIT, self.child.wait()).await;
+            // Reaped here; a leader the kernel holds past SIGKILL is let go after the wait.
+            let _ = tokio::time::timeout(KILL_WAIT, self.child.wait()).await;
             wait_async(KILL_WAIT, || !group_running(pgid)).await;
             self.forget();
-            if let Ok(status) = waited {
-                return status;
-            }
         }
-        self.child.wait().await
+        match self.child.try_wait()? {
+            Some(status) => Ok(status),
+            None => Err(std::io::Error::other(format!(
+                "still running {} s after SIGKILL",
+                KILL_WAIT.as_secs()
+            ))),
+        }
     }
 
     /// Takes the group off the list of live groups.
