@@ -31,6 +31,14 @@ impl Raw {
         }
     }
 
+    /// The server with its session under way: initialized, and told so.
+    fn session(dir: &Path, args: &[&str]) -> Raw {
+        let mut server = Raw::start(dir, args);
+        server.initialize();
+        server.line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        server
+    }
+
     fn line(&mut self, line: &str) {
         let input = self.input.as_mut().expect("open");
         writeln!(input, "{line}").expect("the server reads");
@@ -117,9 +125,7 @@ fn message(answer: &Value) -> String {
 #[test]
 fn bad_calls_in_blind_play_get_errors_with_the_fix_and_never_name_the_legal_moves() {
     let dir = crate::support::temp_dir("mcp-hostile", "blind");
-    let mut server = Raw::start(&dir, &["--legal-moves", "hidden", "--max-invalid", "50"]);
-    server.initialize();
-    server.line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    let mut server = Raw::session(&dir, &["--legal-moves", "hidden", "--max-invalid", "50"]);
     let tools = server.request(2, "tools/list", json!({}));
     let simulate = tools["result"]["tools"][2]["description"].as_str().unwrap_or_default();
     assert!(
@@ -291,9 +297,7 @@ fn run_file(dir: &Path) -> String {
 #[test]
 fn a_second_initialize_is_refused_and_the_player_keeps_its_name() {
     let dir = crate::support::temp_dir("mcp-hostile", "initialize-twice");
-    let mut server = Raw::start(&dir, &["--opponent", "random"]);
-    server.initialize();
-    server.line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    let mut server = Raw::session(&dir, &["--opponent", "random"]);
     for (id, name) in [(2, "renamed"), (3, "hostile")] {
         let params = json!({
             "protocolVersion": "2024-11-05",
@@ -320,9 +324,7 @@ fn a_second_initialize_is_refused_and_the_player_keeps_its_name() {
 #[test]
 fn lines_too_long_too_deep_or_not_json_are_answered_and_the_session_goes_on() {
     let dir = crate::support::temp_dir("mcp-hostile", "unreadable-lines");
-    let mut server = Raw::start(&dir, &[]);
-    server.initialize();
-    server.line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    let mut server = Raw::session(&dir, &[]);
     let call = |id: u64, arguments: &str| {
         format!(
             r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"get_state","arguments":{arguments}}}}}"#
@@ -382,9 +384,7 @@ fn lines_too_long_too_deep_or_not_json_are_answered_and_the_session_goes_on() {
 #[test]
 fn a_session_starts_at_most_a_thousand_games() {
     let dir = crate::support::temp_dir("mcp-hostile", "session-cap");
-    let mut server = Raw::start(&dir, &["--opponent", "random", "--max-games", "1024"]);
-    server.initialize();
-    server.line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    let mut server = Raw::session(&dir, &["--opponent", "random", "--max-games", "1024"]);
     let mut id = 10;
     let mut call = |server: &mut Raw, tool: &str, arguments: Value| {
         id += 1;
