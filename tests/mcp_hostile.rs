@@ -16,12 +16,27 @@ struct Raw {
     child: Child,
     input: Option<ChildStdin>,
     output: BufReader<ChildStdout>,
+    /// The messages read before the last request's answer (other answers, errors).
+    seen: Vec<Value>,
 }
 
 impl Raw {
     fn start(dir: &Path, args: &[&str]) -> Raw {
         let (child, input, output) = mcp_server(dir, args, Stdio::null());
-        Raw { child, input, output }
+        Raw {
+            child,
+            input,
+            output,
+            seen: Vec::new(),
+        }
+    }
+
+    /// The server with its session under way: initialized, and told so.
+    fn session(dir: &Path, args: &[&str]) -> Raw {
+        let mut server = Raw::start(dir, args);
+        server.initialize();
+        server.line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        server
     }
 
     fn line(&mut self, line: &str) {
@@ -33,6 +48,7 @@ impl Raw {
     /// Sends request `id` and returns its response.
     fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
         self.line(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }).to_string());
+        self.seen.clear();
         loop {
             let mut line = String::new();
             let read = self.output.read_line(&mut line).expect("the server answers");
@@ -41,6 +57,7 @@ impl Raw {
             if message["id"] == json!(id) {
                 return message;
             }
+            self.seen.push(message);
         }
     }
 
@@ -108,9 +125,7 @@ fn message(answer: &Value) -> String {
 #[test]
 fn bad_calls_in_blind_play_get_errors_with_the_fix_and_never_name_the_legal_moves() {
     let dir = crate::support::temp_dir("mcp-hostile", "blind");
-    let mut server = Raw::start(&dir, &["--legal-moves", "hidden", "--max-invalid", "50"]);
-    server.initialize();
-    server.line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    let mut server = Raw::session(&dir, &["--legal-moves", "hidden", "--max-invalid", "50"]);
     let tools = server.request(2, "tools/list", json!({}));
     let simulate = tools["result"]["tools"][2]["description"].as_str().unwrap_or_default();
     assert!(
@@ -257,4 +272,145 @@ fn a_player_that_needs_a_terminal_is_refused_by_the_mcp_face() {
         stderr.contains("--opponent human reads its moves from the terminal"),
         "{stderr}"
     );
+}
+
+/// The run.json of the server's run folder under `dir` (at any depth of two).
+fn run_file(dir: &Path) -> String {
+    let mut folders = vec![dir.to_path_buf()];
+    for _ in 0..3 {
+        if let Some(found) = folders.iter().map(|f| f.join("run.json")).find(|p| p.is_file()) {
+            return std::fs::read_to_string(found).unwrap();
+        }
+        folders = folders
+            .iter()
+            .filter_map(|f| std::fs::read_dir(f).ok())
+            .flatten()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.is_dir())
+            .collect();
+    }
+    panic!("no run.json under {}", dir.display());
+}
+
+/// A second `initialize` in a session used to rename the player: it is refused with
+/// a JSON-RPC error naming the first, and the games keep the first name.
+#[test]
+fn a_second_initialize_is_refused_and_the_player_keeps_its_name() {
+    let dir = crate::support::temp_dir("mcp-hostile", "initialize-twice");
+    let mut server = Raw::session(&dir, &["--opponent", "random"]);
+    for (id, name) in [(2, "renamed"), (3, "hostile")] {
+        let params = json!({
+            "protocolVersion": "2024-11-05",
+            "capabilities": {},
+            "clientInfo": { "name": name, "version": "9" }
+        });
+        let again = server.request(id, "initialize", params);
+        assert_eq!(again["error"]["code"], json!(-32600), "{again}");
+        let text = message(&again);
+        assert!(text.contains("initialized already as hostile 1"), "{again}");
+    }
+    let started = server.request(4, "tools/call", json!({ "name": "new_game", "arguments": {} }));
+    assert_eq!(started["result"]["isError"], json!(false), "{started}");
+    let run = run_file(&dir);
+    assert!(run.contains("mcp:hostile") && !run.contains("renamed"), "{run}");
+    server.close();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A line over 16 MiB, a deeply nested one and one that is not JSON used to be dropped
+/// without a word (the client waited for its answer): each is answered, with its id
+/// where the line names one and a null id where it cannot (a parse error, as JSON-RPC
+/// 2.0 says), a response is never answered, and the session goes on.
+#[test]
+fn lines_too_long_too_deep_or_not_json_are_answered_and_the_session_goes_on() {
+    let dir = crate::support::temp_dir("mcp-hostile", "unreadable-lines");
+    let mut server = Raw::session(&dir, &[]);
+    let call = |id: u64, arguments: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"get_state","arguments":{arguments}}}}}"#
+        )
+    };
+    let huge = call(41, &format!(r#"{{"game_id":1,"x":"{}"}}"#, "a".repeat(17 << 20)));
+    let deep = call(
+        42,
+        &format!(r#"{{"game_id":{}1{}}}"#, "[".repeat(5000), "]".repeat(5000)),
+    );
+    let deep_response = format!(
+        r#"{{"jsonrpc":"2.0","id":7,"result":{}{}}}"#,
+        "[".repeat(5000),
+        "]".repeat(5000)
+    );
+    for line in [
+        huge.as_str(),
+        deep.as_str(),
+        &deep_response,
+        "{\"jsonrpc\":\"2.0\",\"id\":43,",
+    ] {
+        server.line(line);
+    }
+    let ping = server.request(44, "ping", json!({}));
+    assert_eq!(ping["result"], json!({}), "{ping}");
+    // What came before the ping's answer: the three answers, in any order.
+    let answers = server.seen.clone();
+    let find = |id: Value| answers.iter().find(|a| a["id"] == id).cloned().unwrap_or_default();
+    let long = find(json!(41));
+    assert_eq!(long["error"]["code"], json!(-32600), "{answers:?}");
+    assert!(message(&long).contains("longer than 16777216 bytes"), "{long}");
+    let nested = find(json!(42));
+    assert_eq!(nested["error"]["code"], json!(-32600), "{answers:?}");
+    assert!(message(&nested).contains("5003 levels deep"), "{nested}");
+    let parse = find(Value::Null);
+    assert_eq!(parse["error"]["code"], json!(-32700), "{answers:?}");
+    assert!(message(&parse).contains("not JSON"), "{parse}");
+    assert_eq!(answers.len(), 3, "the response got no answer: {answers:?}");
+    // A line of exactly 16 MiB is read: the cap is rmcp's own.
+    let base = json!({ "jsonrpc": "2.0", "id": 45, "method": "ping", "params": { "x": "" } })
+        .to_string()
+        .len();
+    let padded = server.request(45, "ping", json!({ "x": "a".repeat((16 << 20) - base) }));
+    assert_eq!(
+        padded["result"],
+        json!({}),
+        "{}",
+        &padded.to_string()[..200.min(padded.to_string().len())]
+    );
+    server.close();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A client could open games without end by starting and resigning: a session keeps
+/// 1000 games, then new_game is refused with the cap, and the "no game" error stays
+/// short.
+#[test]
+fn a_session_starts_at_most_a_thousand_games() {
+    let dir = crate::support::temp_dir("mcp-hostile", "session-cap");
+    let mut server = Raw::session(&dir, &["--opponent", "random", "--max-games", "1024"]);
+    let mut id = 10;
+    let mut call = |server: &mut Raw, tool: &str, arguments: Value| {
+        id += 1;
+        server.request(id, "tools/call", json!({ "name": tool, "arguments": arguments }))
+    };
+    for game in 1..=1000u64 {
+        let started = call(&mut server, "new_game", json!({ "color": "black" }));
+        assert_eq!(
+            started["result"]["structuredContent"]["game_id"],
+            json!(game),
+            "{started}"
+        );
+        if game % 100 == 0 {
+            let resigned = call(&mut server, "resign", json!({ "game_id": game }));
+            assert_eq!(resigned["result"]["isError"], json!(false), "{resigned}");
+        }
+    }
+    let refused = call(&mut server, "new_game", json!({}));
+    let text = message(&refused);
+    assert!(
+        text.contains("started 1000 games, the most one session keeps"),
+        "{refused}"
+    );
+    let missing = call(&mut server, "get_state", json!({ "game_id": 5000 }));
+    let text = message(&missing);
+    assert!(text.starts_with("no game 5000") && text.len() < 300, "{missing}");
+    server.close();
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -170,3 +170,61 @@ fn lines_written_twice_or_with_values_out_of_range_are_valued_again_with_a_note(
     }
     let _ = std::fs::remove_dir_all(run.parent().unwrap());
 }
+
+/// A decision whose moves all have the same value carries no information, yet was
+/// fitted: a player with only such decisions read as "sharper than the strongest
+/// calibrated rung". Such decisions are left out of the fit, counted in the row
+/// (`level_decisions`) and named in a note under the table.
+#[test]
+fn decisions_among_moves_of_one_value_are_left_out_and_counted() {
+    let run = temp_dir("rate-hostile", "level").join("run");
+    play(&run);
+    rate(&run, &SMALL);
+    let valued = lines(&run);
+    let level = |line: &mut Value| {
+        let squares: Vec<Value> = line["values"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v[0].clone())
+            .collect();
+        line["values"] = squares.into_iter().map(|s| serde_json::json!([s, 2.0])).collect();
+    };
+    // Game 1 level: each player keeps game 2's decisions, game 1's counted apart.
+    let mut edited = valued.clone();
+    edited.iter_mut().filter(|l| l["game"] == 1).for_each(level);
+    write_lines(&run, &edited);
+    let (json, _) = rate(&run, &[]);
+    let rows = json["intrinsic"]["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2, "{json}");
+    let informative = |game: u64| {
+        valued
+            .iter()
+            .filter(|l| l["game"] == game && l["values"].as_array().unwrap().len() > 1)
+            .count()
+    };
+    let fitted: u64 = rows.iter().map(|r| r["decisions"].as_u64().unwrap()).sum();
+    let left_out: u64 = rows.iter().map(|r| r["level_decisions"].as_u64().unwrap()).sum();
+    assert_eq!(fitted as usize, informative(2), "{rows:?}");
+    assert_eq!(left_out as usize, informative(1), "{rows:?}");
+
+    // Every decision level: no player has a number, and none reads as sharp.
+    edited.iter_mut().for_each(level);
+    write_lines(&run, &edited);
+    let (json, _) = rate(&run, &[]);
+    assert_eq!(json["intrinsic"]["rows"], Value::Array(Vec::new()), "{json}");
+    let text = crate::support::run_arena(
+        &["rate", run.to_str().unwrap(), "--anchor", "greedy=300"],
+        "127.0.0.1:9",
+    );
+    let text = String::from_utf8_lossy(&text.stdout).into_owned();
+    assert!(!text.contains("sharper than the strongest calibrated rung"), "{text}");
+    for player in ["alphabeta:2:weight", "greedy"] {
+        assert!(
+            text.contains(&format!("note: {player}: "))
+                && text.contains("decision(s) left out of the fit: every legal move had the same value"),
+            "{text}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(run.parent().unwrap());
+}

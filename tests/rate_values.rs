@@ -184,6 +184,43 @@ fn no_value_leaves_a_run_alone_and_a_folder_that_cannot_be_written_is_valued_in_
     let _ = std::fs::remove_dir_all(run.parent().unwrap());
 }
 
+/// `rate` used to write its values into a run folder an `eval` had locked, and the
+/// eval later replaced them: the folder's lock is respected, the values are held in
+/// memory (the table has them) and a note says the run is in progress; once the lock
+/// is free, the next `rate` writes them.
+#[test]
+fn rate_leaves_the_values_of_a_run_in_progress_to_that_run() {
+    use std::io::Write;
+    let run = temp_dir("rate-values", "locked").join("run");
+    play(&run);
+    // This test holds the folder's lock, as an eval writing the run would.
+    let mut lock = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(run.join(".lock"))
+        .unwrap();
+    lock.try_lock().expect("the run's own process is gone");
+    lock.set_len(0).unwrap();
+    writeln!(lock, "pid 4242").unwrap();
+    let (json, stderr) = rate(&run, &SMALL);
+    assert!(stderr.contains("valuing the decisions"), "{stderr}");
+    assert_eq!(players(&json), ["alphabeta:2:weight", "greedy"], "valued in memory");
+    let notes = json["intrinsic"]["notes"].to_string();
+    assert!(
+        notes.contains("was valued in memory only")
+            && notes.contains("its run is in progress (pid 4242 holds the folder's lock)"),
+        "{notes}"
+    );
+    assert!(!run.join("move-scores.jsonl").exists(), "the run's file is left alone");
+    drop(lock);
+    let (again, _) = rate(&run, &SMALL);
+    assert_eq!(players(&again), ["alphabeta:2:weight", "greedy"]);
+    assert!(run.join("move-scores.jsonl").exists(), "written once the run has ended");
+    let _ = std::fs::remove_dir_all(run.parent().unwrap());
+}
+
 #[test]
 fn serves_leaderboard_has_the_intrinsic_table_of_the_values_runs_hold() {
     let runs = temp_dir("rate-values", "serve").join("runs");

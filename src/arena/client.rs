@@ -156,6 +156,11 @@ pub struct ClientAnswer {
 /// The most game ids a "no game" error lists (the last ones started).
 const NO_GAME_IDS: usize = 20;
 
+/// The most games one session (one client of the server) starts, finished ones
+/// included: each keeps its log and its state for `get_state`, so a client that
+/// starts and resigns without end would hold them without bound.
+pub const MAX_SESSION_GAMES: usize = 1000;
+
 /// A call that cannot be answered: the message names the problem and the way out.
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
@@ -179,6 +184,12 @@ pub enum ClientError {
         /// The limit.
         max: usize,
     },
+    /// The session has started [`MAX_SESSION_GAMES`] games.
+    #[error(
+        "this session has started {MAX_SESSION_GAMES} games, the most one session keeps: \
+         start another session (restart the server) to play more"
+    )]
+    SessionFull,
     /// An opponent the server does not offer.
     #[error("opponent {given:?} is not offered here; choose one of: {offered}")]
     Opponent {
@@ -582,6 +593,9 @@ impl<R: ModelGame> ClientGames<R> {
                 return Err(ClientError::Full {
                     max: self.settings.max_games,
                 });
+            }
+            if games.len() >= MAX_SESSION_GAMES {
+                return Err(ClientError::SessionFull);
             }
             let number = self.count.fetch_add(1, Ordering::Relaxed) + 1;
             let you = color.unwrap_or(if number % 2 == 1 { Color::Black } else { Color::White });

@@ -1,5 +1,6 @@
 //! The client of one external engine process: started in a process group of its own
-//! with its stdio piped (the group killed when dropped: `engine_group`), spoken to in
+//! with its stdio piped (the group ended and its processes gone however the client
+//! ends, dropped included: `engine_group`), spoken to in
 //! GTP or NBoard one command at a time, every answer awaited no longer than the
 //! engine's timeout, read as lines of bounded length, its stderr kept as a bounded
 //! tail (`engine_streams`) saved beside the game's log with its last lines quoted in
@@ -23,7 +24,7 @@ use tokio::sync::OwnedSemaphorePermit;
 use tokio::task::JoinHandle;
 use tokio::time::{timeout_at, Instant};
 
-use super::engine_group::ProcessGroup;
+use super::engine_group::{ProcessGroup, SpawnError};
 use super::engine_streams::{keep_stderr, lock, LineReader, StderrTail, LINE_CAP, STDERR_TAIL};
 use super::external_engine::{ExternalEngine, Strength};
 
@@ -245,14 +246,20 @@ fn spawn(
     if let Some(dir) = &table.dir {
         command.current_dir(dir);
     }
-    let mut group = ProcessGroup::spawn(&mut command, tail).map_err(|source| ExternalError::Spawn {
-        engine: table.name.clone(),
-        command: std::iter::once(&table.command)
-            .chain(&table.args)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join(" "),
-        source,
+    let mut group = ProcessGroup::spawn(&mut command, tail).map_err(|err| match err {
+        SpawnError::Quitting => ExternalError::Abandoned {
+            engine: table.name.clone(),
+            doing: "its start (the harness is quitting)".to_string(),
+        },
+        SpawnError::Io(source) => ExternalError::Spawn {
+            engine: table.name.clone(),
+            command: std::iter::once(&table.command)
+                .chain(&table.args)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(" "),
+            source,
+        },
     })?;
     let child = group.child();
     let pipes = (child.stdin.take(), child.stdout.take(), child.stderr.take());

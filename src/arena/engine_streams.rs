@@ -22,28 +22,36 @@ const QUOTED_LINES: usize = 8;
 /// The most characters of one stderr line quoted in an error message (its end).
 const QUOTED_LINE_CHARS: usize = 240;
 
-/// Lines of at most `cap` bytes from an async byte stream, cut by the one bounded
-/// line splitter of every outside input ([`protocol::lines::LineSplitter`]).
-/// Cancel-safe: the bytes of a line that a cancelled call had read stay for the next
-/// call.
-pub(crate) struct LineReader<R> {
+/// Lines of at most `cap` bytes from an async byte stream (an engine's stdout, the
+/// MCP face's stdin), cut by the one bounded line splitter of every outside input
+/// ([`protocol::lines::LineSplitter`]). Cancel-safe: the bytes of a line that a
+/// cancelled call had read stay for the next call.
+pub struct LineReader<R> {
     inner: R,
     splitter: LineSplitter,
 }
 
 impl<R: AsyncBufRead + Unpin> LineReader<R> {
-    /// Reads lines of at most `cap` bytes (the `\n` not counted) from `inner`.
+    /// Reads an engine's stdout in lines of at most `cap` bytes (the `\n` not counted).
     pub(crate) fn new(inner: R, cap: usize) -> LineReader<R> {
-        LineReader {
-            inner,
-            splitter: LineSplitter::new("the engine's stdout", cap),
-        }
+        LineReader::with_splitter(inner, LineSplitter::new("the engine's stdout", cap))
+    }
+
+    /// Reads `inner` in the lines `splitter` cuts (its name, its cap).
+    pub fn with_splitter(inner: R, splitter: LineSplitter) -> LineReader<R> {
+        LineReader { inner, splitter }
+    }
+
+    /// The splitter, for what it keeps of a refused line
+    /// ([`protocol::lines::LineSplitter::refused_head`]).
+    pub fn splitter(&mut self) -> &mut LineSplitter {
+        &mut self.splitter
     }
 
     /// The next line without its `\n` (or `\r\n`); `None` at the end of the stream
     /// (a last line without `\n` is a line). A line over the cap fails at once, before
     /// its end is read.
-    pub(crate) async fn next_line(&mut self) -> Result<Option<String>, LineError> {
+    pub async fn next_line(&mut self) -> Result<Option<String>, LineError> {
         loop {
             let available = match self.inner.fill_buf().await {
                 Ok(available) => available,

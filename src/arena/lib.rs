@@ -67,12 +67,13 @@ pub use balanced::{
 pub use bench::{ffo_range, perft_bench, search_bench, solve_bench, BenchError, PerftRow, SearchBench, SolveRow};
 pub use client::{
     by_side, player_name, ClientAnswer, ClientCall, ClientError, ClientGames, ClientResult, ClientSettings,
-    ClientState, Discs, MAX_ARGUMENT, MAX_CALLS_PER_PLY,
+    ClientState, Discs, MAX_ARGUMENT, MAX_CALLS_PER_PLY, MAX_SESSION_GAMES,
 };
 pub use client_run::ClientRun;
 pub use connection::{ConnectError, Connection, HostSettings};
 pub use engine_group::end_engine_processes;
 pub use engine_process::ExternalError;
+pub use engine_streams::LineReader;
 pub use eval::{run_eval, EvalConfig, EvalGame, EvalResult, OpponentResult};
 pub use eval_run::{recorded_eval, EvalRunError, EvalSettings, OpenEval, RecordedEvalError};
 pub use external::{ExternalPlayer, ExternalScorer};

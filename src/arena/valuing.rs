@@ -3,7 +3,9 @@
 //! ([`rebuild_game`]), their moves scored as `--score-moves` scores them
 //! ([`score_games`], the reference's value of every legal move), and the folder's
 //! `move-scores.jsonl` written whole ([`runs::write_move_scores`]) so that the next
-//! reader reuses it. Othello only: the intrinsic calibration is Othello's.
+//! reader reuses it, under the folder's lock: a run in progress (an eval) keeps its
+//! folder, and its values are then held in memory only, with a note. Othello only:
+//! the intrinsic calibration is Othello's.
 //!
 //! Values are kept or made again by game and side: a side of a finished game whose
 //! lines all hold values (of the [`Valuing`]'s reference when it is strict) is kept as
@@ -25,7 +27,10 @@ use engines::Engines;
 use game::othello::{Color, Move, Square};
 use game::{Othello, Rules};
 use record::{game_start, read_game_log_prefix, Event, MoveSource, ReadLogError};
-use runs::{faulty_games, read_move_scores, write_move_scores, MoveScoresError, ScoredMove, MOVE_SCORES_FILE};
+use runs::{
+    faulty_games, read_move_scores, write_move_scores, MoveScoresError, RunFolder, RunFolderError, ScoredMove,
+    MOVE_SCORES_FILE,
+};
 
 use super::play::GameRecord;
 use super::quality::{score_games, GameToScore, MoveScorer, ScoringError, ScoringWatch};
@@ -206,9 +211,25 @@ impl RunValues {
         let mut moves: Vec<ScoredMove> = self.held.into_iter().filter(|m| !again(m)).collect();
         moves.extend(valued);
         moves.sort_by_key(|m| (m.game, m.ply));
-        let unwritten = write_move_scores(&self.dir, &moves).err();
+        let unwritten = write_beside_a_run(&self.dir, &moves).err();
         Ok(Valued { moves, unwritten })
     }
+}
+
+/// Writes `moves` as the `move-scores.jsonl` of the run folder `dir` while holding the
+/// folder's lock, as a run writing it does: a run in progress (an eval that would
+/// replace the file when it ends) keeps it, and the file is not written
+/// ([`MoveScoresError::InProgress`]). A folder whose lock cannot be taken otherwise (a
+/// read-only one) is left to the write to fail or not.
+fn write_beside_a_run(dir: &Path, moves: &[ScoredMove]) -> Result<(), MoveScoresError> {
+    let _held = match RunFolder::hold(dir) {
+        Err(RunFolderError::Locked { holder, .. }) => {
+            let path = dir.join(MOVE_SCORES_FILE);
+            return Err(MoveScoresError::InProgress { path, holder });
+        }
+        held => held.ok(),
+    };
+    write_move_scores(dir, moves)
 }
 
 /// A game, and the sides of it to value.

@@ -10,14 +10,17 @@
 //! [`arena::ClientGames`]'.
 
 mod handshake;
+mod wire;
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams, GetPromptResponse,
-    GetPromptResult, Implementation, JsonObject, ListPromptsResult, ListToolsResult, PaginatedRequestParams, Prompt,
-    PromptMessage, Role, ServerCapabilities, ServerConfig, Tool as McpTool,
+    GetPromptResult, Implementation, InitializeRequestParams, InitializeResult, JsonObject, ListPromptsResult,
+    ListToolsResult, PaginatedRequestParams, Prompt, PromptMessage, Role, ServerCapabilities, ServerConfig,
+    Tool as McpTool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
@@ -91,6 +94,9 @@ struct MoveArgs {
 struct McpServer<R: ModelGame> {
     options: Arc<McpOptions<R>>,
     games: Arc<OnceCell<ClientGames<R>>>,
+    /// Whether the session's `initialize` was answered: a second is refused (it would
+    /// rename the player).
+    initialized: AtomicBool,
 }
 
 /// Serves one client on stdin and stdout until it disconnects; then ends its open
@@ -100,9 +106,13 @@ pub async fn serve<R: ModelGame>(options: McpOptions<R>) -> anyhow::Result<Optio
     let server = McpServer {
         options: Arc::new(options),
         games: games.clone(),
+        initialized: AtomicBool::new(false),
     };
-    let (stdin, stdout) = rmcp::transport::stdio();
-    let transport = rmcp::transport::async_rw::AsyncRwTransport::new_server(stdin, stdout);
+    let (input, refusals) = wire::read_lines(tokio::io::stdin());
+    // rmcp's cap counts a line's newline, which ours does not: every line passed on fits.
+    let transport = rmcp::transport::async_rw::AsyncRwTransport::new_server(input, tokio::io::stdout())
+        .with_max_line_length(wire::MAX_LINE + 1);
+    let transport = wire::Answering::new(transport, refusals);
     let running = server.serve(handshake::Lenient::new(transport)).await;
     if let Ok(running) = running {
         running.waiting().await?;
@@ -280,6 +290,33 @@ impl<R: ModelGame> ServerHandler for McpServer<R> {
                  The prompt `{SYSTEM_PROMPT}` holds the instructions the harness's own models get.",
                 R::NAME
             ))
+    }
+
+    /// The handshake, once a session: a second `initialize` is refused, and the
+    /// client keeps the name and version of its first.
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, McpError> {
+        if self.initialized.swap(true, Ordering::SeqCst) {
+            let first = context.peer.peer_info().map_or_else(String::new, |info| {
+                format!(" as {} {}", info.client_info.name, info.client_info.version)
+            });
+            return Err(McpError::invalid_request(
+                format!(
+                    "this session is initialized already{first}: initialize is sent once, at the start of a \
+                     session (a new session is a new server process)"
+                ),
+                None,
+            ));
+        }
+        context.peer.set_peer_info(request.clone());
+        let answer = self.negotiate_initialize(&request);
+        if answer.is_err() {
+            self.initialized.store(false, Ordering::SeqCst);
+        }
+        answer
     }
 
     async fn list_tools(

@@ -104,6 +104,11 @@ pub struct LineSplitter {
     kept: Vec<u8>,
     /// Whether the current line was refused and its bytes are being dropped.
     skipping: bool,
+    /// How many first bytes of a line refused for its length are kept
+    /// ([`LineSplitter::with_head`]; none by default).
+    head_cap: usize,
+    /// The first bytes of the last line refused for its length.
+    head: Vec<u8>,
 }
 
 impl LineSplitter {
@@ -116,7 +121,24 @@ impl LineSplitter {
             number: 0,
             kept: Vec::new(),
             skipping: false,
+            head_cap: 0,
+            head: Vec::new(),
         }
+    }
+
+    /// The same splitter, keeping the first `bytes` bytes of each line it refuses for
+    /// its length, for [`LineSplitter::refused_head`] (a protocol reads the id of a
+    /// request too long to read whole, to answer it).
+    #[must_use]
+    pub fn with_head(mut self, bytes: usize) -> LineSplitter {
+        self.head_cap = bytes.min(self.cap);
+        self
+    }
+
+    /// The first bytes of the last line refused for its length (as many as
+    /// [`LineSplitter::with_head`] asked), taken: empty when there is none.
+    pub fn refused_head(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.head)
     }
 
     /// Takes bytes from the front of `chunk`: how many it took, and the line or
@@ -132,6 +154,9 @@ impl LineSplitter {
             return (taken, None);
         }
         if self.kept.len() + body.len() > self.cap {
+            let from_kept = self.kept.len().min(self.head_cap);
+            let from_body = body.len().min(self.head_cap - from_kept);
+            self.head = [&self.kept[..from_kept], &body[..from_body]].concat();
             self.kept.clear();
             self.skipping = end.is_none();
             self.number += 1;
@@ -446,6 +471,29 @@ mod tests {
         let endless = read(&[b'y'; 50], 8, 16);
         assert_eq!(endless.len(), 1, "{endless:?}");
         assert!(endless[0].starts_with("test line 1 is longer"));
+    }
+
+    #[test]
+    fn a_refused_line_leaves_its_head_when_asked_and_only_then() {
+        for chunk in [1usize, 3, 5, 64] {
+            let mut splitter = LineSplitter::new("test", 8).with_head(5);
+            let bytes = b"{\"id\":7,\"x\":1}\nok\n";
+            let mut refused = Vec::new();
+            let mut at = 0;
+            while at < bytes.len() {
+                let end = (at + chunk).min(bytes.len());
+                let (taken, line) = splitter.feed(&bytes[at..end]);
+                at += taken;
+                if let Some(Err(LineError::TooLong { .. })) = line {
+                    refused.push(splitter.refused_head());
+                }
+            }
+            assert_eq!(refused, [b"{\"id\"".to_vec()], "chunks of {chunk}");
+            assert!(splitter.refused_head().is_empty(), "taken once");
+        }
+        let mut plain = LineSplitter::new("test", 2);
+        assert!(matches!(plain.feed(b"abc\n").1, Some(Err(_))));
+        assert!(plain.refused_head().is_empty());
     }
 
     #[test]

@@ -5,7 +5,9 @@
 //! [`stats::EloMap`]).
 //!
 //! A decision counts when the player chose it (fallback moves never do) among two or
-//! more legal moves (forced moves and passes carry no information).
+//! more legal moves not all of one value (forced moves, passes and a choice among
+//! equal moves carry no information; the last are counted apart and named in a note,
+//! since fitted they would read as sharper than the strongest rung).
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
@@ -27,6 +29,9 @@ use crate::Ladder;
 pub struct Decisions {
     /// Each player (by spec, sorted) with its decisions, one list per game.
     pub players: BTreeMap<String, Vec<Vec<Choice>>>,
+    /// Each player's decisions left out because every legal move had the same value
+    /// ([`ScoredMove::is_level`]).
+    pub level: BTreeMap<String, usize>,
     /// Runs whose moves were never valued, one sentence each.
     pub notes: Vec<String>,
 }
@@ -109,14 +114,22 @@ impl Decisions {
                     continue;
                 };
                 let Ok(color) = m.color.parse() else { continue };
+                let player = || names.name(run, &game.summary.players[color]);
                 if let Some(choice) = m.choice().filter(|c| filter.keeps(m, c)) {
-                    let player = names.name(run, &game.summary.players[color]);
-                    games.entry((player, m.game)).or_default().push(choice);
+                    games.entry((player(), m.game)).or_default().push(choice);
+                } else if m.is_level() {
+                    *decisions.level.entry(player()).or_default() += 1;
                 }
             }
             for ((player, _), choices) in games {
                 decisions.players.entry(player).or_default().push(choices);
             }
+        }
+        for (player, count) in &decisions.level {
+            decisions.notes.push(format!(
+                "{player}: {count} decision(s) left out of the fit: every legal move had the same value, so the \
+                 choice carries no information (fitted, it would read as sharper than the strongest rung)"
+            ));
         }
         Ok(decisions)
     }
@@ -500,6 +513,9 @@ pub struct IntrinsicRow {
     pub high: Option<f64>,
     /// Valued decisions fitted.
     pub decisions: usize,
+    /// Decisions left out because every legal move had the same value.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub level_decisions: usize,
     /// Games they came from.
     pub games: usize,
     /// The fitted parameters.
@@ -510,6 +526,10 @@ pub struct IntrinsicRow {
     /// and the two 95% intervals do not overlap: says so, with the results interval.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub disagrees: Option<String>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// Every player's intrinsic rating, with notes.
@@ -553,6 +573,7 @@ impl IntrinsicTable {
                     low: rated.low,
                     high: rated.high,
                     decisions: fit.decisions,
+                    level_decisions: decisions.level.get(player).copied().unwrap_or(0),
                     games: games.len(),
                     params: fit.params,
                     place,

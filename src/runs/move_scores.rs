@@ -56,8 +56,9 @@ pub struct ScoredMove {
 
 impl ScoredMove {
     /// The player's decision this line records, for an intrinsic fit: `None` for a
-    /// fallback move (never the player's decision), a line without values, or a move
-    /// with no alternative (a forced move carries no information).
+    /// fallback move (never the player's decision), a line without values, a move
+    /// with no alternative (a forced move carries no information), or one among moves
+    /// all of one value ([`ScoredMove::is_level`]: none either).
     pub fn choice(&self) -> Option<stats::Choice> {
         if self.source == MoveSource::Fallback {
             return None;
@@ -65,6 +66,15 @@ impl ScoredMove {
         let values: Vec<f64> = self.values.iter().map(|v| v.1).collect();
         let chosen = self.values.iter().position(|v| v.0 == self.mv)?;
         stats::Choice::from_values(&values, chosen)
+    }
+
+    /// Whether this line is the player's decision among moves all of one value (no
+    /// information: [`stats::Choice::is_level`]), left out of the fits and counted apart.
+    pub fn is_level(&self) -> bool {
+        let values: Vec<f64> = self.values.iter().map(|v| v.1).collect();
+        self.source != MoveSource::Fallback
+            && self.values.iter().any(|v| v.0 == self.mv)
+            && stats::Choice::is_level(&values)
     }
 
     /// Whether the move was one of the reference's best.
@@ -105,6 +115,18 @@ pub enum MoveScoresError {
         /// What the system said.
         #[source]
         source: std::io::Error,
+    },
+    /// The run folder is locked by a run in progress (an eval writing it): its file is
+    /// that run's to write, and is left alone.
+    #[error(
+        "{path} was not written: its run is in progress ({holder} holds the folder's lock), and the file is \
+         that run's to write"
+    )]
+    InProgress {
+        /// The file.
+        path: PathBuf,
+        /// What the lock file says about its holder.
+        holder: String,
     },
     /// A line that is not a scored move.
     #[error("line {line} of {path} is not a scored move: move the file aside and `rate` values the run again")]

@@ -161,6 +161,13 @@ impl RunFolder {
         RunFolder::lock(dir)
     }
 
+    /// An existing folder held while this process writes a file into it from outside
+    /// its run (`rate`'s values): refused ([`RunFolderError::Locked`]) while a run in
+    /// progress holds it.
+    pub fn hold(dir: &Path) -> Result<RunFolder, RunFolderError> {
+        RunFolder::lock(dir)
+    }
+
     fn lock(dir: &Path) -> Result<RunFolder, RunFolderError> {
         let path = dir.join(LOCK_FILE);
         let mut file = OpenOptions::new()

@@ -171,6 +171,7 @@ mod tests {
             low: Some(low),
             high: Some(high),
             decisions: 100,
+            level_decisions: 0,
             games: 4,
             params: Params { s: 10.0, c: 1.0 },
             place: String::new(),

@@ -54,16 +54,21 @@ pub struct Choice {
 
 impl Choice {
     /// The decision among moves of `values` (higher is better) where `chosen` was
-    /// played; `None` when it carries no information (fewer than two moves), when
-    /// `chosen` is not one of them, or when a value is not a number.
+    /// played; `None` when it carries no information (fewer than two moves, or every
+    /// move of the same value: [`Choice::is_level`]), when `chosen` is not one of
+    /// them, or when a value is not a number.
     ///
     /// ```
     /// let c = stats::Choice::from_values(&[2.0, -4.0, 0.0], 2).unwrap();
     /// assert_eq!(c.gaps, vec![0.0, 6.0, 2.0]);
     /// assert!(stats::Choice::from_values(&[3.0], 0).is_none());
+    /// assert!(stats::Choice::from_values(&[1.0, 1.0, 1.0], 0).is_none());
     /// ```
     pub fn from_values(values: &[f64], chosen: usize) -> Option<Choice> {
         if values.len() < 2 || chosen >= values.len() || values.iter().any(|v| !v.is_finite()) {
+            return None;
+        }
+        if Choice::is_level(values) {
             return None;
         }
         let best = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
@@ -71,6 +76,14 @@ impl Choice {
             gaps: values.iter().map(|v| best - v).collect(),
             chosen,
         })
+    }
+
+    /// Whether `values` (two or more) are all the same: every move is a best one, each
+    /// equally likely under any parameters, so the choice carries no information. Fitted,
+    /// such decisions alone have a flat likelihood whose search ends on the sharpest
+    /// bound: a player would read as sharper than the strongest rung.
+    pub fn is_level(values: &[f64]) -> bool {
+        values.len() >= 2 && values.iter().all(|&v| v == values[0])
     }
 
     /// The chosen move's gap.

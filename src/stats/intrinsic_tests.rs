@@ -116,6 +116,22 @@ fn choices_without_information_are_refused() {
     assert!(Choice::from_values(&[1.0, 2.0], 2).is_none());
     assert!(Choice::from_values(&[1.0, f64::NAN], 0).is_none());
     assert!(Choice::from_values(&[], 0).is_none());
+    // Every move of one value: any choice is a best one.
+    assert!(Choice::from_values(&[-2.0, -2.0], 1).is_none());
+    assert!(Choice::is_level(&[0.0, 0.0, 0.0]) && !Choice::is_level(&[0.0, 0.0, 1.0]) && !Choice::is_level(&[4.0]));
+}
+
+/// Decisions whose moves all have one value used to be fitted: alone, their flat
+/// likelihood put the player on the sharpest bound ("sharper than the strongest
+/// rung"); now they are none of the player's choices, and a fit without them is the
+/// uniform one with no number.
+#[test]
+fn level_decisions_are_no_choices_and_do_not_make_a_player_sharp() {
+    let level: Vec<Choice> = (0..30).filter_map(|i| Choice::from_values(&[1.0; 5], i % 5)).collect();
+    assert!(level.is_empty());
+    let fit = fit_choices(&level, ChoiceModel::Softmax);
+    assert_ne!(fit.at_bound, Some(Bound::Sharpest), "{fit:?}");
+    assert_eq!(fit.decisions, 0);
 }
 
 /// Three players on the line `elo = 1000 - 200 ln s`, and a fourth off it.
