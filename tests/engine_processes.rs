@@ -394,14 +394,10 @@ fn no_game_starts_after_an_engine_failed_at_any_parallel() {
     }
 }
 
-/// An MCP client that goes away (its stdin closed) while an external engine opponent
-/// thinks: the server used to stay up until the engine's timeout (60 s here) with no
-/// `game_stopped` in the log. The engine's move is abandoned at once, its process
-/// group ended, and the game logged as stopped, `disconnected`.
-#[test]
-fn an_mcp_client_gone_while_the_engine_thinks_stops_the_game_at_once() {
+/// An MCP server whose external engine opponent (black) hangs at its first genmove,
+/// the client's `new_game` as white under way: the server and the client's stdin.
+fn mcp_with_a_hanging_engine(setup: &Setup) -> (Child, std::process::ChildStdin) {
     use std::io::{BufRead, Write};
-    let setup = Setup::new("mcp-disconnect", "hang", true, 60.0);
     let mut child = Command::new(BIN)
         .args(["mcp", "--engines", &setup.engines.display().to_string()])
         .args(["--opponent", "ext:bad", "--runs", &setup.run().display().to_string()])
@@ -427,6 +423,17 @@ fn an_mcp_client_gone_while_the_engine_thinks_stops_the_game_at_once() {
         assert!(Instant::now() < deadline, "the engine never reached its genmove");
         std::thread::sleep(Duration::from_millis(20));
     }
+    (child, input)
+}
+
+/// An MCP client that goes away (its stdin closed) while an external engine opponent
+/// thinks: the server used to stay up until the engine's timeout (60 s here) with no
+/// `game_stopped` in the log. The engine's move is abandoned at once, its process
+/// group ended, and the game logged as stopped, `disconnected`.
+#[test]
+fn an_mcp_client_gone_while_the_engine_thinks_stops_the_game_at_once() {
+    let setup = Setup::new("mcp-disconnect", "hang", true, 60.0);
+    let (child, input) = mcp_with_a_hanging_engine(&setup);
     drop(input);
     let (_, took) = ended_within(child, Duration::from_secs(30));
     assert!(
@@ -441,6 +448,21 @@ fn an_mcp_client_gone_while_the_engine_thinks_stops_the_game_at_once() {
         last.contains("\"game_stopped\"") && last.contains("\"disconnected\""),
         "the log ends: {last}"
     );
+}
+
+/// SIGTERM to an MCP server while its external engine opponent thinks (a client, or a
+/// service manager, ending it): the server quits at once and leaves no engine process,
+/// as every command that plays games does (it used to die by the signal's default
+/// action, its engine left running under init).
+#[test]
+fn sigterm_to_an_mcp_server_ends_its_engines() {
+    let setup = Setup::new("mcp-sigterm", "hang", true, 60.0);
+    let (child, _input) = mcp_with_a_hanging_engine(&setup);
+    signal(&child, "-TERM");
+    let (output, took) = ended_within(child, Duration::from_secs(30));
+    assert!(took < Duration::from_secs(10), "the server took {took:?} to quit");
+    assert_eq!(output.status.code(), Some(130), "{}", stderr(&output));
+    setup.assert_none_left("mcp SIGTERM");
 }
 
 /// Process `pid`'s command line, its arguments joined by spaces.

@@ -301,6 +301,10 @@ fn a_running_eval_is_followed_live_on_the_watch_page() {
     );
     assert!(eval.try_wait().unwrap().is_none(), "the eval is still running");
     assert!(driver.script("return document.querySelector('#runs .live-badge') !== null;") == json!(true));
+    assert_eq!(
+        driver.script("return document.getElementById('live-title').textContent;"),
+        json!("Live")
+    );
     screenshots(&driver, "serve-watch");
     assert!(eval.wait().unwrap().success());
     // Both games end on the page; then the run's leaderboard and its replay.
@@ -308,6 +312,12 @@ fn a_running_eval_is_followed_live_on_the_watch_page() {
         "return document.querySelectorAll('.live-game.done').length === 2;",
         Duration::from_secs(30),
         "both games finished on the page",
+    );
+    // Once the listing no longer finds it running, the run is not called live.
+    driver.wait_for(
+        "return !document.getElementById('live-title').textContent.startsWith('Live');",
+        Duration::from_secs(60),
+        "the finished run no longer titled Live",
     );
     check_the_runs_leaderboard(&driver, name);
     screenshots(&driver, "serve-leaderboard");

@@ -98,7 +98,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Datagen(args) => positions::run_datagen(args),
         Command::Serve(args) => runtime()?.block_on(serve::run(args, &env)),
         Command::Engine(args) => engine_server::run(args),
-        Command::Mcp(args) => runtime()?.block_on(mcp::run(args, &env)),
+        Command::Mcp(args) => runtime()?.block_on(watched(mcp::run(args, &env))),
     }
 }
 

@@ -4,9 +4,18 @@
   const el = OA.el;
   let current = null, follow = null, games = {};
   const ticked = new Set();
+  // The runs the last listing found running: only they are followed as "Live".
+  const running = new Set();
 
   function cell(tr, text, cls) { const td = el("td", text, cls); tr.appendChild(td); return td; }
   const enc = encodeURIComponent;
+
+  // "Live" only over a run the listing finds running (a finished run's games show their
+  // last positions).
+  function liveTitle() {
+    if (!follow) return;
+    $("live-title").textContent = running.has(current) ? "Live" : "Games (the run is not running: their last positions)";
+  }
 
   async function loadRuns() {
     let listed;
@@ -16,7 +25,9 @@
     const head = el("tr");
     for (const h of ["", "run", "command", "games", ""]) head.appendChild(el("th", h));
     table.appendChild(head);
+    running.clear();
     for (const run of listed.runs) {
+      if (run.running) running.add(run.name);
       const tr = el("tr");
       tr.dataset.run = run.name;
       const box = el("input"); box.type = "checkbox"; box.checked = ticked.has(run.name);
@@ -31,6 +42,7 @@
       cell(tr, run.running ? "running" : "", run.running ? "live-badge" : "");
       table.appendChild(tr);
     }
+    liveTitle();
   }
 
   function tallyRow(table, g, color, t) {
@@ -111,8 +123,8 @@
   }
 
   function startFollow(name) {
-    $("live-title").textContent = "Live";
     follow = new EventSource("/api/runs/" + enc(name) + "/follow");
+    liveTitle();
     follow.onmessage = message => {
       const batch = JSON.parse(message.data);
       if (name !== current) return;
@@ -232,8 +244,8 @@
     }
   });
 
-  loadRuns();
   setInterval(loadRuns, 5000);
   const wanted = new URLSearchParams(location.search).get("run");
-  if (wanted) openRun(wanted);
+  // The listing first, so that a run opened from the address is known to be running.
+  loadRuns().then(() => { if (wanted) openRun(wanted); });
 })();
