@@ -100,10 +100,23 @@ fn paths_out_of_the_runs_folder_are_refused() {
         assert!(status == 404 || status == 400, "{path}: {status}");
         assert!(!text.contains("SECRET"), "{path}: {text}");
     }
-    // The list and a followed run leave the links out too.
+    // The list and a followed run leave the links out too; the list says so.
     let (_, list) = get("/api/runs");
+    let list: Value = serde_json::from_str(&list).unwrap();
+    let names: Vec<&str> = list["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["name"].as_str())
+        .collect();
     assert!(
-        list.contains("20260101-000000-eval") && !list.contains("link-out"),
+        names.contains(&"20260101-000000-eval") && !names.contains(&"link-out"),
+        "{list}"
+    );
+    assert!(
+        list["notes"][0]
+            .as_str()
+            .is_some_and(|n| n.starts_with("link-out is a link out of the runs folder")),
         "{list}"
     );
     for path in ["/api/runs/20260101-000000-eval", "/runs/20260101-000000-eval/report"] {

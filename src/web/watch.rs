@@ -96,14 +96,23 @@ fn modified(path: &FsPath) -> Option<SystemTime> {
 }
 
 /// `GET /api/runs`: `[{name, command, created_utc, games, running, has_results}]`,
-/// newest first.
+/// newest first, and `notes` on what it left out (links that lead out of the folder).
 pub async fn list(State(app): State<Arc<AppState>>) -> Result<Response, ApiError> {
     let root = app.runs.clone();
     let listed = tokio::task::spawn_blocking(move || {
         let mut runs = Vec::new();
+        let mut notes = Vec::new();
         for entry in std::fs::read_dir(&root)?.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
-            let Ok(dir) = resolve(&root, &[&name]) else { continue };
+            let Ok(dir) = resolve(&root, &[&name]) else {
+                if entry.file_type().is_ok_and(|t| t.is_symlink()) {
+                    notes.push(format!(
+                        "{name} is a link out of the runs folder, which serve does not follow: copy the run in, \
+                         or start serve with --runs at the folder it lies in"
+                    ));
+                }
+                continue;
+            };
             if !dir.is_dir() || !dir.join("run.json").is_file() {
                 continue;
             }
@@ -124,17 +133,21 @@ pub async fn list(State(app): State<Arc<AppState>>) -> Result<Response, ApiError
         }
         runs.sort_by(|a, b| (&b.created_utc, &b.name).cmp(&(&a.created_utc, &a.name)));
         runs.truncate(MAX_RUNS);
-        Ok::<_, std::io::Error>(runs)
+        notes.sort();
+        Ok::<_, std::io::Error>(RunList { runs, notes })
     })
     .await;
-    let runs = listed?.map_err(|err| ApiError::internal(format!("cannot read the runs folder: {err}")))?;
-    Ok(Json(RunList { runs }).into_response())
+    let list = listed?.map_err(|err| ApiError::internal(format!("cannot read the runs folder: {err}")))?;
+    Ok(Json(list).into_response())
 }
 
 /// `GET /api/runs`'s answer.
 #[derive(Serialize)]
 struct RunList {
     runs: Vec<ListedRun>,
+    /// Entries left out of the list, one sentence each (a link out of the folder).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    notes: Vec<String>,
 }
 
 /// One run folder as the list shows it.

@@ -22,6 +22,7 @@
     try { listed = await OA.api("GET", "/api/runs"); } catch (err) { $("runs").replaceChildren(el("tr", err.message)); return; }
     const table = $("runs");
     table.replaceChildren();
+    $("runs-notes").replaceChildren(...(listed.notes || []).map(note => el("p", note)));
     const head = el("tr");
     for (const h of ["", "run", "command", "games", ""]) head.appendChild(el("th", h));
     table.appendChild(head);
