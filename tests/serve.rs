@@ -101,24 +101,7 @@ fn paths_out_of_the_runs_folder_are_refused() {
         assert!(!text.contains("SECRET"), "{path}: {text}");
     }
     // The list and a followed run leave the links out too; the list says so.
-    let (_, list) = get("/api/runs");
-    let list: Value = serde_json::from_str(&list).unwrap();
-    let names: Vec<&str> = list["runs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|r| r["name"].as_str())
-        .collect();
-    assert!(
-        names.contains(&"20260101-000000-eval") && !names.contains(&"link-out"),
-        "{list}"
-    );
-    assert!(
-        list["notes"][0]
-            .as_str()
-            .is_some_and(|n| n.starts_with("link-out is a link out of the runs folder")),
-        "{list}"
-    );
+    check_the_list_names_the_link_it_left_out(&get("/api/runs").1);
     for path in ["/api/runs/20260101-000000-eval", "/runs/20260101-000000-eval/report"] {
         let (_, shown) = get(path);
         assert!(!shown.contains("SECRET"), "{path}: {shown}");
@@ -143,6 +126,27 @@ fn paths_out_of_the_runs_folder_are_refused() {
     assert!(
         first.contains("game-0001.jsonl") && !first.contains("SECRET"),
         "{first}"
+    );
+}
+
+/// `/api/runs`'s answer: the run inside, not the link out, and a note naming the link.
+fn check_the_list_names_the_link_it_left_out(list: &str) {
+    let list: Value = serde_json::from_str(list).unwrap();
+    let names: Vec<&str> = list["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["name"].as_str())
+        .collect();
+    assert!(
+        names.contains(&"20260101-000000-eval") && !names.contains(&"link-out"),
+        "{list}"
+    );
+    assert!(
+        list["notes"][0]
+            .as_str()
+            .is_some_and(|n| n.starts_with("link-out is a link out of the runs folder")),
+        "{list}"
     );
 }
 
