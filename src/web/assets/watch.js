@@ -229,6 +229,7 @@
     const runs = [...ticked];
     if (!runs.length && current) runs.push(current);
     const out = $("leaderboard");
+    $("ratings-pane").hidden = false;
     out.replaceChildren(el("p", "rating " + runs.length + " run(s)…", "muted"));
     try {
       const rated = await OA.api("POST", "/api/rate", { runs, ladder: $("rate-ladder").checked });
