@@ -86,8 +86,9 @@ pub(crate) struct AppState {
 /// The largest request body accepted (a move or a list of run names).
 const MAX_BODY: usize = 16 * 1024;
 
-/// The application's routes, with the guard around them.
-pub fn router(options: &ServeOptions, players: Players) -> Result<Router> {
+/// The application's routes, with the guard around them, and the state their handlers
+/// share (the games in play, which a stopping server ends).
+fn router(options: &ServeOptions, players: Players) -> Result<(Router, Arc<AppState>)> {
     std::fs::create_dir_all(&options.runs)
         .with_context(|| format!("cannot create the runs folder {}", options.runs.display()))?;
     let runs = std::fs::canonicalize(&options.runs)
@@ -116,20 +117,21 @@ pub fn router(options: &ServeOptions, players: Players) -> Result<Router> {
         .route("/runs/{run}/report", get(watch::report))
         .route("/runs/{run}/files/{file}", get(watch::file))
         .fallback(assets::not_found)
-        .with_state(state)
+        .with_state(state.clone())
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(axum::middleware::from_fn_with_state(guard, guard::check));
-    Ok(app)
+    Ok((app, state))
 }
 
-/// Serves until Ctrl-C; `ready` is told the address once the socket listens (its
-/// error, such as a closed stdout, ends the serve before any connection).
+/// Serves until Ctrl-C, which logs every game in play as stopped; `ready` is told the
+/// address once the socket listens (its error, such as a closed stdout, ends the serve
+/// before any connection).
 pub async fn serve(
     options: ServeOptions,
     players: Players,
     ready: impl FnOnce(SocketAddr) -> Result<()>,
 ) -> Result<()> {
-    let app = router(&options, players)?;
+    let (app, state) = router(&options, players)?;
     let listener = tokio::net::TcpListener::bind(options.bind).await.with_context(|| {
         format!(
             "cannot listen on {}: another process may hold the port; choose another --bind",
@@ -141,9 +143,16 @@ pub async fn serve(
     let listener = guard::BoundedListener::new(listener, options.max_connections);
     tokio::select! {
         () = serve_connections(listener, app, options.header_timeout) => Ok(()),
-        _ = tokio::signal::ctrl_c() => Ok(()),
+        _ = tokio::signal::ctrl_c() => {
+            // A game left open in a browser is logged as stopped, not cut off mid-log.
+            state.games.stop_all(STOP_WAIT).await;
+            Ok(())
+        }
     }
 }
+
+/// How long a stopping server waits for its games in play to log that they stopped.
+const STOP_WAIT: Duration = Duration::from_secs(3);
 
 /// Serves each accepted connection on its own task with HTTP/1, closing one that has
 /// not sent a request's headers within `header_timeout` (a client that never finishes

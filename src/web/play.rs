@@ -112,6 +112,28 @@ impl Games {
         }
     }
 
+    /// Stops every game in play because the server stops: each is logged as stopped
+    /// (`game_stopped`, reason `interrupted`) at the ply it reached, waited for up to
+    /// `wait` in all.
+    pub async fn stop_all(&self, wait: Duration) {
+        let open: Vec<Arc<Session>> = self
+            .sessions
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .values()
+            .filter(|s| !s.is_finished())
+            .cloned()
+            .collect();
+        for session in &open {
+            session.server_stopping.store(true, Ordering::Release);
+            session.end.notify_one();
+        }
+        let deadline = tokio::time::Instant::now() + wait;
+        while open.iter().any(|s| !s.is_finished()) && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
     fn get(&self, id: u64) -> Option<Arc<Session>> {
         self.sessions
             .lock()
@@ -154,6 +176,8 @@ struct Session {
     move_wait: Duration,
     /// Set by the end route: the game stops where it is.
     end: tokio::sync::Notify,
+    /// Set with `end` when the server stops (its game is logged as interrupted, not ended).
+    server_stopping: AtomicBool,
     /// The ply the game is at (the next to be played).
     next_ply: AtomicUsize,
 }
@@ -227,6 +251,7 @@ pub async fn create(State(app): State<Arc<AppState>>, Json(request): Json<NewGam
         hinting: AtomicBool::new(false),
         move_wait: app.games.move_wait,
         end: tokio::sync::Notify::new(),
+        server_stopping: AtomicBool::new(false),
         next_ply: AtomicUsize::new(1),
     }) else {
         return Err(ApiError::new(
@@ -562,14 +587,19 @@ async fn run_game(
     *session.turn.lock().unwrap_or_else(|p| p.into_inner()) = None;
     let Some(played) = played else {
         let ply = session.next_ply.load(Ordering::Acquire);
-        let logged = GameWriter::new(Some(&log), 1).stopped(ply, ENDED);
+        let (reason, who) = if session.server_stopping.load(Ordering::Acquire) {
+            (StopReason::Interrupted, "the server stopped")
+        } else {
+            (ENDED, "you ended the game")
+        };
+        let logged = GameWriter::new(Some(&log), 1).stopped(ply, reason);
         let message = match logged {
-            Ok(()) => format!("you ended the game before ply {ply}"),
-            Err(err) => format!("you ended the game before ply {ply}; its log could not say so: {err}"),
+            Ok(()) => format!("{who} before ply {ply}"),
+            Err(err) => format!("{who} before ply {ply}; its log could not say so: {err}"),
         };
         session.finish(PlayEvent::Failed {
             message,
-            reason: Some(ENDED),
+            reason: Some(reason),
         });
         return;
     };

@@ -59,6 +59,15 @@ impl Served {
     }
 }
 
+impl Served {
+    /// Ctrl-C (SIGINT) to the server, as a person stopping it; waits for it to exit.
+    pub fn interrupt(mut self) -> std::process::ExitStatus {
+        let pid = self.process.id().to_string();
+        let _ = Command::new("kill").args(["-INT", &pid]).status();
+        self.process.wait().expect("the server exits")
+    }
+}
+
 impl Drop for Served {
     fn drop(&mut self) {
         let _ = self.process.kill();
