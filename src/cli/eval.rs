@@ -261,15 +261,21 @@ pub(super) fn value_decisions<R: ModelGame>(
     }
 }
 
+/// The command line a run's run.json (at `path`) keeps as `argv`, parsed again as it
+/// was first given: what `--resume` continues.
+pub(super) fn recorded_command(argv: Vec<String>, path: &Path) -> Result<Command> {
+    let cli = Cli::try_parse_from(std::iter::once("othello-arena".to_string()).chain(argv))
+        .with_context(|| format!("bad --resume: the argv in {} no longer parses", path.display()))?;
+    Ok(cli.command)
+}
+
 /// The arguments of the run in `dir`, from the `argv` its run.json keeps, with this
 /// invocation's --parallel, --csv (only when given now) and --json; and the run as
 /// its run.json recorded it.
 fn resumed_args(dir: &Path, now: &EvalArgs) -> Result<(EvalArgs, EvalRun)> {
     let path = dir.join("run.json");
     let (recorded, argv) = recorded_eval(dir)?;
-    let cli = Cli::try_parse_from(std::iter::once("othello-arena".to_string()).chain(argv))
-        .with_context(|| format!("bad --resume: the argv in {} no longer parses", path.display()))?;
-    let Command::Eval(mut args) = cli.command else {
+    let Command::Eval(mut args) = recorded_command(argv, &path)? else {
         bail!("bad --resume: {} is not an eval run", path.display());
     };
     if args.resume.is_some() {

@@ -5,10 +5,10 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-use clap::Parser;
 
 use super::agent_args::parse_player;
-use super::args::{Cli, Command, OpeningsArgs, PlaceArgs};
+use super::args::{Command, OpeningsArgs, PlaceArgs};
+use super::eval::recorded_command;
 use super::external;
 use super::openings;
 use super::progress::GameBar;
@@ -142,9 +142,7 @@ fn resumed_args(dir: &Path, now: &PlaceArgs) -> Result<PlaceArgs> {
     let RunKind::Place(recorded) = run.run else {
         bail!("bad --resume: {} is not a place run", path.display());
     };
-    let cli = Cli::try_parse_from(std::iter::once("othello-arena".to_string()).chain(recorded.argv))
-        .with_context(|| format!("bad --resume: the argv in {} no longer parses", path.display()))?;
-    let Command::Place(mut args) = cli.command else {
+    let Command::Place(mut args) = recorded_command(recorded.argv, &path)? else {
         bail!("bad --resume: {} is not a place run", path.display());
     };
     if args.resume.is_some() {
