@@ -249,3 +249,29 @@ fn serves_leaderboard_has_the_intrinsic_table_of_the_values_runs_hold() {
     drop(served);
     let _ = std::fs::remove_dir_all(runs.parent().unwrap());
 }
+
+/// A player valued in one run and not yet in another (serve rates without valuing, so
+/// its number moved once `rate` had valued the rest): the table says which player rests
+/// on part of its games, with the command that values them.
+#[test]
+fn a_player_valued_in_part_of_its_games_is_named_with_the_command() {
+    let dir = temp_dir("rate-values", "part");
+    let (valued, unvalued) = (dir.join("valued"), dir.join("unvalued"));
+    play(&valued);
+    rate(&valued, &SMALL);
+    play(&unvalued);
+    let (json, _) = rate(&valued, &["--no-value", unvalued.to_str().unwrap()]);
+    let notes = json["intrinsic"]["notes"].to_string();
+    assert!(
+        notes.contains("greedy: its moves in 2 finished game(s) are not valued yet")
+            && notes.contains("`othello-arena rate` on these runs values them"),
+        "{notes}"
+    );
+    // Valued, the note is gone.
+    let (json, _) = rate(&valued, &[&SMALL[..], &[unvalued.to_str().unwrap()]].concat());
+    assert!(
+        !json["intrinsic"]["notes"].to_string().contains("not valued yet"),
+        "{json}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -23,6 +23,7 @@ use crate::logs::{GameLogs, LoggedGame};
 use crate::move_scores::{faulty_games, read_move_scores, MoveScoresError, ScoredMove};
 use crate::players::PlayerNames;
 use crate::Ladder;
+use game::othello::Color;
 
 /// Every player's valued decisions, game by game, and notes on the runs that had none.
 #[derive(Clone, Debug, Default)]
@@ -78,6 +79,7 @@ impl Decisions {
     /// has them.
     pub fn read_held(logs: &GameLogs, filter: DecisionFilter, held: &HeldScores) -> Result<Decisions, MoveScoresError> {
         let mut decisions = Decisions::default();
+        let mut unvalued: BTreeMap<String, usize> = BTreeMap::new();
         // Players named as every reader names them (a player is its settings).
         let names = PlayerNames::of(logs);
         let by_number: HashMap<(&Path, usize), &LoggedGame> = logs
@@ -90,6 +92,9 @@ impl Decisions {
                 Some(scored) => scored.clone(),
                 None => read_move_scores(run)?.unwrap_or_default(),
             };
+            for (player, sides) in sides_not_valued(run, logs, &scored) {
+                *unvalued.entry(names.name(run, player)).or_default() += sides;
+            }
             if !scored.iter().any(|m| !m.values.is_empty()) {
                 decisions.notes.push(format!(
                     "{} has no valued decisions yet (no move-scores.jsonl, or one written before values were kept): \
@@ -125,6 +130,14 @@ impl Decisions {
                 decisions.players.entry(player).or_default().push(choices);
             }
         }
+        // A player rated from part of its games, the rest not valued yet, would read
+        // differently once `rate` values them: said, with the command.
+        for (player, sides) in unvalued.iter().filter(|(p, _)| decisions.players.contains_key(*p)) {
+            decisions.notes.push(format!(
+                "{player}: its moves in {sides} finished game(s) are not valued yet, so its intrinsic number rests on \
+                 part of its games: `othello-arena rate` on these runs values them (it does unless given --no-value)"
+            ));
+        }
         for (player, count) in &decisions.level {
             decisions.notes.push(format!(
                 "{player}: {count} decision(s) left out of the fit: every legal move had the same value, so the \
@@ -133,6 +146,30 @@ impl Decisions {
         }
         Ok(decisions)
     }
+}
+
+/// The players (their specs) of `run` whose moves in a finished game hold no values,
+/// with how many such games each (an `eval` run values the model's side only).
+fn sides_not_valued<'a>(run: &Path, logs: &'a GameLogs, scored: &[ScoredMove]) -> BTreeMap<&'a str, usize> {
+    let valued: std::collections::HashSet<(usize, &str)> = scored
+        .iter()
+        .filter(|m| !m.values.is_empty())
+        .map(|m| (m.game, m.color.as_str()))
+        .collect();
+    let mut missing: BTreeMap<&str, usize> = BTreeMap::new();
+    for game in logs
+        .games
+        .iter()
+        .filter(|g| g.run == run && g.summary.black_margin.is_some())
+    {
+        for color in Color::BOTH {
+            let moved = game.replay.plies.iter().any(|p| p.color == color && p.mv.is_some());
+            if moved && !valued.contains(&(game.summary.number, color.name())) {
+                *missing.entry(game.summary.players[color].as_str()).or_default() += 1;
+            }
+        }
+    }
+    missing
 }
 
 /// One engine of the calibration: its ladder rating and its fitted models.
