@@ -393,3 +393,18 @@ fn the_same_games_given_twice_count_once_in_rate() {
     assert_names(&text(&twice), &["same bytes", "counted once"]);
     assert_eq!(games(&["rate", run, sealed, copy, "--json"]), once);
 }
+
+/// A file named as a bundle that is not one is refused by name (it was read as a game
+/// log cut off at its start), and `verify` of a path that is not there says so.
+#[test]
+fn a_fake_bundle_and_a_missing_path_are_named() {
+    let dir = temp_dir("bundle", "fake");
+    let fake = dir.join("results.tar.gz");
+    std::fs::write(&fake, "not an archive\n").unwrap();
+    for command in ["rate", "stats", "report"] {
+        let output = arena(&[command, fake.to_str().unwrap()]);
+        assert!(!output.status.success(), "{command}: {}", text(&output));
+        assert_names(&text(&output), &["results.tar.gz", "is named as a result bundle but is not one"]);
+    }
+    assert_names(&refused(&dir.join("nothere")), &["nothere", "no such file or folder"]);
+}

@@ -81,6 +81,12 @@ pub type JudgeFor<'a> = &'a dyn Fn(StopRule) -> Result<StopJudge, String>;
 /// Verifies `path`: a bundle file, or a run folder.
 pub fn verify(path: &Path, judge: JudgeFor<'_>) -> Result<Verified, VerifyError> {
     let mut verified = Verified::default();
+    if !path.exists() {
+        return Err(differs(
+            path,
+            "no such file or folder: give a result bundle (`othello-arena bundle` writes one) or a run folder",
+        ));
+    }
     if path.is_file() && !is_bundle(path) {
         return Err(differs(
             path,

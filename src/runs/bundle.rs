@@ -122,6 +122,15 @@ pub enum BundleError {
         /// What it is and what to do.
         problem: String,
     },
+    /// A file named as a bundle (`.tar.gz`, `.tgz`) that is not gzip.
+    #[error(
+        "{} is named as a result bundle but is not one (not gzip): give a file `othello-arena bundle` wrote",
+        .path.display()
+    )]
+    NotABundle {
+        /// The file.
+        path: PathBuf,
+    },
     /// An entry of the archive is refused.
     #[error("bad bundle {}: entry {entry}: {problem}", .bundle.display())]
     Entry {
@@ -163,6 +172,15 @@ impl Drop for Bundle {
 pub fn is_bundle(path: &Path) -> bool {
     let mut magic = [0u8; 2];
     path.is_file() && File::open(path).and_then(|mut f| f.read_exact(&mut magic)).is_ok() && magic == [0x1f, 0x8b]
+}
+
+/// Whether `path`'s name is a bundle's (`.tar.gz` or `.tgz`).
+fn named_as_bundle(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    name.ends_with(".tar.gz") || name.ends_with(".tgz")
 }
 
 /// The SHA-256 of `bytes`, lowercase hex.
@@ -445,6 +463,9 @@ impl RunInputs {
     pub fn open(paths: &[PathBuf]) -> Result<RunInputs, BundleError> {
         let mut inputs = RunInputs::default();
         for path in paths {
+            if named_as_bundle(path) && path.is_file() && !is_bundle(path) {
+                return Err(BundleError::NotABundle { path: path.clone() });
+            }
             if is_bundle(path) {
                 let bundle = Bundle::open(path)?;
                 inputs.paths.extend(bundle.run_dirs());
