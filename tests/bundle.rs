@@ -404,7 +404,10 @@ fn a_fake_bundle_and_a_missing_path_are_named() {
     for command in ["rate", "stats", "report"] {
         let output = arena(&[command, fake.to_str().unwrap()]);
         assert!(!output.status.success(), "{command}: {}", text(&output));
-        assert_names(&text(&output), &["results.tar.gz", "is named as a result bundle but is not one"]);
+        assert_names(
+            &text(&output),
+            &["results.tar.gz", "is named as a result bundle but is not one"],
+        );
     }
     assert_names(&refused(&dir.join("nothere")), &["nothere", "no such file or folder"]);
 }

@@ -87,12 +87,17 @@ impl Decisions {
             .iter()
             .map(|g| ((g.run.as_path(), g.summary.number), g))
             .collect();
+        let mut by_run: HashMap<&Path, Vec<&LoggedGame>> = HashMap::new();
+        for game in &logs.games {
+            by_run.entry(game.run.as_path()).or_default().push(game);
+        }
         for run in logs.runs() {
             let scored = match held.get(run) {
                 Some(scored) => scored.clone(),
                 None => read_move_scores(run)?.unwrap_or_default(),
             };
-            for (player, sides) in sides_not_valued(run, logs, &scored) {
+            let games_of_run = by_run.get(run).map_or(&[][..], Vec::as_slice);
+            for (player, sides) in sides_not_valued(games_of_run, &scored) {
                 *unvalued.entry(names.name(run, player)).or_default() += sides;
             }
             if !scored.iter().any(|m| !m.values.is_empty()) {
@@ -148,20 +153,17 @@ impl Decisions {
     }
 }
 
-/// The players (their specs) of `run` whose moves in a finished game hold no values,
-/// with how many such games each (an `eval` run values the model's side only).
-fn sides_not_valued<'a>(run: &Path, logs: &'a GameLogs, scored: &[ScoredMove]) -> BTreeMap<&'a str, usize> {
+/// The players (their specs) of a run's `games` whose moves in a finished game hold no
+/// values in its `scored` moves, with how many such games each (an `eval` run values
+/// the model's side only).
+fn sides_not_valued<'a>(games: &[&'a LoggedGame], scored: &[ScoredMove]) -> BTreeMap<&'a str, usize> {
     let valued: std::collections::HashSet<(usize, &str)> = scored
         .iter()
         .filter(|m| !m.values.is_empty())
         .map(|m| (m.game, m.color.as_str()))
         .collect();
     let mut missing: BTreeMap<&str, usize> = BTreeMap::new();
-    for game in logs
-        .games
-        .iter()
-        .filter(|g| g.run == run && g.summary.black_margin.is_some())
-    {
+    for game in games.iter().filter(|g| g.summary.black_margin.is_some()) {
         for color in Color::BOTH {
             let moved = game.replay.plies.iter().any(|p| p.color == color && p.mv.is_some());
             if moved && !valued.contains(&(game.summary.number, color.name())) {

@@ -456,21 +456,29 @@ impl RunFile {
     /// How the player `spec` was shown boards: its agent's style, or for an MCP
     /// run's client the server's; `None` for an engine.
     pub fn style_of(&self, spec: &str) -> Option<TextStyle> {
-        match &self.run {
-            RunKind::Mcp(mcp) if mcp.players.first().is_some_and(|p| p.spec == spec) => Some(TextStyle {
+        match self.mcp_client(spec) {
+            Some(mcp) => Some(TextStyle {
                 labels: mcp.board_labels,
                 perspective: mcp.board_perspective,
             }),
-            _ => self.agent_of(spec).map(|agent| agent.style),
+            None => self.agent_of(spec).map(|agent| agent.style),
         }
     }
 
     /// Whether the player `spec` was shown its legal moves; `None` for an engine, which
     /// is shown nothing.
     pub fn legal_moves_of(&self, spec: &str) -> Option<LegalMoves> {
+        match self.mcp_client(spec) {
+            Some(mcp) => Some(mcp.legal_moves),
+            None => self.agent_of(spec).map(|agent| agent.legal_moves),
+        }
+    }
+
+    /// The settings of an `mcp` run whose client is `spec` (its first player).
+    fn mcp_client(&self, spec: &str) -> Option<&McpRun> {
         match &self.run {
-            RunKind::Mcp(mcp) if mcp.players.first().is_some_and(|p| p.spec == spec) => Some(mcp.legal_moves),
-            _ => self.agent_of(spec).map(|agent| agent.legal_moves),
+            RunKind::Mcp(mcp) if mcp.players.first().is_some_and(|p| p.spec == spec) => Some(mcp),
+            _ => None,
         }
     }
 
