@@ -254,12 +254,14 @@ pub(super) fn progress_bar(total: usize, hidden: bool, what: &str) -> ProgressBa
         let _ = out.write_str(&text);
     };
     bar.set_style(style.with_key("left", left));
+    // Drawn at once, so the first line says that nothing is done yet. Before the steady
+    // tick: once its thread is installed, `tick` draws nothing, and the thread's first
+    // draw can come after the first game is done.
+    bar.tick();
     if !terminal {
         // Redrawn every second whatever the work reports, so a line is due on time.
         bar.enable_steady_tick(Duration::from_secs(1));
     }
-    // Drawn at once, so the first line says that nothing is done yet.
-    bar.tick();
     bar
 }
 
