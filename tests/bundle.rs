@@ -411,3 +411,29 @@ fn a_fake_bundle_and_a_missing_path_are_named() {
     }
     assert_names(&refused(&dir.join("nothere")), &["nothere", "no such file or folder"]);
 }
+
+/// docs/leaderboard.md's table is the output of `rate --ladder` on the bundle checked in
+/// beside it, and that bundle verifies: anyone can re-derive the published table.
+#[test]
+fn the_published_leaderboard_is_rated_again_from_its_bundle() {
+    let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs");
+    let sealed = docs.join("leaderboard-2026-12-07.tar.gz");
+    let verified = arena(&["verify", sealed.to_str().unwrap()]);
+    assert!(verified.status.success(), "{}", text(&verified));
+    assert_names(&text(&verified), &["32 games (1669 moves)", "all hold"]);
+    let rated = arena(&["rate", sealed.to_str().unwrap(), "--ladder"]);
+    assert!(rated.status.success(), "{}", text(&rated));
+    let printed: Vec<&str> = std::str::from_utf8(&rated.stdout).unwrap().lines().map(str::trim_end).collect();
+    let page = std::fs::read_to_string(docs.join("leaderboard.md")).unwrap();
+    let marker = "<!-- the output of: othello-arena rate docs/leaderboard-2026-12-07.tar.gz --ladder -->";
+    let after = page.split_once(marker).expect("the page marks the table it quotes").1;
+    // The quoted blocks up to the next section: each is a run of lines `rate` printed.
+    let section = after.split("\n## ").next().unwrap();
+    let blocks: Vec<&str> = section.split("```").skip(1).step_by(2).collect();
+    assert_eq!(blocks.len(), 2, "the results table and the intrinsic table");
+    for block in blocks {
+        let quoted: Vec<&str> = block.trim_matches('\n').lines().collect();
+        let found = printed.windows(quoted.len()).any(|lines| lines == quoted.as_slice());
+        assert!(found, "docs/leaderboard.md quotes lines `rate` no longer prints:\n{}", quoted.join("\n"));
+    }
+}
