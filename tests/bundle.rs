@@ -196,6 +196,25 @@ fn a_sealed_tournament_verifies_and_each_tampered_copy_fails_naming_file_and_fig
         replace_first(t, "\"llr\":-0.", "\"llr\":-1.")
     });
     assert_names(&refused(&path), &["runs/run/decisions.jsonl", "line 1.decision.llr"]);
+    // One opponent passed off as a stronger one: `n-hand:1` renamed `n-hand:2` in every
+    // file of the run, so plan, logs and tables agree; only its moves give it away.
+    let mut all = entries(&sealed);
+    for (name, bytes) in all.iter_mut().filter(|(name, _)| name.starts_with("runs/")) {
+        let renamed = String::from_utf8(bytes.clone())
+            .unwrap()
+            .replace("n-hand:1", "n-hand:2");
+        *bytes = renamed.into_bytes();
+        let _ = name;
+    }
+    write(&copy("renamed"), all, true, &[]);
+    assert_names(
+        &refused(&copy("renamed")),
+        &[
+            ".jsonl",
+            "the log says n-hand:2 played",
+            "n-hand:2 with the game's seed plays",
+        ],
+    );
     check_hostile_archives(&dir, &sealed);
 }
 
@@ -423,7 +442,11 @@ fn the_published_leaderboard_is_rated_again_from_its_bundle() {
     assert_names(&text(&verified), &["32 games (1669 moves)", "all hold"]);
     let rated = arena(&["rate", sealed.to_str().unwrap(), "--ladder"]);
     assert!(rated.status.success(), "{}", text(&rated));
-    let printed: Vec<&str> = std::str::from_utf8(&rated.stdout).unwrap().lines().map(str::trim_end).collect();
+    let printed: Vec<&str> = std::str::from_utf8(&rated.stdout)
+        .unwrap()
+        .lines()
+        .map(str::trim_end)
+        .collect();
     let page = std::fs::read_to_string(docs.join("leaderboard.md")).unwrap();
     let marker = "<!-- the output of: othello-arena rate docs/leaderboard-2026-12-07.tar.gz --ladder -->";
     let after = page.split_once(marker).expect("the page marks the table it quotes").1;
@@ -434,6 +457,10 @@ fn the_published_leaderboard_is_rated_again_from_its_bundle() {
     for block in blocks {
         let quoted: Vec<&str> = block.trim_matches('\n').lines().collect();
         let found = printed.windows(quoted.len()).any(|lines| lines == quoted.as_slice());
-        assert!(found, "docs/leaderboard.md quotes lines `rate` no longer prints:\n{}", quoted.join("\n"));
+        assert!(
+            found,
+            "docs/leaderboard.md quotes lines `rate` no longer prints:\n{}",
+            quoted.join("\n")
+        );
     }
 }

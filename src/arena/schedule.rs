@@ -128,11 +128,10 @@ async fn play_scheduled<R: ModelGame>(
 ) -> Result<GameRecord<R>, MatchError> {
     let players = &settings.players;
     let number = index + 1;
-    // A player's seed depends on its place in the players list, not on its color.
-    let player_seed = |index: usize| scheduled.seed.rotate_left(17 * index as u32);
     let halt = settings.halt();
-    let mut black: Box<dyn Player<R>> = players[scheduled.black].build_in_run(player_seed(scheduled.black), &halt);
-    let mut white: Box<dyn Player<R>> = players[scheduled.white].build_in_run(player_seed(scheduled.white), &halt);
+    let build = |index: usize| players[index].build_in_run(scheduled.player_seed(index), &halt);
+    let mut black: Box<dyn Player<R>> = build(scheduled.black);
+    let mut white: Box<dyn Player<R>> = build(scheduled.white);
     let opening = settings.openings.line(scheduled);
     let log_file = match &settings.log_dir {
         Some(dir) => Some(GameLog::create(&game_log_path(dir, number))?),

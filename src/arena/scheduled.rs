@@ -16,11 +16,18 @@ pub struct ScheduledGame {
     pub opening_seed: u64,
     /// The game's pair in its pairing (from 0): pair `p` plays a suite's `p`-th opening.
     pub pair: usize,
-    /// Seed of the players' random choices (the player at list index i uses it rotated by 17 i bits).
+    /// Seed of the players' random choices ([`ScheduledGame::player_seed`]).
     pub seed: u64,
 }
 
 impl ScheduledGame {
+    /// The seed of the player at list index `player` in this game: the game's seed
+    /// rotated by 17 bits an index, so it depends on the player's place in the players
+    /// list, not on its colour.
+    pub fn player_seed(&self, player: usize) -> u64 {
+        self.seed.rotate_left(17 * player as u32)
+    }
+
     /// The colour the player at list index `player` has in this game.
     pub fn color_of(&self, player: usize) -> Color {
         if self.black == player {

@@ -7,7 +7,8 @@
 //!   recorded SHA-256;
 //! - every game log replayed through the rules ([`runs::replay_records`]: each move
 //!   legal and by the side to move, passes only where forced, the final discs and the
-//!   result as logged), each move's source as its decision records it;
+//!   result as logged), each move's source as its decision records it, and every move
+//!   of a built-in engine chosen again by that engine from the game's seed;
 //! - for an eval, the same against its plan, and its tallies and agent statistics
 //!   derived again from the logs ([`runs::Matchup::add`]);
 //! - for a tournament, the games against the plan its run.json and file make
@@ -19,8 +20,10 @@
 
 use std::path::{Path, PathBuf};
 
-use game::Othello;
-use record::{game_log_path, is_game_log, read_game_log_prefix, Event, Record};
+use engines::{EngineSpec, Engines};
+use game::othello::Color;
+use game::{Line, Othello};
+use record::{game_log_path, is_game_log, read_game_log_prefix, Event, MoveSource, Record};
 use runs::{
     first_difference, is_bundle, prompt_files, rate_games, read_game_logs, read_run_text, replay_records, sha256_bytes,
     Anchor, Bundle, BundleError, OpeningsOrder, RateSettings, RunFile, RunGame, RunKind, TournamentRatings,
@@ -35,6 +38,7 @@ use super::openings::{OpeningSuite, Openings};
 use super::plan::Plan;
 use super::play::GameRecord;
 use super::resume::{check_players, rebuild_game};
+use super::scheduled::ScheduledGame;
 use super::sequential::decide_played;
 use super::stop_judge::StopJudge;
 use super::tournament::{pairing_results, TournamentFile};
@@ -52,6 +56,8 @@ pub struct Verified {
     pub games: usize,
     /// Moves replayed (passes included).
     pub moves: usize,
+    /// Moves of built-in engines chosen again from the game's seed.
+    pub engine_moves: usize,
     /// Figures of results.json and decisions.jsonl derived again and compared.
     pub figures: usize,
     /// What was not derived again, one line each (nothing for a tournament).
@@ -317,7 +323,11 @@ fn planned(run_json: &Path, run: &TournamentRun, file: &TournamentFile<toml::Tab
 
 /// Each finished game against the plan's game of its number (players and colours,
 /// seed, opening), rebuilt; by schedule index.
-fn planned_games(planned: &Planned, logs: &[Logged]) -> Result<Vec<Option<GameRecord<Othello>>>, VerifyError> {
+fn planned_games(
+    planned: &Planned,
+    logs: &[Logged],
+    verified: &mut Verified,
+) -> Result<Vec<Option<GameRecord<Othello>>>, VerifyError> {
     let schedule = &planned.plan.schedule;
     let mut records: Vec<Option<GameRecord<Othello>>> = vec![None; schedule.len()];
     for log in logs {
@@ -341,9 +351,66 @@ fn planned_games(planned: &Planned, logs: &[Logged]) -> Result<Vec<Option<GameRe
         )
         .map_err(|e| differs(&log.path, e.to_string()))?;
         let record = rebuild_game::<Othello>(&log.records).map_err(|e| differs(&log.path, e))?;
+        verified.engine_moves += check_engine_moves(&log.path, &record, &planned.names, scheduled)?;
         records[log.number - 1] = Some(record);
     }
     Ok(records)
+}
+
+/// Every move a built-in engine made in `record`, chosen again by that engine built
+/// with the seed the game gave it, on the same positions in the same order: an engine
+/// is a function of its seed and the positions it is asked, so a move that differs was
+/// not the engine's. Models, people and external engines are not asked again.
+fn check_engine_moves(
+    path: &Path,
+    record: &GameRecord<Othello>,
+    names: &[String],
+    scheduled: &ScheduledGame,
+) -> Result<usize, VerifyError> {
+    let engine_of = |player: usize| {
+        let spec = names[player].parse::<EngineSpec>().ok()?;
+        (!Othello::is_human(&spec)).then(|| Othello::engine(&spec, scheduled.player_seed(player)))
+    };
+    let mut engines = [engine_of(scheduled.black), engine_of(scheduled.white)];
+    let mut line = Line::<Othello>::new(*record.game.start());
+    let mut asked = 0;
+    for &mv in &record.game.moves()[..record.opening_plies] {
+        line.try_play(mv)
+            .map_err(|e| differs(path, format!("the opening: {e}")))?;
+    }
+    for ply in &record.plies {
+        let engine = &mut engines[usize::from(ply.color == Color::White)];
+        if let (Some(engine), MoveSource::Engine) = (engine.as_mut(), ply.played.source) {
+            let chosen = engine.choose(line.board()).map_err(|e| {
+                differs(
+                    path,
+                    format!(
+                        "ply {}: {} cannot move again: {e}",
+                        line.moves().len() + 1,
+                        engine.name()
+                    ),
+                )
+            })?;
+            let chosen = Othello::decision_move(&chosen);
+            asked += 1;
+            if chosen != ply.played.mv {
+                return Err(differs(
+                    path,
+                    format!(
+                        "ply {}: the log says {} played {}, but {} with the game's seed plays {}",
+                        line.moves().len() + 1,
+                        engine.name(),
+                        ply.played.mv,
+                        engine.name(),
+                        chosen
+                    ),
+                ));
+            }
+        }
+        line.try_play(ply.played.mv)
+            .map_err(|e| differs(path, format!("ply {}: {e}", line.moves().len() + 1)))?;
+    }
+    Ok(asked)
 }
 
 /// A tournament's games against its plan, its stop rule's decisions and its results.
@@ -359,7 +426,7 @@ fn check_tournament(
         .map_err(|e| differs(&run_json, format!("tournament_file does not read: {e}")))?;
     let planned = planned(&run_json, run, &file)?;
     let plan = &planned.plan;
-    let records = planned_games(&planned, logs)?;
+    let records = planned_games(&planned, logs, verified)?;
     let results_path = dir.join("results.json");
     let results = read_results(dir)?;
     let complete = results["complete"].as_bool().unwrap_or(true);
@@ -459,7 +526,7 @@ fn check_eval(
     let plan = Plan::new(&names, &meetings, run.games_per_color, true, opening_seed, run.seed);
     let openings = openings_of(&dir.join("run.json"), run.openings.as_ref(), run.opening_random)?;
     let planned = Planned { names, plan, openings };
-    let records = planned_games(&planned, logs)?;
+    let records = planned_games(&planned, logs, verified)?;
     let plan = &planned.plan;
     let results = read_results(dir)?;
     let complete = results["complete"].as_bool().unwrap_or(true);

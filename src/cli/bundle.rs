@@ -50,13 +50,15 @@ pub(super) fn run_verify(args: VerifyArgs) -> Result<()> {
     }
     outln!(
         "verified {}: {} run(s); {} files against the manifest; {} prompt texts against their hashes; {} games \
-         ({} moves) replayed through the rules; {} figures derived again from the games; all hold ({:.1} s)",
+         ({} moves) replayed through the rules, {} engine moves chosen again from the games' seeds; {} figures \
+         derived again from the games; all hold ({:.1} s)",
         args.path.display(),
         verified.runs,
         verified.files,
         verified.prompts,
         verified.games,
         verified.moves,
+        verified.engine_moves,
         verified.figures,
         started.elapsed().as_secs_f64()
     )?;
