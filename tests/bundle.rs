@@ -464,3 +464,40 @@ fn the_published_leaderboard_is_rated_again_from_its_bundle() {
         );
     }
 }
+
+/// A `play` run is checked against its match's plan: its engines' moves chosen again
+/// from their seeds, and a game removed from the middle found.
+#[test]
+fn a_match_is_checked_against_its_plan_and_a_removed_game_is_found() {
+    let dir = temp_dir("bundle", "play");
+    let run = dir.join("match");
+    let (run_arg, out) = (run.to_str().unwrap(), dir.join("sealed.tar.gz"));
+    let played = arena(&[
+        "play",
+        "--black",
+        "dilute:30:greedy",
+        "--white",
+        "n-hand:1",
+        "--games",
+        "5",
+        "--swap",
+        "--opening-random",
+        "4",
+        "--seed",
+        "11",
+        "--log-dir",
+        run_arg,
+    ]);
+    assert!(played.status.success(), "{}", text(&played));
+    bundle(&run, &out);
+    let held = arena(&["verify", out.to_str().unwrap()]);
+    assert!(held.status.success(), "{}", text(&held));
+    assert_names(&text(&held), &["5 games", "engine moves chosen again", "all hold"]);
+    let mut all = entries(&out);
+    all.retain(|(name, _)| !name.ends_with("game-0002.jsonl"));
+    write(&dir.join("removed.tar.gz"), all, true, &[]);
+    assert_names(
+        &refused(&dir.join("removed.tar.gz")),
+        &["runs/match/game-0002.jsonl", "missing", "a game was removed"],
+    );
+}

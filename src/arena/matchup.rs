@@ -66,11 +66,18 @@ impl<R: ModelGame> MatchConfig<R> {
     /// each, the first player black then white; an odd last game is a pair's first).
     pub fn schedule(&self) -> Vec<ScheduledGame> {
         let names: Vec<String> = self.players.iter().map(ToString::to_string).collect();
-        let pairs = if self.swap { self.games.div_ceil(2) } else { self.games };
-        let mut schedule = Plan::new(&names, &[(0, 1)], pairs, self.swap, self.seed, self.seed).schedule;
-        schedule.truncate(self.games);
-        schedule
+        match_plan(&names, self.games, self.swap, self.seed).schedule
     }
+}
+
+/// The plan of a match of `games` between the two players `names`: with `swap`, pairs
+/// on one opening each, the first player black then white (an odd last game is a
+/// pair's first); without it, every game its own pair, the first player black.
+pub(crate) fn match_plan(names: &[String], games: usize, swap: bool, seed: u64) -> Plan {
+    let pairs = if swap { games.div_ceil(2) } else { games };
+    let mut plan = Plan::new(names, &[(0, 1)], pairs, swap, seed, seed);
+    plan.schedule.truncate(games);
+    plan
 }
 
 /// Plays the match; `report` sees every move and every finished game.

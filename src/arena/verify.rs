@@ -34,6 +34,7 @@ use stats::{RatingWatch, StopRule};
 
 use super::eval::{opponent_tables, EvalResult};
 use super::lifecycle::RunGames;
+use super::matchup::match_plan;
 use super::openings::{OpeningSuite, Openings};
 use super::plan::Plan;
 use super::play::GameRecord;
@@ -173,10 +174,11 @@ fn verify_run(dir: &Path, bundled: bool, judge: JudgeFor<'_>, verified: &mut Ver
     match &run.run {
         RunKind::Tournament(tournament) => check_tournament(dir, tournament, &logs, judge, verified),
         RunKind::Eval(eval) => check_eval(dir, eval, &logs, judge, verified),
+        RunKind::Play(play) => check_play(dir, play, &logs, verified),
         other => {
             verified.notes.push(format!(
-                "{}: a {} run: its games replayed and its prompts checked; plans and tables are derived again for \
-                 tournament and eval runs only",
+                "{}: a {} run: its games replayed and its prompts checked; plans are derived again for tournament, \
+                 eval and play runs only",
                 dir.display(),
                 other.command()
             ));
@@ -572,6 +574,36 @@ fn check_eval(
         Some(diff) => Err(differs(&dir.join("results.json"), diff)),
         None => Ok(()),
     }
+}
+
+/// A match's games against its plan (players and colours, seeds, openings, engine
+/// moves). Games start in number order and each writes its log as it starts, so a
+/// planned game with no log below one that has a log was removed; planned games after
+/// the last log were never started (an interrupted match), said in a note.
+fn check_play(dir: &Path, run: &runs::PlayRun, logs: &[Logged], verified: &mut Verified) -> Result<(), VerifyError> {
+    let names: Vec<String> = run.players.iter().map(|p| p.spec.clone()).collect();
+    let plan = match_plan(&names, run.games, run.swap, run.seed);
+    let openings = openings_of(&dir.join("run.json"), run.openings.as_ref(), run.opening_random)?;
+    let planned = Planned { names, plan, openings };
+    planned_games(&planned, logs, verified)?;
+    let started = (1..=run.games)
+        .rev()
+        .find(|&n| game_log_path(dir, n).exists())
+        .unwrap_or(0);
+    if let Some(removed) = (1..started).find(|&n| !game_log_path(dir, n).exists()) {
+        return Err(differs(
+            &game_log_path(dir, removed),
+            format!("missing: game {removed} of the match started before game {started}, which has a log: a game was removed"),
+        ));
+    }
+    if started < run.games {
+        verified.notes.push(format!(
+            "{}: a match of {} games with {started} started (stopped before the rest)",
+            dir.display(),
+            run.games
+        ));
+    }
+    Ok(())
 }
 
 /// Where a run's games start: the suite openings its run.json recorded (pair `p`
