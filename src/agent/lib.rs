@@ -12,7 +12,6 @@ mod blocking;
 mod config;
 mod games;
 mod prompt;
-mod recover;
 mod rules;
 mod runner;
 mod settings;
@@ -30,7 +29,6 @@ pub use config::{
 };
 pub use games::ModelGame;
 pub use prompt::{prompts_dir, sha256_hex, Prompt, PromptError};
-pub use recover::recover_tool_calls;
 pub use rules::{read_board, read_move_list, rules_question, rules_schema, Cells, RulesQuestion};
 pub use runner::{exchanged, Action, Agent, AgentError, AgentEvent, AgentObserver, MoveContext, Played};
 pub use settings::{AgentFile, AgentSettings, SettingsError};

@@ -25,7 +25,6 @@ use tracing::Instrument;
 use super::answer::{parse_answer, Answer};
 use super::blocking::BlockingEngine;
 use super::config::{AgentConfig, InvalidPolicy, Mode, ParseFallbackError};
-use super::recover::recover_tool_calls;
 use super::structured::{parse_structured, AnswerFormat};
 use super::text;
 use crate::tools::ToolRegistry;
@@ -33,6 +32,7 @@ use crate::ModelGame;
 use engines::EngineError;
 use game::Othello;
 use llm::{ChatBackend, ChatRequest, Exchange, LlmError, Message, Role, ToolCall};
+use record::recover_tool_calls;
 use record::{
     AgentDecision, AnswerKind, AttemptFailure, EndedSession, Exchanged, GameWriter, LogError, MoveSource, Notation,
     Ply, Vote,

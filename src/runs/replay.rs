@@ -18,9 +18,9 @@ use agent::{LegalMoves, ModelGame};
 use serde::Serialize;
 use serde_json::Value;
 
-use agent::recover_tool_calls;
 use game::othello::{Board, ByColor, Color, Outcome, TextStyle};
 use game::{Game, Marubatsu, Othello};
+use record::recover_tool_calls;
 use record::{decode_reply, Role};
 use record::{
     game_start, AgentDecision, AnswerKind, Event, ExchangeRecord, ForfeitRecord, GameEnd, MoveSource, Notation, Record,
