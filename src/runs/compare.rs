@@ -8,9 +8,9 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use agent::AgentConfig;
 use serde::Serialize;
 use serde_json::Value;
+use settings::AgentConfig;
 
 use crate::groups::{collect_groups, Group, GroupsError, Key};
 use crate::run_file::{differing_settings, RecordedSettings};

@@ -9,8 +9,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use agent::AgentConfig;
 use serde_json::Value;
+use settings::AgentConfig;
 
 use crate::logs::GameLogs;
 use crate::run_file::{differing_settings, RunFile, RunKind};
@@ -220,14 +220,14 @@ pub fn name_part(key: &str, text: &str) -> String {
         _ => text.to_string(),
     };
     part.chars()
-        .map(|c| if agent::name_char(c) { c } else { '_' })
+        .map(|c| if settings::name_char(c) { c } else { '_' })
         .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use agent::Prompt;
+    use settings::Prompt;
 
     fn with_prompt(source: &str, text: &str) -> AgentConfig {
         let mut config = AgentConfig::new("m");
@@ -248,7 +248,7 @@ mod tests {
         let names = names_by_settings("llm:m", &[&b, &edited]);
         assert_eq!(names, ["llm:m@mine-bbbbbbbb", "llm:m@mine-cccccccc"]);
         let mut json = AgentConfig::new("m");
-        json.answer_format = agent::AnswerFormat::JsonLegal;
+        json.answer_format = settings::AnswerFormat::JsonLegal;
         json.vote = 3;
         let names = names_by_settings("llm:m@x", &[&AgentConfig::new("m"), &json]);
         assert_eq!(names, ["llm:m@x-text-vote-default", "llm:m@x-json-legal-vote-3"]);

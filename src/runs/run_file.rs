@@ -14,10 +14,10 @@
 
 use std::path::{Path, PathBuf};
 
-use agent::{AgentConfig, LegalMoves};
 use game::othello::{Color, Labels, Perspective, TextStyle};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use settings::{AgentConfig, LegalMoves};
 
 use crate::recorded::{EngineTable, OpeningsRecord};
 use crate::run_folder::utc_now;
@@ -809,7 +809,7 @@ mod tests {
     fn every_recorded_setting_is_compared_and_changes_are_named_as_run_json_writes_them() {
         // Hidden legal moves, so that every key is written (shown ones write none).
         let mut config = AgentConfig::new("m");
-        config.legal_moves = agent::LegalMoves::Hidden;
+        config.legal_moves = settings::LegalMoves::Hidden;
         let written = serde_json::to_value(&config).unwrap();
         let keys: Vec<&str> = written.as_object().unwrap().keys().map(String::as_str).collect();
         let compared: Vec<&str> = compared(&config, &config).iter().map(|(key, _)| *key).collect();
@@ -817,12 +817,12 @@ mod tests {
         assert!(changed_agent_settings(&config, &config).is_empty());
         let mut now = config.clone();
         now.max_turns = 5;
-        now.mode = agent::Mode::Direct;
+        now.mode = settings::Mode::Direct;
         now.max_tool_rounds = 2;
-        now.system_prompt = Some(agent::Prompt::from_text("p", "text"));
+        now.system_prompt = Some(settings::Prompt::from_text("p", "text"));
         let mut then = config.clone();
-        then.system_prompt = Some(agent::Prompt::from_text("p", "old text"));
-        let hash = |text: &str| agent::sha256_hex(text)[..12].to_string();
+        then.system_prompt = Some(settings::Prompt::from_text("p", "old text"));
+        let hash = |text: &str| settings::sha256_hex(text)[..12].to_string();
         assert_eq!(
             changed_agent_settings(&then, &now),
             [

@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::{AgentConfig, AnswerFormat, AnswerPolicy, Fallback, InvalidPolicy, LegalMoves, Mode, Prompt};
 use game::othello::{Labels, Perspective, TextStyle};
-use llm::{ChatOptions, Think};
+use record::{ChatOptions, Think};
 
 /// The run.json keys of an [`AgentConfig`] that older versions did not write and
 /// that the record it was read from lacked: not a setting, so any two are equal.

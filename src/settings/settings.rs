@@ -7,13 +7,12 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use super::answer::AnswerPolicy;
-use super::config::{AgentConfig, ConflictError, Fallback, InvalidPolicy, LegalMoves, Mode, ParseFallbackError};
-use super::prompt::{Prompt, PromptError};
-use super::structured::AnswerFormat;
-use crate::ModelGame;
+use crate::config::{AgentConfig, ConflictError};
+use crate::prompt::{Prompt, PromptError};
+use crate::words::{AnswerFormat, AnswerPolicy, Fallback, InvalidPolicy, LegalMoves, Mode, ParseFallbackError};
+use engines::Engines;
 use game::othello::{Labels, Perspective};
-use llm::{Api, ChatOptions, Think};
+use record::{ChatOptions, Think};
 
 /// The agent's settings as given: each `None` (or empty) one is [`AgentConfig`]'s
 /// default. An agent file holds them under these names (the flags' names with `_`),
@@ -57,7 +56,7 @@ pub struct AgentSettings {
     /// Who moves when every session failed.
     pub fallback: Option<Fallback>,
     /// Which coordinate of an answer counts (any case, as its flag reads it).
-    #[serde(deserialize_with = "llm::by_its_parser")]
+    #[serde(deserialize_with = "record::by_its_parser")]
     pub answer: Option<AnswerPolicy>,
     /// What an invalid answer gets.
     pub on_invalid: Option<InvalidPolicy>,
@@ -73,21 +72,6 @@ pub struct AgentSettings {
     pub cut_off_message: Option<String>,
     /// The model options (`[options]`).
     pub options: ChatOptions,
-}
-
-/// An agent file: the agent settings, and the server (`api`, `host`: a comma list)
-/// used unless the host flags name one.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct AgentFile {
-    /// The server's API.
-    #[serde(default, deserialize_with = "llm::by_its_parser")]
-    pub api: Option<Api>,
-    /// The server address(es), comma-separated.
-    pub host: Option<String>,
-    /// The agent settings.
-    #[serde(flatten)]
-    pub agent: AgentSettings,
 }
 
 /// Agent settings that cannot be used (the messages name the flag, as the agent file's
@@ -176,7 +160,7 @@ impl AgentSettings {
     /// [`AgentConfig::default`]'s; prompt names resolve in the folder `prompts`. JSON
     /// answers get their default cap ([`AgentConfig::cap_json_answers`]), and settings
     /// that cannot go together are refused ([`AgentConfig::check`]).
-    pub fn config<R: ModelGame>(&self, model: &str, prompts: &Path) -> Result<AgentConfig, SettingsError> {
+    pub fn config<R: Engines>(&self, model: &str, prompts: &Path) -> Result<AgentConfig, SettingsError> {
         let mut config = AgentConfig::new(model);
         if let Some(system) = &self.system {
             config.system_prompt = Some(Prompt::load(system, prompts).map_err(SettingsError::System)?);
@@ -227,7 +211,3 @@ impl AgentSettings {
         options
     }
 }
-
-#[cfg(test)]
-#[path = "settings_tests.rs"]
-mod tests;

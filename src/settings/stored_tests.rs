@@ -2,7 +2,7 @@ use serde_json::{json, Value};
 
 use crate::{AgentConfig, AnswerFormat, AnswerPolicy, Fallback, InvalidPolicy, LegalMoves, Mode, Prompt};
 use game::othello::{Labels, Perspective};
-use llm::Think;
+use record::Think;
 
 /// Settings that between them hold every value of every enum-valued setting.
 fn every_value() -> Vec<AgentConfig> {
