@@ -26,8 +26,7 @@ pub use runner::{exchanged, Action, Agent, AgentError, AgentEvent, AgentObserver
 pub use structured::{parse_structured, StructuredAnswer, REASON_MAX_CHARS};
 // The settings the agent plays by, declared in `settings` (no HTTP), named here too.
 pub use settings::{
-    for_each_setting, name_char, prompts_dir, sha256_hex, shipped, AgentConfig, AgentSettings, AnswerFormat,
-    AnswerPolicy, ConflictError, Fallback, InvalidPolicy, LegalMoves, Mode, ModelText, ParseFallbackError,
-    PlayerNameError, Prompt, PromptError, SettingsError, ShippedFile, ShippedKind, JSON_ANSWER_TOKENS, MAX_NAME,
-    SHIPPED,
+    name_char, prompts_dir, sha256_hex, shipped, AgentConfig, AgentSettings, AnswerFormat, AnswerPolicy, ConflictError,
+    Fallback, InvalidPolicy, LegalMoves, Mode, ModelText, ParseFallbackError, PlayerNameError, Prompt, PromptError,
+    SettingsError, ShippedFile, ShippedKind, JSON_ANSWER_TOKENS, MAX_NAME, SHIPPED,
 };

@@ -2,6 +2,9 @@ use super::*;
 use clap::{CommandFactory, Parser};
 use serde_json::Value;
 
+use agent::Mode;
+use game::othello::Labels;
+
 use crate::cli::args::{Cli, Command};
 
 /// The flags' help names the agent's defaults, which `AgentConfig::new` holds: the two
@@ -119,7 +122,7 @@ fn flags_override_the_agent_file_and_its_host_is_used() {
     let text = "mode = \"direct\"\nmax_turns = 4\nhost = \"10.0.0.5:8000\"\napi = \"openai\"\n\
                 [options]\ntemperature = 0.5\n";
     let mut args = dir.agent_file("file", text);
-    args.max_turns = Some(7);
+    args.settings.max_turns = Some(7);
     let resolved = config(&args).unwrap();
     assert_eq!((resolved.mode, resolved.max_turns), (Mode::Direct, 7));
     assert_eq!(resolved.options.temperature, Some(0.5));

@@ -11,6 +11,7 @@
 #![deny(missing_docs)]
 
 mod config;
+pub mod limits;
 mod model_text;
 mod prompt;
 mod settings;
@@ -21,6 +22,6 @@ mod words;
 pub use config::{name_char, AgentConfig, ConflictError, PlayerNameError, JSON_ANSWER_TOKENS, MAX_NAME};
 pub use model_text::ModelText;
 pub use prompt::{prompts_dir, sha256_hex, Prompt, PromptError};
-pub use settings::{AgentSettings, SettingsError};
+pub use settings::{AgentSettings, LabelsArg, RangeError, SettingsError};
 pub use shipped::{shipped, ShippedFile, ShippedKind, SHIPPED};
 pub use words::{AnswerFormat, AnswerPolicy, Fallback, InvalidPolicy, LegalMoves, Mode, ParseFallbackError};
