@@ -132,7 +132,6 @@ agent_settings! {
     fallback: Fallback;
     /// Which coordinate of an answer counts: last (default), first or strict.
     #[arg(long)]
-    #[serde(deserialize_with = "record::by_its_parser")]
     answer: AnswerPolicy;
     /// retry (new session, seed behaviour) or feedback (tell the model, continue).
     #[arg(long)]

@@ -1,7 +1,6 @@
 //! The words of the settings that are one of a few choices: each read by one parser
 //! (`FromStr`, any case) and written by one `Display`, so a flag, an agent file and
-//! run.json hold the same words (serde goes through them, but for [`AnswerPolicy`],
-//! whose serde words are the same).
+//! run.json hold the same words (serde goes through them).
 
 use std::fmt;
 use std::str::FromStr;
@@ -49,6 +48,17 @@ impl LegalMoves {
     }
 }
 
+/// `a`, `a or b`, `a, b or c`: the words a setting takes, as its message lists them.
+fn choices(words: &[&str]) -> String {
+    match words {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
+    }
+}
+
+/// `FromStr` (any case, trimmed) and `Display` for an enum setting from its words; the
+/// message names the setting (`$what`) and lists the words.
 macro_rules! text_enum {
     ($ty:ty, $what:literal, $($name:literal => $value:expr),+) => {
         impl FromStr for $ty {
@@ -56,7 +66,7 @@ macro_rules! text_enum {
             fn from_str(s: &str) -> Result<Self, String> {
                 match s.trim().to_ascii_lowercase().as_str() {
                     $($name => Ok($value),)+
-                    other => Err(format!(concat!("invalid ", $what, " {:?}: expected {}"), other, [$($name),+].join(" or "))),
+                    other => Err(format!(concat!("invalid ", $what, " {:?}: expected {}"), other, choices(&[$($name),+]))),
                 }
             }
         }
@@ -178,8 +188,7 @@ impl fmt::Display for Fallback {
 }
 
 /// Which coordinate of an answer is taken.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum AnswerPolicy {
     /// The last legal coordinate (seed 000: the decision usually comes last).
     #[default]
@@ -190,30 +199,7 @@ pub enum AnswerPolicy {
     Strict,
 }
 
-impl FromStr for AnswerPolicy {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "last" => Ok(AnswerPolicy::Last),
-            "first" => Ok(AnswerPolicy::First),
-            "strict" => Ok(AnswerPolicy::Strict),
-            other => Err(format!(
-                "invalid answer policy {other:?}: expected last, first or strict"
-            )),
-        }
-    }
-}
-
-impl fmt::Display for AnswerPolicy {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            AnswerPolicy::Last => "last",
-            AnswerPolicy::First => "first",
-            AnswerPolicy::Strict => "strict",
-        })
-    }
-}
+text_enum!(AnswerPolicy, "answer policy", "last" => AnswerPolicy::Last, "first" => AnswerPolicy::First, "strict" => AnswerPolicy::Strict);
 
 /// How the final answer is asked for.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -227,31 +213,9 @@ pub enum AnswerFormat {
     JsonLegal,
 }
 
-impl FromStr for AnswerFormat {
-    type Err = String;
-    fn from_str(s: &str) -> Result<AnswerFormat, String> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "text" => Ok(AnswerFormat::Text),
-            "json" => Ok(AnswerFormat::Json),
-            "json-legal" => Ok(AnswerFormat::JsonLegal),
-            other => Err(format!(
-                "invalid answer format {other:?}: expected text, json or json-legal"
-            )),
-        }
-    }
-}
+text_enum!(AnswerFormat, "answer format", "text" => AnswerFormat::Text, "json" => AnswerFormat::Json, "json-legal" => AnswerFormat::JsonLegal);
 
-impl fmt::Display for AnswerFormat {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            AnswerFormat::Text => "text",
-            AnswerFormat::Json => "json",
-            AnswerFormat::JsonLegal => "json-legal",
-        })
-    }
-}
-
-serde_as_text!(Mode, InvalidPolicy, AnswerFormat, Fallback, LegalMoves);
+serde_as_text!(Mode, InvalidPolicy, AnswerPolicy, AnswerFormat, Fallback, LegalMoves);
 
 #[cfg(test)]
 mod tests {
