@@ -150,3 +150,23 @@ fn the_host_flags_defaults_are_the_librarys() {
     let given: HostArgs = toml::from_str("api = \"OpenAI\"\nmax_in_flight = 2\n").unwrap();
     assert_eq!((given.api, given.max_in_flight), (Some(Api::Openai), 2));
 }
+
+/// A resume plays with the settings its run.json records: every agent flag, the agent
+/// file's too, is refused beside `--resume` (the settings are a group of their own).
+#[test]
+fn agent_flags_are_refused_beside_a_resume() {
+    for (command, flag, value) in [
+        ("eval", "--max-turns", "3"),
+        ("eval", "--agent-file", "a.toml"),
+        ("eval", "--engines", "e.toml"),
+        ("place", "--legal-moves", "hidden"),
+        ("place", "--agent-file", "a.toml"),
+    ] {
+        let args = ["othello-arena", command, "--resume", "run", flag, value];
+        let refused = Cli::try_parse_from(args)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(refused.contains("cannot be used with"), "{command} {flag}: {refused}");
+    }
+}
