@@ -9,10 +9,11 @@
 //! prints the shrunk failing input, which becomes a `regress_` test below.
 
 use agent::tools::{SimulateMove, ToolRegistry};
-use agent::{parse_answer, recover_tool_calls, Answer, AnswerKind, AnswerPolicy};
+use agent::{parse_answer, Answer, AnswerKind, AnswerPolicy};
 use game::othello::{Board, Color, Labels, Move, Perspective, TextStyle};
 use proptest::prelude::*;
 use record::decode_reply;
+use record::recover_tool_calls;
 use serde_json::{json, Map, Value};
 
 /// Pieces of real model output: coordinates in several spellings, think tags, JSON

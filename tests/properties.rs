@@ -69,10 +69,11 @@ proptest! {
 
 mod llm_inputs {
     use agent::tools::{SimulateMove, ToolRegistry};
-    use agent::{parse_answer, recover_tool_calls, AnswerPolicy};
+    use agent::{parse_answer, AnswerPolicy};
     use game::othello::Board;
     use proptest::prelude::*;
     use record::decode_reply;
+    use record::recover_tool_calls;
 
     proptest! {
         #[test]

@@ -6,50 +6,8 @@
 //! quotes and final punctuation are stripped, it is exactly one coordinate;
 //! otherwise a move *extracted* from prose.
 
-use std::fmt;
-use std::str::FromStr;
-
-use serde::{Deserialize, Serialize};
-
+use crate::AnswerPolicy;
 use game::othello::{Bitboard, Square};
-
-/// Which coordinate of an answer is taken.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum AnswerPolicy {
-    /// The last legal coordinate (seed 000: the decision usually comes last).
-    #[default]
-    Last,
-    /// The first legal coordinate.
-    First,
-    /// Only a clean answer: exactly one coordinate and nothing else.
-    Strict,
-}
-
-impl FromStr for AnswerPolicy {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "last" => Ok(AnswerPolicy::Last),
-            "first" => Ok(AnswerPolicy::First),
-            "strict" => Ok(AnswerPolicy::Strict),
-            other => Err(format!(
-                "invalid answer policy {other:?}: expected last, first or strict"
-            )),
-        }
-    }
-}
-
-impl fmt::Display for AnswerPolicy {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            AnswerPolicy::Last => "last",
-            AnswerPolicy::First => "first",
-            AnswerPolicy::Strict => "strict",
-        })
-    }
-}
 
 pub use record::AnswerKind;
 

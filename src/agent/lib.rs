@@ -1,38 +1,32 @@
 //! The LLM player: prompts, the harness's own words to the model (`text`), the
 //! conversation loop, its retry/fallback policy (an engine's move, or a forfeit), and
-//! reading answers; its settings as a user gives them (flags, agent files) and as they
-//! resolve.
+//! reading answers; the agent file. Its settings (as given, resolved, recorded) are the
+//! `settings` crate's, re-exported here.
 //!
 //! The workspace's crate map is in the `game` crate's documentation.
 
 #![deny(missing_docs)]
 
+mod agent_file;
 mod answer;
 mod blocking;
-mod config;
 mod games;
-mod prompt;
-mod recover;
 mod rules;
 mod runner;
-mod settings;
-mod shipped;
-mod stored;
 mod structured;
 mod text;
 pub mod tools;
 
-pub use answer::{answer_text, coordinates, parse_answer, Answer, AnswerKind, AnswerPolicy};
+pub use agent_file::AgentFile;
+pub use answer::{answer_text, coordinates, parse_answer, Answer, AnswerKind};
 pub use blocking::BlockingEngine;
-pub use config::{
-    name_char, AgentConfig, ConflictError, Fallback, InvalidPolicy, LegalMoves, Mode, ParseFallbackError,
-    PlayerNameError, JSON_ANSWER_TOKENS, MAX_NAME,
-};
 pub use games::ModelGame;
-pub use prompt::{prompts_dir, sha256_hex, Prompt, PromptError};
-pub use recover::recover_tool_calls;
 pub use rules::{read_board, read_move_list, rules_question, rules_schema, Cells, RulesQuestion};
 pub use runner::{exchanged, Action, Agent, AgentError, AgentEvent, AgentObserver, MoveContext, Played};
-pub use settings::{AgentFile, AgentSettings, SettingsError};
-pub use shipped::{shipped, ShippedFile, ShippedKind, SHIPPED};
-pub use structured::{parse_structured, AnswerFormat, StructuredAnswer, REASON_MAX_CHARS};
+pub use structured::{parse_structured, StructuredAnswer, REASON_MAX_CHARS};
+// The settings the agent plays by, declared in `settings` (no HTTP), named here too.
+pub use settings::{
+    name_char, prompts_dir, sha256_hex, shipped, AgentConfig, AgentSettings, AnswerFormat, AnswerPolicy, ConflictError,
+    Fallback, InvalidPolicy, LegalMoves, Mode, ModelText, ParseFallbackError, PlayerNameError, Prompt, PromptError,
+    SettingsError, ShippedFile, ShippedKind, JSON_ANSWER_TOKENS, MAX_NAME, SHIPPED,
+};

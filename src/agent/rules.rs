@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::answer::{answer_text, coordinates};
-use super::structured::AnswerFormat;
+use crate::AnswerFormat;
 use game::othello::{Bitboard, Board, Color, Labels, Perspective, Square, TextStyle};
 
 /// What a rules probe asks about a position.

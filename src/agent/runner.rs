@@ -24,15 +24,15 @@ use tracing::Instrument;
 
 use super::answer::{parse_answer, Answer};
 use super::blocking::BlockingEngine;
-use super::config::{AgentConfig, InvalidPolicy, Mode, ParseFallbackError};
-use super::recover::recover_tool_calls;
-use super::structured::{parse_structured, AnswerFormat};
+use super::structured::{answer_schema, json_instruction, parse_structured};
 use super::text;
 use crate::tools::ToolRegistry;
 use crate::ModelGame;
+use crate::{AgentConfig, AnswerFormat, InvalidPolicy, Mode, ParseFallbackError};
 use engines::EngineError;
 use game::Othello;
 use llm::{ChatBackend, ChatRequest, Exchange, LlmError, Message, Role, ToolCall};
+use record::recover_tool_calls;
 use record::{
     AgentDecision, AnswerKind, AttemptFailure, EndedSession, Exchanged, GameWriter, LogError, MoveSource, Notation,
     Ply, Vote,
@@ -366,7 +366,8 @@ impl<R: ModelGame> Agent<R> {
             let offer_tools = self.config.mode == Mode::Tool && tool_rounds < self.config.max_tool_rounds && !held;
             // Only the answering request is constrained: tool rounds stay free.
             let schema = if self.config.mode == Mode::Direct || !offer_tools {
-                format.schema(
+                answer_schema(
+                    format,
                     R::legal_coordinates(board),
                     R::board_coordinates(),
                     self.config.answer_reason,
@@ -554,7 +555,7 @@ impl<R: ModelGame> Agent<R> {
 
     /// The line asking for the JSON answer (empty with free-text answers).
     fn json_instruction(&self) -> &'static str {
-        self.config.answer_format.instruction(self.config.style.labels)
+        json_instruction(self.config.answer_format, self.config.style.labels)
     }
 
     /// The legal moves when the model is told them (`None`: blind play).

@@ -6,9 +6,6 @@
 //! is measured. A reply that is not JSON against the schema (a server that ignores the
 //! format, an answer cut short) is a *schema violation*, counted apart.
 
-use std::fmt;
-use std::str::FromStr;
-
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -16,43 +13,8 @@ use serde_json::{json, Value};
 use super::answer::{answer_text, Answer, AnswerKind};
 use super::text;
 use crate::tools::parameters_schema;
+use crate::AnswerFormat;
 use game::othello::{Bitboard, Labels, Square};
-
-/// How the final answer is asked for.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum AnswerFormat {
-    /// Free text; the move is read from it (seed 000).
-    #[default]
-    Text,
-    /// JSON `{"move": "<square>"}`, the square one of the 64.
-    Json,
-    /// JSON `{"move": "<square>"}`, the square one of the legal moves.
-    JsonLegal,
-}
-
-impl FromStr for AnswerFormat {
-    type Err = String;
-    fn from_str(s: &str) -> Result<AnswerFormat, String> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "text" => Ok(AnswerFormat::Text),
-            "json" => Ok(AnswerFormat::Json),
-            "json-legal" => Ok(AnswerFormat::JsonLegal),
-            other => Err(format!(
-                "invalid answer format {other:?}: expected text, json or json-legal"
-            )),
-        }
-    }
-}
-
-impl fmt::Display for AnswerFormat {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            AnswerFormat::Text => "text",
-            AnswerFormat::Json => "json",
-            AnswerFormat::JsonLegal => "json-legal",
-        })
-    }
-}
 
 /// The longest `reason` a JSON answer's schema allows, in characters (a sentence):
 /// unbounded, a small model held to the schema wrote 8,046 tokens into it.
@@ -70,36 +32,39 @@ pub struct StructuredAnswer {
     pub reason: String,
 }
 
-impl AnswerFormat {
-    /// The schema the answering request carries: the `move` is one of the `board`'s
-    /// squares (`json`) or of the `legal` moves (`json-legal`), with the optional
-    /// `reason` when `with_reason` (a small model can spend its whole token budget on
-    /// it); `None` for text.
-    pub fn schema(self, legal: Bitboard, board: Bitboard, with_reason: bool) -> Option<Value> {
-        let squares: Vec<String> = match self {
-            AnswerFormat::Text => return None,
-            AnswerFormat::Json => board.squares().map(|s| s.to_string()).collect(),
-            AnswerFormat::JsonLegal => legal.squares().map(|s| s.to_string()).collect(),
-        };
-        let mut schema = parameters_schema::<StructuredAnswer>();
-        schema["properties"]["move"]["enum"] = json!(squares);
-        if with_reason {
-            // Bounded in the schema itself, so a server that enforces it (llama.cpp's
-            // grammar, Ollama's format) cuts the reason short, not the answer.
-            schema["properties"]["reason"]["maxLength"] = json!(REASON_MAX_CHARS);
-        } else if let Some(properties) = schema["properties"].as_object_mut() {
-            properties.remove("reason");
-        }
-        Some(schema)
+/// The schema the answering request carries in `format`: the `move` is one of the
+/// `board`'s squares (`json`) or of the `legal` moves (`json-legal`), with the optional
+/// `reason` when `with_reason` (a small model can spend its whole token budget on it);
+/// `None` for text.
+pub(crate) fn answer_schema(
+    format: AnswerFormat,
+    legal: Bitboard,
+    board: Bitboard,
+    with_reason: bool,
+) -> Option<Value> {
+    let squares: Vec<String> = match format {
+        AnswerFormat::Text => return None,
+        AnswerFormat::Json => board.squares().map(|s| s.to_string()).collect(),
+        AnswerFormat::JsonLegal => legal.squares().map(|s| s.to_string()).collect(),
+    };
+    let mut schema = parameters_schema::<StructuredAnswer>();
+    schema["properties"]["move"]["enum"] = json!(squares);
+    if with_reason {
+        // Bounded in the schema itself, so a server that enforces it (llama.cpp's
+        // grammar, Ollama's format) cuts the reason short, not the answer.
+        schema["properties"]["reason"]["maxLength"] = json!(REASON_MAX_CHARS);
+    } else if let Some(properties) = schema["properties"].as_object_mut() {
+        properties.remove("reason");
     }
+    Some(schema)
+}
 
-    /// The line that asks for the JSON answer, in the board's language (empty for
-    /// text).
-    pub fn instruction(self, labels: Labels) -> &'static str {
-        match self {
-            AnswerFormat::Text => "",
-            AnswerFormat::Json | AnswerFormat::JsonLegal => text::json_answer(labels),
-        }
+/// The line that asks for an answer in `format`, in the board's language (empty for
+/// text).
+pub(crate) fn json_instruction(format: AnswerFormat, labels: Labels) -> &'static str {
+    match format {
+        AnswerFormat::Text => "",
+        AnswerFormat::Json | AnswerFormat::JsonLegal => text::json_answer(labels),
     }
 }
 
@@ -141,17 +106,15 @@ mod tests {
     #[test]
     fn the_schema_names_the_squares_allowed() {
         let legal = Board::new().legal_moves();
-        assert_eq!(AnswerFormat::Text.schema(legal, Bitboard(u64::MAX), true), None);
-        let all = AnswerFormat::Json.schema(legal, Bitboard(u64::MAX), true).unwrap();
+        assert_eq!(answer_schema(AnswerFormat::Text, legal, Bitboard(u64::MAX), true), None);
+        let all = answer_schema(AnswerFormat::Json, legal, Bitboard(u64::MAX), true).unwrap();
         assert_eq!(all["properties"]["move"]["enum"].as_array().unwrap().len(), 64);
         assert_eq!(all["required"], json!(["move"]));
         assert_eq!(all["additionalProperties"], false);
-        let only = AnswerFormat::JsonLegal.schema(legal, Bitboard(u64::MAX), true).unwrap();
+        let only = answer_schema(AnswerFormat::JsonLegal, legal, Bitboard(u64::MAX), true).unwrap();
         assert_eq!(only["properties"]["move"]["enum"], json!(["d3", "c4", "f5", "e6"]));
         assert_eq!(only["properties"]["reason"]["maxLength"], json!(REASON_MAX_CHARS));
-        let bare = AnswerFormat::JsonLegal
-            .schema(legal, Bitboard(u64::MAX), false)
-            .unwrap();
+        let bare = answer_schema(AnswerFormat::JsonLegal, legal, Bitboard(u64::MAX), false).unwrap();
         assert_eq!(
             bare["properties"].as_object().unwrap().len(),
             1,

@@ -1,30 +1,28 @@
 //! `llm:MODEL` players' flags, read into the library's settings: the agent flags
-//! ([`AgentArgs`]) fill [`AgentSettings`] as an agent file does, the host flags
-//! ([`HostArgs`]) are [`HostOptions`]; the player specs they serve
-//! ([`parse_player`]). Each range is checked here ([`limits`]), the same for a flag and
-//! a file's key; the merging, defaults and resolving are the library's.
+//! ([`AgentArgs`]) are [`AgentSettings`] (declared there with their ranges, the same
+//! for a flag and a file's key) beside the agent file; the host flags ([`HostArgs`])
+//! are [`HostOptions`]; the player specs they serve ([`parse_player`]). The merging,
+//! defaults, ranges and resolving are the library's.
 
 use agent::ModelGame;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use clap::builder::{PossibleValuesParser, TypedValueParser};
-use clap::{Args, ValueEnum};
+use clap::Args;
 use serde::Deserialize;
 
 use super::external;
 use super::inputs::{read_or_built_in, read_user_file, SETTINGS_CAP};
 use super::limits;
-use agent::{
-    prompts_dir, AgentConfig, AgentFile, AgentSettings, AnswerFormat, AnswerPolicy, Fallback, InvalidPolicy,
-    LegalMoves, Mode, ShippedKind,
-};
+use agent::{prompts_dir, AgentConfig, AgentFile, AgentSettings, ShippedKind};
 use arena::{Connection, HostSettings, PlayerSpec, SpecLookups};
-use game::othello::{Labels, Perspective};
-use llm::{Api, ChatOptions, HostConfig, HostOptions, Think};
+use llm::{Api, HostConfig, HostOptions};
+pub use settings::LabelsArg;
+use settings::RangeError;
 
-/// The agent settings of `llm:MODEL` players as flags (an agent file gives the same
-/// names, [`AgentFile`]; its `[options]` holds the model options). Flags override the
+/// The agent flags of `llm:MODEL` players: the agent settings ([`AgentSettings`],
+/// which declares each flag with its range, the same names as an agent file's keys),
+/// with the agent file and the external engines' file. Flags override the
 /// `--agent-file`; a setting given by neither is [`AgentConfig::default`]'s
 /// ([`AgentArgs::config`]).
 #[derive(Debug, Args, Default, Clone)]
@@ -37,120 +35,26 @@ pub struct AgentArgs {
     /// player spec ext:NAME plays the one named NAME.
     #[arg(long)]
     pub engines: Option<PathBuf>,
-    /// tool (simulate_move, several turns) or direct (one answer after </think>).
-    #[arg(long)]
-    pub mode: Option<Mode>,
-    /// System prompt: a file, or a name in ./prompts/ or built in (such as tool-ja;
-    /// `othello-arena prompts` lists them).
-    #[arg(long)]
-    pub system: Option<String>,
-    /// User-message template: a file, or a name in ./prompts/ or built in; {board}, {color} and
-    /// {legal_moves} are filled in (default: the board text alone).
-    #[arg(long)]
-    pub user_template: Option<String>,
-    /// Board text labels: ja (seed 000) or en.
-    #[arg(long, ignore_case = true, value_parser = labels_parser())]
-    pub labels: Option<Labels>,
-    /// Board letters: absolute (B = black) or relative (B = side to move).
-    #[arg(long)]
-    pub perspective: Option<Perspective>,
-    /// Thinking: on, off, or a level (low, medium, high), sent as Ollama's think
-    /// (true, false or the level) or, on OpenAI-compatible servers, as llama.cpp's
-    /// chat_template_kwargs.enable_thinking (on, off) or reasoning_effort (a level).
-    /// Unset: the server decides.
-    #[arg(long)]
-    pub think: Option<Think>,
-    /// Sampling temperature.
-    #[arg(long, value_parser = limits::parse_temperature)]
-    pub temperature: Option<f64>,
-    /// Sampling seed sent to the server.
-    #[arg(long)]
-    pub model_seed: Option<i64>,
-    /// Context window (num_ctx).
-    #[arg(long, value_parser = limits::flag::num_ctx)]
-    pub num_ctx: Option<u32>,
-    /// Most tokens per answer, thinking included (Ollama num_predict, OpenAI max_tokens;
-    /// also --max-answer-tokens).
-    #[arg(long, alias = "max-answer-tokens", value_parser = limits::flag::num_predict)]
-    pub num_predict: Option<i32>,
-    /// How long the server keeps the model loaded (keep_alive), such as 10m.
-    #[arg(long)]
-    pub keep_alive: Option<String>,
-    /// Requests per session, T (default 10).
-    #[arg(long, value_parser = limits::flag::agent_rounds)]
-    pub max_turns: Option<u32>,
-    /// Sessions per move, A (default 3).
-    #[arg(long, value_parser = limits::flag::agent_rounds)]
-    pub max_sessions: Option<u32>,
-    /// Rounds of tool calls per session before tools are withheld and an answer is
-    /// asked for (default: no limit but --max-turns).
-    #[arg(long, value_parser = limits::flag::tool_rounds)]
-    pub max_tool_rounds: Option<u32>,
-    /// Who moves when every session failed: an engine spec (default random), or
-    /// forfeit (no move: the game ends, lost by the agent, scored as a 64-disc loss).
-    #[arg(long)]
-    pub fallback: Option<Fallback>,
-    /// Which coordinate of an answer counts: last (default), first or strict.
-    #[arg(long)]
-    pub answer: Option<AnswerPolicy>,
-    /// retry (new session, seed behaviour) or feedback (tell the model, continue).
-    #[arg(long)]
-    pub on_invalid: Option<InvalidPolicy>,
-    /// text (read the move from free text), json or json-legal (the answering request
-    /// carries a JSON schema the server holds the model to: any square, or only legal
-    /// moves).
-    #[arg(long)]
-    pub answer_format: Option<AnswerFormat>,
-    /// shown (default: the board text, the feedback after an invalid answer and the
-    /// tool's results name the legal moves) or hidden (blind play: the model is never
-    /// told them; refused with json-legal or a template with {legal_moves}).
-    #[arg(long)]
-    pub legal_moves: Option<LegalMoves>,
-    /// With a JSON answer format: offer the optional "reason" beside the move (default
-    /// true; false keeps a small model from spending its token cap on it).
-    #[arg(long)]
-    pub answer_reason: Option<bool>,
-    /// Samples per decision, K (default 1): above 1, every sample is asked at the given
-    /// temperature and the most frequent legal move is played (ties to the earliest);
-    /// costs K times the requests.
-    #[arg(long, value_parser = limits::flag::votes)]
-    pub vote: Option<u32>,
+    /// The agent settings these flags give (none of a file's).
+    #[command(flatten)]
+    pub settings: AgentSettings,
 }
 
 impl AgentArgs {
-    /// The settings these flags give (none of a file's).
-    pub fn settings(&self) -> AgentSettings {
-        macro_rules! copy {
-            ($($flag:ident),*; $($file_only:ident),*) => {
-                AgentSettings {
-                    $($flag: self.$flag.clone(),)*
-                    $($file_only: None,)*
-                    options: ChatOptions::default(),
-                }
-            };
-        }
-        agent::for_each_setting!(copy)
-    }
-
     /// These flags over `base`: each one given here, else `base`'s.
     pub fn over(&self, base: &AgentArgs) -> AgentArgs {
-        macro_rules! either {
-            ($($flag:ident),*; $($file_only:ident),*) => {
-                AgentArgs {
-                    agent_file: self.agent_file.clone().or_else(|| base.agent_file.clone()),
-                    engines: self.engines.clone().or_else(|| base.engines.clone()),
-                    $($flag: self.$flag.clone().or_else(|| base.$flag.clone()),)*
-                }
-            };
+        AgentArgs {
+            agent_file: self.agent_file.clone().or_else(|| base.agent_file.clone()),
+            engines: self.engines.clone().or_else(|| base.engines.clone()),
+            settings: self.settings.over(&base.settings),
         }
-        agent::for_each_setting!(either)
     }
 
     /// The agent settings for `model` playing game `R`: the flags over the agent file
     /// ([`AgentSettings::config`]); `prompts` is the folder prompt names resolve in.
     pub fn config<R: ModelGame>(&self, model: &str, prompts: &Path) -> Result<AgentConfig> {
         let file = self.file()?;
-        Ok(self.settings().over(&file.agent).config::<R>(model, prompts)?)
+        Ok(self.settings.over(&file.agent).config::<R>(model, prompts)?)
     }
 
     /// The `--agent-file`, read and its values checked (none: an empty one).
@@ -169,18 +73,14 @@ impl AgentArgs {
                 path.display()
             )
         })?;
-        limits::check_agent_file(&file.agent)?;
+        file.agent.check().map_err(|e| match e {
+            RangeError::Setting { key, message } => anyhow::anyhow!("bad {key} in --agent-file: {message}"),
+            RangeError::Option { key, message } => {
+                anyhow::anyhow!("bad [options] in --agent-file: {key}: {message}")
+            }
+        })?;
         Ok(file)
     }
-}
-
-/// `--labels`' words, which its help lists (those of [`LabelsArg`], `datagen`'s
-/// too), read as [`Labels`].
-fn labels_parser() -> impl TypedValueParser<Value = Labels> {
-    let words = LabelsArg::value_variants()
-        .iter()
-        .filter_map(ValueEnum::to_possible_value);
-    PossibleValuesParser::new(words).try_map(|word| word.parse::<Labels>())
 }
 
 /// Where `llm:MODEL` players' requests go, as flags: [`HostOptions`] (a tournament
@@ -321,25 +221,6 @@ pub fn parse_player<R: ModelGame>(
         connection,
     };
     Ok(PlayerSpec::parse(text, flag, &lookups)?)
-}
-
-/// `--labels` of `datagen` and of `llm:MODEL` players (and an agent file's `labels`):
-/// the board text's language.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum LabelsArg {
-    /// Japanese, as seed 000.
-    Ja,
-    /// English.
-    En,
-}
-
-impl From<LabelsArg> for Labels {
-    fn from(arg: LabelsArg) -> Labels {
-        match arg {
-            LabelsArg::Ja => Labels::Japanese,
-            LabelsArg::En => Labels::English,
-        }
-    }
 }
 
 #[cfg(test)]

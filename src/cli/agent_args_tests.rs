@@ -2,6 +2,9 @@ use super::*;
 use clap::{CommandFactory, Parser};
 use serde_json::Value;
 
+use agent::Mode;
+use game::othello::Labels;
+
 use crate::cli::args::{Cli, Command};
 
 /// The flags' help names the agent's defaults, which `AgentConfig::new` holds: the two
@@ -119,7 +122,7 @@ fn flags_override_the_agent_file_and_its_host_is_used() {
     let text = "mode = \"direct\"\nmax_turns = 4\nhost = \"10.0.0.5:8000\"\napi = \"openai\"\n\
                 [options]\ntemperature = 0.5\n";
     let mut args = dir.agent_file("file", text);
-    args.max_turns = Some(7);
+    args.settings.max_turns = Some(7);
     let resolved = config(&args).unwrap();
     assert_eq!((resolved.mode, resolved.max_turns), (Mode::Direct, 7));
     assert_eq!(resolved.options.temperature, Some(0.5));
@@ -146,4 +149,24 @@ fn the_host_flags_defaults_are_the_librarys() {
     assert_eq!(none.options(), HostOptions::default());
     let given: HostArgs = toml::from_str("api = \"OpenAI\"\nmax_in_flight = 2\n").unwrap();
     assert_eq!((given.api, given.max_in_flight), (Some(Api::Openai), 2));
+}
+
+/// A resume plays with the settings its run.json records: every agent flag, the agent
+/// file's too, is refused beside `--resume` (the settings are a group of their own).
+#[test]
+fn agent_flags_are_refused_beside_a_resume() {
+    for (command, flag, value) in [
+        ("eval", "--max-turns", "3"),
+        ("eval", "--agent-file", "a.toml"),
+        ("eval", "--engines", "e.toml"),
+        ("place", "--legal-moves", "hidden"),
+        ("place", "--agent-file", "a.toml"),
+    ] {
+        let args = ["othello-arena", command, "--resume", "run", flag, value];
+        let refused = Cli::try_parse_from(args)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(refused.contains("cannot be used with"), "{command} {flag}: {refused}");
+    }
 }

@@ -397,7 +397,8 @@ pub struct EvalArgs {
     /// Continue the interrupted run in this folder with the settings in its run.json:
     /// finished games are kept, unfinished ones are played again.
     #[arg(long, value_name = "RUN-DIR", conflicts_with_all = [
-        "game", "agent_spec", "vs", "games", "OpeningsArgs", "seed", "opening_seed", "log_dir", "stop", "AgentArgs",
+        "game", "agent_spec", "vs", "games", "OpeningsArgs", "seed", "opening_seed", "log_dir", "stop", "agent_file", "engines",
+        "AgentSettings",
         "ReferenceArgs", "reference_engine",
     ])]
     pub resume: Option<PathBuf>,
@@ -485,7 +486,9 @@ pub struct PlaceArgs {
     pub gauntlet: Vec<String>,
     /// Continue the interrupted run in this folder with the settings in its run.json.
     #[arg(long, value_name = "RUN-DIR", conflicts_with_all = [
-        "spec", "width", "max_pairs", "gauntlet", "opening_random", "openings", "seed", "log_dir", "AgentArgs",
+        "spec", "width", "max_pairs", "gauntlet", "opening_random", "openings", "seed", "log_dir", "agent_file",
+        "engines",
+        "AgentSettings",
     ])]
     pub resume: Option<PathBuf>,
     /// Random opening plies (seeded), as the published ladder was played.

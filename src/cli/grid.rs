@@ -79,11 +79,14 @@ mod tests {
     #[test]
     fn each_value_is_read_by_its_flags_parser() {
         let variants = grid(r#"grid = { mode = ["tool", "direct"], answer_format = ["text", "json-legal"] }"#).unwrap();
-        assert_eq!(variants[3].agent.mode, Some(agent::Mode::Direct));
-        assert_eq!(variants[3].agent.answer_format, Some(agent::AnswerFormat::JsonLegal));
+        assert_eq!(variants[3].agent.settings.mode, Some(agent::Mode::Direct));
+        assert_eq!(
+            variants[3].agent.settings.answer_format,
+            Some(agent::AnswerFormat::JsonLegal)
+        );
         let variants = grid(r#"grid = { vote = [1, 3], answer_reason = [false] }"#).unwrap();
-        assert_eq!(variants[1].agent.vote, Some(3));
-        assert_eq!(variants[1].agent.answer_reason, Some(false));
+        assert_eq!(variants[1].agent.settings.vote, Some(3));
+        assert_eq!(variants[1].agent.settings.answer_reason, Some(false));
         let message = |text: &str| grid(text).unwrap_err().to_string();
         let unknown = message(r#"grid = { colour = ["red"] }"#);
         assert!(

@@ -46,7 +46,7 @@ async fn serve_game<R: ModelGame>(args: McpArgs, env: &dyn Fn(&str) -> Option<St
         Some(prompt) => prompt,
         None => {
             // The English prompt reads English boards (unless --labels says otherwise).
-            if args.agent.labels.is_none() {
+            if args.agent.settings.labels.is_none() {
                 config.style.labels = Labels::English;
             }
             // A blind server offers the blind prompt, which names no list it does not give.

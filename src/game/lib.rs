@@ -12,8 +12,10 @@
 //!   ratings with bootstrap, sequential stopping (GSPRT, pentanomial), the sign test;
 //! - `record`: the JSONL log format (the wire specification) and its one writer; no
 //!   HTTP client;
-//! - `agent`: the LLM player: tools, prompts and model-facing text, the conversation
-//!   loop, answer reading;
+//! - `settings`: the agent's settings (flags, agent files, ranges, defaults, run.json's
+//!   form), prompts, the position text the model reads; no HTTP client;
+//! - `agent`: the LLM player: tools, model-facing text, the conversation loop, answer
+//!   reading;
 //! - `runs`: run folders and their typed files, reading logs, replay, export, the
 //!   tally of a game, leaderboards and the report;
 //! - `arena`: playing: plans, players (engines, LLMs, external engine processes),

@@ -20,7 +20,7 @@ use crate::{Api, RetryPolicy, DEFAULT_MAX_RETRIES};
 #[serde(default, deny_unknown_fields)]
 pub struct HostOptions {
     /// The server API (any case, as `--api` reads it).
-    #[serde(deserialize_with = "by_its_parser")]
+    #[serde(deserialize_with = "record::by_its_parser")]
     pub api: Option<Api>,
     /// Server addresses: `host[:port]` or URLs; several make a fleet.
     pub host: Vec<String>,
@@ -294,20 +294,6 @@ pub fn parse_fleet(
             Ok(host)
         })
         .collect()
-}
-
-/// A file's word read by its flag's parser (`FromStr`, any case) where the type's own
-/// serde reading differs (derived for another format): `api = "OpenAI"` as `--api`
-/// reads it.
-pub fn by_its_parser<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
-where
-    D: Deserializer<'de>,
-    T: std::str::FromStr,
-    T::Err: std::fmt::Display,
-{
-    let text = Option::<String>::deserialize(deserializer)?;
-    text.map(|text| text.parse().map_err(serde::de::Error::custom))
-        .transpose()
 }
 
 #[cfg(test)]

@@ -32,7 +32,7 @@ pub use fleet::{
 pub use host::{
     arguments_without_credentials, ollama_base_url, without_credentials, ParseHostError, DEFAULT_OLLAMA_HOST,
 };
-pub use hosts::{by_its_parser, host_url, parse_fleet, BadHostError, FleetFileError, HostOptions, HostsError};
+pub use hosts::{host_url, parse_fleet, BadHostError, FleetFileError, HostOptions, HostsError};
 pub use http::{error_chain, install_tls_provider};
 pub use modelfile::{check_model_name, Block, Modelfile, ModelfileError};
 pub use ollama::OllamaBackend;

@@ -9,7 +9,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-pub use record::{ChatReply, FunctionCall, Message, Role, ThinkingTokens, ToolCall};
+pub use record::{
+    ChatOptions, ChatReply, FunctionCall, Message, ParseThinkError, Role, Think, ThinkingTokens, ToolCall,
+};
 
 /// A tool offered to the model.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -30,88 +32,6 @@ pub struct FunctionSpec {
     pub description: String,
     /// JSON schema of the arguments.
     pub parameters: Value,
-}
-
-/// Whether and how much the model should think (Ollama's `think`): written as Ollama's
-/// value (`true`, `false` or the level), read from that or from the `--think` words.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(untagged)]
-pub enum Think {
-    /// On or off.
-    Enabled(bool),
-    /// A level: low, medium, high (or max).
-    Level(String),
-}
-
-/// A thinking setting that is neither on, off nor a level.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("invalid thinking {text:?}: expected on, off, low, medium, high or max (or true, false)")]
-pub struct ParseThinkError {
-    /// The text given (trimmed, lowercase).
-    pub text: String,
-}
-
-impl std::str::FromStr for Think {
-    type Err = ParseThinkError;
-
-    /// `on`/`true`, `off`/`false`, or a level (`low`, `medium`, `high`, `max`), any case.
-    fn from_str(text: &str) -> Result<Think, ParseThinkError> {
-        match text.trim().to_ascii_lowercase().as_str() {
-            "true" | "on" => Ok(Think::Enabled(true)),
-            "false" | "off" => Ok(Think::Enabled(false)),
-            level @ ("low" | "medium" | "high" | "max") => Ok(Think::Level(level.to_string())),
-            other => Err(ParseThinkError {
-                text: other.to_string(),
-            }),
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for Think {
-    /// A boolean, or any text `Think` parses from (its `FromStr`).
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Think, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Given {
-            Switch(bool),
-            Text(String),
-        }
-        match Given::deserialize(deserializer)? {
-            Given::Switch(on) => Ok(Think::Enabled(on)),
-            Given::Text(text) => text.parse().map_err(serde::de::Error::custom),
-        }
-    }
-}
-
-/// Sampling and context options (Ollama's `options`; unset ones are left out).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ChatOptions {
-    /// Sampling temperature.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub temperature: Option<f64>,
-    /// Sampling seed.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub seed: Option<i64>,
-    /// Context window in tokens.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub num_ctx: Option<u32>,
-    /// Most tokens to generate per answer (-1: no limit).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub num_predict: Option<i32>,
-    /// Nucleus sampling.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub top_p: Option<f64>,
-    /// Top-k sampling.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub top_k: Option<u32>,
-}
-
-impl ChatOptions {
-    /// Whether no option is set.
-    pub fn is_empty(&self) -> bool {
-        *self == ChatOptions::default()
-    }
 }
 
 /// One chat request, independent of the backend.

@@ -119,10 +119,14 @@ use game::{Game, Othello, Rules};
 
 pub mod lines;
 mod notation;
+mod options;
+mod recover;
 mod reply;
 mod writer;
 
 pub use notation::{join_moves, Notation, ParseNotationError, ParseSquaresError, Squares};
+pub use options::{by_its_parser, ChatOptions, ParseThinkError, Think};
+pub use recover::recover_tool_calls;
 pub use reply::{
     decode_ollama, decode_openai, decode_reply, ChatReply, FunctionCall, Message, Role, ThinkingTokens, ToolCall,
 };

@@ -8,12 +8,12 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use agent::AgentConfig;
 use serde::Serialize;
 use serde_json::Value;
+use settings::AgentConfig;
 
 use crate::groups::{collect_groups, Group, GroupsError, Key};
-use crate::run_file::{differing_settings, RecordedSettings};
+use crate::run_file::RecordedSettings;
 
 /// Why a run cannot be compared.
 #[derive(Debug, thiserror::Error)]
@@ -88,21 +88,21 @@ fn differences(a: &ComparedRun, b: &ComparedRun) -> Vec<String> {
             .map_or(Value::Null, |agent| serde_json::to_value(agent).unwrap_or_default())
     };
     let (agent_a, agent_b) = (written(a), written(b));
-    let keys: Vec<&str> = match (a.agent(), b.agent()) {
-        (Some(agent_a), Some(agent_b)) => differing_settings(agent_a, agent_b),
+    let keys: Vec<String> = match (a.agent(), b.agent()) {
+        (Some(agent_a), Some(agent_b)) => agent_a.differing(agent_b),
         // One run has no agent: every setting the other records differs.
         _ => {
-            let mut keys: Vec<&str> = [&agent_a, &agent_b]
+            let mut keys: Vec<String> = [&agent_a, &agent_b]
                 .into_iter()
                 .filter_map(Value::as_object)
-                .flat_map(|o| o.keys().map(String::as_str))
+                .flat_map(|o| o.keys().cloned())
                 .collect();
             keys.sort_unstable();
             keys.dedup();
             keys
         }
     };
-    for key in keys {
+    for key in keys.iter().map(String::as_str) {
         let prompt = match key {
             "system_prompt" => Some("system prompt"),
             "user_template" => Some("user template"),

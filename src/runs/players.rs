@@ -9,11 +9,11 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use agent::AgentConfig;
 use serde_json::Value;
+use settings::AgentConfig;
 
 use crate::logs::GameLogs;
-use crate::run_file::{differing_settings, RunFile, RunKind};
+use crate::run_file::{RunFile, RunKind};
 
 /// Settings that do not make another player: the player's name itself, and how long
 /// the server keeps the model loaded.
@@ -86,7 +86,7 @@ fn same_player(a: &AgentConfig, b: &AgentConfig) -> bool {
 }
 
 /// The run.json keys of the settings that decide play and differ between `a` and `b`.
-fn playing_differences(a: &AgentConfig, b: &AgentConfig) -> Vec<&'static str> {
+fn playing_differences(a: &AgentConfig, b: &AgentConfig) -> Vec<String> {
     let by_text = |config: &AgentConfig| {
         let mut config = config.clone();
         for prompt in [&mut config.system_prompt, &mut config.user_template]
@@ -97,9 +97,10 @@ fn playing_differences(a: &AgentConfig, b: &AgentConfig) -> Vec<&'static str> {
         }
         config
     };
-    differing_settings(&by_text(a), &by_text(b))
+    by_text(a)
+        .differing(&by_text(b))
         .into_iter()
-        .filter(|key| !NOT_PLAY.contains(key))
+        .filter(|key| !NOT_PLAY.contains(&key.as_str()))
         .collect()
 }
 
@@ -108,7 +109,7 @@ fn playing_differences(a: &AgentConfig, b: &AgentConfig) -> Vec<&'static str> {
 /// setting that differs among them, in run.json's key order; a name two would share
 /// gets `-2`, `-3`, ... in order.
 fn names_by_settings(name: &str, configs: &[&AgentConfig]) -> Vec<String> {
-    let mut keys: Vec<&'static str> = Vec::new();
+    let mut keys: Vec<String> = Vec::new();
     for (i, a) in configs.iter().enumerate() {
         for b in &configs[i + 1..] {
             keys.extend(playing_differences(a, b));
@@ -121,7 +122,7 @@ fn names_by_settings(name: &str, configs: &[&AgentConfig]) -> Vec<String> {
         .map(|c| serde_json::to_value(c).unwrap_or_default())
         .collect();
     let mut parts: Vec<Vec<String>> = vec![Vec::new(); configs.len()];
-    for key in keys {
+    for key in &keys {
         let values: Vec<&Value> = written.iter().map(|w| w.get(key).unwrap_or(&Value::Null)).collect();
         for (part, own) in key_parts(key, &values).into_iter().zip(&mut parts) {
             own.push(part);
@@ -220,14 +221,14 @@ pub fn name_part(key: &str, text: &str) -> String {
         _ => text.to_string(),
     };
     part.chars()
-        .map(|c| if agent::name_char(c) { c } else { '_' })
+        .map(|c| if settings::name_char(c) { c } else { '_' })
         .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use agent::Prompt;
+    use settings::Prompt;
 
     fn with_prompt(source: &str, text: &str) -> AgentConfig {
         let mut config = AgentConfig::new("m");
@@ -248,7 +249,7 @@ mod tests {
         let names = names_by_settings("llm:m", &[&b, &edited]);
         assert_eq!(names, ["llm:m@mine-bbbbbbbb", "llm:m@mine-cccccccc"]);
         let mut json = AgentConfig::new("m");
-        json.answer_format = agent::AnswerFormat::JsonLegal;
+        json.answer_format = settings::AnswerFormat::JsonLegal;
         json.vote = 3;
         let names = names_by_settings("llm:m@x", &[&AgentConfig::new("m"), &json]);
         assert_eq!(names, ["llm:m@x-text-vote-default", "llm:m@x-json-legal-vote-3"]);

@@ -14,13 +14,13 @@
 use std::fmt;
 use std::path::Path;
 
-use agent::{LegalMoves, ModelGame};
 use serde::Serialize;
 use serde_json::Value;
+use settings::{LegalMoves, ModelText};
 
-use agent::recover_tool_calls;
 use game::othello::{Board, ByColor, Color, Outcome, TextStyle};
 use game::{Game, Marubatsu, Othello};
+use record::recover_tool_calls;
 use record::{decode_reply, Role};
 use record::{
     game_start, AgentDecision, AnswerKind, Event, ExchangeRecord, ForfeitRecord, GameEnd, MoveSource, Notation, Record,
@@ -290,7 +290,7 @@ impl GameReplay {
 }
 
 /// `board` with `to_move` to move, as a model of game `R` is shown it in `style`.
-fn board_text<R: ModelGame>(board: &Squares, to_move: Color, style: TextStyle, legal: LegalMoves) -> String {
+fn board_text<R: ModelText>(board: &Squares, to_move: Color, style: TextStyle, legal: LegalMoves) -> String {
     board.to_position::<R>(to_move).map_or_else(
         |reason| format!("(the board {board} cannot be shown: {reason})\n"),
         // As the mover was shown it: a blind player's board names no legal move.
@@ -498,7 +498,7 @@ pub fn replay_records(records: &[Record]) -> Result<GameReplay, ReplayError> {
 }
 
 /// [`replay_records`] for a log of game `R`.
-fn replay_game<R: ModelGame>(records: &[Record]) -> Result<GameReplay, ReplayError> {
+fn replay_game<R: ModelText>(records: &[Record]) -> Result<GameReplay, ReplayError> {
     let start = game_start(records).ok_or(ReplayError::Empty)?;
     let mut board = *start
         .opening_line::<R>()
@@ -599,7 +599,7 @@ fn attach_tool_calls(replay: &mut GameReplay, calls: Vec<ToolCallRecord>) {
 
 /// A ply from `before` to `after`, by `mover` (color and spec as logged); its
 /// exchanges, move, source and decision are filled in by the caller.
-fn ply_view<R: ModelGame>(
+fn ply_view<R: ModelText>(
     ply: usize,
     before: &R::Position,
     after: &R::Position,
@@ -623,7 +623,7 @@ fn ply_view<R: ModelGame>(
 
 /// Why a forfeit record cannot stand where the moves leave `board` (`after`: the
 /// record that already ended the game), if it cannot.
-fn forfeit_problem<R: ModelGame>(board: &R::Position, f: &ForfeitRecord, after: Option<&str>) -> Option<String> {
+fn forfeit_problem<R: ModelText>(board: &R::Position, f: &ForfeitRecord, after: Option<&str>) -> Option<String> {
     if let Some(after) = after {
         Some(format!("a forfeit after {after}"))
     } else if R::is_over(board) {
@@ -649,7 +649,7 @@ fn forfeit_problem<R: ModelGame>(board: &R::Position, f: &ForfeitRecord, after: 
 
 /// Black's margin by the rules where the moves end (after a forfeit, the game's
 /// forfeit margin), checked against the one `end` scores.
-fn check_margin<R: ModelGame>(board: &R::Position, replay: &GameReplay, end: &GameEnd) -> Result<i32, String> {
+fn check_margin<R: ModelText>(board: &R::Position, replay: &GameReplay, end: &GameEnd) -> Result<i32, String> {
     let forfeited = replay.forfeit.as_ref().map(|f| f.color);
     let margin = forfeited.map_or_else(|| R::margin(board), R::forfeit_margin);
     let logged = end.black_margin(forfeited);
@@ -663,7 +663,7 @@ fn check_margin<R: ModelGame>(board: &R::Position, replay: &GameReplay, end: &Ga
 }
 
 /// Checks that `color` (as logged) is the side to move on `board`.
-fn check_mover<R: ModelGame>(board: &R::Position, color: Color) -> Result<(), String> {
+fn check_mover<R: ModelText>(board: &R::Position, color: Color) -> Result<(), String> {
     if color == R::to_move(board) {
         Ok(())
     } else {
@@ -672,7 +672,7 @@ fn check_mover<R: ModelGame>(board: &R::Position, color: Color) -> Result<(), St
 }
 
 /// Checks a `game_end` record (already in `replay`) against `board`, where the moves end.
-fn check_end<R: ModelGame>(board: &R::Position, replay: &GameReplay, winner: Outcome) -> Result<(), String> {
+fn check_end<R: ModelText>(board: &R::Position, replay: &GameReplay, winner: Outcome) -> Result<(), String> {
     let pieces = R::pieces(board);
     let discs = (pieces.black, pieces.white);
     let over = R::is_over(board);

@@ -14,10 +14,10 @@
 
 use std::path::{Path, PathBuf};
 
-use agent::{AgentConfig, LegalMoves};
 use game::othello::{Color, Labels, Perspective, TextStyle};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use settings::{AgentConfig, LegalMoves};
 
 use crate::recorded::{EngineTable, OpeningsRecord};
 use crate::run_folder::utc_now;
@@ -628,9 +628,10 @@ pub fn changed_agent_settings(recorded: &AgentConfig, now: &AgentConfig) -> Vec<
         "user_template" => (&recorded.user_template, &now.user_template),
         _ => (&None, &None),
     };
-    differing_settings(recorded, now)
+    recorded
+        .differing(now)
         .into_iter()
-        .map(|key| match prompts(key) {
+        .map(|key| match prompts(&key) {
             (Some(then), Some(now)) => format!(
                 "{key} {}: its text changed (sha256 {} then, {} now)",
                 now.source,
@@ -639,48 +640,11 @@ pub fn changed_agent_settings(recorded: &AgentConfig, now: &AgentConfig) -> Vec<
             ),
             _ => format!(
                 "{key}: {} then, {} now",
-                written(&then_written, key),
-                written(&now_written, key)
+                written(&then_written, &key),
+                written(&now_written, &key)
             ),
         })
         .collect()
-}
-
-/// The run.json keys of the settings on which `a` and `b` differ, in the file's order.
-pub(crate) fn differing_settings(a: &AgentConfig, b: &AgentConfig) -> Vec<&'static str> {
-    compared(a, b)
-        .into_iter()
-        .filter(|(_, same)| !same)
-        .map(|(key, _)| key)
-        .collect()
-}
-
-/// Whether `a` and `b` agree on each setting, by its run.json key (in the file's
-/// order).
-fn compared(a: &AgentConfig, b: &AgentConfig) -> [(&'static str, bool); 21] {
-    [
-        ("answer", a.answer == b.answer),
-        ("answer_format", a.answer_format == b.answer_format),
-        ("answer_reason", a.answer_reason == b.answer_reason),
-        ("board_labels", a.style.labels == b.style.labels),
-        ("board_perspective", a.style.perspective == b.style.perspective),
-        ("cut_off_message", a.cut_off_message == b.cut_off_message),
-        ("fallback", a.fallback == b.fallback),
-        ("keep_alive", a.keep_alive == b.keep_alive),
-        ("legal_moves", a.legal_moves == b.legal_moves),
-        ("max_sessions", a.max_sessions == b.max_sessions),
-        ("max_tool_rounds", a.max_tool_rounds == b.max_tool_rounds),
-        ("max_turns", a.max_turns == b.max_turns),
-        ("mode", a.mode == b.mode),
-        ("model", a.model == b.model),
-        ("name", a.name == b.name),
-        ("on_invalid", a.on_invalid == b.on_invalid),
-        ("options", a.options == b.options),
-        ("system_prompt", a.system_prompt == b.system_prompt),
-        ("think", a.think == b.think),
-        ("user_template", a.user_template == b.user_template),
-        ("vote", a.vote == b.vote),
-    ]
 }
 
 /// A prompt's hash as messages show it: its first 12 digits.
@@ -809,20 +773,16 @@ mod tests {
     fn every_recorded_setting_is_compared_and_changes_are_named_as_run_json_writes_them() {
         // Hidden legal moves, so that every key is written (shown ones write none).
         let mut config = AgentConfig::new("m");
-        config.legal_moves = agent::LegalMoves::Hidden;
-        let written = serde_json::to_value(&config).unwrap();
-        let keys: Vec<&str> = written.as_object().unwrap().keys().map(String::as_str).collect();
-        let compared: Vec<&str> = compared(&config, &config).iter().map(|(key, _)| *key).collect();
-        assert_eq!(compared, keys, "one comparison per key");
+        config.legal_moves = settings::LegalMoves::Hidden;
         assert!(changed_agent_settings(&config, &config).is_empty());
         let mut now = config.clone();
         now.max_turns = 5;
-        now.mode = agent::Mode::Direct;
+        now.mode = settings::Mode::Direct;
         now.max_tool_rounds = 2;
-        now.system_prompt = Some(agent::Prompt::from_text("p", "text"));
+        now.system_prompt = Some(settings::Prompt::from_text("p", "text"));
         let mut then = config.clone();
-        then.system_prompt = Some(agent::Prompt::from_text("p", "old text"));
-        let hash = |text: &str| agent::sha256_hex(text)[..12].to_string();
+        then.system_prompt = Some(settings::Prompt::from_text("p", "old text"));
+        let hash = |text: &str| settings::sha256_hex(text)[..12].to_string();
         assert_eq!(
             changed_agent_settings(&then, &now),
             [

@@ -1,6 +1,9 @@
+//! The agent settings as an agent file gives them, resolved.
+
 use super::*;
 use crate::{prompts_dir, ShippedFile, ShippedKind, JSON_ANSWER_TOKENS, SHIPPED};
 use game::Othello;
+use settings::{AgentConfig, AnswerFormat, AnswerPolicy, ConflictError, LegalMoves, Mode, SettingsError};
 
 /// The settings of an agent file holding `text`.
 fn read(text: &str) -> Result<AgentFile, toml::de::Error> {

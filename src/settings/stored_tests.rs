@@ -2,7 +2,7 @@ use serde_json::{json, Value};
 
 use crate::{AgentConfig, AnswerFormat, AnswerPolicy, Fallback, InvalidPolicy, LegalMoves, Mode, Prompt};
 use game::othello::{Labels, Perspective};
-use llm::Think;
+use record::Think;
 
 /// Settings that between them hold every value of every enum-valued setting.
 fn every_value() -> Vec<AgentConfig> {
@@ -185,4 +185,28 @@ fn hidden_moves_refuse_a_system_prompt_that_speaks_of_the_list() {
         .unwrap_err()
         .to_string()
         .contains("speaks of opponent_valid_moves"));
+}
+
+/// Two settings differ on a key when run.json writes it differently, a key an older
+/// record leaves out read as what its absence meant; every key written is compared.
+#[test]
+fn settings_differ_by_their_written_keys_an_absent_key_read_as_its_meaning() {
+    let now = AgentConfig::new("m");
+    let old: AgentConfig = serde_json::from_value(json!({"model": "m"})).unwrap();
+    assert!(old.differing(&now).is_empty(), "{:?}", old.differing(&now));
+    let mut every = now.clone();
+    every.legal_moves = LegalMoves::Hidden;
+    every.vote = 3;
+    every.answer_reason = false;
+    every.max_turns = 4;
+    every.cut_off_message = Some("cut".into());
+    let written = serde_json::to_value(&every).unwrap();
+    let changed: Vec<&String> = written.as_object().unwrap().keys().collect();
+    assert!(changed.len() >= 20);
+    let differing = old.differing(&every);
+    assert_eq!(
+        differing,
+        ["answer_reason", "cut_off_message", "legal_moves", "max_turns", "vote"],
+        "in the file's order"
+    );
 }

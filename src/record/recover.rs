@@ -9,7 +9,7 @@
 
 use serde_json::Value;
 
-use llm::{FunctionCall, ToolCall};
+use crate::{FunctionCall, ToolCall};
 
 /// The tool calls found in `content`, in order (empty when there are none).
 pub fn recover_tool_calls(content: &str) -> Vec<ToolCall> {

@@ -16,11 +16,14 @@
 //! - Any other key left out reads as its default ([`AgentConfig::default`]); a key
 //!   this version does not know is ignored.
 
+use std::collections::BTreeSet;
+
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 use crate::{AgentConfig, AnswerFormat, AnswerPolicy, Fallback, InvalidPolicy, LegalMoves, Mode, Prompt};
 use game::othello::{Labels, Perspective, TextStyle};
-use llm::{ChatOptions, Think};
+use record::{ChatOptions, Think};
 
 /// The run.json keys of an [`AgentConfig`] that older versions did not write and
 /// that the record it was read from lacked: not a setting, so any two are equal.
@@ -162,6 +165,26 @@ impl From<Stored> for AgentConfig {
             },
             cut_off_message: stored.cut_off_message.flatten(),
         }
+    }
+}
+
+impl AgentConfig {
+    /// The run.json keys on which these settings and `other` differ, in the file's
+    /// order: each compared as run.json writes it, a key that a record leaves out read
+    /// as what its absence means (an older version's run, the moves shown). Every key
+    /// the record has is compared, so a new setting is compared once it is recorded.
+    pub fn differing(&self, other: &AgentConfig) -> Vec<String> {
+        let written = |config: &AgentConfig| match serde_json::to_value(Stored::from(config.clone())) {
+            Ok(Value::Object(keys)) => keys,
+            _ => Map::new(),
+        };
+        let (a, b, absent) = (written(self), written(other), written(&AgentConfig::default()));
+        let keys: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+        let read = |record: &Map<String, Value>, key: &str| record.get(key).or_else(|| absent.get(key)).cloned();
+        keys.into_iter()
+            .filter(|key| read(&a, key) != read(&b, key))
+            .cloned()
+            .collect()
     }
 }
 
