@@ -66,6 +66,7 @@ async fn serve_game<R: ModelGame>(args: McpArgs, env: &dyn Fn(&str) -> Option<St
         max_games: args.max_games,
         style: config.style,
         legal_moves: config.legal_moves,
+        move_wait: None,
     };
     settings.check()?;
     let options = McpOptions {
