@@ -425,7 +425,7 @@ fn real_client() {
     let seen: Value = serde_json::from_slice(&out.stdout).expect("the client prints JSON");
     assert_eq!(
         seen["tools"],
-        json!(["new_game", "get_state", "simulate_move", "play_move", "resign"])
+        json!(["get_state", "new_game", "play_move", "resign", "simulate_move"])
     );
     assert_eq!(seen["games"].as_array().map(Vec::len), Some(4), "{seen}");
     assert_eq!(seen["illegal_is_error"], json!(true));

@@ -780,6 +780,11 @@ impl<R: ModelGame> ClientGames<R> {
         }
     }
 
+    /// Whether game `id` was started here.
+    pub fn has(&self, id: u64) -> bool {
+        self.games().contains_key(&id)
+    }
+
     /// Ends game `id` if it is still open, its client gone: it is logged as stopped
     /// (`disconnected`), and answers `get_state` still. Its log is whole once
     /// [`ClientGames::close`] returns.

@@ -5,17 +5,19 @@
 //!
 //! The protocol is rmcp's (the official Rust SDK), over stdio ([`serve`]: one
 //! JSON-RPC message a line, stdout carries nothing else) or over Streamable HTTP
-//! (`serve_http`). The tools are declared once, by rmcp's `#[tool_router]`: each
+//! ([`serve_http`]). The tools are declared once, by rmcp's `#[tool_router]`: each
 //! method's name is the tool's, its doc comment the description, its typed
 //! arguments the input schema (schemars, as the agent's tools are). This face only
 //! reads the arguments and maps answers and errors: the games, their logs and their
 //! bounds are [`arena::ClientStore`]'s.
 
 mod handshake;
+mod http;
 mod wire;
 
+use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rmcp::handler::server::common::FromContextPart;
@@ -39,6 +41,8 @@ use agent::{LegalMoves, ModelGame};
 use arena::{player_name, ClientAnswer, ClientCall, ClientError, ClientGames, ClientRun, ClientSettings, ClientStore};
 use game::othello::{Color, TextStyle};
 use runs::McpClient;
+
+pub use http::{serve_http, HttpOptions, PATH};
 
 /// The name of the prompt that holds the agent's system prompt.
 const SYSTEM_PROMPT: &str = "system";
@@ -131,26 +135,47 @@ struct Served<R: ModelGame> {
     options: McpOptions<R>,
     tools: ToolRouter<McpServer<R>>,
     store: ClientStore<R>,
+    /// The handlers made so far (each handler's number).
+    handlers: AtomicU64,
+    /// Each game's owner, by player and id: the handler that called it last.
+    owners: Mutex<HashMap<(String, u64), u64>>,
 }
 
 impl<R: ModelGame> Served<R> {
     fn new(options: McpOptions<R>) -> Arc<Served<R>> {
         let store = ClientStore::new(options.settings.clone(), options.log_dir.clone());
         let tools = McpServer::tools(options.settings.legal_moves);
-        Arc::new(Served { options, tools, store })
+        Arc::new(Served {
+            options,
+            tools,
+            store,
+            handlers: AtomicU64::new(0),
+            owners: Mutex::new(HashMap::new()),
+        })
+    }
+
+    fn owners(&self) -> std::sync::MutexGuard<'_, HashMap<(String, u64), u64>> {
+        self.owners.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 
 /// One session's handler (over stdio the whole connection; over HTTP a legacy
 /// session, or a single stateless request).
+///
+/// A game belongs to the handler that called it last: when a session ends, the
+/// games it owns still open are ended (logged `disconnected`), as over stdio when the
+/// client goes away. A client that plays one game across sessions (the MCP
+/// Inspector's CLI opens one a call) keeps it; a stateless request's games outlive it
+/// (they end by [`ClientSettings::move_wait`]).
 struct McpServer<R: ModelGame> {
     served: Arc<Served<R>>,
+    /// This handler's number among the server's.
+    number: u64,
     /// Whether the session's `initialize` was answered: a second is refused (it would
     /// rename the player).
     initialized: AtomicBool,
-    /// The games this session started: ended (logged `disconnected`) when the
-    /// session ends, if it was one (a stateless request's games outlive it).
-    started: Mutex<Vec<(Arc<ClientGames<R>>, u64)>>,
+    /// The games this handler called.
+    called: Mutex<Vec<(Arc<ClientGames<R>>, u64)>>,
 }
 
 impl<R: ModelGame> Drop for McpServer<R> {
@@ -158,8 +183,11 @@ impl<R: ModelGame> Drop for McpServer<R> {
         if !self.initialized.load(Ordering::SeqCst) {
             return;
         }
-        for (games, id) in self.started.get_mut().unwrap_or_else(|p| p.into_inner()).drain(..) {
-            games.end(id);
+        let owners = self.served.owners();
+        for (games, id) in self.called.get_mut().unwrap_or_else(|p| p.into_inner()).drain(..) {
+            if owners.get(&(games.player().to_string(), id)) == Some(&self.number) {
+                games.end(id);
+            }
         }
     }
 }
@@ -221,7 +249,7 @@ impl<R: ModelGame> McpServer<R> {
         let player = player_name(&client, self.served.options.name.as_deref());
         let games = self.served.store.open(client, player).await.map_err(error)?;
         let (id, answer) = games.new_game(color, args.opponent.as_deref()).await.map_err(error)?;
-        self.started.lock().unwrap_or_else(|p| p.into_inner()).push((games, id));
+        self.own(&games, id);
         Ok(result(answer))
     }
 
@@ -274,9 +302,21 @@ impl<R: ModelGame> McpServer<R> {
 impl<R: ModelGame> McpServer<R> {
     fn new(served: Arc<Served<R>>) -> McpServer<R> {
         McpServer {
-            served,
             initialized: AtomicBool::new(false),
-            started: Mutex::new(Vec::new()),
+            called: Mutex::new(Vec::new()),
+            number: served.handlers.fetch_add(1, Ordering::Relaxed),
+            served,
+        }
+    }
+
+    /// Makes game `id` of `games` this handler's (see [`McpServer`]).
+    fn own(&self, games: &Arc<ClientGames<R>>, id: u64) {
+        self.served
+            .owners()
+            .insert((games.player().to_string(), id), self.number);
+        let mut called = self.called.lock().unwrap_or_else(|p| p.into_inner());
+        if !called.iter().any(|(g, i)| *i == id && Arc::ptr_eq(g, games)) {
+            called.push((games.clone(), id));
         }
     }
 
@@ -332,6 +372,9 @@ impl<R: ModelGame> McpServer<R> {
                 open: String::new(),
             }));
         };
+        if games.has(id) {
+            self.own(&games, id);
+        }
         games.call(id, call).await.map(result).map_err(error)
     }
 }
