@@ -170,6 +170,14 @@ fn a_client_plays_whole_games_that_the_tools_read() {
             json!({ "game_id": id, "coord": state["legal_moves"][0] }),
         );
         assert!(tried["structuredContent"]["opponent_valid_moves"].is_array(), "{tried}");
+        // One shape per key: `board` is 64 characters in every result, the drawing
+        // is `board_text`.
+        let board = tried["structuredContent"]["board"].as_str().unwrap_or_default();
+        assert!(board.len() == 64 && board.chars().all(|c| "XO-".contains(c)), "{tried}");
+        assert_ne!(board, state["board"].as_str().unwrap(), "the board after the move");
+        assert!(tried["structuredContent"]["board_text"]
+            .as_str()
+            .is_some_and(|t| t.contains("a b c d e f g h")));
         let end = session.play_out(id, state);
         check_state(&end);
         assert!(

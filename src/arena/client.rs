@@ -1008,6 +1008,7 @@ impl<R: ModelGame> ClientPlayer<R> {
                 let tool = R::simulate_tool(shared.style, shared.legal);
                 let result = decode_args(&json!({ "coord": coord })).and_then(|args| tool.call(position, args));
                 turn.decision.tool_errors += u32::from(result.is_err());
+                let result = result.map(|value| one_board_shape::<R>(position, coord, value));
                 let _ = reply.send(logged(tool_answer(result)));
                 Ok(None)
             }
@@ -1099,6 +1100,26 @@ impl<R: ModelGame> ClientPlayer<R> {
             agent: Some(turn.decision.clone()),
         }))
     }
+}
+
+/// The agent's `simulate_move` result in the shapes every tool answers a client in:
+/// `board` is the position (after the move) as every state writes it, 64 characters
+/// (`X`, `O`, `-`); the drawn board the agent's tool gives its models is `board_text`.
+/// (Logs before this wrote the drawing as `board`.)
+fn one_board_shape<R: ModelGame>(position: &R::Position, coord: &str, mut value: Value) -> Value {
+    let after = coord
+        .trim()
+        .to_ascii_lowercase()
+        .parse::<R::Move>()
+        .ok()
+        .and_then(|mv| R::play(position, mv).ok());
+    if let (Value::Object(fields), Some(after)) = (&mut value, after) {
+        if let Some(text) = fields.remove("board") {
+            fields.insert("board_text".to_string(), text);
+        }
+        fields.insert("board".to_string(), json!(Squares::of::<R>(&after).to_string()));
+    }
+    value
 }
 
 /// A tool's result as the agent's tool gives it: its JSON, or `{"error": ...}`.
