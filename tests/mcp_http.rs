@@ -280,6 +280,42 @@ fn http_is_loopback_only_unless_a_token_is_given() {
     let _ = std::fs::remove_dir_all(&runs);
 }
 
+/// At most 256 sessions at once (src/mcp/sessions.rs): past them `initialize` is
+/// refused with the way to free one, and a closed one makes room.
+#[test]
+fn sessions_are_capped() {
+    let runs = crate::support::temp_dir("mcp-http", "sessions-cap");
+    let http = Http::start(&runs, "127.0.0.1:0", &[]);
+    let hello = json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": { "name": "many", "version": "1" } } });
+    let mut first = None;
+    for _ in 0..256 {
+        let (status, id, answer) = http.post(&hello, &[]);
+        assert_eq!(status, 200, "{answer}");
+        first = first.or(id);
+    }
+    let (status, _, refused) = http.post(&hello, &[]);
+    assert_eq!(status, 500, "{refused}");
+    assert!(
+        refused.as_str().is_some_and(|r| r.contains("256 sessions are open")),
+        "{refused}"
+    );
+    let first = first.expect("a session id");
+    let closed = http
+        .client
+        .delete(&http.url)
+        .header("Mcp-Session-Id", &first)
+        .send()
+        .unwrap();
+    assert_eq!(closed.status().as_u16(), 202);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while http.post(&hello, &[]).0 != 200 {
+        assert!(Instant::now() < deadline, "the closed session made no room");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let _ = std::fs::remove_dir_all(&runs);
+}
+
 /// The folder with the SDK, the conformance suite and Node.js 22 in node_modules.
 fn node_folder() -> PathBuf {
     PathBuf::from(std::env::var("OTHELLO_ARENA_MCP_NODE").expect("OTHELLO_ARENA_MCP_NODE names the folder"))

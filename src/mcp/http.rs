@@ -18,7 +18,8 @@
 //! The listening is the web face's ([`crate::web::Listen`]): loopback only (the `Host`
 //! checked) unless a token is given, then `Authorization: Bearer TOKEN` on every
 //! request; a request from another site's page (`Origin`) refused; connections
-//! bounded, their headers timed. Bodies are bounded by rmcp ([`MAX_BODY`]).
+//! bounded, their headers timed. Bodies are bounded by rmcp ([`MAX_BODY`]), sessions
+//! by [`super::sessions::MAX_SESSIONS`].
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -28,6 +29,7 @@ use std::time::Duration;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 
+use super::sessions::Capped;
 use super::{McpOptions, McpServer, Served};
 use crate::web::Listen;
 use agent::ModelGame;
@@ -66,7 +68,11 @@ pub async fn serve_http<R: ModelGame>(
         .disable_allowed_hosts()
         .with_max_request_body_bytes(MAX_BODY);
     let handlers = served.clone();
-    let service = StreamableHttpService::new(move || Ok(McpServer::new(handlers.clone())), Arc::new(sessions), config);
+    let service = StreamableHttpService::new(
+        move || Ok(McpServer::new(handlers.clone())),
+        Arc::new(Capped::new(sessions)),
+        config,
+    );
     let app = axum::Router::new().route_service(PATH, service);
     http.listen.bind(app, ready).await?.await;
     Ok(served.store.close().await)

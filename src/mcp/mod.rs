@@ -13,6 +13,7 @@
 
 mod handshake;
 mod http;
+mod sessions;
 mod wire;
 
 use std::collections::HashMap;
