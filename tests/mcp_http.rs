@@ -280,6 +280,26 @@ fn http_is_loopback_only_unless_a_token_is_given() {
     let _ = std::fs::remove_dir_all(&runs);
 }
 
+/// Ctrl-C stops the server: each open game is logged as stopped (`interrupted`), and
+/// the server says where the games are and exits 0.
+#[test]
+fn ctrl_c_logs_the_open_games_as_interrupted() {
+    let runs = crate::support::temp_dir("mcp-http", "ctrl-c");
+    let mut http = Http::start(&runs, "127.0.0.1:0", &[]);
+    let mut session = Session::open(&http, "sessioned");
+    session.call("new_game", json!({ "color": "white" }));
+    stateless(&http, "stateless", "new_game", json!({ "color": "black" }));
+    let pid = http.process.id().to_string();
+    assert!(Command::new("kill").args(["-INT", &pid]).status().unwrap().success());
+    let status = http.process.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+    for client in ["sessioned", "stateless"] {
+        let log = run_of(&runs, client).join("game-0001.jsonl");
+        assert_eq!(stopped(&log), StopReason::Interrupted, "{client}");
+    }
+    let _ = std::fs::remove_dir_all(&runs);
+}
+
 /// At most 256 sessions at once (src/mcp/sessions.rs): past them `initialize` is
 /// refused with the way to free one, and a closed one makes room.
 #[test]

@@ -541,6 +541,9 @@ pub struct ClientGames<R: ModelGame> {
     games: Mutex<HashMap<u64, Handle<R>>>,
     tasks: Mutex<Vec<JoinHandle<()>>>,
     count: AtomicUsize,
+    /// Set when the server stops (Ctrl-C): games stop at the client's next turn,
+    /// logged `interrupted`.
+    interrupted: Arc<AtomicBool>,
 }
 
 impl<R: ModelGame> ClientGames<R> {
@@ -578,6 +581,7 @@ impl<R: ModelGame> ClientGames<R> {
             games: Mutex::new(HashMap::new()),
             tasks: Mutex::new(Vec::new()),
             count: AtomicUsize::new(0),
+            interrupted: Arc::new(AtomicBool::new(false)),
         })
     }
 
@@ -698,6 +702,7 @@ impl<R: ModelGame> ClientGames<R> {
                 .map(|spec| BlockingEngine::new(R::engine(spec, seed))),
             max_invalid: self.settings.max_invalid.max(1),
             move_wait: self.settings.move_wait,
+            interrupted: self.interrupted.clone(),
         };
         let game = ClientGame {
             shared: shared.clone(),
@@ -798,6 +803,22 @@ impl<R: ModelGame> ClientGames<R> {
     /// waits until their logs are whole.
     pub async fn close(&self) {
         self.games().values_mut().for_each(Handle::end);
+        self.wait().await;
+    }
+
+    /// Stops every game still open as the server stops (Ctrl-C): the move under way
+    /// is played, then the game is logged as stopped (`interrupted`) where the client
+    /// would move; waits until the logs are whole.
+    pub async fn interrupt(&self) {
+        self.interrupted.store(true, Ordering::SeqCst);
+        for game in self.games().values_mut() {
+            game.commands = None;
+        }
+        self.wait().await;
+    }
+
+    /// Waits until every game's task has ended.
+    async fn wait(&self) {
         let tasks = std::mem::take(&mut *self.tasks.lock().unwrap_or_else(|p| p.into_inner()));
         for task in tasks {
             let _ = task.await;
@@ -921,6 +942,7 @@ struct ClientPlayer<R: ModelGame> {
     fallback: Option<BlockingEngine<R>>,
     max_invalid: u32,
     move_wait: Option<Duration>,
+    interrupted: Arc<AtomicBool>,
 }
 
 /// The client's account of one ply so far.
@@ -948,6 +970,9 @@ impl<R: ModelGame> Player<R> for ClientPlayer<R> {
             let Some(Some(Command { call, reply })) = received else {
                 let (reason, why) = match received {
                     None => (StopReason::Abandoned, "the client made no call for too long at ply"),
+                    Some(_) if self.interrupted.load(Ordering::SeqCst) => {
+                        (StopReason::Interrupted, "the server was stopped before ply")
+                    }
                     Some(_) => (StopReason::Disconnected, "the client went away before ply"),
                 };
                 ctx.log.stopped(ctx.ply, reason).map_err(agent::AgentError::from)?;

@@ -6,13 +6,16 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use agent::ModelGame;
 use runs::McpClient;
 
 use super::client::{ClientError, ClientGames, ClientSettings, MAX_CLIENTS};
 use super::client_run::ClientRun;
+use super::interrupt::arm;
 
 /// The runs of a server's clients, by player name.
 pub struct ClientStore<R: ModelGame> {
@@ -21,6 +24,8 @@ pub struct ClientStore<R: ModelGame> {
     runs: Mutex<HashMap<String, Arc<ClientGames<R>>>>,
     /// Held while a run is opened, so that two first calls of one client open one.
     opening: tokio::sync::Mutex<()>,
+    /// Set by the first Ctrl-C once armed ([`ClientStore::stop_on_ctrl_c`]).
+    stop: Arc<AtomicBool>,
 }
 
 impl<R: ModelGame> ClientStore<R> {
@@ -32,6 +37,7 @@ impl<R: ModelGame> ClientStore<R> {
             run,
             runs: Mutex::new(HashMap::new()),
             opening: tokio::sync::Mutex::new(()),
+            stop: Arc::new(AtomicBool::new(false)),
         }
     }
 
@@ -76,13 +82,41 @@ impl<R: ModelGame> ClientStore<R> {
         Ok(games)
     }
 
-    /// Ends every client's open games (each logged as stopped) and waits until their
-    /// logs are whole; answers the run folders, sorted.
+    /// Arms the server's gentle stop: from now on the first Ctrl-C asks it to stop
+    /// ([`ClientStore::stopped`] resolves) instead of quitting at once; a second quits.
+    pub fn stop_on_ctrl_c(&self) {
+        arm(self.stop.clone(), None);
+    }
+
+    /// Resolves once a Ctrl-C has asked the server to stop.
+    pub async fn stopped(&self) {
+        while !self.stop.load(Ordering::SeqCst) {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Stops every client's open games as the server stops: each plays the move under
+    /// way and is logged as stopped (`interrupted`) at its client's turn; answers the
+    /// run folders, sorted.
+    pub async fn interrupt(&self) -> Vec<PathBuf> {
+        self.finish(true).await
+    }
+
+    /// Ends every client's open games (each logged as stopped: the client went away)
+    /// and waits until their logs are whole; answers the run folders, sorted.
     pub async fn close(&self) -> Vec<PathBuf> {
+        self.finish(false).await
+    }
+
+    async fn finish(&self, interrupted: bool) -> Vec<PathBuf> {
         let runs: Vec<Arc<ClientGames<R>>> = self.runs().values().cloned().collect();
         let mut paths = Vec::new();
         for games in runs {
-            games.close().await;
+            if interrupted {
+                games.interrupt().await;
+            } else {
+                games.close().await;
+            }
             paths.push(games.path().to_path_buf());
         }
         paths.sort();

@@ -13,7 +13,9 @@
 //! was the last to call, logged as stopped `disconnected`, as over stdio when the client
 //! goes away;
 //! a game that waits `--move-wait` for its client's next call at its turn (the only
-//! way to see a stateless client gone) is logged as stopped `abandoned`.
+//! way to see a stateless client gone) is logged as stopped `abandoned`; Ctrl-C stops
+//! the server, each open game logged as stopped `interrupted` where its client would
+//! move.
 //!
 //! The listening is the web face's ([`crate::web::Listen`]): loopback only (the `Host`
 //! checked) unless a token is given, then `Authorization: Bearer TOKEN` on every
@@ -49,9 +51,11 @@ pub struct HttpOptions {
     pub move_wait: Duration,
 }
 
-/// Serves `options`' games over HTTP until the process is stopped (Ctrl-C or SIGTERM:
-/// the command's signal handling quits between two log lines); `ready` is told the
-/// address once the socket listens.
+/// Serves `options`' games over HTTP until Ctrl-C: then each open game plays the move
+/// under way and is logged as stopped (`interrupted`) at its client's turn, and the
+/// run folders are answered. A second Ctrl-C, or SIGTERM, quits at once, between two
+/// log lines (the command's signal handling). `ready` is told the address once the
+/// socket listens.
 pub async fn serve_http<R: ModelGame>(
     mut options: McpOptions<R>,
     http: HttpOptions,
@@ -74,6 +78,11 @@ pub async fn serve_http<R: ModelGame>(
         config,
     );
     let app = axum::Router::new().route_service(PATH, service);
-    http.listen.bind(app, ready).await?.await;
-    Ok(served.store.close().await)
+    let listening = http.listen.bind(app, ready).await?;
+    served.store.stop_on_ctrl_c();
+    tokio::select! {
+        () = listening => {}
+        () = served.store.stopped() => {}
+    }
+    Ok(served.store.interrupt().await)
 }
