@@ -32,6 +32,7 @@ mod marubatsu;
 mod matches;
 mod mcp;
 mod mcp_hostile;
+mod mcp_http;
 mod modelfile;
 mod move_quality;
 // The old-runs test passes unchanged (its fixture builder is one long recipe).

@@ -150,7 +150,8 @@ fn a_client_plays_whole_games_that_the_tools_read() {
         .iter()
         .filter_map(|t| t["name"].as_str())
         .collect();
-    assert_eq!(names, ["new_game", "get_state", "simulate_move", "play_move", "resign"]);
+    // Declared once by rmcp's tool router, which lists them by name.
+    assert_eq!(names, ["get_state", "new_game", "play_move", "resign", "simulate_move"]);
     let prompt = session.request("prompts/get", json!({ "name": "system" }));
     assert!(prompt["result"]["messages"][0]["content"]["text"]
         .as_str()
@@ -169,6 +170,14 @@ fn a_client_plays_whole_games_that_the_tools_read() {
             json!({ "game_id": id, "coord": state["legal_moves"][0] }),
         );
         assert!(tried["structuredContent"]["opponent_valid_moves"].is_array(), "{tried}");
+        // One shape per key: `board` is 64 characters in every result, the drawing
+        // is `board_text`.
+        let board = tried["structuredContent"]["board"].as_str().unwrap_or_default();
+        assert!(board.len() == 64 && board.chars().all(|c| "XO-".contains(c)), "{tried}");
+        assert_ne!(board, state["board"].as_str().unwrap(), "the board after the move");
+        assert!(tried["structuredContent"]["board_text"]
+            .as_str()
+            .is_some_and(|t| t.contains("a b c d e f g h")));
         let end = session.play_out(id, state);
         check_state(&end);
         assert!(
@@ -424,7 +433,7 @@ fn real_client() {
     let seen: Value = serde_json::from_slice(&out.stdout).expect("the client prints JSON");
     assert_eq!(
         seen["tools"],
-        json!(["new_game", "get_state", "simulate_move", "play_move", "resign"])
+        json!(["get_state", "new_game", "play_move", "resign", "simulate_move"])
     );
     assert_eq!(seen["games"].as_array().map(Vec::len), Some(4), "{seen}");
     assert_eq!(seen["illegal_is_error"], json!(true));

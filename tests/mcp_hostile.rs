@@ -127,7 +127,13 @@ fn bad_calls_in_blind_play_get_errors_with_the_fix_and_never_name_the_legal_move
     let dir = crate::support::temp_dir("mcp-hostile", "blind");
     let mut server = Raw::session(&dir, &["--legal-moves", "hidden", "--max-invalid", "50"]);
     let tools = server.request(2, "tools/list", json!({}));
-    let simulate = tools["result"]["tools"][2]["description"].as_str().unwrap_or_default();
+    let listed = tools["result"]["tools"].as_array().cloned().unwrap_or_default();
+    let simulate = listed
+        .iter()
+        .find(|tool| tool["name"] == "simulate_move")
+        .and_then(|tool| tool["description"].as_str())
+        .unwrap_or_default();
+    assert!(!simulate.is_empty(), "{tools}");
     assert!(
         !simulate.contains("legal replies"),
         "a blind simulate_move promises no replies: {simulate}"

@@ -9,13 +9,15 @@
 //! is over). An illegal move is an error result that counts as an invalid answer; the
 //! [`ClientSettings::max_invalid`]-th of one ply lets the fallback engine move for the
 //! client (source `fallback`) or forfeits the game. A client that goes away leaves each
-//! open game logged as stopped (`disconnected`).
+//! open game logged as stopped (`disconnected`); with [`ClientSettings::move_wait`] set
+//! (a server whose clients may vanish without a word), a game that waits that long for
+//! the client's next call at its turn is logged as stopped (`abandoned`).
 
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -90,6 +92,9 @@ pub struct ClientSettings<R: ModelGame> {
     /// Whether the client is told its legal moves (`Hidden`: blind play, as the
     /// agent's `--legal-moves hidden`: no list in states, tool results or errors).
     pub legal_moves: LegalMoves,
+    /// How long a game waits for the client's next call at its turn before it is
+    /// logged as stopped (`abandoned`); `None`: until the client goes away.
+    pub move_wait: Option<Duration>,
 }
 
 impl<R: ModelGame> ClientSettings<R> {
@@ -161,6 +166,10 @@ const NO_GAME_IDS: usize = 20;
 /// starts and resigns without end would hold them without bound.
 pub const MAX_SESSION_GAMES: usize = 1000;
 
+/// The most clients (player names) one server keeps a run for: each run keeps its
+/// games, so a server reached by ever new client names would hold them without bound.
+pub const MAX_CLIENTS: usize = 64;
+
 /// A call that cannot be answered: the message names the problem and the way out.
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
@@ -210,6 +219,23 @@ pub enum ClientError {
         role: &'static str,
         /// The spec given.
         spec: String,
+    },
+    /// A client past the [`MAX_CLIENTS`] that have runs on this server.
+    #[error(
+        "{MAX_CLIENTS} clients have runs on this server, the most one server keeps: play as one of them \
+         (the same client name, or --name) or start another server"
+    )]
+    Clients,
+    /// A second client of a server whose games go to one run's own folder (`--log-dir`).
+    #[error(
+        "this server logs one client's games in {dir} (those of {player}): start it with --runs DIR \
+         to give each client a run of its own"
+    )]
+    OneRun {
+        /// The run's folder.
+        dir: String,
+        /// The client whose run it is.
+        player: String,
     },
     /// A string argument past [`MAX_ARGUMENT`] bytes.
     #[error("{name} is {len} bytes long, past the limit of {MAX_ARGUMENT}: {}", if *name == "coord" {
@@ -488,10 +514,23 @@ struct Command {
     reply: Reply,
 }
 
-/// An open game, as the table holds it.
+/// A game, as the table holds it.
 struct Handle<R: ModelGame> {
-    commands: mpsc::Sender<Command>,
+    /// The way to the game's task; `None` once the game was ended for its client.
+    commands: Option<mpsc::Sender<Command>>,
     shared: Arc<Shared<R>>,
+    /// Set when the game's client has gone away ([`ClientGames::end`]).
+    gone: Arc<AtomicBool>,
+}
+
+impl<R: ModelGame> Handle<R> {
+    /// Ends the game for a client that went away: an external opponent's move is
+    /// abandoned at once, and the game, its client's calls cut off, logs that it
+    /// stopped (`disconnected`).
+    fn end(&mut self) {
+        self.gone.store(true, Ordering::Relaxed);
+        self.commands = None;
+    }
 }
 
 /// The games of one client: a run folder, its games by id.
@@ -502,9 +541,9 @@ pub struct ClientGames<R: ModelGame> {
     games: Mutex<HashMap<u64, Handle<R>>>,
     tasks: Mutex<Vec<JoinHandle<()>>>,
     count: AtomicUsize,
-    /// Set when the client goes away: an external engine's move is abandoned at once
-    /// (its process ended) and its game logged as stopped.
-    gone: Arc<AtomicBool>,
+    /// Set when the server stops (Ctrl-C): games stop at the client's next turn,
+    /// logged `interrupted`.
+    interrupted: Arc<AtomicBool>,
 }
 
 impl<R: ModelGame> ClientGames<R> {
@@ -542,7 +581,7 @@ impl<R: ModelGame> ClientGames<R> {
             games: Mutex::new(HashMap::new()),
             tasks: Mutex::new(Vec::new()),
             count: AtomicUsize::new(0),
-            gone: Arc::new(AtomicBool::new(false)),
+            interrupted: Arc::new(AtomicBool::new(false)),
         })
     }
 
@@ -575,8 +614,13 @@ impl<R: ModelGame> ClientGames<R> {
 
     /// Starts a game with the client as `color` (by default black in odd games, white
     /// in even ones) against `opponent` (one of those offered); answers the state at
-    /// the client's first turn (the opponent moves first when it holds black).
-    pub async fn new_game(&self, color: Option<Color>, opponent: Option<&str>) -> Result<ClientAnswer, ClientError> {
+    /// the client's first turn (the opponent moves first when it holds black), with the
+    /// game's id.
+    pub async fn new_game(
+        &self,
+        color: Option<Color>,
+        opponent: Option<&str>,
+    ) -> Result<(u64, ClientAnswer), ClientError> {
         if let Some(spec) = opponent.filter(|s| s.len() > MAX_ARGUMENT) {
             return Err(ClientError::TooLong {
                 name: "opponent",
@@ -585,7 +629,7 @@ impl<R: ModelGame> ClientGames<R> {
         }
         let opponent = self.opponent(opponent)?;
         let (reply, answer) = oneshot::channel();
-        {
+        let id = {
             let mut games = self.games();
             // Finished games stay answerable (get_state); only open ones count.
             let open = games.values().filter(|game| game.shared.lock().end.is_none()).count();
@@ -602,8 +646,10 @@ impl<R: ModelGame> ClientGames<R> {
             let (handle, task) = self.start(number, you, opponent, reply)?;
             games.insert(number as u64, handle);
             self.tasks.lock().unwrap_or_else(|p| p.into_inner()).push(task);
-        }
-        answer.await.unwrap_or_else(|_| Err(self.lost(0)))
+            number as u64
+        };
+        let answer = answer.await.unwrap_or_else(|_| Err(self.lost(id)))?;
+        Ok((id, answer))
     }
 
     /// Spawns game `number`'s task; `reply` is answered at the client's first turn.
@@ -645,6 +691,7 @@ impl<R: ModelGame> ClientGames<R> {
             }),
         });
         let (commands, inbox) = mpsc::channel(8);
+        let gone = Arc::new(AtomicBool::new(false));
         let client = ClientPlayer {
             shared: shared.clone(),
             inbox,
@@ -654,6 +701,8 @@ impl<R: ModelGame> ClientGames<R> {
                 .as_ref()
                 .map(|spec| BlockingEngine::new(R::engine(spec, seed))),
             max_invalid: self.settings.max_invalid.max(1),
+            move_wait: self.settings.move_wait,
+            interrupted: self.interrupted.clone(),
         };
         let game = ClientGame {
             shared: shared.clone(),
@@ -662,10 +711,15 @@ impl<R: ModelGame> ClientGames<R> {
             line: (line, suite_line),
             seed,
             number,
-            gone: self.gone.clone(),
+            gone: gone.clone(),
         };
         let task = tokio::spawn(game.play(log));
-        Ok((Handle { commands, shared }, task))
+        let handle = Handle {
+            commands: Some(commands),
+            shared,
+            gone,
+        };
+        Ok((handle, task))
     }
 
     /// Answers `call` on game `id`.
@@ -710,6 +764,9 @@ impl<R: ModelGame> ClientGames<R> {
         if let Some(answer) = after_the_end() {
             return answer;
         }
+        let Some(commands) = commands else {
+            return Err(ClientError::Over { id });
+        };
         let (reply, answer) = oneshot::channel();
         if commands.send(Command { call, reply }).await.is_err() {
             return after_the_end().unwrap_or(Err(ClientError::Over { id }));
@@ -728,11 +785,40 @@ impl<R: ModelGame> ClientGames<R> {
         }
     }
 
+    /// Whether game `id` was started here.
+    pub fn has(&self, id: u64) -> bool {
+        self.games().contains_key(&id)
+    }
+
+    /// Ends game `id` if it is still open, its client gone: it is logged as stopped
+    /// (`disconnected`), and answers `get_state` still. Its log is whole once
+    /// [`ClientGames::close`] returns.
+    pub fn end(&self, id: u64) {
+        if let Some(game) = self.games().get_mut(&id) {
+            game.end();
+        }
+    }
+
     /// Ends every game still open (each logged as stopped: the client went away) and
     /// waits until their logs are whole.
     pub async fn close(&self) {
-        self.gone.store(true, Ordering::Relaxed);
-        self.games().clear();
+        self.games().values_mut().for_each(Handle::end);
+        self.wait().await;
+    }
+
+    /// Stops every game still open as the server stops (Ctrl-C): the move under way
+    /// is played, then the game is logged as stopped (`interrupted`) where the client
+    /// would move; waits until the logs are whole.
+    pub async fn interrupt(&self) {
+        self.interrupted.store(true, Ordering::SeqCst);
+        for game in self.games().values_mut() {
+            game.commands = None;
+        }
+        self.wait().await;
+    }
+
+    /// Waits until every game's task has ended.
+    async fn wait(&self) {
         let tasks = std::mem::take(&mut *self.tasks.lock().unwrap_or_else(|p| p.into_inner()));
         for task in tasks {
             let _ = task.await;
@@ -855,6 +941,8 @@ struct ClientPlayer<R: ModelGame> {
     inbox: mpsc::Receiver<Command>,
     fallback: Option<BlockingEngine<R>>,
     max_invalid: u32,
+    move_wait: Option<Duration>,
+    interrupted: Arc<AtomicBool>,
 }
 
 /// The client's account of one ply so far.
@@ -875,13 +963,22 @@ impl<R: ModelGame> Player<R> for ClientPlayer<R> {
         self.shared.settle(ctx.log);
         let mut turn = Turn::default();
         loop {
-            let Some(Command { call, reply }) = self.inbox.recv().await else {
-                ctx.log
-                    .stopped(ctx.ply, StopReason::Disconnected)
-                    .map_err(agent::AgentError::from)?;
+            let received = match self.move_wait {
+                Some(wait) => tokio::time::timeout(wait, self.inbox.recv()).await.ok(),
+                None => Some(self.inbox.recv().await),
+            };
+            let Some(Some(Command { call, reply })) = received else {
+                let (reason, why) = match received {
+                    None => (StopReason::Abandoned, "the client made no call for too long at ply"),
+                    Some(_) if self.interrupted.load(Ordering::SeqCst) => {
+                        (StopReason::Interrupted, "the server was stopped before ply")
+                    }
+                    Some(_) => (StopReason::Disconnected, "the client went away before ply"),
+                };
+                ctx.log.stopped(ctx.ply, reason).map_err(agent::AgentError::from)?;
                 let mut inner = self.shared.lock();
                 inner.end = Some(End {
-                    failed: Some(format!("the client went away before ply {}", ctx.ply)),
+                    failed: Some(format!("{why} {}", ctx.ply)),
                     ..End::default()
                 });
                 return Err(PlayError::Engine(EngineError::InputClosed));
@@ -936,6 +1033,7 @@ impl<R: ModelGame> ClientPlayer<R> {
                 let tool = R::simulate_tool(shared.style, shared.legal);
                 let result = decode_args(&json!({ "coord": coord })).and_then(|args| tool.call(position, args));
                 turn.decision.tool_errors += u32::from(result.is_err());
+                let result = result.map(|value| one_board_shape::<R>(position, coord, value));
                 let _ = reply.send(logged(tool_answer(result)));
                 Ok(None)
             }
@@ -1027,6 +1125,26 @@ impl<R: ModelGame> ClientPlayer<R> {
             agent: Some(turn.decision.clone()),
         }))
     }
+}
+
+/// The agent's `simulate_move` result in the shapes every tool answers a client in:
+/// `board` is the position (after the move) as every state writes it, 64 characters
+/// (`X`, `O`, `-`); the drawn board the agent's tool gives its models is `board_text`.
+/// (Logs before this wrote the drawing as `board`.)
+fn one_board_shape<R: ModelGame>(position: &R::Position, coord: &str, mut value: Value) -> Value {
+    let after = coord
+        .trim()
+        .to_ascii_lowercase()
+        .parse::<R::Move>()
+        .ok()
+        .and_then(|mv| R::play(position, mv).ok());
+    if let (Value::Object(fields), Some(after)) = (&mut value, after) {
+        if let Some(text) = fields.remove("board") {
+            fields.insert("board_text".to_string(), text);
+        }
+        fields.insert("board".to_string(), json!(Squares::of::<R>(&after).to_string()));
+    }
+    value
 }
 
 /// A tool's result as the agent's tool gives it: its JSON, or `{"error": ...}`.

@@ -1,9 +1,10 @@
 //! Ctrl-C and SIGTERM for a command that plays games, listened for from its start
 //! (tokio's signal handling), so that neither ends it by the default action and
 //! leaves engine processes behind. Once a run has armed its gentle stop
-//! ([`crate::Run::stop_on_ctrl_c`]), the first Ctrl-C sets its stop flag: no new
-//! games; games in flight end after their current move (an external engine's move is
-//! abandoned at once), logged as unfinished. A second Ctrl-C, SIGTERM at any time, or
+//! ([`crate::Run::stop_on_ctrl_c`]; a server of clients' games likewise,
+//! [`crate::ClientStore::stop_on_ctrl_c`]), the first Ctrl-C sets its stop flag: no
+//! new games; games in flight end after their current move (an external engine's move
+//! is abandoned at once), logged as unfinished. A second Ctrl-C, SIGTERM at any time, or
 //! either signal before a run is armed (or in a command without one, `play`) quits at
 //! once: between two log lines, every engine's process group ended, with 130. What
 //! the person is told is the face's: [`watch_signals`] hands it each [`Interrupt`].
@@ -29,18 +30,19 @@ pub enum Interrupt {
     },
 }
 
-/// A run's gentle stop: its flag and the command line that continues it.
+/// A run's gentle stop: its flag and the command line that continues it (none for a
+/// server's games, which no command continues).
 #[derive(Clone)]
 struct Gentle {
     stop: Arc<AtomicBool>,
-    resume: String,
+    resume: Option<String>,
 }
 
 /// The run that the first Ctrl-C stops gently, once one is under way.
 static GENTLE: Mutex<Option<Gentle>> = Mutex::new(None);
 
-/// From now on the first Ctrl-C sets `stop`; a quit names `resume`.
-pub(crate) fn arm(stop: Arc<AtomicBool>, resume: String) {
+/// From now on the first Ctrl-C sets `stop`; a quit names `resume`, if any.
+pub(crate) fn arm(stop: Arc<AtomicBool>, resume: Option<String>) {
     *GENTLE.lock().unwrap_or_else(|p| p.into_inner()) = Some(Gentle { stop, resume });
 }
 
@@ -58,7 +60,7 @@ pub fn watch_signals(tell: fn(&Interrupt)) -> std::io::Result<()> {
                     gentle.stop.store(true, Ordering::SeqCst);
                     tell(&Interrupt::Stopping);
                 }
-                gentle => quit_now(tell, gentle.map(|g| g.resume)),
+                gentle => quit_now(tell, gentle.and_then(|g| g.resume)),
             }
         }
     });

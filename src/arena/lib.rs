@@ -23,6 +23,7 @@ mod balanced;
 mod bench;
 mod client;
 mod client_run;
+mod client_store;
 mod connection;
 mod engine_group;
 mod engine_process;
@@ -67,9 +68,10 @@ pub use balanced::{
 pub use bench::{ffo_range, perft_bench, search_bench, solve_bench, BenchError, PerftRow, SearchBench, SolveRow};
 pub use client::{
     by_side, player_name, ClientAnswer, ClientCall, ClientError, ClientGames, ClientResult, ClientSettings,
-    ClientState, Discs, MAX_ARGUMENT, MAX_CALLS_PER_PLY, MAX_SESSION_GAMES,
+    ClientState, Discs, MAX_ARGUMENT, MAX_CALLS_PER_PLY, MAX_CLIENTS, MAX_SESSION_GAMES,
 };
 pub use client_run::ClientRun;
+pub use client_store::ClientStore;
 pub use connection::{ConnectError, Connection, HostSettings};
 pub use engine_group::end_engine_processes;
 pub use engine_process::ExternalError;

@@ -248,7 +248,7 @@ impl Run {
     /// and a quit names the command that continues it ([`crate::watch_signals`]
     /// listens).
     pub fn stop_on_ctrl_c(&self) {
-        arm(self.stop.clone(), resume_command(self.command, self.path()));
+        arm(self.stop.clone(), Some(resume_command(self.command, self.path())));
     }
 
     /// Plays `schedule` between `players` with `options` (each event to `report`):

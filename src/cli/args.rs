@@ -959,19 +959,11 @@ pub struct ServeArgs {
     /// page shows (only) the run folders under it.
     #[arg(long, default_value = "logs")]
     pub runs: PathBuf,
-    /// Require this token on every request (the printed address carries it).
-    #[arg(long)]
-    pub token: Option<String>,
-    /// Connections open at once.
-    #[arg(long, default_value_t = 64, value_parser = limits::flag::parallel)]
-    pub max_connections: usize,
+    #[command(flatten)]
+    pub listen: ListenArgs,
     /// Games played in the browser at once.
     #[arg(long, default_value_t = 16, value_parser = limits::flag::parallel)]
     pub max_games: usize,
-    /// Close a connection that has not sent a request's headers within this many
-    /// seconds (so clients that never finish them cannot hold every connection).
-    #[arg(long, value_name = "SECONDS", default_value_t = 10.0, value_parser = limits::timeout)]
-    pub header_timeout: f64,
     /// Abandon a browser game that waits this many seconds for the person's move (its
     /// log ends `game_stopped`, reason `abandoned`; its slot is freed).
     #[arg(long, value_name = "SECONDS", default_value_t = 3600.0, value_parser = limits::timeout)]
@@ -980,6 +972,23 @@ pub struct ServeArgs {
     pub agent: AgentArgs,
     #[command(flatten)]
     pub hosts: HostArgs,
+}
+
+/// The flags of a face that listens for HTTP (`serve`, `mcp --http`).
+#[derive(Debug, Args)]
+pub struct ListenArgs {
+    /// Require this token on every request (`Authorization: Bearer TOKEN`; serve's
+    /// printed address carries it). Needed to listen on anything but a loopback
+    /// address: without it, one is generated and printed at start.
+    #[arg(long)]
+    pub token: Option<String>,
+    /// Connections open at once.
+    #[arg(long, default_value_t = 64, value_parser = limits::flag::parallel)]
+    pub max_connections: usize,
+    /// Close a connection that has not sent a request's headers within this many
+    /// seconds (so clients that never finish them cannot hold every connection).
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0, value_parser = limits::timeout)]
+    pub header_timeout: f64,
 }
 
 /// `mcp`.
@@ -1014,9 +1023,22 @@ pub struct McpArgs {
     /// (forfeit: the client loses the game).
     #[arg(long, default_value_t = 3, value_parser = limits::flag::agent_rounds)]
     pub max_invalid: u32,
-    /// Games open at once.
+    /// Games open at once (over --http: for each client).
     #[arg(long, default_value_t = 16, value_parser = limits::flag::parallel)]
     pub max_games: usize,
+    /// Serve MCP's Streamable HTTP transport at http://ADDR/mcp instead of stdio, for
+    /// clients that are not one long-lived process (web agents, the MCP Inspector, the
+    /// conformance suite). Loopback only unless a token is given (--token, or one
+    /// generated and printed for any other address).
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<SocketAddr>,
+    #[command(flatten)]
+    pub listen: ListenArgs,
+    /// Over --http: a game that waits this many seconds for its client's next call at
+    /// its turn is logged as stopped (`abandoned`), as is a session idle that long
+    /// (`disconnected`).
+    #[arg(long, value_name = "SECONDS", default_value_t = 3600.0, value_parser = limits::timeout)]
+    pub move_wait: f64,
     #[command(flatten)]
     pub agent: AgentArgs,
     #[command(flatten)]

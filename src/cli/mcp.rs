@@ -1,13 +1,17 @@
 //! `mcp`: the flags of the MCP server, checked before the client connects; the server
 //! itself is the [`crate::mcp`] face over [`arena::ClientGames`].
 
+use std::time::Duration;
+
 use anyhow::{Context, Result};
 
 use super::agent_args::parse_player;
 use super::args::{GameArg, McpArgs};
 use super::external;
 use super::openings;
-use crate::mcp::{serve, McpOptions};
+use super::serve::listen;
+use super::stdout::outln;
+use crate::mcp::{serve, serve_http, HttpOptions, McpOptions, PATH};
 use agent::{prompts_dir, LegalMoves, ModelGame, Prompt};
 use arena::{is_llm_spec, ClientRun, ClientSettings};
 use game::othello::Labels;
@@ -22,6 +26,9 @@ pub(super) async fn run(args: McpArgs, env: &dyn Fn(&str) -> Option<String>) -> 
 
 /// Serves games of `R`; `system` is the prompt offered when --system names none.
 async fn serve_game<R: ModelGame>(args: McpArgs, env: &dyn Fn(&str) -> Option<String>, system: &str) -> Result<()> {
+    if args.http.is_none() && args.listen.token.is_some() {
+        anyhow::bail!("--token is for --http ADDR: over stdio the client that starts the server is its only client");
+    }
     if let Some(name) = &args.name {
         agent::AgentConfig::check_name(name).context("bad --name")?;
     }
@@ -66,6 +73,8 @@ async fn serve_game<R: ModelGame>(args: McpArgs, env: &dyn Fn(&str) -> Option<St
         max_games: args.max_games,
         style: config.style,
         legal_moves: config.legal_moves,
+        // Over --http, set by the server: a client can vanish without a word.
+        move_wait: None,
     };
     settings.check()?;
     let options = McpOptions {
@@ -74,9 +83,28 @@ async fn serve_game<R: ModelGame>(args: McpArgs, env: &dyn Fn(&str) -> Option<St
         name: args.name,
         system_prompt: system_prompt.text,
     };
-    // stdout is the protocol's: what this command says goes to stderr.
-    if let Some(run) = serve(options).await? {
-        eprintln!("games logged in {}", run.display());
+    let Some(bind) = args.http else {
+        // stdout is the protocol's: what this command says goes to stderr.
+        if let Some(run) = serve(options).await? {
+            eprintln!("games logged in {}", run.display());
+        }
+        return Ok(());
+    };
+    let http = HttpOptions {
+        listen: listen(bind, "--http", &args.listen)?,
+        move_wait: Duration::from_secs_f64(args.move_wait),
+    };
+    let token = http.listen.token.clone();
+    let runs = serve_http(options, http, |address| {
+        outln!("serving MCP (Streamable HTTP) at http://{address}{PATH}  (Ctrl-C stops)")?;
+        if let Some(token) = &token {
+            outln!("token: {token}  (send Authorization: Bearer {token})")?;
+        }
+        Ok(())
+    })
+    .await?;
+    for run in runs {
+        outln!("games logged in {}", run.display())?;
     }
     Ok(())
 }

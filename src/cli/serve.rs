@@ -3,39 +3,26 @@
 //! model servers when the first `llm:` opponent is chosen); the web app calls the arena
 //! for everything else.
 
+use std::net::SocketAddr;
+
 use anyhow::{bail, Context, Result};
 
 use super::agent_args::{AgentArgs, HostArgs};
-use super::args::ServeArgs;
+use super::args::{ListenArgs, ServeArgs};
 use super::external;
 use super::stdout::outln;
-use crate::web::{generate_token, is_loopback, ServeOptions};
+use crate::web::{generate_token, is_loopback, Listen, ServeOptions};
 use agent::prompts_dir;
 use arena::Players;
 use game::Othello;
 
 pub(super) async fn run(args: ServeArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
-    let token = match (&args.token, is_loopback(&args.bind)) {
-        (Some(token), _) if token.trim().len() < 16 => {
-            bail!("bad --token: give at least 16 characters (or leave it out to have one generated)")
-        }
-        (Some(token), _) => Some(token.trim().to_string()),
-        (None, true) => None,
-        (None, false) => Some(generate_token()),
-    };
-    if token
-        .as_deref()
-        .is_some_and(|t| !t.chars().all(|c| c.is_ascii_graphic() && c != '&' && c != ';'))
-    {
-        bail!("bad --token: use letters, digits and punctuation other than & and ;");
-    }
+    let listen = listen(args.bind, "--bind", &args.listen)?;
+    let token = listen.token.clone();
     let options = ServeOptions {
-        bind: args.bind,
+        listen,
         runs: args.runs.clone(),
-        token: token.clone(),
-        max_connections: args.max_connections,
         max_games: args.max_games,
-        header_timeout: std::time::Duration::from_secs_f64(args.header_timeout),
         move_wait: std::time::Duration::from_secs_f64(args.move_wait),
         intrinsic: super::intrinsic::shipped_calibration(),
     };
@@ -50,6 +37,32 @@ pub(super) async fn run(args: ServeArgs, env: &dyn Fn(&str) -> Option<String>) -
         Ok(())
     })
     .await
+}
+
+/// How a face listens on `bind` (given by `flag`): the token checked, or one
+/// generated where the address is not a loopback one (which needs one).
+pub(super) fn listen(bind: SocketAddr, flag: &'static str, args: &ListenArgs) -> Result<Listen> {
+    let token = match (&args.token, is_loopback(&bind)) {
+        (Some(token), _) if token.trim().len() < 16 => {
+            bail!("bad --token: give at least 16 characters (or leave it out to have one generated)")
+        }
+        (Some(token), _) => Some(token.trim().to_string()),
+        (None, true) => None,
+        (None, false) => Some(generate_token()),
+    };
+    if token
+        .as_deref()
+        .is_some_and(|t| !t.chars().all(|c| c.is_ascii_graphic() && c != '&' && c != ';'))
+    {
+        bail!("bad --token: use letters, digits and punctuation other than & and ;");
+    }
+    Ok(Listen {
+        bind,
+        flag,
+        token,
+        max_connections: args.max_connections,
+        header_timeout: std::time::Duration::from_secs_f64(args.header_timeout),
+    })
 }
 
 /// The opponents the page offers: engines, and `llm:` players with the agent flags'

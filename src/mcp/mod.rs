@@ -1,21 +1,29 @@
 //! `mcp`: the Model Context Protocol face. Any MCP client (a coding agent, a desktop
-//! assistant, an agent framework) starts `othello-arena mcp` and plays through its
-//! tools: `new_game`, `get_state`, `simulate_move`, `play_move`, `resign`; the system
-//! prompt our models get is offered as the prompt `system`.
+//! assistant, an agent framework) plays through its tools: `new_game`, `get_state`,
+//! `simulate_move`, `play_move`, `resign`; the system prompt our models get is
+//! offered as the prompt `system`.
 //!
-//! The protocol is rmcp's (the official Rust SDK) over stdio, one JSON-RPC message a
-//! line; stdout carries nothing else. Each tool's input schema is derived from its
-//! typed arguments (schemars, as the agent's tools are). This face only reads the
-//! arguments and maps answers and errors: the games, their logs and their bounds are
-//! [`arena::ClientGames`]'.
+//! The protocol is rmcp's (the official Rust SDK), over stdio ([`serve`]: one
+//! JSON-RPC message a line, stdout carries nothing else) or over Streamable HTTP
+//! ([`serve_http`]). The tools are declared once, by rmcp's `#[tool_router]`: each
+//! method's name is the tool's, its doc comment the description, its typed
+//! arguments the input schema (schemars, as the agent's tools are). This face only
+//! reads the arguments and maps answers and errors: the games, their logs and their
+//! bounds are [`arena::ClientStore`]'s.
 
 mod handshake;
+mod http;
+mod sessions;
 mod wire;
 
+use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
+use rmcp::handler::server::common::FromContextPart;
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams, GetPromptResponse,
     GetPromptResult, Implementation, InitializeRequestParams, InitializeResult, JsonObject, ListPromptsResult,
@@ -23,21 +31,25 @@ use rmcp::model::{
     Tool as McpTool,
 };
 use rmcp::service::RequestContext;
-use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
+use rmcp::{tool, tool_router, ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::Value;
-use tokio::sync::OnceCell;
 
 use agent::tools::{parameters_schema, Tool};
 use agent::{LegalMoves, ModelGame};
-use arena::{player_name, ClientAnswer, ClientCall, ClientError, ClientGames, ClientRun, ClientSettings};
+use arena::{player_name, ClientAnswer, ClientCall, ClientError, ClientGames, ClientRun, ClientSettings, ClientStore};
 use game::othello::{Color, TextStyle};
 use runs::McpClient;
 
+pub use http::{serve_http, HttpOptions, PATH};
+
 /// The name of the prompt that holds the agent's system prompt.
 const SYSTEM_PROMPT: &str = "system";
+
+/// Where a tool's description says what the client is told of its legal moves.
+const YOUR_MOVES: &str = "{your_moves}";
 
 /// How the server runs: its games' settings, where they are logged, the player's name.
 pub struct McpOptions<R: ModelGame> {
@@ -90,24 +102,102 @@ struct MoveArgs {
     coord: String,
 }
 
-/// The server: its options and, once the client starts a game, its run.
+/// `A`'s schema as a tool's input schema (the agent's tools' settings: subschemas
+/// inlined).
+fn schema<A: JsonSchema>() -> JsonObject {
+    match parameters_schema::<A>() {
+        Value::Object(object) => object,
+        _ => JsonObject::new(),
+    }
+}
+
+/// A tool's arguments read as `A`, or a JSON-RPC error naming the tool and the
+/// problem (rmcp's own `Parameters` answers a bare "failed to deserialize
+/// parameters", naming neither the tool nor where its schema is).
+struct Args<A>(A);
+
+impl<S, A: DeserializeOwned> FromContextPart<ToolCallContext<'_, S>> for Args<A> {
+    fn from_context_part(context: &mut ToolCallContext<'_, S>) -> Result<Self, McpError> {
+        let value = Value::Object(context.arguments.take().unwrap_or_default());
+        serde_json::from_value(value).map(Args).map_err(|err| {
+            McpError::invalid_params(
+                format!(
+                    "bad arguments for {}: {err} (tools/list gives each tool's schema)",
+                    context.name()
+                ),
+                None,
+            )
+        })
+    }
+}
+
+/// What every handler of one server shares: its options, its tools, its clients' games.
+struct Served<R: ModelGame> {
+    options: McpOptions<R>,
+    tools: ToolRouter<McpServer<R>>,
+    store: ClientStore<R>,
+    /// The handlers made so far (each handler's number).
+    handlers: AtomicU64,
+    /// Each game's owner, by player and id: the handler that called it last.
+    owners: Mutex<HashMap<(String, u64), u64>>,
+}
+
+impl<R: ModelGame> Served<R> {
+    fn new(options: McpOptions<R>) -> Arc<Served<R>> {
+        let store = ClientStore::new(options.settings.clone(), options.log_dir.clone());
+        let tools = McpServer::tools(options.settings.legal_moves);
+        Arc::new(Served {
+            options,
+            tools,
+            store,
+            handlers: AtomicU64::new(0),
+            owners: Mutex::new(HashMap::new()),
+        })
+    }
+
+    fn owners(&self) -> std::sync::MutexGuard<'_, HashMap<(String, u64), u64>> {
+        self.owners.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// One session's handler (over stdio the whole connection; over HTTP a legacy
+/// session, or a single stateless request).
+///
+/// A game belongs to the handler that called it last: when a session ends, the
+/// games it owns still open are ended (logged `disconnected`), as over stdio when the
+/// client goes away. A client that plays one game across sessions (the MCP
+/// Inspector's CLI opens one a call) keeps it; a stateless request's games outlive it
+/// (they end by [`ClientSettings::move_wait`]).
 struct McpServer<R: ModelGame> {
-    options: Arc<McpOptions<R>>,
-    games: Arc<OnceCell<ClientGames<R>>>,
+    served: Arc<Served<R>>,
+    /// This handler's number among the server's.
+    number: u64,
     /// Whether the session's `initialize` was answered: a second is refused (it would
     /// rename the player).
     initialized: AtomicBool,
+    /// The games this handler called.
+    called: Mutex<Vec<(Arc<ClientGames<R>>, u64)>>,
+}
+
+impl<R: ModelGame> Drop for McpServer<R> {
+    fn drop(&mut self) {
+        if !self.initialized.load(Ordering::SeqCst) {
+            return;
+        }
+        let owners = self.served.owners();
+        for (games, id) in self.called.get_mut().unwrap_or_else(|p| p.into_inner()).drain(..) {
+            if owners.get(&(games.player().to_string(), id)) == Some(&self.number) {
+                games.end(id);
+            }
+        }
+    }
 }
 
 /// Serves one client on stdin and stdout until it disconnects; then ends its open
 /// games (logged as stopped) and returns the run folder, if a game was started.
 pub async fn serve<R: ModelGame>(options: McpOptions<R>) -> anyhow::Result<Option<PathBuf>> {
-    let games = Arc::new(OnceCell::new());
-    let server = McpServer {
-        options: Arc::new(options),
-        games: games.clone(),
-        initialized: AtomicBool::new(false),
-    };
+    let served = Served::new(options);
+    let server = McpServer::new(served.clone());
     let (input, refusals) = wire::read_lines(tokio::io::stdin());
     // rmcp's cap counts a line's newline, which ours does not: every line passed on fits.
     let transport = rmcp::transport::async_rw::AsyncRwTransport::new_server(input, tokio::io::stdout())
@@ -117,70 +207,7 @@ pub async fn serve<R: ModelGame>(options: McpOptions<R>) -> anyhow::Result<Optio
     if let Ok(running) = running {
         running.waiting().await?;
     }
-    let Some(games) = games.get() else { return Ok(None) };
-    games.close().await;
-    Ok(Some(games.path().to_path_buf()))
-}
-
-/// The tools, each with its arguments' schema (their descriptions promise the legal
-/// moves only when `legal` shows them).
-fn tools<R: ModelGame>(legal: LegalMoves) -> Vec<McpTool> {
-    let tool = |name: &'static str, description: String, schema: Value| {
-        let schema: JsonObject = match schema {
-            Value::Object(object) => object,
-            _ => JsonObject::new(),
-        };
-        McpTool::new(name, description, Arc::new(schema))
-    };
-    let your_moves = if legal.shown() {
-        ", your legal moves"
-    } else {
-        " (not your legal moves: find them from the board)"
-    };
-    vec![
-        tool(
-            "new_game",
-            format!(
-                "Start a game against the server's engine. Answers the position at your first turn \
-                 (the engine moves first when it holds black): the board, your colour{your_moves}."
-            ),
-            parameters_schema::<NewGameArgs>(),
-        ),
-        tool(
-            "get_state",
-            format!("The game's position: the board, the side to move{your_moves}, and the result once over."),
-            parameters_schema::<GameArgs>(),
-        ),
-        tool(
-            "simulate_move",
-            R::simulate_tool(TextStyle::default(), legal).description().to_string(),
-            parameters_schema::<MoveArgs>(),
-        ),
-        tool(
-            "play_move",
-            "Play a square (such as d3). The opponent answers; you get the position at your next turn, \
-             or the result. An illegal move is an error and counts against you: after too many at one \
-             turn a fallback moves for you, or you forfeit."
-                .to_string(),
-            parameters_schema::<MoveArgs>(),
-        ),
-        tool(
-            "resign",
-            "Give the game up: it is logged as your forfeit (a loss).".to_string(),
-            parameters_schema::<GameArgs>(),
-        ),
-    ]
-}
-
-/// `arguments` read as `A`, or an error naming the tool and the problem.
-fn arguments<A: DeserializeOwned>(tool: &str, arguments: Option<JsonObject>) -> Result<A, McpError> {
-    let value = Value::Object(arguments.unwrap_or_default());
-    serde_json::from_value(value).map_err(|err| {
-        McpError::invalid_params(
-            format!("bad arguments for {tool}: {err} (tools/list gives each tool's schema)"),
-            None,
-        )
-    })
+    Ok(served.store.close().await.pop())
 }
 
 /// A tool's answer as MCP sends it: the text, and the same as structured content.
@@ -204,77 +231,151 @@ fn error(err: ClientError) -> McpError {
     }
 }
 
+#[tool_router(router = routes)]
 impl<R: ModelGame> McpServer<R> {
-    /// The client's games, opening the run folder on the first call.
-    async fn games(&self, context: &RequestContext<RoleServer>) -> Result<&ClientGames<R>, McpError> {
-        self.games
-            .get_or_try_init(|| async {
-                let info = context.peer.peer_info();
-                let client = McpClient {
-                    name: info
-                        .as_ref()
-                        .map_or("unknown".to_string(), |i| i.client_info.name.clone()),
-                    version: info.as_ref().map_or(String::new(), |i| i.client_info.version.clone()),
-                };
-                let player = player_name(&client, self.options.name.as_deref());
-                let (settings, dir) = (self.options.settings.clone(), self.options.log_dir.clone());
-                tokio::task::spawn_blocking(move || ClientGames::open(settings, &dir, client, player))
-                    .await
-                    .map_err(|err| McpError::internal_error(format!("{err}"), None))?
-                    .map_err(error)
-            })
+    /// Start a game against the server's engine. Answers the position at your first
+    /// turn (the engine moves first when it holds black): the board, your
+    /// colour{your_moves}.
+    #[tool(input_schema = schema::<NewGameArgs>())]
+    async fn new_game(
+        &self,
+        Args(args): Args<NewGameArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        let color = args.color.map(|c| match c {
+            ColorArg::Black => Color::Black,
+            ColorArg::White => Color::White,
+        });
+        let client = self.client(&context);
+        let player = player_name(&client, self.served.options.name.as_deref());
+        let games = self.served.store.open(client, player).await.map_err(error)?;
+        let (id, answer) = games.new_game(color, args.opponent.as_deref()).await.map_err(error)?;
+        self.own(&games, id);
+        Ok(result(answer))
+    }
+
+    /// The game's position: the board, the side to move{your_moves}, and the result
+    /// once over.
+    #[tool(input_schema = schema::<GameArgs>())]
+    async fn get_state(
+        &self,
+        Args(args): Args<GameArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        self.call(args.game_id, ClientCall::State, &context).await
+    }
+
+    /// What playing a square would do, without playing it (the description is the
+    /// agent's own tool's, set when the router is built).
+    #[tool(input_schema = schema::<MoveArgs>())]
+    async fn simulate_move(
+        &self,
+        Args(args): Args<MoveArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        self.call(args.game_id, ClientCall::Simulate(args.coord), &context)
             .await
     }
 
-    /// Answers one tool call.
+    /// Play a square (such as d3). The opponent answers; you get the position at your
+    /// next turn, or the result. An illegal move is an error and counts against you:
+    /// after too many at one turn a fallback moves for you, or you forfeit.
+    #[tool(input_schema = schema::<MoveArgs>())]
+    async fn play_move(
+        &self,
+        Args(args): Args<MoveArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        self.call(args.game_id, ClientCall::Play(args.coord), &context).await
+    }
+
+    /// Give the game up: it is logged as your forfeit (a loss).
+    #[tool(input_schema = schema::<GameArgs>())]
+    async fn resign(
+        &self,
+        Args(args): Args<GameArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        self.call(args.game_id, ClientCall::Resign, &context).await
+    }
+}
+
+impl<R: ModelGame> McpServer<R> {
+    fn new(served: Arc<Served<R>>) -> McpServer<R> {
+        McpServer {
+            initialized: AtomicBool::new(false),
+            called: Mutex::new(Vec::new()),
+            number: served.handlers.fetch_add(1, Ordering::Relaxed),
+            served,
+        }
+    }
+
+    /// Makes game `id` of `games` this handler's (see [`McpServer`]).
+    fn own(&self, games: &Arc<ClientGames<R>>, id: u64) {
+        self.served
+            .owners()
+            .insert((games.player().to_string(), id), self.number);
+        let mut called = self.called.lock().unwrap_or_else(|p| p.into_inner());
+        if !called.iter().any(|(g, i)| *i == id && Arc::ptr_eq(g, games)) {
+            called.push((games.clone(), id));
+        }
+    }
+
+    /// The tools as `legal` has them described: whether the client is told its legal
+    /// moves, and `simulate_move` described as the agent's own tool is.
+    fn tools(legal: LegalMoves) -> ToolRouter<McpServer<R>> {
+        let your_moves = if legal.shown() {
+            ", your legal moves"
+        } else {
+            " (not your legal moves: find them from the board)"
+        };
+        let mut tools = Self::routes();
+        for route in tools.map.values_mut() {
+            if let Some(doc) = &route.attr.description {
+                let words: Vec<&str> = doc.split_whitespace().collect();
+                route.attr.description = Some(words.join(" ").replace(YOUR_MOVES, your_moves).into());
+            }
+        }
+        if let Some(route) = tools.map.get_mut(&Self::simulate_move_tool_attr().name) {
+            let tool = R::simulate_tool(TextStyle::default(), legal);
+            route.attr.description = Some(tool.description().into());
+        }
+        tools
+    }
+
+    /// The client as the request's metadata names it (the protocol's stateless
+    /// revision), else as its session's handshake did.
+    fn client(&self, context: &RequestContext<RoleServer>) -> McpClient {
+        let info = context.meta.client_info().or_else(|| {
+            let handshake = self
+                .initialized
+                .load(Ordering::SeqCst)
+                .then(|| context.peer.peer_info());
+            handshake.flatten().map(|info| info.client_info.clone())
+        });
+        McpClient {
+            name: info.as_ref().map_or_else(|| "unknown".to_string(), |i| i.name.clone()),
+            version: info.map_or_else(String::new, |i| i.version),
+        }
+    }
+
+    /// Answers `call` on the client's game `id`.
     async fn call(
         &self,
-        request: CallToolRequestParams,
+        id: u64,
+        call: ClientCall,
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResult, McpError> {
-        let name = request.name.as_ref();
-        let args = request.arguments;
-        let (id, call) = match name {
-            "new_game" => {
-                let args: NewGameArgs = arguments(name, args)?;
-                let color = args.color.map(|c| match c {
-                    ColorArg::Black => Color::Black,
-                    ColorArg::White => Color::White,
-                });
-                let games = self.games(context).await?;
-                return games
-                    .new_game(color, args.opponent.as_deref())
-                    .await
-                    .map(result)
-                    .map_err(error);
-            }
-            "get_state" => (arguments::<GameArgs>(name, args)?.game_id, ClientCall::State),
-            "resign" => (arguments::<GameArgs>(name, args)?.game_id, ClientCall::Resign),
-            "simulate_move" => {
-                let args: MoveArgs = arguments(name, args)?;
-                (args.game_id, ClientCall::Simulate(args.coord))
-            }
-            "play_move" => {
-                let args: MoveArgs = arguments(name, args)?;
-                (args.game_id, ClientCall::Play(args.coord))
-            }
-            other => {
-                let known: Vec<String> = tools::<R>(self.options.settings.legal_moves)
-                    .into_iter()
-                    .map(|t| t.name.to_string())
-                    .collect();
-                return Err(McpError::invalid_params(
-                    format!("unknown tool {other:?}; the tools are: {}", known.join(", ")),
-                    None,
-                ));
-            }
-        };
-        let Some(games) = self.games.get() else {
+        let player = player_name(&self.client(context), self.served.options.name.as_deref());
+        let Some(games) = self.served.store.find(&player) else {
             return Err(error(ClientError::NoGame {
                 id,
                 open: String::new(),
             }));
         };
+        if games.has(id) {
+            self.own(&games, id);
+        }
         games.call(id, call).await.map(result).map_err(error)
     }
 }
@@ -306,7 +407,8 @@ impl<R: ModelGame> ServerHandler for McpServer<R> {
             return Err(McpError::invalid_request(
                 format!(
                     "this session is initialized already{first}: initialize is sent once, at the start of a \
-                     session (a new session is a new server process)"
+                     session (a new session is a new server process over stdio, a new initialize without a \
+                     session id over HTTP)"
                 ),
                 None,
             ));
@@ -324,9 +426,11 @@ impl<R: ModelGame> ServerHandler for McpServer<R> {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(tools::<R>(
-            self.options.settings.legal_moves,
-        )))
+        Ok(ListToolsResult::with_all_items(self.served.tools.list_all()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<McpTool> {
+        self.served.tools.get(name).cloned()
     }
 
     async fn call_tool(
@@ -334,7 +438,23 @@ impl<R: ModelGame> ServerHandler for McpServer<R> {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        self.call(request, &context).await.map(Into::into)
+        if !self.served.tools.has_route(&request.name) {
+            let known: Vec<String> = self
+                .served
+                .tools
+                .list_all()
+                .into_iter()
+                .map(|t| t.name.to_string())
+                .collect();
+            return Err(McpError::invalid_params(
+                format!("unknown tool {:?}; the tools are: {}", request.name, known.join(", ")),
+                None,
+            ));
+        }
+        self.served
+            .tools
+            .call(ToolCallContext::new(self, request, context))
+            .await
     }
 
     async fn list_prompts(
@@ -362,7 +482,7 @@ impl<R: ModelGame> ServerHandler for McpServer<R> {
                 None,
             ));
         }
-        let message = PromptMessage::new_text(Role::User, self.options.system_prompt.clone());
+        let message = PromptMessage::new_text(Role::User, self.served.options.system_prompt.clone());
         Ok(GetPromptResult::new(vec![message])
             .with_description("The harness's system prompt")
             .into())

@@ -771,7 +771,8 @@ pub struct GameStopped {
 pub enum StopReason {
     /// The run was stopped (Ctrl-C).
     Interrupted,
-    /// The person playing in the browser did not move within `serve --move-wait`.
+    /// The person playing in the browser did not move within `serve --move-wait`, or
+    /// the MCP client made no call at its turn within `mcp --http --move-wait`.
     Abandoned,
     /// The person playing in the browser ended the game (left the page, gave up).
     Ended,

@@ -70,7 +70,8 @@ pub async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next
         if !given.is_some_and(|given| same(given.as_bytes(), token.as_bytes())) {
             return refuse(
                 StatusCode::UNAUTHORIZED,
-                "missing or wrong token: open the address `serve` printed (it ends in ?token=...)",
+                "missing or wrong token: send the token the server printed (Authorization: Bearer TOKEN), \
+                 or open the address it printed (it ends in ?token=...)",
             );
         }
         set_cookie = from_query.is_some_and(|given| same(given.as_bytes(), token.as_bytes()));

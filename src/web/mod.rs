@@ -40,19 +40,13 @@ pub use guard::{generate_token, is_loopback};
 /// How the server runs.
 #[derive(Clone, Debug)]
 pub struct ServeOptions {
-    /// Address to listen on.
-    pub bind: SocketAddr,
+    /// Where and how it listens.
+    pub listen: Listen,
     /// The runs folder: games played here are logged under it, and only files under it
     /// are served.
     pub runs: PathBuf,
-    /// Required on every request when set.
-    pub token: Option<String>,
-    /// Connections open at once (more wait to be accepted).
-    pub max_connections: usize,
     /// Games played in the browser at once.
     pub max_games: usize,
-    /// A connection that has not sent a request's headers within this long is closed.
-    pub header_timeout: Duration,
     /// A browser game that waits this long for the person's move is abandoned.
     pub move_wait: Duration,
     /// The intrinsic ratings' calibration of the leaderboard and the report pages (the
@@ -86,7 +80,8 @@ pub(crate) struct AppState {
 /// The largest request body accepted (a move or a list of run names).
 const MAX_BODY: usize = 16 * 1024;
 
-/// The application's routes, with the guard around them, and the state their handlers
+/// The application's routes (the guard goes around them where they are served:
+/// [`Listen::bind`]), and the state their handlers
 /// share (the games in play, which a stopping server ends).
 fn router(options: &ServeOptions, players: Players) -> Result<(Router, Arc<AppState>)> {
     std::fs::create_dir_all(&options.runs)
@@ -99,7 +94,6 @@ fn router(options: &ServeOptions, players: Players) -> Result<(Router, Arc<AppSt
         games: play::Games::new(options.max_games, options.move_wait),
         intrinsic: options.intrinsic.clone(),
     });
-    let guard = Arc::new(guard::Guard::new(options.token.clone(), is_loopback(&options.bind)));
     let app = Router::new()
         .route("/", get(assets::play_page))
         .route("/watch", get(assets::watch_page))
@@ -118,8 +112,7 @@ fn router(options: &ServeOptions, players: Players) -> Result<(Router, Arc<AppSt
         .route("/runs/{run}/files/{file}", get(watch::file))
         .fallback(assets::not_found)
         .with_state(state.clone())
-        .layer(DefaultBodyLimit::max(MAX_BODY))
-        .layer(axum::middleware::from_fn_with_state(guard, guard::check));
+        .layer(DefaultBodyLimit::max(MAX_BODY));
     Ok((app, state))
 }
 
@@ -132,22 +125,54 @@ pub async fn serve(
     ready: impl FnOnce(SocketAddr) -> Result<()>,
 ) -> Result<()> {
     let (app, state) = router(&options, players)?;
-    let listener = tokio::net::TcpListener::bind(options.bind).await.with_context(|| {
-        format!(
-            "cannot listen on {}: another process may hold the port; choose another --bind",
-            options.bind
-        )
-    })?;
-    let address = listener.local_addr()?;
-    ready(address)?;
-    let listener = guard::BoundedListener::new(listener, options.max_connections);
+    let listening = options.listen.bind(app, ready).await?;
     tokio::select! {
-        () = serve_connections(listener, app, options.header_timeout) => Ok(()),
+        () = listening => Ok(()),
         _ = tokio::signal::ctrl_c() => {
             // A game left open in a browser is logged as stopped, not cut off mid-log.
             state.games.stop_all(STOP_WAIT).await;
             Ok(())
         }
+    }
+}
+
+/// How an HTTP face listens (`serve`, `mcp --http`): the address, the token, the
+/// bounds on connections. Every request passes the [`guard`]: loopback only unless a
+/// token is set, then the token on every request.
+#[derive(Clone, Debug)]
+pub struct Listen {
+    /// Address to listen on.
+    pub bind: SocketAddr,
+    /// The flag that gave it (named when the port is taken).
+    pub flag: &'static str,
+    /// Required on every request when set.
+    pub token: Option<String>,
+    /// Connections open at once (more wait to be accepted).
+    pub max_connections: usize,
+    /// A connection that has not sent a request's headers within this long is closed.
+    pub header_timeout: Duration,
+}
+
+impl Listen {
+    /// Listens, tells `ready` the address (its error ends this before any
+    /// connection), and answers the future that serves `app` behind the guard until
+    /// it is dropped.
+    pub async fn bind(
+        &self,
+        app: Router,
+        ready: impl FnOnce(SocketAddr) -> Result<()>,
+    ) -> Result<impl std::future::Future<Output = ()>> {
+        let listener = tokio::net::TcpListener::bind(self.bind).await.with_context(|| {
+            format!(
+                "cannot listen on {}: another process may hold the port; choose another {}",
+                self.bind, self.flag
+            )
+        })?;
+        ready(listener.local_addr()?)?;
+        let guard = Arc::new(guard::Guard::new(self.token.clone(), is_loopback(&self.bind)));
+        let app = app.layer(axum::middleware::from_fn_with_state(guard, guard::check));
+        let listener = guard::BoundedListener::new(listener, self.max_connections);
+        Ok(serve_connections(listener, app, self.header_timeout))
     }
 }
 
