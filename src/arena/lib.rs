@@ -32,6 +32,7 @@ mod eval_run;
 mod external;
 mod external_engine;
 mod interrupt;
+mod intrinsic;
 mod lifecycle;
 mod llm_bench;
 mod match_report;
@@ -79,6 +80,7 @@ pub use eval_run::{recorded_eval, EvalRunError, EvalSettings, OpenEval, Recorded
 pub use external::{ExternalPlayer, ExternalScorer};
 pub use external_engine::{EngineTableError, ExternalEngine, Strength};
 pub use interrupt::{watch_signals, Interrupt};
+pub use intrinsic::{logs_table, stop_judge, IntrinsicError, IntrinsicFlags, IntrinsicPlan};
 pub use lifecycle::{resume_command, Interrupted, Resumed, Run, RunError, RunGames, Start};
 pub use llm_bench::{llm_bench, LlmBench};
 pub use matchup::{run_match, MatchConfig, MatchResult, SpecTally};

@@ -12,7 +12,6 @@ use anyhow::{bail, Context, Result};
 use super::agent_args::parse_player;
 use super::args::{Cli, Command, EvalArgs, GameArg};
 use super::external;
-use super::intrinsic;
 use super::openings;
 use super::outputs::{check_output_flag, write_output};
 use super::progress::GameBar;
@@ -77,7 +76,7 @@ async fn evaluate<R: ModelGame>(
         args.agent.engines.as_deref(),
     )
     .await?;
-    let stop = intrinsic::stop_judge::<R>(args.stop)?;
+    let stop = arena::stop_judge::<R>(args.stop)?;
     let opening_seed = args.opening_seed.unwrap_or(args.seed);
     settings.config.run.openings = openings::from_args::<R>(&args.openings, opening_seed)?;
     let reported = scoring.as_ref().filter(|_| args.score_moves);

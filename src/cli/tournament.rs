@@ -17,7 +17,6 @@ use super::eval::{value_decisions, Interrupted};
 use super::external;
 use super::grid::{Grid, Variant};
 use super::inputs::{read_user_file, SETTINGS_CAP};
-use super::intrinsic::{self, logs_table};
 use super::limits;
 use super::openings;
 use super::progress::GameBar;
@@ -167,7 +166,7 @@ pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<Strin
         tournament.resume.as_ref().map(|(_, run)| run),
         &tournament.path,
     )?;
-    let stop = intrinsic::stop_judge::<Othello>(tournament.rule)?;
+    let stop = arena::stop_judge::<Othello>(tournament.rule)?;
     let mut entrants = entrants(&tournament, env).await?;
     if let Some((_, run)) = &tournament.resume {
         entrants.keep_recorded_caps(run);
@@ -401,7 +400,7 @@ fn print_results(results: &TournamentResults, json: bool) -> Result<()> {
     }
     let logs = read_game_logs(&[PathBuf::from(&results.log_dir)])?;
     let mut intrinsic = tokio::task::block_in_place(|| {
-        logs_table(
+        arena::logs_table(
             &logs,
             Path::new(DEFAULT_CALIBRATION),
             runs::DEFAULT_BOOTSTRAP as usize,

@@ -64,7 +64,7 @@ pub use bundle::{
     BundleHarness, Manifest, ManifestFile, RunInputs, BUNDLE_FORMAT, BUNDLE_VERSION, CALIBRATION_ENTRY, LADDER_ENTRY,
     MANIFEST, MAX_BUNDLE_BYTES, MAX_ENTRIES, MAX_ENTRY_BYTES,
 };
-pub use calibration_file::{ReadCalibrationError, SHIPPED_CALIBRATION, SHIPPED_CALIBRATION_PATH};
+pub use calibration_file::{LoadCalibrationError, ReadCalibrationError, SHIPPED_CALIBRATION, SHIPPED_CALIBRATION_PATH};
 pub use compare::{load_run, CompareError, Compared, ComparedRun, Comparison, Paired, Pooled, Verdict};
 pub use csv_table::CsvTable;
 pub use export::{ggf, transcript, ExportError};
