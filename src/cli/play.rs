@@ -2,7 +2,7 @@
 
 use agent::ModelGame;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
 use anyhow::Result;
@@ -17,8 +17,8 @@ use super::report::agent_lines;
 use super::stdout::{out, outln};
 use arena::is_llm_spec;
 use arena::{
-    run_match, Connection, MatchConfig, MatchEvent, MatchResult, MoveQuality, PlayerSpec, Run, RunOptions, Scoring,
-    Start,
+    run_match, Connection, MatchConfig, MatchEvent, MatchResult, MoveQuality, MoveValuing, PlayerSpec, Run, RunOptions,
+    Scoring, Start,
 };
 use game::othello::TextStyle;
 use game::{Marubatsu, Othello};
@@ -44,13 +44,13 @@ async fn play<R: ModelGame>(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>
         parse_player(&args.white, "--white", &args.agent, connection.as_ref())?,
     ];
     external::identify(&players).await?;
-    let scoring = quality::from_flags::<R>(
-        args.score_moves,
-        args.reference,
-        args.reference_engine.as_deref(),
-        args.agent.engines.as_deref(),
-    )
-    .await?;
+    let external = match args.reference_engine.as_deref().filter(|_| args.score_moves) {
+        Some(reference) => Some(quality::reference_engine::<R>(reference, args.agent.engines.as_deref()).await?),
+        None => None,
+    };
+    let reference = (args.reference.exact_empties, args.reference.reference_depth);
+    // Only --score-moves values a match's moves (and reports them).
+    let scoring = MoveValuing::new((args.score_moves, !args.score_moves), reference, external).scoring;
     let human = players.iter().any(PlayerSpec::is_human);
     let parallel = parallel(&args, human, connection.as_ref());
     if let Some(csv) = &args.csv {
@@ -217,9 +217,10 @@ fn score_both_players<R: ModelGame>(
     quiet: bool,
     log_dir: Option<&Path>,
 ) -> Result<[MoveQuality; 2]> {
-    let moves = quality::score(&result.games_to_score(), scoring, quiet, None, log_dir)?;
-    if let Some(dir) = log_dir {
-        runs::write_move_scores(dir, &moves)?;
-    }
+    let games = result.games_to_score();
+    let never = AtomicBool::new(false);
+    let moves = quality::with_progress::<R, _>(games.len(), scoring, quiet, |watch| {
+        scoring.value(&games, (quality::cores(), watch, &never), log_dir)
+    })?;
     Ok(result.quality_by_player(&moves))
 }

@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -13,7 +14,7 @@ use serde::Deserialize;
 use super::agent_args::{parse_player, AgentArgs, HostArgs};
 use super::args::TournamentArgs;
 use super::args::DEFAULT_CALIBRATION;
-use super::eval::{value_decisions, Interrupted};
+use super::eval::Interrupted;
 use super::external;
 use super::grid::{Grid, Variant};
 use super::inputs::{read_user_file, SETTINGS_CAP};
@@ -25,7 +26,7 @@ use super::rate::read_games;
 use super::stats::print_notes;
 use super::stdout::{out, outln};
 use agent::AgentConfig;
-use arena::{recorded_tournament, Connection, Entrants, ExternalEngine, Openings, PlayerSpec};
+use arena::{recorded_tournament, Connection, Entrants, ExternalEngine, MoveValuing, Openings, PlayerSpec};
 use game::Othello;
 use llm::Think;
 use runs::{
@@ -193,12 +194,17 @@ pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<Strin
     if !interrupted && !tournament.no_score_moves {
         let games = open.games_to_score(&played, &entrants.llm);
         if !games.is_empty() {
-            // Our reference as the intrinsic calibration's, as `eval` values by default.
-            let scoring = quality::from_flags::<Othello>(true, quality::VALUING, None, None).await?;
-            let stop = open.options.stop.as_deref();
-            let valuing = (log_dir, started.elapsed());
-            if let Some(scoring) = scoring {
-                value_decisions(&games, &scoring, args.json, stop, valuing)?;
+            // Valued as `eval` values by default (the intrinsic calibration's reference).
+            if let Some(scoring) = MoveValuing::calibration().scoring {
+                let (playing, valuing) = (started.elapsed(), Instant::now());
+                let never = AtomicBool::new(false);
+                let stop = open.options.stop.as_deref().unwrap_or(&never);
+                let valued = tokio::task::block_in_place(|| {
+                    quality::with_progress::<Othello, _>(games.len(), &scoring, args.json, |watch| {
+                        scoring.value(&games, (quality::cores(), watch, stop), Some(log_dir))
+                    })
+                });
+                super::eval::valued_or_stopped(valued, (games.len(), args.json), (valuing, playing))?;
             }
         }
     }
