@@ -27,6 +27,7 @@ mod connection;
 mod engine_group;
 mod engine_process;
 mod engine_streams;
+mod engines_file;
 mod eval;
 mod eval_plan;
 mod eval_run;
@@ -55,6 +56,7 @@ mod scheduled;
 mod scoring;
 mod sequential;
 mod stop_judge;
+mod suite_file;
 mod tournament;
 mod valuing;
 mod verify;
@@ -76,6 +78,7 @@ pub use connection::{ConnectError, Connection, HostSettings};
 pub use engine_group::end_engine_processes;
 pub use engine_process::ExternalError;
 pub use engine_streams::LineReader;
+pub use engines_file::{engines_file, identify_engines, resolve_engine, EnginesFileError};
 pub use eval::{run_eval, EvalConfig, EvalGame, EvalResult, OpponentResult};
 pub use eval_plan::{eval_opponents, EvalEnd, EvalFinishError, EvalPlan, EvalWritten, MoveValuing};
 pub use eval_run::{recorded_eval, EvalRunError, EvalSettings, OpenEval, RecordedEvalError};
@@ -111,6 +114,7 @@ pub use scheduled::ScheduledGame;
 pub use scoring::{Scorers, Scoring, ValueMovesError};
 pub use sequential::{Pairing, SequentialResult};
 pub use stop_judge::{StopJudge, StopJudgeError};
+pub use suite_file::{CannotRead, SuiteFileError, BALANCED_SUITE};
 pub use tournament::{
     recorded_tournament, AnchorError, Entrants, OpenTournament, Tournament, TournamentError, TournamentFile,
     TournamentGames,

@@ -22,6 +22,7 @@ use super::player_spec::PlayerSpec;
 use super::quality::GameToScore;
 use super::schedule::{MatchEvent, RunOptions};
 use super::stop_judge::StopJudge;
+use super::suite_file::{SuiteFileError, BALANCED_SUITE};
 
 /// A tournament file: `L` is the type of its `[[llm]]` tables.
 #[derive(Debug, Deserialize)]
@@ -234,6 +235,33 @@ impl<L> Tournament<L> {
             rule,
             no_score_moves,
         })
+    }
+
+    /// Where its games start: `--openings` (`flag`), else the file's `openings` suite,
+    /// else its `opening_random` plies, else (a file naming neither) the built-in
+    /// balanced suite; with notes on the openings a suite repeats. A resume deals what
+    /// its run recorded: the suite it played, read again (and refused later if it
+    /// changed), or for a run without one (every run before suites) the random plies
+    /// its file meant then.
+    pub fn openings(&self, flag: Option<&Path>) -> Result<(Openings<Othello>, Vec<String>), SuiteFileError> {
+        let file = &self.file;
+        let deal = (file.openings_order, file.openings_cycle, file.seed);
+        let what = format!("openings in {}", self.path.display());
+        let random = |plies: usize| Ok((Openings::random(plies), Vec::new()));
+        let balanced = || Ok((Openings::balanced(deal.0, deal.1, deal.2)?, Vec::new()));
+        if let Some((_, run)) = &self.resume {
+            return match &run.openings {
+                Some(recorded) if recorded.file == BALANCED_SUITE => balanced(),
+                Some(recorded) => Openings::from_file(&what, Path::new(&recorded.file), deal),
+                None => random(file.opening_random.unwrap_or(0)),
+            };
+        }
+        match (flag, &file.openings, file.opening_random) {
+            (Some(suite), _, _) => Openings::from_file(&what, suite, deal),
+            (None, Some(suite), _) => Openings::from_file(&what, suite, deal),
+            (None, None, Some(plies)) => random(plies),
+            (None, None, None) => balanced(),
+        }
     }
 
     /// Refuses an anchor that is not one of `names` (an engine in the form logs

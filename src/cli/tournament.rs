@@ -19,19 +19,18 @@ use super::external;
 use super::grid::{Grid, Variant};
 use super::inputs::{read_user_file, SETTINGS_CAP};
 use super::limits;
-use super::openings;
 use super::progress::GameBar;
 use super::quality;
 use super::rate::read_games;
 use super::stats::print_notes;
 use super::stdout::{out, outln};
 use agent::AgentConfig;
-use arena::{recorded_tournament, Connection, Entrants, ExternalEngine, MoveValuing, Openings, PlayerSpec};
+use arena::{recorded_tournament, Connection, Entrants, ExternalEngine, MoveValuing, PlayerSpec};
 use game::Othello;
 use llm::Think;
 use runs::{
     leaderboard_tables, read_game_logs, Leaderboard, PairingResult, RateSettings, RunResults, TournamentRatings,
-    TournamentResults, TournamentRun,
+    TournamentResults,
 };
 
 /// A tournament file, its `[[llm]]` tables read by the agent and host flags' parsers.
@@ -161,12 +160,8 @@ impl LlmEntry {
 pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
     let mut tournament = read(&args)?;
     tournament.no_score_moves |= args.no_score_moves;
-    let openings = tournament_openings(
-        &args,
-        &tournament.file,
-        tournament.resume.as_ref().map(|(_, run)| run),
-        &tournament.path,
-    )?;
+    let (openings, notes) = tournament.openings(args.openings.as_deref())?;
+    print_notes(&notes);
     let stop = arena::stop_judge::<Othello>(tournament.rule)?;
     let mut entrants = entrants(&tournament, env).await?;
     if let Some((_, run)) = &tournament.resume {
@@ -279,34 +274,6 @@ fn read(args: &TournamentArgs) -> Result<Tournament> {
             .map_err(|e| anyhow::anyhow!("bad tournament file {}: [[llm]] {}: {e}", path.display(), entry.model))?;
     }
     Ok(arena::Tournament::new((path, text), resume, file)?)
-}
-
-/// Where a tournament's games start: `--openings`, else the file's `openings` suite,
-/// else its `opening_random` plies, else (a file naming neither) the built-in balanced
-/// suite. A resume deals what its run recorded: the suite it played, read again (and
-/// refused later if it changed), or for a run without one (every run before suites)
-/// the random plies its file meant then.
-fn tournament_openings(
-    args: &TournamentArgs,
-    file: &TournamentFile,
-    resume: Option<&TournamentRun>,
-    path: &Path,
-) -> Result<Openings<Othello>> {
-    let (order, cycle, seed) = (file.openings_order, file.openings_cycle, file.seed);
-    let what = format!("openings in {}", path.display());
-    let deal = |suite: &Path| openings::read_suite::<Othello>(&what, suite, order, cycle, seed);
-    if let Some(run) = resume {
-        return match &run.openings {
-            Some(recorded) if recorded.file == openings::BALANCED_SUITE => openings::balanced_suite(order, cycle, seed),
-            Some(recorded) => deal(Path::new(&recorded.file)),
-            None => Ok(Openings::random(file.opening_random.unwrap_or(0))),
-        };
-    }
-    match (&args.openings, &file.openings, file.opening_random) {
-        (Some(suite), _, _) | (None, Some(suite), _) => deal(suite),
-        (None, None, Some(plies)) => Ok(Openings::random(plies)),
-        (None, None, None) => openings::balanced_suite(order, cycle, seed),
-    }
 }
 
 /// The file's players, in its order (engines, external engines, then LLM players), the
