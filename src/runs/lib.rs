@@ -26,7 +26,8 @@
 //!   readers' views ([`Groups`], ratings on one scale: [`Leaderboard`], rated once
 //!   for every face by [`rate_games`], per-host usage:
 //!   [`HostUsage`], the HTML report: [`report_page`], GGF and transcripts: [`ggf`],
-//!   every CSV table: [`CsvTable`]).
+//!   every CSV table: [`CsvTable`]); `listing`: a folder of runs listed for the watch
+//!   page ([`list_runs`]: each run, its games at a glance, whether it is running).
 //!
 //! Statistics come from the `stats` crate; playing (and resume's replaying of a game's
 //! moves) is `arena`'s. The workspace's crate map is in the `game` crate's documentation.
@@ -44,6 +45,7 @@ mod groups;
 mod hosts;
 mod intrinsic;
 mod leaderboard;
+mod listing;
 mod logs;
 mod move_scores;
 mod players;
@@ -79,6 +81,9 @@ pub use intrinsic::{
 pub use leaderboard::{
     canonical_player, leaderboard, leaderboard_tables, leaderboards, rated_players, Anchor, Ladder, LadderError,
     LeaderRow, Leaderboard, LeaderboardError, RatingView, RunGame, Rung, DEFAULT_BOOTSTRAP, DEFAULT_BOOTSTRAP_SEED,
+};
+pub use listing::{
+    folder_game_logs, is_running, list_runs, GameGlance, ListedRun, RunList, LIVE_WITHIN, MAX_LISTED_RUNS,
 };
 pub use logs::{cut_off_note, read_game_logs, run_folders, GameLogs, LoggedGame, LogsError};
 pub use move_scores::{
