@@ -15,7 +15,6 @@ use super::openings;
 use super::outputs::{check_output_flag, write_output};
 use super::progress::GameBar;
 use super::quality;
-use super::report::{agent_lines, opponent_rows, tally_header};
 use super::stdout::outln;
 use agent::ModelGame;
 use arena::{
@@ -23,6 +22,7 @@ use arena::{
     MoveValuing, OpenEval, PlayerSpec, RunOptions, ScoredMove, Scoring, ValueMovesError,
 };
 use game::{Marubatsu, Othello};
+use runs::{agent_lines, opponent_rows, tally_header};
 use runs::{EvalRun, HostUsage, PairingStop, RunResults};
 
 pub use arena::Interrupted;

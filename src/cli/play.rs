@@ -13,7 +13,6 @@ use super::external;
 use super::openings;
 use super::outputs::{check_output_flag, write_output};
 use super::quality;
-use super::report::agent_lines;
 use super::stdout::{out, outln};
 use arena::is_llm_spec;
 use arena::{
@@ -22,6 +21,7 @@ use arena::{
 };
 use game::othello::TextStyle;
 use game::{Marubatsu, Othello};
+use runs::agent_lines;
 use runs::{AgentStats, OpeningsRecord, PlayRun, RunFile, RunKind};
 
 pub(super) async fn run(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {

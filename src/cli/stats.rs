@@ -12,9 +12,9 @@ use serde_json::json;
 
 use super::args::StatsArgs;
 use super::inputs::open_runs;
-use super::report::{agent_lines, opponent_rows, tally_header};
 use super::stdout::{out, outln};
 use game::Game;
+use runs::{agent_lines, opponent_rows, tally_header};
 use runs::{groups_json, AgentStats, Groups, GroupsError};
 
 /// Prints the reader's notes on stderr.

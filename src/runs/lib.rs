@@ -10,9 +10,9 @@
 //!   an external engine's [`EngineTable`], the [`OpeningsRecord`]); `results_file`:
 //!   results.json typed ([`RunResults`]), `probe_text` the probe's tables;
 //! - `logs`, `replay`, `tally` and `agent_stats`: game logs read back
-//!   ([`read_game_logs`]), a game replayed as the agent saw it ([`GameReplay`]), a game
-//!   as the reports count it ([`GameSummary`], [`Matchup::add`]), what an LLM player did
-//!   ([`AgentStats`]);
+//!   ([`read_game_logs`]), a game replayed as the agent saw it ([`GameReplay`]), a game as the reports count it
+//!   ([`GameSummary`], [`Matchup::add`]), what an LLM player did ([`AgentStats`], its
+//!   report lines in `agent_text`: [`agent_lines`], [`opponent_rows`]);
 //! - `players`: a player is its settings ([`PlayerNames`]: runs of one model with
 //!   other settings are other players, in every reader); `grid`: a tournament entry's
 //!   settings grid expanded into players ([`Grid`]);
@@ -26,8 +26,10 @@
 //!   readers' views ([`Groups`], ratings on one scale: [`Leaderboard`], rated once
 //!   for every face by [`rate_games`], per-host usage:
 //!   [`HostUsage`], the HTML report: [`report_page`], GGF and transcripts: [`ggf`],
-//!   every CSV table: [`CsvTable`]); `listing`: a folder of runs listed for the watch
-//!   page ([`list_runs`]: each run, its games at a glance, whether it is running).
+//!   every CSV table: [`CsvTable`]); `ladder_file`: the ladder file read, chosen and
+//!   written ([`Ladder::load`], [`LadderChoice::from_flags`]); `listing`: a folder of
+//!   runs listed for the watch page ([`list_runs`]: each run, its games at a glance,
+//!   whether it is running).
 //!
 //! Statistics come from the `stats` crate; playing (and resume's replaying of a game's
 //! moves) is `arena`'s. The workspace's crate map is in the `game` crate's documentation.
@@ -35,6 +37,7 @@
 #![deny(missing_docs)]
 
 mod agent_stats;
+mod agent_text;
 mod bundle;
 mod calibration_file;
 mod compare;
@@ -44,6 +47,7 @@ mod grid;
 mod groups;
 mod hosts;
 mod intrinsic;
+mod ladder_file;
 mod leaderboard;
 mod listing;
 mod logs;
@@ -61,6 +65,7 @@ mod tally;
 mod two_tables;
 
 pub use agent_stats::{AgentRates, AgentStats, ServerSpeed};
+pub use agent_text::{agent_lines, opponent_rows};
 pub use bundle::{
     first_difference, is_bundle, prompt_files, sha256_bytes, this_harness, write_bundle, Bundle, BundleError,
     BundleHarness, Manifest, ManifestFile, RunInputs, BUNDLE_FORMAT, BUNDLE_VERSION, CALIBRATION_ENTRY, LADDER_ENTRY,
@@ -78,6 +83,7 @@ pub use intrinsic::{
     CalibrationRung, CoverageRow, DecisionFilter, Decisions, HeldScores, IntrinsicRow, IntrinsicTable,
     CALIBRATION_DEPTH, CALIBRATION_EXACT_EMPTIES, MAX_INTRINSIC_RESAMPLES, REGAN_MARGIN,
 };
+pub use ladder_file::{ratings_csv, LoadLadderError, WriteLadderError};
 pub use leaderboard::{
     canonical_player, leaderboard, leaderboard_tables, leaderboards, rated_players, Anchor, Ladder, LadderError,
     LeaderRow, Leaderboard, LeaderboardError, RatingView, RunGame, Rung, DEFAULT_BOOTSTRAP, DEFAULT_BOOTSTRAP_SEED,

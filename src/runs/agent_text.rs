@@ -1,14 +1,16 @@
-//! Text and JSON pieces shared by the commands' reports.
+//! The text pieces every report of an LLM player shares (eval, stats, play): an
+//! opponent's rows with the model-decided share, and what the agent did over its
+//! games ([`agent_lines`]: moves, illegal play, answers, tool calls, cost).
 
 use std::fmt::Write as _;
 
-pub(super) use runs::{tally_header, tally_row};
-use runs::{AgentRates, AgentStats};
+use crate::tally::tally_row;
+use crate::{AgentRates, AgentStats};
 use stats::Tally;
 
 /// The three rows (black, white, all) of one opponent, the last with the model-decided
-/// share and `note`.
-pub(super) fn opponent_rows(
+/// share and `note`, appended to `out`.
+pub fn opponent_rows(
     out: &mut String,
     opponent: &str,
     width: usize,
@@ -33,7 +35,8 @@ pub(super) fn opponent_rows(
     }
 }
 
-pub(super) fn share(part: u32, whole: u32) -> String {
+/// `part` of `whole` as a percentage, `-` of nothing.
+fn share(part: u32, whole: u32) -> String {
     if whole == 0 {
         "-".to_string()
     } else {
@@ -42,7 +45,7 @@ pub(super) fn share(part: u32, whole: u32) -> String {
 }
 
 /// The agent's lines under a results table: what it did over `games` games.
-pub(super) fn agent_lines(stats: &AgentStats, games: u32, out: &mut String) {
+pub fn agent_lines(stats: &AgentStats, games: u32, out: &mut String) {
     let rates = stats.rates();
     let _ = writeln!(out, "  moves asked             {}", stats.moves);
     let _ = writeln!(out, "  illegal play            {}", stats.illegal_play(games));
