@@ -10,7 +10,8 @@
 //!   an external engine's [`EngineTable`], the [`OpeningsRecord`]); `results_file`:
 //!   results.json typed ([`RunResults`]), `probe_text` the probe's tables;
 //! - `logs`, `replay`, `tally` and `agent_stats`: game logs read back
-//!   ([`read_game_logs`]), a game replayed as the agent saw it ([`GameReplay`]), a game as the reports count it
+//!   ([`read_game_logs`]), a game replayed as the agent saw it ([`GameReplay`], read
+//!   and shown as text by `replay_text`), a game as the reports count it
 //!   ([`GameSummary`], [`Matchup::add`]), what an LLM player did ([`AgentStats`], its
 //!   report lines in `agent_text`: [`agent_lines`], [`opponent_rows`]);
 //! - `players`: a player is its settings ([`PlayerNames`]: runs of one model with
@@ -57,6 +58,7 @@ mod probe_text;
 mod rating;
 mod recorded;
 mod replay;
+mod replay_text;
 mod report;
 mod results_file;
 mod run_file;
@@ -105,6 +107,7 @@ pub use recorded::{EngineTable, OpeningsOrder, OpeningsRecord};
 pub use replay::{
     replay_records, replay_seed_lines, ExchangeView, GameReplay, PlyView, Reading, ReplayError, SentMessage, ToolView,
 };
+pub use replay_text::ReadReplayError;
 pub use report::{report_page, REPORT_TEMPLATE};
 pub use results_file::{
     EvalResults, GradeCounts, MeanRegret, OpponentResults, PairingResult, PairingStop, ProbeResults, RulesProbeResults,
