@@ -15,12 +15,6 @@ use super::engine_process::ExternalError;
 use super::external_engine::{EngineTableError, ExternalEngine};
 use super::player_spec::PlayerSpec;
 
-/// The longest line of an `--engines` file, in bytes (a settings file's).
-const LINE_CAP: usize = 64 * 1024;
-
-/// The largest `--engines` file, in bytes (a settings file's).
-const FILE_CAP: u64 = 1 << 20;
-
 /// An `--engines` file: `[[engine]]` tables.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -85,10 +79,11 @@ pub enum EnginesFileError {
 
 /// The `[[engine]]` tables of the `--engines` file `file`.
 fn read_tables(file: &Path) -> Result<Vec<EngineTable>, EnginesFileError> {
-    let source = record::lines::read_file(file, LINE_CAP, FILE_CAP).map_err(|source| EnginesFileError::Read {
-        file: file.to_path_buf(),
-        source,
-    })?;
+    let source = record::lines::read_file(file, record::lines::USER_LINE_CAP, record::lines::SETTINGS_FILE_CAP)
+        .map_err(|source| EnginesFileError::Read {
+            file: file.to_path_buf(),
+            source,
+        })?;
     let engines: EnginesFile = toml::from_str(&source).map_err(|source| EnginesFileError::Toml {
         file: file.to_path_buf(),
         source,

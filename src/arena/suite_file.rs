@@ -6,16 +6,10 @@
 use std::path::{Path, PathBuf};
 
 use agent::ModelGame;
-use record::lines::LineError;
+use record::lines::{LineError, DATA_FILE_CAP, USER_LINE_CAP};
 use runs::OpeningsOrder;
 
 use super::openings::{OpeningSuite, Openings};
-
-/// The longest line of a suite file, in bytes.
-const LINE_CAP: usize = 64 * 1024;
-
-/// The largest suite file, in bytes: XOT's 10,784 openings take 200 KB.
-const FILE_CAP: u64 = 64 << 20;
 
 /// The name run.json records for the built-in balanced suite.
 pub const BALANCED_SUITE: &str = "balanced-8 (built in: docs/openings/balanced-8.txt)";
@@ -65,7 +59,7 @@ impl<R: ModelGame> OpeningSuite<R> {
     /// The openings of the suite file `file` (named `what` in errors: the flag or the
     /// key), every line checked against the rules of `R`.
     pub fn read(what: &str, file: &Path) -> Result<OpeningSuite<R>, SuiteFileError> {
-        let text = record::lines::read_file(file, LINE_CAP, FILE_CAP).map_err(|source| {
+        let text = record::lines::read_file(file, USER_LINE_CAP, DATA_FILE_CAP).map_err(|source| {
             SuiteFileError::Read(CannotRead {
                 what: what.to_string(),
                 file: file.to_path_buf(),

@@ -22,12 +22,6 @@ pub const SHIPPED_CALIBRATION: &str = include_str!("../../docs/intrinsic-calibra
 /// Where [`SHIPPED_CALIBRATION`] lives in the sources: `rate --intrinsic`'s default.
 pub const SHIPPED_CALIBRATION_PATH: &str = "docs/intrinsic-calibration.toml";
 
-/// The longest line of a calibration file, in bytes (a settings file's).
-const LINE_CAP: usize = 64 * 1024;
-
-/// The largest calibration file, in bytes (a settings file's).
-const FILE_CAP: u64 = 1 << 20;
-
 /// A calibration file named by `--intrinsic` that cannot be read or used.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadCalibrationError {
@@ -97,14 +91,12 @@ impl Calibration {
     /// caps and checked; when `path` is [`SHIPPED_CALIBRATION_PATH`] and the working
     /// directory has no such file, the built-in [`SHIPPED_CALIBRATION`].
     pub fn load(path: &Path) -> Result<Calibration, LoadCalibrationError> {
-        let text = if path == Path::new(SHIPPED_CALIBRATION_PATH) && !path.exists() {
-            SHIPPED_CALIBRATION.to_string()
-        } else {
-            record::lines::read_file(path, LINE_CAP, FILE_CAP).map_err(|source| LoadCalibrationError::Read {
+        let shipped = (SHIPPED_CALIBRATION_PATH, SHIPPED_CALIBRATION);
+        let text =
+            record::lines::read_settings_or_built_in(path, shipped).map_err(|source| LoadCalibrationError::Read {
                 path: path.to_path_buf(),
                 source,
-            })?
-        };
+            })?;
         Calibration::from_toml(&text).map_err(|source| LoadCalibrationError::Bad {
             path: path.to_path_buf(),
             source,

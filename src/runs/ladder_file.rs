@@ -13,12 +13,6 @@ use crate::leaderboard::{Ladder, LadderError, Leaderboard, RatingView};
 use crate::rating::{published_ladder, LadderChoice, PUBLISHED_LADDER, PUBLISHED_LADDER_PATH};
 use crate::CsvTable;
 
-/// The longest line of a ladder file, in bytes (a settings file's).
-const LINE_CAP: usize = 64 * 1024;
-
-/// The largest ladder file, in bytes (a settings file's).
-const FILE_CAP: u64 = 1 << 20;
-
 /// A ladder file named by `--ladder` that cannot be read or used.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadLadderError {
@@ -58,14 +52,11 @@ impl Ladder {
     /// [`PUBLISHED_LADDER_PATH`] and the working directory has no such file, the
     /// built-in published ladder.
     pub fn load(path: &Path) -> Result<Ladder, LoadLadderError> {
-        let text = if path == Path::new(PUBLISHED_LADDER_PATH) && !path.exists() {
-            PUBLISHED_LADDER.to_string()
-        } else {
-            record::lines::read_file(path, LINE_CAP, FILE_CAP).map_err(|source| LoadLadderError::Read {
-                path: path.to_path_buf(),
-                source,
-            })?
-        };
+        let shipped = (PUBLISHED_LADDER_PATH, PUBLISHED_LADDER);
+        let text = record::lines::read_settings_or_built_in(path, shipped).map_err(|source| LoadLadderError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
         Ladder::from_toml(&text).map_err(|source| LoadLadderError::Bad {
             path: path.to_path_buf(),
             source,
