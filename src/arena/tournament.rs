@@ -9,12 +9,13 @@ use std::path::{Path, PathBuf};
 use game::othello::Color;
 use game::Othello;
 use runs::{
-    canonical_player, changed_agent_settings, utc_now, Anchor, EngineTable, OpeningsOrder, PairingResult, ReadRunError,
-    Resume, RunFile, RunKind, TournamentRun,
+    canonical_player, changed_agent_settings, utc_now, Anchor, EngineTable, OpeningsOrder, PairingResult, RateSettings,
+    ReadRunError, Resume, RunFile, RunKind, TournamentRun,
 };
 use serde::Deserialize;
 use stats::{ParseStopRuleError, StopRule, Tally};
 
+use super::eval_plan::MoveValuing;
 use super::lifecycle::{Resumed, Run, RunError, RunGames, Start};
 use super::openings::Openings;
 use super::plan::{Format, Plan};
@@ -264,6 +265,29 @@ impl<L> Tournament<L> {
         }
     }
 
+    /// How its LLM players' decisions are valued once every game is played: as eval's
+    /// by default ([`MoveValuing::calibration`]), not at all when the run it resumes or
+    /// `--no-score-moves` chose so.
+    pub fn valuing(&self) -> MoveValuing {
+        if self.no_score_moves {
+            MoveValuing {
+                scoring: None,
+                reported: false,
+            }
+        } else {
+            MoveValuing::calibration()
+        }
+    }
+
+    /// How its games are rated, as `rate` rates them: the file's anchor, else the
+    /// published ladder unless `no_ladder` (`--no-ladder`).
+    pub fn rate_settings(&self, no_ladder: bool) -> RateSettings {
+        RateSettings {
+            anchor: self.anchor.clone(),
+            ..RateSettings::with_ladder(no_ladder)
+        }
+    }
+
     /// Refuses an anchor that is not one of `names` (an engine in the form logs
     /// write), and a tournament of fewer than two players.
     fn check_anchor(&self, names: &[String]) -> Result<(), TournamentError> {
@@ -394,6 +418,12 @@ pub struct Entrants {
 }
 
 impl Entrants {
+    /// Games at once: `given` (`--parallel`), else the LLM players' hosts' total
+    /// capacity (at least one).
+    pub fn parallel(&self, given: Option<usize>) -> usize {
+        given.unwrap_or(self.fleet_capacity.max(1))
+    }
+
     /// The `players` (those at the indices `llm` are LLM players, on hosts of
     /// `fleet_capacity` requests at once) of the file at `path` in `format`; refused
     /// when two share a name, one is a person, or the format lacks players.

@@ -25,12 +25,11 @@ use super::rate::read_games;
 use super::stats::print_notes;
 use super::stdout::{out, outln};
 use agent::AgentConfig;
-use arena::{recorded_tournament, Connection, Entrants, ExternalEngine, MoveValuing, PlayerSpec};
+use arena::{recorded_tournament, Connection, Entrants, ExternalEngine, PlayerSpec};
 use game::Othello;
 use llm::Think;
 use runs::{
-    leaderboard_tables, read_game_logs, Leaderboard, PairingResult, RateSettings, RunResults, TournamentRatings,
-    TournamentResults,
+    leaderboard_tables, read_game_logs, Leaderboard, PairingResult, RunResults, TournamentRatings, TournamentResults,
 };
 
 /// A tournament file, its `[[llm]]` tables read by the agent and host flags' parsers.
@@ -168,7 +167,7 @@ pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<Strin
         entrants.keep_recorded_caps(run);
     }
     external::identify(&entrants.players).await?;
-    let parallel = args.parallel.unwrap_or(entrants.fleet_capacity.max(1));
+    let parallel = entrants.parallel(args.parallel);
     let open = tournament.open(&entrants, openings, (parallel, args.log_dir.as_deref()))?;
     let log_dir = open.run.path();
     if let Some(resumed) = open.resumed {
@@ -186,22 +185,17 @@ pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<Strin
         .await?;
     bar.finish();
     let interrupted = played.interrupted;
-    if !interrupted && !tournament.no_score_moves {
-        let games = open.games_to_score(&played, &entrants.llm);
-        if !games.is_empty() {
-            // Valued as `eval` values by default (the intrinsic calibration's reference).
-            if let Some(scoring) = MoveValuing::calibration().scoring {
-                let (playing, valuing) = (started.elapsed(), Instant::now());
-                let never = AtomicBool::new(false);
-                let stop = open.options.stop.as_deref().unwrap_or(&never);
-                let valued = tokio::task::block_in_place(|| {
-                    quality::with_progress::<Othello, _>(games.len(), &scoring, args.json, |watch| {
-                        scoring.value(&games, (quality::cores(), watch, stop), Some(log_dir))
-                    })
-                });
-                super::eval::valued_or_stopped(valued, (games.len(), args.json), (valuing, playing))?;
-            }
-        }
+    let games = open.games_to_score(&played, &entrants.llm);
+    if let (false, Some(scoring), false) = (interrupted, tournament.valuing().scoring, games.is_empty()) {
+        let (playing, valuing) = (started.elapsed(), Instant::now());
+        let never = AtomicBool::new(false);
+        let stop = open.options.stop.as_deref().unwrap_or(&never);
+        let valued = tokio::task::block_in_place(|| {
+            quality::with_progress::<Othello, _>(games.len(), &scoring, args.json, |watch| {
+                scoring.value(&games, (quality::cores(), watch, stop), Some(log_dir))
+            })
+        });
+        super::eval::valued_or_stopped(valued, (games.len(), args.json), (valuing, playing))?;
     }
     let (as_played, as_loss) = rate(&tournament, args.no_ladder, log_dir, interrupted)?;
     let results = TournamentResults {
@@ -329,10 +323,7 @@ fn rate(
     log_dir: &Path,
     interrupted: bool,
 ) -> Result<(Option<Leaderboard>, Option<Leaderboard>)> {
-    let settings = RateSettings {
-        anchor: tournament.anchor.clone(),
-        ..RateSettings::with_ladder(no_ladder)
-    };
+    let settings = tournament.rate_settings(no_ladder);
     // The bootstrap searches on blocking threads, off the async workers.
     let rated = tokio::task::block_in_place(|| -> Result<_> {
         let games = read_games(&[log_dir.to_path_buf()])?;
