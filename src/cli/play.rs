@@ -16,13 +16,12 @@ use super::quality;
 use super::stdout::{out, outln};
 use arena::is_llm_spec;
 use arena::{
-    run_match, Connection, MatchConfig, MatchEvent, MatchResult, MoveQuality, MoveValuing, PlayerSpec, Run, RunOptions,
-    Scoring, Start,
+    run_match, MatchConfig, MatchEvent, MatchResult, MoveQuality, MoveValuing, PlayerSpec, RunOptions, Scoring,
 };
 use game::othello::TextStyle;
 use game::{Marubatsu, Othello};
 use runs::agent_lines;
-use runs::{AgentStats, OpeningsRecord, PlayRun, RunFile, RunKind};
+use runs::AgentStats;
 
 pub(super) async fn run(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
     match args.game {
@@ -52,7 +51,7 @@ async fn play<R: ModelGame>(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>
     // Only --score-moves values a match's moves (and reports them).
     let scoring = MoveValuing::new((args.score_moves, !args.score_moves), reference, external).scoring;
     let human = players.iter().any(PlayerSpec::is_human);
-    let parallel = parallel(&args, human, connection.as_ref());
+    let parallel = MatchConfig::<R>::parallel(human || args.show, args.parallel, connection.as_ref());
     if let Some(csv) = &args.csv {
         check_output_flag(
             "--csv",
@@ -79,7 +78,11 @@ async fn play<R: ModelGame>(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>
         .openings
         .check(&schedule)
         .map_err(|e| anyhow::anyhow!("bad --openings: {e}"))?;
-    let run = open_run(&args, &config.players, config.run.openings.record(&schedule))?;
+    let run = config.open_run(
+        args.log_dir.as_deref(),
+        args.openings.opening_random,
+        config.run.openings.record(&schedule),
+    )?;
     let log_dir = run.as_ref().map(|r| r.path().to_path_buf());
     config.run.log_dir = log_dir.clone();
     let start = Instant::now();
@@ -108,46 +111,6 @@ async fn play<R: ModelGame>(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>
         }
     }
     Ok(())
-}
-
-/// Games at once: one for a person or a board printout; else `--parallel`, by default
-/// the model server's capacity (one game for a single host) or the CPU cores.
-fn parallel(args: &PlayArgs, human: bool, connection: Option<&Connection>) -> usize {
-    match (human || args.show, args.parallel, connection) {
-        (true, _, _) => 1,
-        (false, Some(parallel), _) => parallel,
-        (false, None, Some(connection)) => connection.default_parallel(),
-        (false, None, None) => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    }
-}
-
-/// The run folder, when `--log-dir` is given or a player is an LLM, with its run.json.
-fn open_run<R: ModelGame>(
-    args: &PlayArgs,
-    players: &[PlayerSpec<R>; 2],
-    openings: Option<OpeningsRecord>,
-) -> Result<Option<Run>> {
-    let has_llm = players.iter().any(|p| p.agent_config().is_some());
-    if args.log_dir.is_none() && !has_llm {
-        return Ok(None);
-    }
-    let label = format!("{}-vs-{}", players[0], players[1]);
-    let run = Run::open(
-        "play",
-        Start::New {
-            dir: args.log_dir.as_deref(),
-            label: &label,
-        },
-    )?;
-    run.record(&RunFile::new(RunKind::Play(PlayRun {
-        players: players.iter().map(PlayerSpec::run_player).collect(),
-        games: args.games,
-        swap: args.swap,
-        opening_random: args.openings.opening_random,
-        openings,
-        seed: args.seed,
-    })))?;
-    Ok(Some(run))
 }
 
 /// Plays the match, showing each move (`--show`, or a person playing) and the games
