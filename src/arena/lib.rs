@@ -102,7 +102,10 @@ pub use player_spec::{
     is_llm_spec, llm_model, LlmPlayer, LookupError, ParseSpecError, PlayerSpec, SpecLookups, UnknownSpecError,
 };
 pub use players::{OpponentError, Players};
-pub use probe::{probe_csv, probe_run, probe_summary, run_probe, Grade, ProbeError, ProbeResult};
+pub use probe::{
+    open_probe_run, probe_csv, probe_run, probe_summary, read_positions_file, run_probe, Grade, PositionsError,
+    ProbeError, ProbePlan, ProbeResult,
+};
 pub use quality::{
     score_games, GameToScore, MoveQuality, MoveScorer, Phase, QualityTally, ScoredMove, ScoringError, ScoringStopped,
     ScoringWatch,

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
+pub(super) use protocol::lines::SETTINGS_FILE_CAP as SETTINGS_CAP;
 use protocol::lines::USER_LINE_CAP;
-pub(super) use protocol::lines::{DATA_FILE_CAP as DATA_CAP, SETTINGS_FILE_CAP as SETTINGS_CAP};
 
 /// The text of the file `path` that `what` names (a flag, a key), at most `file_cap`
 /// bytes in lines of at most 64 KiB.
