@@ -5,7 +5,8 @@
 //! - `bundle`: run folders sealed in one checkable file ([`write_bundle`], read back by
 //!   [`Bundle::open`]; docs/bundles.md is the format);
 //! - `run_folder`: a run folder's life on disk ([`RunFolder`]: atomic name, lock,
-//!   run.json, results.json, decisions.jsonl, set-aside logs);
+//!   run.json, results.json, decisions.jsonl, set-aside logs); `output_file`: where a
+//!   command's output files may go and how they are written ([`write_output_file`]);
 //! - `run_file` and `recorded`: run.json typed ([`RunFile`]: players, agent settings,
 //!   an external engine's [`EngineTable`], the [`OpeningsRecord`]); `results_file`:
 //!   results.json typed ([`RunResults`]), `probe_text` the probe's tables;
@@ -53,6 +54,7 @@ mod leaderboard;
 mod listing;
 mod logs;
 mod move_scores;
+mod output_file;
 mod players;
 mod probe_text;
 mod rating;
@@ -98,6 +100,7 @@ pub use move_scores::{
     faulty_games, read_move_scores, write_move_scores, MoveScoresError, ScoredMove, MOVE_SCORES_FILE,
     SEARCHED_VALUE_BOUND, VALUE_BOUND,
 };
+pub use output_file::{check_output_file, write_output_file, OutputFileError, WriteError};
 pub use players::{name_part, PlayerNames};
 pub use rating::{
     published_ladder, rate_games, LadderChoice, RateError, RateSettings, Ratings, PUBLISHED_LADDER,
