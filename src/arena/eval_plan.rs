@@ -4,13 +4,15 @@
 //! whether their quality is reported ([`MoveValuing`]), the stop rule's judge, the caps
 //! a resume keeps; and the run's end written in its folder ([`OpenEval::value`],
 //! [`OpenEval::finish`]): the decisions valued into move-scores.jsonl, results.json,
-//! and the seed's results.csv. The face maps its flags to the plan and prints.
+//! and the seed's results.csv; the table the terminal shows ([`EvalResult::text`]).
+//! The face maps its flags to the plan and prints.
 
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 use agent::ModelGame;
-use runs::{utc_now, EvalResults, EvalRun, PairingStop, RunResults};
+use runs::{agent_lines, opponent_rows, tally_header, utc_now, EvalResults, EvalRun, PairingStop, RunResults};
 use stats::StopRule;
 
 use super::eval::EvalResult;
@@ -239,4 +241,58 @@ pub enum EvalFinishError {
     /// results.csv could not be written.
     #[error(transparent)]
     Folder(#[from] runs::RunFolderError),
+}
+
+impl<R: ModelGame> EvalResult<R> {
+    /// The eval's table as the terminal shows it: the model and the games, a line for
+    /// unfinished games, each opponent's rows with the model-decided share, and what
+    /// the agent did over all games.
+    pub fn text(&self, model: &str, games_per_color: usize) -> String {
+        let result = self;
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "llm:{model}: {games_per_color} game(s) as black and as white against each opponent"
+        );
+        if result.unfinished > 0 {
+            let _ = writeln!(
+                out,
+                "PARTIAL: {} scheduled game(s) did not finish and are not counted below",
+                result.unfinished
+            );
+        }
+        let width = result
+            .opponents
+            .iter()
+            .map(|o| o.opponent.len())
+            .max()
+            .unwrap_or(8)
+            .max(8);
+        let _ = writeln!(
+            out,
+            "{}  model-decided moves",
+            tally_header("opponent", width, R::MARGIN)
+        );
+        for o in &result.opponents {
+            opponent_rows(
+                &mut out,
+                &o.opponent,
+                width,
+                [o.matchup.as_black, o.matchup.as_white],
+                &o.matchup.agent,
+                "",
+            );
+        }
+        let _ = writeln!(
+            out,
+            "Agent, all games (a move the fallback played is never counted as the model's):"
+        );
+        let games = result
+            .opponents
+            .iter()
+            .map(|o| o.matchup.overall().games() + o.matchup.unfinished)
+            .sum();
+        agent_lines(&result.agent, games, &mut out);
+        out
+    }
 }

@@ -22,7 +22,6 @@ use arena::{
     MoveValuing, OpenEval, PlayerSpec, RunOptions, ScoredMove, Scoring, ValueMovesError,
 };
 use game::{Marubatsu, Othello};
-use runs::{agent_lines, opponent_rows, tally_header};
 use runs::{EvalRun, HostUsage, PairingStop, RunResults};
 
 pub use arena::Interrupted;
@@ -89,7 +88,7 @@ async fn evaluate<R: ModelGame>(
     if args.json {
         outln!("{}", RunResults::Eval(&written.results).to_json())?;
     } else {
-        let mut text = text_report(&result, &end.model, args.games);
+        let mut text = result.text(&end.model, args.games);
         let _ = writeln!(text, "  {cap_note}");
         text.push_str(&PairingStop::lines(&stops));
         text.push_str(&HostUsage::table(&written.results.hosts));
@@ -288,52 +287,4 @@ pub(super) fn tell_interrupt(interrupt: &Interrupt) {
         }
         Interrupt::Quitting { resume: None } => eprintln!("\nquitting now: the games in flight are left unfinished"),
     }
-}
-
-fn text_report<R: ModelGame>(result: &EvalResult<R>, model: &str, games_per_color: usize) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "llm:{model}: {games_per_color} game(s) as black and as white against each opponent"
-    );
-    if result.unfinished > 0 {
-        let _ = writeln!(
-            out,
-            "PARTIAL: {} scheduled game(s) did not finish and are not counted below",
-            result.unfinished
-        );
-    }
-    let width = result
-        .opponents
-        .iter()
-        .map(|o| o.opponent.len())
-        .max()
-        .unwrap_or(8)
-        .max(8);
-    let _ = writeln!(
-        out,
-        "{}  model-decided moves",
-        tally_header("opponent", width, R::MARGIN)
-    );
-    for o in &result.opponents {
-        opponent_rows(
-            &mut out,
-            &o.opponent,
-            width,
-            [o.matchup.as_black, o.matchup.as_white],
-            &o.matchup.agent,
-            "",
-        );
-    }
-    let _ = writeln!(
-        out,
-        "Agent, all games (a move the fallback played is never counted as the model's):"
-    );
-    let games = result
-        .opponents
-        .iter()
-        .map(|o| o.matchup.overall().games() + o.matchup.unfinished)
-        .sum();
-    agent_lines(&result.agent, games, &mut out);
-    out
 }
