@@ -28,11 +28,14 @@ mod connection;
 mod engine_group;
 mod engine_process;
 mod engine_streams;
+mod engines_file;
 mod eval;
+mod eval_plan;
 mod eval_run;
 mod external;
 mod external_engine;
 mod interrupt;
+mod intrinsic;
 mod lifecycle;
 mod llm_bench;
 mod match_report;
@@ -54,6 +57,7 @@ mod scheduled;
 mod scoring;
 mod sequential;
 mod stop_judge;
+mod suite_file;
 mod tournament;
 mod valuing;
 mod verify;
@@ -76,11 +80,14 @@ pub use connection::{ConnectError, Connection, HostSettings};
 pub use engine_group::end_engine_processes;
 pub use engine_process::ExternalError;
 pub use engine_streams::LineReader;
+pub use engines_file::{engines_file, identify_engines, resolve_engine, EnginesFileError};
 pub use eval::{run_eval, EvalConfig, EvalGame, EvalResult, OpponentResult};
+pub use eval_plan::{eval_opponents, EvalEnd, EvalFinishError, EvalPlan, EvalWritten, MoveValuing};
 pub use eval_run::{recorded_eval, EvalRunError, EvalSettings, OpenEval, RecordedEvalError};
 pub use external::{ExternalPlayer, ExternalScorer};
 pub use external_engine::{EngineTableError, ExternalEngine, Strength};
 pub use interrupt::{watch_signals, Interrupt};
+pub use intrinsic::{logs_table, stop_judge, IntrinsicError, IntrinsicFlags, IntrinsicPlan};
 pub use lifecycle::{resume_command, Interrupted, Resumed, Run, RunError, RunGames, Start};
 pub use llm_bench::{llm_bench, LlmBench};
 pub use matchup::{run_match, MatchConfig, MatchResult, SpecTally};
@@ -97,7 +104,10 @@ pub use player_spec::{
     is_llm_spec, llm_model, LlmPlayer, LookupError, ParseSpecError, PlayerSpec, SpecLookups, UnknownSpecError,
 };
 pub use players::{OpponentError, Players};
-pub use probe::{probe_csv, probe_run, probe_summary, run_probe, Grade, ProbeError, ProbeResult};
+pub use probe::{
+    open_probe_run, probe_csv, probe_run, probe_summary, read_positions_file, run_probe, Grade, PositionsError,
+    ProbeError, ProbePlan, ProbeResult,
+};
 pub use quality::{
     score_games, GameToScore, MoveQuality, MoveScorer, Phase, QualityTally, ScoredMove, ScoringError, ScoringStopped,
     ScoringWatch,
@@ -106,9 +116,10 @@ pub use resume::{rebuild_game, ResumeError, ResumeState};
 pub use rules_probe::{rules_probe_run, rules_summary, run_rules_probe, Ask, BoardScore, ListScore, RulesAnswer};
 pub use schedule::{play_logged, MatchError, MatchEvent, RunOptions, Seat};
 pub use scheduled::ScheduledGame;
-pub use scoring::{Scorers, Scoring};
+pub use scoring::{Scorers, Scoring, ValueMovesError};
 pub use sequential::{Pairing, SequentialResult};
 pub use stop_judge::{StopJudge, StopJudgeError};
+pub use suite_file::{CannotRead, SuiteFileError, BALANCED_SUITE};
 pub use tournament::{
     recorded_tournament, AnchorError, Entrants, OpenTournament, Tournament, TournamentError, TournamentFile,
     TournamentGames,

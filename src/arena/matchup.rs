@@ -1,7 +1,15 @@
-//! A match: N games between two players, optionally swapping colors.
+//! A match: N games between two players, optionally swapping colors; the games it
+//! plays at once and its run folder settled here ([`MatchConfig::parallel`],
+//! [`MatchConfig::open_run`]).
+
+use std::path::Path;
 
 use agent::ModelGame;
+use runs::{OpeningsRecord, PlayRun, RunFile, RunKind};
 use serde::Serialize;
+
+use super::connection::Connection;
+use super::lifecycle::{Run, RunError, Start};
 
 use super::plan::Plan;
 use super::play::GameRecord;
@@ -26,6 +34,46 @@ pub struct MatchConfig<R: ModelGame = Othello> {
     pub seed: u64,
     /// Opening plies, parallelism and logging.
     pub run: RunOptions<R>,
+}
+
+impl<R: ModelGame> MatchConfig<R> {
+    /// Games at once: one when each move is `shown` (a person playing, a board
+    /// printout); else `given` (`--parallel`), by default the model server's capacity
+    /// (`connection`: one game for a single host) or the CPU cores.
+    pub fn parallel(shown: bool, given: Option<usize>, connection: Option<&Connection>) -> usize {
+        match (shown, given, connection) {
+            (true, _, _) => 1,
+            (false, Some(parallel), _) => parallel,
+            (false, None, Some(connection)) => connection.default_parallel(),
+            (false, None, None) => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        }
+    }
+
+    /// The match's run folder (in `dir`, else under logs/), when `dir` is given or a
+    /// player is an LLM, with its run.json (`opening_random` plies or the suite's
+    /// `openings` record).
+    pub fn open_run(
+        &self,
+        dir: Option<&Path>,
+        opening_random: usize,
+        openings: Option<OpeningsRecord>,
+    ) -> Result<Option<Run>, RunError> {
+        let players = &self.players;
+        if dir.is_none() && !players.iter().any(|p| p.agent_config().is_some()) {
+            return Ok(None);
+        }
+        let label = format!("{}-vs-{}", players[0], players[1]);
+        let run = Run::open("play", Start::New { dir, label: &label })?;
+        run.record(&RunFile::new(RunKind::Play(PlayRun {
+            players: players.iter().map(PlayerSpec::run_player).collect(),
+            games: self.games,
+            swap: self.swap,
+            opening_random,
+            openings,
+            seed: self.seed,
+        })))?;
+        Ok(Some(run))
+    }
 }
 
 /// Results of one player over the match.

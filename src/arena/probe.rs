@@ -9,15 +9,20 @@ use std::path::Path;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::lifecycle::{Run, RunError};
+use super::connection::Connection;
+use super::lifecycle::{Run, RunError, Start};
 use super::player::{Action, Played};
 use super::player_spec::PlayerSpec;
+use super::rules_probe::Ask;
+use super::suite_file::CannotRead;
+use agent::AgentConfig;
 use agent::MoveContext;
-use engines::lab::LabelledPosition;
+use engines::lab::{read_positions, LabelledPosition};
 use game::derive_seed;
 use llm::error_chain;
+use record::lines::{DATA_FILE_CAP, USER_LINE_CAP};
 use record::{AgentDecision, AnswerKind, GameLog, GameWriter, MoveSource};
-use runs::{AgentStats, CsvTable, GradeCounts, MeanRegret, ProbeResults, RunResults};
+use runs::{AgentStats, CsvTable, GradeCounts, MeanRegret, ProbeResults, ProbeRun, RunFile, RunKind, RunResults};
 use stats::{mean_interval, wilson_interval};
 
 /// Why a probe run stopped.
@@ -32,6 +37,63 @@ pub enum ProbeError {
     /// The run folder cannot be written.
     #[error(transparent)]
     Run(#[from] RunError),
+}
+
+/// A positions file (`--positions`) that cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum PositionsError {
+    /// The file cannot be read.
+    #[error("bad --positions: make one with `positions generate`")]
+    Read(#[source] CannotRead),
+    /// An entry is not a labelled position (the error names the line).
+    #[error(transparent)]
+    Entry(#[from] engines::lab::PositionsFileError),
+}
+
+/// The labelled positions of the file at `path` (`--positions`, written by `positions
+/// generate`), and their game; a bad entry is named by its line ([`read_positions`]).
+pub fn read_positions_file(path: &Path) -> Result<(game::Game, Vec<LabelledPosition>), PositionsError> {
+    let text = record::lines::read_file(path, USER_LINE_CAP, DATA_FILE_CAP).map_err(|source| {
+        PositionsError::Read(CannotRead {
+            what: "--positions".to_string(),
+            file: path.to_path_buf(),
+            source,
+        })
+    })?;
+    Ok(read_positions(&path.display().to_string(), &text)?)
+}
+
+/// What a probe asks and of whom, as its run.json records it.
+pub struct ProbePlan<'a> {
+    /// The model server or fleet.
+    pub connection: &'a Connection,
+    /// The agent's settings.
+    pub agent: &'a AgentConfig,
+    /// The positions file, and how many positions it holds.
+    pub positions: (&'a Path, usize),
+    /// Probes at once.
+    pub parallel: usize,
+    /// The seed of every probe.
+    pub seed: u64,
+    /// What each position asks.
+    pub ask: Ask,
+}
+
+/// The probe's run folder (in `dir`, else under logs/), with its run.json.
+pub fn open_probe_run(dir: Option<&Path>, plan: &ProbePlan<'_>) -> Result<Run, RunError> {
+    let label = format!("probe-{}", plan.agent.model);
+    let run = Run::open("probe", Start::New { dir, label: &label })?;
+    run.record(&RunFile::new(RunKind::Probe(ProbeRun {
+        backend: plan.connection.backend.describe(),
+        fleet: Some(plan.connection.fleet_json()),
+        agent: plan.agent.clone(),
+        positions_file: plan.positions.0.display().to_string(),
+        positions: plan.positions.1,
+        parallel: plan.parallel,
+        seed: plan.seed,
+        ask: (plan.ask != Ask::Move).then(|| plan.ask.to_string()),
+    })))?;
+    Ok(run)
 }
 
 /// The log every probe of a run writes (`probe.jsonl` in its folder).

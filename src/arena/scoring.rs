@@ -1,8 +1,10 @@
 //! What `--score-moves` scores against ([`Scoring`]): our reference evaluator with its
 //! settings, or an external engine's NBoard `hint` values; as run.json and the results
-//! record it, and the scorers a scoring runs on.
+//! record it, the scorers a scoring runs on, and a valuing written into a run's
+//! `move-scores.jsonl` ([`Scoring::value`]).
 
 use std::path::Path;
+use std::sync::atomic::AtomicBool;
 
 use agent::ModelGame;
 use serde::Serialize;
@@ -11,9 +13,26 @@ use serde_json::Value;
 use super::engine_process::ExternalError;
 use super::external::ExternalScorer;
 use super::external_engine::ExternalEngine;
-use super::quality::MoveScorer;
+use super::quality::{score_games, GameToScore, MoveScorer, ScoredMove, ScoringError, ScoringStopped, ScoringWatch};
 use record::EngineId;
-use runs::RunEngine;
+use runs::{MoveScoresError, RunEngine};
+
+/// Why decisions were not valued (the game logs are complete either way).
+#[derive(Debug, thiserror::Error)]
+pub enum ValueMovesError {
+    /// The external reference could not be set up.
+    #[error(transparent)]
+    Scorer(#[from] ExternalError),
+    /// A Ctrl-C stopped the valuing.
+    #[error("stopped by Ctrl-C: no move scores were written (the game logs are complete)")]
+    Stopped(#[source] ScoringStopped),
+    /// The valuing failed.
+    #[error("no move scores were written (the game logs are complete)")]
+    Failed(#[source] ScoringError),
+    /// The values could not be written.
+    #[error(transparent)]
+    Write(#[from] MoveScoresError),
+}
 
 /// Builds one move scorer for each worker of a scoring.
 pub type Scorers<R> = Box<dyn Fn() -> MoveScorer<R> + Sync>;
@@ -106,6 +125,28 @@ impl Scoring {
             R::MARGIN,
             self.describe::<R>()
         )
+    }
+
+    /// Values every move of `games` of game `R` (on `cores` workers with our reference,
+    /// on as many processes as an external one's `max_in_flight` allows, their stderr
+    /// appended to `log_dir`), counted in `watch`, stopping before the next move once
+    /// `stop` is set; the values written to `log_dir`'s `move-scores.jsonl` when there
+    /// is a run folder. Blocks: call it off the async workers.
+    pub fn value<R: ModelGame>(
+        &self,
+        games: &[GameToScore<'_, R>],
+        (cores, watch, stop): (usize, &ScoringWatch, &AtomicBool),
+        log_dir: Option<&Path>,
+    ) -> Result<Vec<ScoredMove>, ValueMovesError> {
+        let (build, parallel) = self.scorers::<R>(cores, log_dir)?;
+        let moves = score_games(games, &*build, parallel, watch, stop).map_err(|err| match err {
+            ScoringError::Stopped(stopped) => ValueMovesError::Stopped(stopped),
+            failed => ValueMovesError::Failed(failed),
+        })?;
+        if let Some(dir) = log_dir {
+            runs::write_move_scores(dir, &moves)?;
+        }
+        Ok(moves)
     }
 
     /// A scorer for each worker (our reference, or a process of the external engine,

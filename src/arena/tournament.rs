@@ -9,12 +9,13 @@ use std::path::{Path, PathBuf};
 use game::othello::Color;
 use game::Othello;
 use runs::{
-    canonical_player, changed_agent_settings, utc_now, Anchor, EngineTable, OpeningsOrder, PairingResult, ReadRunError,
-    Resume, RunFile, RunKind, TournamentRun,
+    canonical_player, changed_agent_settings, utc_now, Anchor, EngineTable, OpeningsOrder, PairingResult, RateSettings,
+    ReadRunError, Resume, RunFile, RunKind, TournamentRun,
 };
 use serde::Deserialize;
 use stats::{ParseStopRuleError, StopRule, Tally};
 
+use super::eval_plan::MoveValuing;
 use super::lifecycle::{Resumed, Run, RunError, RunGames, Start};
 use super::openings::Openings;
 use super::plan::{Format, Plan};
@@ -22,6 +23,7 @@ use super::player_spec::PlayerSpec;
 use super::quality::GameToScore;
 use super::schedule::{MatchEvent, RunOptions};
 use super::stop_judge::StopJudge;
+use super::suite_file::{SuiteFileError, BALANCED_SUITE};
 
 /// A tournament file: `L` is the type of its `[[llm]]` tables.
 #[derive(Debug, Deserialize)]
@@ -236,6 +238,56 @@ impl<L> Tournament<L> {
         })
     }
 
+    /// Where its games start: `--openings` (`flag`), else the file's `openings` suite,
+    /// else its `opening_random` plies, else (a file naming neither) the built-in
+    /// balanced suite; with notes on the openings a suite repeats. A resume deals what
+    /// its run recorded: the suite it played, read again (and refused later if it
+    /// changed), or for a run without one (every run before suites) the random plies
+    /// its file meant then.
+    pub fn openings(&self, flag: Option<&Path>) -> Result<(Openings<Othello>, Vec<String>), SuiteFileError> {
+        let file = &self.file;
+        let deal = (file.openings_order, file.openings_cycle, file.seed);
+        let what = format!("openings in {}", self.path.display());
+        let random = |plies: usize| Ok((Openings::random(plies), Vec::new()));
+        let balanced = || Ok((Openings::balanced(deal.0, deal.1, deal.2)?, Vec::new()));
+        if let Some((_, run)) = &self.resume {
+            return match &run.openings {
+                Some(recorded) if recorded.file == BALANCED_SUITE => balanced(),
+                Some(recorded) => Openings::from_file(&what, Path::new(&recorded.file), deal),
+                None => random(file.opening_random.unwrap_or(0)),
+            };
+        }
+        match (flag, &file.openings, file.opening_random) {
+            (Some(suite), _, _) => Openings::from_file(&what, suite, deal),
+            (None, Some(suite), _) => Openings::from_file(&what, suite, deal),
+            (None, None, Some(plies)) => random(plies),
+            (None, None, None) => balanced(),
+        }
+    }
+
+    /// How its LLM players' decisions are valued once every game is played: as eval's
+    /// by default ([`MoveValuing::calibration`]), not at all when the run it resumes or
+    /// `--no-score-moves` chose so.
+    pub fn valuing(&self) -> MoveValuing {
+        if self.no_score_moves {
+            MoveValuing {
+                scoring: None,
+                reported: false,
+            }
+        } else {
+            MoveValuing::calibration()
+        }
+    }
+
+    /// How its games are rated, as `rate` rates them: the file's anchor, else the
+    /// published ladder unless `no_ladder` (`--no-ladder`).
+    pub fn rate_settings(&self, no_ladder: bool) -> RateSettings {
+        RateSettings {
+            anchor: self.anchor.clone(),
+            ..RateSettings::with_ladder(no_ladder)
+        }
+    }
+
     /// Refuses an anchor that is not one of `names` (an engine in the form logs
     /// write), and a tournament of fewer than two players.
     fn check_anchor(&self, names: &[String]) -> Result<(), TournamentError> {
@@ -366,6 +418,12 @@ pub struct Entrants {
 }
 
 impl Entrants {
+    /// Games at once: `given` (`--parallel`), else the LLM players' hosts' total
+    /// capacity (at least one).
+    pub fn parallel(&self, given: Option<usize>) -> usize {
+        given.unwrap_or(self.fleet_capacity.max(1))
+    }
+
     /// The `players` (those at the indices `llm` are LLM players, on hosts of
     /// `fleet_capacity` requests at once) of the file at `path` in `format`; refused
     /// when two share a name, one is a person, or the format lacks players.

@@ -8,7 +8,6 @@ use anyhow::{bail, Context, Result};
 
 use super::agent_args::parse_player;
 use super::args::{BenchArgs, BenchTarget};
-use super::intrinsic::load_calibration;
 use super::positions::parse_empties;
 use super::progress::{progress_bar, resamples_progress};
 use super::stdout::{out, outln};
@@ -119,7 +118,7 @@ fn intrinsic_coverage(args: &BenchArgs) -> Result<()> {
         bail!("bench intrinsic-coverage needs --runs: the calibration's run folders (logs/intrinsic-calibration/*, written by scripts/intrinsic-calibration.sh)");
     }
     check_resamples(args.resamples).with_context(|| format!("bad --resamples {}", args.resamples))?;
-    let calibration = load_calibration(&args.intrinsic)?;
+    let calibration = runs::Calibration::load(&args.intrinsic)?;
     let decisions = Decisions::read(&read_game_logs(&args.runs)?, calibration.decisions)?;
     let draws = Draws {
         k: 0,

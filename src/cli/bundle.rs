@@ -7,9 +7,9 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 
 use super::args::{BundleArgs, VerifyArgs};
-use super::intrinsic::stop_judge;
 use super::outputs::check_output_flag;
 use super::stdout::outln;
+use arena::stop_judge;
 use game::Othello;
 
 pub(super) fn run_bundle(args: BundleArgs) -> Result<()> {
@@ -41,7 +41,7 @@ pub(super) fn run_verify(args: VerifyArgs) -> Result<()> {
     let judge = |rule| match stop_judge::<Othello>(Some(rule)) {
         Ok(Some(judge)) => Ok(judge),
         Ok(None) => Err("no stop rule".to_string()),
-        Err(e) => Err(format!("{e:#}")),
+        Err(e) => Err(e.to_string()),
     };
     let verified = arena::verify(&args.path, &judge)
         .with_context(|| format!("verify {}: the first thing that does not hold", args.path.display()))?;

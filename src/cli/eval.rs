@@ -2,7 +2,6 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
@@ -12,20 +11,18 @@ use anyhow::{bail, Context, Result};
 use super::agent_args::parse_player;
 use super::args::{Cli, Command, EvalArgs, GameArg};
 use super::external;
-use super::intrinsic;
 use super::openings;
 use super::outputs::{check_output_flag, write_output};
 use super::progress::GameBar;
 use super::quality;
-use super::report::{agent_lines, opponent_rows, tally_header};
 use super::stdout::outln;
 use agent::ModelGame;
 use arena::{
-    recorded_eval, EvalConfig, EvalResult, EvalSettings, GameToScore, Interrupt, MoveQuality, OpenEval, PlayerSpec,
-    RunOptions, ScoredMove, ScoringStopped,
+    eval_opponents, recorded_eval, EvalConfig, EvalEnd, EvalPlan, EvalResult, EvalSettings, Interrupt, MoveQuality,
+    MoveValuing, OpenEval, PlayerSpec, RunOptions, ScoredMove, Scoring, ValueMovesError,
 };
 use game::{Marubatsu, Othello};
-use runs::{utc_now, EvalRun, HostUsage, PairingStop, RunResults};
+use runs::{EvalRun, HostUsage, PairingStop, RunResults};
 
 pub use arena::Interrupted;
 
@@ -45,85 +42,63 @@ pub(super) async fn run(args: EvalArgs, env: &dyn Fn(&str) -> Option<String>) ->
     }
 }
 
-/// `eval` of game `R`: the agent against each opponent, then the results written and
-/// printed.
+/// `eval` of game `R`: the plan the flags define ([`arena::EvalPlan`]), played, valued
+/// and written by the library; the tables printed.
 async fn evaluate<R: ModelGame>(
     args: EvalArgs,
     recorded: Option<EvalRun>,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<()> {
     let mut settings = settings::<R>(&args, env).await?;
-    if let Some(recorded) = &recorded {
-        settings.config.agent.keep_recorded_cap(&recorded.agent);
-        settings.agent.keep_recorded_cap(&recorded.agent);
-    }
     if let Some(csv) = &args.csv {
         // The run's own results.csv is the one file of its folder --csv may name.
         let run: Vec<&Path> = args.log_dir.iter().map(PathBuf::as_path).collect();
         let owned: Vec<PathBuf> = run.iter().map(|dir| dir.join("results.csv")).collect();
         check_output_flag("--csv", csv, args.overwrite, &run, &owned)?;
     }
-    // The agent's decisions are valued unless --no-score-moves; --score-moves reports
-    // their quality (tables, results.json, run.json).
-    let reference = if args.score_moves {
-        args.reference
-    } else {
-        quality::VALUING
-    };
-    let scoring = quality::from_flags::<R>(
-        !args.no_score_moves,
-        reference,
-        args.reference_engine.as_deref(),
-        args.agent.engines.as_deref(),
-    )
-    .await?;
-    let stop = intrinsic::stop_judge::<R>(args.stop)?;
-    let opening_seed = args.opening_seed.unwrap_or(args.seed);
-    settings.config.run.openings = openings::from_args::<R>(&args.openings, opening_seed)?;
-    let reported = scoring.as_ref().filter(|_| args.score_moves);
-    settings.reference = reported.and_then(quality::Scoring::run_engine);
-    settings.score_moves = reported.map(quality::Scoring::to_json::<R>);
-    let model = settings.agent.model.clone();
-    let cap_note = settings.agent.cap_note();
-    let eval = open(settings, args.log_dir.as_deref(), recorded.as_ref()).await?;
-    let log_dir = eval.run.path().to_path_buf();
-    let bar = GameBar::new(eval.total(), args.json, "games");
-    let started = Instant::now();
-    let (result, stops) = eval.play(stop.as_ref(), &|event| bar.count(&event)).await?;
-    bar.finish();
-    let quality = match &scoring {
-        Some(scoring) => score(&args, scoring, &result, (&eval, started.elapsed()))?,
+    let external = match args.reference_engine.as_deref().filter(|_| args.score_moves) {
+        Some(reference) => Some(quality::reference_engine::<R>(reference, args.agent.engines.as_deref()).await?),
         None => None,
     };
-    let quality = reported.zip(quality.as_ref());
-    let hosts = runs::folder_host_usage(&log_dir)?;
-    let reference = quality.map(|(scoring, q)| (scoring.to_json::<R>(), q));
-    let stopping = (args.stop.as_ref(), &stops[..]);
-    let results = result.results(args.games, stopping, &hosts, reference, &log_dir);
-    eval.run.finish(&RunResults::Eval(&results))?;
-    let complete = result.unfinished == 0;
-    if complete {
-        // The seed's table always lies in the run folder; --csv writes it elsewhere too.
-        let csv = result.seed_csv(&model, args.games, &utc_now().0[..10]);
-        eval.run.folder().write_text("results.csv", &csv)?;
-        if let Some(path) = &args.csv {
-            write_output("--csv", path, csv.as_bytes())?;
-        }
+    let reference = (args.reference.exact_empties, args.reference.reference_depth);
+    let valuing = MoveValuing::new((args.score_moves, args.no_score_moves), reference, external);
+    let opening_seed = args.opening_seed.unwrap_or(args.seed);
+    settings.config.run.openings = openings::from_args::<R>(&args.openings, opening_seed)?;
+    let plan = EvalPlan::new(settings, valuing, args.stop, (args.log_dir.clone(), recorded))?;
+    let cap_note = plan.settings.agent.cap_note();
+    let (eval, end) = open(plan).await?;
+    let log_dir = eval.dir().to_path_buf();
+    let bar = GameBar::new(eval.total(), args.json, "games");
+    let started = Instant::now();
+    let (result, stops) = eval.play(end.judge(), &|event| bar.count(&event)).await?;
+    bar.finish();
+    let quality = match end.scoring(&result) {
+        Some(scoring) => value(
+            &eval,
+            (&result, scoring),
+            (args.json, end.valuing.reported),
+            started.elapsed(),
+        )?,
+        None => None,
+    };
+    let written = eval.finish(&end, (&result, &stops), quality.as_ref())?;
+    if let (Some(csv), Some(path)) = (&written.csv, &args.csv) {
+        write_output("--csv", path, csv.as_bytes())?;
     }
     if args.json {
-        outln!("{}", RunResults::Eval(&results).to_json())?;
+        outln!("{}", RunResults::Eval(&written.results).to_json())?;
     } else {
-        let mut text = text_report(&result, &model, args.games);
+        let mut text = result.text(&end.model, args.games);
         let _ = writeln!(text, "  {cap_note}");
         text.push_str(&PairingStop::lines(&stops));
-        text.push_str(&HostUsage::table(&hosts));
-        if let Some((scoring, (all, _))) = quality {
-            text.push_str(&quality::heading::<R>("the agent (model moves only)", scoring));
-            quality::quality_lines::<R>(all, &mut text);
+        text.push_str(&HostUsage::table(&written.results.hosts));
+        if let (Some(scoring), Some((all, _))) = (end.valuing.reported(), &quality) {
+            text.push_str(&scoring.heading::<R>("the agent (model moves only)"));
+            text.push_str(&all.text(R::BLUNDER));
         }
         outln!("{text}logs: {}", log_dir.display())?;
     }
-    if !complete {
+    if result.unfinished != 0 {
         let total = eval.total();
         return Err(Interrupted {
             command: "eval",
@@ -136,24 +111,19 @@ async fn evaluate<R: ModelGame>(
     Ok(())
 }
 
-/// Opens the run (in `dir`; the one `recorded` continues), saying what a resume read
-/// back.
-async fn open<R: ModelGame>(
-    settings: EvalSettings<R>,
-    dir: Option<&Path>,
-    recorded: Option<&EvalRun>,
-) -> Result<OpenEval<R>> {
-    let eval = settings.open(dir, recorded).await?;
+/// Opens the plan's run, saying what a resume read back.
+async fn open<R: ModelGame>(plan: EvalPlan<R>) -> Result<(OpenEval<R>, EvalEnd)> {
+    let (eval, end) = plan.open().await?;
     if let Some(resumed) = eval.resumed {
         eprintln!(
             "resuming {}: {} of {} games already finished; {} unfinished log(s) kept aside as *.unfinished-N",
-            eval.run.path().display(),
+            eval.dir().display(),
             resumed.finished,
             eval.total(),
             resumed.set_aside
         );
     }
-    Ok(eval)
+    Ok((eval, end))
 }
 
 /// The run the flags define: the agent (an LLM player, on its model server) and its
@@ -166,15 +136,10 @@ async fn settings<R: ModelGame>(args: &EvalArgs, env: &dyn Fn(&str) -> Option<St
     let Some(agent_config) = agent.agent_config().cloned() else {
         bail!("bad --agent {agent_spec:?}: eval measures an LLM player, give llm:MODEL");
     };
-    let default_opponents: Vec<String> = R::DEFAULT_OPPONENTS.split(',').map(str::to_string).collect();
-    let opponents = if args.vs.is_empty() {
-        &default_opponents
-    } else {
-        &args.vs
-    }
-    .iter()
-    .map(|spec| parse_player(spec, "--vs", &args.agent, Some(&connection)))
-    .collect::<Result<Vec<_>>>()?;
+    let opponents = eval_opponents::<R>(&args.vs)
+        .iter()
+        .map(|spec| parse_player(spec, "--vs", &args.agent, Some(&connection)))
+        .collect::<Result<Vec<_>>>()?;
     if opponents.iter().any(|o| o.is_human()) {
         bail!("bad --vs: eval runs unattended; use `play` to play the agent yourself");
     }
@@ -198,66 +163,64 @@ async fn settings<R: ModelGame>(args: &EvalArgs, env: &dyn Fn(&str) -> Option<St
     })
 }
 
-/// The agent's moves valued (over all games, and per opponent) once every game is
-/// finished, and written to move-scores.jsonl ([`value_decisions`]); `None` for an
-/// interrupted run (valued when it is resumed and complete) or a Ctrl-C during valuing.
-fn score<R: ModelGame>(
-    args: &EvalArgs,
-    scoring: &quality::Scoring,
-    result: &EvalResult<R>,
-    (eval, playing): (&OpenEval<R>, Duration),
+/// The agent's decisions valued ([`OpenEval::value`], the reference on blocking
+/// threads, off the async workers), with a progress line and, unless `quiet`, what
+/// that cost beside `playing` and, when the values are not `reported`, where they
+/// serve. A Ctrl-C during valuing drops the values, never the results: `None`.
+fn value<R: ModelGame>(
+    eval: &OpenEval<R>,
+    (result, scoring): (&EvalResult<R>, &Scoring),
+    (quiet, reported): (bool, bool),
+    playing: Duration,
 ) -> Result<Option<(MoveQuality, Vec<MoveQuality>)>> {
-    if result.unfinished != 0 {
+    let (games, started) = (result.games.len(), Instant::now());
+    let valued = tokio::task::block_in_place(|| {
+        quality::with_progress::<R, _>(games, scoring, quiet, |watch| {
+            eval.value(result, scoring, (quality::cores(), watch))
+        })
+    });
+    let Some(moves) = valued_or_stopped(valued, (games, quiet), (started, playing))? else {
         return Ok(None);
-    }
-    let games = result.games_to_score();
-    let stop = eval.config.run.stop.as_deref();
-    let moves = value_decisions(&games, scoring, args.json, stop, (eval.run.path(), playing))?;
-    if moves.is_some() && !args.score_moves && !args.json {
+    };
+    if !reported && !quiet {
         eprintln!(
             "the values rate the agent intrinsically (`othello-arena rate {}`); --score-moves reports its move quality here",
-            eval.run.path().display()
+            eval.dir().display()
         );
     }
-    Ok(moves.map(|moves| result.move_quality(&moves, eval.config.opponents.len())))
+    Ok(Some(eval.quality(result, &moves)))
 }
 
-/// Values the decisions of `games` against `scoring` (the reference searching on
-/// blocking threads, off the async workers), writes move-scores.jsonl in `log_dir`
-/// and, unless `quiet`, says on stderr what that cost beside `playing` (the games'
-/// time). A Ctrl-C during valuing (`stop`) drops the values, never the results: `None`.
-pub(super) fn value_decisions<R: ModelGame>(
-    games: &[GameToScore<'_, R>],
-    scoring: &quality::Scoring,
-    quiet: bool,
-    stop: Option<&AtomicBool>,
-    (log_dir, playing): (&Path, Duration),
+/// The values of a run's decisions (eval's, tournament's) once `valued`, said on
+/// stderr unless `quiet` with their cost (from `started`) beside `playing` (the games'
+/// time) over `games` games; a Ctrl-C during valuing drops them, never the results:
+/// `None`, said.
+pub(super) fn valued_or_stopped(
+    valued: Result<Vec<ScoredMove>, ValueMovesError>,
+    (games, quiet): (usize, bool),
+    (started, playing): (Instant, Duration),
 ) -> Result<Option<Vec<ScoredMove>>> {
-    let started = Instant::now();
-    let valued = tokio::task::block_in_place(|| -> Result<_> {
-        let moves = quality::score(games, scoring, quiet, stop, Some(log_dir))?;
-        runs::write_move_scores(log_dir, &moves)?;
-        Ok(moves)
-    });
     match valued {
         Ok(moves) => {
             if !quiet {
-                let (valuing, count) = (started.elapsed().as_secs_f64(), games.len().max(1) as f64);
+                let (valuing, count) = (started.elapsed().as_secs_f64(), games.max(1) as f64);
                 eprintln!(
-                    "valued {} decisions of {} game(s) in {valuing:.1} s ({:.2} s a game; playing took {:.2} s a game)",
+                    "valued {} decisions of {games} game(s) in {valuing:.1} s ({:.2} s a game; playing took {:.2} s a game)",
                     moves.len(),
-                    games.len(),
                     valuing / count,
                     playing.as_secs_f64() / count
                 );
             }
             Ok(Some(moves))
         }
-        Err(err) if err.chain().any(|e| e.is::<ScoringStopped>()) => {
-            eprintln!("{err:#}; the results are written without move scores");
+        Err(err @ ValueMovesError::Stopped(_)) => {
+            eprintln!(
+                "{:#}; the results are written without move scores",
+                anyhow::Error::new(err)
+            );
             Ok(None)
         }
-        Err(err) => Err(err),
+        Err(err) => Err(err.into()),
     }
 }
 
@@ -324,52 +287,4 @@ pub(super) fn tell_interrupt(interrupt: &Interrupt) {
         }
         Interrupt::Quitting { resume: None } => eprintln!("\nquitting now: the games in flight are left unfinished"),
     }
-}
-
-fn text_report<R: ModelGame>(result: &EvalResult<R>, model: &str, games_per_color: usize) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "llm:{model}: {games_per_color} game(s) as black and as white against each opponent"
-    );
-    if result.unfinished > 0 {
-        let _ = writeln!(
-            out,
-            "PARTIAL: {} scheduled game(s) did not finish and are not counted below",
-            result.unfinished
-        );
-    }
-    let width = result
-        .opponents
-        .iter()
-        .map(|o| o.opponent.len())
-        .max()
-        .unwrap_or(8)
-        .max(8);
-    let _ = writeln!(
-        out,
-        "{}  model-decided moves",
-        tally_header("opponent", width, R::MARGIN)
-    );
-    for o in &result.opponents {
-        opponent_rows(
-            &mut out,
-            &o.opponent,
-            width,
-            [o.matchup.as_black, o.matchup.as_white],
-            &o.matchup.agent,
-            "",
-        );
-    }
-    let _ = writeln!(
-        out,
-        "Agent, all games (a move the fallback played is never counted as the model's):"
-    );
-    let games = result
-        .opponents
-        .iter()
-        .map(|o| o.matchup.overall().games() + o.matchup.unfinished)
-        .sum();
-    agent_lines(&result.agent, games, &mut out);
-    out
 }

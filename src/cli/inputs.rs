@@ -8,20 +8,14 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-/// The longest line of a file a user names, in bytes.
-const LINE_CAP: usize = 64 * 1024;
-/// The largest settings file (TOML: agent, fleet, engines, tournament, ladder files;
-/// templates), in bytes.
-pub(super) const SETTINGS_CAP: u64 = 1 << 20;
-/// The largest data file (opening suites, position files), in bytes: XOT's 10,784
-/// openings take 200 KB.
-pub(super) const DATA_CAP: u64 = 64 << 20;
+pub(super) use protocol::lines::SETTINGS_FILE_CAP as SETTINGS_CAP;
+use protocol::lines::USER_LINE_CAP;
 
 /// The text of the file `path` that `what` names (a flag, a key), at most `file_cap`
 /// bytes in lines of at most 64 KiB.
 pub(super) fn read_user_file(what: &str, path: &Path, file_cap: u64) -> Result<String> {
     let name = path.display().to_string();
-    protocol::lines::read_file(path, LINE_CAP, file_cap).with_context(|| format!("cannot read {what} {name}"))
+    protocol::lines::read_file(path, USER_LINE_CAP, file_cap).with_context(|| format!("cannot read {what} {name}"))
 }
 
 /// [`read_user_file`], or, when no file is at `path` and `built_in` is the binary's

@@ -26,7 +26,6 @@ mod prompts;
 mod quality;
 mod rate;
 mod replay;
-mod report;
 mod report_html;
 mod serve;
 mod stats;

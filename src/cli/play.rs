@@ -2,7 +2,7 @@
 
 use agent::ModelGame;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
 use anyhow::Result;
@@ -13,16 +13,15 @@ use super::external;
 use super::openings;
 use super::outputs::{check_output_flag, write_output};
 use super::quality;
-use super::report::agent_lines;
 use super::stdout::{out, outln};
 use arena::is_llm_spec;
 use arena::{
-    run_match, Connection, MatchConfig, MatchEvent, MatchResult, MoveQuality, PlayerSpec, Run, RunOptions, Scoring,
-    Start,
+    run_match, MatchConfig, MatchEvent, MatchResult, MoveQuality, MoveValuing, PlayerSpec, RunOptions, Scoring,
 };
 use game::othello::TextStyle;
 use game::{Marubatsu, Othello};
-use runs::{AgentStats, OpeningsRecord, PlayRun, RunFile, RunKind};
+use runs::agent_lines;
+use runs::AgentStats;
 
 pub(super) async fn run(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
     match args.game {
@@ -44,15 +43,15 @@ async fn play<R: ModelGame>(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>
         parse_player(&args.white, "--white", &args.agent, connection.as_ref())?,
     ];
     external::identify(&players).await?;
-    let scoring = quality::from_flags::<R>(
-        args.score_moves,
-        args.reference,
-        args.reference_engine.as_deref(),
-        args.agent.engines.as_deref(),
-    )
-    .await?;
+    let external = match args.reference_engine.as_deref().filter(|_| args.score_moves) {
+        Some(reference) => Some(quality::reference_engine::<R>(reference, args.agent.engines.as_deref()).await?),
+        None => None,
+    };
+    let reference = (args.reference.exact_empties, args.reference.reference_depth);
+    // Only --score-moves values a match's moves (and reports them).
+    let scoring = MoveValuing::new((args.score_moves, !args.score_moves), reference, external).scoring;
     let human = players.iter().any(PlayerSpec::is_human);
-    let parallel = parallel(&args, human, connection.as_ref());
+    let parallel = MatchConfig::<R>::parallel(human || args.show, args.parallel, connection.as_ref());
     if let Some(csv) = &args.csv {
         check_output_flag(
             "--csv",
@@ -79,7 +78,11 @@ async fn play<R: ModelGame>(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>
         .openings
         .check(&schedule)
         .map_err(|e| anyhow::anyhow!("bad --openings: {e}"))?;
-    let run = open_run(&args, &config.players, config.run.openings.record(&schedule))?;
+    let run = config.open_run(
+        args.log_dir.as_deref(),
+        args.openings.opening_random,
+        config.run.openings.record(&schedule),
+    )?;
     let log_dir = run.as_ref().map(|r| r.path().to_path_buf());
     config.run.log_dir = log_dir.clone();
     let start = Instant::now();
@@ -108,46 +111,6 @@ async fn play<R: ModelGame>(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>
         }
     }
     Ok(())
-}
-
-/// Games at once: one for a person or a board printout; else `--parallel`, by default
-/// the model server's capacity (one game for a single host) or the CPU cores.
-fn parallel(args: &PlayArgs, human: bool, connection: Option<&Connection>) -> usize {
-    match (human || args.show, args.parallel, connection) {
-        (true, _, _) => 1,
-        (false, Some(parallel), _) => parallel,
-        (false, None, Some(connection)) => connection.default_parallel(),
-        (false, None, None) => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    }
-}
-
-/// The run folder, when `--log-dir` is given or a player is an LLM, with its run.json.
-fn open_run<R: ModelGame>(
-    args: &PlayArgs,
-    players: &[PlayerSpec<R>; 2],
-    openings: Option<OpeningsRecord>,
-) -> Result<Option<Run>> {
-    let has_llm = players.iter().any(|p| p.agent_config().is_some());
-    if args.log_dir.is_none() && !has_llm {
-        return Ok(None);
-    }
-    let label = format!("{}-vs-{}", players[0], players[1]);
-    let run = Run::open(
-        "play",
-        Start::New {
-            dir: args.log_dir.as_deref(),
-            label: &label,
-        },
-    )?;
-    run.record(&RunFile::new(RunKind::Play(PlayRun {
-        players: players.iter().map(PlayerSpec::run_player).collect(),
-        games: args.games,
-        swap: args.swap,
-        opening_random: args.openings.opening_random,
-        openings,
-        seed: args.seed,
-    })))?;
-    Ok(Some(run))
 }
 
 /// Plays the match, showing each move (`--show`, or a person playing) and the games
@@ -217,9 +180,10 @@ fn score_both_players<R: ModelGame>(
     quiet: bool,
     log_dir: Option<&Path>,
 ) -> Result<[MoveQuality; 2]> {
-    let moves = quality::score(&result.games_to_score(), scoring, quiet, None, log_dir)?;
-    if let Some(dir) = log_dir {
-        runs::write_move_scores(dir, &moves)?;
-    }
+    let games = result.games_to_score();
+    let never = AtomicBool::new(false);
+    let moves = quality::with_progress::<R, _>(games.len(), scoring, quiet, |watch| {
+        scoring.value(&games, (quality::cores(), watch, &never), log_dir)
+    })?;
     Ok(result.quality_by_player(&moves))
 }

@@ -1,7 +1,6 @@
 //! `positions generate`, `probe` and `datagen`: labelled test positions, one-move
 //! probes of an LLM on them, and teacher-labelled training data.
 
-use super::inputs::{read_user_file, DATA_CAP};
 use super::progress::progress_bar;
 use agent::ModelGame;
 use std::ops::RangeInclusive;
@@ -14,12 +13,12 @@ use super::args::{DatagenArgs, GameArg, GenerateArgs, ProbeArgs};
 use super::outputs::{check_output_flag, write_output};
 use super::stdout::{out, outln};
 use arena::{Ask, PlayerSpec};
-use engines::lab::{label_positions, read_positions, self_play_positions, LabelledPosition, Labelling, Teacher};
+use engines::lab::{label_positions, self_play_positions, LabelledPosition, Labelling, Teacher};
 use engines::marubatsu::tactical_sample;
 use engines::EngineSpec;
 use game::othello::{Board, Labels};
 use game::{Game, Marubatsu, Othello};
-use runs::{ProbeRun, RunFile, RunKind, RunResults};
+use runs::RunResults;
 
 /// Parses an empties range such as `20-40` (or a single number), of at most `most`.
 pub(super) fn parse_empties(text: &str, most: u32) -> Result<RangeInclusive<u32>> {
@@ -106,16 +105,9 @@ fn generate<R: ModelGame>(args: &GenerateArgs, boards: Vec<(R::Position, Option<
     Ok(())
 }
 
-/// Reads a positions file, naming the line of any bad entry ([`read_positions`]).
-fn positions_file(path: &Path) -> Result<(Game, Vec<LabelledPosition>)> {
-    let text = read_user_file("--positions", path, DATA_CAP)
-        .with_context(|| "bad --positions: make one with `positions generate`".to_string())?;
-    Ok(read_positions(&path.display().to_string(), &text)?)
-}
-
 /// `probe`.
 pub(super) async fn run_probe_command(args: ProbeArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
-    let (game, positions) = positions_file(&args.positions)?;
+    let (game, positions) = arena::read_positions_file(&args.positions)?;
     match (game, args.ask) {
         (Game::Othello, Ask::Move) => probe::<Othello>(args, positions, env).await,
         (Game::Marubatsu, Ask::Move) => probe::<Marubatsu>(args, positions, env).await,
@@ -124,32 +116,22 @@ pub(super) async fn run_probe_command(args: ProbeArgs, env: &dyn Fn(&str) -> Opt
     }
 }
 
-/// The probe's run folder, with its run.json.
+/// The probe's run folder, with its run.json ([`arena::open_probe_run`]).
 fn open_run(
     args: &ProbeArgs,
     connection: &arena::Connection,
-    config: &agent::AgentConfig,
+    agent: &agent::AgentConfig,
     positions: usize,
 ) -> Result<arena::Run> {
-    let label = format!("probe-{}", config.model);
-    let run = arena::Run::open(
-        "probe",
-        arena::Start::New {
-            dir: args.log_dir.as_deref(),
-            label: &label,
-        },
-    )?;
-    run.record(&RunFile::new(RunKind::Probe(ProbeRun {
-        backend: connection.backend.describe(),
-        fleet: Some(connection.fleet_json()),
-        agent: config.clone(),
-        positions_file: args.positions.display().to_string(),
-        positions,
+    let plan = arena::ProbePlan {
+        connection,
+        agent,
+        positions: (&args.positions, positions),
         parallel: args.parallel,
         seed: args.seed,
-        ask: (args.ask != Ask::Move).then(|| args.ask.to_string()),
-    })))?;
-    Ok(run)
+        ask: args.ask,
+    };
+    Ok(arena::open_probe_run(args.log_dir.as_deref(), &plan)?)
 }
 
 /// `probe` over positions of game `R`.

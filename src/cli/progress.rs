@@ -12,20 +12,19 @@
 //!
 //! Ctrl-C: `perft`, `solve` and `wipeouts` install no handler, so Ctrl-C ends them at
 //! once as it always did (the ticker thread does not hold the process). Move scoring
-//! under `eval` stops at once when eval's Ctrl-C flag is passed to [`score_with_progress`].
+//! under `eval` stops at once when eval's Ctrl-C flag is passed to [`arena::Scoring::value`].
 
 use agent::ModelGame;
 use std::io::IsTerminal;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use anyhow::Result;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use arena::{score_games, GameToScore, MoveScorer, ScoredMove, ScoringError, ScoringWatch};
+use arena::ScoringWatch;
 
 /// Work shorter than this shows no progress line.
 pub(super) const SHOW_AFTER: Duration = Duration::from_secs(1);
@@ -203,28 +202,6 @@ pub(super) fn scoring_progress(what: &'static str, watch: Arc<ScoringWatch>, tot
     Progress::start_on(shown && std::io::stderr().is_terminal(), poll)
 }
 
-/// Scores `games` on `parallel` threads with a progress line (none when `quiet`);
-/// stops before the next move once `stop` is set (eval's Ctrl-C flag), with an error
-/// that says how far it got.
-pub(super) fn score_with_progress<R: ModelGame>(
-    games: &[GameToScore<'_, R>],
-    scorer: &(dyn Fn() -> MoveScorer<R> + Sync),
-    parallel: usize,
-    quiet: bool,
-    stop: Option<&AtomicBool>,
-) -> Result<Vec<ScoredMove>> {
-    let watch = Arc::new(ScoringWatch::default());
-    let progress = scoring_progress("scoring moves", watch.clone(), games.len(), !quiet);
-    let never = AtomicBool::new(false);
-    let scored = score_games(games, scorer, parallel, &watch, stop.unwrap_or(&never));
-    drop(progress);
-    scored.map_err(|err| match err {
-        ScoringError::Stopped(stopped) => anyhow::Error::new(stopped)
-            .context("stopped by Ctrl-C: no move scores were written (the game logs are complete)"),
-        failed => anyhow::Error::new(failed).context("no move scores were written (the game logs are complete)"),
-    })
-}
-
 /// The progress bar of a run of `total` items (`what`: "games", "positions"), with
 /// elapsed time, ETA and a message; hidden when `hidden`. On a terminal it is redrawn in
 /// place; when stderr is not one (a log file, CI), it is written as plain lines, at most
@@ -352,6 +329,7 @@ impl GameBar {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::AtomicBool;
 
     #[test]
     fn the_time_left_follows_the_pace_so_far() {

@@ -8,10 +8,10 @@ use anyhow::Result;
 use super::args::ReportArgs;
 use super::args::DEFAULT_CALIBRATION;
 use super::inputs::open_runs;
-use super::intrinsic::logs_table;
 use super::outputs::{check_output_flag, write_output};
 use super::stats::{collect_groups, print_notes};
 use super::stdout::outln;
+use arena::logs_table;
 use runs::{report_page, RateSettings};
 
 pub(super) fn run(args: ReportArgs) -> Result<()> {

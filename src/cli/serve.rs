@@ -24,7 +24,7 @@ pub(super) async fn run(args: ServeArgs, env: &dyn Fn(&str) -> Option<String>) -
         runs: args.runs.clone(),
         max_games: args.max_games,
         move_wait: std::time::Duration::from_secs_f64(args.move_wait),
-        intrinsic: super::intrinsic::shipped_calibration(),
+        intrinsic: runs::Calibration::shipped(),
     };
     let players = players(&args.agent, &args.hosts, env)?;
     let runs = args.runs.display().to_string();

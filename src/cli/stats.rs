@@ -3,8 +3,6 @@
 //! [`read_game_logs`], as for every command that counts games: each once, checked
 //! against the rules, a game cut off by a crash counted as unfinished with a note.
 
-use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use anyhow::{bail, Result};
@@ -12,10 +10,8 @@ use serde_json::json;
 
 use super::args::StatsArgs;
 use super::inputs::open_runs;
-use super::report::{agent_lines, opponent_rows, tally_header};
 use super::stdout::{out, outln};
-use game::Game;
-use runs::{groups_json, AgentStats, Groups, GroupsError};
+use runs::{groups_json, Groups, GroupsError};
 
 /// Prints the reader's notes on stderr.
 pub(super) fn print_notes(notes: &[String]) {
@@ -45,38 +41,6 @@ pub(super) fn run(args: StatsArgs) -> Result<()> {
         outln!("{}", json!({ "groups": groups_json(&groups), "notes": logs.notes }))?;
         return Ok(());
     }
-    let game: Game = logs.game;
-    let mut out = String::new();
-    let mut models: BTreeMap<(String, String), (AgentStats, u32)> = BTreeMap::new();
-    for ((model, prompt, _), g) in &groups {
-        let (agent, games) = models.entry((model.clone(), prompt.clone())).or_default();
-        agent.merge(&g.matchup.agent);
-        *games += g.matchup.overall().games() + g.matchup.unfinished;
-    }
-    for ((model, prompt), (all, games)) in &models {
-        let _ = writeln!(out, "{model}, system prompt sha256 {prompt}");
-        let width = groups.keys().map(|k| k.2.len()).max().unwrap_or(8).max(8);
-        let _ = writeln!(
-            out,
-            "{}  model-decided moves",
-            tally_header("opponent", width, game.margin_label())
-        );
-        for ((_, _, opponent), g) in groups.iter().filter(|(k, _)| &k.0 == model && &k.1 == prompt) {
-            let m = &g.matchup;
-            let note = if m.unfinished > 0 {
-                format!("; {} unfinished game(s) not counted", m.unfinished)
-            } else {
-                String::new()
-            };
-            opponent_rows(&mut out, opponent, width, [m.as_black, m.as_white], &m.agent, &note);
-        }
-        let _ = writeln!(
-            out,
-            "Agent, all these games (a move the fallback played is never counted as the model's):"
-        );
-        agent_lines(all, *games, &mut out);
-        out.push('\n');
-    }
-    out!("{out}")?;
+    out!("{}", Groups::text(&groups, logs.game))?;
     Ok(())
 }

@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -13,25 +14,22 @@ use serde::Deserialize;
 use super::agent_args::{parse_player, AgentArgs, HostArgs};
 use super::args::TournamentArgs;
 use super::args::DEFAULT_CALIBRATION;
-use super::eval::{value_decisions, Interrupted};
+use super::eval::Interrupted;
 use super::external;
 use super::grid::{Grid, Variant};
 use super::inputs::{read_user_file, SETTINGS_CAP};
-use super::intrinsic::{self, logs_table};
 use super::limits;
-use super::openings;
 use super::progress::GameBar;
 use super::quality;
 use super::rate::read_games;
 use super::stats::print_notes;
 use super::stdout::{out, outln};
 use agent::AgentConfig;
-use arena::{recorded_tournament, Connection, Entrants, ExternalEngine, Openings, PlayerSpec};
+use arena::{recorded_tournament, Connection, Entrants, ExternalEngine, PlayerSpec};
 use game::Othello;
 use llm::Think;
 use runs::{
-    leaderboard_tables, read_game_logs, Leaderboard, PairingResult, RateSettings, RunResults, TournamentRatings,
-    TournamentResults, TournamentRun,
+    leaderboard_tables, read_game_logs, Leaderboard, PairingResult, RunResults, TournamentRatings, TournamentResults,
 };
 
 /// A tournament file, its `[[llm]]` tables read by the agent and host flags' parsers.
@@ -161,19 +159,15 @@ impl LlmEntry {
 pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
     let mut tournament = read(&args)?;
     tournament.no_score_moves |= args.no_score_moves;
-    let openings = tournament_openings(
-        &args,
-        &tournament.file,
-        tournament.resume.as_ref().map(|(_, run)| run),
-        &tournament.path,
-    )?;
-    let stop = intrinsic::stop_judge::<Othello>(tournament.rule)?;
+    let (openings, notes) = tournament.openings(args.openings.as_deref())?;
+    print_notes(&notes);
+    let stop = arena::stop_judge::<Othello>(tournament.rule)?;
     let mut entrants = entrants(&tournament, env).await?;
     if let Some((_, run)) = &tournament.resume {
         entrants.keep_recorded_caps(run);
     }
     external::identify(&entrants.players).await?;
-    let parallel = args.parallel.unwrap_or(entrants.fleet_capacity.max(1));
+    let parallel = entrants.parallel(args.parallel);
     let open = tournament.open(&entrants, openings, (parallel, args.log_dir.as_deref()))?;
     let log_dir = open.run.path();
     if let Some(resumed) = open.resumed {
@@ -191,17 +185,17 @@ pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<Strin
         .await?;
     bar.finish();
     let interrupted = played.interrupted;
-    if !interrupted && !tournament.no_score_moves {
-        let games = open.games_to_score(&played, &entrants.llm);
-        if !games.is_empty() {
-            // Our reference as the intrinsic calibration's, as `eval` values by default.
-            let scoring = quality::from_flags::<Othello>(true, quality::VALUING, None, None).await?;
-            let stop = open.options.stop.as_deref();
-            let valuing = (log_dir, started.elapsed());
-            if let Some(scoring) = scoring {
-                value_decisions(&games, &scoring, args.json, stop, valuing)?;
-            }
-        }
+    let games = open.games_to_score(&played, &entrants.llm);
+    if let (false, Some(scoring), false) = (interrupted, tournament.valuing().scoring, games.is_empty()) {
+        let (playing, valuing) = (started.elapsed(), Instant::now());
+        let never = AtomicBool::new(false);
+        let stop = open.options.stop.as_deref().unwrap_or(&never);
+        let valued = tokio::task::block_in_place(|| {
+            quality::with_progress::<Othello, _>(games.len(), &scoring, args.json, |watch| {
+                scoring.value(&games, (quality::cores(), watch, stop), Some(log_dir))
+            })
+        });
+        super::eval::valued_or_stopped(valued, (games.len(), args.json), (valuing, playing))?;
     }
     let (as_played, as_loss) = rate(&tournament, args.no_ladder, log_dir, interrupted)?;
     let results = TournamentResults {
@@ -276,34 +270,6 @@ fn read(args: &TournamentArgs) -> Result<Tournament> {
     Ok(arena::Tournament::new((path, text), resume, file)?)
 }
 
-/// Where a tournament's games start: `--openings`, else the file's `openings` suite,
-/// else its `opening_random` plies, else (a file naming neither) the built-in balanced
-/// suite. A resume deals what its run recorded: the suite it played, read again (and
-/// refused later if it changed), or for a run without one (every run before suites)
-/// the random plies its file meant then.
-fn tournament_openings(
-    args: &TournamentArgs,
-    file: &TournamentFile,
-    resume: Option<&TournamentRun>,
-    path: &Path,
-) -> Result<Openings<Othello>> {
-    let (order, cycle, seed) = (file.openings_order, file.openings_cycle, file.seed);
-    let what = format!("openings in {}", path.display());
-    let deal = |suite: &Path| openings::read_suite::<Othello>(&what, suite, order, cycle, seed);
-    if let Some(run) = resume {
-        return match &run.openings {
-            Some(recorded) if recorded.file == openings::BALANCED_SUITE => openings::balanced_suite(order, cycle, seed),
-            Some(recorded) => deal(Path::new(&recorded.file)),
-            None => Ok(Openings::random(file.opening_random.unwrap_or(0))),
-        };
-    }
-    match (&args.openings, &file.openings, file.opening_random) {
-        (Some(suite), _, _) | (None, Some(suite), _) => deal(suite),
-        (None, None, Some(plies)) => Ok(Openings::random(plies)),
-        (None, None, None) => openings::balanced_suite(order, cycle, seed),
-    }
-}
-
 /// The file's players, in its order (engines, external engines, then LLM players), the
 /// LLM players connected to their hosts (players on the same hosts share one
 /// connection); refused when two share a name or the format lacks players.
@@ -357,10 +323,7 @@ fn rate(
     log_dir: &Path,
     interrupted: bool,
 ) -> Result<(Option<Leaderboard>, Option<Leaderboard>)> {
-    let settings = RateSettings {
-        anchor: tournament.anchor.clone(),
-        ..RateSettings::with_ladder(no_ladder)
-    };
+    let settings = tournament.rate_settings(no_ladder);
     // The bootstrap searches on blocking threads, off the async workers.
     let rated = tokio::task::block_in_place(|| -> Result<_> {
         let games = read_games(&[log_dir.to_path_buf()])?;
@@ -401,7 +364,7 @@ fn print_results(results: &TournamentResults, json: bool) -> Result<()> {
     }
     let logs = read_game_logs(&[PathBuf::from(&results.log_dir)])?;
     let mut intrinsic = tokio::task::block_in_place(|| {
-        logs_table(
+        arena::logs_table(
             &logs,
             Path::new(DEFAULT_CALIBRATION),
             runs::DEFAULT_BOOTSTRAP as usize,

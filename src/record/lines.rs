@@ -277,6 +277,28 @@ pub fn read_file(path: &Path, line_cap: usize, file_cap: u64) -> Result<String, 
     read_text(regular_file(path)?, &path.display().to_string(), line_cap, file_cap)
 }
 
+/// The longest line of a file a user names (settings and data files), in bytes.
+pub const USER_LINE_CAP: usize = 64 * 1024;
+
+/// The largest settings file a user names (TOML: agent, fleet, engines, tournament,
+/// ladder and calibration files; templates), in bytes.
+pub const SETTINGS_FILE_CAP: u64 = 1 << 20;
+
+/// The largest data file a user names (opening suites, position files), in bytes:
+/// XOT's 10,784 openings take 200 KB.
+pub const DATA_FILE_CAP: u64 = 64 << 20;
+
+/// The settings file at `path` (read within [`USER_LINE_CAP`] and
+/// [`SETTINGS_FILE_CAP`]), or, when `path` is `shipped.0` (where the file ships in the
+/// sources) and no file is there, `shipped.1` (the binary's own copy of it): a file in
+/// the working directory overrides what is built in.
+pub fn read_settings_or_built_in(path: &Path, shipped: (&str, &str)) -> Result<String, LineError> {
+    if path == Path::new(shipped.0) && !path.exists() {
+        return Ok(shipped.1.to_string());
+    }
+    read_file(path, USER_LINE_CAP, SETTINGS_FILE_CAP)
+}
+
 /// The bytes of the file at `path`, within the same caps as [`read_file`] but not
 /// checked as UTF-8 (a game log a crash cut off may end inside a character).
 pub fn read_file_bytes(path: &Path, line_cap: usize, file_cap: u64) -> Result<Vec<u8>, LineError> {

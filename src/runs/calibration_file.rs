@@ -6,7 +6,10 @@
 //! a falling line, a residual not below 0, a range of sensitivities), and the
 //! `[reference]` within the ranges `--exact-empties` and `--reference-depth` accept.
 
+use std::path::{Path, PathBuf};
+
 use engines::{MAX_EXACT_EMPTIES, MAX_REFERENCE_DEPTH};
+use record::lines::LineError;
 use stats::MapError;
 
 use crate::intrinsic::{Calibration, CalibrationReference};
@@ -18,6 +21,32 @@ pub const SHIPPED_CALIBRATION: &str = include_str!("../../docs/intrinsic-calibra
 
 /// Where [`SHIPPED_CALIBRATION`] lives in the sources: `rate --intrinsic`'s default.
 pub const SHIPPED_CALIBRATION_PATH: &str = "docs/intrinsic-calibration.toml";
+
+/// A calibration file named by `--intrinsic` that cannot be read or used.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadCalibrationError {
+    /// The file cannot be read (missing, not a regular file, over the caps).
+    #[error("cannot read --intrinsic {}", .path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: LineError,
+    },
+    /// The file is not a calibration a reader can rate through.
+    #[error(
+        "bad --intrinsic {}: write one with `othello-arena rate RUNS --ladder --write-intrinsic FILE`",
+        .path.display()
+    )]
+    Bad {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: ReadCalibrationError,
+    },
+}
 
 /// A calibration file that cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -58,6 +87,47 @@ pub enum ReadCalibrationError {
 }
 
 impl Calibration {
+    /// The calibration file at `path` (`--intrinsic`), read within a settings file's
+    /// caps and checked; when `path` is [`SHIPPED_CALIBRATION_PATH`] and the working
+    /// directory has no such file, the built-in [`SHIPPED_CALIBRATION`].
+    pub fn load(path: &Path) -> Result<Calibration, LoadCalibrationError> {
+        let shipped = (SHIPPED_CALIBRATION_PATH, SHIPPED_CALIBRATION);
+        let text =
+            record::lines::read_settings_or_built_in(path, shipped).map_err(|source| LoadCalibrationError::Read {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        Calibration::from_toml(&text).map_err(|source| LoadCalibrationError::Bad {
+            path: path.to_path_buf(),
+            source,
+        })
+    }
+
+    /// The shipped calibration (a file at [`SHIPPED_CALIBRATION_PATH`] in the working
+    /// directory overrides the built-in one), or why there is none, in a sentence:
+    /// what `serve`'s leaderboard and the intrinsic stop rule rate through.
+    pub fn shipped() -> Result<Calibration, String> {
+        Calibration::load(Path::new(SHIPPED_CALIBRATION_PATH)).map_err(|err| {
+            let mut text = err.to_string();
+            let mut source = std::error::Error::source(&err);
+            while let Some(cause) = source {
+                text.push_str(&format!(": {cause}"));
+                source = cause.source();
+            }
+            text
+        })
+    }
+
+    /// The calibration as the file `rate --write-intrinsic` writes: a comment saying
+    /// what it is, then its TOML.
+    pub fn to_file_text(&self) -> Result<String, toml::ser::Error> {
+        Ok(format!(
+            "# The calibration of intrinsic ratings (`othello-arena rate`): each rung's choice models fitted on\n\
+             # its valued decisions, the model kept, and the map from its sensitivity to the ladder's Elo.\n{}",
+            toml::to_string(self)?
+        ))
+    }
+
     /// The calibration in `text` (TOML, as `rate --write-intrinsic` writes it), checked
     /// (see the module's doc): the one way a calibration is read.
     pub fn from_toml(text: &str) -> Result<Calibration, ReadCalibrationError> {

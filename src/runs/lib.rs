@@ -5,14 +5,16 @@
 //! - `bundle`: run folders sealed in one checkable file ([`write_bundle`], read back by
 //!   [`Bundle::open`]; docs/bundles.md is the format);
 //! - `run_folder`: a run folder's life on disk ([`RunFolder`]: atomic name, lock,
-//!   run.json, results.json, decisions.jsonl, set-aside logs);
+//!   run.json, results.json, decisions.jsonl, set-aside logs); `output_file`: where a
+//!   command's output files may go and how they are written ([`write_output_file`]);
 //! - `run_file` and `recorded`: run.json typed ([`RunFile`]: players, agent settings,
 //!   an external engine's [`EngineTable`], the [`OpeningsRecord`]); `results_file`:
 //!   results.json typed ([`RunResults`]), `probe_text` the probe's tables;
 //! - `logs`, `replay`, `tally` and `agent_stats`: game logs read back
-//!   ([`read_game_logs`]), a game replayed as the agent saw it ([`GameReplay`]), a game
-//!   as the reports count it ([`GameSummary`], [`Matchup::add`]), what an LLM player did
-//!   ([`AgentStats`]);
+//!   ([`read_game_logs`]), a game replayed as the agent saw it ([`GameReplay`], read
+//!   and shown as text by `replay_text`), a game as the reports count it
+//!   ([`GameSummary`], [`Matchup::add`]), what an LLM player did ([`AgentStats`], its
+//!   report lines in `agent_text`: [`agent_lines`], [`opponent_rows`]);
 //! - `players`: a player is its settings ([`PlayerNames`]: runs of one model with
 //!   other settings are other players, in every reader); `grid`: a tournament entry's
 //!   settings grid expanded into players ([`Grid`]);
@@ -26,7 +28,10 @@
 //!   readers' views ([`Groups`], ratings on one scale: [`Leaderboard`], rated once
 //!   for every face by [`rate_games`], per-host usage:
 //!   [`HostUsage`], the HTML report: [`report_page`], GGF and transcripts: [`ggf`],
-//!   every CSV table: [`CsvTable`]).
+//!   every CSV table: [`CsvTable`]); `ladder_file`: the ladder file read, chosen and
+//!   written ([`Ladder::load`], [`LadderChoice::from_flags`]); `listing`: a folder of
+//!   runs listed for the watch page ([`list_runs`]: each run, its games at a glance,
+//!   whether it is running).
 //!
 //! Statistics come from the `stats` crate; playing (and resume's replaying of a game's
 //! moves) is `arena`'s. The workspace's crate map is in the `game` crate's documentation.
@@ -34,6 +39,7 @@
 #![deny(missing_docs)]
 
 mod agent_stats;
+mod agent_text;
 mod bundle;
 mod calibration_file;
 mod compare;
@@ -43,14 +49,18 @@ mod grid;
 mod groups;
 mod hosts;
 mod intrinsic;
+mod ladder_file;
 mod leaderboard;
+mod listing;
 mod logs;
 mod move_scores;
+mod output_file;
 mod players;
 mod probe_text;
 mod rating;
 mod recorded;
 mod replay;
+mod replay_text;
 mod report;
 mod results_file;
 mod run_file;
@@ -59,12 +69,13 @@ mod tally;
 mod two_tables;
 
 pub use agent_stats::{AgentRates, AgentStats, ServerSpeed};
+pub use agent_text::{agent_lines, opponent_rows};
 pub use bundle::{
     first_difference, is_bundle, prompt_files, sha256_bytes, this_harness, write_bundle, Bundle, BundleError,
     BundleHarness, Manifest, ManifestFile, RunInputs, BUNDLE_FORMAT, BUNDLE_VERSION, CALIBRATION_ENTRY, LADDER_ENTRY,
     MANIFEST, MAX_BUNDLE_BYTES, MAX_ENTRIES, MAX_ENTRY_BYTES,
 };
-pub use calibration_file::{ReadCalibrationError, SHIPPED_CALIBRATION, SHIPPED_CALIBRATION_PATH};
+pub use calibration_file::{LoadCalibrationError, ReadCalibrationError, SHIPPED_CALIBRATION, SHIPPED_CALIBRATION_PATH};
 pub use compare::{load_run, CompareError, Compared, ComparedRun, Comparison, Paired, Pooled, Verdict};
 pub use csv_table::CsvTable;
 pub use export::{ggf, transcript, ExportError};
@@ -76,15 +87,20 @@ pub use intrinsic::{
     CalibrationRung, CoverageRow, DecisionFilter, Decisions, HeldScores, IntrinsicRow, IntrinsicTable,
     CALIBRATION_DEPTH, CALIBRATION_EXACT_EMPTIES, MAX_INTRINSIC_RESAMPLES, REGAN_MARGIN,
 };
+pub use ladder_file::{ratings_csv, LoadLadderError, WriteLadderError};
 pub use leaderboard::{
     canonical_player, leaderboard, leaderboard_tables, leaderboards, rated_players, Anchor, Ladder, LadderError,
     LeaderRow, Leaderboard, LeaderboardError, RatingView, RunGame, Rung, DEFAULT_BOOTSTRAP, DEFAULT_BOOTSTRAP_SEED,
+};
+pub use listing::{
+    folder_game_logs, is_running, list_runs, GameGlance, ListedRun, RunList, LIVE_WITHIN, MAX_LISTED_RUNS,
 };
 pub use logs::{cut_off_note, read_game_logs, run_folders, GameLogs, LoggedGame, LogsError};
 pub use move_scores::{
     faulty_games, read_move_scores, write_move_scores, MoveScoresError, ScoredMove, MOVE_SCORES_FILE,
     SEARCHED_VALUE_BOUND, VALUE_BOUND,
 };
+pub use output_file::{check_output_file, write_output_file, OutputFileError, WriteError};
 pub use players::{name_part, PlayerNames};
 pub use rating::{
     published_ladder, rate_games, LadderChoice, RateError, RateSettings, Ratings, PUBLISHED_LADDER,
@@ -94,6 +110,7 @@ pub use recorded::{EngineTable, OpeningsOrder, OpeningsRecord};
 pub use replay::{
     replay_records, replay_seed_lines, ExchangeView, GameReplay, PlyView, Reading, ReplayError, SentMessage, ToolView,
 };
+pub use replay_text::ReadReplayError;
 pub use report::{report_page, REPORT_TEMPLATE};
 pub use results_file::{
     EvalResults, GradeCounts, MeanRegret, OpponentResults, PairingResult, PairingStop, ProbeResults, RulesProbeResults,

@@ -1,4 +1,5 @@
-//! The watch page's data: the run folders under the runs folder (newest first), one
+//! The watch page's data: the run folders under the runs folder (newest first, listed
+//! by [`runs::list_runs`]), one
 //! run's games and tables, a run followed live as its logs grow, a run's report page
 //! (the report's own viewer), and `rate`'s leaderboard over chosen runs, its intrinsic
 //! table among them.
@@ -11,7 +12,7 @@ use std::convert::Infallible;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path as FsPath, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use axum::extract::{Path, State};
 use axum::http::{header, StatusCode};
@@ -26,10 +27,11 @@ use super::assets;
 use super::guard::{resolve, PathRefused};
 use super::{ApiError, AppState};
 use game::othello::{Color, Outcome};
-use record::{is_game_log, Event, ExchangeRecord, MoveSource, Notation, Squares};
+use record::{Event, ExchangeRecord, MoveSource, Notation, Squares};
 use runs::{
-    groups_json, intrinsic_table, leaderboard_tables, rate_games, read_game_logs, report_page, Calibration, GameLogs,
-    Groups, HeldScores, IntrinsicTable, Leaderboard, RateSettings, RunFile, RunGame,
+    folder_game_logs, groups_json, intrinsic_table, leaderboard_tables, list_runs, rate_games, read_game_logs,
+    report_page, Calibration, GameGlance, GameLogs, Groups, HeldScores, IntrinsicTable, Leaderboard, RateSettings,
+    RunFile, RunGame,
 };
 use stats::RatingWatch;
 
@@ -37,14 +39,12 @@ use stats::RatingWatch;
 const FOLLOW_EVERY: Duration = Duration::from_millis(500);
 /// How long one follow stream lasts (the page reconnects after).
 const FOLLOW_FOR: Duration = Duration::from_secs(3600);
-/// A run whose files changed this recently is shown as running.
-const LIVE_WITHIN: Duration = Duration::from_secs(30);
 /// Model text shown when following, at most (the log and the report have all of it).
 const MAX_TEXT: usize = 4000;
 /// The largest run file served whole.
 const MAX_FILE: u64 = 64 * 1024 * 1024;
-/// At most this many runs are listed.
-const MAX_RUNS: usize = 500;
+/// At most this many runs are rated at once (as many as are listed).
+const MAX_RUNS: usize = runs::MAX_LISTED_RUNS;
 
 /// The run folder `run` names, or the refusal.
 fn run_dir(app: &AppState, run: &str) -> Result<PathBuf, PathRefused> {
@@ -62,116 +62,13 @@ fn read_json(path: &FsPath) -> Value {
         .unwrap_or(Value::Null)
 }
 
-/// The game logs of a run folder, sorted; a log that is a link out of the runs folder
-/// `root` is left out (its file is never read).
-fn game_logs(root: &FsPath, dir: &FsPath) -> Vec<PathBuf> {
-    let mut logs: Vec<PathBuf> = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| is_game_log(p) && std::fs::canonicalize(p).is_ok_and(|real| real.starts_with(root)))
-        .collect();
-    logs.sort();
-    logs
-}
-
-/// Whether a game log's last complete line ends its play (a line of another format
-/// version or a torn one does not).
-fn finished(log: &FsPath) -> bool {
-    let Ok(mut file) = record::lines::regular_file(log) else {
-        return false;
-    };
-    let size = file.metadata().map_or(0, |m| m.len());
-    let mut tail = Vec::new();
-    if file.seek(SeekFrom::Start(size.saturating_sub(64 * 1024))).is_err() || file.read_to_end(&mut tail).is_err() {
-        return false;
-    }
-    let text = String::from_utf8_lossy(&tail);
-    let last = text.trim_end().rsplit('\n').next().unwrap_or("");
-    record::decode_line(log, 0, last.as_bytes()).is_ok_and(|r| r.event.ends_play())
-}
-
-fn modified(path: &FsPath) -> Option<SystemTime> {
-    std::fs::metadata(path).and_then(|m| m.modified()).ok()
-}
-
 /// `GET /api/runs`: `[{name, command, created_utc, games, running, has_results}]`,
 /// newest first, and `notes` on what it left out (links that lead out of the folder).
 pub async fn list(State(app): State<Arc<AppState>>) -> Result<Response, ApiError> {
     let root = app.runs.clone();
-    let listed = tokio::task::spawn_blocking(move || {
-        let mut runs = Vec::new();
-        let mut notes = Vec::new();
-        for entry in std::fs::read_dir(&root)?.flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let Ok(dir) = resolve(&root, &[&name]) else {
-                if entry.file_type().is_ok_and(|t| t.is_symlink()) {
-                    notes.push(format!(
-                        "{name} is a link out of the runs folder, which serve does not follow: copy the run in, \
-                         or start serve with --runs at the folder it lies in"
-                    ));
-                }
-                continue;
-            };
-            if !dir.is_dir() || !dir.join("run.json").is_file() {
-                continue;
-            }
-            let run = RunFile::read(&dir).ok();
-            let logs = game_logs(&root, &dir);
-            let recent = |p: &PathBuf| modified(p).is_some_and(|t| t.elapsed().unwrap_or_default() < LIVE_WITHIN);
-            let running = !dir.join("results.json").exists()
-                && (logs.iter().any(|log| recent(log) && !finished(log))
-                    || (logs.is_empty() && recent(&dir.join("run.json"))));
-            runs.push(ListedRun {
-                command: run.as_ref().map(|run| run.run.command()),
-                created_utc: run.map(|run| run.created_utc),
-                name,
-                games: logs.len(),
-                running,
-                has_results: dir.join("results.json").is_file(),
-            });
-        }
-        runs.sort_by(|a, b| (&b.created_utc, &b.name).cmp(&(&a.created_utc, &a.name)));
-        runs.truncate(MAX_RUNS);
-        notes.sort();
-        Ok::<_, std::io::Error>(RunList { runs, notes })
-    })
-    .await;
+    let listed = tokio::task::spawn_blocking(move || list_runs(&root, &|name| resolve(&root, &[name]).ok())).await;
     let list = listed?.map_err(|err| ApiError::internal(format!("cannot read the runs folder: {err}")))?;
     Ok(Json(list).into_response())
-}
-
-/// `GET /api/runs`'s answer.
-#[derive(Serialize)]
-struct RunList {
-    runs: Vec<ListedRun>,
-    /// Entries left out of the list, one sentence each (a link out of the folder).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    notes: Vec<String>,
-}
-
-/// One run folder as the list shows it.
-#[derive(Serialize)]
-struct ListedRun {
-    name: String,
-    /// run.json's `command` (`None` when run.json cannot be read).
-    command: Option<&'static str>,
-    created_utc: Option<String>,
-    games: usize,
-    running: bool,
-    has_results: bool,
-}
-
-/// A game log at a glance.
-#[derive(Serialize)]
-struct GameGlance {
-    file: Option<String>,
-    black: Option<String>,
-    white: Option<String>,
-    /// The ply it reached, opening moves included.
-    plies: usize,
-    /// `[black discs, white discs, winner]`, or `[null, null, what ended it]`.
-    end: Option<(Option<u32>, Option<u32>, String)>,
 }
 
 /// `GET /api/runs/{run}`'s answer.
@@ -193,36 +90,6 @@ struct ResultTables {
     groups: Vec<Value>,
 }
 
-/// What a game log says at a glance: its players, the ply it reached (opening moves
-/// included) and its result: the score, a forfeit or a stop.
-fn game_glance(path: &FsPath) -> GameGlance {
-    let text = record::lines::read_file(path, record::LOG_LINE_CAP, record::LOG_FILE_CAP).unwrap_or_default();
-    let (mut black, mut white, mut plies, mut end) = (None, None, 0, None);
-    // A line that is not a record of this format (torn, another version) is left out.
-    let records = text
-        .lines()
-        .enumerate()
-        .filter_map(|(i, line)| record::decode_line(path, i + 1, line.as_bytes()).ok());
-    for record in records {
-        match record.event {
-            Event::GameStart(start) => (black, white) = (Some(start.black), Some(start.white)),
-            // The ply number, opening moves included: what the board's "after N plies" says.
-            Event::Move(m) => plies = m.ply,
-            Event::GameEnd(e) => end = Some((Some(e.black_discs), Some(e.white_discs), e.winner.to_string())),
-            Event::Forfeit(f) => end = Some((None, None, format!("{:?} forfeited", f.color))),
-            Event::GameStopped(s) => end = Some((None, None, format!("stopped before ply {} ({})", s.ply, s.reason))),
-            _ => {}
-        }
-    }
-    GameGlance {
-        file: path.file_name().map(|n| n.to_string_lossy().into_owned()),
-        black,
-        white,
-        plies,
-        end,
-    }
-}
-
 /// `GET /api/runs/{run}`: run.json, results.json, the games at a glance and the result
 /// tables (`stats`' groups for runs with an LLM player, else every pairing: `by` says
 /// which).
@@ -230,8 +97,8 @@ pub async fn show(State(app): State<Arc<AppState>>, Path(run): Path<String>) -> 
     let dir = run_dir(&app, &run)?;
     let root = app.runs.clone();
     let shown = tokio::task::spawn_blocking(move || {
-        let logs = game_logs(&root, &dir);
-        let games: Vec<GameGlance> = logs.iter().map(|p| game_glance(p)).collect();
+        let logs = folder_game_logs(&root, &dir);
+        let games: Vec<GameGlance> = logs.iter().map(|p| GameGlance::read(p)).collect();
         // The LLM players' groups, as `stats` prints them; a run without one (a ladder of
         // engines) by its pairings.
         let tables = Groups::read(&logs).map_err(anyhow::Error::from).and_then(|groups| {
@@ -275,7 +142,7 @@ pub async fn report(State(app): State<Arc<AppState>>, Path(run): Path<String>) -
     let root = app.runs.clone();
     let calibration = app.intrinsic.clone();
     let page = move || -> anyhow::Result<String> {
-        let logs = game_logs(&root, &dir);
+        let logs = folder_game_logs(&root, &dir);
         let settings = RateSettings::default();
         let intrinsic = intrinsic(&read_game_logs(&logs)?, calibration.as_ref(), &settings)?;
         Ok(report_page(&logs, &Groups::read(&logs)?, &settings, Some(&intrinsic)).0)
@@ -336,7 +203,7 @@ pub async fn rate(State(app): State<Arc<AppState>>, Json(request): Json<RateRequ
     let root = app.runs.clone();
     let calibration = app.intrinsic.clone();
     let rate = move || {
-        let logs: Vec<PathBuf> = dirs.iter().flat_map(|dir| game_logs(&root, dir)).collect();
+        let logs: Vec<PathBuf> = dirs.iter().flat_map(|dir| folder_game_logs(&root, dir)).collect();
         leaderboards_json(&logs, &RateSettings::with_ladder(!request.ladder), calibration.as_ref())
     };
     let rated = tokio::task::spawn_blocking(rate).await?;
@@ -515,7 +382,7 @@ impl Tail {
     /// The complete lines written since the last scan, as events.
     fn scan(&mut self, first: bool) -> Vec<Followed> {
         let mut events = Vec::new();
-        for path in game_logs(&self.root, &self.dir) {
+        for path in folder_game_logs(&self.root, &self.dir) {
             // Opened by its real path, checked again: a log replaced by a link out of
             // the runs folder since it was listed is not read.
             let Ok(real) = std::fs::canonicalize(&path) else {

@@ -1,14 +1,21 @@
-//! Text and JSON pieces shared by the commands' reports.
+//! The text pieces every report of an LLM player shares (eval, stats, play): an
+//! opponent's rows with the model-decided share, and what the agent did over its
+//! games ([`agent_lines`]: moves, illegal play, answers, tool calls, cost); `stats`'
+//! table of the LLM players' groups ([`Groups::text`]).
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-pub(super) use runs::{tally_header, tally_row};
-use runs::{AgentRates, AgentStats};
+use game::Game;
+
+use crate::groups::{Group, Key};
+use crate::tally::{tally_header, tally_row};
+use crate::{AgentRates, AgentStats, Groups};
 use stats::Tally;
 
 /// The three rows (black, white, all) of one opponent, the last with the model-decided
-/// share and `note`.
-pub(super) fn opponent_rows(
+/// share and `note`, appended to `out`.
+pub fn opponent_rows(
     out: &mut String,
     opponent: &str,
     width: usize,
@@ -33,7 +40,8 @@ pub(super) fn opponent_rows(
     }
 }
 
-pub(super) fn share(part: u32, whole: u32) -> String {
+/// `part` of `whole` as a percentage, `-` of nothing.
+fn share(part: u32, whole: u32) -> String {
     if whole == 0 {
         "-".to_string()
     } else {
@@ -42,7 +50,7 @@ pub(super) fn share(part: u32, whole: u32) -> String {
 }
 
 /// The agent's lines under a results table: what it did over `games` games.
-pub(super) fn agent_lines(stats: &AgentStats, games: u32, out: &mut String) {
+pub fn agent_lines(stats: &AgentStats, games: u32, out: &mut String) {
     let rates = stats.rates();
     let _ = writeln!(out, "  moves asked             {}", stats.moves);
     let _ = writeln!(out, "  illegal play            {}", stats.illegal_play(games));
@@ -148,4 +156,44 @@ fn cost_lines(stats: &AgentStats, rates: &AgentRates, out: &mut String) {
         ms(rates.latency_ms_p50),
         ms(rates.latency_ms_p95)
     );
+}
+
+impl Groups {
+    /// The LLM players' groups of `groups` as `stats` prints them: per model and system
+    /// prompt, each opponent's rows with the model-decided share and unfinished games,
+    /// then what the agent did over all these games; `game`'s margin in the header.
+    pub fn text(groups: &BTreeMap<Key, Group>, game: Game) -> String {
+        let mut out = String::new();
+        let mut models: BTreeMap<(String, String), (AgentStats, u32)> = BTreeMap::new();
+        for ((model, prompt, _), g) in groups {
+            let (agent, games) = models.entry((model.clone(), prompt.clone())).or_default();
+            agent.merge(&g.matchup.agent);
+            *games += g.matchup.overall().games() + g.matchup.unfinished;
+        }
+        for ((model, prompt), (all, games)) in &models {
+            let _ = writeln!(out, "{model}, system prompt sha256 {prompt}");
+            let width = groups.keys().map(|k| k.2.len()).max().unwrap_or(8).max(8);
+            let _ = writeln!(
+                out,
+                "{}  model-decided moves",
+                tally_header("opponent", width, game.margin_label())
+            );
+            for ((_, _, opponent), g) in groups.iter().filter(|(k, _)| &k.0 == model && &k.1 == prompt) {
+                let m = &g.matchup;
+                let note = if m.unfinished > 0 {
+                    format!("; {} unfinished game(s) not counted", m.unfinished)
+                } else {
+                    String::new()
+                };
+                opponent_rows(&mut out, opponent, width, [m.as_black, m.as_white], &m.agent, &note);
+            }
+            let _ = writeln!(
+                out,
+                "Agent, all these games (a move the fallback played is never counted as the model's):"
+            );
+            agent_lines(all, *games, &mut out);
+            out.push('\n');
+        }
+        out
+    }
 }
