@@ -670,3 +670,62 @@ fn a_taken_port_names_the_address_and_the_flag() {
     );
     assert!(!String::from_utf8_lossy(&output.stdout).contains("serving"));
 }
+
+/// A result bundle in the runs folder is read as its runs: listed as `FILE:RUN`, shown,
+/// its files served, followed, reported and rated beside a run folder; a name that is
+/// not one of its runs, and a file that starts as gzip but is no bundle (named in the
+/// listing's notes), are refused.
+#[test]
+fn a_bundle_in_the_runs_folder_is_read_as_its_runs() {
+    let base = temp_dir("serve", "bundles");
+    let runs = base.join("runs");
+    std::fs::create_dir_all(&runs).unwrap();
+    let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs");
+    std::fs::copy(docs.join("leaderboard-2026-12-07.tar.gz"), runs.join("board.tar.gz")).unwrap();
+    std::fs::write(runs.join("broken.tgz"), b"\x1f\x8bnot a bundle").unwrap();
+    fake_run(&runs, "20260101-000000-eval");
+    let served = Served::start(&runs, "127.0.0.1:0", &[]);
+    let http = client();
+    let get = |path: &str| http.get(format!("{}{path}", served.url)).send().unwrap();
+    let list: Value = get("/api/runs").json().unwrap();
+    let names: Vec<&str> = list["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    let run = "board.tar.gz:leaderboard-2026-12-07";
+    assert!(
+        names.contains(&run) && names.contains(&"20260101-000000-eval"),
+        "{list}"
+    );
+    let notes = list["notes"].to_string();
+    assert!(
+        notes.contains("broken.tgz") && notes.contains("othello-arena verify broken.tgz"),
+        "{notes}"
+    );
+    let shown: Value = get(&format!("/api/runs/{run}")).json().unwrap();
+    assert_eq!(shown["games"].as_array().unwrap().len(), 32, "{shown}");
+    assert_eq!(shown["run"]["command"], "tournament");
+    let log = get(&format!("/runs/{run}/files/game-0001.jsonl")).text().unwrap();
+    assert!(log.starts_with("{\"schema_version\":1"), "{log}");
+    let report = get(&format!("/runs/{run}/report"));
+    assert_eq!(report.status(), StatusCode::OK);
+    let rated: Value = http
+        .post(format!("{}/api/rate", served.url))
+        .json(&json!({"runs": [run, "20260101-000000-eval"]}))
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    let text = rated["text"].as_str().unwrap_or_default();
+    assert!(text.contains("llm:qwen2.5-coder-0.5b@direct-json-legal"), "{rated}");
+    for refused in [
+        "board.tar.gz:nope",
+        "broken.tgz:x",
+        "board.tar.gz:leaderboard-2026-12-07%2F..%2F..",
+    ] {
+        let status = get(&format!("/api/runs/{refused}")).status();
+        assert!(status.is_client_error(), "{refused}: {status}");
+    }
+}

@@ -10,7 +10,7 @@ use std::time::{Duration, SystemTime};
 use record::{is_game_log, Event};
 use serde::Serialize;
 
-use crate::RunFile;
+use crate::{Bundle, RunFile};
 
 /// A run whose files changed this recently is taken as running.
 pub const LIVE_WITHIN: Duration = Duration::from_secs(30);
@@ -31,7 +31,7 @@ pub struct RunList {
 /// One run folder as the list shows it.
 #[derive(Debug, Serialize)]
 pub struct ListedRun {
-    /// The folder's name.
+    /// The folder's name (`FILE:RUN` for a run of a bundle).
     pub name: String,
     /// run.json's `command` (`None` when run.json cannot be read).
     pub command: Option<&'static str>,
@@ -60,10 +60,16 @@ pub struct GameGlance {
     pub end: Option<(Option<u32>, Option<u32>, String)>,
 }
 
-/// The run folders under `root` (at most [`MAX_LISTED_RUNS`], newest first): each
-/// entry whose name `resolve` takes (a plain name that, links resolved, stays inside
-/// `root`) and that holds a run.json; a link `resolve` refuses is named in a note.
-pub fn list_runs(root: &Path, resolve: &dyn Fn(&str) -> Option<PathBuf>) -> std::io::Result<RunList> {
+/// The run folders under `root` and the runs of the `bundles` read from it (at most
+/// [`MAX_LISTED_RUNS`], newest first): each entry whose name `resolve` takes (a plain
+/// name that, links resolved, stays inside `root`) and that holds a run.json; a link
+/// `resolve` refuses is named in a note. A bundle's run is named `FILE:RUN` (the
+/// bundle's file name in `root`, then its folder's name) and is never running.
+pub fn list_runs(
+    root: &Path,
+    resolve: &dyn Fn(&str) -> Option<PathBuf>,
+    bundles: &[(&str, &Bundle)],
+) -> std::io::Result<RunList> {
     let mut runs = Vec::new();
     let mut notes = Vec::new();
     for entry in std::fs::read_dir(root)?.flatten() {
@@ -80,21 +86,36 @@ pub fn list_runs(root: &Path, resolve: &dyn Fn(&str) -> Option<PathBuf>) -> std:
         if !dir.is_dir() || !dir.join("run.json").is_file() {
             continue;
         }
-        let run = RunFile::read(&dir).ok();
         let logs = folder_game_logs(root, &dir);
-        runs.push(ListedRun {
-            command: run.as_ref().map(|run| run.run.command()),
-            created_utc: run.map(|run| run.created_utc),
-            name,
-            games: logs.len(),
-            running: is_running(&dir, &logs),
-            has_results: dir.join("results.json").is_file(),
-        });
+        let running = is_running(&dir, &logs);
+        runs.push(ListedRun::of(name, &dir, &logs, running));
+    }
+    for (file, bundle) in bundles {
+        let unpacked = std::fs::canonicalize(bundle.root())?;
+        for dir in bundle.run_dirs() {
+            let name = format!("{file}:{}", dir.file_name().unwrap_or_default().to_string_lossy());
+            runs.push(ListedRun::of(name, &dir, &folder_game_logs(&unpacked, &dir), false));
+        }
     }
     runs.sort_by(|a, b| (&b.created_utc, &b.name).cmp(&(&a.created_utc, &a.name)));
     runs.truncate(MAX_LISTED_RUNS);
     notes.sort();
     Ok(RunList { runs, notes })
+}
+
+impl ListedRun {
+    /// The run folder `dir` called `name`, with its game `logs`.
+    fn of(name: String, dir: &Path, logs: &[PathBuf], running: bool) -> ListedRun {
+        let run = RunFile::read(dir).ok();
+        ListedRun {
+            command: run.as_ref().map(|run| run.run.command()),
+            created_utc: run.map(|run| run.created_utc),
+            name,
+            games: logs.len(),
+            running,
+            has_results: dir.join("results.json").is_file(),
+        }
+    }
 }
 
 /// Whether the run folder `dir` (its game `logs`) seems to be running: it has no

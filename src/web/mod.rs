@@ -20,6 +20,7 @@ mod error;
 mod guard;
 mod play;
 mod play_events;
+mod shelf;
 mod watch;
 
 use std::net::SocketAddr;
@@ -75,6 +76,8 @@ pub(crate) struct AppState {
     games: play::Games,
     /// [`ServeOptions::intrinsic`].
     intrinsic: Result<runs::Calibration, String>,
+    /// The result bundles of the runs folder, opened as asked for.
+    bundles: shelf::Shelf,
 }
 
 /// The largest request body accepted (a move or a list of run names).
@@ -93,6 +96,7 @@ fn router(options: &ServeOptions, players: Players) -> Result<(Router, Arc<AppSt
         runs,
         games: play::Games::new(options.max_games, options.move_wait),
         intrinsic: options.intrinsic.clone(),
+        bundles: shelf::Shelf::default(),
     });
     let app = Router::new()
         .route("/", get(assets::play_page))

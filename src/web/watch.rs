@@ -5,7 +5,8 @@
 //! table among them.
 //!
 //! Every name in a URL goes through [`resolve`]: a plain name that, links resolved,
-//! stays inside the runs folder.
+//! stays inside the runs folder, or `FILE:RUN`, a run of a result bundle in it (the
+//! shelf's [`RunPlace`]).
 
 use std::collections::BTreeMap;
 use std::convert::Infallible;
@@ -25,6 +26,7 @@ use serde_json::Value;
 
 use super::assets;
 use super::guard::{resolve, PathRefused};
+use super::shelf::RunPlace;
 use super::{ApiError, AppState};
 use game::othello::{Color, Outcome};
 use record::{Event, ExchangeRecord, MoveSource, Notation, Squares};
@@ -46,12 +48,11 @@ const MAX_FILE: u64 = 64 * 1024 * 1024;
 /// At most this many runs are rated at once (as many as are listed).
 const MAX_RUNS: usize = runs::MAX_LISTED_RUNS;
 
-/// The run folder `run` names, or the refusal.
-fn run_dir(app: &AppState, run: &str) -> Result<PathBuf, PathRefused> {
-    match resolve(&app.runs, &[run])? {
-        dir if dir.is_dir() => Ok(dir),
-        _ => Err(PathRefused::Outside(run.to_string())),
-    }
+/// Where the run `run` names is (a run folder, or `FILE:RUN` of a bundle in the runs
+/// folder, opened off the async threads), or the refusal.
+async fn run_place(app: &Arc<AppState>, run: &str) -> Result<RunPlace, ApiError> {
+    let (app, run) = (app.clone(), run.to_string());
+    Ok(tokio::task::spawn_blocking(move || app.bundles.place(&app.runs, &run)).await??)
 }
 
 /// A JSON file as it is, for the page to show (`null` when it cannot be read).
@@ -65,8 +66,15 @@ fn read_json(path: &FsPath) -> Value {
 /// `GET /api/runs`: `[{name, command, created_utc, games, running, has_results}]`,
 /// newest first, and `notes` on what it left out (links that lead out of the folder).
 pub async fn list(State(app): State<Arc<AppState>>) -> Result<Response, ApiError> {
-    let root = app.runs.clone();
-    let listed = tokio::task::spawn_blocking(move || list_runs(&root, &|name| resolve(&root, &[name]).ok())).await;
+    let listed = tokio::task::spawn_blocking(move || {
+        let root = &app.runs;
+        let (bundles, notes) = app.bundles.all(root);
+        let bundles: Vec<(&str, &runs::Bundle)> = bundles.iter().map(|(file, b)| (file.as_str(), &**b)).collect();
+        let mut list = list_runs(root, &|name| resolve(root, &[name]).ok(), &bundles)?;
+        list.notes.extend(notes);
+        Ok::<_, std::io::Error>(list)
+    })
+    .await;
     let list = listed?.map_err(|err| ApiError::internal(format!("cannot read the runs folder: {err}")))?;
     Ok(Json(list).into_response())
 }
@@ -94,10 +102,10 @@ struct ResultTables {
 /// tables (`stats`' groups for runs with an LLM player, else every pairing: `by` says
 /// which).
 pub async fn show(State(app): State<Arc<AppState>>, Path(run): Path<String>) -> Result<Response, ApiError> {
-    let dir = run_dir(&app, &run)?;
-    let root = app.runs.clone();
+    let place = run_place(&app, &run).await?;
     let shown = tokio::task::spawn_blocking(move || {
-        let logs = folder_game_logs(&root, &dir);
+        let dir = &place.dir;
+        let logs = folder_game_logs(&place.root, dir);
         let games: Vec<GameGlance> = logs.iter().map(|p| GameGlance::read(p)).collect();
         // The LLM players' groups, as `stats` prints them; a run without one (a ladder of
         // engines) by its pairings.
@@ -122,7 +130,7 @@ pub async fn show(State(app): State<Arc<AppState>>, Path(run): Path<String>) -> 
         };
         ShownRun {
             name: run,
-            run: RunFile::read(&dir).ok(),
+            run: RunFile::read(dir).ok(),
             results: read_json(&dir.join("results.json")),
             games,
             tables,
@@ -138,11 +146,10 @@ pub async fn show(State(app): State<Arc<AppState>>, Path(run): Path<String>) -> 
 /// A run whose logs cannot be read (none yet, say) has none: that 404 is plain text,
 /// like the page it stands for.
 pub async fn report(State(app): State<Arc<AppState>>, Path(run): Path<String>) -> Result<Response, ApiError> {
-    let dir = run_dir(&app, &run)?;
-    let root = app.runs.clone();
+    let place = run_place(&app, &run).await?;
     let calibration = app.intrinsic.clone();
     let page = move || -> anyhow::Result<String> {
-        let logs = folder_game_logs(&root, &dir);
+        let logs = folder_game_logs(&place.root, &place.dir);
         let settings = RateSettings::default();
         let intrinsic = intrinsic(&read_game_logs(&logs)?, calibration.as_ref(), &settings)?;
         Ok(report_page(&logs, &Groups::read(&logs)?, &settings, Some(&intrinsic)).0)
@@ -158,11 +165,13 @@ pub async fn file(
     State(app): State<Arc<AppState>>,
     Path((run, file)): Path<(String, String)>,
 ) -> Result<Response, ApiError> {
-    let path = match resolve(&app.runs, &[&run, &file])? {
-        path if path.is_file() => path,
+    let place = run_place(&app, &run).await?;
+    let path = match resolve(&place.dir, &[&file]).map_err(|_| PathRefused::Outside(format!("{run}/{file}")))? {
+        path if path.is_file() && path.starts_with(&place.root) => path,
         _ => return Err(PathRefused::Outside(format!("{run}/{file}")).into()),
     };
     let read = tokio::task::spawn_blocking(move || {
+        let _held = &place;
         let size = std::fs::metadata(&path)?.len();
         if size > MAX_FILE {
             return Err(std::io::Error::other(format!("{size} bytes is too large to serve")));
@@ -195,15 +204,13 @@ pub async fn rate(State(app): State<Arc<AppState>>, Json(request): Json<RateRequ
     if request.runs.is_empty() || request.runs.len() > MAX_RUNS {
         return Err(ApiError::new(StatusCode::BAD_REQUEST, "choose at least one run"));
     }
-    let dirs = request
-        .runs
-        .iter()
-        .map(|run| resolve(&app.runs, &[run]))
-        .collect::<Result<Vec<PathBuf>, PathRefused>>()?;
-    let root = app.runs.clone();
+    let mut places = Vec::new();
+    for run in &request.runs {
+        places.push(run_place(&app, run).await?);
+    }
     let calibration = app.intrinsic.clone();
     let rate = move || {
-        let logs: Vec<PathBuf> = dirs.iter().flat_map(|dir| folder_game_logs(&root, dir)).collect();
+        let logs: Vec<PathBuf> = places.iter().flat_map(|p| folder_game_logs(&p.root, &p.dir)).collect();
         leaderboards_json(&logs, &RateSettings::with_ladder(!request.ladder), calibration.as_ref())
     };
     let rated = tokio::task::spawn_blocking(rate).await?;
@@ -272,26 +279,24 @@ struct RatedRuns {
 /// compact event (`game_start`, `move`, `exchange`, `game_end`, `forfeit`, ...) with its
 /// `file`. Records already written come first (exchanges among them left out).
 pub async fn follow(State(app): State<Arc<AppState>>, Path(run): Path<String>) -> Result<Response, ApiError> {
-    let dir = run_dir(&app, &run)?;
-    let root = app.runs.clone();
-    Ok(Sse::new(follow_stream(root, dir))
+    let place = run_place(&app, &run).await?;
+    Ok(Sse::new(follow_stream(place))
         .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
         .into_response())
 }
 
 /// Where each followed file has been read to.
 struct Tail {
-    root: PathBuf,
-    dir: PathBuf,
+    /// The run followed (its bundle held while it is).
+    place: RunPlace,
     offsets: BTreeMap<PathBuf, Offset>,
     first: bool,
     until: tokio::time::Instant,
 }
 
-fn follow_stream(root: PathBuf, dir: PathBuf) -> impl Stream<Item = Result<SseEvent, Infallible>> {
+fn follow_stream(place: RunPlace) -> impl Stream<Item = Result<SseEvent, Infallible>> {
     let tail = Tail {
-        root,
-        dir,
+        place,
         offsets: BTreeMap::new(),
         first: true,
         until: tokio::time::Instant::now() + FOLLOW_FOR,
@@ -382,13 +387,13 @@ impl Tail {
     /// The complete lines written since the last scan, as events.
     fn scan(&mut self, first: bool) -> Vec<Followed> {
         let mut events = Vec::new();
-        for path in folder_game_logs(&self.root, &self.dir) {
+        for path in folder_game_logs(&self.place.root, &self.place.dir) {
             // Opened by its real path, checked again: a log replaced by a link out of
             // the runs folder since it was listed is not read.
             let Ok(real) = std::fs::canonicalize(&path) else {
                 continue;
             };
-            if !real.starts_with(&self.root) {
+            if !real.starts_with(&self.place.root) {
                 continue;
             }
             let offset = self.offsets.get(&path).copied().unwrap_or_default();
