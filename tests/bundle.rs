@@ -501,3 +501,39 @@ fn a_match_is_checked_against_its_plan_and_a_removed_game_is_found() {
         &["runs/match/game-0002.jsonl", "missing", "a game was removed"],
     );
 }
+
+#[test]
+fn a_marubatsu_match_is_checked_against_its_plan_and_a_log_off_the_plan_is_named_once() {
+    let dir = temp_dir("bundle", "marubatsu");
+    let run = dir.join("match");
+    let run_arg = run.to_str().unwrap();
+    let played = arena(&[
+        "play",
+        "--game",
+        "marubatsu",
+        "--black",
+        "ai2",
+        "--white",
+        "random",
+        "--games",
+        "5",
+        "--swap",
+        "--seed",
+        "5",
+        "--log-dir",
+        run_arg,
+    ]);
+    assert!(played.status.success(), "{}", text(&played));
+    let held = arena(&["verify", run_arg]);
+    assert!(held.status.success(), "{}", text(&held));
+    assert_names(&text(&held), &["5 games", "engine moves chosen again", "all hold"]);
+    // Game 2 played by another seed: a log that is not the plan's game is named once.
+    let log = run.join("game-0002.jsonl");
+    let original = std::fs::read_to_string(&log).unwrap();
+    let seed = original.split("\"seed\":").nth(1).unwrap().split(',').next().unwrap();
+    std::fs::write(&log, original.replacen(&format!("\"seed\":{seed}"), "\"seed\":7", 1)).unwrap();
+    let message = refused(&run);
+    assert_names(&message, &["game-0002.jsonl", "seed 7", "the run's plan"]);
+    assert_eq!(message.matches("game-0002.jsonl").count(), 1, "{message}");
+    assert!(!message.contains("resume"), "{message}");
+}
