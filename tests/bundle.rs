@@ -537,3 +537,41 @@ fn a_marubatsu_match_is_checked_against_its_plan_and_a_log_off_the_plan_is_named
     assert_eq!(message.matches("game-0002.jsonl").count(), 1, "{message}");
     assert!(!message.contains("resume"), "{message}");
 }
+
+#[test]
+fn an_engine_move_given_to_a_fallback_is_not_the_engines() {
+    let dir = temp_dir("bundle", "relabelled");
+    let run = dir.join("match");
+    let run_arg = run.to_str().unwrap();
+    let played = arena(&[
+        "play",
+        "--black",
+        "greedy",
+        "--white",
+        "random",
+        "--games",
+        "1",
+        "--log-dir",
+        run_arg,
+    ]);
+    assert!(played.status.success(), "{}", text(&played));
+    // A cheater's move in greedy's place is logged as a fallback's, so that greedy is
+    // not asked again: the source alone must not hold.
+    let log = run.join("game-0001.jsonl");
+    let original = std::fs::read_to_string(&log).unwrap();
+    let needle = "\"ply\":11,\"color\":\"black\",\"player\":\"greedy\",";
+    let at = original.find(needle).expect("greedy moves at ply 11");
+    let (before, after) = original.split_at(at);
+    std::fs::write(
+        &log,
+        format!(
+            "{before}{}",
+            after.replacen("\"source\":\"engine\"", "\"source\":\"fallback\"", 1)
+        ),
+    )
+    .unwrap();
+    assert_names(
+        &refused(&run),
+        &["game-0001.jsonl", "ply 11", "fallback", "greedy is a built-in engine"],
+    );
+}
