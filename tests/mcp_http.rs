@@ -280,24 +280,28 @@ fn http_is_loopback_only_unless_a_token_is_given() {
     let _ = std::fs::remove_dir_all(&runs);
 }
 
-/// Ctrl-C stops the server: each open game is logged as stopped (`interrupted`), and
-/// the server says where the games are and exits 0.
+/// Ctrl-C stops the server, and so does SIGTERM (a service manager's stop: no command
+/// resumes a server's games, and SIGTERM used to quit at once, every open game's log
+/// left without its end): each open game is logged as stopped (`interrupted`), and the
+/// server says where the games are and exits 0.
 #[test]
-fn ctrl_c_logs_the_open_games_as_interrupted() {
-    let runs = crate::support::temp_dir("mcp-http", "ctrl-c");
-    let mut http = Http::start(&runs, "127.0.0.1:0", &[]);
-    let mut session = Session::open(&http, "sessioned");
-    session.call("new_game", json!({ "color": "white" }));
-    stateless(&http, "stateless", "new_game", json!({ "color": "black" }));
-    let pid = http.process.id().to_string();
-    assert!(Command::new("kill").args(["-INT", &pid]).status().unwrap().success());
-    let status = http.process.wait().unwrap();
-    assert!(status.success(), "{status:?}");
-    for client in ["sessioned", "stateless"] {
-        let log = run_of(&runs, client).join("game-0001.jsonl");
-        assert_eq!(stopped(&log), StopReason::Interrupted, "{client}");
+fn ctrl_c_or_sigterm_logs_the_open_games_as_interrupted() {
+    for signal in ["-INT", "-TERM"] {
+        let runs = crate::support::temp_dir("mcp-http", &format!("signal{signal}"));
+        let mut http = Http::start(&runs, "127.0.0.1:0", &[]);
+        let mut session = Session::open(&http, "sessioned");
+        session.call("new_game", json!({ "color": "white" }));
+        stateless(&http, "stateless", "new_game", json!({ "color": "black" }));
+        let pid = http.process.id().to_string();
+        assert!(Command::new("kill").args([signal, &pid]).status().unwrap().success());
+        let status = http.process.wait().unwrap();
+        assert!(status.success(), "{signal}: {status:?}");
+        for client in ["sessioned", "stateless"] {
+            let log = run_of(&runs, client).join("game-0001.jsonl");
+            assert_eq!(stopped(&log), StopReason::Interrupted, "{signal} {client}");
+        }
+        let _ = std::fs::remove_dir_all(&runs);
     }
-    let _ = std::fs::remove_dir_all(&runs);
 }
 
 /// At most 256 sessions at once (src/mcp/sessions.rs): past them `initialize` is
