@@ -280,6 +280,53 @@ fn http_is_loopback_only_unless_a_token_is_given() {
     let _ = std::fs::remove_dir_all(&runs);
 }
 
+/// Clients that send a request's headers and never its whole body hold no connection
+/// past --header-timeout (before, every connection could be held so for ever, and the
+/// server answered no one): each is refused (408) and closed, and a client's request
+/// is answered.
+#[test]
+fn a_body_that_never_arrives_holds_no_connection() {
+    use std::io::{Read, Write};
+    let runs = crate::support::temp_dir("mcp-http", "slow-body");
+    let http = Http::start(
+        &runs,
+        "127.0.0.1:0",
+        &["--max-connections", "2", "--header-timeout", "1"],
+    );
+    let address = http
+        .url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_string();
+    let slow: Vec<std::net::TcpStream> = (0..2)
+        .map(|_| {
+            let mut stream = std::net::TcpStream::connect(&address).unwrap();
+            let head = format!(
+                "POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+                 Accept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n{{"
+            );
+            stream.write_all(head.as_bytes()).unwrap();
+            stream
+        })
+        .collect();
+    let hello = json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": { "name": "s", "version": "1" } } });
+    let started = Instant::now();
+    assert_eq!(http.post(&hello, &[]).0, 200);
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "answered after {:?}",
+        started.elapsed()
+    );
+    for mut stream in slow {
+        stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        let mut answer = String::new();
+        let _ = stream.read_to_string(&mut answer);
+        assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    }
+    let _ = std::fs::remove_dir_all(&runs);
+}
+
 /// Ctrl-C stops the server, and so does SIGTERM (a service manager's stop: no command
 /// resumes a server's games, and SIGTERM used to quit at once, every open game's log
 /// left without its end): each open game is logged as stopped (`interrupted`), and the
