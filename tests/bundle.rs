@@ -501,3 +501,77 @@ fn a_match_is_checked_against_its_plan_and_a_removed_game_is_found() {
         &["runs/match/game-0002.jsonl", "missing", "a game was removed"],
     );
 }
+
+#[test]
+fn a_marubatsu_match_is_checked_against_its_plan_and_a_log_off_the_plan_is_named_once() {
+    let dir = temp_dir("bundle", "marubatsu");
+    let run = dir.join("match");
+    let run_arg = run.to_str().unwrap();
+    let played = arena(&[
+        "play",
+        "--game",
+        "marubatsu",
+        "--black",
+        "ai2",
+        "--white",
+        "random",
+        "--games",
+        "5",
+        "--swap",
+        "--seed",
+        "5",
+        "--log-dir",
+        run_arg,
+    ]);
+    assert!(played.status.success(), "{}", text(&played));
+    let held = arena(&["verify", run_arg]);
+    assert!(held.status.success(), "{}", text(&held));
+    assert_names(&text(&held), &["5 games", "engine moves chosen again", "all hold"]);
+    // Game 2 played by another seed: a log that is not the plan's game is named once.
+    let log = run.join("game-0002.jsonl");
+    let original = std::fs::read_to_string(&log).unwrap();
+    let seed = original.split("\"seed\":").nth(1).unwrap().split(',').next().unwrap();
+    std::fs::write(&log, original.replacen(&format!("\"seed\":{seed}"), "\"seed\":7", 1)).unwrap();
+    let message = refused(&run);
+    assert_names(&message, &["game-0002.jsonl", "seed 7", "the run's plan"]);
+    assert_eq!(message.matches("game-0002.jsonl").count(), 1, "{message}");
+    assert!(!message.contains("resume"), "{message}");
+}
+
+#[test]
+fn an_engine_move_given_to_a_fallback_is_not_the_engines() {
+    let dir = temp_dir("bundle", "relabelled");
+    let run = dir.join("match");
+    let run_arg = run.to_str().unwrap();
+    let played = arena(&[
+        "play",
+        "--black",
+        "greedy",
+        "--white",
+        "random",
+        "--games",
+        "1",
+        "--log-dir",
+        run_arg,
+    ]);
+    assert!(played.status.success(), "{}", text(&played));
+    // A cheater's move in greedy's place is logged as a fallback's, so that greedy is
+    // not asked again: the source alone must not hold.
+    let log = run.join("game-0001.jsonl");
+    let original = std::fs::read_to_string(&log).unwrap();
+    let needle = "\"ply\":11,\"color\":\"black\",\"player\":\"greedy\",";
+    let at = original.find(needle).expect("greedy moves at ply 11");
+    let (before, after) = original.split_at(at);
+    std::fs::write(
+        &log,
+        format!(
+            "{before}{}",
+            after.replacen("\"source\":\"engine\"", "\"source\":\"fallback\"", 1)
+        ),
+    )
+    .unwrap();
+    assert_names(
+        &refused(&run),
+        &["game-0001.jsonl", "ply 11", "fallback", "greedy is a built-in engine"],
+    );
+}

@@ -280,24 +280,75 @@ fn http_is_loopback_only_unless_a_token_is_given() {
     let _ = std::fs::remove_dir_all(&runs);
 }
 
-/// Ctrl-C stops the server: each open game is logged as stopped (`interrupted`), and
-/// the server says where the games are and exits 0.
+/// Clients that send a request's headers and never its whole body hold no connection
+/// past --header-timeout (before, every connection could be held so for ever, and the
+/// server answered no one): each is refused (408) and closed, and a client's request
+/// is answered.
 #[test]
-fn ctrl_c_logs_the_open_games_as_interrupted() {
-    let runs = crate::support::temp_dir("mcp-http", "ctrl-c");
-    let mut http = Http::start(&runs, "127.0.0.1:0", &[]);
-    let mut session = Session::open(&http, "sessioned");
-    session.call("new_game", json!({ "color": "white" }));
-    stateless(&http, "stateless", "new_game", json!({ "color": "black" }));
-    let pid = http.process.id().to_string();
-    assert!(Command::new("kill").args(["-INT", &pid]).status().unwrap().success());
-    let status = http.process.wait().unwrap();
-    assert!(status.success(), "{status:?}");
-    for client in ["sessioned", "stateless"] {
-        let log = run_of(&runs, client).join("game-0001.jsonl");
-        assert_eq!(stopped(&log), StopReason::Interrupted, "{client}");
+fn a_body_that_never_arrives_holds_no_connection() {
+    use std::io::{Read, Write};
+    let runs = crate::support::temp_dir("mcp-http", "slow-body");
+    let http = Http::start(
+        &runs,
+        "127.0.0.1:0",
+        &["--max-connections", "2", "--header-timeout", "1"],
+    );
+    let address = http
+        .url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_string();
+    let slow: Vec<std::net::TcpStream> = (0..2)
+        .map(|_| {
+            let mut stream = std::net::TcpStream::connect(&address).unwrap();
+            let head = format!(
+                "POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+                 Accept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n{{"
+            );
+            stream.write_all(head.as_bytes()).unwrap();
+            stream
+        })
+        .collect();
+    let hello = json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": { "name": "s", "version": "1" } } });
+    let started = Instant::now();
+    assert_eq!(http.post(&hello, &[]).0, 200);
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "answered after {:?}",
+        started.elapsed()
+    );
+    for mut stream in slow {
+        stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        let mut answer = String::new();
+        let _ = stream.read_to_string(&mut answer);
+        assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
     }
     let _ = std::fs::remove_dir_all(&runs);
+}
+
+/// Ctrl-C stops the server, and so does SIGTERM (a service manager's stop: no command
+/// resumes a server's games, and SIGTERM used to quit at once, every open game's log
+/// left without its end): each open game is logged as stopped (`interrupted`), and the
+/// server says where the games are and exits 0.
+#[test]
+fn ctrl_c_or_sigterm_logs_the_open_games_as_interrupted() {
+    for signal in ["-INT", "-TERM"] {
+        let runs = crate::support::temp_dir("mcp-http", &format!("signal{signal}"));
+        let mut http = Http::start(&runs, "127.0.0.1:0", &[]);
+        let mut session = Session::open(&http, "sessioned");
+        session.call("new_game", json!({ "color": "white" }));
+        stateless(&http, "stateless", "new_game", json!({ "color": "black" }));
+        let pid = http.process.id().to_string();
+        assert!(Command::new("kill").args([signal, &pid]).status().unwrap().success());
+        let status = http.process.wait().unwrap();
+        assert!(status.success(), "{signal}: {status:?}");
+        for client in ["sessioned", "stateless"] {
+            let log = run_of(&runs, client).join("game-0001.jsonl");
+            assert_eq!(stopped(&log), StopReason::Interrupted, "{signal} {client}");
+        }
+        let _ = std::fs::remove_dir_all(&runs);
+    }
 }
 
 /// At most 256 sessions at once (src/mcp/sessions.rs): past them `initialize` is

@@ -82,8 +82,9 @@ impl<R: ModelGame> ClientStore<R> {
         Ok(games)
     }
 
-    /// Arms the server's gentle stop: from now on the first Ctrl-C asks it to stop
-    /// ([`ClientStore::stopped`] resolves) instead of quitting at once; a second quits.
+    /// Arms the server's gentle stop: from now on the first Ctrl-C, or SIGTERM, asks it
+    /// to stop ([`ClientStore::stopped`] resolves) instead of quitting at once; a second
+    /// signal quits.
     pub fn stop_on_ctrl_c(&self) {
         arm(self.stop.clone(), None);
     }

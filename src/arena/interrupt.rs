@@ -4,10 +4,14 @@
 //! ([`crate::Run::stop_on_ctrl_c`]; a server of clients' games likewise,
 //! [`crate::ClientStore::stop_on_ctrl_c`]), the first Ctrl-C sets its stop flag: no
 //! new games; games in flight end after their current move (an external engine's move
-//! is abandoned at once), logged as unfinished. A second Ctrl-C, SIGTERM at any time, or
-//! either signal before a run is armed (or in a command without one, `play`) quits at
-//! once: between two log lines, every engine's process group ended, with 130. What
-//! the person is told is the face's: [`watch_signals`] hands it each [`Interrupt`].
+//! is abandoned at once), logged as unfinished. A server of clients' games takes SIGTERM
+//! (a service manager's stop) as it takes the first Ctrl-C: no command resumes its
+//! games, so each must be logged as stopped, and the manager's own grace period (then
+//! SIGKILL) bounds the wait. A second signal, SIGTERM to a run (which its resume plays
+//! again), or either signal before a run is armed (or in a command without one,
+//! `play`) quits at once: between two log lines, every engine's process group ended,
+//! with 130. What the person is told is the face's: [`watch_signals`] hands it each
+//! [`Interrupt`].
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -19,8 +23,8 @@ use super::engine_group::end_engine_processes;
 /// What a signal did, for the face to tell.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Interrupt {
-    /// The first Ctrl-C of an armed run: no new games start; games in flight stop
-    /// after their current move.
+    /// The first Ctrl-C of an armed run (or SIGTERM to a server): no new games start;
+    /// games in flight stop after their current move.
     Stopping,
     /// The process quits now (between two log lines, its engines ended); `resume` is
     /// the command that plays the unfinished games again, when a run was under way.
@@ -55,7 +59,7 @@ pub fn watch_signals(tell: fn(&Interrupt)) -> std::io::Result<()> {
         while let Some(signal) = signals.next().await {
             let gentle = GENTLE.lock().unwrap_or_else(|p| p.into_inner()).clone();
             match gentle {
-                Some(gentle) if signal == Signal::Interrupt && !stopping => {
+                Some(gentle) if !stopping && (signal == Signal::Interrupt || gentle.resume.is_none()) => {
                     stopping = true;
                     gentle.stop.store(true, Ordering::SeqCst);
                     tell(&Interrupt::Stopping);

@@ -9,8 +9,9 @@
 //!   legal and by the side to move, passes only where forced, the final discs and the
 //!   result as logged), each move's source as its decision records it, and every move
 //!   of a built-in engine chosen again by that engine from the game's seed;
-//! - for an eval, the same against its plan, and its tallies and agent statistics
-//!   derived again from the logs ([`runs::Matchup::add`]);
+//! - for an eval or a play (of either game: the one the run's logs name), the games
+//!   against its plan; for an eval, its tallies and agent statistics derived again
+//!   from the logs ([`runs::Matchup::add`]);
 //! - for a tournament, the games against the plan its run.json and file make
 //!   ([`Plan::tournament`]: players, colours, seeds and openings of every game; a
 //!   game missing from a pairing, one added, one after its pairing's stop), the stop
@@ -20,10 +21,11 @@
 
 use std::path::{Path, PathBuf};
 
-use engines::{EngineSpec, Engines};
+use agent::ModelGame;
+use engines::GameEngine;
 use game::othello::Color;
-use game::{Line, Othello};
-use record::{game_log_path, is_game_log, read_game_log_prefix, Event, MoveSource, Record};
+use game::{Game, Line, Marubatsu, Othello};
+use record::{game_log_path, game_start, is_game_log, read_game_log_prefix, Event, MoveSource, Record};
 use runs::{
     first_difference, is_bundle, prompt_files, rate_games, read_game_logs, read_run_text, replay_records, sha256_bytes,
     Anchor, Bundle, BundleError, OpeningsOrder, RateSettings, RunFile, RunGame, RunKind, TournamentRatings,
@@ -38,7 +40,7 @@ use super::matchup::match_plan;
 use super::openings::{OpeningSuite, Openings};
 use super::plan::Plan;
 use super::play::GameRecord;
-use super::resume::{check_players, rebuild_game};
+use super::resume::{check_players, rebuild_game, ResumeError};
 use super::scheduled::ScheduledGame;
 use super::sequential::decide_played;
 use super::stop_judge::StopJudge;
@@ -171,11 +173,19 @@ fn verify_run(dir: &Path, bundled: bool, judge: JudgeFor<'_>, verified: &mut Ver
     check_prompts(dir, &run, bundled, verified)?;
     let logs = replay_logs(dir, verified)?;
     verified.runs += 1;
-    match &run.run {
-        RunKind::Tournament(tournament) => check_tournament(dir, tournament, &logs, judge, verified),
-        RunKind::Eval(eval) => check_eval(dir, eval, &logs, judge, verified),
-        RunKind::Play(play) => check_play(dir, play, &logs, verified),
-        other => {
+    // A run plays one game (run.json does not name it; its logs do): a log of another
+    // game is found when the logs are held to the plan.
+    let game = logs
+        .first()
+        .and_then(|log| game_start(&log.records))
+        .map_or(Game::Othello, |start| start.game());
+    match (&run.run, game) {
+        (RunKind::Tournament(tournament), _) => check_tournament(dir, tournament, &logs, judge, verified),
+        (RunKind::Eval(eval), Game::Othello) => check_eval::<Othello>(dir, eval, &logs, judge, verified),
+        (RunKind::Eval(eval), Game::Marubatsu) => check_eval::<Marubatsu>(dir, eval, &logs, judge, verified),
+        (RunKind::Play(play), Game::Othello) => check_play::<Othello>(dir, play, &logs, verified),
+        (RunKind::Play(play), Game::Marubatsu) => check_play::<Marubatsu>(dir, play, &logs, verified),
+        (other, _) => {
             verified.notes.push(format!(
                 "{}: a {} run: its games replayed and its prompts checked; plans are derived again for tournament, \
                  eval and play runs only",
@@ -298,13 +308,17 @@ fn check_sources(path: &Path, records: &[Record]) -> Result<usize, VerifyError> 
 
 /// A tournament's plan as its run.json and tournament file make it: the players as
 /// logs name them, the plan, and where each game starts.
-struct Planned {
+struct Planned<R: ModelGame> {
     names: Vec<String>,
     plan: Plan,
-    openings: Openings<Othello>,
+    openings: Openings<R>,
 }
 
-fn planned(run_json: &Path, run: &TournamentRun, file: &TournamentFile<toml::Table>) -> Result<Planned, VerifyError> {
+fn planned(
+    run_json: &Path,
+    run: &TournamentRun,
+    file: &TournamentFile<toml::Table>,
+) -> Result<Planned<Othello>, VerifyError> {
     let names: Vec<String> = run.players.iter().map(|p| p.spec.clone()).collect();
     let llm: Vec<usize> = (0..names.len()).filter(|&i| run.players[i].agent.is_some()).collect();
     let plan = Plan::tournament(&names, &llm, file.format, file.games / 2, file.seed);
@@ -325,13 +339,13 @@ fn planned(run_json: &Path, run: &TournamentRun, file: &TournamentFile<toml::Tab
 
 /// Each finished game against the plan's game of its number (players and colours,
 /// seed, opening), rebuilt; by schedule index.
-fn planned_games(
-    planned: &Planned,
+fn planned_games<R: ModelGame>(
+    planned: &Planned<R>,
     logs: &[Logged],
     verified: &mut Verified,
-) -> Result<Vec<Option<GameRecord<Othello>>>, VerifyError> {
+) -> Result<Vec<Option<GameRecord<R>>>, VerifyError> {
     let schedule = &planned.plan.schedule;
-    let mut records: Vec<Option<GameRecord<Othello>>> = vec![None; schedule.len()];
+    let mut records: Vec<Option<GameRecord<R>>> = vec![None; schedule.len()];
     for log in logs {
         let Some(scheduled) = schedule.get(log.number - 1) else {
             return Err(differs(
@@ -351,68 +365,105 @@ fn planned_games(
             scheduled,
             &planned.openings,
         )
-        .map_err(|e| differs(&log.path, e.to_string()))?;
-        let record = rebuild_game::<Othello>(&log.records).map_err(|e| differs(&log.path, e))?;
+        .map_err(|e| not_planned(&log.path, e))?;
+        let record = rebuild_game::<R>(&log.records).map_err(|e| differs(&log.path, e))?;
         verified.engine_moves += check_engine_moves(&log.path, &record, &planned.names, scheduled)?;
         records[log.number - 1] = Some(record);
     }
     Ok(records)
 }
 
+/// A log whose players, seed or opening are not its game's in the plan, said as
+/// verify says it (the file named once; the log, not the settings, is at fault).
+fn not_planned(path: &Path, error: ResumeError) -> VerifyError {
+    match error {
+        ResumeError::Mismatch {
+            game, found, expected, ..
+        } => differs(
+            path,
+            format!(
+                "game {game} was played by {found}, but the run's plan has {expected}: the log is not the plan's game"
+            ),
+        ),
+        other => differs(path, other.to_string()),
+    }
+}
+
 /// Every move a built-in engine made in `record`, chosen again by that engine built
 /// with the seed the game gave it, on the same positions in the same order: an engine
 /// is a function of its seed and the positions it is asked, so a move that differs was
 /// not the engine's. Models, people and external engines are not asked again.
-fn check_engine_moves(
+fn check_engine_moves<R: ModelGame>(
     path: &Path,
-    record: &GameRecord<Othello>,
+    record: &GameRecord<R>,
     names: &[String],
     scheduled: &ScheduledGame,
 ) -> Result<usize, VerifyError> {
     let engine_of = |player: usize| {
-        let spec = names[player].parse::<EngineSpec>().ok()?;
-        (!Othello::is_human(&spec)).then(|| Othello::engine(&spec, scheduled.player_seed(player)))
+        let spec = names[player].parse::<R::Spec>().ok()?;
+        (!R::is_human(&spec)).then(|| R::engine(&spec, scheduled.player_seed(player)))
     };
     let mut engines = [engine_of(scheduled.black), engine_of(scheduled.white)];
-    let mut line = Line::<Othello>::new(*record.game.start());
+    let mut line = Line::<R>::new(*record.game.start());
     let mut asked = 0;
     for &mv in &record.game.moves()[..record.opening_plies] {
         line.try_play(mv)
             .map_err(|e| differs(path, format!("the opening: {e}")))?;
     }
     for ply in &record.plies {
-        let engine = &mut engines[usize::from(ply.color == Color::White)];
-        if let (Some(engine), MoveSource::Engine) = (engine.as_mut(), ply.played.source) {
-            let chosen = engine.choose(line.board()).map_err(|e| {
-                differs(
-                    path,
-                    format!(
-                        "ply {}: {} cannot move again: {e}",
-                        line.moves().len() + 1,
-                        engine.name()
-                    ),
-                )
-            })?;
-            let chosen = Othello::decision_move(&chosen);
-            asked += 1;
-            if chosen != ply.played.mv {
-                return Err(differs(
-                    path,
-                    format!(
-                        "ply {}: the log says {} played {}, but {} with the game's seed plays {}",
-                        line.moves().len() + 1,
-                        engine.name(),
-                        ply.played.mv,
-                        engine.name(),
-                        chosen
-                    ),
-                ));
-            }
+        let number = line.moves().len() + 1;
+        if let Some(engine) = engines[usize::from(ply.color == Color::White)].as_mut() {
+            let played = (ply.played.mv, ply.played.source);
+            asked += usize::from(ask_again(path, number, engine.as_mut(), line.board(), played)?);
         }
         line.try_play(ply.played.mv)
-            .map_err(|e| differs(path, format!("ply {}: {e}", line.moves().len() + 1)))?;
+            .map_err(|e| differs(path, format!("ply {number}: {e}")))?;
     }
     Ok(asked)
+}
+
+/// Ply `ply` of a built-in engine, `(mv, source)` on `board`, against the engine's own
+/// choice there; whether it was asked (a forced pass is not). Every move of a built-in
+/// engine is its own: one the log gives to a model or a fallback would escape the
+/// check, so it does not hold.
+fn ask_again<R: ModelGame>(
+    path: &Path,
+    ply: usize,
+    engine: &mut dyn GameEngine<R>,
+    board: &R::Position,
+    (mv, source): (R::Move, MoveSource),
+) -> Result<bool, VerifyError> {
+    match source {
+        MoveSource::ForcedPass => return Ok(false),
+        MoveSource::Engine => {}
+        other => {
+            return Err(differs(
+                path,
+                format!(
+                    "ply {ply}: the log gives {}'s move {mv} to the {}, but {} is a built-in engine, which makes \
+                     every move of its own: the move was not the engine's",
+                    engine.name(),
+                    format!("{other:?}").to_lowercase(),
+                    engine.name()
+                ),
+            ))
+        }
+    }
+    let chosen = engine
+        .choose(board)
+        .map_err(|e| differs(path, format!("ply {ply}: {} cannot move again: {e}", engine.name())))?;
+    let chosen = R::decision_move(&chosen);
+    if chosen != mv {
+        return Err(differs(
+            path,
+            format!(
+                "ply {ply}: the log says {} played {mv}, but {} with the game's seed plays {chosen}",
+                engine.name(),
+                engine.name(),
+            ),
+        ));
+    }
+    Ok(true)
 }
 
 /// A tournament's games against its plan, its stop rule's decisions and its results.
@@ -455,7 +506,7 @@ fn check_tournament(
 }
 
 /// A game logged after its pairing's stop rule stopped it (the rule never asked for it).
-fn check_unneeded(plan: &Plan, games: &RunGames<Othello>, logs: &[Logged]) -> Result<(), VerifyError> {
+fn check_unneeded<R: ModelGame>(plan: &Plan, games: &RunGames<R>, logs: &[Logged]) -> Result<(), VerifyError> {
     let needed = games.needed(&plan.pairings);
     let Some(log) = logs.iter().find(|log| !needed[log.number - 1]) else {
         return Ok(());
@@ -486,10 +537,10 @@ fn read_results(dir: &Path) -> Result<Value, VerifyError> {
 /// The games of a run against its stop rule (`rule`, asked again pair by pair and held
 /// to decisions.jsonl) or, without one, against its plan: a needed game missing from a
 /// run that says it finished (`complete`) is found; each pairing's stop.
-fn stops_of(
+fn stops_of<R: ModelGame>(
     dir: &Path,
     plan: &Plan,
-    records: &[Option<GameRecord<Othello>>],
+    records: &[Option<GameRecord<R>>],
     (rule, judge, complete): (Option<StopRule>, JudgeFor<'_>, bool),
     verified: &mut Verified,
 ) -> Result<Vec<Option<runs::PairingStop>>, VerifyError> {
@@ -513,7 +564,7 @@ fn stops_of(
 /// agent statistics derived again from the logs by the tally that wrote them
 /// ([`runs::Matchup::add`] over each game's [`runs::GameSummary`]), figure by figure;
 /// the move quality (from move-scores.jsonl) is taken as written, with a note.
-fn check_eval(
+fn check_eval<R: ModelGame>(
     dir: &Path,
     run: &runs::EvalRun,
     logs: &[Logged],
@@ -526,7 +577,7 @@ fn check_eval(
     let meetings: Vec<(usize, usize)> = (1..names.len()).map(|k| (0, k)).collect();
     let opening_seed = run.opening_seed.unwrap_or(run.seed);
     let plan = Plan::new(&names, &meetings, run.games_per_color, true, opening_seed, run.seed);
-    let openings = openings_of(&dir.join("run.json"), run.openings.as_ref(), run.opening_random)?;
+    let openings = openings_of::<R>(&dir.join("run.json"), run.openings.as_ref(), run.opening_random)?;
     let planned = Planned { names, plan, openings };
     let records = planned_games(&planned, logs, verified)?;
     let plan = &planned.plan;
@@ -554,7 +605,7 @@ fn check_eval(
     let unfinished = (0..needed.len())
         .filter(|&i| needed[i] && games.records[i].is_none())
         .count();
-    let result = EvalResult::<Othello>::of(opponents, Vec::new(), unfinished);
+    let result = EvalResult::<R>::of(opponents, Vec::new(), unfinished);
     let hosts = runs::folder_host_usage(dir).map_err(|e| differs(dir, format!("{e:#}")))?;
     let log_dir = results["log_dir"].as_str().unwrap_or_default();
     let stopping = (rule.as_ref(), &games.stops[..]);
@@ -580,10 +631,15 @@ fn check_eval(
 /// moves). Games start in number order and each writes its log as it starts, so a
 /// planned game with no log below one that has a log was removed; planned games after
 /// the last log were never started (an interrupted match), said in a note.
-fn check_play(dir: &Path, run: &runs::PlayRun, logs: &[Logged], verified: &mut Verified) -> Result<(), VerifyError> {
+fn check_play<R: ModelGame>(
+    dir: &Path,
+    run: &runs::PlayRun,
+    logs: &[Logged],
+    verified: &mut Verified,
+) -> Result<(), VerifyError> {
     let names: Vec<String> = run.players.iter().map(|p| p.spec.clone()).collect();
     let plan = match_plan(&names, run.games, run.swap, run.seed);
-    let openings = openings_of(&dir.join("run.json"), run.openings.as_ref(), run.opening_random)?;
+    let openings = openings_of::<R>(&dir.join("run.json"), run.openings.as_ref(), run.opening_random)?;
     let planned = Planned { names, plan, openings };
     planned_games(&planned, logs, verified)?;
     let started = (1..=run.games)
@@ -608,14 +664,14 @@ fn check_play(dir: &Path, run: &runs::PlayRun, logs: &[Logged], verified: &mut V
 
 /// Where a run's games start: the suite openings its run.json recorded (pair `p`
 /// plays `used[p]`), else `random` random plies.
-fn openings_of(
+fn openings_of<R: ModelGame>(
     run_json: &Path,
     record: Option<&runs::OpeningsRecord>,
     random: usize,
-) -> Result<Openings<Othello>, VerifyError> {
+) -> Result<Openings<R>, VerifyError> {
     Ok(match record {
         Some(record) => {
-            let suite = OpeningSuite::<Othello>::parse(&record.file, &record.used.join("\n"))
+            let suite = OpeningSuite::<R>::parse(&record.file, &record.used.join("\n"))
                 .map_err(|e| differs(run_json, format!("openings.used: {e}")))?;
             Openings::suite(suite, OpeningsOrder::Sequential, false, 0)
         }

@@ -13,9 +13,9 @@
 //! was the last to call, logged as stopped `disconnected`, as over stdio when the client
 //! goes away;
 //! a game that waits `--move-wait` for its client's next call at its turn (the only
-//! way to see a stateless client gone) is logged as stopped `abandoned`; Ctrl-C stops
-//! the server, each open game logged as stopped `interrupted` where its client would
-//! move.
+//! way to see a stateless client gone) is logged as stopped `abandoned`; Ctrl-C or
+//! SIGTERM (a service manager's stop) stops the server, each open game logged as
+//! stopped `interrupted` where its client would move.
 //!
 //! The listening is the web face's ([`crate::web::Listen`]): loopback only (the `Host`
 //! checked) unless a token is given, then `Authorization: Bearer TOKEN` on every
@@ -51,10 +51,10 @@ pub struct HttpOptions {
     pub move_wait: Duration,
 }
 
-/// Serves `options`' games over HTTP until Ctrl-C: then each open game plays the move
-/// under way and is logged as stopped (`interrupted`) at its client's turn, and the
-/// run folders are answered. A second Ctrl-C, or SIGTERM, quits at once, between two
-/// log lines (the command's signal handling). `ready` is told the address once the
+/// Serves `options`' games over HTTP until Ctrl-C or SIGTERM: then each open game plays
+/// the move under way and is logged as stopped (`interrupted`) at its client's turn,
+/// and the run folders are answered. A second signal quits at once, between two log
+/// lines (the command's signal handling). `ready` is told the address once the
 /// socket listens.
 pub async fn serve_http<R: ModelGame>(
     mut options: McpOptions<R>,

@@ -9,12 +9,17 @@
 //!   cookie so the page's own requests carry it), or that cookie.
 //! - A request with an `Origin` from another site is refused, and every body that
 //!   changes something is JSON (which a form on another site cannot send).
+//! - A request's body is read whole within the wait for its headers (`--header-timeout`)
+//!   and up to [`MAX_READ`] bytes, before any face sees it: a client that sends headers
+//!   and then never finishes its body would otherwise hold its connection, and with
+//!   enough of them every connection, for ever.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -37,15 +42,24 @@ connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 pub struct Guard {
     token: Option<String>,
     loopback: bool,
+    body_wait: Duration,
 }
 
 impl Guard {
     /// A guard requiring `token` when set; `loopback` says the server listens on a
-    /// loopback address.
-    pub fn new(token: Option<String>, loopback: bool) -> Guard {
-        Guard { token, loopback }
+    /// loopback address; a request's body must arrive within `body_wait`.
+    pub fn new(token: Option<String>, loopback: bool, body_wait: Duration) -> Guard {
+        Guard {
+            token,
+            loopback,
+            body_wait,
+        }
     }
 }
+
+/// The most bytes of a body the guard reads, above every face's own bound (which
+/// then answers with its own message).
+pub const MAX_READ: usize = 4 << 20;
 
 /// Whether `address` is a loopback address (where no token is needed).
 pub fn is_loopback(address: &SocketAddr) -> bool {
@@ -86,6 +100,17 @@ pub async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next
             return refuse(StatusCode::FORBIDDEN, "requests from other sites are refused");
         }
     }
+    let request = match read_whole(request, guard.body_wait).await {
+        Ok(request) => request,
+        Err((status, message)) => {
+            // The body is left unread: the connection cannot carry another request.
+            let mut refused = refuse(status, message);
+            refused
+                .headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+            return refused;
+        }
+    };
     let mut response = next.run(request).await;
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP));
@@ -102,6 +127,23 @@ pub async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next
         }
     }
     response
+}
+
+/// `request` with its body read whole, within `wait` and [`MAX_READ`] bytes; else why
+/// not.
+async fn read_whole(request: Request, wait: Duration) -> Result<Request, (StatusCode, &'static str)> {
+    let (parts, body) = request.into_parts();
+    match tokio::time::timeout(wait, axum::body::to_bytes(body, MAX_READ)).await {
+        Ok(Ok(bytes)) => Ok(Request::from_parts(parts, axum::body::Body::from(bytes))),
+        Ok(Err(_)) => Err((
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "the request's body is larger than this server reads, or was cut off: send a smaller one",
+        )),
+        Err(_) => Err((
+            StatusCode::REQUEST_TIMEOUT,
+            "the request's body did not arrive within the server's --header-timeout of its headers: send it whole",
+        )),
+    }
 }
 
 fn refuse(status: StatusCode, message: &'static str) -> Response {

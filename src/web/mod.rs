@@ -153,7 +153,8 @@ pub struct Listen {
     pub token: Option<String>,
     /// Connections open at once (more wait to be accepted).
     pub max_connections: usize,
-    /// A connection that has not sent a request's headers within this long is closed.
+    /// A connection that has not sent a request's headers within this long is closed;
+    /// a request whose body has not arrived within this long after them is refused.
     pub header_timeout: Duration,
 }
 
@@ -173,7 +174,11 @@ impl Listen {
             )
         })?;
         ready(listener.local_addr()?)?;
-        let guard = Arc::new(guard::Guard::new(self.token.clone(), is_loopback(&self.bind)));
+        let guard = Arc::new(guard::Guard::new(
+            self.token.clone(),
+            is_loopback(&self.bind),
+            self.header_timeout,
+        ));
         let app = app.layer(axum::middleware::from_fn_with_state(guard, guard::check));
         let listener = guard::BoundedListener::new(listener, self.max_connections);
         Ok(serve_connections(listener, app, self.header_timeout))
