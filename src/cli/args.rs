@@ -953,7 +953,7 @@ pub struct ServeArgs {
     /// Address to listen on (port 8765 by default, which the model servers' own
     /// defaults, 8080 and 11434, leave free). Anything but a loopback address needs a
     /// token (--token, or one generated and printed at start).
-    #[arg(long, default_value = "127.0.0.1:8765")]
+    #[arg(long, default_value = "127.0.0.1:8765", value_parser = limits::listen_address)]
     pub bind: SocketAddr,
     /// The runs folder: games played in the browser are logged here, and the watch
     /// page shows (only) the run folders under it.
@@ -1030,14 +1030,14 @@ pub struct McpArgs {
     /// clients that are not one long-lived process (web agents, the MCP Inspector, the
     /// conformance suite). Loopback only unless a token is given (--token, or one
     /// generated and printed for any other address).
-    #[arg(long, value_name = "ADDR")]
+    #[arg(long, value_name = "ADDR", value_parser = limits::listen_address)]
     pub http: Option<SocketAddr>,
     #[command(flatten)]
     pub listen: ListenArgs,
     /// Over --http: a game that waits this many seconds for its client's next call at
     /// its turn is logged as stopped (`abandoned`), as is a session idle that long
     /// (`disconnected`).
-    #[arg(long, value_name = "SECONDS", default_value_t = 3600.0, value_parser = limits::timeout)]
+    #[arg(long, value_name = "SECONDS", default_value_t = 3600.0, value_parser = limits::timeout, requires = "http")]
     pub move_wait: f64,
     #[command(flatten)]
     pub agent: AgentArgs,
@@ -1047,3 +1047,16 @@ pub struct McpArgs {
 
 /// `--intrinsic` by default: the calibration shipped under docs/ (built in).
 pub const DEFAULT_CALIBRATION: &str = runs::SHIPPED_CALIBRATION_PATH;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// clap's own checks of every command's flags (names, groups, `requires`,
+    /// conflicts), which it otherwise makes only when that command is run.
+    #[test]
+    fn every_command_s_flags_are_well_formed() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}

@@ -75,6 +75,15 @@ pub fn interval_width(text: &str) -> Result<f64, String> {
 }
 
 /// Parses a `--timeout` flag.
+/// An address to listen on: an IP address and a port (a host name is not looked up).
+pub fn listen_address(text: &str) -> Result<std::net::SocketAddr, String> {
+    text.parse().map_err(|_| {
+        format!(
+            "{text:?} is not an IP address and port: give one such as 127.0.0.1:8765 (a host name is not looked up)"
+        )
+    })
+}
+
 pub fn timeout(text: &str) -> Result<f64, String> {
     let seconds: f64 = text
         .trim()
