@@ -121,8 +121,8 @@ pub use sequential::{Pairing, SequentialResult};
 pub use stop_judge::{StopJudge, StopJudgeError};
 pub use suite_file::{CannotRead, SuiteFileError, BALANCED_SUITE};
 pub use tournament::{
-    recorded_tournament, AnchorError, Entrants, OpenTournament, Tournament, TournamentError, TournamentFile,
-    TournamentGames,
+    recorded_tournament, AnchorError, Entrants, OpenTournament, RateRunError, Tournament, TournamentError,
+    TournamentFile, TournamentGames, TournamentRating,
 };
 pub use valuing::{RunValues, ValueError, Valued, Valuing};
 pub use verify::{verify, JudgeFor, Verified, VerifyError};

@@ -9,8 +9,9 @@ use std::path::{Path, PathBuf};
 use game::othello::Color;
 use game::Othello;
 use runs::{
-    canonical_player, changed_agent_settings, utc_now, Anchor, EngineTable, OpeningsOrder, PairingResult, RateSettings,
-    ReadRunError, Resume, RunFile, RunKind, TournamentRun,
+    canonical_player, changed_agent_settings, rate_games, read_game_logs, utc_now, Anchor, EngineTable, LogsError,
+    OpeningsOrder, PairingResult, RateError, RateSettings, ReadRunError, Resume, RunFile, RunGame, RunKind,
+    TournamentRatings, TournamentRun,
 };
 use serde::Deserialize;
 use stats::{ParseStopRuleError, StopRule, Tally};
@@ -151,6 +152,36 @@ pub enum TournamentError {
     Run(#[from] RunError),
 }
 
+/// A tournament run's ratings ([`Tournament::rate`]).
+#[derive(Debug)]
+pub enum TournamentRating {
+    /// Rated; `notes` are the log reader's, then the scale's.
+    Rated {
+        /// As played, and with fallback games as losses.
+        ratings: TournamentRatings,
+        /// What the reader and the scale noted.
+        notes: Vec<String>,
+    },
+    /// An interrupted run not rated yet (it still resumes); `notes` are the reader's.
+    NotYet {
+        /// What the reader noted.
+        notes: Vec<String>,
+        /// Why it cannot be rated yet.
+        why: RateRunError,
+    },
+}
+
+/// A tournament run's games could not be read or rated.
+#[derive(Debug, thiserror::Error)]
+pub enum RateRunError {
+    /// Its logs do not read.
+    #[error(transparent)]
+    Logs(#[from] LogsError),
+    /// Its games cannot be rated as it asks.
+    #[error(transparent)]
+    Rate(#[from] RateError),
+}
+
 /// A file's `anchor` that is not one of its players, or too few players to rate.
 #[derive(Debug, thiserror::Error)]
 pub enum AnchorError {
@@ -285,6 +316,31 @@ impl<L> Tournament<L> {
         RateSettings {
             anchor: self.anchor.clone(),
             ..RateSettings::with_ladder(no_ladder)
+        }
+    }
+
+    /// The ratings of every game in the run folder `log_dir` ([`runs::rate_games`], as
+    /// `rate` rates them: [`Tournament::rate_settings`]): as played, and with fallback
+    /// games as losses when there were any. An `interrupted` run that cannot be rated
+    /// yet (the anchor may not have played) is [`TournamentRating::NotYet`], not an
+    /// error: it still resumes. The bootstrap runs here: call it off the async workers.
+    pub fn rate(&self, no_ladder: bool, log_dir: &Path, interrupted: bool) -> Result<TournamentRating, RateRunError> {
+        let logs = read_game_logs(&[log_dir.to_path_buf()])?;
+        let games = RunGame::from_logs(&logs);
+        let settings = self.rate_settings(no_ladder);
+        match rate_games(&games, game::Game::Othello, &settings, &stats::RatingWatch::default()) {
+            Ok(rated) => Ok(TournamentRating::Rated {
+                ratings: TournamentRatings {
+                    as_played: Some(rated.as_played),
+                    fallback_as_loss: rated.fallback_as_loss,
+                },
+                notes: logs.notes.into_iter().chain(rated.notes).collect(),
+            }),
+            Err(why) if interrupted => Ok(TournamentRating::NotYet {
+                notes: logs.notes,
+                why: why.into(),
+            }),
+            Err(why) => Err(why.into()),
         }
     }
 

@@ -21,16 +21,13 @@ use super::inputs::{read_user_file, SETTINGS_CAP};
 use super::limits;
 use super::progress::GameBar;
 use super::quality;
-use super::rate::read_games;
 use super::stats::print_notes;
 use super::stdout::{out, outln};
 use agent::AgentConfig;
-use arena::{recorded_tournament, Connection, Entrants, ExternalEngine, PlayerSpec};
+use arena::{recorded_tournament, Connection, Entrants, ExternalEngine, PlayerSpec, TournamentRating};
 use game::Othello;
 use llm::Think;
-use runs::{
-    leaderboard_tables, read_game_logs, Leaderboard, PairingResult, RunResults, TournamentRatings, TournamentResults,
-};
+use runs::{leaderboard_tables, read_game_logs, PairingResult, RunResults, TournamentRatings, TournamentResults};
 
 /// A tournament file, its `[[llm]]` tables read by the agent and host flags' parsers.
 type TournamentFile = arena::TournamentFile<LlmEntry>;
@@ -197,13 +194,9 @@ pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<Strin
         });
         super::eval::valued_or_stopped(valued, (games.len(), args.json), (valuing, playing))?;
     }
-    let (as_played, as_loss) = rate(&tournament, args.no_ladder, log_dir, interrupted)?;
     let results = TournamentResults {
         pairings: played.pairings,
-        ratings: TournamentRatings {
-            as_played,
-            fallback_as_loss: as_loss,
-        },
+        ratings: rate(&tournament, args.no_ladder, log_dir, interrupted)?,
         complete: !interrupted,
         log_dir: log_dir.display().to_string(),
     };
@@ -312,38 +305,23 @@ async fn entrants(tournament: &Tournament, env: &dyn Fn(&str) -> Option<String>)
     Ok(Entrants::new(players, llm, fleet_capacity, (file.format, path))?)
 }
 
-/// The ratings of every game in the run folder ([`runs::rate_games`], as `rate` rates
-/// them: the file's anchor, else the published ladder unless `--no-ladder`; the
-/// scale's notes on stderr): as played, and with fallback games as losses when there
-/// were any. An interrupted run that cannot be rated yet (the anchor may not have
-/// played) has none, and still says how to resume.
-fn rate(
-    tournament: &Tournament,
-    no_ladder: bool,
-    log_dir: &Path,
-    interrupted: bool,
-) -> Result<(Option<Leaderboard>, Option<Leaderboard>)> {
-    let settings = tournament.rate_settings(no_ladder);
-    // The bootstrap searches on blocking threads, off the async workers.
-    let rated = tokio::task::block_in_place(|| -> Result<_> {
-        let games = read_games(&[log_dir.to_path_buf()])?;
-        Ok(runs::rate_games(
-            &games,
-            game::Game::Othello,
-            &settings,
-            &stats::RatingWatch::default(),
-        )?)
-    });
+/// The run's ratings ([`Tournament::rate`], on blocking threads, off the async
+/// workers), its notes on stderr; an interrupted run not rated yet says why.
+fn rate(tournament: &Tournament, no_ladder: bool, log_dir: &Path, interrupted: bool) -> Result<TournamentRatings> {
+    let rated = tokio::task::block_in_place(|| tournament.rate(no_ladder, log_dir, interrupted))?;
     match rated {
-        Ok(rated) => {
-            print_notes(&rated.notes);
-            Ok((Some(rated.as_played), rated.fallback_as_loss))
+        TournamentRating::Rated { ratings, notes } => {
+            print_notes(&notes);
+            Ok(ratings)
         }
-        Err(err) if interrupted => {
-            eprintln!("no ratings yet: {err:#}");
-            Ok((None, None))
+        TournamentRating::NotYet { notes, why } => {
+            print_notes(&notes);
+            eprintln!("no ratings yet: {:#}", anyhow::Error::from(why));
+            Ok(TournamentRatings {
+                as_played: None,
+                fallback_as_loss: None,
+            })
         }
-        Err(err) => Err(err),
     }
 }
 
