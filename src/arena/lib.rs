@@ -117,8 +117,8 @@ pub use sequential::Pairing;
 pub use stop_judge::{StopJudge, StopJudgeError};
 pub use suite_file::{CannotRead, SuiteFileError};
 pub use tournament::{
-    recorded_tournament, AnchorError, Entrants, OpenTournament, RateRunError, Tournament, TournamentError,
-    TournamentFile, TournamentGames, TournamentRating,
+    llm_player_name, recorded_tournament, AnchorError, Entrants, OpenTournament, RateRunError, Tournament,
+    TournamentError, TournamentFile, TournamentGames, TournamentRating,
 };
 pub use valuing::{RunValues, ValueError, Valued, Valuing};
 pub use verify::{verify, JudgeFor, Verified, VerifyError};

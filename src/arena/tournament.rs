@@ -152,6 +152,32 @@ pub enum TournamentError {
     Run(#[from] RunError),
 }
 
+/// The name of one player of a tournament file's `[[llm]]` table: the table's `name`,
+/// else its thinking level (`think-on`, `think-off`, `think-high`) when `think_named`
+/// (its grid does not vary the level, which then names it in its own parts), as
+/// leaderboards of thinking models do; then the grid's `parts`, joined by `-`. None
+/// when nothing names it; refused when the name is not a player name.
+pub fn llm_player_name(
+    table_name: Option<&str>,
+    think: Option<&llm::Think>,
+    think_named: bool,
+    parts: &[String],
+) -> Result<Option<String>, agent::PlayerNameError> {
+    let think = think.filter(|_| think_named).map(|think| match think {
+        llm::Think::Enabled(true) => "think-on".to_string(),
+        llm::Think::Enabled(false) => "think-off".to_string(),
+        llm::Think::Level(level) => format!("think-{level}"),
+    });
+    let base = table_name.map(str::to_string).or(think);
+    let parts: Vec<String> = base.into_iter().chain(parts.iter().cloned()).collect();
+    if parts.is_empty() {
+        return Ok(None);
+    }
+    let name = parts.join("-");
+    agent::AgentConfig::check_name(&name)?;
+    Ok(Some(name))
+}
+
 /// A tournament run's ratings ([`Tournament::rate`]).
 #[derive(Debug)]
 pub enum TournamentRating {
@@ -631,4 +657,31 @@ pub(crate) fn pairing_results(plan: &Plan, games: &RunGames<Othello>) -> Vec<Pai
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::llm_player_name;
+    use llm::Think;
+
+    /// A table's name comes first, else its thinking level (unless the grid names it),
+    /// then the grid's parts; a name that is not a player name is refused.
+    #[test]
+    fn an_llm_tables_player_is_named_by_its_name_else_its_thinking_then_its_grid() {
+        let parts = ["tool".to_string(), "vote-3".to_string()];
+        let high = Think::Level("high".to_string());
+        let name = |table, think, named, parts: &[String]| llm_player_name(table, think, named, parts).unwrap();
+        assert_eq!(
+            name(Some("a"), Some(&high), true, &parts).as_deref(),
+            Some("a-tool-vote-3")
+        );
+        assert_eq!(name(None, Some(&high), true, &[]).as_deref(), Some("think-high"));
+        assert_eq!(
+            name(None, Some(&Think::Enabled(false)), true, &[]).as_deref(),
+            Some("think-off")
+        );
+        assert_eq!(name(None, Some(&high), false, &parts).as_deref(), Some("tool-vote-3"));
+        assert_eq!(name(None, None, true, &[]), None);
+        assert!(llm_player_name(Some("a b"), None, true, &[]).is_err());
+    }
 }

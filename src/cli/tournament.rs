@@ -26,7 +26,6 @@ use super::stdout::{out, outln};
 use agent::AgentConfig;
 use arena::{recorded_tournament, Connection, Entrants, ExternalEngine, PlayerSpec, TournamentRating};
 use game::Othello;
-use llm::Think;
 use runs::{leaderboard_tables, read_game_logs, PairingResult, RunResults, TournamentRatings, TournamentResults};
 
 /// A tournament file, its `[[llm]]` tables read by the agent and host flags' parsers.
@@ -49,15 +48,6 @@ struct LlmEntry {
     /// `api_key_env`, `timeout`, `max_retries`), each left out the flag's default.
     #[serde(flatten)]
     hosts: HostArgs,
-}
-
-/// The default player name of a thinking setting: `think-on`, `think-off`, `think-high`.
-fn think_name(think: &Think) -> String {
-    match think {
-        Think::Enabled(true) => "think-on".to_string(),
-        Think::Enabled(false) => "think-off".to_string(),
-        Think::Level(level) => format!("think-{level}"),
-    }
 }
 
 impl LlmEntry {
@@ -131,19 +121,11 @@ impl LlmEntry {
         let mut player = parse_player(&spec, "[[llm]]", agent, Some(connection))
             .with_context(|| format!("bad [[llm]] {} in {}", self.model, path.display()))?;
         if let PlayerSpec::Llm(llm_player) = &mut player {
-            // A player whose agent file sets a thinking level is named by it unless
-            // named otherwise (`llm:MODEL@think-high`), as leaderboards of thinking
-            // models do; a grid that varies the level names it in its own parts.
             let think_named = !self.grid.as_ref().is_some_and(|grid| grid.varies("think"));
-            let base = self.name.clone().or_else(|| {
-                let think = llm_player.config.think.as_ref().filter(|_| think_named);
-                think.map(think_name)
-            });
-            let parts: Vec<String> = base.into_iter().chain(variant.name_parts.iter().cloned()).collect();
-            if !parts.is_empty() {
-                let name = parts.join("-");
-                AgentConfig::check_name(&name)
-                    .map_err(|e| anyhow::anyhow!("bad [[llm]] {} in {}: {e}", self.model, path.display()))?;
+            let think = llm_player.config.think.as_ref();
+            let name = arena::llm_player_name(self.name.as_deref(), think, think_named, &variant.name_parts)
+                .map_err(|e| anyhow::anyhow!("bad [[llm]] {} in {}: {e}", self.model, path.display()))?;
+            if let Some(name) = name {
                 let mut config = (*llm_player.config).clone();
                 config.name = Some(name);
                 llm_player.config = Arc::new(config);
