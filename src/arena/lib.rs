@@ -38,6 +38,7 @@ mod interrupt;
 mod intrinsic;
 mod lifecycle;
 mod llm_bench;
+mod llm_table;
 mod match_report;
 mod matchup;
 mod openings;
@@ -89,6 +90,7 @@ pub use interrupt::{watch_signals, Interrupt};
 pub use intrinsic::{logs_table, stop_judge, IntrinsicError, IntrinsicFlags, IntrinsicPlan};
 pub use lifecycle::{Interrupted, Resumed, Run, RunError, RunGames, Start};
 pub use llm_bench::{llm_bench, LlmBench};
+pub use llm_table::LlmEntry;
 pub use matchup::{run_match, MatchConfig, MatchResult, SpecTally};
 pub use openings::{OpeningSuite, Openings, SuiteLineError, SuiteOpening};
 pub use place::{

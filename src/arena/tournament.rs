@@ -1,5 +1,5 @@
-//! A tournament: its file's settings ([`TournamentFile`]; the `[[llm]]` tables are the
-//! binary's, whose keys are its flags'), checked as the flags of the same names are;
+//! A tournament: its file's settings ([`TournamentFile`]; the `[[llm]]` tables are
+//! [`LlmEntry`], whose host keys are the host flags'), checked as the flags of the same names are;
 //! its players checked ([`Entrants`]); its run opened or resumed (held to the players
 //! and openings it recorded) and played through [`Run`] ([`OpenTournament`]); each
 //! pairing's result.
@@ -18,6 +18,7 @@ use stats::{ParseStopRuleError, StopRule, Tally};
 
 use super::eval_plan::MoveValuing;
 use super::lifecycle::{Resumed, Run, RunError, RunGames, Start};
+use super::llm_table::LlmEntry;
 use super::openings::Openings;
 use super::plan::{Format, Plan};
 use super::player_spec::PlayerSpec;
@@ -26,10 +27,11 @@ use super::schedule::{MatchEvent, RunOptions};
 use super::stop_judge::StopJudge;
 use super::suite_file::{SuiteFileError, BALANCED_SUITE};
 
-/// A tournament file: `L` is the type of its `[[llm]]` tables.
+/// A tournament file: `L` is the type of its `[[llm]]` tables ([`LlmEntry`]; `verify`
+/// reads them as bare tables).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, bound(deserialize = "L: Deserialize<'de>"))]
-pub struct TournamentFile<L> {
+pub struct TournamentFile<L = LlmEntry> {
     /// `gauntlet` (every LLM player against every engine) or `round-robin`.
     #[serde(default)]
     pub format: Format,
@@ -73,7 +75,7 @@ fn default_seed() -> u64 {
 
 /// A tournament as its file defines it, checked, with its anchor and stop rule read.
 #[derive(Debug)]
-pub struct Tournament<L> {
+pub struct Tournament<L = LlmEntry> {
     /// Where the file's text came from (the file, or the run.json of `--resume`).
     pub path: PathBuf,
     /// The run folder `--resume` continues, with what its run.json recorded.

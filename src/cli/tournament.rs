@@ -9,14 +9,13 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use serde::Deserialize;
 
 use super::agent_args::{parse_player, AgentArgs, HostArgs};
 use super::args::TournamentArgs;
 use super::args::DEFAULT_CALIBRATION;
 use super::eval::Interrupted;
 use super::external;
-use super::grid::{Grid, Variant};
+use super::grid::{self, Variant};
 use super::inputs::{read_user_file, SETTINGS_CAP};
 use super::limits;
 use super::progress::GameBar;
@@ -24,115 +23,83 @@ use super::quality;
 use super::stats::print_notes;
 use super::stdout::{out, outln};
 use agent::AgentConfig;
-use arena::{recorded_tournament, Connection, Entrants, ExternalEngine, PlayerSpec, TournamentRating};
+use arena::{
+    recorded_tournament, Connection, Entrants, ExternalEngine, LlmEntry, PlayerSpec, Tournament, TournamentFile,
+    TournamentRating,
+};
 use game::Othello;
 use runs::{leaderboard_tables, read_game_logs, PairingResult, RunResults, TournamentRatings, TournamentResults};
 
-/// A tournament file, its `[[llm]]` tables read by the agent and host flags' parsers.
-type TournamentFile = arena::TournamentFile<LlmEntry>;
-
-/// A tournament, read and checked.
-type Tournament = arena::Tournament<LlmEntry>;
-
-/// One LLM player of a tournament file.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct LlmEntry {
-    model: String,
-    /// Tells apart two players of one model (`llm:MODEL@NAME` in logs and tables).
-    name: Option<String>,
-    agent_file: Option<PathBuf>,
-    /// Agent settings with several values each: one player per combination.
-    grid: Option<Grid>,
-    /// Its server: the host flags' keys (`api`, `host`, `fleet`, `max_in_flight`,
-    /// `api_key_env`, `timeout`, `max_retries`), each left out the flag's default.
-    #[serde(flatten)]
-    hosts: HostArgs,
+/// An `[[llm]]` table's hosts as the host flags, checked (the message names the key).
+fn hosts(entry: &LlmEntry) -> Result<HostArgs, String> {
+    entry.check_hosts()?;
+    Ok(HostArgs::from(entry.hosts.clone()))
 }
 
-impl LlmEntry {
-    /// The host flags this table stands for, each value held to its flag's limits
-    /// (the message names the key).
-    fn hosts(&self) -> Result<&HostArgs, String> {
-        let hosts = &self.hosts;
-        limits::PARALLEL
-            .check(hosts.max_in_flight as i64)
-            .map_err(|e| format!("max_in_flight = {e}"))?;
-        limits::timeout_seconds(hosts.timeout).map_err(|e| format!("timeout = {e}"))?;
-        limits::RETRIES
-            .check(i64::from(hosts.max_retries))
-            .map_err(|e| format!("max_retries = {e}"))?;
-        Ok(hosts)
+/// The agent flags of an `[[llm]]` table (its agent file) and the connection to its
+/// hosts. Players on the same hosts share one connection (kept in `connections`), so a
+/// host's max_in_flight holds across them (hosts named in an agent file are that
+/// file's own); a new connection adds its capacity to `fleet_capacity`.
+async fn connect(
+    entry: &LlmEntry,
+    connections: &mut HashMap<String, Connection>,
+    fleet_capacity: &mut usize,
+    env: &dyn Fn(&str) -> Option<String>,
+    path: &Path,
+) -> Result<(AgentArgs, Connection)> {
+    let agent = AgentArgs {
+        agent_file: entry.agent_file.clone(),
+        ..AgentArgs::default()
+    };
+    let hosts = hosts(entry)
+        .map_err(|e| anyhow::anyhow!("bad tournament file {}: [[llm]] {}: {e}", path.display(), entry.model))?;
+    let key = if hosts.given() {
+        format!("{hosts:?}")
+    } else {
+        format!("{hosts:?} {:?}", entry.agent_file)
+    };
+    if let Some(connection) = connections.get(&key) {
+        return Ok((agent, connection.clone()));
     }
+    let connection = hosts
+        .connect(&agent, env)
+        .await
+        .with_context(|| format!("bad [[llm]] {} in {}", entry.model, path.display()))?;
+    *fleet_capacity += connection.default_parallel();
+    connections.insert(key, connection.clone());
+    Ok((agent, connection))
+}
 
-    /// The agent flags of this table (its agent file) and the connection to its hosts.
-    /// Players on the same hosts share one connection (kept in `connections`), so a
-    /// host's max_in_flight holds across them (hosts named in an agent file are that
-    /// file's own); a new connection adds its capacity to `fleet_capacity`.
-    async fn connect(
-        &self,
-        connections: &mut HashMap<String, Connection>,
-        fleet_capacity: &mut usize,
-        env: &dyn Fn(&str) -> Option<String>,
-        path: &Path,
-    ) -> Result<(AgentArgs, Connection)> {
-        let agent = AgentArgs {
-            agent_file: self.agent_file.clone(),
-            ..AgentArgs::default()
-        };
-        let hosts = self
-            .hosts()
-            .map_err(|e| anyhow::anyhow!("bad tournament file {}: [[llm]] {}: {e}", path.display(), self.model))?;
-        let key = if hosts.given() {
-            format!("{hosts:?}")
-        } else {
-            format!("{hosts:?} {:?}", self.agent_file)
-        };
-        if let Some(connection) = connections.get(&key) {
-            return Ok((agent, connection.clone()));
-        }
-        let connection = hosts
-            .connect(&agent, env)
-            .await
-            .with_context(|| format!("bad [[llm]] {} in {}", self.model, path.display()))?;
-        *fleet_capacity += connection.default_parallel();
-        connections.insert(key, connection.clone());
-        Ok((agent, connection))
+/// The players of an `[[llm]]` table over `base` (its agent file): one, or one per
+/// combination of its grid, each with the name parts its settings give.
+fn variants(entry: &LlmEntry, base: &AgentArgs) -> Result<Vec<Variant>> {
+    match &entry.grid {
+        None => Ok(vec![Variant {
+            agent: base.clone(),
+            name_parts: Vec::new(),
+        }]),
+        Some(grid) => grid::variants(grid, base),
     }
+}
 
-    /// The players of this table over `base` (its agent file): one, or one per
-    /// combination of its grid, each with the name parts its settings give.
-    fn variants(&self, base: &AgentArgs) -> Result<Vec<Variant>> {
-        match &self.grid {
-            None => Ok(vec![Variant {
-                agent: base.clone(),
-                name_parts: Vec::new(),
-            }]),
-            Some(grid) => grid.variants(base),
+/// The `llm:MODEL` player of one of an `[[llm]]` table's variants on `connection`,
+/// named as [`arena::llm_player_name`] says.
+fn player(entry: &LlmEntry, variant: &Variant, connection: &Connection, path: &Path) -> Result<PlayerSpec> {
+    let agent = &variant.agent;
+    let spec = format!("llm:{}", entry.model);
+    let mut player = parse_player(&spec, "[[llm]]", agent, Some(connection))
+        .with_context(|| format!("bad [[llm]] {} in {}", entry.model, path.display()))?;
+    if let PlayerSpec::Llm(llm_player) = &mut player {
+        let think = llm_player.config.think.as_ref();
+        let name = arena::llm_player_name(entry.name.as_deref(), think, entry.think_named(), &variant.name_parts)
+            .map_err(|e| anyhow::anyhow!("bad [[llm]] {} in {}: {e}", entry.model, path.display()))?;
+        if let Some(name) = name {
+            let mut config = (*llm_player.config).clone();
+            config.name = Some(name);
+            llm_player.config = Arc::new(config);
         }
     }
-
-    /// The `llm:MODEL` player of one of this table's variants on `connection`, named
-    /// by the table's `name` (else its thinking level, when the grid does not vary it)
-    /// followed by the variant's name parts.
-    fn player(&self, variant: &Variant, connection: &Connection, path: &Path) -> Result<PlayerSpec> {
-        let agent = &variant.agent;
-        let spec = format!("llm:{}", self.model);
-        let mut player = parse_player(&spec, "[[llm]]", agent, Some(connection))
-            .with_context(|| format!("bad [[llm]] {} in {}", self.model, path.display()))?;
-        if let PlayerSpec::Llm(llm_player) = &mut player {
-            let think_named = !self.grid.as_ref().is_some_and(|grid| grid.varies("think"));
-            let think = llm_player.config.think.as_ref();
-            let name = arena::llm_player_name(self.name.as_deref(), think, think_named, &variant.name_parts)
-                .map_err(|e| anyhow::anyhow!("bad [[llm]] {} in {}: {e}", self.model, path.display()))?;
-            if let Some(name) = name {
-                let mut config = (*llm_player.config).clone();
-                config.name = Some(name);
-                llm_player.config = Arc::new(config);
-            }
-        }
-        Ok(player)
-    }
+    Ok(player)
 }
 
 pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
@@ -238,8 +205,7 @@ fn read(args: &TournamentArgs) -> Result<Tournament> {
     }
     // A grid's values are checked now, before any server is asked for anything.
     for entry in &file.llms {
-        entry
-            .variants(&AgentArgs::default())
+        variants(entry, &AgentArgs::default())
             .map_err(|e| anyhow::anyhow!("bad tournament file {}: [[llm]] {}: {e}", path.display(), entry.model))?;
     }
     Ok(arena::Tournament::new((path, text), resume, file)?)
@@ -263,13 +229,12 @@ async fn entrants(tournament: &Tournament, env: &dyn Fn(&str) -> Option<String>)
     let mut fleet_capacity = 0;
     let mut connections: HashMap<String, Connection> = HashMap::new();
     for entry in &file.llms {
-        let (agent, connection) = entry.connect(&mut connections, &mut fleet_capacity, env, path).await?;
-        let variants = entry
-            .variants(&agent)
-            .with_context(|| format!("bad [[llm]] {} in {}", entry.model, path.display()))?;
+        let (agent, connection) = connect(entry, &mut connections, &mut fleet_capacity, env, path).await?;
+        let variants =
+            variants(entry, &agent).with_context(|| format!("bad [[llm]] {} in {}", entry.model, path.display()))?;
         let first = players.len();
         for variant in &variants {
-            let player = entry.player(variant, &connection, path)?;
+            let player = player(entry, variant, &connection, path)?;
             // Two values of one grid that make one name (`0.7` and `0.70`) are the
             // values' fault, not the table's: say so.
             if let Some(twice) = players[first..].iter().find(|p| p.to_string() == player.to_string()) {
@@ -338,30 +303,4 @@ fn print_results(results: &TournamentResults, json: bool) -> Result<()> {
     out!("{}", intrinsic.text())?;
     outln!("logs: {}", results.log_dir)?;
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// An `[[llm]]` table's host keys are the host flags', read in place; a key that is
-    /// neither a host flag nor the table's own is refused.
-    #[test]
-    fn an_llm_table_reads_its_host_keys_and_refuses_others() {
-        let entry: LlmEntry = toml::from_str("model = \"m\"\nhost = [\"h:1\"]\ntimeout = 5.0\n").unwrap();
-        assert_eq!(
-            (entry.hosts.host.as_slice(), entry.hosts.timeout),
-            (&["h:1".to_string()][..], 5.0)
-        );
-        assert_eq!(
-            entry.hosts.max_retries,
-            llm::HostOptions::MAX_RETRIES,
-            "a key left out is the flag's default"
-        );
-        let err = toml::from_str::<LlmEntry>("model = \"m\"\nhosts = [\"h:1\"]\n").unwrap_err();
-        assert!(err.to_string().contains("unknown field `hosts`"), "{err}");
-        let entry: LlmEntry = toml::from_str("model = \"m\"\nmax_in_flight = 0\n").unwrap();
-        let err = entry.hosts().unwrap_err();
-        assert!(err.starts_with("max_in_flight = 0 is out of range"), "{err}");
-    }
 }
