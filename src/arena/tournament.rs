@@ -14,6 +14,7 @@ use runs::{
     TournamentRatings, TournamentRun,
 };
 use serde::Deserialize;
+use settings::limits::{GAMES, OPENING_PLIES};
 use stats::{ParseStopRuleError, StopRule, Tally};
 
 use super::eval_plan::MoveValuing;
@@ -242,6 +243,28 @@ pub fn recorded_tournament(dir: &Path) -> Result<TournamentRun, TournamentError>
     match run.run {
         RunKind::Tournament(run) => Ok(run),
         _ => Err(TournamentError::NotTournament { dir: dir.to_path_buf() }),
+    }
+}
+
+impl TournamentFile {
+    /// Refuses `games` and `opening_random` out of their flags' ranges and an `[[llm]]`
+    /// name that is not a player name; the message names the file (`path`) and the key.
+    pub fn check(&self, path: &Path) -> Result<(), TournamentError> {
+        let bad = |problem: String| TournamentError::File {
+            path: path.to_path_buf(),
+            problem,
+        };
+        let checks = [
+            ("games", &GAMES, self.games),
+            ("opening_random", &OPENING_PLIES, self.opening_random.unwrap_or(0)),
+        ];
+        for (key, bounds, value) in checks {
+            bounds.check(value as i64).map_err(|e| bad(format!("{key} = {e}")))?;
+        }
+        for name in self.llms.iter().filter_map(|entry| entry.name.as_deref()) {
+            agent::AgentConfig::check_name(name).map_err(|e| bad(format!("[[llm]] name: {e}")))?;
+        }
+        Ok(())
     }
 }
 

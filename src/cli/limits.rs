@@ -5,20 +5,10 @@
 
 use engines::lab::MIN_SEARCH_DEPTH;
 use engines::{MAX_EXACT_EMPTIES, MAX_REFERENCE_DEPTH};
-use game::{Othello, Rules};
 pub use settings::limits::Bounds;
 use settings::limits::AGENT_ROUNDS;
-pub use settings::limits::{timeout_seconds, PARALLEL, RETRIES};
+pub use settings::limits::{timeout_seconds, GAMES, OPENING_PLIES, PARALLEL, RETRIES};
 
-/// Games per colour (or per pairing): the schedule is built whole.
-pub const GAMES: Bounds = Bounds::new(1..=100_000, "games", "the schedule is built whole");
-/// Random opening plies before the players take over: at most what any game allows
-/// (Othello's; each game checks its own bound, [`game::check_opening`]).
-pub const OPENING_PLIES: Bounds = Bounds::new(
-    0..=Othello::MAX_OPENING_PLIES as i64,
-    "plies",
-    "the players must have a game left to play",
-);
 /// Empties at which the reference solves exactly (as the `reference:D:E` spec).
 pub const EXACT_EMPTIES: Bounds = Bounds::new(
     0..=MAX_EXACT_EMPTIES as i64,

@@ -17,12 +17,10 @@ use super::eval::Interrupted;
 use super::external;
 use super::grid::{self, Variant};
 use super::inputs::{read_user_file, SETTINGS_CAP};
-use super::limits;
 use super::progress::GameBar;
 use super::quality;
 use super::stats::print_notes;
 use super::stdout::{out, outln};
-use agent::AgentConfig;
 use arena::{
     recorded_tournament, Connection, Entrants, ExternalEngine, LlmEntry, PlayerSpec, Tournament, TournamentFile,
     TournamentRating,
@@ -186,23 +184,7 @@ fn read(args: &TournamentArgs) -> Result<Tournament> {
             path.display()
         )
     })?;
-    let checks = [
-        ("games", &limits::GAMES, file.games),
-        (
-            "opening_random",
-            &limits::OPENING_PLIES,
-            file.opening_random.unwrap_or(0),
-        ),
-    ];
-    for (key, bounds, value) in checks {
-        if let Err(e) = bounds.check(value as i64) {
-            bail!("bad tournament file {}: {key} = {e}", path.display());
-        }
-    }
-    for name in file.llms.iter().filter_map(|entry| entry.name.as_deref()) {
-        AgentConfig::check_name(name)
-            .map_err(|e| anyhow::anyhow!("bad tournament file {}: [[llm]] name: {e}", path.display()))?;
-    }
+    file.check(&path)?;
     // A grid's values are checked now, before any server is asked for anything.
     for entry in &file.llms {
         variants(entry, &AgentArgs::default())
