@@ -22,7 +22,7 @@ pub use answer::{answer_text, coordinates, parse_answer, Answer, AnswerKind};
 pub use blocking::BlockingEngine;
 pub use games::ModelGame;
 pub use rules::{read_board, read_move_list, rules_question, rules_schema, Cells, RulesQuestion};
-pub use runner::{exchanged, Action, Agent, AgentError, AgentEvent, AgentObserver, MoveContext, Played};
+pub use runner::{exchanged, Action, Agent, AgentError, AgentEvent, MoveContext, Played};
 pub use structured::{parse_structured, StructuredAnswer, REASON_MAX_CHARS};
 // The settings the agent plays by, declared in `settings` (no HTTP), named here too.
 pub use settings::{

@@ -154,7 +154,7 @@ pub enum AgentEvent<'a> {
 }
 
 /// Receives an agent's [`AgentEvent`]s; called on the agent's task, so it must be quick.
-pub type AgentObserver = Arc<dyn Fn(AgentEvent<'_>) + Send + Sync>;
+pub(crate) type AgentObserver = Arc<dyn Fn(AgentEvent<'_>) + Send + Sync>;
 
 /// The LLM player of game `R`.
 pub struct Agent<R: ModelGame = Othello> {

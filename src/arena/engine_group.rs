@@ -272,7 +272,7 @@ impl Drop for ProcessGroup {
 /// stderr tail saved beside its game's log. For a harness about to exit without
 /// unwinding (a second Ctrl-C, SIGTERM): once it returns, no engine process of this
 /// harness runs.
-pub fn end_engine_processes() {
+pub(crate) fn end_engine_processes() {
     let groups = {
         let mut registry = registry();
         registry.quitting = true;

@@ -38,6 +38,7 @@ mod interrupt;
 mod intrinsic;
 mod lifecycle;
 mod llm_bench;
+mod llm_table;
 mod match_report;
 mod matchup;
 mod openings;
@@ -77,7 +78,6 @@ pub use client::{
 pub use client_run::ClientRun;
 pub use client_store::ClientStore;
 pub use connection::{ConnectError, Connection, HostSettings};
-pub use engine_group::end_engine_processes;
 pub use engine_process::ExternalError;
 pub use engine_streams::LineReader;
 pub use engines_file::{engines_file, identify_engines, resolve_engine, EnginesFileError};
@@ -88,41 +88,39 @@ pub use external::{ExternalPlayer, ExternalScorer};
 pub use external_engine::{EngineTableError, ExternalEngine, Strength};
 pub use interrupt::{watch_signals, Interrupt};
 pub use intrinsic::{logs_table, stop_judge, IntrinsicError, IntrinsicFlags, IntrinsicPlan};
-pub use lifecycle::{resume_command, Interrupted, Resumed, Run, RunError, RunGames, Start};
+pub use lifecycle::{Interrupted, Resumed, Run, RunError, RunGames, Start};
 pub use llm_bench::{llm_bench, LlmBench};
+pub use llm_table::LlmEntry;
 pub use matchup::{run_match, MatchConfig, MatchResult, SpecTally};
 pub use openings::{OpeningSuite, Openings, SuiteLineError, SuiteOpening};
 pub use place::{
     ladder_opponents, published_rating, Chooser, PlaceError, PlaceStep, PlaceStop, Placed, Placement,
     DEFAULT_MAX_PAIRS, DEFAULT_WIDTH, START_ELO,
 };
-pub use place_run::{OpenPlacement, PlaceResult, PLACE_FILE};
+pub use place_run::{OpenPlacement, PlaceResult};
 pub use plan::{Format, Plan};
-pub use play::{play_game, random_opening, Forfeit, GameContext, GameError, GameRecord, PlyObserver, PlyRecord};
+pub use play::{play_game, random_opening, Forfeit, GameContext, GameError, GameRecord, PlyRecord};
 pub use player::{Action, PlayError, Played, Player};
-pub use player_spec::{
-    is_llm_spec, llm_model, LlmPlayer, LookupError, ParseSpecError, PlayerSpec, SpecLookups, UnknownSpecError,
-};
+pub use player_spec::{is_llm_spec, LlmPlayer, ParseSpecError, PlayerSpec, SpecLookups, UnknownSpecError};
 pub use players::{OpponentError, Players};
 pub use probe::{
-    open_probe_run, probe_csv, probe_run, probe_summary, read_positions_file, run_probe, Grade, PositionsError,
-    ProbeError, ProbePlan, ProbeResult,
+    open_probe_run, probe_run, probe_summary, read_positions_file, run_probe, Grade, PositionsError, ProbeError,
+    ProbePlan, ProbeResult,
 };
 pub use quality::{
-    score_games, GameToScore, MoveQuality, MoveScorer, Phase, QualityTally, ScoredMove, ScoringError, ScoringStopped,
-    ScoringWatch,
+    GameToScore, MoveQuality, MoveScorer, Phase, QualityTally, ScoredMove, ScoringError, ScoringStopped, ScoringWatch,
 };
 pub use resume::{rebuild_game, ResumeError, ResumeState};
 pub use rules_probe::{rules_probe_run, rules_summary, run_rules_probe, Ask, BoardScore, ListScore, RulesAnswer};
 pub use schedule::{play_logged, MatchError, MatchEvent, RunOptions, Seat};
 pub use scheduled::ScheduledGame;
-pub use scoring::{Scorers, Scoring, ValueMovesError};
-pub use sequential::{Pairing, SequentialResult};
+pub use scoring::{Scoring, ValueMovesError};
+pub use sequential::Pairing;
 pub use stop_judge::{StopJudge, StopJudgeError};
-pub use suite_file::{CannotRead, SuiteFileError, BALANCED_SUITE};
+pub use suite_file::{CannotRead, SuiteFileError};
 pub use tournament::{
-    recorded_tournament, AnchorError, Entrants, OpenTournament, Tournament, TournamentError, TournamentFile,
-    TournamentGames,
+    llm_player_name, recorded_tournament, AnchorError, Entrants, OpenTournament, RateRunError, Tournament,
+    TournamentError, TournamentFile, TournamentGames, TournamentRating,
 };
 pub use valuing::{RunValues, ValueError, Valued, Valuing};
 pub use verify::{verify, JudgeFor, Verified, VerifyError};

@@ -115,7 +115,7 @@ pub struct Resumed {
 }
 
 /// The command that continues the run of `command` (`eval`, `tournament`) in `dir`.
-pub fn resume_command(command: &str, dir: &Path) -> String {
+pub(crate) fn resume_command(command: &str, dir: &Path) -> String {
     format!("othello-arena {command} --resume {}", dir.display())
 }
 

@@ -13,7 +13,7 @@ use super::place::{Chooser, PlaceStep, PlaceStop, Placed, Placement};
 use super::schedule::MatchEvent;
 
 /// The file of a run folder that holds a placement's steps and result.
-pub const PLACE_FILE: &str = "place.json";
+pub(crate) const PLACE_FILE: &str = "place.json";
 
 /// A placement, open in its run folder (Ctrl-C armed).
 pub struct OpenPlacement {

@@ -92,7 +92,7 @@ pub enum GameError {
 }
 
 /// Called after every move with the new position and the move that led to it.
-pub type PlyObserver<'a, R = Othello> = &'a mut (dyn FnMut(&<R as Rules>::Position, <R as Rules>::Move) + Send);
+pub(crate) type PlyObserver<'a, R = Othello> = &'a mut (dyn FnMut(&<R as Rules>::Position, <R as Rules>::Move) + Send);
 
 /// What a game needs besides its players.
 pub struct GameContext<'a, R: ModelGame = Othello> {

@@ -19,7 +19,7 @@ use super::scheduled::Host;
 
 /// An error a caller's lookup gives back (reading a file, resolving settings), kept
 /// whole with its causes.
-pub type LookupError = Box<dyn std::error::Error + Send + Sync>;
+pub(crate) type LookupError = Box<dyn std::error::Error + Send + Sync>;
 
 /// An LLM player's settings and server.
 #[derive(Clone)]
@@ -105,7 +105,7 @@ pub enum ParseSpecError {
 
 /// The model an `llm:MODEL` spec names (trimmed; it may be empty), or `None` for any
 /// other spec.
-pub fn llm_model(spec: &str) -> Option<&str> {
+pub(crate) fn llm_model(spec: &str) -> Option<&str> {
     spec.trim().strip_prefix("llm:").map(str::trim)
 }
 

@@ -289,7 +289,7 @@ fn grade_counts(grades: impl Iterator<Item = Grade>) -> [u32; 4] {
 
 /// The probe's CSV: one row per position (the position, what was expected, what the
 /// model answered and how it was graded).
-pub fn probe_csv(positions: &[LabelledPosition], results: &[ProbeResult]) -> String {
+pub(crate) fn probe_csv(positions: &[LabelledPosition], results: &[ProbeResult]) -> String {
     let mut table = CsvTable::new(&[
         "index",
         "board",

@@ -282,7 +282,7 @@ enum Halt {
 /// publishes its progress to `watch` and stops, before the next move is scored, once
 /// `stop` is set. Returns the scored moves in game and ply order, or the first game's
 /// failure.
-pub fn score_games<R: ModelGame>(
+pub(crate) fn score_games<R: ModelGame>(
     games: &[GameToScore<'_, R>],
     scorer: &(dyn Fn() -> MoveScorer<R> + Sync),
     parallel: usize,

@@ -35,7 +35,7 @@ pub enum ValueMovesError {
 }
 
 /// Builds one move scorer for each worker of a scoring.
-pub type Scorers<R> = Box<dyn Fn() -> MoveScorer<R> + Sync>;
+pub(crate) type Scorers<R> = Box<dyn Fn() -> MoveScorer<R> + Sync>;
 
 /// What moves are scored against: our reference (exact at `exact_empties` or fewer,
 /// else a `depth`-ply search), or an external engine.

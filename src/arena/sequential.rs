@@ -33,7 +33,7 @@ pub struct Pairing {
 
 /// What a sequential run played.
 #[derive(Clone, Debug)]
-pub struct SequentialResult<R: ModelGame = Othello> {
+pub(crate) struct SequentialResult<R: ModelGame = Othello> {
     /// Per schedule index: the game, or `None` when it was not needed (or not finished).
     pub records: Vec<Option<GameRecord<R>>>,
     /// Per pairing: where it stopped; `None` when the run was interrupted first.

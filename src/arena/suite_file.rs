@@ -12,7 +12,7 @@ use runs::OpeningsOrder;
 use super::openings::{OpeningSuite, Openings};
 
 /// The name run.json records for the built-in balanced suite.
-pub const BALANCED_SUITE: &str = "balanced-8 (built in: docs/openings/balanced-8.txt)";
+pub(crate) const BALANCED_SUITE: &str = "balanced-8 (built in: docs/openings/balanced-8.txt)";
 
 /// A suite file that cannot be read.
 #[derive(Debug, thiserror::Error)]

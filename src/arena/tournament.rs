@@ -1,5 +1,5 @@
-//! A tournament: its file's settings ([`TournamentFile`]; the `[[llm]]` tables are the
-//! binary's, whose keys are its flags'), checked as the flags of the same names are;
+//! A tournament: its file's settings ([`TournamentFile`]; the `[[llm]]` tables are
+//! [`LlmEntry`], whose host keys are the host flags'), checked as the flags of the same names are;
 //! its players checked ([`Entrants`]); its run opened or resumed (held to the players
 //! and openings it recorded) and played through [`Run`] ([`OpenTournament`]); each
 //! pairing's result.
@@ -9,14 +9,17 @@ use std::path::{Path, PathBuf};
 use game::othello::Color;
 use game::Othello;
 use runs::{
-    canonical_player, changed_agent_settings, utc_now, Anchor, EngineTable, OpeningsOrder, PairingResult, RateSettings,
-    ReadRunError, Resume, RunFile, RunKind, TournamentRun,
+    canonical_player, changed_agent_settings, rate_games, read_game_logs, utc_now, Anchor, EngineTable, LogsError,
+    OpeningsOrder, PairingResult, RateError, RateSettings, ReadRunError, Resume, RunFile, RunGame, RunKind,
+    TournamentRatings, TournamentRun,
 };
 use serde::Deserialize;
+use settings::limits::{GAMES, OPENING_PLIES};
 use stats::{ParseStopRuleError, StopRule, Tally};
 
 use super::eval_plan::MoveValuing;
 use super::lifecycle::{Resumed, Run, RunError, RunGames, Start};
+use super::llm_table::LlmEntry;
 use super::openings::Openings;
 use super::plan::{Format, Plan};
 use super::player_spec::PlayerSpec;
@@ -25,10 +28,11 @@ use super::schedule::{MatchEvent, RunOptions};
 use super::stop_judge::StopJudge;
 use super::suite_file::{SuiteFileError, BALANCED_SUITE};
 
-/// A tournament file: `L` is the type of its `[[llm]]` tables.
+/// A tournament file: `L` is the type of its `[[llm]]` tables ([`LlmEntry`]; `verify`
+/// reads them as bare tables).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, bound(deserialize = "L: Deserialize<'de>"))]
-pub struct TournamentFile<L> {
+pub struct TournamentFile<L = LlmEntry> {
     /// `gauntlet` (every LLM player against every engine) or `round-robin`.
     #[serde(default)]
     pub format: Format,
@@ -72,7 +76,7 @@ fn default_seed() -> u64 {
 
 /// A tournament as its file defines it, checked, with its anchor and stop rule read.
 #[derive(Debug)]
-pub struct Tournament<L> {
+pub struct Tournament<L = LlmEntry> {
     /// Where the file's text came from (the file, or the run.json of `--resume`).
     pub path: PathBuf,
     /// The run folder `--resume` continues, with what its run.json recorded.
@@ -151,6 +155,62 @@ pub enum TournamentError {
     Run(#[from] RunError),
 }
 
+/// The name of one player of a tournament file's `[[llm]]` table: the table's `name`,
+/// else its thinking level (`think-on`, `think-off`, `think-high`) when `think_named`
+/// (its grid does not vary the level, which then names it in its own parts), as
+/// leaderboards of thinking models do; then the grid's `parts`, joined by `-`. None
+/// when nothing names it; refused when the name is not a player name.
+pub fn llm_player_name(
+    table_name: Option<&str>,
+    think: Option<&llm::Think>,
+    think_named: bool,
+    parts: &[String],
+) -> Result<Option<String>, agent::PlayerNameError> {
+    let think = think.filter(|_| think_named).map(|think| match think {
+        llm::Think::Enabled(true) => "think-on".to_string(),
+        llm::Think::Enabled(false) => "think-off".to_string(),
+        llm::Think::Level(level) => format!("think-{level}"),
+    });
+    let base = table_name.map(str::to_string).or(think);
+    let parts: Vec<String> = base.into_iter().chain(parts.iter().cloned()).collect();
+    if parts.is_empty() {
+        return Ok(None);
+    }
+    let name = parts.join("-");
+    agent::AgentConfig::check_name(&name)?;
+    Ok(Some(name))
+}
+
+/// A tournament run's ratings ([`Tournament::rate`]).
+#[derive(Debug)]
+pub enum TournamentRating {
+    /// Rated; `notes` are the log reader's, then the scale's.
+    Rated {
+        /// As played, and with fallback games as losses.
+        ratings: TournamentRatings,
+        /// What the reader and the scale noted.
+        notes: Vec<String>,
+    },
+    /// An interrupted run not rated yet (it still resumes); `notes` are the reader's.
+    NotYet {
+        /// What the reader noted.
+        notes: Vec<String>,
+        /// Why it cannot be rated yet.
+        why: RateRunError,
+    },
+}
+
+/// A tournament run's games could not be read or rated.
+#[derive(Debug, thiserror::Error)]
+pub enum RateRunError {
+    /// Its logs do not read.
+    #[error(transparent)]
+    Logs(#[from] LogsError),
+    /// Its games cannot be rated as it asks.
+    #[error(transparent)]
+    Rate(#[from] RateError),
+}
+
 /// A file's `anchor` that is not one of its players, or too few players to rate.
 #[derive(Debug, thiserror::Error)]
 pub enum AnchorError {
@@ -183,6 +243,28 @@ pub fn recorded_tournament(dir: &Path) -> Result<TournamentRun, TournamentError>
     match run.run {
         RunKind::Tournament(run) => Ok(run),
         _ => Err(TournamentError::NotTournament { dir: dir.to_path_buf() }),
+    }
+}
+
+impl TournamentFile {
+    /// Refuses `games` and `opening_random` out of their flags' ranges and an `[[llm]]`
+    /// name that is not a player name; the message names the file (`path`) and the key.
+    pub fn check(&self, path: &Path) -> Result<(), TournamentError> {
+        let bad = |problem: String| TournamentError::File {
+            path: path.to_path_buf(),
+            problem,
+        };
+        let checks = [
+            ("games", &GAMES, self.games),
+            ("opening_random", &OPENING_PLIES, self.opening_random.unwrap_or(0)),
+        ];
+        for (key, bounds, value) in checks {
+            bounds.check(value as i64).map_err(|e| bad(format!("{key} = {e}")))?;
+        }
+        for name in self.llms.iter().filter_map(|entry| entry.name.as_deref()) {
+            agent::AgentConfig::check_name(name).map_err(|e| bad(format!("[[llm]] name: {e}")))?;
+        }
+        Ok(())
     }
 }
 
@@ -285,6 +367,31 @@ impl<L> Tournament<L> {
         RateSettings {
             anchor: self.anchor.clone(),
             ..RateSettings::with_ladder(no_ladder)
+        }
+    }
+
+    /// The ratings of every game in the run folder `log_dir` ([`runs::rate_games`], as
+    /// `rate` rates them: [`Tournament::rate_settings`]): as played, and with fallback
+    /// games as losses when there were any. An `interrupted` run that cannot be rated
+    /// yet (the anchor may not have played) is [`TournamentRating::NotYet`], not an
+    /// error: it still resumes. The bootstrap runs here: call it off the async workers.
+    pub fn rate(&self, no_ladder: bool, log_dir: &Path, interrupted: bool) -> Result<TournamentRating, RateRunError> {
+        let logs = read_game_logs(&[log_dir.to_path_buf()])?;
+        let games = RunGame::from_logs(&logs);
+        let settings = self.rate_settings(no_ladder);
+        match rate_games(&games, game::Game::Othello, &settings, &stats::RatingWatch::default()) {
+            Ok(rated) => Ok(TournamentRating::Rated {
+                ratings: TournamentRatings {
+                    as_played: Some(rated.as_played),
+                    fallback_as_loss: rated.fallback_as_loss,
+                },
+                notes: logs.notes.into_iter().chain(rated.notes).collect(),
+            }),
+            Err(why) if interrupted => Ok(TournamentRating::NotYet {
+                notes: logs.notes,
+                why: why.into(),
+            }),
+            Err(why) => Err(why.into()),
         }
     }
 
@@ -575,4 +682,31 @@ pub(crate) fn pairing_results(plan: &Plan, games: &RunGames<Othello>) -> Vec<Pai
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::llm_player_name;
+    use llm::Think;
+
+    /// A table's name comes first, else its thinking level (unless the grid names it),
+    /// then the grid's parts; a name that is not a player name is refused.
+    #[test]
+    fn an_llm_tables_player_is_named_by_its_name_else_its_thinking_then_its_grid() {
+        let parts = ["tool".to_string(), "vote-3".to_string()];
+        let high = Think::Level("high".to_string());
+        let name = |table, think, named, parts: &[String]| llm_player_name(table, think, named, parts).unwrap();
+        assert_eq!(
+            name(Some("a"), Some(&high), true, &parts).as_deref(),
+            Some("a-tool-vote-3")
+        );
+        assert_eq!(name(None, Some(&high), true, &[]).as_deref(), Some("think-high"));
+        assert_eq!(
+            name(None, Some(&Think::Enabled(false)), true, &[]).as_deref(),
+            Some("think-off")
+        );
+        assert_eq!(name(None, Some(&high), false, &parts).as_deref(), Some("tool-vote-3"));
+        assert_eq!(name(None, None, true, &[]), None);
+        assert!(llm_player_name(Some("a b"), None, true, &[]).is_err());
+    }
 }

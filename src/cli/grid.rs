@@ -3,14 +3,9 @@
 
 use anyhow::Result;
 use clap::Parser;
-use serde::Deserialize;
+use runs::Grid;
 
 use super::agent_args::AgentArgs;
-
-/// An entry's grid: the settings in the file's order, each with its values.
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
-#[serde(transparent)]
-pub struct Grid(runs::Grid);
 
 /// One combination of a grid: the agent flags it sets and the name parts it gives.
 #[derive(Debug)]
@@ -29,38 +24,31 @@ struct GridFlags {
     agent: AgentArgs,
 }
 
-impl Grid {
-    /// Whether the grid varies `key`.
-    pub fn varies(&self, key: &str) -> bool {
-        self.0.varies(key)
-    }
-
-    /// Every combination over `base` (the entry's own flags), the first setting
-    /// varying slowest; each value checked by its flag's parser, the message naming
-    /// the key and the value.
-    pub fn variants(&self, base: &AgentArgs) -> Result<Vec<Variant>> {
-        let check = |args: &[String]| {
-            GridFlags::try_parse_from(args).map(drop).map_err(|e| {
-                let why = e.to_string();
-                why.lines()
-                    .next()
-                    .unwrap_or_default()
-                    .trim_start_matches("error: ")
-                    .to_string()
-            })
-        };
-        let players = self.0.players(&check)?;
-        Ok(players
-            .into_iter()
-            .map(|player| Variant {
-                agent: GridFlags::try_parse_from(player.flags)
-                    .expect("each value parsed alone above")
-                    .agent
-                    .over(base),
-                name_parts: player.name_parts,
-            })
-            .collect())
-    }
+/// Every combination of `grid` over `base` (the entry's own flags), the first setting
+/// varying slowest; each value checked by its flag's parser, the message naming the
+/// key and the value.
+pub fn variants(grid: &Grid, base: &AgentArgs) -> Result<Vec<Variant>> {
+    let check = |args: &[String]| {
+        GridFlags::try_parse_from(args).map(drop).map_err(|e| {
+            let why = e.to_string();
+            why.lines()
+                .next()
+                .unwrap_or_default()
+                .trim_start_matches("error: ")
+                .to_string()
+        })
+    };
+    let players = grid.players(&check)?;
+    Ok(players
+        .into_iter()
+        .map(|player| Variant {
+            agent: GridFlags::try_parse_from(player.flags)
+                .expect("each value parsed alone above")
+                .agent
+                .over(base),
+            name_parts: player.name_parts,
+        })
+        .collect())
 }
 
 #[cfg(test)]
@@ -73,7 +61,7 @@ mod tests {
             grid: Grid,
         }
         let entry: Entry = toml::from_str(text).unwrap();
-        entry.grid.variants(&AgentArgs::default())
+        variants(&entry.grid, &AgentArgs::default())
     }
 
     #[test]

@@ -5,21 +5,10 @@
 
 use engines::lab::MIN_SEARCH_DEPTH;
 use engines::{MAX_EXACT_EMPTIES, MAX_REFERENCE_DEPTH};
-use game::{Othello, Rules};
 pub use settings::limits::Bounds;
 use settings::limits::AGENT_ROUNDS;
+pub use settings::limits::{timeout_seconds, GAMES, OPENING_PLIES, PARALLEL, RETRIES};
 
-/// Games per colour (or per pairing): the schedule is built whole.
-pub const GAMES: Bounds = Bounds::new(1..=100_000, "games", "the schedule is built whole");
-/// Games (or requests) in flight at once.
-pub const PARALLEL: Bounds = Bounds::new(1..=1024, "at once", "");
-/// Random opening plies before the players take over: at most what any game allows
-/// (Othello's; each game checks its own bound, [`game::check_opening`]).
-pub const OPENING_PLIES: Bounds = Bounds::new(
-    0..=Othello::MAX_OPENING_PLIES as i64,
-    "plies",
-    "the players must have a game left to play",
-);
 /// Empties at which the reference solves exactly (as the `reference:D:E` spec).
 pub const EXACT_EMPTIES: Bounds = Bounds::new(
     0..=MAX_EXACT_EMPTIES as i64,
@@ -45,21 +34,6 @@ pub const TRAIN_SEARCH_DEPTH: Bounds = Bounds::new(
 pub const EPOCHS: Bounds = Bounds::new(1..=100_000, "epochs", "");
 /// Positions or examples to generate.
 pub const COUNT: Bounds = Bounds::new(1..=1_000_000, "", "");
-/// Extra attempts of a failed request.
-pub const RETRIES: Bounds = Bounds::new(0..=100, "retries", "");
-
-/// The longest request timeout taken, in seconds: a day (a longer one is surely a typo).
-pub const MAX_TIMEOUT_S: f64 = 86_400.0;
-/// A request timeout in seconds: above 0, at most a day.
-pub fn timeout_seconds(seconds: f64) -> Result<f64, String> {
-    if seconds > 0.0 && seconds <= MAX_TIMEOUT_S {
-        Ok(seconds)
-    } else {
-        Err(format!(
-            "{seconds} is out of range: give seconds above 0, at most {MAX_TIMEOUT_S}"
-        ))
-    }
-}
 
 /// The widest `place --width` taken, in Elo: wider than the whole engine ladder.
 pub const MAX_WIDTH: f64 = 4000.0;

@@ -91,16 +91,8 @@ fn rate_with_progress(games: &[RunGame], game: Game, settings: &RateSettings) ->
 }
 
 /// Every game under `paths`, read by [`read_game_logs`] (each log once, checked against
-/// the rules, a game cut off by a crash unfinished; the notes go to stderr); the run of
-/// each game is the folder it lies in.
-pub(super) fn read_games(paths: &[std::path::PathBuf]) -> Result<Vec<RunGame>> {
-    let (games, notes, _) = read_games_with_notes(paths)?;
-    print_notes(&notes);
-    Ok(games)
-}
-
-/// [`read_games`], with the reader's notes returned rather than printed, and the game
-/// the logs play.
+/// the rules, a game cut off by a crash unfinished), with the reader's notes and the
+/// game the logs play; the run of each game is the folder it lies in.
 fn read_games_with_notes(paths: &[std::path::PathBuf]) -> Result<(Vec<RunGame>, Vec<String>, Game)> {
     let logs = read_game_logs(paths)?;
     let games = RunGame::from_logs(&logs);

@@ -9,151 +9,95 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use serde::Deserialize;
 
 use super::agent_args::{parse_player, AgentArgs, HostArgs};
 use super::args::TournamentArgs;
 use super::args::DEFAULT_CALIBRATION;
 use super::eval::Interrupted;
 use super::external;
-use super::grid::{Grid, Variant};
+use super::grid::{self, Variant};
 use super::inputs::{read_user_file, SETTINGS_CAP};
-use super::limits;
 use super::progress::GameBar;
 use super::quality;
-use super::rate::read_games;
 use super::stats::print_notes;
 use super::stdout::{out, outln};
-use agent::AgentConfig;
-use arena::{recorded_tournament, Connection, Entrants, ExternalEngine, PlayerSpec};
-use game::Othello;
-use llm::Think;
-use runs::{
-    leaderboard_tables, read_game_logs, Leaderboard, PairingResult, RunResults, TournamentRatings, TournamentResults,
+use arena::{
+    recorded_tournament, Connection, Entrants, ExternalEngine, LlmEntry, PlayerSpec, Tournament, TournamentFile,
+    TournamentRating,
 };
+use game::Othello;
+use runs::{leaderboard_tables, read_game_logs, PairingResult, RunResults, TournamentRatings, TournamentResults};
 
-/// A tournament file, its `[[llm]]` tables read by the agent and host flags' parsers.
-type TournamentFile = arena::TournamentFile<LlmEntry>;
-
-/// A tournament, read and checked.
-type Tournament = arena::Tournament<LlmEntry>;
-
-/// One LLM player of a tournament file.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct LlmEntry {
-    model: String,
-    /// Tells apart two players of one model (`llm:MODEL@NAME` in logs and tables).
-    name: Option<String>,
-    agent_file: Option<PathBuf>,
-    /// Agent settings with several values each: one player per combination.
-    grid: Option<Grid>,
-    /// Its server: the host flags' keys (`api`, `host`, `fleet`, `max_in_flight`,
-    /// `api_key_env`, `timeout`, `max_retries`), each left out the flag's default.
-    #[serde(flatten)]
-    hosts: HostArgs,
+/// An `[[llm]]` table's hosts as the host flags, checked (the message names the key).
+fn hosts(entry: &LlmEntry) -> Result<HostArgs, String> {
+    entry.check_hosts()?;
+    Ok(HostArgs::from(entry.hosts.clone()))
 }
 
-/// The default player name of a thinking setting: `think-on`, `think-off`, `think-high`.
-fn think_name(think: &Think) -> String {
-    match think {
-        Think::Enabled(true) => "think-on".to_string(),
-        Think::Enabled(false) => "think-off".to_string(),
-        Think::Level(level) => format!("think-{level}"),
+/// The agent flags of an `[[llm]]` table (its agent file) and the connection to its
+/// hosts. Players on the same hosts share one connection (kept in `connections`), so a
+/// host's max_in_flight holds across them (hosts named in an agent file are that
+/// file's own); a new connection adds its capacity to `fleet_capacity`.
+async fn connect(
+    entry: &LlmEntry,
+    connections: &mut HashMap<String, Connection>,
+    fleet_capacity: &mut usize,
+    env: &dyn Fn(&str) -> Option<String>,
+    path: &Path,
+) -> Result<(AgentArgs, Connection)> {
+    let agent = AgentArgs {
+        agent_file: entry.agent_file.clone(),
+        ..AgentArgs::default()
+    };
+    let hosts = hosts(entry)
+        .map_err(|e| anyhow::anyhow!("bad tournament file {}: [[llm]] {}: {e}", path.display(), entry.model))?;
+    let key = if hosts.given() {
+        format!("{hosts:?}")
+    } else {
+        format!("{hosts:?} {:?}", entry.agent_file)
+    };
+    if let Some(connection) = connections.get(&key) {
+        return Ok((agent, connection.clone()));
+    }
+    let connection = hosts
+        .connect(&agent, env)
+        .await
+        .with_context(|| format!("bad [[llm]] {} in {}", entry.model, path.display()))?;
+    *fleet_capacity += connection.default_parallel();
+    connections.insert(key, connection.clone());
+    Ok((agent, connection))
+}
+
+/// The players of an `[[llm]]` table over `base` (its agent file): one, or one per
+/// combination of its grid, each with the name parts its settings give.
+fn variants(entry: &LlmEntry, base: &AgentArgs) -> Result<Vec<Variant>> {
+    match &entry.grid {
+        None => Ok(vec![Variant {
+            agent: base.clone(),
+            name_parts: Vec::new(),
+        }]),
+        Some(grid) => grid::variants(grid, base),
     }
 }
 
-impl LlmEntry {
-    /// The host flags this table stands for, each value held to its flag's limits
-    /// (the message names the key).
-    fn hosts(&self) -> Result<&HostArgs, String> {
-        let hosts = &self.hosts;
-        limits::PARALLEL
-            .check(hosts.max_in_flight as i64)
-            .map_err(|e| format!("max_in_flight = {e}"))?;
-        limits::timeout_seconds(hosts.timeout).map_err(|e| format!("timeout = {e}"))?;
-        limits::RETRIES
-            .check(i64::from(hosts.max_retries))
-            .map_err(|e| format!("max_retries = {e}"))?;
-        Ok(hosts)
-    }
-
-    /// The agent flags of this table (its agent file) and the connection to its hosts.
-    /// Players on the same hosts share one connection (kept in `connections`), so a
-    /// host's max_in_flight holds across them (hosts named in an agent file are that
-    /// file's own); a new connection adds its capacity to `fleet_capacity`.
-    async fn connect(
-        &self,
-        connections: &mut HashMap<String, Connection>,
-        fleet_capacity: &mut usize,
-        env: &dyn Fn(&str) -> Option<String>,
-        path: &Path,
-    ) -> Result<(AgentArgs, Connection)> {
-        let agent = AgentArgs {
-            agent_file: self.agent_file.clone(),
-            ..AgentArgs::default()
-        };
-        let hosts = self
-            .hosts()
-            .map_err(|e| anyhow::anyhow!("bad tournament file {}: [[llm]] {}: {e}", path.display(), self.model))?;
-        let key = if hosts.given() {
-            format!("{hosts:?}")
-        } else {
-            format!("{hosts:?} {:?}", self.agent_file)
-        };
-        if let Some(connection) = connections.get(&key) {
-            return Ok((agent, connection.clone()));
-        }
-        let connection = hosts
-            .connect(&agent, env)
-            .await
-            .with_context(|| format!("bad [[llm]] {} in {}", self.model, path.display()))?;
-        *fleet_capacity += connection.default_parallel();
-        connections.insert(key, connection.clone());
-        Ok((agent, connection))
-    }
-
-    /// The players of this table over `base` (its agent file): one, or one per
-    /// combination of its grid, each with the name parts its settings give.
-    fn variants(&self, base: &AgentArgs) -> Result<Vec<Variant>> {
-        match &self.grid {
-            None => Ok(vec![Variant {
-                agent: base.clone(),
-                name_parts: Vec::new(),
-            }]),
-            Some(grid) => grid.variants(base),
+/// The `llm:MODEL` player of one of an `[[llm]]` table's variants on `connection`,
+/// named as [`arena::llm_player_name`] says.
+fn player(entry: &LlmEntry, variant: &Variant, connection: &Connection, path: &Path) -> Result<PlayerSpec> {
+    let agent = &variant.agent;
+    let spec = format!("llm:{}", entry.model);
+    let mut player = parse_player(&spec, "[[llm]]", agent, Some(connection))
+        .with_context(|| format!("bad [[llm]] {} in {}", entry.model, path.display()))?;
+    if let PlayerSpec::Llm(llm_player) = &mut player {
+        let think = llm_player.config.think.as_ref();
+        let name = arena::llm_player_name(entry.name.as_deref(), think, entry.think_named(), &variant.name_parts)
+            .map_err(|e| anyhow::anyhow!("bad [[llm]] {} in {}: {e}", entry.model, path.display()))?;
+        if let Some(name) = name {
+            let mut config = (*llm_player.config).clone();
+            config.name = Some(name);
+            llm_player.config = Arc::new(config);
         }
     }
-
-    /// The `llm:MODEL` player of one of this table's variants on `connection`, named
-    /// by the table's `name` (else its thinking level, when the grid does not vary it)
-    /// followed by the variant's name parts.
-    fn player(&self, variant: &Variant, connection: &Connection, path: &Path) -> Result<PlayerSpec> {
-        let agent = &variant.agent;
-        let spec = format!("llm:{}", self.model);
-        let mut player = parse_player(&spec, "[[llm]]", agent, Some(connection))
-            .with_context(|| format!("bad [[llm]] {} in {}", self.model, path.display()))?;
-        if let PlayerSpec::Llm(llm_player) = &mut player {
-            // A player whose agent file sets a thinking level is named by it unless
-            // named otherwise (`llm:MODEL@think-high`), as leaderboards of thinking
-            // models do; a grid that varies the level names it in its own parts.
-            let think_named = !self.grid.as_ref().is_some_and(|grid| grid.varies("think"));
-            let base = self.name.clone().or_else(|| {
-                let think = llm_player.config.think.as_ref().filter(|_| think_named);
-                think.map(think_name)
-            });
-            let parts: Vec<String> = base.into_iter().chain(variant.name_parts.iter().cloned()).collect();
-            if !parts.is_empty() {
-                let name = parts.join("-");
-                AgentConfig::check_name(&name)
-                    .map_err(|e| anyhow::anyhow!("bad [[llm]] {} in {}: {e}", self.model, path.display()))?;
-                let mut config = (*llm_player.config).clone();
-                config.name = Some(name);
-                llm_player.config = Arc::new(config);
-            }
-        }
-        Ok(player)
-    }
+    Ok(player)
 }
 
 pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
@@ -197,13 +141,9 @@ pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<Strin
         });
         super::eval::valued_or_stopped(valued, (games.len(), args.json), (valuing, playing))?;
     }
-    let (as_played, as_loss) = rate(&tournament, args.no_ladder, log_dir, interrupted)?;
     let results = TournamentResults {
         pairings: played.pairings,
-        ratings: TournamentRatings {
-            as_played,
-            fallback_as_loss: as_loss,
-        },
+        ratings: rate(&tournament, args.no_ladder, log_dir, interrupted)?,
         complete: !interrupted,
         log_dir: log_dir.display().to_string(),
     };
@@ -244,27 +184,10 @@ fn read(args: &TournamentArgs) -> Result<Tournament> {
             path.display()
         )
     })?;
-    let checks = [
-        ("games", &limits::GAMES, file.games),
-        (
-            "opening_random",
-            &limits::OPENING_PLIES,
-            file.opening_random.unwrap_or(0),
-        ),
-    ];
-    for (key, bounds, value) in checks {
-        if let Err(e) = bounds.check(value as i64) {
-            bail!("bad tournament file {}: {key} = {e}", path.display());
-        }
-    }
-    for name in file.llms.iter().filter_map(|entry| entry.name.as_deref()) {
-        AgentConfig::check_name(name)
-            .map_err(|e| anyhow::anyhow!("bad tournament file {}: [[llm]] name: {e}", path.display()))?;
-    }
+    file.check(&path)?;
     // A grid's values are checked now, before any server is asked for anything.
     for entry in &file.llms {
-        entry
-            .variants(&AgentArgs::default())
+        variants(entry, &AgentArgs::default())
             .map_err(|e| anyhow::anyhow!("bad tournament file {}: [[llm]] {}: {e}", path.display(), entry.model))?;
     }
     Ok(arena::Tournament::new((path, text), resume, file)?)
@@ -288,13 +211,12 @@ async fn entrants(tournament: &Tournament, env: &dyn Fn(&str) -> Option<String>)
     let mut fleet_capacity = 0;
     let mut connections: HashMap<String, Connection> = HashMap::new();
     for entry in &file.llms {
-        let (agent, connection) = entry.connect(&mut connections, &mut fleet_capacity, env, path).await?;
-        let variants = entry
-            .variants(&agent)
-            .with_context(|| format!("bad [[llm]] {} in {}", entry.model, path.display()))?;
+        let (agent, connection) = connect(entry, &mut connections, &mut fleet_capacity, env, path).await?;
+        let variants =
+            variants(entry, &agent).with_context(|| format!("bad [[llm]] {} in {}", entry.model, path.display()))?;
         let first = players.len();
         for variant in &variants {
-            let player = entry.player(variant, &connection, path)?;
+            let player = player(entry, variant, &connection, path)?;
             // Two values of one grid that make one name (`0.7` and `0.70`) are the
             // values' fault, not the table's: say so.
             if let Some(twice) = players[first..].iter().find(|p| p.to_string() == player.to_string()) {
@@ -312,38 +234,23 @@ async fn entrants(tournament: &Tournament, env: &dyn Fn(&str) -> Option<String>)
     Ok(Entrants::new(players, llm, fleet_capacity, (file.format, path))?)
 }
 
-/// The ratings of every game in the run folder ([`runs::rate_games`], as `rate` rates
-/// them: the file's anchor, else the published ladder unless `--no-ladder`; the
-/// scale's notes on stderr): as played, and with fallback games as losses when there
-/// were any. An interrupted run that cannot be rated yet (the anchor may not have
-/// played) has none, and still says how to resume.
-fn rate(
-    tournament: &Tournament,
-    no_ladder: bool,
-    log_dir: &Path,
-    interrupted: bool,
-) -> Result<(Option<Leaderboard>, Option<Leaderboard>)> {
-    let settings = tournament.rate_settings(no_ladder);
-    // The bootstrap searches on blocking threads, off the async workers.
-    let rated = tokio::task::block_in_place(|| -> Result<_> {
-        let games = read_games(&[log_dir.to_path_buf()])?;
-        Ok(runs::rate_games(
-            &games,
-            game::Game::Othello,
-            &settings,
-            &stats::RatingWatch::default(),
-        )?)
-    });
+/// The run's ratings ([`Tournament::rate`], on blocking threads, off the async
+/// workers), its notes on stderr; an interrupted run not rated yet says why.
+fn rate(tournament: &Tournament, no_ladder: bool, log_dir: &Path, interrupted: bool) -> Result<TournamentRatings> {
+    let rated = tokio::task::block_in_place(|| tournament.rate(no_ladder, log_dir, interrupted))?;
     match rated {
-        Ok(rated) => {
-            print_notes(&rated.notes);
-            Ok((Some(rated.as_played), rated.fallback_as_loss))
+        TournamentRating::Rated { ratings, notes } => {
+            print_notes(&notes);
+            Ok(ratings)
         }
-        Err(err) if interrupted => {
-            eprintln!("no ratings yet: {err:#}");
-            Ok((None, None))
+        TournamentRating::NotYet { notes, why } => {
+            print_notes(&notes);
+            eprintln!("no ratings yet: {:#}", anyhow::Error::from(why));
+            Ok(TournamentRatings {
+                as_played: None,
+                fallback_as_loss: None,
+            })
         }
-        Err(err) => Err(err),
     }
 }
 
@@ -378,30 +285,4 @@ fn print_results(results: &TournamentResults, json: bool) -> Result<()> {
     out!("{}", intrinsic.text())?;
     outln!("logs: {}", results.log_dir)?;
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// An `[[llm]]` table's host keys are the host flags', read in place; a key that is
-    /// neither a host flag nor the table's own is refused.
-    #[test]
-    fn an_llm_table_reads_its_host_keys_and_refuses_others() {
-        let entry: LlmEntry = toml::from_str("model = \"m\"\nhost = [\"h:1\"]\ntimeout = 5.0\n").unwrap();
-        assert_eq!(
-            (entry.hosts.host.as_slice(), entry.hosts.timeout),
-            (&["h:1".to_string()][..], 5.0)
-        );
-        assert_eq!(
-            entry.hosts.max_retries,
-            llm::HostOptions::MAX_RETRIES,
-            "a key left out is the flag's default"
-        );
-        let err = toml::from_str::<LlmEntry>("model = \"m\"\nhosts = [\"h:1\"]\n").unwrap_err();
-        assert!(err.to_string().contains("unknown field `hosts`"), "{err}");
-        let entry: LlmEntry = toml::from_str("model = \"m\"\nmax_in_flight = 0\n").unwrap();
-        let err = entry.hosts().unwrap_err();
-        assert!(err.starts_with("max_in_flight = 0 is out of range"), "{err}");
-    }
 }

@@ -65,7 +65,7 @@ pub use reference::{MoveScores, Reference, DEFAULT_DEPTH, DEFAULT_EXACT_EMPTIES,
 pub use search::Search;
 pub use solver::{Solution, SolveWatch, Solver, WATCH_EVERY};
 pub use spec::{Diluted, EngineSpec, ParseSpecError, MAX_EXACT_EMPTIES, MAX_REFERENCE_DEPTH, VALID_SPECS};
-pub use weights::WEIGHTS;
+pub(crate) use weights::WEIGHTS;
 
 use game::othello::{Board, Move, Square};
 use serde::Serialize;

@@ -3,7 +3,7 @@
 use game::othello::Square;
 
 /// Square weights, row-major from a1: corners +100, X-squares -50, C-squares -20.
-pub const WEIGHTS: [i32; 64] = [
+pub(crate) const WEIGHTS: [i32; 64] = [
     100, -20, 10, 5, 5, 10, -20, 100, //
     -20, -50, -2, -2, -2, -2, -50, -20, //
     10, -2, 1, 1, 1, 1, -2, 10, //

@@ -163,7 +163,7 @@ pub enum LlmError {
 
 /// Whether a failure may go away on its own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RetryClass {
+pub(crate) enum RetryClass {
     /// Worth another attempt after a pause.
     Transient,
     /// Will fail the same way again.
@@ -173,7 +173,7 @@ pub enum RetryClass {
 /// Connect, timeout, transport errors, truncated, undecodable, unexpected or oversized bodies, 429
 /// and 5xx are transient (a sampled answer may differ next time); other statuses (404 model not found, 400 capability,
 /// 401/403 credentials) and a wrong URL scheme are permanent.
-pub fn retry_class(err: &LlmError) -> RetryClass {
+pub(crate) fn retry_class(err: &LlmError) -> RetryClass {
     match err {
         LlmError::Connect { .. }
         | LlmError::Timeout { .. }

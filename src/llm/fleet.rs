@@ -34,9 +34,9 @@ use super::{serves, sorted_names, ChatBackend, Endpoint};
 /// Failures in a row (refused or dropped connections, 5xx) that take a host out.
 pub const FAILURES_TO_TAKE_OUT: u32 = 3;
 /// The first pause before a host that was taken out is probed.
-pub const FIRST_DOWN: Duration = Duration::from_secs(1);
+pub(crate) const FIRST_DOWN: Duration = Duration::from_secs(1);
 /// The longest pause between two probes of a host that stays down.
-pub const MAX_DOWN: Duration = Duration::from_secs(30);
+pub(crate) const MAX_DOWN: Duration = Duration::from_secs(30);
 
 /// The host named in an [`AttemptFailure`] when no host could be tried.
 pub const NO_HOST: &str = "none";

@@ -24,11 +24,8 @@ mod turns;
 mod types;
 
 pub use api::Api;
-pub use error::{retry_class, LlmError, RetryClass};
-pub use fleet::{
-    ApiKey, Fleet, FleetError, HostConfig, DEFAULT_KEY_ENV, DEFAULT_MAX_IN_FLIGHT, FAILURES_TO_TAKE_OUT, FIRST_DOWN,
-    MAX_DOWN,
-};
+pub use error::LlmError;
+pub use fleet::{ApiKey, Fleet, FleetError, HostConfig, DEFAULT_KEY_ENV, DEFAULT_MAX_IN_FLIGHT, FAILURES_TO_TAKE_OUT};
 pub use host::{
     arguments_without_credentials, ollama_base_url, without_credentials, ParseHostError, DEFAULT_OLLAMA_HOST,
 };
@@ -38,7 +35,7 @@ pub use modelfile::{check_model_name, Block, Modelfile, ModelfileError};
 pub use ollama::OllamaBackend;
 pub use openai::OpenAiBackend;
 pub use retry::{RetryPolicy, DEFAULT_MAX_RETRIES};
-pub use turns::{check_group_name, GroupNameError, MAX_GROUP_NAME};
+pub use turns::{check_group_name, GroupNameError};
 pub use types::{
     AttemptFailure, ChatOptions, ChatReply, ChatRequest, Exchange, FunctionCall, FunctionSpec, Message,
     ParseThinkError, Role, Think, ThinkingTokens, ToolCall, ToolSpec,

@@ -16,7 +16,7 @@ use super::types::{ChatRequest, Exchange};
 use super::Endpoint;
 
 /// The longest group name (a word a user writes, not a text).
-pub const MAX_GROUP_NAME: usize = 64;
+pub(crate) const MAX_GROUP_NAME: usize = 64;
 
 /// A `share_cores` group name that is none.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

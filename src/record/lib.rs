@@ -829,7 +829,7 @@ impl std::str::FromStr for StopReason {
 game::serde_as_text!(StopReason);
 
 /// Milliseconds since the Unix epoch.
-pub fn now_ms() -> u64 {
+pub(crate) fn now_ms() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64)

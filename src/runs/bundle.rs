@@ -32,17 +32,17 @@ pub const BUNDLE_FORMAT: &str = "othello-arena-bundle";
 /// The manifest's `version`: the layout this build writes and reads.
 pub const BUNDLE_VERSION: u32 = 1;
 /// The first entry of every bundle.
-pub const MANIFEST: &str = "manifest.json";
+pub(crate) const MANIFEST: &str = "manifest.json";
 /// Where a bundle keeps the engine ladder its runs were rated on.
 pub const LADDER_ENTRY: &str = "ladder/ladder-ratings.toml";
 /// Where a bundle keeps the intrinsic calibration its runs' intrinsic tables use.
 pub const CALIBRATION_ENTRY: &str = "calibration/intrinsic-calibration.toml";
 /// The largest entry read back: a game log's own cap ([`record::LOG_FILE_CAP`]).
-pub const MAX_ENTRY_BYTES: u64 = record::LOG_FILE_CAP;
+pub(crate) const MAX_ENTRY_BYTES: u64 = record::LOG_FILE_CAP;
 /// The most bytes all entries of a bundle may claim together.
-pub const MAX_BUNDLE_BYTES: u64 = 8 << 30;
+pub(crate) const MAX_BUNDLE_BYTES: u64 = 8 << 30;
 /// The most entries read from a bundle.
-pub const MAX_ENTRIES: usize = 1_000_000;
+pub(crate) const MAX_ENTRIES: usize = 1_000_000;
 /// The largest manifest read.
 const MAX_MANIFEST_BYTES: u64 = 64 << 20;
 /// The run folder's lock file, never bundled.
@@ -189,7 +189,7 @@ pub fn sha256_bytes(bytes: &[u8]) -> String {
 }
 
 /// The harness this build is, as a manifest records it.
-pub fn this_harness() -> BundleHarness {
+pub(crate) fn this_harness() -> BundleHarness {
     BundleHarness {
         name: "othello-arena".to_string(),
         version: env!("CARGO_PKG_VERSION").to_string(),

@@ -11,7 +11,7 @@ use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use crate::players::name_part;
 
 /// The most players one grid may expand into (each plays every pairing it is in).
-pub const MAX_GRID_PLAYERS: usize = 64;
+pub(crate) const MAX_GRID_PLAYERS: usize = 64;
 
 /// The settings of a grid in the file's order, each with its values.
 #[derive(Clone, Debug, Default, PartialEq)]

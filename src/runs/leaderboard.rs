@@ -160,7 +160,7 @@ pub enum LeaderboardError {
 }
 
 /// The players of the finished games of `games` (the ones a leaderboard rates), sorted.
-pub fn rated_players(games: &[RunGame]) -> Vec<String> {
+pub(crate) fn rated_players(games: &[RunGame]) -> Vec<String> {
     let mut names: Vec<String> = games
         .iter()
         .filter(|g| g.game.black_margin.is_some())

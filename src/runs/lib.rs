@@ -71,15 +71,14 @@ mod two_tables;
 pub use agent_stats::{AgentRates, AgentStats, ServerSpeed};
 pub use agent_text::{agent_lines, opponent_rows};
 pub use bundle::{
-    first_difference, is_bundle, prompt_files, sha256_bytes, this_harness, write_bundle, Bundle, BundleError,
-    BundleHarness, Manifest, ManifestFile, RunInputs, BUNDLE_FORMAT, BUNDLE_VERSION, CALIBRATION_ENTRY, LADDER_ENTRY,
-    MANIFEST, MAX_BUNDLE_BYTES, MAX_ENTRIES, MAX_ENTRY_BYTES,
+    first_difference, is_bundle, prompt_files, sha256_bytes, write_bundle, Bundle, BundleError, BundleHarness,
+    Manifest, ManifestFile, RunInputs, BUNDLE_FORMAT, BUNDLE_VERSION, CALIBRATION_ENTRY, LADDER_ENTRY,
 };
 pub use calibration_file::{LoadCalibrationError, ReadCalibrationError, SHIPPED_CALIBRATION, SHIPPED_CALIBRATION_PATH};
 pub use compare::{load_run, CompareError, Compared, ComparedRun, Comparison, Paired, Pooled, Verdict};
 pub use csv_table::CsvTable;
 pub use export::{ggf, transcript, ExportError};
-pub use grid::{Grid, GridError, GridPlayer, MAX_GRID_PLAYERS};
+pub use grid::{Grid, GridError, GridPlayer};
 pub use groups::{collect_groups, groups_json, Group, GroupGame, Groups, GroupsError, Key};
 pub use hosts::{folder_host_usage, host_usage, HostUsage};
 pub use intrinsic::{
@@ -89,27 +88,25 @@ pub use intrinsic::{
 };
 pub use ladder_file::{ratings_csv, LoadLadderError, WriteLadderError};
 pub use leaderboard::{
-    canonical_player, leaderboard, leaderboard_tables, leaderboards, rated_players, Anchor, Ladder, LadderError,
-    LeaderRow, Leaderboard, LeaderboardError, RatingView, RunGame, Rung, DEFAULT_BOOTSTRAP, DEFAULT_BOOTSTRAP_SEED,
+    canonical_player, leaderboard, leaderboard_tables, leaderboards, Anchor, Ladder, LadderError, LeaderRow,
+    Leaderboard, LeaderboardError, RatingView, RunGame, Rung, DEFAULT_BOOTSTRAP, DEFAULT_BOOTSTRAP_SEED,
 };
 pub use listing::{
     folder_game_logs, is_running, list_runs, GameGlance, ListedRun, RunList, LIVE_WITHIN, MAX_LISTED_RUNS,
 };
-pub use logs::{cut_off_note, read_game_logs, run_folders, GameLogs, LoggedGame, LogsError};
+pub use logs::{read_game_logs, run_folders, GameLogs, LoggedGame, LogsError};
 pub use move_scores::{
     faulty_games, read_move_scores, write_move_scores, MoveScoresError, ScoredMove, MOVE_SCORES_FILE,
     SEARCHED_VALUE_BOUND, VALUE_BOUND,
 };
 pub use output_file::{check_output_file, write_output_file, OutputFileError, WriteError};
-pub use players::{name_part, PlayerNames};
+pub use players::PlayerNames;
 pub use rating::{
     published_ladder, rate_games, LadderChoice, RateError, RateSettings, Ratings, PUBLISHED_LADDER,
     PUBLISHED_LADDER_PATH,
 };
 pub use recorded::{EngineTable, OpeningsOrder, OpeningsRecord};
-pub use replay::{
-    replay_records, replay_seed_lines, ExchangeView, GameReplay, PlyView, Reading, ReplayError, SentMessage, ToolView,
-};
+pub use replay::{replay_records, ExchangeView, GameReplay, PlyView, Reading, ReplayError, SentMessage, ToolView};
 pub use replay_text::ReadReplayError;
 pub use report::{report_page, REPORT_TEMPLATE};
 pub use results_file::{

@@ -296,7 +296,7 @@ fn read_one(path: PathBuf, run: PathBuf, notes: &mut Vec<String>) -> Result<Opti
 /// The note for a log whose last line a crash cut off (see [`LogPrefix`]).
 ///
 /// [`LogPrefix`]: record::LogPrefix
-pub fn cut_off_note(path: &Path) -> String {
+pub(crate) fn cut_off_note(path: &Path) -> String {
     format!(
         "{}: the last line was cut off (the run stopped mid-write): the game is read as unfinished",
         path.display()

@@ -209,7 +209,7 @@ fn value_part(key: &str, value: &Value) -> String {
 /// as it is (`tool`, a file's stem for a path), a number or a switch with its key
 /// (`vote-3`, `answer-reason-false`), a thinking level as `think-high`; characters a
 /// name cannot hold become `_`.
-pub fn name_part(key: &str, text: &str) -> String {
+pub(crate) fn name_part(key: &str, text: &str) -> String {
     let part = match key {
         "think" => format!("think-{}", text.trim().to_ascii_lowercase()),
         _ if text.parse::<f64>().is_ok() || text.parse::<bool>().is_ok() => {

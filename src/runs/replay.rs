@@ -729,7 +729,7 @@ fn decode_pending(pending: &mut Vec<&ExchangeRecord>, system: &mut Option<String
 
 /// Rebuilds the decisions of a seed 000 bare log: one line per exchange; consecutive
 /// lines asking about the same position form one ply.
-pub fn replay_seed_lines(lines: &[Value]) -> Result<GameReplay, ReplayError> {
+pub(crate) fn replay_seed_lines(lines: &[Value]) -> Result<GameReplay, ReplayError> {
     let mut replay = GameReplay {
         game: Game::Othello,
         black: "(not in a seed log)".into(),

@@ -150,6 +150,33 @@ pub const TEMPERATURE: Reals = Reals {
     what: "a temperature",
 };
 
+/// Games per colour (or per pairing): the schedule is built whole.
+pub const GAMES: Bounds = Bounds::new(1..=100_000, "games", "the schedule is built whole");
+/// Random opening plies before the players take over: at most what any game allows
+/// (Othello's; each game checks its own bound, [`game::check_opening`]).
+pub const OPENING_PLIES: Bounds = Bounds::new(
+    0..=<game::Othello as game::Rules>::MAX_OPENING_PLIES as i64,
+    "plies",
+    "the players must have a game left to play",
+);
+/// Games (or requests) in flight at once.
+pub const PARALLEL: Bounds = Bounds::new(1..=1024, "at once", "");
+/// Extra attempts of a failed request.
+pub const RETRIES: Bounds = Bounds::new(0..=100, "retries", "");
+
+/// The longest request timeout taken, in seconds: a day (a longer one is surely a typo).
+pub const MAX_TIMEOUT_S: f64 = 86_400.0;
+/// A request timeout in seconds: above 0, at most a day.
+pub fn timeout_seconds(seconds: f64) -> Result<f64, String> {
+    if seconds > 0.0 && seconds <= MAX_TIMEOUT_S {
+        Ok(seconds)
+    } else {
+        Err(format!(
+            "{seconds} is out of range: give seconds above 0, at most {MAX_TIMEOUT_S}"
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

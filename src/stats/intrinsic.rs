@@ -37,7 +37,7 @@ pub use mixture::{fit_mixture, mixture_held_out_log_loss, Mixture, E_RANGE};
 /// chooses uniformly.
 pub const S_RANGE: (f64, f64) = (0.05, 500.0);
 /// The consistencies `c` Regan's form searches.
-pub const C_RANGE: (f64, f64) = (0.2, 5.0);
+pub(crate) const C_RANGE: (f64, f64) = (0.2, 5.0);
 
 /// Golden-section steps of each one-dimensional search (the bracket shrinks by 0.618
 /// a step: 32 steps leave 2e-7 of it, a millionth of a natural-log unit here).
@@ -154,7 +154,7 @@ pub struct ChoiceFit {
 /// Log-probability of the chosen move of `choice` under `params`: the weights
 /// `exp(-(δ/s)^c)` have their largest term (a best move, δ = 0) at 1, so the sum is
 /// never below 1 and its logarithm is safe.
-pub fn log_prob(choice: &Choice, params: Params) -> f64 {
+pub(crate) fn log_prob(choice: &Choice, params: Params) -> f64 {
     let exponent = |gap: f64| {
         if params.c == 1.0 {
             -gap / params.s
@@ -167,7 +167,7 @@ pub fn log_prob(choice: &Choice, params: Params) -> f64 {
 }
 
 /// Sum of [`log_prob`] over `choices`.
-pub fn log_likelihood<'a>(choices: impl IntoIterator<Item = &'a Choice>, params: Params) -> f64 {
+pub(crate) fn log_likelihood<'a>(choices: impl IntoIterator<Item = &'a Choice>, params: Params) -> f64 {
     choices.into_iter().map(|c| log_prob(c, params)).sum()
 }
 

@@ -32,9 +32,9 @@ mod tally;
 pub use elo::elo_to_score;
 pub use interval::{mean_and_sd, mean_interval, order_free_sum, percentile, whole, wilson_interval};
 pub use intrinsic::{
-    bootstrap_fits, fit_choices, fit_mixture, held_out_log_loss, interval_coverage, log_likelihood, log_prob,
-    mixture_held_out_log_loss, Bound, Choice, ChoiceFit, ChoiceModel, Coverage, Draws, EloMap, IntrinsicElo, MapError,
-    MapPoint, Mixture, Params, C_RANGE, E_RANGE, HELD_OUT_FOLDS, S_RANGE,
+    bootstrap_fits, fit_choices, fit_mixture, held_out_log_loss, interval_coverage, mixture_held_out_log_loss, Bound,
+    Choice, ChoiceFit, ChoiceModel, Coverage, Draws, EloMap, IntrinsicElo, MapError, MapPoint, Mixture, Params,
+    E_RANGE, HELD_OUT_FOLDS, S_RANGE,
 };
 pub use paired::paired_elo;
 pub use rating_bench::{rating_bench, RatingBench};
