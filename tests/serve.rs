@@ -728,4 +728,10 @@ fn a_bundle_in_the_runs_folder_is_read_as_its_runs() {
         let status = get(&format!("/api/runs/{refused}")).status();
         assert!(status.is_client_error(), "{refused}: {status}");
     }
+    let (status, _) = raw_get(&served.url, &format!("/runs/{run}/files/..%2Frun.json"));
+    assert_eq!(status, 400, "a file name that is not plain");
+    // A bundle taken out of the folder is no longer listed.
+    std::fs::remove_file(runs.join("board.tar.gz")).unwrap();
+    let list: Value = get("/api/runs").json().unwrap();
+    assert!(!list.to_string().contains("board.tar.gz"), "{list}");
 }

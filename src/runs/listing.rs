@@ -91,7 +91,12 @@ pub fn list_runs(
         runs.push(ListedRun::of(name, &dir, &logs, running));
     }
     for (file, bundle) in bundles {
-        let unpacked = std::fs::canonicalize(bundle.root())?;
+        let Ok(unpacked) = std::fs::canonicalize(bundle.root()) else {
+            notes.push(format!(
+                "{file}: the folder it was read into is gone; it is read again next time"
+            ));
+            continue;
+        };
         for dir in bundle.run_dirs() {
             let name = format!("{file}:{}", dir.file_name().unwrap_or_default().to_string_lossy());
             runs.push(ListedRun::of(name, &dir, &folder_game_logs(&unpacked, &dir), false));

@@ -169,8 +169,8 @@ impl From<Stored> for AgentConfig {
 }
 
 impl AgentConfig {
-    /// The run.json keys on which these settings and `other` differ, in the file's
-    /// order: each compared as run.json writes it, a key that a record leaves out read
+    /// The run.json keys on which these settings and `other` differ, in name order
+    /// (sorted): each compared as run.json writes it, a key that a record leaves out read
     /// as what its absence means (an older version's run, the moves shown). Every key
     /// the record has is compared, so a new setting is compared once it is recorded.
     pub fn differing(&self, other: &AgentConfig) -> Vec<String> {

@@ -20,10 +20,11 @@ pub(crate) struct Shelf {
     open: Mutex<BTreeMap<String, Shelved>>,
 }
 
-/// A bundle opened, with the stamp of the file it was opened from.
+/// A bundle opened (or why it could not be), with the stamp of the file it was opened
+/// from: a file that fails to open is not read again until it changes.
 struct Shelved {
     stamp: (u64, Option<SystemTime>),
-    bundle: Arc<Bundle>,
+    bundle: Result<Arc<Bundle>, String>,
 }
 
 /// Where a run's files are: its folder, and the folder its game logs must stay inside
@@ -42,6 +43,18 @@ fn stamp(path: &Path) -> (u64, Option<SystemTime>) {
     std::fs::metadata(path).map_or((0, None), |m| (m.len(), m.modified().ok()))
 }
 
+impl RunPlace {
+    /// The file `name` of the run, resolved as the runs folder's names are: a plain
+    /// name that, links resolved, stays inside [`RunPlace::root`].
+    pub(crate) fn file(&self, name: &str) -> Result<PathBuf, PathRefused> {
+        let within = self.dir.strip_prefix(&self.root).unwrap_or(&self.dir);
+        let mut names: Vec<String> = within.iter().map(|part| part.to_string_lossy().into_owned()).collect();
+        names.push(name.to_string());
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        resolve(&self.root, &names)
+    }
+}
+
 impl Shelf {
     /// The bundle called `file` in the runs folder `root`, opened now or as opened
     /// before; why not, as a sentence.
@@ -52,10 +65,13 @@ impl Shelf {
         }
         let now = stamp(&path);
         let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(shelved) = open.get(file).filter(|s| s.stamp == now) {
-            return Ok(shelved.bundle.clone());
+        // Kept while the file is unchanged and its folder is still there (a cleaner of
+        // the temporary folder may remove it under a long-running server).
+        let kept = |s: &&Shelved| s.stamp == now && s.bundle.as_ref().map_or(true, |b| b.root().is_dir());
+        if let Some(shelved) = open.get(file).filter(kept) {
+            return shelved.bundle.clone();
         }
-        let bundle = Arc::new(Bundle::open(&path).map_err(|e| format!("{file}: {e}"))?);
+        let bundle = Bundle::open(&path).map(Arc::new).map_err(|e| format!("{file}: {e}"));
         open.insert(
             file.to_string(),
             Shelved {
@@ -63,7 +79,7 @@ impl Shelf {
                 bundle: bundle.clone(),
             },
         );
-        Ok(bundle)
+        bundle
     }
 
     /// Every bundle in the runs folder `root`, by file name, and a note for each file
@@ -84,6 +100,10 @@ impl Shelf {
                 )),
             }
         }
+        // A bundle no longer in the folder is let go (its unpacked folder removed once no
+        // request holds it).
+        let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
+        open.retain(|file, _| bundles.iter().any(|(listed, _)| listed == file));
         bundles.sort_by(|a, b| a.0.cmp(&b.0));
         (bundles, notes)
     }
@@ -105,10 +125,13 @@ impl Shelf {
         let outside = || PathRefused::Outside(name.to_string());
         let bundle = self.bundle(root, file).map_err(|_| outside())?;
         let unpacked = std::fs::canonicalize(bundle.root()).map_err(|_| outside())?;
-        let dir = resolve(&unpacked, &["runs", run]).map_err(|_| outside())?;
-        if !bundle.run_dirs().iter().any(|d| d.file_name() == dir.file_name()) {
-            return Err(outside());
-        }
+        let dir = bundle
+            .run_dirs()
+            .into_iter()
+            .find(|dir| dir.file_name().is_some_and(|name| name == run))
+            .and_then(|dir| std::fs::canonicalize(dir).ok())
+            .filter(|dir| dir.starts_with(&unpacked) && dir.is_dir())
+            .ok_or_else(outside)?;
         Ok(RunPlace {
             dir,
             root: unpacked,

@@ -166,8 +166,8 @@ pub async fn file(
     Path((run, file)): Path<(String, String)>,
 ) -> Result<Response, ApiError> {
     let place = run_place(&app, &run).await?;
-    let path = match resolve(&place.dir, &[&file]).map_err(|_| PathRefused::Outside(format!("{run}/{file}")))? {
-        path if path.is_file() && path.starts_with(&place.root) => path,
+    let path = match place.file(&file)? {
+        path if path.is_file() => path,
         _ => return Err(PathRefused::Outside(format!("{run}/{file}")).into()),
     };
     let read = tokio::task::spawn_blocking(move || {
