@@ -324,6 +324,47 @@ fn illegal_moves_fall_back_or_forfeit_and_a_disconnect_stops_the_game() {
     assert!(rated.contains("mcp:tester"), "{rated}");
 }
 
+/// An `llm:` opponent whose model server fails (a port nobody listens on stands in for
+/// a server that died) does not end the client's game: its fallback engine moves, and
+/// the move is logged with source `fallback` and the reason, as on the play page (one
+/// engine plays both faces' games).
+#[test]
+fn an_opponent_model_whose_server_fails_moves_by_its_fallback() {
+    let dir = temp_dir("dead-model");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|free| free.local_addr())
+        .expect("a free port")
+        .port();
+    let host = format!("127.0.0.1:{port}");
+    let args = ["--opponent", "llm:m", "--host", &host, "--max-retries", "0"];
+    let mut session = Session::start(&dir, &args, "x");
+    // The opponent holds black: it moves (by its fallback) before the client's turn.
+    let started = session.call("new_game", json!({ "color": "white" }));
+    assert_eq!(started["isError"], json!(false), "{started}");
+    let state = started["structuredContent"].clone();
+    assert_eq!(state["moves"].as_array().map(Vec::len), Some(1), "{state}");
+    let last = session.play_out(1, state);
+    assert!(last["result"].is_string(), "the game is played to its end: {last}");
+    session.close();
+    let log = read_game_log(&run_folder(&dir).join("game-0001.jsonl")).expect("a readable log");
+    let opponent_moves: Vec<_> = log
+        .iter()
+        .filter_map(|r| match &r.event {
+            Event::Move(m) if m.player == "llm:m" && m.mv.to_string() != "pass" => Some(m),
+            _ => None,
+        })
+        .collect();
+    assert!(!opponent_moves.is_empty());
+    for mv in opponent_moves {
+        assert_eq!(mv.source, MoveSource::Fallback, "{mv:?}");
+        let reason = mv.agent.as_ref().and_then(|a| a.fallback_reason.as_deref());
+        assert!(
+            reason.is_some_and(|r| r.contains("the model server failed")),
+            "{reason:?}"
+        );
+    }
+}
+
 /// Blind play: with `--legal-moves hidden` no state, tool description, simulate_move
 /// result or error names the client's legal moves, and run.json records the setting.
 #[test]

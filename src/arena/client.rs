@@ -34,14 +34,15 @@ use super::player::{Action, PlayError, Played, Player};
 use super::player_spec::PlayerSpec;
 use super::schedule::{play_logged, Seat};
 use super::scheduled::ScheduledGame;
+use super::watch::{GameWatch, Unwatched};
 use agent::tools::{decode_args, Tool};
 use agent::{BlockingEngine, ModelGame, MoveContext};
 use engines::EngineError;
 use game::othello::{ByColor, Color, Outcome, TextStyle};
 use game::{derive_seed, Line};
 use record::{
-    game_log_path, AgentDecision, GameLog, GameWriter, LogError, MoveSource, Notation, PlayerKind, Ply, Squares,
-    StopReason,
+    game_log_path, AgentDecision, GameLog, GameWriter, HintRecord, LogError, MoveSource, Notation, PlayerKind, Ply,
+    Squares, StopReason,
 };
 use runs::{McpClient, McpRun, RunFile, RunFolder, RunFolderError, RunKind, RunPlayer};
 
@@ -114,7 +115,7 @@ impl<R: ModelGame> ClientSettings<R> {
 }
 
 /// What a client asks of one of its games.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum ClientCall {
     /// The position, the side to move, the legal moves, the result once over.
     State,
@@ -122,6 +123,11 @@ pub enum ClientCall {
     Simulate(String),
     /// Plays this square, then lets the opponent answer.
     Play(String),
+    /// Plays this square if the game is still at this ply (a person's click on the
+    /// position shown: one on an older position is refused, and counts for nothing).
+    PlayAt(String, usize),
+    /// Logs the hint the client was shown at this ply (before its move there).
+    Hint(Box<HintRecord>),
     /// Gives the game up (logged as the client's forfeit).
     Resign,
 }
@@ -132,8 +138,18 @@ impl ClientCall {
         match self {
             ClientCall::State => "get_state",
             ClientCall::Simulate(_) => "simulate_move",
-            ClientCall::Play(_) => "play_move",
+            ClientCall::Play(_) | ClientCall::PlayAt(..) => "play_move",
+            ClientCall::Hint(_) => "hint",
             ClientCall::Resign => "resign",
+        }
+    }
+
+    /// The ply the call is meant for, when it names one (a person's move, a hint).
+    fn ply(&self) -> Option<usize> {
+        match self {
+            ClientCall::PlayAt(_, ply) => Some(*ply),
+            ClientCall::Hint(hint) => Some(hint.ply),
+            ClientCall::State | ClientCall::Simulate(_) | ClientCall::Play(_) | ClientCall::Resign => None,
         }
     }
 
@@ -141,6 +157,8 @@ impl ClientCall {
     fn arguments(&self, game_id: u64) -> Value {
         match self {
             ClientCall::Simulate(coord) | ClientCall::Play(coord) => json!({ "game_id": game_id, "coord": coord }),
+            ClientCall::PlayAt(coord, ply) => json!({ "game_id": game_id, "coord": coord, "ply": ply }),
+            ClientCall::Hint(hint) => json!({ "game_id": game_id, "ply": hint.ply, "engine": hint.engine }),
             ClientCall::State | ClientCall::Resign => json!({ "game_id": game_id }),
         }
     }
@@ -257,6 +275,16 @@ pub enum ClientError {
         /// The ply.
         ply: usize,
     },
+    /// A move or hint for a ply the game has left (the position shown was an older one).
+    #[error("game {id} is at ply {now}, not {asked}: look at the position now")]
+    Moved {
+        /// The game's id.
+        id: u64,
+        /// The ply the call was for.
+        asked: usize,
+        /// The ply the game is at.
+        now: usize,
+    },
     /// The game failed (its log, its opponent).
     #[error("game {id} failed: {message}")]
     Failed {
@@ -337,6 +365,25 @@ struct End {
     outcome: Option<Outcome>,
     forfeit: Option<Color>,
     failed: Option<String>,
+    /// Why it stopped unfinished, when it was stopped (not failed).
+    stopped: Option<StopReason>,
+}
+
+impl End {
+    /// A game stopped before `ply` for `reason`, in the words its client is told.
+    fn stopped(reason: StopReason, ply: usize) -> End {
+        let why = match reason {
+            StopReason::Abandoned => "the client made no call for too long at ply",
+            StopReason::Interrupted => "the server was stopped before ply",
+            StopReason::Ended => "the game was ended before ply",
+            StopReason::Disconnected => "the client went away before ply",
+        };
+        End {
+            failed: Some(format!("{why} {ply}")),
+            stopped: Some(reason),
+            ..End::default()
+        }
+    }
 }
 
 /// A call answered later: a `play_move` (after the opponent's reply), a `new_game`
@@ -381,14 +428,48 @@ impl ClientAnswer {
 
 type Reply = oneshot::Sender<Result<ClientAnswer, ClientError>>;
 
+/// Who plays the client's side of its games, as they are logged.
+#[derive(Clone, Debug)]
+pub struct ClientSeat {
+    /// The player's name in logs and tables (`mcp:NAME`, `human`).
+    pub name: String,
+    /// `Llm` for an MCP client (each move carries the decision record of its calls),
+    /// `Human` for a person (their moves carry none, as at the terminal).
+    pub kind: PlayerKind,
+    /// Whether each call is logged (`tool_call`): an MCP client's calls are its
+    /// thinking; a person's clicks are only their moves (and hints, logged as such).
+    pub log_calls: bool,
+}
+
+impl ClientSeat {
+    /// An MCP client's seat, named `player` ([`player_name`]).
+    pub fn mcp(player: String) -> ClientSeat {
+        ClientSeat {
+            name: player,
+            kind: PlayerKind::Llm,
+            log_calls: true,
+        }
+    }
+
+    /// A person's seat (the play page's).
+    pub fn person() -> ClientSeat {
+        ClientSeat {
+            name: "human".to_string(),
+            kind: PlayerKind::Human,
+            log_calls: false,
+        }
+    }
+}
+
 /// One game's state as its handle and its task share it.
 struct Shared<R: ModelGame> {
     id: u64,
     you: Color,
     opponent: String,
-    player: String,
+    seat: ClientSeat,
     style: TextStyle,
     legal: LegalMoves,
+    watch: Arc<dyn GameWatch<R>>,
     inner: Mutex<Inner<R>>,
 }
 
@@ -489,22 +570,48 @@ impl<R: ModelGame> Shared<R> {
             Some(tries) => self.answer().out_of_tries(tries),
             None => self.answer(),
         };
-        let at = Ply {
-            number: pending.ply,
-            color: self.you,
-        };
-        let logged = log.tool_call(
-            at,
-            &self.player,
-            (pending.call.0, &pending.call.1),
-            (&answer.content, answer.is_error),
-        );
+        let logged = self.log_call(log, pending.ply, (pending.call.0, &pending.call.1), &answer);
         let reply = logged.map(|()| answer).map_err(|source| ClientError::Failed {
             id: self.id,
             message: format!("{source}"),
         });
         // A client that has gone away is told nothing.
         let _ = pending.reply.send(reply);
+    }
+
+    /// Logs a call at `ply` with its answer (`tool_call`), for a seat whose calls are
+    /// logged.
+    fn log_call(
+        &self,
+        log: GameWriter<'_>,
+        ply: usize,
+        (tool, arguments): (&str, &Value),
+        answer: &ClientAnswer,
+    ) -> Result<(), LogError> {
+        if !self.seat.log_calls {
+            return Ok(());
+        }
+        let at = Ply {
+            number: ply,
+            color: self.you,
+        };
+        log.tool_call(
+            at,
+            &self.seat.name,
+            (tool, arguments),
+            (&answer.content, answer.is_error),
+        )
+    }
+
+    /// The client's move `mv`, made by it (`Llm` for an MCP client, with the record
+    /// of its calls at this ply; a person's without one) or by its fallback.
+    fn played(&self, mv: R::Move, source: MoveSource, decision: &AgentDecision) -> Action<R> {
+        let (source, agent) = match (self.seat.kind, source) {
+            // A person's own move, logged as a terminal's person's is.
+            (PlayerKind::Human, MoveSource::Llm) => (MoveSource::Engine, None),
+            _ => (source, Some(decision.clone())),
+        };
+        Action::Move(Played { mv, source, agent })
     }
 }
 
@@ -521,6 +628,35 @@ struct Handle<R: ModelGame> {
     shared: Arc<Shared<R>>,
     /// Set when the game's client has gone away ([`ClientGames::end`]).
     gone: Arc<AtomicBool>,
+    /// Stops the game where it is ([`ClientGames::stop`]).
+    stop: Arc<StopNow>,
+}
+
+/// A stop that ends a game where it is, even in the middle of the opponent's move
+/// (dropped between two log lines: the log writes each line whole), with its reason.
+#[derive(Default)]
+struct StopNow {
+    notify: tokio::sync::Notify,
+    reason: Mutex<Option<StopReason>>,
+}
+
+impl StopNow {
+    fn stop(&self, reason: StopReason) {
+        self.reason
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get_or_insert(reason);
+        // A permit is kept when nobody waits yet: the game stops at its next await.
+        self.notify.notify_one();
+    }
+
+    async fn wait(&self) -> StopReason {
+        self.notify.notified().await;
+        self.reason
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or(StopReason::Interrupted)
+    }
 }
 
 impl<R: ModelGame> Handle<R> {
@@ -537,7 +673,7 @@ impl<R: ModelGame> Handle<R> {
 pub struct ClientGames<R: ModelGame> {
     settings: ClientSettings<R>,
     folder: RunFolder,
-    player: String,
+    seat: ClientSeat,
     games: Mutex<HashMap<u64, Handle<R>>>,
     tasks: Mutex<Vec<JoinHandle<()>>>,
     count: AtomicUsize,
@@ -574,15 +710,21 @@ impl<R: ModelGame> ClientGames<R> {
             board_labels: settings.style.labels,
             board_perspective: settings.style.perspective,
         })))?;
-        Ok(ClientGames {
+        Ok(ClientGames::in_folder(settings, folder, ClientSeat::mcp(player)))
+    }
+
+    /// The games `seat` plays in `folder`, whose run.json its face has written (the
+    /// play page's `serve` runs).
+    pub fn in_folder(settings: ClientSettings<R>, folder: RunFolder, seat: ClientSeat) -> ClientGames<R> {
+        ClientGames {
             settings,
             folder,
-            player,
+            seat,
             games: Mutex::new(HashMap::new()),
             tasks: Mutex::new(Vec::new()),
             count: AtomicUsize::new(0),
             interrupted: Arc::new(AtomicBool::new(false)),
-        })
+        }
     }
 
     /// The run folder.
@@ -592,7 +734,7 @@ impl<R: ModelGame> ClientGames<R> {
 
     /// The client's player name in the logs.
     pub fn player(&self) -> &str {
-        &self.player
+        &self.seat.name
     }
 
     fn games(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Handle<R>>> {
@@ -621,6 +763,20 @@ impl<R: ModelGame> ClientGames<R> {
         color: Option<Color>,
         opponent: Option<&str>,
     ) -> Result<(u64, ClientAnswer), ClientError> {
+        let (id, first_turn) = self.start_game(color, opponent, Arc::new(Unwatched))?;
+        let answer = first_turn.await.unwrap_or_else(|_| Err(self.lost(id)))?;
+        Ok((id, answer))
+    }
+
+    /// Starts a game as [`ClientGames::new_game`] does, its moves, its opponent's
+    /// thinking and its end shown to `watch`, without waiting for the client's first
+    /// turn: answers the game's id, and the state at that turn to come.
+    pub fn start_game(
+        &self,
+        color: Option<Color>,
+        opponent: Option<&str>,
+        watch: Arc<dyn GameWatch<R>>,
+    ) -> Result<(u64, oneshot::Receiver<Result<ClientAnswer, ClientError>>), ClientError> {
         if let Some(spec) = opponent.filter(|s| s.len() > MAX_ARGUMENT) {
             return Err(ClientError::TooLong {
                 name: "opponent",
@@ -643,12 +799,11 @@ impl<R: ModelGame> ClientGames<R> {
             }
             let number = self.count.fetch_add(1, Ordering::Relaxed) + 1;
             let you = color.unwrap_or(if number % 2 == 1 { Color::Black } else { Color::White });
-            let (handle, task) = self.start(number, you, opponent, reply)?;
+            let (handle, task) = self.start(number, (you, watch), opponent, reply)?;
             games.insert(number as u64, handle);
             self.tasks.lock().unwrap_or_else(|p| p.into_inner()).push(task);
             number as u64
         };
-        let answer = answer.await.unwrap_or_else(|_| Err(self.lost(id)))?;
         Ok((id, answer))
     }
 
@@ -656,7 +811,7 @@ impl<R: ModelGame> ClientGames<R> {
     fn start(
         &self,
         number: usize,
-        you: Color,
+        (you, watch): (Color, Arc<dyn GameWatch<R>>),
         opponent: PlayerSpec<R>,
         reply: Reply,
     ) -> Result<(Handle<R>, JoinHandle<()>), ClientError> {
@@ -676,9 +831,10 @@ impl<R: ModelGame> ClientGames<R> {
             id,
             you,
             opponent: opponent.to_string(),
-            player: self.player.clone(),
+            seat: self.seat.clone(),
             style: self.settings.style,
             legal: self.settings.legal_moves,
+            watch,
             inner: Mutex::new(Inner {
                 line: line.clone(),
                 end: None,
@@ -692,6 +848,7 @@ impl<R: ModelGame> ClientGames<R> {
         });
         let (commands, inbox) = mpsc::channel(8);
         let gone = Arc::new(AtomicBool::new(false));
+        let stop = Arc::new(StopNow::default());
         let client = ClientPlayer {
             shared: shared.clone(),
             inbox,
@@ -712,19 +869,21 @@ impl<R: ModelGame> ClientGames<R> {
             seed,
             number,
             gone: gone.clone(),
+            stop: stop.clone(),
         };
         let task = tokio::spawn(game.play(log));
         let handle = Handle {
             commands: Some(commands),
             shared,
             gone,
+            stop,
         };
         Ok((handle, task))
     }
 
     /// Answers `call` on game `id`.
     pub async fn call(&self, id: u64, call: ClientCall) -> Result<ClientAnswer, ClientError> {
-        if let ClientCall::Simulate(coord) | ClientCall::Play(coord) = &call {
+        if let ClientCall::Simulate(coord) | ClientCall::Play(coord) | ClientCall::PlayAt(coord, _) = &call {
             if coord.len() > MAX_ARGUMENT {
                 return Err(ClientError::TooLong {
                     name: "coord",
@@ -790,6 +949,27 @@ impl<R: ModelGame> ClientGames<R> {
         self.games().contains_key(&id)
     }
 
+    /// The position of game `id` and its next ply, when the client is to move there
+    /// (the game open, a legal move to make); `None` otherwise.
+    pub fn turn(&self, id: u64) -> Option<(R::Position, usize)> {
+        let shared = self.games().get(&id)?.shared.clone();
+        let inner = shared.lock();
+        let position = *inner.line.board();
+        let to_move =
+            inner.end.is_none() && R::to_move(&position) == shared.you && !R::legal_moves(&position).is_empty();
+        to_move.then(|| (position, inner.line.moves().len() + 1))
+    }
+
+    /// Stops game `id` where it is, for `reason` (a person who ended it, a server that
+    /// stops): the log says so (`game_stopped` at the ply it reached) and the watch is
+    /// told. A game over already is left as it is; [`ClientGames::close`] waits for
+    /// the log.
+    pub fn stop(&self, id: u64, reason: StopReason) {
+        if let Some(game) = self.games().get(&id) {
+            game.stop.stop(reason);
+        }
+    }
+
     /// Ends game `id` if it is still open, its client gone: it is logged as stopped
     /// (`disconnected`), and answers `get_state` still. Its log is whole once
     /// [`ClientGames::close`] returns.
@@ -836,10 +1016,13 @@ struct ClientGame<R: ModelGame> {
     number: usize,
     /// Set when the client has gone away ([`ClientGames::close`]).
     gone: Arc<AtomicBool>,
+    /// Stops the game where it is ([`ClientGames::stop`]).
+    stop: Arc<StopNow>,
 }
 
 impl<R: ModelGame> ClientGame<R> {
-    /// Plays the game to its end (or until the client goes away) into `log`.
+    /// Plays the game to its end (or until the client goes away, or it is stopped)
+    /// into `log`.
     async fn play(mut self, log: GameLog) {
         let shared = self.shared.clone();
         let writer = GameWriter::new(Some(&log), self.number);
@@ -848,32 +1031,39 @@ impl<R: ModelGame> ClientGame<R> {
             stop: Some(self.gone.clone()),
             failed: None,
         };
-        let mut opponent = self.opponent.build_in_run(derive_seed(self.seed, 1), &halt);
+        let mut opponent = self
+            .opponent
+            .build_watched(derive_seed(self.seed, 1), &halt, &shared.watch);
         let you = shared.you;
         let seats = by_side(
             you,
             Seat {
-                name: shared.player.clone(),
-                kind: PlayerKind::Llm,
+                name: shared.seat.name.clone(),
+                kind: shared.seat.kind,
             },
             Seat {
                 name: self.opponent.to_string(),
                 kind: self.opponent.kind(),
             },
         );
-        let players = by_side::<&mut dyn Player<R>>(you, &mut self.client, opponent.as_mut());
         let watched = shared.clone();
         let mut observe = move |position: &R::Position, mv: R::Move| {
             let mut inner = watched.lock();
+            let before = *inner.line.board();
             // The loop checked the move; a failure here is not possible.
             let _ = inner.line.try_play(mv);
             debug_assert_eq!(inner.line.board(), position);
-            if inner.line.is_over() {
+            let next_ply = inner.line.moves().len() + 1;
+            let over = inner.line.is_over();
+            if over {
                 inner.end = Some(End {
                     outcome: Some(R::outcome(position)),
                     ..End::default()
                 });
-                drop(inner);
+            }
+            drop(inner);
+            watched.watch.moved(&before, position, mv, next_ply);
+            if over {
                 watched.settle(writer);
             }
         };
@@ -884,40 +1074,71 @@ impl<R: ModelGame> ClientGame<R> {
             stop_reason: StopReason::Disconnected,
         };
         let (line, suite_line) = self.line;
-        let played = play_logged((line, suite_line.as_deref()), players, seats, self.seed, ctx).await;
-        // Stopped as the client went away (the opponent's move abandoned, logged as
-        // `disconnected`): no one is left to answer, and the log ends at the stop.
-        if matches!(played, Err(GameError::Stopped { .. })) && self.gone.load(Ordering::Relaxed) {
-            drop(shared.lock().pending.take());
-        }
-        finish(&shared, played, writer);
+        let players = by_side::<&mut dyn Player<R>>(you, &mut self.client, opponent.as_mut());
+        let game = play_logged((line, suite_line.as_deref()), players, seats, self.seed, ctx);
+        let end = tokio::select! {
+            played = game => Ok(played),
+            reason = self.stop.wait() => Err(reason),
+        };
+        let end = match end {
+            Ok(played) => {
+                // Stopped as the client went away (the opponent's move abandoned, logged
+                // as `disconnected`): no one is left to answer, and the log ends at the stop.
+                if matches!(played, Err(GameError::Stopped { .. })) && self.gone.load(Ordering::Relaxed) {
+                    drop(shared.lock().pending.take());
+                }
+                End::of(&shared, played)
+            }
+            Err(reason) => {
+                // Dropped between two log lines; the players are let go as the loop would.
+                opponent.done().await;
+                let ply = shared.lock().line.moves().len() + 1;
+                match writer.stopped(ply, reason) {
+                    Ok(()) => End::stopped(reason, ply),
+                    Err(err) => End {
+                        failed: Some(format!("stopped before ply {ply}; its log could not say so: {err}")),
+                        stopped: Some(reason),
+                        ..End::default()
+                    },
+                }
+            }
+        };
+        finish(&shared, end, writer);
     }
 }
 
-/// Records how the game ended and answers a call still waiting.
-fn finish<R: ModelGame>(shared: &Shared<R>, played: Result<GameRecord<R>, GameError>, log: GameWriter<'_>) {
-    let end = match played {
-        Ok(record) => End {
-            outcome: Some(record.outcome),
-            forfeit: record.forfeit.as_ref().map(|f| f.color),
-            failed: None,
-        },
-        Err(err) => {
-            let message = llm::error_chain(&err);
-            tracing::warn!("MCP game {} ended unfinished: {message}", shared.id);
-            End {
-                outcome: None,
-                forfeit: None,
-                failed: Some(message),
+impl End {
+    /// How a played game ended, as its client is told.
+    fn of<R: ModelGame>(shared: &Shared<R>, played: Result<GameRecord<R>, GameError>) -> End {
+        match played {
+            Ok(record) => End {
+                outcome: Some(record.outcome),
+                forfeit: record.forfeit.as_ref().map(|f| f.color),
+                ..End::default()
+            },
+            Err(err) => {
+                let message = llm::error_chain(&err);
+                tracing::warn!("client game {} ended unfinished: {message}", shared.id);
+                End {
+                    failed: Some(message),
+                    ..End::default()
+                }
             }
         }
-    };
+    }
+}
+
+/// Records how the game ended (unless the game said so first: a stop, or a forfeit
+/// that says more), answers a call still waiting, and tells the watch.
+fn finish<R: ModelGame>(shared: &Shared<R>, end: End, log: GameWriter<'_>) {
     let mut inner = shared.lock();
-    if inner.end.is_none() || end.forfeit.is_some() {
+    if inner.end.is_none() || end.forfeit.is_some() || end.stopped.is_some() {
         inner.end = Some(end);
     }
+    let stopped = inner.end.as_ref().and_then(|end| end.stopped);
     drop(inner);
     shared.settle(log);
+    shared.watch.ended(&shared.state(), stopped);
 }
 
 /// `own` for the side `color` and `other` for its opponent, by colour (a client's or a
@@ -955,7 +1176,7 @@ struct Turn {
 #[async_trait::async_trait]
 impl<R: ModelGame> Player<R> for ClientPlayer<R> {
     fn name(&self) -> String {
-        self.shared.player.clone()
+        self.shared.seat.name.clone()
     }
 
     async fn act(&mut self, position: &R::Position, ctx: MoveContext<'_>) -> Result<Action<R>, PlayError> {
@@ -968,19 +1189,13 @@ impl<R: ModelGame> Player<R> for ClientPlayer<R> {
                 None => Some(self.inbox.recv().await),
             };
             let Some(Some(Command { call, reply })) = received else {
-                let (reason, why) = match received {
-                    None => (StopReason::Abandoned, "the client made no call for too long at ply"),
-                    Some(_) if self.interrupted.load(Ordering::SeqCst) => {
-                        (StopReason::Interrupted, "the server was stopped before ply")
-                    }
-                    Some(_) => (StopReason::Disconnected, "the client went away before ply"),
+                let reason = match received {
+                    None => StopReason::Abandoned,
+                    Some(_) if self.interrupted.load(Ordering::SeqCst) => StopReason::Interrupted,
+                    Some(_) => StopReason::Disconnected,
                 };
                 ctx.log.stopped(ctx.ply, reason).map_err(agent::AgentError::from)?;
-                let mut inner = self.shared.lock();
-                inner.end = Some(End {
-                    failed: Some(format!("{why} {}", ctx.ply)),
-                    ..End::default()
-                });
+                self.shared.lock().end = Some(End::stopped(reason, ctx.ply));
                 return Err(PlayError::Engine(EngineError::InputClosed));
             };
             turn.calls += 1;
@@ -1009,21 +1224,25 @@ impl<R: ModelGame> ClientPlayer<R> {
         turn: &mut Turn,
     ) -> Result<Option<Action<R>>, PlayError> {
         let shared = &self.shared;
-        let at = Ply {
-            number: ctx.ply,
-            color: shared.you,
-        };
         let arguments = call.arguments(shared.id);
         let logged = |answer: ClientAnswer| -> Result<ClientAnswer, ClientError> {
-            ctx.log.tool_call(
-                at,
-                &shared.player,
-                (call.tool(), &arguments),
-                (&answer.content, answer.is_error),
-            )?;
+            shared.log_call(ctx.log, ctx.ply, (call.tool(), &arguments), &answer)?;
             Ok(answer)
         };
+        if let Some(asked) = call.ply().filter(|&ply| ply != ctx.ply) {
+            let _ = reply.send(Err(ClientError::Moved {
+                id: shared.id,
+                asked,
+                now: ctx.ply,
+            }));
+            return Ok(None);
+        }
         match &call {
+            ClientCall::Hint(hint) => {
+                let logged = ctx.log.hint(hint).map_err(ClientError::from);
+                let _ = reply.send(logged.map(|()| shared.answer()));
+                Ok(None)
+            }
             ClientCall::State => {
                 let _ = reply.send(logged(shared.answer()));
                 Ok(None)
@@ -1037,28 +1256,26 @@ impl<R: ModelGame> ClientPlayer<R> {
                 let _ = reply.send(logged(tool_answer(result)));
                 Ok(None)
             }
-            ClientCall::Play(coord) => match legal_move::<R>(position, coord, shared.legal) {
-                Ok(mv) => {
-                    self.wait_with(call.tool(), arguments, ctx.ply, reply);
-                    turn.decision.source = Some(MoveSource::Llm);
-                    Ok(Some(Action::Move(Played {
-                        mv,
-                        source: MoveSource::Llm,
-                        agent: Some(turn.decision.clone()),
-                    })))
-                }
-                Err(message) => {
-                    turn.decision.invalid_answers += 1;
-                    let answer = tool_answer(Err(message.clone()));
-                    if turn.decision.invalid_answers < self.max_invalid {
-                        let _ = reply.send(logged(answer));
-                        return Ok(None);
+            ClientCall::Play(coord) | ClientCall::PlayAt(coord, _) => {
+                match legal_move::<R>(position, coord, shared.legal) {
+                    Ok(mv) => {
+                        self.wait_with(call.tool(), arguments, ctx.ply, reply);
+                        turn.decision.source = Some(MoveSource::Llm);
+                        Ok(Some(shared.played(mv, MoveSource::Llm, &turn.decision)))
                     }
-                    // Answered once, when the fallback has moved (or the client forfeits).
-                    self.wait_with(call.tool(), arguments, ctx.ply, reply);
-                    self.out_of_tries(position, ctx.log, message, turn).await.map(Some)
+                    Err(message) => {
+                        turn.decision.invalid_answers += 1;
+                        let answer = tool_answer(Err(message.clone()));
+                        if turn.decision.invalid_answers < self.max_invalid {
+                            let _ = reply.send(logged(answer));
+                            return Ok(None);
+                        }
+                        // Answered once, when the fallback has moved (or the client forfeits).
+                        self.wait_with(call.tool(), arguments, ctx.ply, reply);
+                        self.out_of_tries(position, ctx.log, message, turn).await.map(Some)
+                    }
                 }
-            },
+            }
             ClientCall::Resign => {
                 self.wait_with(call.tool(), arguments, ctx.ply, reply);
                 turn.decision.source = Some(MoveSource::Forfeit);
@@ -1074,7 +1291,7 @@ impl<R: ModelGame> ClientPlayer<R> {
         self.shared.lock().end = Some(End {
             outcome: Some(Outcome::Win(!self.shared.you)),
             forfeit: Some(self.shared.you),
-            failed: None,
+            ..End::default()
         });
         self.shared.settle(log);
         Action::Forfeit(turn.decision.clone())
@@ -1119,11 +1336,7 @@ impl<R: ModelGame> ClientPlayer<R> {
         let mv = R::decision_move(&decision);
         self.mark_out_of_tries(why, Some(Notation::of::<R>(mv).to_string()));
         turn.decision.source = Some(MoveSource::Fallback);
-        Ok(Action::Move(Played {
-            mv,
-            source: MoveSource::Fallback,
-            agent: Some(turn.decision.clone()),
-        }))
+        Ok(self.shared.played(mv, MoveSource::Fallback, &turn.decision))
     }
 }
 

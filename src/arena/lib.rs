@@ -62,6 +62,7 @@ mod suite_file;
 mod tournament;
 mod valuing;
 mod verify;
+mod watch;
 
 pub use accuracy::{
     accuracy, calibration, eval_bench, probcut_bench, solve_all, Accuracy, Calibration, EvalBench, ProbcutRow, Solved,
@@ -72,7 +73,7 @@ pub use balanced::{
 };
 pub use bench::{ffo_range, perft_bench, search_bench, solve_bench, BenchError, PerftRow, SearchBench, SolveRow};
 pub use client::{
-    by_side, player_name, ClientAnswer, ClientCall, ClientError, ClientGames, ClientResult, ClientSettings,
+    by_side, player_name, ClientAnswer, ClientCall, ClientError, ClientGames, ClientResult, ClientSeat, ClientSettings,
     ClientState, Discs, MAX_ARGUMENT, MAX_CALLS_PER_PLY, MAX_CLIENTS, MAX_SESSION_GAMES,
 };
 pub use client_run::ClientRun;
@@ -124,3 +125,4 @@ pub use tournament::{
 };
 pub use valuing::{RunValues, ValueError, Valued, Valuing};
 pub use verify::{verify, JudgeFor, Verified, VerifyError};
+pub use watch::GameWatch;

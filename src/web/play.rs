@@ -1,6 +1,8 @@
-//! The play page's games: a person against any engine or model, one tokio task per
-//! game, logged as a run folder like `play`'s (so `replay`, `stats`, `rate` and
-//! `report` read it), its events streamed to the page.
+//! The play page's games: a person against any engine or model, each played by the
+//! library's one engine for games whose side moves from outside the process
+//! ([`ClientGames`], as an MCP client's are), logged as a run folder like `play`'s (so
+//! `replay`, `stats`, `rate` and `report` read it), its events streamed to the page as
+//! the game's watch ([`GameWatch`]) is told them.
 //!
 //! Events are JSON objects with a `kind`: `state` (the position after each move, with
 //! the last move, its flips and the legal moves), `pass`, `engine` (the engine's move
@@ -22,8 +24,8 @@
 
 use std::collections::HashMap;
 use std::convert::Infallible;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use axum::extract::{Path, State};
@@ -34,28 +36,22 @@ use axum::Json;
 use futures_util::stream::{self, Stream, StreamExt};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use tokio::sync::broadcast;
 
 use super::play_events::PlayEvent;
-use tokio::sync::{broadcast, mpsc};
-
 use super::{ApiError, AppState};
-use agent::{Agent, AgentError, BlockingEngine, MoveContext};
-use arena::{by_side, play_logged, Action, GameContext, PlayError, Played, Player, PlayerSpec, Seat};
-use engines::{Engine, EngineError, EngineSpec, Reference};
-use game::othello::{Bitboard, Board, Color, Move, Square};
-use game::{Line, Othello};
-use record::{
-    game_log_path, AgentDecision, GameLog, GameWriter, HintRecord, HintValue, MoveSource, Notation, PlayerKind,
-    StopReason,
+use agent::{AgentEvent, LegalMoves};
+use arena::{
+    ClientCall, ClientError, ClientGames, ClientSeat, ClientSettings, ClientState, GameWatch, Openings, PlayerSpec,
 };
+use engines::{Decision, Engine, EngineSpec, Reference};
+use game::othello::{Bitboard, Board, Color, Move, Square, TextStyle};
+use game::Othello;
+use record::{game_log_path, AgentDecision, HintRecord, HintValue, Notation, StopReason};
 use runs::{RunFile, RunFolder, RunFolderError, RunKind, RunPlayer, ServeRun};
 
-/// The `game_stopped` reason of a game whose person left (no move within `serve
-/// --move-wait`): the game ends as `failed` and its slot is freed.
-const ABANDONED: StopReason = StopReason::Abandoned;
-/// The `game_stopped` reason of a game its person ended (the end route, sent when the
-/// page is left or the game given up).
-const ENDED: StopReason = StopReason::Ended;
+/// The number of a page's game in its run (each game has a run of its own).
+const GAME: u64 = 1;
 /// The hint engine when the page names none.
 const HINT_ENGINE: &str = "reference";
 /// No new search depth starts after this long on a hint (the exact solve, at most
@@ -121,15 +117,16 @@ impl Games {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .values()
-            .filter(|s| !s.is_finished())
+            .filter(|s| !s.feed.is_finished())
             .cloned()
             .collect();
         for session in &open {
-            session.server_stopping.store(true, Ordering::Release);
-            session.end.notify_one();
+            if let Some(games) = session.games.get() {
+                games.stop(GAME, StopReason::Interrupted);
+            }
         }
         let deadline = tokio::time::Instant::now() + wait;
-        while open.iter().any(|s| !s.is_finished()) && tokio::time::Instant::now() < deadline {
+        while open.iter().any(|s| !s.feed.is_finished()) && tokio::time::Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
     }
@@ -147,7 +144,7 @@ impl Games {
     fn add(&self, session: Session) -> Option<(u64, Arc<Session>)> {
         let mut sessions = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
         if sessions.len() >= self.max {
-            sessions.retain(|_, s| !s.is_finished());
+            sessions.retain(|_, s| !s.feed.is_finished());
         }
         if sessions.len() >= self.max {
             return None;
@@ -159,46 +156,48 @@ impl Games {
     }
 }
 
-/// One game's shared state: its events so far, the live feed, the person's moves.
+/// One page's game: its events, the game itself (once its run folder is made), and
+/// the hints shown so far.
 struct Session {
-    /// Events so far (each a JSON text) and whether the game is over.
-    history: Mutex<(Vec<Arc<str>>, bool)>,
-    feed: broadcast::Sender<Arc<str>>,
-    /// The person's moves: (ply, square).
-    moves: mpsc::Sender<(usize, Square)>,
-    /// The position and the ply the person may move at (`None` when it is not their turn).
-    turn: Mutex<Option<(Board, usize)>>,
-    /// Hints shown at the person's current turn, logged with their move.
+    feed: Arc<Feed>,
+    /// The game, played by the library's client-game engine; set once its run folder
+    /// is made.
+    games: OnceLock<ClientGames<Othello>>,
+    /// Hints shown (each logged at its ply when shown), answered again from here.
     hints: Mutex<Vec<HintRecord>>,
     /// A hint is being computed (one at a time per game).
     hinting: AtomicBool,
-    /// How long the person's move is waited for.
-    move_wait: Duration,
-    /// Set by the end route: the game stops where it is.
-    end: tokio::sync::Notify,
-    /// Set with `end` when the server stops (its game is logged as interrupted, not ended).
-    server_stopping: AtomicBool,
-    /// The ply the game is at (the next to be played).
-    next_ply: AtomicUsize,
 }
 
 impl Session {
+    /// The game, or the error a route answers while its run folder is being made.
+    fn games(&self) -> Result<&ClientGames<Othello>, ApiError> {
+        self.games
+            .get()
+            .ok_or_else(|| ApiError::new(StatusCode::CONFLICT, "the game is starting: try again"))
+    }
+}
+
+/// A game's events so far (each a JSON text), whether it is over, and the live feed.
+struct Feed {
+    history: Mutex<(Vec<Arc<str>>, bool)>,
+    live: broadcast::Sender<Arc<str>>,
+}
+
+impl Feed {
+    fn new() -> Feed {
+        Feed {
+            history: Mutex::new((Vec::new(), false)),
+            live: broadcast::channel(1024).0,
+        }
+    }
+
     fn publish(&self, event: PlayEvent<'_>) {
         let text: Arc<str> = Arc::from(event.to_text());
         let mut history = self.history.lock().unwrap_or_else(|p| p.into_inner());
         history.0.push(text.clone());
         // Nobody listening is fine: the history keeps it.
-        let _ = self.feed.send(text);
-    }
-
-    /// Publishes a position; when the person is to move in it, their clicks are taken
-    /// from now on (before the page can see it, so no click comes too early).
-    fn show(&self, board: &Board, last: Option<Move>, flips: Bitboard, ply: usize, human: Color) {
-        self.next_ply.store(ply, Ordering::Release);
-        if board.side_to_move() == human && !board.legal_moves().is_empty() {
-            *self.turn.lock().unwrap_or_else(|p| p.into_inner()) = Some((*board, ply));
-        }
-        self.publish(PlayEvent::state(board, last, flips, ply));
+        let _ = self.live.send(text);
     }
 
     fn finish(&self, event: PlayEvent<'_>) {
@@ -213,7 +212,45 @@ impl Session {
     /// The events so far and a receiver for the next ones (taken together: none lost).
     fn subscribe(&self) -> (Vec<Arc<str>>, broadcast::Receiver<Arc<str>>) {
         let history = self.history.lock().unwrap_or_else(|p| p.into_inner());
-        (history.0.clone(), self.feed.subscribe())
+        (history.0.clone(), self.live.subscribe())
+    }
+}
+
+/// What the page is shown of its game: each event the game's watch is told.
+impl GameWatch<Othello> for Feed {
+    fn moved(&self, before: &Board, after: &Board, mv: Move, next_ply: usize) {
+        let mover = before.side_to_move();
+        if mv == Move::Pass {
+            self.publish(PlayEvent::Pass {
+                color: mover.to_string(),
+                ply: next_ply - 1,
+            });
+        }
+        let flips = Bitboard(after.discs(mover).0 & before.discs(!mover).0);
+        self.publish(PlayEvent::state(after, Some(mv), flips, next_ply));
+    }
+
+    fn engine_decided(&self, player: &str, decision: &Decision) {
+        self.publish(PlayEvent::Engine {
+            player: player.to_string(),
+            decision,
+        });
+    }
+
+    fn agent_event(&self, event: AgentEvent<'_>) {
+        self.publish(PlayEvent::from_agent(event));
+    }
+
+    fn agent_decided(&self, decision: &AgentDecision) {
+        self.publish(PlayEvent::decision(decision));
+    }
+
+    fn server_failed(&self, reason: &str) {
+        self.publish(PlayEvent::Error { message: reason });
+    }
+
+    fn ended(&self, state: &ClientState, stopped: Option<StopReason>) {
+        self.finish(PlayEvent::ended(state, stopped));
     }
 }
 
@@ -240,40 +277,86 @@ pub async fn create(State(app): State<Arc<AppState>>, Json(request): Json<NewGam
         .player(&spec)
         .await
         .map_err(|err| ApiError::caused(StatusCode::BAD_REQUEST, err))?;
-    let (feed, _) = broadcast::channel(1024);
-    let (moves, moves_in) = mpsc::channel(4);
+    let feed = Arc::new(Feed::new());
     let Some((id, session)) = app.games.add(Session {
-        history: Mutex::new((Vec::new(), false)),
-        feed,
-        moves,
-        turn: Mutex::new(None),
+        feed: feed.clone(),
+        games: OnceLock::new(),
         hints: Mutex::new(Vec::new()),
         hinting: AtomicBool::new(false),
-        move_wait: app.games.move_wait,
-        end: tokio::sync::Notify::new(),
-        server_stopping: AtomicBool::new(false),
-        next_ply: AtomicUsize::new(1),
     }) else {
         return Err(ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
             "too many games in play here: finish one and try again",
         ));
     };
-    // Logged as `play` logs its players: each side's spec, and the agent's settings.
-    let spec_of = |side: Color| {
-        if side == color {
-            "human".to_string()
-        } else {
-            opponent.to_string()
+    let folder = match create_run(&app, color, &opponent, id).await {
+        Ok(folder) => folder,
+        Err(message) => {
+            // The game never starts: its slot is free again.
+            feed.finish(PlayEvent::failed(message.clone()));
+            return Err(ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, message));
         }
     };
-    let agent_of = |side: Color| (side != color).then(|| opponent.agent_config().cloned()).flatten();
+    let run = folder
+        .path()
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let log = game_log_path(folder.path(), GAME as usize)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned());
+    let settings = ClientSettings {
+        opponents: vec![opponent.clone()],
+        openings: Openings::Random { plies: 0 },
+        seed: rand::random::<u64>(),
+        // The page sends legal moves only (checked before they are sent).
+        max_invalid: 1,
+        fallback: None,
+        max_games: 1,
+        style: TextStyle::default(),
+        legal_moves: LegalMoves::Shown,
+        move_wait: Some(app.games.move_wait),
+    };
+    let spec_of = |side: Color| side_spec(side, color, &opponent);
+    let games = session
+        .games
+        .get_or_init(|| ClientGames::in_folder(settings, folder, ClientSeat::person()));
+    // The start is shown before the game can move (the opponent may hold black).
+    feed.publish(PlayEvent::Start {
+        human: color.to_string(),
+        black: &spec_of(Color::Black),
+        white: &spec_of(Color::White),
+        log,
+    });
+    feed.publish(PlayEvent::state(&Board::new(), None, Bitboard(0), 1));
+    // The state at the person's first turn comes as events, not as this answer.
+    if let Err(err) = games.start_game(Some(color), None, feed.clone()) {
+        feed.finish(PlayEvent::failed(err.to_string()));
+        return Err(ApiError::caused(StatusCode::INTERNAL_SERVER_ERROR, err));
+    }
+    Ok(Json(Created { id, run }).into_response())
+}
+
+/// The spec of `side` in a game whose person holds `human`.
+fn side_spec(side: Color, human: Color, opponent: &PlayerSpec) -> String {
+    if side == human {
+        "human".to_string()
+    } else {
+        opponent.to_string()
+    }
+}
+
+/// Makes page game `id`'s run folder and writes its run.json, logged as `play` logs its
+/// players (each side's spec, and the agent's settings); why not, in words.
+async fn create_run(app: &AppState, human: Color, opponent: &PlayerSpec, id: u64) -> Result<RunFolder, String> {
+    let spec_of = |side: Color| side_spec(side, human, opponent);
+    let agent_of = |side: Color| (side != human).then(|| opponent.agent_config().cloned()).flatten();
     let record = RunFile::new(RunKind::Serve(ServeRun {
         players: Color::BOTH
             .map(|side| RunPlayer::new(spec_of(side), agent_of(side)))
             .into(),
         games: 1,
-        human_color: color,
+        human_color: human,
     }));
     let runs = app.runs.clone();
     let label = format!("serve-{}-vs-{}-{id}", spec_of(Color::Black), spec_of(Color::White));
@@ -283,23 +366,10 @@ pub async fn create(State(app): State<Arc<AppState>>, Json(request): Json<NewGam
         Ok::<_, RunFolderError>(folder)
     })
     .await;
-    let folder = match created.map_err(anyhow::Error::from).and_then(|made| Ok(made?)) {
-        Ok(folder) => folder,
-        Err(err) => {
-            let message = format!("{err:#}");
-            // The game never starts: its slot is free again.
-            session.finish(PlayEvent::failed(message.clone()));
-            return Err(ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, message));
-        }
-    };
-    let run = folder
-        .path()
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let seed = rand::random::<u64>();
-    tokio::spawn(run_game(session, color, opponent, moves_in, folder, seed));
-    Ok(Json(Created { id, run }).into_response())
+    created
+        .map_err(anyhow::Error::from)
+        .and_then(|made| Ok(made?))
+        .map_err(|err| format!("{err:#}"))
 }
 
 /// Refuses an opponent spec a browser game cannot play: empty or over-long, `human`
@@ -334,7 +404,8 @@ pub struct MoveRequest {
     ply: usize,
 }
 
-/// The person's move: refused unless it is their turn at that ply and the square is legal.
+/// The person's move: refused unless it is their turn at that ply and the square is
+/// legal. The move is played on its way; the page sees it, and the reply, as events.
 pub async fn play_move(
     State(app): State<Arc<AppState>>,
     Path(id): Path<u64>,
@@ -345,8 +416,7 @@ pub async fn play_move(
         .square
         .parse::<Square>()
         .map_err(|err| ApiError::new(StatusCode::BAD_REQUEST, format!("{err}")))?;
-    let turn = *session.turn.lock().unwrap_or_else(|p| p.into_inner());
-    match turn {
+    match session.games()?.turn(GAME) {
         Some((board, ply)) if ply == request.ply => {
             if !board.legal_moves().contains(square) {
                 return Err(ApiError::new(
@@ -357,10 +427,15 @@ pub async fn play_move(
         }
         _ => return Err(ApiError::new(StatusCode::CONFLICT, "it is not your turn")),
     }
-    match session.moves.try_send((request.ply, square)) {
-        Ok(()) => Ok(StatusCode::NO_CONTENT.into_response()),
-        Err(_) => Err(ApiError::new(StatusCode::CONFLICT, "a move is already on its way")),
-    }
+    // Answered once the opponent has replied; a second click at the same ply is
+    // refused by the game (its ply is gone) and counts for nothing.
+    let call = ClientCall::PlayAt(square.to_string(), request.ply);
+    tokio::spawn(async move {
+        if let Some(games) = session.games.get() {
+            let _ = games.call(GAME, call).await;
+        }
+    });
+    Ok(StatusCode::NO_CONTENT.into_response())
 }
 
 /// The answer to `POST /api/games`: the game's id and its run folder's name.
@@ -399,9 +474,9 @@ pub async fn models(State(app): State<Arc<AppState>>) -> Result<Response, ApiErr
 }
 
 /// The value of each of the person's legal moves by the reference engine, on their
-/// turn only: the `hint` record logged with their move (`{ply, color, engine, exact,
-/// depth, values: [{move, value}], ...}`), values in final discs for the person. The
-/// same hint asked again at the same ply is the first one, logged once.
+/// turn only: the `hint` record logged at that ply, before their move (`{ply, color,
+/// engine, exact, depth, values: [{move, value}], ...}`), values in final discs for the
+/// person. The same hint asked again at the same ply is the first one, logged once.
 pub async fn hint(
     State(app): State<Arc<AppState>>,
     Path(id): Path<u64>,
@@ -409,13 +484,12 @@ pub async fn hint(
 ) -> Result<Response, ApiError> {
     let session = app.games.get(id).ok_or_else(no_such_game)?;
     let engine = hint_engine(request.engine.as_deref().unwrap_or(HINT_ENGINE))?;
-    let turn = *session.turn.lock().unwrap_or_else(|p| p.into_inner());
-    let Some((board, ply)) = turn.filter(|&(_, ply)| ply == request.ply) else {
-        return Err(ApiError::new(
-            StatusCode::CONFLICT,
-            "hints are for your turn: wait for your move",
-        ));
-    };
+    let games = session.games()?;
+    let not_your_turn = || ApiError::new(StatusCode::CONFLICT, "hints are for your turn: wait for your move");
+    let (board, ply) = games
+        .turn(GAME)
+        .filter(|&(_, ply)| ply == request.ply)
+        .ok_or_else(not_your_turn)?;
     // A hint asked again (same ply, same engine) is answered from the first and
     // logged once: a page that repeats its request cannot grow the log.
     let name = engine.name();
@@ -443,7 +517,7 @@ pub async fn hint(
     session.hinting.store(false, Ordering::Release);
     let scores = computed.map_err(|err| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("{err}")))?;
     let hint = HintRecord {
-        game: 1,
+        game: GAME as usize,
         ply,
         color: board.side_to_move(),
         player: "human".to_string(),
@@ -459,7 +533,14 @@ pub async fn hint(
             })
             .collect(),
     };
-    // The page is sent the record the log will hold: one shape for both.
+    // Logged by the game at the person's turn; a hint the game has moved past is not
+    // shown (every hint shown is in the log).
+    match games.call(GAME, ClientCall::Hint(Box::new(hint.clone()))).await {
+        Ok(_) => {}
+        Err(ClientError::Moved { .. } | ClientError::Over { .. }) => return Err(not_your_turn()),
+        Err(err) => return Err(ApiError::caused(StatusCode::INTERNAL_SERVER_ERROR, err)),
+    }
+    // The page is sent the record the log holds: one shape for both.
     let answer = Json(&hint).into_response();
     session.hints.lock().unwrap_or_else(|p| p.into_inner()).push(hint);
     Ok(answer)
@@ -495,7 +576,7 @@ fn no_such_game() -> ApiError {
 /// `GET /api/games/{id}/events`: the game so far, then each event as it happens.
 pub async fn events(State(app): State<Arc<AppState>>, Path(id): Path<u64>) -> Result<Response, ApiError> {
     let session = app.games.get(id).ok_or_else(no_such_game)?;
-    let (history, feed) = session.subscribe();
+    let (history, feed) = session.feed.subscribe();
     Ok(Sse::new(event_stream(history, feed))
         .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
         .into_response())
@@ -527,85 +608,6 @@ fn event_stream(
     first.chain(rest)
 }
 
-/// Plays the game to its end, logging it in `folder`.
-async fn run_game(
-    session: Arc<Session>,
-    human_color: Color,
-    opponent: PlayerSpec,
-    moves: mpsc::Receiver<(usize, Square)>,
-    folder: RunFolder,
-    seed: u64,
-) {
-    // The folder stays locked while the game is written.
-    let dir = folder.path();
-    let log = match GameLog::create(&game_log_path(dir, 1)) {
-        Ok(log) => log,
-        Err(err) => {
-            session.finish(PlayEvent::failed(err.to_string()));
-            return;
-        }
-    };
-    let mut human = WebHuman {
-        session: session.clone(),
-        moves,
-    };
-    let mut opponent_player = web_player(&session, &opponent, seed);
-    let human_seat = Seat {
-        name: "human".to_string(),
-        kind: PlayerKind::Human,
-    };
-    let opponent_seat = Seat {
-        name: opponent.to_string(),
-        kind: opponent.kind(),
-    };
-    let players = by_side::<&mut dyn Player>(human_color, &mut human, opponent_player.as_mut());
-    let seats = by_side(human_color, human_seat, opponent_seat);
-    let start = Board::new();
-    session.publish(PlayEvent::Start {
-        human: human_color.to_string(),
-        black: &seats.black.name,
-        white: &seats.white.name,
-        log: game_log_path(dir, 1)
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned()),
-    });
-    session.show(&start, None, Bitboard(0), 1, human_color);
-    let mut observe = observer(session.clone(), start, human_color);
-    let ctx = GameContext {
-        log: GameWriter::new(Some(&log), 1),
-        observer: Some(&mut observe),
-        stop: None,
-        stop_reason: StopReason::Interrupted,
-    };
-    let game = play_logged((Line::new(start), None), players, seats, seed, ctx);
-    // The end route drops the game where it is: between two log lines, since the log
-    // writes each line whole (a search in progress finishes on its thread, unused).
-    let played = tokio::select! {
-        played = game => Some(played),
-        () = session.end.notified() => None,
-    };
-    *session.turn.lock().unwrap_or_else(|p| p.into_inner()) = None;
-    let Some(played) = played else {
-        let ply = session.next_ply.load(Ordering::Acquire);
-        let (reason, who) = if session.server_stopping.load(Ordering::Acquire) {
-            (StopReason::Interrupted, "the server stopped")
-        } else {
-            (ENDED, "you ended the game")
-        };
-        let logged = GameWriter::new(Some(&log), 1).stopped(ply, reason);
-        let message = match logged {
-            Ok(()) => format!("{who} before ply {ply}"),
-            Err(err) => format!("{who} before ply {ply}; its log could not say so: {err}"),
-        };
-        session.finish(PlayEvent::Failed {
-            message,
-            reason: Some(reason),
-        });
-        return;
-    };
-    session.finish(PlayEvent::end(played));
-}
-
 /// `POST /api/games/{id}/end` (body `{}`): ends a game in play (the page sends it when
 /// it is left); the log says it stopped (`game_stopped`, reason `ended`) and its slot
 /// is free. A finished game is left as it is.
@@ -615,172 +617,9 @@ pub async fn end(
     Json(_): Json<Value>,
 ) -> Result<Response, ApiError> {
     let session = app.games.get(id).ok_or_else(no_such_game)?;
-    if session.is_finished() {
+    if session.feed.is_finished() {
         return Err(ApiError::new(StatusCode::CONFLICT, "the game is already over"));
     }
-    // A permit is kept when nobody waits yet: the game stops at its next await.
-    session.end.notify_one();
+    session.games()?.stop(GAME, StopReason::Ended);
     Ok(StatusCode::NO_CONTENT.into_response())
-}
-
-/// The opponent as the page plays it: its moves (an engine's) or its turns (a
-/// model's) published as they come.
-fn web_player(session: &Arc<Session>, opponent: &PlayerSpec, seed: u64) -> Box<dyn Player> {
-    match opponent {
-        PlayerSpec::External(_) => opponent.build(seed),
-        PlayerSpec::Engine(spec) => Box::new(WebEngine {
-            engine: BlockingEngine::new(Box::new(spec.build(seed))),
-            session: session.clone(),
-        }),
-        PlayerSpec::Llm(llm) => {
-            let observed = session.clone();
-            let agent = Agent::new(llm.config.clone(), llm.backend.clone(), seed)
-                .with_observer(Arc::new(move |event| observed.publish(PlayEvent::from_agent(event))));
-            // A forfeiting agent still needs a move when its server dies: random.
-            let fallback = match llm.config.fallback.spec::<Othello>() {
-                Ok(Some(spec)) => spec,
-                Ok(None) | Err(_) => EngineSpec::Random,
-            };
-            Box::new(WebAgent {
-                agent,
-                fallback: BlockingEngine::new(Box::new(fallback.build(seed))),
-                session: session.clone(),
-            })
-        }
-    }
-}
-
-/// Publishes each move from `start` on: a `pass`, then the position with the move's flips.
-fn observer(session: Arc<Session>, start: Board, human_color: Color) -> impl FnMut(&Board, Move) {
-    let (mut before, mut ply) = (start, 0usize);
-    move |board: &Board, mv: Move| {
-        ply += 1;
-        let mover = before.side_to_move();
-        if mv == Move::Pass {
-            session.publish(PlayEvent::Pass {
-                color: mover.to_string(),
-                ply,
-            });
-        }
-        let flips = Bitboard(board.discs(mover).0 & before.discs(!mover).0);
-        session.show(board, Some(mv), flips, ply + 1, human_color);
-        before = *board;
-    }
-}
-
-/// The person at the page: waits for their click.
-struct WebHuman {
-    session: Arc<Session>,
-    moves: mpsc::Receiver<(usize, Square)>,
-}
-
-#[async_trait::async_trait]
-impl Player for WebHuman {
-    fn name(&self) -> String {
-        "human".to_string()
-    }
-
-    async fn act(&mut self, board: &Board, ctx: MoveContext<'_>) -> Result<Action, PlayError> {
-        // The turn was opened when the position was shown ([`Session::show`]).
-        let chosen = loop {
-            match tokio::time::timeout(self.session.move_wait, self.moves.recv()).await {
-                Ok(Some((ply, square))) if ply == ctx.ply && board.legal_moves().contains(square) => break square,
-                Ok(Some(_)) => continue,
-                // Nobody moved within the wait: the log says the game
-                // was abandoned (a reader shows it as stopped, never as in play).
-                Ok(None) | Err(_) => {
-                    ctx.log.stopped(ctx.ply, ABANDONED).map_err(AgentError::from)?;
-                    return Err(PlayError::Engine(EngineError::InputClosed));
-                }
-            }
-        };
-        *self.session.turn.lock().unwrap_or_else(|p| p.into_inner()) = None;
-        let hints = std::mem::take(&mut *self.session.hints.lock().unwrap_or_else(|p| p.into_inner()));
-        for hint in hints.iter().filter(|hint| hint.ply == ctx.ply) {
-            ctx.log.hint(hint).map_err(AgentError::from)?;
-        }
-        Ok(Action::Move(Played {
-            mv: Move::Place(chosen),
-            source: MoveSource::Engine,
-            agent: None,
-        }))
-    }
-}
-
-/// An engine whose evaluation is shown on the page.
-struct WebEngine {
-    engine: BlockingEngine,
-    session: Arc<Session>,
-}
-
-#[async_trait::async_trait]
-impl Player for WebEngine {
-    fn name(&self) -> String {
-        self.engine.name()
-    }
-
-    async fn act(&mut self, board: &Board, _ctx: MoveContext<'_>) -> Result<Action, PlayError> {
-        let decision = self.engine.choose(board).await?;
-        self.session.publish(PlayEvent::Engine {
-            player: self.engine.name(),
-            decision: &decision,
-        });
-        Ok(Action::Move(Played {
-            mv: decision.mv,
-            source: MoveSource::Engine,
-            agent: None,
-        }))
-    }
-}
-
-/// The LLM agent, its replies and tool results shown as they come. When its server
-/// fails (down, out of retries) the page is told and the fallback engine moves, so the
-/// game goes on; the move is logged with source `fallback` and the reason.
-struct WebAgent {
-    agent: Agent,
-    fallback: BlockingEngine,
-    session: Arc<Session>,
-}
-
-#[async_trait::async_trait]
-impl Player for WebAgent {
-    fn name(&self) -> String {
-        self.agent.name()
-    }
-
-    async fn act(&mut self, board: &Board, ctx: MoveContext<'_>) -> Result<Action, PlayError> {
-        match Player::act(&mut self.agent, board, ctx).await {
-            Ok(action) => {
-                let decision = match &action {
-                    Action::Move(played) => played.agent.as_ref(),
-                    Action::Forfeit(decision) => Some(decision),
-                };
-                if let Some(decision) = decision {
-                    self.session.publish(PlayEvent::decision(decision));
-                }
-                Ok(action)
-            }
-            Err(PlayError::Agent(err @ AgentError::Llm { .. })) => {
-                let reason = format!(
-                    "the model server failed ({:#}); {} played",
-                    anyhow::Error::new(err),
-                    self.fallback.name()
-                );
-                self.session.publish(PlayEvent::Error { message: &reason });
-                let fallback = self.fallback.choose(board).await?;
-                let decision = AgentDecision {
-                    source: Some(MoveSource::Fallback),
-                    fallback_reason: Some(reason),
-                    ..AgentDecision::default()
-                };
-                self.session.publish(PlayEvent::decision(&decision));
-                Ok(Action::Move(Played {
-                    mv: fallback.mv,
-                    source: MoveSource::Fallback,
-                    agent: Some(decision),
-                }))
-            }
-            Err(err) => Err(err),
-        }
-    }
 }

@@ -2,9 +2,9 @@
 //! `play`'s module doc). Built only here, from the typed values the game gives.
 
 use agent::AgentEvent;
-use arena::{GameError, GameRecord};
+use arena::{ClientResult, ClientState};
 use engines::Decision;
-use game::othello::{Bitboard, Board, Color, Move, Outcome};
+use game::othello::{Bitboard, Board, Color, Move};
 use record::{AgentDecision, MoveSource, StopReason};
 use serde::Serialize;
 
@@ -176,29 +176,27 @@ impl PlayEvent<'_> {
 
     /// The game's last event: `end` with the discs, the winner and any forfeit, or
     /// `failed`.
-    pub(crate) fn end(played: Result<GameRecord, GameError>) -> PlayEvent<'static> {
-        match played {
-            Ok(record) => {
-                let board = record.game.board();
-                PlayEvent::End {
-                    black: board.count(Color::Black),
-                    white: board.count(Color::White),
-                    winner: match record.outcome {
-                        Outcome::Win(color) => color.to_string(),
-                        Outcome::Draw => "draw".to_string(),
-                    },
-                    forfeit: record.forfeit.as_ref().map(|f| f.color.to_string()),
-                }
-            }
-            Err(err) => {
-                let message = format!("{:#}", anyhow::Error::new(err));
-                tracing::warn!("a game in the browser failed: {message}");
-                PlayEvent::failed(message)
-            }
+    /// How the game ended, from its state as its client (the person) is told it: the
+    /// score and winner of a finished game (a forfeit named), or why it stopped.
+    pub(crate) fn ended(state: &ClientState, stopped: Option<StopReason>) -> PlayEvent<'static> {
+        match (state.result, state.discs) {
+            (Some(result), Some(discs)) => PlayEvent::End {
+                black: discs.black,
+                white: discs.white,
+                winner: match result {
+                    ClientResult::Win => state.your_color.to_string(),
+                    ClientResult::Loss => (!state.your_color).to_string(),
+                    ClientResult::Draw => "draw".to_string(),
+                },
+                forfeit: state.forfeit.map(|color| color.to_string()),
+            },
+            _ => PlayEvent::Failed {
+                message: state.failed.clone().unwrap_or_else(|| "the game stopped".to_string()),
+                reason: stopped,
+            },
         }
     }
 
-    /// What the agent's runner reported, its texts clipped for the page.
     pub(crate) fn from_agent(event: AgentEvent<'_>) -> PlayEvent<'static> {
         match event {
             AgentEvent::Reply { session, turn, message } => PlayEvent::LlmReply {
