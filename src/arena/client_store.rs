@@ -13,7 +13,8 @@ use std::time::Duration;
 use agent::ModelGame;
 use runs::McpClient;
 
-use super::client::{ClientError, ClientGames, ClientSettings, MAX_CLIENTS};
+use super::client::{ClientGames, ClientSettings, MAX_CLIENTS};
+use super::client_calls::ClientError;
 use super::client_run::ClientRun;
 use super::interrupt::arm;
 

@@ -22,7 +22,10 @@ mod accuracy;
 mod balanced;
 mod bench;
 mod client;
+mod client_calls;
+mod client_game;
 mod client_run;
+mod client_seat;
 mod client_store;
 mod connection;
 mod engine_group;
@@ -73,9 +76,10 @@ pub use balanced::{
 };
 pub use bench::{ffo_range, perft_bench, search_bench, solve_bench, BenchError, PerftRow, SearchBench, SolveRow};
 pub use client::{
-    by_side, player_name, ClientAnswer, ClientCall, ClientError, ClientGames, ClientResult, ClientSeat, ClientSettings,
-    ClientState, Discs, MAX_ARGUMENT, MAX_CALLS_PER_PLY, MAX_CLIENTS, MAX_SESSION_GAMES,
+    player_name, ClientGames, ClientSettings, MAX_ARGUMENT, MAX_CALLS_PER_PLY, MAX_CLIENTS, MAX_SESSION_GAMES,
 };
+pub use client_calls::{ClientAnswer, ClientCall, ClientError, ClientResult, ClientState, Discs};
+pub use client_game::{by_side, ClientSeat};
 pub use client_run::ClientRun;
 pub use client_store::ClientStore;
 pub use connection::{ConnectError, Connection, HostSettings};

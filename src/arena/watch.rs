@@ -48,7 +48,7 @@ pub trait GameWatch<R: ModelGame>: Send + Sync {
     }
 
     /// The game ended: finished, stopped or failed, as `state` tells its client.
-    fn ended(&self, state: &super::ClientState, stopped: Option<record::StopReason>) {
+    fn ended(&self, state: &super::client_calls::ClientState, stopped: Option<record::StopReason>) {
         let _ = (state, stopped);
     }
 }
