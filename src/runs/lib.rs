@@ -65,6 +65,7 @@ mod report;
 mod results_file;
 mod run_file;
 mod run_folder;
+mod tail;
 mod tally;
 mod two_tables;
 
@@ -118,5 +119,6 @@ pub use run_file::{
     ReadRunError, RecordedSettings, Resume, RunEngine, RunFile, RunKind, RunPlayer, ServeRun, TournamentRun,
 };
 pub use run_folder::{check_output, utc_now, OutputError, RunFolder, RunFolderError, LOCK_FILE};
+pub use tail::{LogTail, NewLines};
 pub use tally::{tally_header, tally_row, GameSummary, Matchup, NotAGameLog};
 pub use two_tables::Validated;

@@ -8,9 +8,7 @@
 //! stays inside the runs folder, or `FILE:RUN`, a run of a result bundle in it (the
 //! shelf's [`RunPlace`]).
 
-use std::collections::BTreeMap;
 use std::convert::Infallible;
-use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path as FsPath, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -32,8 +30,8 @@ use game::othello::{Color, Outcome};
 use record::{Event, ExchangeRecord, MoveSource, Notation, Squares};
 use runs::{
     folder_game_logs, groups_json, intrinsic_table, leaderboard_tables, list_runs, rate_games, read_game_logs,
-    report_page, Calibration, GameGlance, GameLogs, Groups, HeldScores, IntrinsicTable, Leaderboard, RateSettings,
-    RunFile, RunGame,
+    report_page, Calibration, GameGlance, GameLogs, Groups, HeldScores, IntrinsicTable, Leaderboard, LogTail, NewLines,
+    RateSettings, RunFile, RunGame,
 };
 use stats::RatingWatch;
 
@@ -285,19 +283,19 @@ pub async fn follow(State(app): State<Arc<AppState>>, Path(run): Path<String>) -
         .into_response())
 }
 
-/// Where each followed file has been read to.
+/// A run followed: where its logs have been read to.
 struct Tail {
-    /// The run followed (its bundle held while it is).
-    place: RunPlace,
-    offsets: BTreeMap<PathBuf, Offset>,
+    /// The run followed, held so that a bundle's folder stays while it is.
+    _place: RunPlace,
+    logs: LogTail,
     first: bool,
     until: tokio::time::Instant,
 }
 
 fn follow_stream(place: RunPlace) -> impl Stream<Item = Result<SseEvent, Infallible>> {
     let tail = Tail {
-        place,
-        offsets: BTreeMap::new(),
+        logs: LogTail::new(&place.root, &place.dir),
+        _place: place,
         first: true,
         until: tokio::time::Instant::now() + FOLLOW_FOR,
     };
@@ -325,97 +323,11 @@ fn follow_stream(place: RunPlace) -> impl Stream<Item = Result<SseEvent, Infalli
     })
 }
 
-/// How far a followed file has been read.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct Offset {
-    /// Bytes read.
-    at: u64,
-    /// Inside a line longer than [`SCAN_BYTES`], skipped to its end.
-    skipping: bool,
-}
-
-/// The most bytes a scan reads of one file; a longer line is skipped, not waited for.
-const SCAN_BYTES: u64 = 8 << 20;
-
-/// The complete lines in `chunk`, read at `offset` of a file (at most [`SCAN_BYTES`]),
-/// and where the next scan starts. Each scan moves on: the end of a line skipped as too
-/// long is looked for in the next bytes, and a full chunk with no line break starts
-/// such a skip (the live view leaves that line out; the log keeps it).
-fn complete_lines(chunk: &[u8], offset: Offset) -> (&[u8], Offset) {
-    let mut start = 0;
-    if offset.skipping {
-        match chunk.iter().position(|&b| b == b'\n') {
-            Some(end) => start = end + 1,
-            None => {
-                return (
-                    &[],
-                    Offset {
-                        at: offset.at + chunk.len() as u64,
-                        skipping: true,
-                    },
-                )
-            }
-        }
-    }
-    let rest = &chunk[start..];
-    match rest.iter().rposition(|&b| b == b'\n') {
-        Some(end) => (
-            &rest[..end],
-            Offset {
-                at: offset.at + (start + end + 1) as u64,
-                skipping: false,
-            },
-        ),
-        None if chunk.len() as u64 >= SCAN_BYTES => (
-            &[],
-            Offset {
-                at: offset.at + chunk.len() as u64,
-                skipping: true,
-            },
-        ),
-        None => (
-            &[],
-            Offset {
-                at: offset.at + start as u64,
-                skipping: false,
-            },
-        ),
-    }
-}
-
 impl Tail {
     /// The complete lines written since the last scan, as events.
     fn scan(&mut self, first: bool) -> Vec<Followed> {
         let mut events = Vec::new();
-        for path in folder_game_logs(&self.place.root, &self.place.dir) {
-            // Opened by its real path, checked again: a log replaced by a link out of
-            // the runs folder since it was listed is not read.
-            let Ok(real) = std::fs::canonicalize(&path) else {
-                continue;
-            };
-            if !real.starts_with(&self.place.root) {
-                continue;
-            }
-            let offset = self.offsets.get(&path).copied().unwrap_or_default();
-            if std::fs::metadata(&real).map_or(true, |m| m.len() <= offset.at) {
-                continue;
-            }
-            let Ok(mut file) = record::lines::regular_file(&real) else {
-                continue;
-            };
-            if file.seek(SeekFrom::Start(offset.at)).is_err() {
-                continue;
-            }
-            let mut chunk = Vec::new();
-            // Read from where the last scan stopped, at most SCAN_BYTES; the rest comes next time.
-            if file.take(SCAN_BYTES).read_to_end(&mut chunk).is_err() {
-                continue;
-            }
-            let (lines, next) = complete_lines(&chunk, offset);
-            self.offsets.insert(path.clone(), next);
-            if lines.is_empty() {
-                continue;
-            }
+        for NewLines { path, lines } in self.logs.scan() {
             let name = path
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
@@ -652,38 +564,6 @@ fn clip_text(text: &str) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn the_follower_moves_on_past_a_line_too_long_to_scan() {
-        let start = Offset::default();
-        // Whole lines are taken, a torn last one waits for its end.
-        let (lines, next) = complete_lines(b"{\"a\":1}\n{\"b\"", start);
-        assert_eq!((lines, next), (&b"{\"a\":1}"[..], Offset { at: 8, skipping: false }));
-        let (lines, again) = complete_lines(b"{\"b\"", next);
-        assert_eq!((lines.len(), again), (0, next), "a short torn line is read again");
-        // A full scan with no line break is skipped, and the line after it is read.
-        let long = vec![b'x'; SCAN_BYTES as usize];
-        let (lines, skipping) = complete_lines(&long, start);
-        assert_eq!(
-            (lines.len(), skipping),
-            (
-                0,
-                Offset {
-                    at: SCAN_BYTES,
-                    skipping: true
-                }
-            )
-        );
-        let (lines, after) = complete_lines(b"xx\n{\"c\":3}\n", skipping);
-        assert_eq!(lines, &b"{\"c\":3}"[..]);
-        assert_eq!(
-            after,
-            Offset {
-                at: SCAN_BYTES + 11,
-                skipping: false
-            }
-        );
-    }
 
     fn followed(event: Shown) -> Followed {
         Followed {
