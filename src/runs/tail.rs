@@ -38,7 +38,7 @@ impl LogTail {
     }
 
     /// The complete lines written since the last scan, log by log in name order (at
-    /// most [`SCAN_BYTES`] of each log a scan: the rest comes next time).
+    /// most 8 MiB of each log a scan: the rest comes next time).
     pub fn scan(&mut self) -> Vec<NewLines> {
         let mut found = Vec::new();
         for path in folder_game_logs(&self.root, &self.dir) {
