@@ -15,12 +15,18 @@ pub const MAX_SESSIONS: usize = 256;
 /// rmcp's sessions, capped.
 pub(super) struct Capped {
     inner: LocalSessionManager,
+    /// Held from the count to the new session, so that two `initialize` at once
+    /// cannot both pass the cap.
+    creating: tokio::sync::Mutex<()>,
 }
 
 impl Capped {
     /// `inner`, capped at [`MAX_SESSIONS`].
     pub(super) fn new(inner: LocalSessionManager) -> Capped {
-        Capped { inner }
+        Capped {
+            inner,
+            creating: tokio::sync::Mutex::new(()),
+        }
     }
 }
 
@@ -45,6 +51,7 @@ impl SessionManager for Capped {
     type Transport = Transport;
 
     async fn create_session(&self) -> Result<(SessionId, Transport), SessionsError> {
+        let _one_at_a_time = self.creating.lock().await;
         if self.inner.sessions.read().await.len() >= MAX_SESSIONS {
             return Err(SessionsError::Full);
         }
