@@ -24,6 +24,7 @@ mod bench;
 mod client;
 mod client_calls;
 mod client_game;
+mod client_plan;
 mod client_run;
 mod client_seat;
 mod client_store;
@@ -80,6 +81,7 @@ pub use client::{
 };
 pub use client_calls::{ClientAnswer, ClientCall, ClientError, ClientResult, ClientState, Discs};
 pub use client_game::{by_side, ClientSeat};
+pub use client_plan::{ClientFlags, ClientPlan, ClientPlanError};
 pub use client_run::ClientRun;
 pub use client_store::ClientStore;
 pub use connection::{ConnectError, Connection, HostSettings};

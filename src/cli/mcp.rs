@@ -12,20 +12,19 @@ use super::openings;
 use super::serve::listen;
 use super::stdout::outln;
 use crate::mcp::{serve, serve_http, HttpOptions, McpOptions, PATH};
-use agent::{prompts_dir, LegalMoves, ModelGame, Prompt};
-use arena::{is_llm_spec, ClientRun, ClientSettings};
-use game::othello::Labels;
+use agent::{prompts_dir, ModelGame};
+use arena::{is_llm_spec, ClientFlags, ClientPlan, ClientRun};
 use game::{Marubatsu, Othello};
 
 pub(super) async fn run(args: McpArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
     match args.game {
-        GameArg::Othello => serve_game::<Othello>(args, env, "tool-en").await,
-        GameArg::Marubatsu => serve_game::<Marubatsu>(args, env, "marubatsu-tool-en").await,
+        GameArg::Othello => serve_game::<Othello>(args, env).await,
+        GameArg::Marubatsu => serve_game::<Marubatsu>(args, env).await,
     }
 }
 
-/// Serves games of `R`; `system` is the prompt offered when --system names none.
-async fn serve_game<R: ModelGame>(args: McpArgs, env: &dyn Fn(&str) -> Option<String>, system: &str) -> Result<()> {
+/// Serves games of `R` as the plan the flags give ([`ClientPlan`]).
+async fn serve_game<R: ModelGame>(args: McpArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
     if args.http.is_none() && args.listen.token.is_some() {
         anyhow::bail!("--token is for --http ADDR: over stdio the client that starts the server is its only client");
     }
@@ -44,44 +43,25 @@ async fn serve_game<R: ModelGame>(args: McpArgs, env: &dyn Fn(&str) -> Option<St
         .map(|spec| parse_player::<R>(spec, "--opponent", &args.agent, connection.as_ref()))
         .collect::<Result<Vec<_>>>()?;
     external::identify(&opponents).await?;
-    let mut config = args
+    let config = args
         .agent
         .config::<R>("", &prompts_dir())
         .context("bad agent settings")?;
-    let fallback = config.fallback.spec::<R>().context("bad --fallback")?;
-    let system_prompt = match config.system_prompt {
-        Some(prompt) => prompt,
-        None => {
-            // The English prompt reads English boards (unless --labels says otherwise).
-            if args.agent.settings.labels.is_none() {
-                config.style.labels = Labels::English;
-            }
-            // A blind server offers the blind prompt, which names no list it does not give.
-            let name = match config.legal_moves {
-                LegalMoves::Shown => system.to_string(),
-                LegalMoves::Hidden => format!("{system}-blind"),
-            };
-            Prompt::load(&name, &prompts_dir()).context("cannot read the system prompt")?
-        }
-    };
-    let settings = ClientSettings {
+    let flags = ClientFlags {
         opponents,
         openings,
         seed: args.seed,
         max_invalid: args.max_invalid,
-        fallback,
         max_games: args.max_games,
-        style: config.style,
-        legal_moves: config.legal_moves,
-        // Over --http, set by the server: a client can vanish without a word.
-        move_wait: None,
+        agent: config,
+        labels_chosen: args.agent.settings.labels.is_some(),
     };
-    settings.check()?;
+    let plan = ClientPlan::resolve(flags, &prompts_dir())?;
     let options = McpOptions {
-        settings,
+        settings: plan.settings,
         log_dir: client_run(&args)?,
         name: args.name,
-        system_prompt: system_prompt.text,
+        system_prompt: plan.system_prompt.text,
     };
     let Some(bind) = args.http else {
         // stdout is the protocol's: what this command says goes to stderr.
