@@ -427,6 +427,15 @@ impl<R: ModelGame> ClientGames<R> {
         if let Some(answer) = after_the_end() {
             return answer;
         }
+        // A call for a ply the game has left is refused at once (a hint the person's
+        // move overtook is not kept waiting for the opponent's turn); one for the ply
+        // now that the game leaves before it is read is refused there.
+        if let Some(asked) = call.ply() {
+            let now = shared.lock().line.moves().len() + 1;
+            if asked != now {
+                return Err(ClientError::Moved { id, asked, now });
+            }
+        }
         let Some(commands) = commands else {
             return Err(ClientError::Over { id });
         };

@@ -26,8 +26,6 @@ use record::{
     AgentDecision, GameLog, GameWriter, LogError, MoveSource, Notation, PlayerKind, Ply, Squares, StopReason,
 };
 
-/// The most tool calls one game answers at one ply: with each call's line bounded (its
-/// strings are), this bounds the bytes a move logs.
 /// How a game ended, as far as its client is told.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct End {
@@ -353,35 +351,63 @@ impl<R: ModelGame> ClientGame<R> {
         };
         let (line, suite_line) = self.line;
         let players = by_side::<&mut dyn Player<R>>(you, &mut self.client, opponent.as_mut());
-        let game = play_logged((line, suite_line.as_deref()), players, seats, self.seed, ctx);
-        let end = tokio::select! {
-            played = game => Ok(played),
+        let mut game = Box::pin(play_logged(
+            (line, suite_line.as_deref()),
+            players,
+            seats,
+            self.seed,
+            ctx,
+        ));
+        let stopped = tokio::select! {
+            played = &mut game => Ok(played),
             reason = self.stop.wait() => Err(reason),
         };
-        let end = match end {
-            Ok(played) => {
-                // Stopped as the client went away (the opponent's move abandoned, logged
-                // as `disconnected`): no one is left to answer, and the log ends at the stop.
-                if matches!(played, Err(GameError::Stopped { .. })) && self.gone.load(Ordering::Relaxed) {
-                    drop(shared.lock().pending.take());
-                }
-                End::of(&shared, played)
+        let end = match stopped {
+            Ok(played) => played_to(&shared, &self.gone, played),
+            // Its end is logged already (its last move, a forfeit, a stop at the
+            // client's turn), so the stop comes too late: only the players' `done` is
+            // left (an external engine quitting), and the end stands.
+            Err(_) if shared.lock().end.is_some() => {
+                let played = game.await;
+                played_to(&shared, &self.gone, played)
             }
             Err(reason) => {
                 // Dropped between two log lines; the players are let go as the loop would.
+                drop(game);
                 opponent.done().await;
-                let ply = shared.lock().line.moves().len() + 1;
-                match writer.stopped(ply, reason) {
-                    Ok(()) => End::stopped(reason, ply),
-                    Err(err) => End {
-                        failed: Some(format!("stopped before ply {ply}; its log could not say so: {err}")),
-                        stopped: Some(reason),
-                        ..End::default()
-                    },
-                }
+                stopped_here(&shared, writer, &log, reason)
             }
         };
         finish(&shared, end, writer);
+    }
+}
+
+/// How the played game ended, as its client is told. Stopped as the client went away
+/// (the opponent's move abandoned, logged as `disconnected`): no one is left to answer,
+/// and the log ends at the stop.
+fn played_to<R: ModelGame>(shared: &Shared<R>, gone: &AtomicBool, played: Result<GameRecord<R>, GameError>) -> End {
+    if matches!(played, Err(GameError::Stopped { .. })) && gone.load(Ordering::Relaxed) {
+        drop(shared.lock().pending.take());
+    }
+    End::of(shared, played)
+}
+
+/// The game stopped where it is for `reason`, logged so (`game_stopped` at the ply it
+/// reached) unless nothing of it was logged yet: stopped before it began (an opponent's
+/// process still starting), it logs nothing, as a run's game stopped then does (a
+/// `game_stopped` with no `game_start` is no game log to its readers).
+fn stopped_here<R: ModelGame>(shared: &Shared<R>, writer: GameWriter<'_>, log: &GameLog, reason: StopReason) -> End {
+    let ply = shared.lock().line.moves().len() + 1;
+    if log.is_empty() {
+        return End::stopped(reason, ply);
+    }
+    match writer.stopped(ply, reason) {
+        Ok(()) => End::stopped(reason, ply),
+        Err(err) => End {
+            failed: Some(format!("stopped before ply {ply}; its log could not say so: {err}")),
+            stopped: Some(reason),
+            ..End::default()
+        },
     }
 }
 
