@@ -2,7 +2,8 @@
 //! ply and clicks on old plies, a hint the person's move overtakes, `end` while the
 //! opponent thinks, while the person's move is on its way, after the last move while
 //! the opponent's process quits, and before the opponent's process is ready; Ctrl-C
-//! during the opponent's turn; a run folder that cannot be made. In each, the log ends
+//! during the opponent's turn, and a game asked for while the server stops; a run folder
+//! that cannot be made. In each, the log ends
 //! with one `game_end` or one `game_stopped`, `replay` and `stats` read it, and the
 //! page's last event is its one `end` or `failed`.
 
@@ -404,4 +405,39 @@ fn ending_a_game_before_its_opponent_is_ready_leaves_the_runs_readable() {
         "end"
     );
     arena_ok(&["rate", runs.to_str().unwrap(), "--anchor", "human=0"]);
+}
+
+/// A game asked for while the server stops (Ctrl-C; the stop waits for an external
+/// opponent's process to quit, and a page's open connection is still answered) is
+/// refused: started then, it would never be stopped, and its log would end mid-game.
+#[test]
+fn a_game_asked_for_while_the_server_stops_is_refused() {
+    let base = temp_dir("serve-hostile", "late-start");
+    let runs = base.join("runs");
+    let engines = engine_table(&base, "true", "sleep 5");
+    let served = Served::start(&runs, "127.0.0.1:0", &["--engines", engines.to_str().unwrap()]);
+    let url = served.url.clone();
+    let http = client();
+    let (_, run) = start_game(&http, &url, "black", "ext:shell");
+    // The engine's process is started (the game began).
+    let log = runs.join(&run).join("game-0001.jsonl");
+    while std::fs::read_to_string(&log).unwrap_or_default().is_empty() {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let stopping = std::thread::spawn(move || served.interrupt());
+    std::thread::sleep(Duration::from_millis(300));
+    // Over the connection kept from the requests before.
+    let body = json!({"color": "black", "opponent": "greedy"});
+    if let Ok(late) = http.post(format!("{url}/api/games")).json(&body).send() {
+        assert_eq!(late.status().as_u16(), 503, "{}", late.text().unwrap());
+    }
+    assert!(stopping.join().unwrap().success());
+    for run in std::fs::read_dir(&runs).unwrap() {
+        let log = run.unwrap().path().join("game-0001.jsonl");
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        if !lines.is_empty() {
+            check_one_end(&lines);
+        }
+    }
 }
