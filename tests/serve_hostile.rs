@@ -1,11 +1,11 @@
 //! The play page's games under hostile timing, over real HTTP: double clicks at one
-//! ply and clicks on old plies, a hint the person's move overtakes, `end` while the
-//! opponent thinks, while the person's move is on its way, after the last move while
-//! the opponent's process quits, and before the opponent's process is ready; Ctrl-C
-//! during the opponent's turn, and a game asked for while the server stops; a run folder
-//! that cannot be made. In each, the log ends
-//! with one `game_end` or one `game_stopped`, `replay` and `stats` read it, and the
-//! page's last event is its one `end` or `failed`.
+//! ply and clicks on old plies; a hint the person's move overtakes, and one whose page
+//! leaves mid-search; `end` while the opponent thinks, while the person's move is on its
+//! way, after the last move while the opponent's process quits, and before that process
+//! is ready; Ctrl-C during the opponent's turn, and a game asked for during the stop; a
+//! run folder that cannot be made. In each, the log ends with one `game_end` or one
+//! `game_stopped`, `replay` and `stats` (or `rate`) read it, and the page's last event
+//! is its one `end` or `failed`.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -173,6 +173,22 @@ fn model_slowed_by(slow: Arc<AtomicBool>) -> StubServer {
     })
 }
 
+/// Game `id`, the person black against a first-legal-move opponent, played until the
+/// person's turn at ply 41 or later (20 empties or fewer: a deep hint takes a while).
+fn play_to_the_endgame(http: &Client, url: &str, id: u64) -> Value {
+    for event in game_events(http, url, id) {
+        let mine = event["kind"] == "state" && event["to_move"] == "black" && event["over"] == false;
+        if mine && event["legal"][0].is_string() {
+            if event["ply"].as_u64().unwrap() >= 41 {
+                return event;
+            }
+            let body = json!({"square": event["legal"][0], "ply": event["ply"]});
+            assert_eq!(post(http, url, &format!("/api/games/{id}/move"), &body).0, 204);
+        }
+    }
+    panic!("the game ended before ply 41")
+}
+
 /// A hint asked for in the middle game, then the person's move made while the hint is
 /// worked out (a deep search there takes a while): the hint is refused as soon as it is
 /// ready, not after the opponent's whole turn, and it is never logged. (Should the hint
@@ -185,18 +201,7 @@ fn a_hint_the_move_overtakes_is_refused_at_once_and_never_logged() {
     let served = Served::start(&runs, "127.0.0.1:0", &["--host", &model.url, "--timeout", "30"]);
     let http = client();
     let (id, run) = start_game(&http, &served.url, "black", "llm:slow");
-    let mut turn = Value::Null;
-    for event in game_events(&http, &served.url, id) {
-        let mine = event["kind"] == "state" && event["to_move"] == "black" && event["over"] == false;
-        if mine && event["legal"][0].is_string() {
-            if event["ply"].as_u64().unwrap() >= 41 {
-                turn = event;
-                break;
-            }
-            let body = json!({"square": event["legal"][0], "ply": event["ply"]});
-            assert_eq!(post(&http, &served.url, &format!("/api/games/{id}/move"), &body).0, 204);
-        }
-    }
+    let turn = play_to_the_endgame(&http, &served.url, id);
     slow.store(true, Ordering::SeqCst);
     let ply = turn["ply"].as_u64().unwrap();
     let (status, said) = std::thread::scope(|s| {
@@ -440,4 +445,26 @@ fn a_game_asked_for_while_the_server_stops_is_refused() {
             check_one_end(&lines);
         }
     }
+}
+
+/// A page that leaves while its hint is worked out does not keep the game's hints
+/// busy: the same hint asked again is answered (it was refused for good, "a hint is
+/// being computed", once a request was dropped mid-search).
+#[test]
+fn a_hint_whose_page_leaves_mid_search_leaves_hints_free() {
+    let runs = temp_dir("serve-hostile", "hint-left").join("runs");
+    let served = Served::start(&runs, "127.0.0.1:0", &[]);
+    let http = client();
+    let (id, _) = start_game(&http, &served.url, "black", "random");
+    let turn = play_to_the_endgame(&http, &served.url, id);
+    let body = json!({"engine": "reference:10:20", "ply": turn["ply"]});
+    let hint = format!("{}/api/games/{id}/hint", served.url);
+    let impatient = http_client(Duration::from_millis(5));
+    assert!(
+        impatient.post(&hint).json(&body).send().is_err(),
+        "the page leaves first"
+    );
+    std::thread::sleep(Duration::from_secs(3));
+    let again = http.post(&hint).json(&body).send().unwrap();
+    assert_eq!(again.status().as_u16(), 200, "{}", again.text().unwrap());
 }

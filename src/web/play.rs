@@ -539,18 +539,17 @@ pub async fn hint(
     if let Some(hint) = asked_before {
         return Ok(Json(&hint).into_response());
     }
-    if session.hinting.swap(true, Ordering::AcqRel) {
+    let Some(_hinting) = Hinting::start(&session.hinting) else {
         return Err(ApiError::new(
             StatusCode::CONFLICT,
             "a hint is being computed: wait for it",
         ));
-    }
+    };
     let computed = tokio::task::spawn_blocking(move || {
         let mut engine = engine;
         engine.score_moves(&board)
     })
     .await;
-    session.hinting.store(false, Ordering::Release);
     let scores = computed.map_err(|err| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("{err}")))?;
     let hint = HintRecord {
         game: GAME as usize,
@@ -580,6 +579,23 @@ pub async fn hint(
     let answer = Json(&hint).into_response();
     session.hints.lock().unwrap_or_else(|p| p.into_inner()).push(hint);
     Ok(answer)
+}
+
+/// A game's one hint in the works, from its search until it is logged and kept (a
+/// request for it again is answered from there): let go when dropped, also when its
+/// request is (a page that left while it was worked out).
+struct Hinting<'a>(&'a AtomicBool);
+
+impl<'a> Hinting<'a> {
+    fn start(hinting: &'a AtomicBool) -> Option<Hinting<'a>> {
+        (!hinting.swap(true, Ordering::AcqRel)).then_some(Hinting(hinting))
+    }
+}
+
+impl Drop for Hinting<'_> {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::Release);
+    }
 }
 
 /// The reference engine a hint asks for, within the bounds a hint may take.
