@@ -13,7 +13,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::support::serve::{client, game_events, play_through, start_game, Served};
+use crate::support::serve::{
+    arena_ok, check_ended_by_the_page, client, end_game, game_events, last_event, play_through, start_game, Served,
+};
 use crate::support::{http_client, legal_moves_in, model_host, temp_dir, Reply, StubServer};
 use reqwest::blocking::Client;
 use serde_json::{json, Value};
@@ -45,19 +47,6 @@ fn check_one_end(lines: &[Value]) -> Value {
         .collect();
     assert!(plies.iter().enumerate().all(|(i, &p)| p == i as u64 + 1), "{plies:?}");
     lines.last().unwrap().clone()
-}
-
-/// `othello-arena ARGS` succeeds.
-fn arena_ok(args: &[&str]) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_othello-arena"))
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 /// `replay` reads run `run`'s log, and `stats` (a model's game) or `rate` (an
@@ -228,13 +217,8 @@ fn a_hint_the_move_overtakes_is_refused_at_once_and_never_logged() {
         assert_eq!(at("hint"), [0u64; 0], "a hint refused is not logged");
         assert_eq!(at("move").last(), Some(&ply), "refused while the opponent still thinks");
     }
-    assert_eq!(
-        post(&http, &served.url, &format!("/api/games/{id}/end"), &json!({})).0,
-        204
-    );
-    let last = game_events(&http, &served.url, id)
-        .find(|e| e["kind"] == "failed" || e["kind"] == "end")
-        .unwrap();
+    assert_eq!(end_game(&http, &served.url, id), 204);
+    let last = last_event(&http, &served.url, id);
     assert_eq!(last["reason"], "ended", "{last}");
     assert_eq!(check_one_end(&log_lines(&runs, &run))["reason"], "ended");
     check_readers(&runs, &run);
@@ -247,11 +231,10 @@ fn a_hint_the_move_overtakes_is_refused_at_once_and_never_logged() {
 fn ending_a_game_while_the_opponent_thinks_or_the_move_is_on_its_way() {
     let (runs, served, _model) = slow_model_server("end");
     let http = client();
-    let end = |id: u64| post(&http, &served.url, &format!("/api/games/{id}/end"), &json!({})).0;
     // The model holds black: it thinks first.
     let (thinking, thinking_run) = start_game(&http, &served.url, "white", "llm:slow");
     std::thread::sleep(Duration::from_millis(500));
-    assert_eq!(end(thinking), 204);
+    assert_eq!(end_game(&http, &served.url, thinking), 204);
     // The person's move, and the end right behind it.
     let (moving, moving_run) = start_game(&http, &served.url, "black", "llm:slow");
     let first = wait_for_my_turn(&http, &served.url, moving, "black");
@@ -260,17 +243,9 @@ fn ending_a_game_while_the_opponent_thinks_or_the_move_is_on_its_way() {
         post(&http, &served.url, &format!("/api/games/{moving}/move"), &body).0,
         204
     );
-    assert_eq!(end(moving), 204);
+    assert_eq!(end_game(&http, &served.url, moving), 204);
     for id in [thinking, moving] {
-        let last = game_events(&http, &served.url, id)
-            .find(|e| e["kind"] == "failed" || e["kind"] == "end")
-            .unwrap();
-        assert_eq!(
-            (&last["kind"], &last["reason"]),
-            (&json!("failed"), &json!("ended")),
-            "{last}"
-        );
-        assert_eq!(end(id), 409, "an ended game is over");
+        check_ended_by_the_page(&http, &served.url, id);
     }
     // The model's answers come in after the stop: nothing of them is shown or logged.
     std::thread::sleep(THINK + Duration::from_secs(1));
@@ -338,16 +313,22 @@ fn a_game_whose_run_folder_cannot_be_made_is_refused_and_frees_its_slot() {
     check_one_end(&log_lines(&runs, &run));
 }
 
-/// An `[[engine]]` table of this binary's engine server playing greedy over GTP,
-/// started by a shell that runs `before` first and `after` once the engine quits (the
-/// shell stays in the engine's process group, so the harness waits for it).
-fn engine_table(dir: &Path, before: &str, after: &str) -> PathBuf {
-    let file = dir.join("engines.toml");
+/// A served page whose `ext:shell` opponent is this binary's engine server playing
+/// greedy over GTP, started by a shell that runs `before` first and `after` once the
+/// engine quits (the shell stays in the engine's process group, so the harness waits
+/// for it); the runs folder.
+fn shell_engine_server(name: &str, before: &str, after: &str) -> (PathBuf, Served) {
+    let base = temp_dir("serve-hostile", name);
+    let file = base.join("engines.toml");
     let bin = env!("CARGO_BIN_EXE_othello-arena");
     let script = format!("{before}; \"{bin}\" engine --protocol gtp --engine greedy; {after}");
-    let table = format!("[[engine]]\nname = \"shell\"\nprotocol = \"gtp\"\ncommand = \"bash\"\nargs = [\"-c\", {script:?}]\ntimeout = 20\n");
+    let table = format!(
+        "[[engine]]\nname = \"shell\"\nprotocol = \"gtp\"\ncommand = \"bash\"\nargs = [\"-c\", {script:?}]\ntimeout = 20\n"
+    );
     std::fs::write(&file, table).unwrap();
-    file
+    let runs = base.join("runs");
+    let served = Served::start(&runs, "127.0.0.1:0", &["--engines", file.to_str().unwrap()]);
+    (runs, served)
 }
 
 /// `end` sent on the game's last position, while the opponent's process is still
@@ -355,15 +336,12 @@ fn engine_table(dir: &Path, before: &str, after: &str) -> PathBuf {
 /// page is shown the end, not a stop.
 #[test]
 fn ending_a_game_after_its_last_move_keeps_its_end() {
-    let base = temp_dir("serve-hostile", "late-end");
-    let runs = base.join("runs");
-    let engines = engine_table(&base, "true", "sleep 5");
-    let served = Served::start(&runs, "127.0.0.1:0", &["--engines", engines.to_str().unwrap()]);
+    let (runs, served) = shell_engine_server("late-end", "true", "sleep 5");
     let http = client();
     let (id, run) = start_game(&http, &served.url, "black", "ext:shell");
     for event in game_events(&http, &served.url, id) {
         if event["kind"] == "state" && event["over"] == true {
-            post(&http, &served.url, &format!("/api/games/{id}/end"), &json!({}));
+            end_game(&http, &served.url, id);
         } else if event["kind"] == "state" && event["to_move"] == "black" {
             let body = json!({"square": event["legal"][0], "ply": event["ply"]});
             post(&http, &served.url, &format!("/api/games/{id}/move"), &body);
@@ -382,16 +360,10 @@ fn ending_a_game_after_its_last_move_keeps_its_end() {
 /// unreadable to `stats` and `rate`).
 #[test]
 fn ending_a_game_before_its_opponent_is_ready_leaves_the_runs_readable() {
-    let base = temp_dir("serve-hostile", "early-end");
-    let runs = base.join("runs");
-    let engines = engine_table(&base, "sleep 3", "true");
-    let served = Served::start(&runs, "127.0.0.1:0", &["--engines", engines.to_str().unwrap()]);
+    let (runs, served) = shell_engine_server("early-end", "sleep 3", "true");
     let http = client();
     let (id, run) = start_game(&http, &served.url, "black", "ext:shell");
-    assert_eq!(
-        post(&http, &served.url, &format!("/api/games/{id}/end"), &json!({})).0,
-        204
-    );
+    assert_eq!(end_game(&http, &served.url, id), 204);
     let last = check_last_event(&served.url, id);
     assert_eq!(
         (&last["kind"], &last["reason"]),
@@ -417,10 +389,7 @@ fn ending_a_game_before_its_opponent_is_ready_leaves_the_runs_readable() {
 /// refused: started then, it would never be stopped, and its log would end mid-game.
 #[test]
 fn a_game_asked_for_while_the_server_stops_is_refused() {
-    let base = temp_dir("serve-hostile", "late-start");
-    let runs = base.join("runs");
-    let engines = engine_table(&base, "true", "sleep 5");
-    let served = Served::start(&runs, "127.0.0.1:0", &["--engines", engines.to_str().unwrap()]);
+    let (runs, served) = shell_engine_server("late-start", "true", "sleep 5");
     let url = served.url.clone();
     let http = client();
     let (_, run) = start_game(&http, &url, "black", "ext:shell");
