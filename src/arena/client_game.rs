@@ -95,17 +95,17 @@ impl ClientAnswer {
 
 pub(crate) type Reply = oneshot::Sender<Result<ClientAnswer, ClientError>>;
 
-/// Who plays the client's side of its games, as they are logged.
+/// Who plays the client's side of its games, as they are logged: an MCP client
+/// ([`ClientSeat::mcp`]) or a person ([`ClientSeat::person`]).
 #[derive(Clone, Debug)]
 pub struct ClientSeat {
     /// The player's name in logs and tables (`mcp:NAME`, `human`).
-    pub name: String,
-    /// `Llm` for an MCP client (each move carries the decision record of its calls),
-    /// `Human` for a person (their moves carry none, as at the terminal).
-    pub kind: PlayerKind,
-    /// Whether each call is logged (`tool_call`): an MCP client's calls are its
-    /// thinking; a person's clicks are only their moves (and hints, logged as such).
-    pub log_calls: bool,
+    pub(crate) name: String,
+    /// `Llm` for an MCP client: each move carries the decision record of its calls,
+    /// and each call is logged (`tool_call`: its calls are its thinking). `Human` for a
+    /// person: their moves carry none, as at the terminal, and their clicks are only
+    /// their moves (and hints, logged as such).
+    pub(crate) kind: PlayerKind,
 }
 
 impl ClientSeat {
@@ -114,7 +114,6 @@ impl ClientSeat {
         ClientSeat {
             name: player,
             kind: PlayerKind::Llm,
-            log_calls: true,
         }
     }
 
@@ -123,8 +122,12 @@ impl ClientSeat {
         ClientSeat {
             name: "human".to_string(),
             kind: PlayerKind::Human,
-            log_calls: false,
         }
+    }
+
+    /// Whether each call is logged (an MCP client's, not a person's).
+    pub(crate) fn logs_calls(&self) -> bool {
+        self.kind == PlayerKind::Llm
     }
 }
 
@@ -255,7 +258,7 @@ impl<R: ModelGame> Shared<R> {
         (tool, arguments): (&str, &Value),
         answer: &ClientAnswer,
     ) -> Result<(), LogError> {
-        if !self.seat.log_calls {
+        if !self.seat.logs_calls() {
             return Ok(());
         }
         let at = Ply {
