@@ -58,6 +58,7 @@ mod score_moves_resume;
 mod secrets;
 mod serve;
 mod serve_browser;
+mod serve_hostile;
 mod serve_views;
 mod shipped_files;
 mod soak;

@@ -8,7 +8,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::support::serve::{client, game_events, play_through, simulating_model, start_game, Served};
+use crate::support::serve::{arena_ok, client, game_events, play_through, simulating_model, start_game, Served};
 use crate::support::temp_dir;
 use reqwest::blocking::Client;
 use reqwest::StatusCode;
@@ -328,19 +328,6 @@ fn check_the_models_first_turn(events: &[Value]) {
 }
 
 /// The binary run with `args`, which must succeed: its stdout.
-fn arena_ok(args: &[&str]) -> String {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_othello-arena"))
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
 /// The served game's run folder `dir` holds run.json and the game's log, which
 /// `replay`, `stats`, `rate` and `report` (to `report`) read.
 fn check_every_command_reads_the_log(dir: &Path, report: &Path) {

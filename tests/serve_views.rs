@@ -4,7 +4,7 @@
 //! stopped too, opponents too costly for a browser refused, and a run of engines only
 //! tabulated by its pairings.
 
-use crate::support::serve::{client, game_events, play_through, start_game, Served};
+use crate::support::serve::{check_ended_by_the_page, client, end_game, last_event, play_through, start_game, Served};
 use crate::support::{legal_moves_in, run_arena, temp_dir, Reply, StubServer};
 use serde_json::{json, Value};
 
@@ -66,9 +66,7 @@ fn a_game_nobody_moves_in_is_abandoned_and_logged_as_stopped() {
     let http = client();
     let (id, run) = start_game(&http, &served.url, "black", "greedy");
     // Read the events without moving.
-    let last = game_events(&http, &served.url, id)
-        .find(|e| e["kind"] == "failed" || e["kind"] == "end")
-        .unwrap();
+    let last = last_event(&http, &served.url, id);
     assert_eq!(last["kind"], "failed", "{last}");
     let log = std::fs::read_to_string(runs.join(&run).join("game-0001.jsonl")).unwrap();
     let end: Value = serde_json::from_str(log.lines().last().unwrap()).unwrap();
@@ -104,24 +102,8 @@ fn a_game_its_person_ends_is_logged_as_stopped_and_costly_opponents_are_refused(
     let (id, run) = start_game(&http, &served.url, "black", "greedy");
     let events = play_through(&http, &served.url, id, "black", Some(8));
     assert!(events.iter().any(|e| e["kind"] == "state"), "{events:?}");
-    let end = |id: u64| {
-        http.post(format!("{}/api/games/{id}/end", served.url))
-            .json(&json!({}))
-            .send()
-            .unwrap()
-            .status()
-            .as_u16()
-    };
-    assert_eq!(end(id), 204);
-    let last = game_events(&http, &served.url, id)
-        .find(|e| e["kind"] == "failed" || e["kind"] == "end")
-        .unwrap();
-    assert_eq!(
-        (&last["kind"], &last["reason"]),
-        (&json!("failed"), &json!("ended")),
-        "{last}"
-    );
-    assert_eq!(end(id), 409, "an ended game is over");
+    assert_eq!(end_game(&http, &served.url, id), 204);
+    check_ended_by_the_page(&http, &served.url, id);
     let log = std::fs::read_to_string(runs.join(&run).join("game-0001.jsonl")).unwrap();
     let stopped: Value = serde_json::from_str(log.lines().last().unwrap()).unwrap();
     assert_eq!(

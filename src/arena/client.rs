@@ -1,5 +1,6 @@
 //! Games played move by move by a client that calls in from outside the process (an
-//! MCP client, `othello-arena mcp`), logged as a run's games are.
+//! MCP client, `othello-arena mcp`; a person at `serve`'s play page, its seat a
+//! [`ClientSeat::person`] and its view a [`GameWatch`]), logged as a run's games are.
 //!
 //! Each game is a tokio task running the one game loop ([`play_logged`]) between the
 //! opponent and a [`Player`] that waits for the client's calls: `get_state`,
@@ -12,6 +13,12 @@
 //! open game logged as stopped (`disconnected`); with [`ClientSettings::move_wait`] set
 //! (a server whose clients may vanish without a word), a game that waits that long for
 //! the client's next call at its turn is logged as stopped (`abandoned`).
+//!
+//! The play page's calls name the ply they were meant for ([`ClientCall::PlayAt`],
+//! [`ClientCall::Hint`]): one for a ply the game has left is refused and counts for
+//! nothing. [`ClientGames::stop`] ends a game where it is (`ended`, `interrupted`),
+//! even in the opponent's move; a stop that comes once the game's end is logged lets
+//! the game finish, and one before the game began logs nothing.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -426,6 +433,15 @@ impl<R: ModelGame> ClientGames<R> {
         };
         if let Some(answer) = after_the_end() {
             return answer;
+        }
+        // A call for a ply the game has left is refused at once (a hint the person's
+        // move overtook is not kept waiting for the opponent's turn); one for the ply
+        // now that the game leaves before it is read is refused there.
+        if let Some(asked) = call.ply() {
+            let now = shared.lock().line.moves().len() + 1;
+            if asked != now {
+                return Err(ClientError::Moved { id, asked, now });
+            }
         }
         let Some(commands) = commands else {
             return Err(ClientError::Over { id });

@@ -10,8 +10,6 @@ use runs::RunFolderError;
 
 use super::client::{MAX_ARGUMENT, MAX_CALLS_PER_PLY, MAX_CLIENTS, MAX_SESSION_GAMES};
 
-/// The most tool calls one game answers at one ply: with each call's line bounded (its
-/// strings are), this bounds the bytes a move logs.
 /// What a client asks of one of its games.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ClientCall {

@@ -26,8 +26,6 @@ use record::{
     AgentDecision, GameLog, GameWriter, LogError, MoveSource, Notation, PlayerKind, Ply, Squares, StopReason,
 };
 
-/// The most tool calls one game answers at one ply: with each call's line bounded (its
-/// strings are), this bounds the bytes a move logs.
 /// How a game ended, as far as its client is told.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct End {
@@ -97,17 +95,17 @@ impl ClientAnswer {
 
 pub(crate) type Reply = oneshot::Sender<Result<ClientAnswer, ClientError>>;
 
-/// Who plays the client's side of its games, as they are logged.
+/// Who plays the client's side of its games, as they are logged: an MCP client
+/// ([`ClientSeat::mcp`]) or a person ([`ClientSeat::person`]).
 #[derive(Clone, Debug)]
 pub struct ClientSeat {
     /// The player's name in logs and tables (`mcp:NAME`, `human`).
-    pub name: String,
-    /// `Llm` for an MCP client (each move carries the decision record of its calls),
-    /// `Human` for a person (their moves carry none, as at the terminal).
-    pub kind: PlayerKind,
-    /// Whether each call is logged (`tool_call`): an MCP client's calls are its
-    /// thinking; a person's clicks are only their moves (and hints, logged as such).
-    pub log_calls: bool,
+    pub(crate) name: String,
+    /// `Llm` for an MCP client: each move carries the decision record of its calls,
+    /// and each call is logged (`tool_call`: its calls are its thinking). `Human` for a
+    /// person: their moves carry none, as at the terminal, and their clicks are only
+    /// their moves (and hints, logged as such).
+    pub(crate) kind: PlayerKind,
 }
 
 impl ClientSeat {
@@ -116,7 +114,6 @@ impl ClientSeat {
         ClientSeat {
             name: player,
             kind: PlayerKind::Llm,
-            log_calls: true,
         }
     }
 
@@ -125,8 +122,12 @@ impl ClientSeat {
         ClientSeat {
             name: "human".to_string(),
             kind: PlayerKind::Human,
-            log_calls: false,
         }
+    }
+
+    /// Whether each call is logged (an MCP client's, not a person's).
+    pub(crate) fn logs_calls(&self) -> bool {
+        self.kind == PlayerKind::Llm
     }
 }
 
@@ -257,7 +258,7 @@ impl<R: ModelGame> Shared<R> {
         (tool, arguments): (&str, &Value),
         answer: &ClientAnswer,
     ) -> Result<(), LogError> {
-        if !self.seat.log_calls {
+        if !self.seat.logs_calls() {
             return Ok(());
         }
         let at = Ply {
@@ -353,35 +354,63 @@ impl<R: ModelGame> ClientGame<R> {
         };
         let (line, suite_line) = self.line;
         let players = by_side::<&mut dyn Player<R>>(you, &mut self.client, opponent.as_mut());
-        let game = play_logged((line, suite_line.as_deref()), players, seats, self.seed, ctx);
-        let end = tokio::select! {
-            played = game => Ok(played),
+        let mut game = Box::pin(play_logged(
+            (line, suite_line.as_deref()),
+            players,
+            seats,
+            self.seed,
+            ctx,
+        ));
+        let stopped = tokio::select! {
+            played = &mut game => Ok(played),
             reason = self.stop.wait() => Err(reason),
         };
-        let end = match end {
-            Ok(played) => {
-                // Stopped as the client went away (the opponent's move abandoned, logged
-                // as `disconnected`): no one is left to answer, and the log ends at the stop.
-                if matches!(played, Err(GameError::Stopped { .. })) && self.gone.load(Ordering::Relaxed) {
-                    drop(shared.lock().pending.take());
-                }
-                End::of(&shared, played)
+        let end = match stopped {
+            Ok(played) => played_to(&shared, &self.gone, played),
+            // Its end is logged already (its last move, a forfeit, a stop at the
+            // client's turn), so the stop comes too late: only the players' `done` is
+            // left (an external engine quitting), and the end stands.
+            Err(_) if shared.lock().end.is_some() => {
+                let played = game.await;
+                played_to(&shared, &self.gone, played)
             }
             Err(reason) => {
                 // Dropped between two log lines; the players are let go as the loop would.
+                drop(game);
                 opponent.done().await;
-                let ply = shared.lock().line.moves().len() + 1;
-                match writer.stopped(ply, reason) {
-                    Ok(()) => End::stopped(reason, ply),
-                    Err(err) => End {
-                        failed: Some(format!("stopped before ply {ply}; its log could not say so: {err}")),
-                        stopped: Some(reason),
-                        ..End::default()
-                    },
-                }
+                stopped_here(&shared, writer, &log, reason)
             }
         };
         finish(&shared, end, writer);
+    }
+}
+
+/// How the played game ended, as its client is told. Stopped as the client went away
+/// (the opponent's move abandoned, logged as `disconnected`): no one is left to answer,
+/// and the log ends at the stop.
+fn played_to<R: ModelGame>(shared: &Shared<R>, gone: &AtomicBool, played: Result<GameRecord<R>, GameError>) -> End {
+    if matches!(played, Err(GameError::Stopped { .. })) && gone.load(Ordering::Relaxed) {
+        drop(shared.lock().pending.take());
+    }
+    End::of(shared, played)
+}
+
+/// The game stopped where it is for `reason`, logged so (`game_stopped` at the ply it
+/// reached) unless nothing of it was logged yet: stopped before it began (an opponent's
+/// process still starting), it logs nothing, as a run's game stopped then does (a
+/// `game_stopped` with no `game_start` is no game log to its readers).
+fn stopped_here<R: ModelGame>(shared: &Shared<R>, writer: GameWriter<'_>, log: &GameLog, reason: StopReason) -> End {
+    let ply = shared.lock().line.moves().len() + 1;
+    if log.is_empty() {
+        return End::stopped(reason, ply);
+    }
+    match writer.stopped(ply, reason) {
+        Ok(()) => End::stopped(reason, ply),
+        Err(err) => End {
+            failed: Some(format!("stopped before ply {ply}; its log could not say so: {err}")),
+            stopped: Some(reason),
+            ..End::default()
+        },
     }
 }
 

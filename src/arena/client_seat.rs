@@ -20,8 +20,6 @@ use engines::EngineError;
 use game::othello::Outcome;
 use record::{AgentDecision, GameWriter, MoveSource, Notation, Squares, StopReason};
 
-/// The most tool calls one game answers at one ply: with each call's line bounded (its
-/// strings are), this bounds the bytes a move logs.
 /// The client's side of the game loop: waits for its calls.
 pub(crate) struct ClientPlayer<R: ModelGame> {
     pub(crate) shared: Arc<Shared<R>>,

@@ -108,6 +108,7 @@
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, RwLock, RwLockWriteGuard};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -875,6 +876,8 @@ pub struct GameLog {
     /// The decision whose exchanges are being written: its last request's messages
     /// and the bytes its exchanges wrote so far.
     decision: Mutex<Option<Decision>>,
+    /// Whether a line has been written.
+    written: AtomicBool,
 }
 
 /// The exchanges of one decision as written so far: what the next one may refer to,
@@ -934,6 +937,7 @@ impl GameLog {
             path: path.to_path_buf(),
             writer: Mutex::new(BufWriter::new(file)),
             decision: Mutex::new(None),
+            written: AtomicBool::new(false),
         })
     }
 
@@ -974,6 +978,12 @@ impl GameLog {
         &self.path
     }
 
+    /// Whether no line has been written yet (a game stopped before it began logs
+    /// nothing more).
+    pub fn is_empty(&self) -> bool {
+        !self.written.load(Ordering::Acquire)
+    }
+
     /// Appends one record and flushes it (lines are built by [`GameWriter`]).
     pub(crate) fn write(&self, event: Event) -> Result<(), LogError> {
         let line = self.line(event)?;
@@ -1001,7 +1011,9 @@ impl GameLog {
             .map_err(|source| LogError::Io {
                 path: self.path.clone(),
                 source,
-            })
+            })?;
+        self.written.store(true, Ordering::Release);
+        Ok(())
     }
 }
 

@@ -94,6 +94,9 @@ pub struct Games {
     max: usize,
     /// How long a game waits for the person's move before it is abandoned.
     move_wait: Duration,
+    /// Set when the server stops ([`Games::stop_all`]): no game starts from then on
+    /// (held while one starts, so each game is either stopped or never started).
+    stopping: Mutex<bool>,
 }
 
 impl Games {
@@ -105,6 +108,7 @@ impl Games {
             next: AtomicU64::new(1),
             max: max.max(1),
             move_wait,
+            stopping: Mutex::new(false),
         }
     }
 
@@ -112,6 +116,7 @@ impl Games {
     /// (`game_stopped`, reason `interrupted`) at the ply it reached, waited for up to
     /// `wait` in all.
     pub async fn stop_all(&self, wait: Duration) {
+        *self.stopping.lock().unwrap_or_else(|p| p.into_inner()) = true;
         let open: Vec<Arc<Session>> = self
             .sessions
             .lock()
@@ -129,6 +134,39 @@ impl Games {
         while open.iter().any(|s| !s.feed.is_finished()) && tokio::time::Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
+    }
+
+    /// The error of a game asked for while the server stops.
+    fn refuse_if_stopping(&self) -> Result<(), ApiError> {
+        if *self.stopping.lock().unwrap_or_else(|p| p.into_inner()) {
+            return Err(ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "the server is stopping: start a game once it is back",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Starts the game of `games` (the person as `color`, shown on `feed`), unless the
+    /// server is stopping: a game started after [`Games::stop_all`] looked for the
+    /// games in play would never be stopped, and its log would end mid-game.
+    fn start(&self, games: &ClientGames<Othello>, color: Color, feed: &Arc<Feed>) -> Result<(), ApiError> {
+        let stopping = self.stopping.lock().unwrap_or_else(|p| p.into_inner());
+        let started = if *stopping {
+            let message = "the server stopped before the game began".to_string();
+            Err((StatusCode::SERVICE_UNAVAILABLE, message))
+        } else {
+            let started = games.start_game(Some(color), None, feed.clone());
+            started.map(drop).map_err(|err| {
+                let message = format!("{:#}", anyhow::Error::from(err));
+                (StatusCode::INTERNAL_SERVER_ERROR, message)
+            })
+        };
+        drop(stopping);
+        started.map_err(|(status, message)| {
+            feed.finish(PlayEvent::failed(message.clone()));
+            ApiError::new(status, message)
+        })
     }
 
     fn get(&self, id: u64) -> Option<Arc<Session>> {
@@ -272,6 +310,7 @@ pub async fn create(State(app): State<Arc<AppState>>, Json(request): Json<NewGam
         .map_err(|_| bad_request("color: give black or white"))?;
     let spec = request.opponent.trim().to_string();
     refuse_unplayable(&spec)?;
+    app.games.refuse_if_stopping()?;
     let opponent = app
         .players
         .player(&spec)
@@ -330,10 +369,7 @@ pub async fn create(State(app): State<Arc<AppState>>, Json(request): Json<NewGam
     });
     feed.publish(PlayEvent::state(&Board::new(), None, Bitboard(0), 1));
     // The state at the person's first turn comes as events, not as this answer.
-    if let Err(err) = games.start_game(Some(color), None, feed.clone()) {
-        feed.finish(PlayEvent::failed(err.to_string()));
-        return Err(ApiError::caused(StatusCode::INTERNAL_SERVER_ERROR, err));
-    }
+    app.games.start(games, color, &feed)?;
     Ok(Json(Created { id, run }).into_response())
 }
 
@@ -503,18 +539,17 @@ pub async fn hint(
     if let Some(hint) = asked_before {
         return Ok(Json(&hint).into_response());
     }
-    if session.hinting.swap(true, Ordering::AcqRel) {
+    let Some(_hinting) = Hinting::start(&session.hinting) else {
         return Err(ApiError::new(
             StatusCode::CONFLICT,
             "a hint is being computed: wait for it",
         ));
-    }
+    };
     let computed = tokio::task::spawn_blocking(move || {
         let mut engine = engine;
         engine.score_moves(&board)
     })
     .await;
-    session.hinting.store(false, Ordering::Release);
     let scores = computed.map_err(|err| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("{err}")))?;
     let hint = HintRecord {
         game: GAME as usize,
@@ -544,6 +579,23 @@ pub async fn hint(
     let answer = Json(&hint).into_response();
     session.hints.lock().unwrap_or_else(|p| p.into_inner()).push(hint);
     Ok(answer)
+}
+
+/// A game's one hint in the works, from its search until it is logged and kept (a
+/// request for it again is answered from there): let go when dropped, also when its
+/// request is (a page that left while it was worked out).
+struct Hinting<'a>(&'a AtomicBool);
+
+impl<'a> Hinting<'a> {
+    fn start(hinting: &'a AtomicBool) -> Option<Hinting<'a>> {
+        (!hinting.swap(true, Ordering::AcqRel)).then_some(Hinting(hinting))
+    }
+}
+
+impl Drop for Hinting<'_> {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::Release);
+    }
 }
 
 /// The reference engine a hint asks for, within the bounds a hint may take.

@@ -174,10 +174,9 @@ impl PlayEvent<'_> {
         })
     }
 
-    /// The game's last event: `end` with the discs, the winner and any forfeit, or
-    /// `failed`.
-    /// How the game ended, from its state as its client (the person) is told it: the
-    /// score and winner of a finished game (a forfeit named), or why it stopped.
+    /// The game's last event, from its state as its client (the person) is told it:
+    /// `end` with the score and winner of a finished game (a forfeit named), or `failed`
+    /// with why it stopped.
     pub(crate) fn ended(state: &ClientState, stopped: Option<StopReason>) -> PlayEvent<'static> {
         match (state.result, state.discs) {
             (Some(result), Some(discs)) => PlayEvent::End {

@@ -160,3 +160,46 @@ pub fn start_game(http: &Client, url: &str, color: &str, opponent: &str) -> (u64
     let id = started["id"].as_u64().unwrap_or_else(|| panic!("{started}"));
     (id, started["run"].as_str().unwrap().to_string())
 }
+
+/// Asks to end game `id`, as the page does when it is left: the status.
+pub fn end_game(http: &Client, url: &str, id: u64) -> u16 {
+    let answer = http
+        .post(format!("{url}/api/games/{id}/end"))
+        .json(&json!({}))
+        .send()
+        .unwrap();
+    answer.status().as_u16()
+}
+
+/// Reads game `id`'s events until its last (`end` or `failed`), and answers it.
+pub fn last_event(http: &Client, url: &str, id: u64) -> Value {
+    game_events(http, url, id)
+        .find(|e| e["kind"] == "failed" || e["kind"] == "end")
+        .expect("the game's last event")
+}
+
+/// Game `id` was ended by its page: its last event says so (`failed`, reason `ended`),
+/// and it refuses a second end.
+pub fn check_ended_by_the_page(http: &Client, url: &str, id: u64) {
+    let last = last_event(http, url, id);
+    assert_eq!(
+        (&last["kind"], &last["reason"]),
+        (&json!("failed"), &json!("ended")),
+        "{last}"
+    );
+    assert_eq!(end_game(http, url, id), 409, "an ended game is over");
+}
+
+/// `othello-arena ARGS`, which must succeed: its standard output.
+pub fn arena_ok(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_othello-arena"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
