@@ -412,24 +412,27 @@ fn the_server_outlives_a_client_that_leaves_and_a_model_host_that_dies() {
     assert_eq!(events.last().unwrap()["kind"], "end");
 }
 
-/// A game left open in the browser when the server is stopped (Ctrl-C): its log says
-/// it stopped, interrupted at the ply it reached, rather than ending mid-game with no
-/// word (rate then counted nothing and said nothing).
+/// A game left open in the browser when the server is stopped (Ctrl-C, or SIGTERM from
+/// a service manager): its log says it stopped, interrupted at the ply it reached,
+/// rather than ending mid-game with no word (rate then counted nothing and said
+/// nothing). SIGTERM once ended the process at once, its games' logs cut off.
 #[test]
 fn a_game_open_when_the_server_stops_is_logged_as_stopped() {
-    let base = temp_dir("serve", "stopped");
-    let runs = base.join("runs");
-    let served = Served::start(&runs, "127.0.0.1:0", &[]);
-    let http = client();
-    let (_, run) = start_game(&http, &served.url, "black", "greedy");
-    assert!(served.interrupt().success());
-    let log = std::fs::read_to_string(runs.join(&run).join("game-0001.jsonl")).unwrap();
-    let last: Value = serde_json::from_str(log.lines().last().unwrap()).unwrap();
-    assert_eq!(
-        (&last["type"], &last["reason"]),
-        (&json!("game_stopped"), &json!("interrupted")),
-        "{log}"
-    );
+    for signal in ["-INT", "-TERM"] {
+        let base = temp_dir("serve", &format!("stopped{signal}"));
+        let runs = base.join("runs");
+        let served = Served::start(&runs, "127.0.0.1:0", &[]);
+        let http = client();
+        let (_, run) = start_game(&http, &served.url, "black", "greedy");
+        assert!(served.signal(signal).success(), "{signal}");
+        let log = std::fs::read_to_string(runs.join(&run).join("game-0001.jsonl")).unwrap();
+        let last: Value = serde_json::from_str(log.lines().last().unwrap()).unwrap();
+        assert_eq!(
+            (&last["type"], &last["reason"]),
+            (&json!("game_stopped"), &json!("interrupted")),
+            "{signal}: {log}"
+        );
+    }
 }
 
 #[test]

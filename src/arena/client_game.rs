@@ -37,9 +37,11 @@ pub(crate) struct End {
 }
 
 impl End {
-    /// A game stopped before `ply` for `reason`, in the words its client is told.
-    pub(crate) fn stopped(reason: StopReason, ply: usize) -> End {
+    /// A game stopped before `ply` for `reason`, in the words the client in `seat` is
+    /// told.
+    pub(crate) fn stopped(reason: StopReason, ply: usize, seat: &ClientSeat) -> End {
         let why = match reason {
+            StopReason::Abandoned if seat.kind == PlayerKind::Human => "you made no move for too long at ply",
             StopReason::Abandoned => "the client made no call for too long at ply",
             StopReason::Interrupted => "the server was stopped before ply",
             StopReason::Ended => "the game was ended before ply",
@@ -375,10 +377,13 @@ impl<R: ModelGame> ClientGame<R> {
                 played_to(&shared, &self.gone, played)
             }
             Err(reason) => {
-                // Dropped between two log lines; the players are let go as the loop would.
+                // Dropped between two log lines; the stop is logged, then the players
+                // are let go as the loop would (an external engine's quitting can take
+                // a second, which must not delay the log's last line).
                 drop(game);
+                let end = stopped_here(&shared, writer, &log, reason);
                 opponent.done().await;
-                stopped_here(&shared, writer, &log, reason)
+                end
             }
         };
         finish(&shared, end, writer);
@@ -402,10 +407,10 @@ fn played_to<R: ModelGame>(shared: &Shared<R>, gone: &AtomicBool, played: Result
 fn stopped_here<R: ModelGame>(shared: &Shared<R>, writer: GameWriter<'_>, log: &GameLog, reason: StopReason) -> End {
     let ply = shared.lock().line.moves().len() + 1;
     if log.is_empty() {
-        return End::stopped(reason, ply);
+        return End::stopped(reason, ply, &shared.seat);
     }
     match writer.stopped(ply, reason) {
-        Ok(()) => End::stopped(reason, ply),
+        Ok(()) => End::stopped(reason, ply, &shared.seat),
         Err(err) => End {
             failed: Some(format!("stopped before ply {ply}; its log could not say so: {err}")),
             stopped: Some(reason),

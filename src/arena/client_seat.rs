@@ -59,7 +59,7 @@ impl<R: ModelGame> Player<R> for ClientPlayer<R> {
                     Some(_) => StopReason::Disconnected,
                 };
                 ctx.log.stopped(ctx.ply, reason).map_err(agent::AgentError::from)?;
-                self.shared.lock().end = Some(End::stopped(reason, ctx.ply));
+                self.shared.lock().end = Some(End::stopped(reason, ctx.ply, &self.shared.seat));
                 return Err(PlayError::Engine(EngineError::InputClosed));
             };
             turn.calls += 1;

@@ -6,9 +6,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use agent::ModelGame;
 use runs::McpClient;
@@ -16,7 +14,6 @@ use runs::McpClient;
 use super::client::{ClientGames, ClientSettings, MAX_CLIENTS};
 use super::client_calls::ClientError;
 use super::client_run::ClientRun;
-use super::interrupt::arm;
 
 /// The runs of a server's clients, by player name.
 pub struct ClientStore<R: ModelGame> {
@@ -25,8 +22,6 @@ pub struct ClientStore<R: ModelGame> {
     runs: Mutex<HashMap<String, Arc<ClientGames<R>>>>,
     /// Held while a run is opened, so that two first calls of one client open one.
     opening: tokio::sync::Mutex<()>,
-    /// Set by the first Ctrl-C once armed ([`ClientStore::stop_on_ctrl_c`]).
-    stop: Arc<AtomicBool>,
 }
 
 impl<R: ModelGame> ClientStore<R> {
@@ -38,7 +33,6 @@ impl<R: ModelGame> ClientStore<R> {
             run,
             runs: Mutex::new(HashMap::new()),
             opening: tokio::sync::Mutex::new(()),
-            stop: Arc::new(AtomicBool::new(false)),
         }
     }
 
@@ -81,20 +75,6 @@ impl<R: ModelGame> ClientStore<R> {
         let games = Arc::new(games);
         self.runs().insert(player, games.clone());
         Ok(games)
-    }
-
-    /// Arms the server's gentle stop: from now on the first Ctrl-C, or SIGTERM, asks it
-    /// to stop ([`ClientStore::stopped`] resolves) instead of quitting at once; a second
-    /// signal quits.
-    pub fn stop_on_ctrl_c(&self) {
-        arm(self.stop.clone(), None);
-    }
-
-    /// Resolves once a Ctrl-C has asked the server to stop.
-    pub async fn stopped(&self) {
-        while !self.stop.load(Ordering::SeqCst) {
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
     }
 
     /// Stops every client's open games as the server stops: each plays the move under

@@ -50,6 +50,31 @@ pub(crate) fn arm(stop: Arc<AtomicBool>, resume: Option<String>) {
     *GENTLE.lock().unwrap_or_else(|p| p.into_inner()) = Some(Gentle { stop, resume });
 }
 
+/// A server's gentle stop (`serve`, `mcp --http`): once armed, the first Ctrl-C or
+/// SIGTERM asks the server to stop ([`ServerStop::stopped`] resolves, and it logs its
+/// open games as stopped) instead of quitting at once; a second signal quits, between
+/// two log lines. The command's signals must be watched ([`watch_signals`]).
+#[derive(Clone, Debug, Default)]
+pub struct ServerStop {
+    stop: Arc<AtomicBool>,
+}
+
+impl ServerStop {
+    /// Arms the gentle stop from now on.
+    pub fn arm() -> ServerStop {
+        let server = ServerStop::default();
+        arm(server.stop.clone(), None);
+        server
+    }
+
+    /// Resolves once a signal has asked the server to stop.
+    pub async fn stopped(&self) {
+        while !self.stop.load(Ordering::SeqCst) {
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+    }
+}
+
 /// Listens for Ctrl-C and SIGTERM on the runtime for the rest of the command; `tell`
 /// hears each [`Interrupt`] before it takes effect.
 pub fn watch_signals(tell: fn(&Interrupt)) -> std::io::Result<()> {

@@ -93,7 +93,7 @@ pub use eval_plan::{eval_opponents, EvalEnd, EvalFinishError, EvalPlan, EvalWrit
 pub use eval_run::{recorded_eval, EvalRunError, EvalSettings, OpenEval, RecordedEvalError};
 pub use external::{ExternalPlayer, ExternalScorer};
 pub use external_engine::{EngineTableError, ExternalEngine, Strength};
-pub use interrupt::{watch_signals, Interrupt};
+pub use interrupt::{watch_signals, Interrupt, ServerStop};
 pub use intrinsic::{logs_table, stop_judge, IntrinsicError, IntrinsicFlags, IntrinsicPlan};
 pub use lifecycle::{Interrupted, Resumed, Run, RunError, RunGames, Start};
 pub use llm_bench::{llm_bench, LlmBench};

@@ -95,7 +95,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Positions(args::PositionsCommand::Generate(args)) => positions::run_generate(args),
         Command::Probe(args) => runtime()?.block_on(watched(positions::run_probe_command(args, &env))),
         Command::Datagen(args) => positions::run_datagen(args),
-        Command::Serve(args) => runtime()?.block_on(serve::run(args, &env)),
+        Command::Serve(args) => runtime()?.block_on(watched(serve::run(args, &env))),
         Command::Engine(args) => engine_server::run(args),
         Command::Mcp(args) => runtime()?.block_on(watched(mcp::run(args, &env))),
     }

@@ -79,10 +79,10 @@ pub async fn serve_http<R: ModelGame>(
     );
     let app = axum::Router::new().route_service(PATH, service);
     let listening = http.listen.bind(app, ready).await?;
-    served.store.stop_on_ctrl_c();
+    let stop = arena::ServerStop::arm();
     tokio::select! {
         () = listening => {}
-        () = served.store.stopped() => {}
+        () = stop.stopped() => {}
     }
     Ok(served.store.interrupt().await)
 }

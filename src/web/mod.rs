@@ -120,9 +120,10 @@ fn router(options: &ServeOptions, players: Players) -> Result<(Router, Arc<AppSt
     Ok((app, state))
 }
 
-/// Serves until Ctrl-C, which logs every game in play as stopped; `ready` is told the
-/// address once the socket listens (its error, such as a closed stdout, ends the serve
-/// before any connection).
+/// Serves until Ctrl-C or SIGTERM (a service manager's stop), which logs every game in
+/// play as stopped (a second signal quits at once, between two log lines); `ready` is
+/// told the address once the socket listens (its error, such as a closed stdout, ends
+/// the serve before any connection).
 pub async fn serve(
     options: ServeOptions,
     players: Players,
@@ -130,9 +131,10 @@ pub async fn serve(
 ) -> Result<()> {
     let (app, state) = router(&options, players)?;
     let listening = options.listen.bind(app, ready).await?;
+    let stop = arena::ServerStop::arm();
     tokio::select! {
         () = listening => Ok(()),
-        _ = tokio::signal::ctrl_c() => {
+        () = stop.stopped() => {
             // A game left open in a browser is logged as stopped, not cut off mid-log.
             state.games.stop_all(STOP_WAIT).await;
             Ok(())

@@ -61,9 +61,14 @@ impl Served {
 
 impl Served {
     /// Ctrl-C (SIGINT) to the server, as a person stopping it; waits for it to exit.
-    pub fn interrupt(mut self) -> std::process::ExitStatus {
+    pub fn interrupt(self) -> std::process::ExitStatus {
+        self.signal("-INT")
+    }
+
+    /// `signal` (`kill`'s flag: `-INT`, `-TERM`) to the server; waits for it to exit.
+    pub fn signal(mut self, signal: &str) -> std::process::ExitStatus {
         let pid = self.process.id().to_string();
-        let _ = Command::new("kill").args(["-INT", &pid]).status();
+        let _ = Command::new("kill").args([signal, &pid]).status();
         self.process.wait().expect("the server exits")
     }
 }
