@@ -60,6 +60,7 @@ mod sequential;
 mod stop_judge;
 mod suite_file;
 mod tournament;
+mod tournament_players;
 mod valuing;
 mod verify;
 
@@ -77,7 +78,7 @@ pub use client::{
 };
 pub use client_run::ClientRun;
 pub use client_store::ClientStore;
-pub use connection::{ConnectError, Connection, HostSettings};
+pub use connection::{ConnectError, Connection, HostSettings, HostSettingsError, ReachError};
 pub use engine_process::ExternalError;
 pub use engine_streams::LineReader;
 pub use engines_file::{engines_file, identify_engines, resolve_engine, EnginesFileError};
@@ -101,7 +102,7 @@ pub use place_run::{OpenPlacement, PlaceResult};
 pub use plan::{Format, Plan};
 pub use play::{play_game, random_opening, Forfeit, GameContext, GameError, GameRecord, PlyRecord};
 pub use player::{Action, PlayError, Played, Player};
-pub use player_spec::{is_llm_spec, LlmPlayer, ParseSpecError, PlayerSpec, SpecLookups, UnknownSpecError};
+pub use player_spec::{is_llm_spec, LlmPlayer, ParseSpecError, PlayerSpec, UnknownSpecError};
 pub use players::{OpponentError, Players};
 pub use probe::{
     open_probe_run, probe_run, probe_summary, read_positions_file, run_probe, Grade, PositionsError, ProbeError,
@@ -122,5 +123,6 @@ pub use tournament::{
     llm_player_name, recorded_tournament, AnchorError, Entrants, OpenTournament, RateRunError, Tournament,
     TournamentError, TournamentFile, TournamentGames, TournamentRating,
 };
+pub use tournament_players::EntrantsError;
 pub use valuing::{RunValues, ValueError, Valued, Valuing};
 pub use verify::{verify, JudgeFor, Verified, VerifyError};

@@ -10,7 +10,6 @@ mod engine_server;
 mod eval;
 mod export;
 mod external;
-mod grid;
 mod inputs;
 mod intrinsic;
 mod limits;
