@@ -125,4 +125,4 @@ pub use tournament::{
 };
 pub use tournament_players::EntrantsError;
 pub use valuing::{RunValues, ValueError, Valued, Valuing};
-pub use verify::{verify, JudgeFor, Verified, VerifyError};
+pub use verify::{verify, Verified, VerifyError};
