@@ -15,6 +15,7 @@ use agent::ModelGame;
 use runs::{agent_lines, opponent_rows, tally_header, utc_now, EvalResults, EvalRun, PairingStop, RunResults};
 use stats::StopRule;
 
+use super::engines_file::{reference_engine, ReferenceError};
 use super::eval::EvalResult;
 use super::eval_run::{EvalRunError, EvalSettings, OpenEval};
 use super::external_engine::ExternalEngine;
@@ -79,6 +80,22 @@ impl MoveValuing {
             scoring: Some(scoring),
             reported: true,
         }
+    }
+
+    /// What the flags ask ([`MoveValuing::new`]), the external reference
+    /// `reference_engine` (`--reference ext:NAME`, heeded with `--score-moves` only)
+    /// found in the `--engines` file `engines` and its handshake checked
+    /// ([`reference_engine`]).
+    pub async fn from_flags<R: ModelGame>(
+        score: (bool, bool),
+        reference: (u32, u32),
+        (reference_engine, engines): (Option<&str>, Option<&Path>),
+    ) -> Result<MoveValuing, Box<ReferenceError>> {
+        let external = match reference_engine.filter(|_| score.0) {
+            Some(spec) => Some(self::reference_engine::<R>(spec, engines).await?),
+            None => None,
+        };
+        Ok(MoveValuing::new(score, reference, external))
     }
 
     /// The scoring whose quality is reported, if it is.

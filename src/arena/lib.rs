@@ -30,6 +30,7 @@ mod engine_process;
 mod engine_streams;
 mod engines_file;
 mod eval;
+mod eval_flags;
 mod eval_plan;
 mod eval_run;
 mod external;
@@ -81,8 +82,11 @@ pub use client_store::ClientStore;
 pub use connection::{ConnectError, Connection, HostSettings, HostSettingsError, ReachError};
 pub use engine_process::ExternalError;
 pub use engine_streams::LineReader;
-pub use engines_file::{engines_file, identify_engines, resolve_engine, EnginesFileError};
+pub use engines_file::{
+    engines_file, identify_engines, reference_engine, resolve_engine, EnginesFileError, ReferenceError,
+};
 pub use eval::{run_eval, EvalConfig, EvalGame, EvalResult, OpponentResult};
+pub use eval_flags::{EvalFlags, EvalFlagsError};
 pub use eval_plan::{eval_opponents, EvalEnd, EvalFinishError, EvalPlan, EvalWritten, MoveValuing};
 pub use eval_run::{recorded_eval, EvalRunError, EvalSettings, OpenEval, RecordedEvalError};
 pub use external::{ExternalPlayer, ExternalScorer};
@@ -95,8 +99,8 @@ pub use llm_table::LlmEntry;
 pub use matchup::{run_match, MatchConfig, MatchResult, SpecTally};
 pub use openings::{OpeningSuite, Openings, SuiteLineError, SuiteOpening};
 pub use place::{
-    ladder_opponents, published_rating, Chooser, PlaceError, PlaceStep, PlaceStop, Placed, Placement,
-    DEFAULT_MAX_PAIRS, DEFAULT_WIDTH, START_ELO,
+    ladder_opponents, published_rating, Chooser, PlaceError, PlaceFlags, PlaceFlagsError, PlaceStep, PlaceStop, Placed,
+    Placement, DEFAULT_MAX_PAIRS, DEFAULT_PARALLEL, DEFAULT_WIDTH, START_ELO,
 };
 pub use place_run::{OpenPlacement, PlaceResult};
 pub use plan::{Format, Plan};

@@ -67,6 +67,16 @@ pub enum ParseSpecError {
         #[source]
         source: Box<AgentSourceError>,
     },
+    /// A command that measures an LLM player was given another player.
+    #[error("bad {flag} {text:?}: {command} measures an LLM player, give llm:MODEL")]
+    NotLlm {
+        /// The flag or key.
+        flag: String,
+        /// The spec as given.
+        text: String,
+        /// The command (`eval`, `probe`, `bench llm`).
+        command: &'static str,
+    },
     /// An `llm:MODEL` player where no model server was set up.
     #[error("bad {flag} {text:?}: no model server was set up for it")]
     NoServer {
@@ -148,6 +158,24 @@ impl<R: ModelGame> PlayerSpec<R> {
             source: UnknownSpecError { reason: e.to_string() },
         })?;
         Ok(PlayerSpec::Engine(spec))
+    }
+
+    /// [`PlayerSpec::parse`] for a command that measures an LLM player (`command`:
+    /// `eval`, `probe`, `bench llm`) on `connection`: any other player is refused.
+    pub fn parse_llm(
+        text: &str,
+        flag: &str,
+        agent: &AgentSource,
+        (connection, command): (&Connection, &'static str),
+    ) -> Result<PlayerSpec<R>, ParseSpecError> {
+        match PlayerSpec::parse(text, flag, agent, Some(connection))? {
+            player @ PlayerSpec::Llm(_) => Ok(player),
+            _ => Err(ParseSpecError::NotLlm {
+                flag: flag.to_string(),
+                text: text.to_string(),
+                command,
+            }),
+        }
     }
 
     /// Builds the player; `seed` fixes its random choices (the agent's fallback too).

@@ -43,13 +43,12 @@ async fn play<R: ModelGame>(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>
         parse_player(&args.white, "--white", &args.agent, connection.as_ref())?,
     ];
     external::identify(&players).await?;
-    let external = match args.reference_engine.as_deref().filter(|_| args.score_moves) {
-        Some(reference) => Some(quality::reference_engine::<R>(reference, args.agent.engines.as_deref()).await?),
-        None => None,
-    };
     let reference = (args.reference.exact_empties, args.reference.reference_depth);
+    let external = (args.reference_engine.as_deref(), args.agent.engines.as_deref());
     // Only --score-moves values a match's moves (and reports them).
-    let scoring = MoveValuing::new((args.score_moves, !args.score_moves), reference, external).scoring;
+    let scoring = MoveValuing::from_flags::<R>((args.score_moves, !args.score_moves), reference, external)
+        .await?
+        .scoring;
     let human = players.iter().any(PlayerSpec::is_human);
     let parallel = MatchConfig::<R>::parallel(human || args.show, args.parallel, connection.as_ref());
     if let Some(csv) = &args.csv {

@@ -8,7 +8,6 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 
-use super::agent_args::parse_player;
 use super::args::{DatagenArgs, GameArg, GenerateArgs, ProbeArgs};
 use super::outputs::{check_output_flag, write_output};
 use super::stdout::{out, outln};
@@ -141,13 +140,9 @@ async fn probe<R: ModelGame>(
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<()> {
     let connection = args.hosts.connect(&args.agent, env).await?;
-    let agent: PlayerSpec<R> = parse_player(&args.agent_spec, "--agent", &args.agent, Some(&connection))?;
-    let Some(config) = agent.agent_config().cloned() else {
-        bail!(
-            "bad --agent {:?}: probe measures an LLM player, give llm:MODEL",
-            args.agent_spec
-        );
-    };
+    let agent_flags = (&connection, "probe");
+    let agent = PlayerSpec::<R>::parse_llm(&args.agent_spec, "--agent", &args.agent.source(), agent_flags)?;
+    let config = agent.agent_config().cloned().unwrap_or_default();
     if let Some(csv) = &args.csv {
         let inputs: Vec<&Path> = [Some(args.positions.as_path()), args.log_dir.as_deref()]
             .into_iter()
@@ -180,12 +175,10 @@ async fn rules_probe(
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<()> {
     let connection = args.hosts.connect(&args.agent, env).await?;
-    let agent: PlayerSpec<Othello> = parse_player(&args.agent_spec, "--agent", &args.agent, Some(&connection))?;
+    let agent_flags = (&connection, "probe");
+    let agent = PlayerSpec::<Othello>::parse_llm(&args.agent_spec, "--agent", &args.agent.source(), agent_flags)?;
     let PlayerSpec::Llm(llm) = &agent else {
-        bail!(
-            "bad --agent {:?}: probe measures an LLM player, give llm:MODEL",
-            args.agent_spec
-        );
+        unreachable!("parse_llm gives an LLM player")
     };
     let run = open_run(&args, &connection, &llm.config, positions.len())?;
     let bar = progress_bar(positions.len(), args.json, "positions");
