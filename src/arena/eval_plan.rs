@@ -34,6 +34,47 @@ pub fn eval_opponents<R: ModelGame>(vs: &[String]) -> Vec<String> {
     }
 }
 
+/// A resume that asks for the contrary of its run's `--score-moves` or
+/// `--no-score-moves` ([`resumed_scoring`]).
+#[derive(Debug, thiserror::Error)]
+#[error("bad --resume: the run was started with {recorded} ({}'s argv), so {keep}; resume it without {given}", .path.display())]
+pub struct ContraryScoringError {
+    /// The flag the run was started with.
+    pub recorded: &'static str,
+    /// The contrary flag given now.
+    pub given: &'static str,
+    /// What the run's flag means for it.
+    pub keep: &'static str,
+    /// The run's run.json.
+    pub path: PathBuf,
+}
+
+/// `--score-moves` and `--no-score-moves` of a resumed eval: the run's own (`run`, as
+/// the argv its run.json at `path` keeps gives them) with the ones given `now` added;
+/// the contrary of the run's is refused, which clap cannot see (one of the two would
+/// be dropped without a word).
+pub fn resumed_scoring(
+    run: (bool, bool),
+    now: (bool, bool),
+    path: &Path,
+) -> Result<(bool, bool), ContraryScoringError> {
+    let refused = |recorded, given, keep| ContraryScoringError {
+        recorded,
+        given,
+        keep,
+        path: path.to_path_buf(),
+    };
+    match (run, now) {
+        ((true, _), (_, true)) => Err(refused("--score-moves", "--no-score-moves", "its moves are scored")),
+        ((_, true), (true, _)) => Err(refused(
+            "--no-score-moves",
+            "--score-moves",
+            "its decisions are not valued",
+        )),
+        _ => Ok((run.0 | now.0, run.1 | now.1)),
+    }
+}
+
 /// How a run values its LLM players' decisions once their games are played.
 #[derive(Clone, Debug)]
 pub struct MoveValuing {
@@ -311,5 +352,38 @@ impl<R: ModelGame> EvalResult<R> {
             .sum();
         agent_lines(&result.agent, games, &mut out);
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A resume adds the scoring flags given now to the run's, and refuses the
+    /// contrary of the run's, naming both flags and the run.json.
+    #[test]
+    fn a_resume_adds_scoring_flags_and_refuses_the_contrary() {
+        let path = Path::new("run/run.json");
+        assert_eq!(
+            resumed_scoring((false, false), (true, false), path).unwrap(),
+            (true, false)
+        );
+        assert_eq!(
+            resumed_scoring((true, false), (false, false), path).unwrap(),
+            (true, false)
+        );
+        assert_eq!(
+            resumed_scoring((false, true), (false, true), path).unwrap(),
+            (false, true)
+        );
+        let refused = resumed_scoring((true, false), (false, true), path)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            refused,
+            "bad --resume: the run was started with --score-moves (run/run.json's argv), so its moves are scored; \
+             resume it without --no-score-moves"
+        );
+        assert!(resumed_scoring((false, true), (true, false), path).is_err());
     }
 }

@@ -16,8 +16,8 @@ use super::quality;
 use super::stdout::outln;
 use agent::ModelGame;
 use arena::{
-    recorded_eval, EvalEnd, EvalFlags, EvalPlan, EvalResult, EvalSettings, Interrupt, MoveQuality, MoveValuing,
-    OpenEval, ScoredMove, Scoring, ValueMovesError,
+    recorded_eval, resumed_scoring, EvalEnd, EvalFlags, EvalPlan, EvalResult, EvalSettings, Interrupt, MoveQuality,
+    MoveValuing, OpenEval, ScoredMove, Scoring, ValueMovesError,
 };
 use game::{Marubatsu, Othello};
 use runs::{EvalRun, HostUsage, PairingStop, RunResults};
@@ -230,25 +230,10 @@ fn resumed_args(dir: &Path, now: &EvalArgs) -> Result<(EvalArgs, EvalRun)> {
     // named a path of that time (a copied run must not write onto the original's).
     args.csv = now.csv.clone();
     args.json = now.json;
-    refuse_contrary_scoring(&args, now, &path)?;
-    args.score_moves |= now.score_moves;
-    args.no_score_moves |= now.no_score_moves;
+    let now_scoring = (now.score_moves, now.no_score_moves);
+    (args.score_moves, args.no_score_moves) =
+        resumed_scoring((args.score_moves, args.no_score_moves), now_scoring, &path)?;
     Ok((args, recorded))
-}
-
-/// Refuses a resume that asks for the contrary of the run's own `--score-moves` or
-/// `--no-score-moves` (`run`: the flags its run.json at `path` records), which clap
-/// cannot see: one of the two would be dropped without a word.
-fn refuse_contrary_scoring(run: &EvalArgs, now: &EvalArgs, path: &Path) -> Result<()> {
-    let (recorded, given, keep) = match (run.score_moves, run.no_score_moves, now.score_moves, now.no_score_moves) {
-        (true, _, _, true) => ("--score-moves", "--no-score-moves", "its moves are scored"),
-        (_, true, true, _) => ("--no-score-moves", "--score-moves", "its decisions are not valued"),
-        _ => return Ok(()),
-    };
-    bail!(
-        "bad --resume: the run was started with {recorded} ({}'s argv), so {keep}; resume it without {given}",
-        path.display()
-    )
 }
 
 /// What a Ctrl-C does, told on stderr: the first stops new games, the second quits

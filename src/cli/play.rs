@@ -2,7 +2,7 @@
 
 use agent::ModelGame;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use anyhow::Result;
@@ -171,18 +171,18 @@ fn print_players<R: ModelGame>(
     Ok(())
 }
 
-/// Scores both players' moves in every game; per player in players order. Writes
-/// move-scores.jsonl when the match has a log folder.
+/// Scores both players' moves in every game ([`MatchResult::value_moves`]), with a
+/// progress line unless `quiet`; per player in players order.
 fn score_both_players<R: ModelGame>(
     result: &MatchResult<R>,
     scoring: &Scoring,
     quiet: bool,
     log_dir: Option<&Path>,
 ) -> Result<[MoveQuality; 2]> {
-    let games = result.games_to_score();
-    let never = AtomicBool::new(false);
-    let moves = quality::with_progress::<R, _>(games.len(), scoring, quiet, |watch| {
-        scoring.value(&games, (quality::cores(), watch, &never), log_dir)
-    })?;
-    Ok(result.quality_by_player(&moves))
+    Ok(quality::with_progress::<R, _>(
+        result.games.len(),
+        scoring,
+        quiet,
+        |watch| result.value_moves(scoring, (quality::cores(), watch), log_dir),
+    )?)
 }

@@ -9,7 +9,6 @@ use std::time::Instant;
 use anyhow::Result;
 
 use super::args::TournamentArgs;
-use super::args::DEFAULT_CALIBRATION;
 use super::eval::Interrupted;
 use super::external;
 use super::progress::GameBar;
@@ -118,14 +117,7 @@ fn print_results(results: &TournamentResults, json: bool) -> Result<()> {
         )?;
     }
     let logs = read_game_logs(&[PathBuf::from(&results.log_dir)])?;
-    let mut intrinsic = tokio::task::block_in_place(|| {
-        arena::logs_table(
-            &logs,
-            Path::new(DEFAULT_CALIBRATION),
-            runs::DEFAULT_BOOTSTRAP as usize,
-            runs::DEFAULT_BOOTSTRAP_SEED,
-        )
-    })?;
+    let mut intrinsic = tokio::task::block_in_place(|| arena::logs_table(&logs))?;
     if let Some(as_played) = &results.ratings.as_played {
         intrinsic.beside(as_played);
     }
