@@ -151,19 +151,12 @@ fn run_perft(args: PerftArgs) -> Result<()> {
 
 fn run_analyze(args: AnalyzeArgs) -> Result<()> {
     let spec = parse_spec(&args.engine, "--engine")?;
-    if spec == EngineSpec::Human {
-        bail!("bad --engine: human cannot be analysed; choose an engine such as n-hand:3 or search");
-    }
     let board = args.position.board()?;
-    if board.is_game_over() {
-        bail!("the game is over in this position: give a --board where a side can move");
-    }
-    let mut engine = spec.build(args.seed);
-    let analysis = Analysis::run(&mut *engine, &board)?;
+    let (analysis, engine) = Analysis::of(&spec, &board, args.seed)?;
     if args.json {
         outln!("{}", analysis.to_json())?;
     } else {
-        out!("{}", analysis.text(&board, &engine.name()))?;
+        out!("{}", analysis.text(&board, &engine))?;
     }
     Ok(())
 }

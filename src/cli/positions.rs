@@ -65,26 +65,8 @@ pub(super) fn run_generate(args: GenerateArgs) -> Result<()> {
 /// Labels `boards` of game `R` (each with its motif, if any) with the reference's
 /// scores and the teacher's move ([`label_positions`]), and writes them.
 fn generate<R: ModelGame>(args: &GenerateArgs, boards: Vec<(R::Position, Option<&str>)>) -> Result<()> {
-    let teacher: Option<R::Spec> = args
-        .teacher
-        .as_deref()
-        .map(|t| {
-            t.parse()
-                .map_err(|e: <R::Spec as std::str::FromStr>::Err| anyhow::anyhow!("{e}"))
-        })
-        .transpose()
-        .context("bad --teacher")?;
-    if teacher.as_ref().is_some_and(R::is_human) {
-        bail!("bad --teacher human: positions are labelled unattended; give an engine spec");
-    }
-    let (exact_empties, depth) = (args.reference.exact_empties, args.reference.reference_depth);
-    let labelling = Labelling {
-        exact_empties,
-        depth,
-        teacher,
-        seed: args.seed,
-        threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
+    let reference = (args.reference.exact_empties, args.reference.reference_depth);
+    let labelling = Labelling::from_flags::<R>(args.teacher.as_deref(), reference, args.seed)?;
     let bar = progress_bar(boards.len(), false, "positions labelled");
     let labelled = label_positions::<R>(&boards, &labelling, &|| bar.inc(1));
     bar.finish_and_clear();
@@ -99,7 +81,7 @@ fn generate<R: ModelGame>(args: &GenerateArgs, boards: Vec<(R::Position, Option<
         "wrote {} positions to {} ({exact} scored exactly; {})",
         positions.len(),
         args.output.display(),
-        R::describe_reference(exact_empties, depth)
+        R::describe_reference(labelling.exact_empties, labelling.depth)
     )?;
     Ok(())
 }

@@ -9,7 +9,7 @@ use game::othello::{Board, Color, Move, Outcome};
 use serde::Serialize;
 
 use crate::solver::{Solution, Solver};
-use crate::{Decision, Engine, EngineError};
+use crate::{Decision, Engine, EngineError, EngineSpec};
 
 /// An engine's decision on a position, as `analyze` reports it.
 #[derive(Clone, Debug, Serialize)]
@@ -27,7 +27,36 @@ fn format_value(value: f64) -> String {
     text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
+/// A position or engine `analyze` cannot analyse.
+#[derive(Debug, thiserror::Error)]
+pub enum AnalyzeError {
+    /// A person at the terminal.
+    #[error("bad --engine: human cannot be analysed; choose an engine such as n-hand:3 or search")]
+    Human,
+    /// Neither side can move.
+    #[error("the game is over in this position: give a --board where a side can move")]
+    GameOver,
+    /// The engine failed.
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+}
+
 impl Analysis {
+    /// The decision of the engine `spec` builds (seeded by `seed`) on `board`, timed,
+    /// with the engine's name: an engine that answers by itself, in a position where a
+    /// side can move.
+    pub fn of(spec: &EngineSpec, board: &Board, seed: u64) -> Result<(Analysis, String), AnalyzeError> {
+        if *spec == EngineSpec::Human {
+            return Err(AnalyzeError::Human);
+        }
+        if board.is_game_over() {
+            return Err(AnalyzeError::GameOver);
+        }
+        let mut engine = spec.build(seed);
+        let analysis = Analysis::run(&mut *engine, board)?;
+        Ok((analysis, engine.name()))
+    }
+
     /// `engine`'s decision on `board`, timed.
     pub fn run(engine: &mut dyn Engine, board: &Board) -> Result<Analysis, EngineError> {
         let start = Instant::now();
@@ -198,5 +227,23 @@ mod tests {
         );
         assert!(matches!(check_solvable(&board), Err(Unsolvable::TooManyEmpties(60))));
         assert_eq!(format_value(2.500), "2.5");
+    }
+
+    /// `analyze` asks an engine that answers by itself, in a position where a side can
+    /// move.
+    #[test]
+    fn analyze_refuses_a_person_and_a_finished_game() {
+        let board = Board::new();
+        let (_, name) = Analysis::of(&EngineSpec::Greedy, &board, 1).unwrap();
+        assert_eq!(name, "greedy");
+        assert!(matches!(
+            Analysis::of(&EngineSpec::Human, &board, 1),
+            Err(AnalyzeError::Human)
+        ));
+        let ended = Board::parse_squares(&format!("{}{}", "X".repeat(40), "O".repeat(24)), Color::Black).unwrap();
+        assert!(matches!(
+            Analysis::of(&EngineSpec::Greedy, &ended, 1),
+            Err(AnalyzeError::GameOver)
+        ));
     }
 }
