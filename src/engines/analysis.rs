@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 use std::time::Instant;
 
-use game::othello::{Board, Color, Move, Outcome};
+use game::othello::{Board, Color, IllegalMove, Move, Outcome, ParseBoardError, ParseSquareError};
 use serde::Serialize;
 
 use crate::solver::{Solution, Solver};
@@ -25,6 +25,57 @@ pub struct Analysis {
 fn format_value(value: f64) -> String {
     let text = format!("{value:.3}");
     text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// A position `--board`, `--side` and `--moves` do not give.
+#[derive(Debug, thiserror::Error)]
+pub enum PositionFlagsError {
+    /// `--board` is not 64 squares.
+    #[error("bad --board")]
+    Board(#[source] ParseBoardError),
+    /// A move of `--moves` is not a square (nor `pass`).
+    #[error("bad --moves: move {number} {text:?}")]
+    Move {
+        /// Its number, from 1.
+        number: usize,
+        /// The move as given.
+        text: String,
+        /// Why.
+        #[source]
+        source: ParseSquareError,
+    },
+    /// A move of `--moves` is not legal where it is played.
+    #[error("bad --moves: move {number} {text:?}")]
+    Illegal {
+        /// Its number, from 1.
+        number: usize,
+        /// The move as given.
+        text: String,
+        /// Why.
+        #[source]
+        source: IllegalMove,
+    },
+}
+
+/// The position `analyze`, `solve` and `perft` work on: `board` (64 squares, `side` to
+/// move; none: the start with `side` to move), then each move of `moves` (split at
+/// whitespace) played in turn.
+pub fn position_from_flags(board: Option<&str>, side: Color, moves: Option<&str>) -> Result<Board, PositionFlagsError> {
+    let mut position = match board {
+        None => Board::new().with_side_to_move(side),
+        Some(text) => Board::parse_squares(text, side).map_err(PositionFlagsError::Board)?,
+    };
+    for (i, text) in moves.unwrap_or_default().split_whitespace().enumerate() {
+        let (number, text) = (i + 1, text.to_string());
+        let mv: Move = match text.parse() {
+            Ok(mv) => mv,
+            Err(source) => return Err(PositionFlagsError::Move { number, text, source }),
+        };
+        position = position
+            .try_play(mv)
+            .map_err(|source| PositionFlagsError::Illegal { number, text, source })?;
+    }
+    Ok(position)
 }
 
 /// A position or engine `analyze` cannot analyse.
@@ -227,6 +278,23 @@ mod tests {
         );
         assert!(matches!(check_solvable(&board), Err(Unsolvable::TooManyEmpties(60))));
         assert_eq!(format_value(2.500), "2.5");
+    }
+
+    /// A position is the board given (or the start), then the moves, each refusal
+    /// naming the flag and the move.
+    #[test]
+    fn a_position_is_the_board_then_the_moves() {
+        let board = position_from_flags(None, Color::Black, Some("f5 d6  c3")).unwrap();
+        assert_eq!(board.empties(), 57);
+        let bad = position_from_flags(None, Color::Black, Some("f5 z9")).unwrap_err();
+        assert_eq!(bad.to_string(), "bad --moves: move 2 \"z9\"");
+        let illegal = position_from_flags(None, Color::Black, Some("a1")).unwrap_err();
+        assert!(
+            matches!(illegal, PositionFlagsError::Illegal { number: 1, .. }),
+            "{illegal}"
+        );
+        let short = position_from_flags(Some("X"), Color::Black, None).unwrap_err();
+        assert_eq!(short.to_string(), "bad --board");
     }
 
     /// `analyze` asks an engine that answers by itself, in a position where a side can
