@@ -92,7 +92,9 @@ impl Tournament {
     /// the LLM players connected to their hosts (players on the same hosts share one
     /// connection, so a host's max_in_flight holds across them; hosts named in an agent
     /// file are that file's own); `env` looks up `OLLAMA_HOST` and API key variables.
-    /// Refused when two share a name or the format lacks players.
+    /// A resumed run's LLM players keep the token caps it recorded
+    /// ([`Entrants::keep_recorded_caps`]). Refused when two share a name or the format
+    /// lacks players.
     pub async fn entrants(&self, env: &dyn Fn(&str) -> Option<String>) -> Result<Entrants, EntrantsError> {
         let (file, path) = (&self.file, &self.path);
         let mut players: Vec<PlayerSpec> = Vec::new();
@@ -125,7 +127,11 @@ impl Tournament {
                 players.push(player);
             }
         }
-        Ok(Entrants::new(players, llm, connections.capacity, (file.format, path))?)
+        let mut entrants = Entrants::new(players, llm, connections.capacity, (file.format, path))?;
+        if let Some((_, run)) = &self.resume {
+            entrants.keep_recorded_caps(run);
+        }
+        Ok(entrants)
     }
 }
 

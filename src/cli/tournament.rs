@@ -25,10 +25,7 @@ pub(super) async fn run(args: TournamentArgs, env: &dyn Fn(&str) -> Option<Strin
     let (openings, notes) = tournament.openings(args.openings.as_deref())?;
     print_notes(&notes);
     let stop = arena::stop_judge::<Othello>(tournament.rule)?;
-    let mut entrants = tournament.entrants(env).await?;
-    if let Some((_, run)) = &tournament.resume {
-        entrants.keep_recorded_caps(run);
-    }
+    let entrants = tournament.entrants(env).await?;
     external::identify(&entrants.players).await?;
     let parallel = entrants.parallel(args.parallel);
     let open = tournament.open(&entrants, openings, (parallel, args.log_dir.as_deref()))?;
