@@ -34,6 +34,18 @@ pub fn eval_opponents<R: ModelGame>(vs: &[String]) -> Vec<String> {
     }
 }
 
+/// The seed's table an eval writes in its run folder when every game is played.
+pub const RESULTS_CSV: &str = "results.csv";
+
+/// Checks `eval --csv FILE` before any work ([`runs::check_output_file`]): of the run's
+/// own folder `log_dir`, it may name only the run's [`RESULTS_CSV`]; `force` replaces
+/// a file that holds something.
+pub fn check_eval_csv(csv: &Path, force: bool, log_dir: Option<&Path>) -> Result<(), runs::OutputFileError> {
+    let run: Vec<&Path> = log_dir.into_iter().collect();
+    let owned: Vec<PathBuf> = run.iter().map(|dir| dir.join(RESULTS_CSV)).collect();
+    runs::check_output_file("--csv", csv, force, (&run, &owned))
+}
+
 /// A resume that asks for the contrary of its run's `--score-moves` or
 /// `--no-score-moves` ([`resumed_scoring`]).
 #[derive(Debug, thiserror::Error)]
@@ -276,7 +288,7 @@ impl<R: ModelGame> OpenEval<R> {
         let csv = (result.unfinished == 0).then(|| result.seed_csv(&end.model, games, &utc_now().0[..10]));
         if let Some(csv) = &csv {
             // The seed's table always lies in the run folder.
-            self.run.folder().write_text("results.csv", csv)?;
+            self.run.folder().write_text(RESULTS_CSV, csv)?;
         }
         Ok(EvalWritten { results, csv })
     }
@@ -385,5 +397,17 @@ mod tests {
              resume it without --no-score-moves"
         );
         assert!(resumed_scoring((false, true), (true, false), path).is_err());
+    }
+
+    /// `--csv` may name the run's own results.csv, no other file of its folder.
+    #[test]
+    fn eval_csv_may_name_the_runs_own_table_only() {
+        let dir = std::env::temp_dir().join(format!("othello-arena-eval-csv-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let own = check_eval_csv(&dir.join(RESULTS_CSV), false, Some(&dir));
+        let other = check_eval_csv(&dir.join("game-0001.jsonl"), false, Some(&dir));
+        std::fs::remove_dir_all(&dir).unwrap();
+        own.unwrap();
+        assert!(other.unwrap_err().to_string().contains("--csv"));
     }
 }

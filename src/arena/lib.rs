@@ -88,7 +88,8 @@ pub use engines_file::{
 pub use eval::{run_eval, EvalConfig, EvalGame, EvalResult, OpponentResult};
 pub use eval_flags::{EvalFlags, EvalFlagsError};
 pub use eval_plan::{
-    eval_opponents, resumed_scoring, ContraryScoringError, EvalEnd, EvalFinishError, EvalPlan, EvalWritten, MoveValuing,
+    check_eval_csv, eval_opponents, resumed_scoring, ContraryScoringError, EvalEnd, EvalFinishError, EvalPlan,
+    EvalWritten, MoveValuing, RESULTS_CSV,
 };
 pub use eval_run::{recorded_eval, EvalRunError, EvalSettings, OpenEval, RecordedEvalError};
 pub use external::{ExternalPlayer, ExternalScorer};

@@ -1,7 +1,7 @@
 //! `eval`: the LLM agent against each opponent, with tables, CSV, JSON and logs.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
@@ -10,14 +10,14 @@ use anyhow::{bail, Context, Result};
 
 use super::args::{Cli, Command, EvalArgs, GameArg};
 use super::openings;
-use super::outputs::{check_output_flag, write_output};
+use super::outputs::write_output;
 use super::progress::GameBar;
 use super::quality;
 use super::stdout::outln;
 use agent::ModelGame;
 use arena::{
-    recorded_eval, resumed_scoring, EvalEnd, EvalFlags, EvalPlan, EvalResult, EvalSettings, Interrupt, MoveQuality,
-    MoveValuing, OpenEval, ScoredMove, Scoring, ValueMovesError,
+    check_eval_csv, recorded_eval, resumed_scoring, EvalEnd, EvalFlags, EvalPlan, EvalResult, EvalSettings, Interrupt,
+    MoveQuality, MoveValuing, OpenEval, ScoredMove, Scoring, ValueMovesError,
 };
 use game::{Marubatsu, Othello};
 use runs::{EvalRun, HostUsage, PairingStop, RunResults};
@@ -49,10 +49,7 @@ async fn evaluate<R: ModelGame>(
 ) -> Result<()> {
     let mut settings = settings::<R>(&args, env).await?;
     if let Some(csv) = &args.csv {
-        // The run's own results.csv is the one file of its folder --csv may name.
-        let run: Vec<&Path> = args.log_dir.iter().map(PathBuf::as_path).collect();
-        let owned: Vec<PathBuf> = run.iter().map(|dir| dir.join("results.csv")).collect();
-        check_output_flag("--csv", csv, args.overwrite, &run, &owned)?;
+        check_eval_csv(csv, args.overwrite.force, args.log_dir.as_deref())?;
     }
     let reference = (args.reference.exact_empties, args.reference.reference_depth);
     let external = (args.reference_engine.as_deref(), args.agent.engines.as_deref());
