@@ -105,7 +105,7 @@ pub use place::{
     ladder_opponents, published_rating, Chooser, PlaceError, PlaceFlags, PlaceFlagsError, PlaceStep, PlaceStop, Placed,
     Placement, DEFAULT_MAX_PAIRS, DEFAULT_PARALLEL, DEFAULT_WIDTH, START_ELO,
 };
-pub use place_run::{OpenPlacement, PlaceResult};
+pub use place_run::{recorded_place, OpenPlacement, PlaceResult, RecordedPlaceError};
 pub use plan::{Format, Plan};
 pub use play::{play_game, random_opening, Forfeit, GameContext, GameError, GameRecord, PlyRecord};
 pub use player::{Action, PlayError, Played, Player};

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 
 use super::agent_args::parse_player;
 use super::args::{Command, PlaceArgs};
@@ -13,8 +13,7 @@ use super::external;
 use super::progress::GameBar;
 use super::stats::print_notes;
 use super::stdout::outln;
-use arena::{is_llm_spec, Chooser, Interrupted, PlaceFlags, PlaceResult, Placement, PlayerSpec};
-use runs::{RunFile, RunKind};
+use arena::{is_llm_spec, recorded_place, Chooser, Interrupted, PlaceFlags, PlaceResult, Placement, PlayerSpec};
 
 pub(super) async fn run(args: PlaceArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
     let resumed = args.resume.is_some();
@@ -119,10 +118,7 @@ fn text(result: &PlaceResult) -> String {
 /// invocation's --parallel, --json and hosts.
 fn resumed_args(dir: &Path, now: &PlaceArgs) -> Result<PlaceArgs> {
     let path = dir.join("run.json");
-    let run = RunFile::read(dir).with_context(|| format!("bad --resume: cannot read {}", path.display()))?;
-    let RunKind::Place(recorded) = run.run else {
-        bail!("bad --resume: {} is not a place run", path.display());
-    };
+    let recorded = recorded_place(dir)?;
     let Command::Place(mut args) = recorded_command(recorded.argv, &path)? else {
         bail!("bad --resume: {} is not a place run", path.display());
     };
