@@ -17,7 +17,7 @@ mod structured;
 mod text;
 pub mod tools;
 
-pub use agent_file::AgentFile;
+pub use agent_file::{AgentFile, AgentFileError, AgentSource, AgentSourceError};
 pub use answer::{answer_text, coordinates, parse_answer, Answer, AnswerKind};
 pub use blocking::BlockingEngine;
 pub use games::ModelGame;

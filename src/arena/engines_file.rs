@@ -12,6 +12,7 @@ use runs::EngineTable;
 use serde::Deserialize;
 
 use super::engine_process::ExternalError;
+use super::external::ExternalScorer;
 use super::external_engine::{EngineTableError, ExternalEngine};
 use super::player_spec::PlayerSpec;
 
@@ -151,6 +152,59 @@ pub fn resolve_engine<R: Rules>(
             engine.name()
         )));
     }
+    Ok(engine)
+}
+
+/// Why `--reference` names no external engine that can value moves.
+#[derive(Debug, thiserror::Error)]
+pub enum ReferenceError {
+    /// Not an external engine spec.
+    #[error(
+        "bad --reference {0:?}: give an external engine ext:NAME of --engines (our own reference is the default; set it with --exact-empties and --reference-depth)"
+    )]
+    NotExternal(String),
+    /// No such engine in the `--engines` file.
+    #[error(transparent)]
+    Resolve(#[from] EnginesFileError),
+    /// The engine cannot value moves (it does not speak NBoard).
+    #[error("bad --reference {reference}")]
+    Unfit {
+        /// The spec as given.
+        reference: String,
+        /// Why.
+        #[source]
+        source: ExternalError,
+    },
+    /// Its handshake failed.
+    #[error("bad --reference {name}: its handshake failed")]
+    Handshake {
+        /// The engine.
+        name: String,
+        /// Why.
+        #[source]
+        source: ExternalError,
+    },
+}
+
+/// The external move-valuing reference `--reference ext:NAME` names in the `--engines`
+/// file `engines`, for a game of `R`: one that values every move (NBoard), started once
+/// here to check its handshake.
+pub async fn reference_engine<R: Rules>(
+    reference: &str,
+    engines: Option<&Path>,
+) -> Result<ExternalEngine, Box<ReferenceError>> {
+    if !reference.trim().starts_with("ext:") {
+        return Err(Box::new(ReferenceError::NotExternal(reference.to_string())));
+    }
+    let engine = resolve_engine::<R>(reference, "--reference", engines).map_err(ReferenceError::from)?;
+    ExternalScorer::new(&engine, None).map_err(|source| ReferenceError::Unfit {
+        reference: reference.to_string(),
+        source,
+    })?;
+    engine.identify().await.map_err(|source| ReferenceError::Handshake {
+        name: engine.name(),
+        source,
+    })?;
     Ok(engine)
 }
 

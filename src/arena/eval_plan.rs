@@ -15,6 +15,7 @@ use agent::ModelGame;
 use runs::{agent_lines, opponent_rows, tally_header, utc_now, EvalResults, EvalRun, PairingStop, RunResults};
 use stats::StopRule;
 
+use super::engines_file::{reference_engine, ReferenceError};
 use super::eval::EvalResult;
 use super::eval_run::{EvalRunError, EvalSettings, OpenEval};
 use super::external_engine::ExternalEngine;
@@ -30,6 +31,59 @@ pub fn eval_opponents<R: ModelGame>(vs: &[String]) -> Vec<String> {
         R::DEFAULT_OPPONENTS.split(',').map(str::to_string).collect()
     } else {
         vs.to_vec()
+    }
+}
+
+/// The seed's table an eval writes in its run folder when every game is played.
+pub const RESULTS_CSV: &str = "results.csv";
+
+/// Checks `eval --csv FILE` before any work ([`runs::check_output_file`]): of the run's
+/// own folder `log_dir`, it may name only the run's [`RESULTS_CSV`]; `force` replaces
+/// a file that holds something.
+pub fn check_eval_csv(csv: &Path, force: bool, log_dir: Option<&Path>) -> Result<(), runs::OutputFileError> {
+    let run: Vec<&Path> = log_dir.into_iter().collect();
+    let owned: Vec<PathBuf> = run.iter().map(|dir| dir.join(RESULTS_CSV)).collect();
+    runs::check_output_file("--csv", csv, force, (&run, &owned))
+}
+
+/// A resume that asks for the contrary of its run's `--score-moves` or
+/// `--no-score-moves` ([`resumed_scoring`]).
+#[derive(Debug, thiserror::Error)]
+#[error("bad --resume: the run was started with {recorded} ({}'s argv), so {keep}; resume it without {given}", .path.display())]
+pub struct ContraryScoringError {
+    /// The flag the run was started with.
+    pub recorded: &'static str,
+    /// The contrary flag given now.
+    pub given: &'static str,
+    /// What the run's flag means for it.
+    pub keep: &'static str,
+    /// The run's run.json.
+    pub path: PathBuf,
+}
+
+/// `--score-moves` and `--no-score-moves` of a resumed eval: the run's own (`run`, as
+/// the argv its run.json at `path` keeps gives them) with the ones given `now` added;
+/// the contrary of the run's is refused, which clap cannot see (one of the two would
+/// be dropped without a word).
+pub fn resumed_scoring(
+    run: (bool, bool),
+    now: (bool, bool),
+    path: &Path,
+) -> Result<(bool, bool), ContraryScoringError> {
+    let refused = |recorded, given, keep| ContraryScoringError {
+        recorded,
+        given,
+        keep,
+        path: path.to_path_buf(),
+    };
+    match (run, now) {
+        ((true, _), (_, true)) => Err(refused("--score-moves", "--no-score-moves", "its moves are scored")),
+        ((_, true), (true, _)) => Err(refused(
+            "--no-score-moves",
+            "--score-moves",
+            "its decisions are not valued",
+        )),
+        _ => Ok((run.0 | now.0, run.1 | now.1)),
     }
 }
 
@@ -79,6 +133,22 @@ impl MoveValuing {
             scoring: Some(scoring),
             reported: true,
         }
+    }
+
+    /// What the flags ask ([`MoveValuing::new`]), the external reference
+    /// `reference_engine` (`--reference ext:NAME`, heeded with `--score-moves` only)
+    /// found in the `--engines` file `engines` and its handshake checked
+    /// ([`reference_engine`]).
+    pub async fn from_flags<R: ModelGame>(
+        score: (bool, bool),
+        reference: (u32, u32),
+        (reference_engine, engines): (Option<&str>, Option<&Path>),
+    ) -> Result<MoveValuing, Box<ReferenceError>> {
+        let external = match reference_engine.filter(|_| score.0) {
+            Some(spec) => Some(self::reference_engine::<R>(spec, engines).await?),
+            None => None,
+        };
+        Ok(MoveValuing::new(score, reference, external))
     }
 
     /// The scoring whose quality is reported, if it is.
@@ -218,7 +288,7 @@ impl<R: ModelGame> OpenEval<R> {
         let csv = (result.unfinished == 0).then(|| result.seed_csv(&end.model, games, &utc_now().0[..10]));
         if let Some(csv) = &csv {
             // The seed's table always lies in the run folder.
-            self.run.folder().write_text("results.csv", csv)?;
+            self.run.folder().write_text(RESULTS_CSV, csv)?;
         }
         Ok(EvalWritten { results, csv })
     }
@@ -294,5 +364,50 @@ impl<R: ModelGame> EvalResult<R> {
             .sum();
         agent_lines(&result.agent, games, &mut out);
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A resume adds the scoring flags given now to the run's, and refuses the
+    /// contrary of the run's, naming both flags and the run.json.
+    #[test]
+    fn a_resume_adds_scoring_flags_and_refuses_the_contrary() {
+        let path = Path::new("run/run.json");
+        assert_eq!(
+            resumed_scoring((false, false), (true, false), path).unwrap(),
+            (true, false)
+        );
+        assert_eq!(
+            resumed_scoring((true, false), (false, false), path).unwrap(),
+            (true, false)
+        );
+        assert_eq!(
+            resumed_scoring((false, true), (false, true), path).unwrap(),
+            (false, true)
+        );
+        let refused = resumed_scoring((true, false), (false, true), path)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            refused,
+            "bad --resume: the run was started with --score-moves (run/run.json's argv), so its moves are scored; \
+             resume it without --no-score-moves"
+        );
+        assert!(resumed_scoring((false, true), (true, false), path).is_err());
+    }
+
+    /// `--csv` may name the run's own results.csv, no other file of its folder.
+    #[test]
+    fn eval_csv_may_name_the_runs_own_table_only() {
+        let dir = std::env::temp_dir().join(format!("othello-arena-eval-csv-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let own = check_eval_csv(&dir.join(RESULTS_CSV), false, Some(&dir));
+        let other = check_eval_csv(&dir.join("game-0001.jsonl"), false, Some(&dir));
+        std::fs::remove_dir_all(&dir).unwrap();
+        own.unwrap();
+        assert!(other.unwrap_err().to_string().contains("--csv"));
     }
 }

@@ -218,10 +218,13 @@ fn source(flags: &IntrinsicFlags<'_>) -> (String, String) {
     (before, after)
 }
 
-/// The intrinsic table of `logs` through the calibration at `path` (`--intrinsic`,
-/// [`Calibration::load`]), as `report` and `tournament` show it.
-pub fn logs_table(logs: &GameLogs, path: &Path, resamples: usize, seed: u64) -> Result<IntrinsicTable, IntrinsicError> {
-    held_table(logs, &HeldScores::new(), path, resamples, seed)
+/// The intrinsic table of `logs` as `report` and `tournament` show it: through the
+/// shipped calibration ([`runs::SHIPPED_CALIBRATION_PATH`], [`Calibration::load`]),
+/// with the default bootstrap ([`runs::DEFAULT_BOOTSTRAP`] resamples, its seed).
+pub fn logs_table(logs: &GameLogs) -> Result<IntrinsicTable, IntrinsicError> {
+    let path = Path::new(runs::SHIPPED_CALIBRATION_PATH);
+    let resamples = runs::DEFAULT_BOOTSTRAP as usize;
+    held_table(logs, &HeldScores::new(), path, resamples, runs::DEFAULT_BOOTSTRAP_SEED)
 }
 
 /// [`logs_table`], with the scored moves of the runs in `held` taken from there.

@@ -34,6 +34,7 @@ mod engine_process;
 mod engine_streams;
 mod engines_file;
 mod eval;
+mod eval_flags;
 mod eval_plan;
 mod eval_run;
 mod external;
@@ -64,6 +65,7 @@ mod sequential;
 mod stop_judge;
 mod suite_file;
 mod tournament;
+mod tournament_players;
 mod valuing;
 mod verify;
 mod watch;
@@ -84,12 +86,18 @@ pub use client_game::{by_side, ClientSeat};
 pub use client_plan::{ClientFlags, ClientPlan, ClientPlanError};
 pub use client_run::ClientRun;
 pub use client_store::ClientStore;
-pub use connection::{ConnectError, Connection, HostSettings};
+pub use connection::{ConnectError, Connection, HostSettings, HostSettingsError, ReachError};
 pub use engine_process::ExternalError;
 pub use engine_streams::LineReader;
-pub use engines_file::{engines_file, identify_engines, resolve_engine, EnginesFileError};
+pub use engines_file::{
+    engines_file, identify_engines, reference_engine, resolve_engine, EnginesFileError, ReferenceError,
+};
 pub use eval::{run_eval, EvalConfig, EvalGame, EvalResult, OpponentResult};
-pub use eval_plan::{eval_opponents, EvalEnd, EvalFinishError, EvalPlan, EvalWritten, MoveValuing};
+pub use eval_flags::{EvalFlags, EvalFlagsError};
+pub use eval_plan::{
+    check_eval_csv, eval_opponents, resumed_scoring, ContraryScoringError, EvalEnd, EvalFinishError, EvalPlan,
+    EvalWritten, MoveValuing, RESULTS_CSV,
+};
 pub use eval_run::{recorded_eval, EvalRunError, EvalSettings, OpenEval, RecordedEvalError};
 pub use external::{ExternalPlayer, ExternalScorer};
 pub use external_engine::{EngineTableError, ExternalEngine, Strength};
@@ -101,14 +109,14 @@ pub use llm_table::LlmEntry;
 pub use matchup::{run_match, MatchConfig, MatchResult, SpecTally};
 pub use openings::{OpeningSuite, Openings, SuiteLineError, SuiteOpening};
 pub use place::{
-    ladder_opponents, published_rating, Chooser, PlaceError, PlaceStep, PlaceStop, Placed, Placement,
-    DEFAULT_MAX_PAIRS, DEFAULT_WIDTH, START_ELO,
+    ladder_opponents, published_rating, Chooser, PlaceError, PlaceFlags, PlaceFlagsError, PlaceStep, PlaceStop, Placed,
+    Placement, DEFAULT_MAX_PAIRS, DEFAULT_PARALLEL, DEFAULT_WIDTH, START_ELO,
 };
-pub use place_run::{OpenPlacement, PlaceResult};
+pub use place_run::{recorded_place, OpenPlacement, PlaceResult, RecordedPlaceError};
 pub use plan::{Format, Plan};
 pub use play::{play_game, random_opening, Forfeit, GameContext, GameError, GameRecord, PlyRecord};
 pub use player::{Action, PlayError, Played, Player};
-pub use player_spec::{is_llm_spec, LlmPlayer, ParseSpecError, PlayerSpec, SpecLookups, UnknownSpecError};
+pub use player_spec::{is_llm_spec, LlmPlayer, ParseSpecError, PlayerSpec, UnknownSpecError};
 pub use players::{OpponentError, Players};
 pub use probe::{
     open_probe_run, probe_run, probe_summary, read_positions_file, run_probe, Grade, PositionsError, ProbeError,
@@ -129,6 +137,7 @@ pub use tournament::{
     llm_player_name, recorded_tournament, AnchorError, Entrants, OpenTournament, RateRunError, Tournament,
     TournamentError, TournamentFile, TournamentGames, TournamentRating,
 };
+pub use tournament_players::EntrantsError;
 pub use valuing::{RunValues, ValueError, Valued, Valuing};
-pub use verify::{verify, JudgeFor, Verified, VerifyError};
+pub use verify::{verify, Verified, VerifyError};
 pub use watch::GameWatch;

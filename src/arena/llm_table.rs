@@ -6,7 +6,6 @@ use std::path::PathBuf;
 
 use llm::HostOptions;
 use serde::Deserialize;
-use settings::limits::{timeout_seconds, PARALLEL, RETRIES};
 
 /// One LLM player of a tournament file (or one per combination of its grid).
 #[derive(Debug, Deserialize)]
@@ -29,15 +28,7 @@ pub struct LlmEntry {
 impl LlmEntry {
     /// Refuses a host value out of its flag's range (the message names the key).
     pub fn check_hosts(&self) -> Result<(), String> {
-        let hosts = &self.hosts;
-        PARALLEL
-            .check(hosts.max_in_flight as i64)
-            .map_err(|e| format!("max_in_flight = {e}"))?;
-        timeout_seconds(hosts.timeout).map_err(|e| format!("timeout = {e}"))?;
-        RETRIES
-            .check(i64::from(hosts.max_retries))
-            .map_err(|e| format!("max_retries = {e}"))?;
-        Ok(())
+        crate::connection::check_ranges(&self.hosts).map_err(|(key, e)| format!("{key} = {e}"))
     }
 
     /// Whether its players are named by their thinking level: not when its grid

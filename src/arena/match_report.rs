@@ -3,6 +3,8 @@
 //! scored.
 
 use std::fmt::Write as _;
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
 
 use agent::ModelGame;
 use serde::Serialize;
@@ -10,7 +12,8 @@ use serde_json::Value;
 
 use super::matchup::{MatchConfig, MatchResult, SpecTally};
 use super::player_spec::PlayerSpec;
-use super::quality::{GameToScore, MoveQuality};
+use super::quality::{GameToScore, MoveQuality, ScoringWatch};
+use super::scoring::{Scoring, ValueMovesError};
 use game::othello::Color;
 use runs::{tally_header, tally_row, AgentStats, CsvTable, ScoredMove, TallySummary};
 use stats::Tally;
@@ -63,6 +66,20 @@ impl<R: ModelGame> MatchResult<R> {
                 colors: Color::BOTH.to_vec(),
             })
             .collect()
+    }
+
+    /// Both players' moves in every game valued by `scoring` ([`Scoring::value`],
+    /// counting in `watch` on `cores` workers), per player in players order;
+    /// move-scores.jsonl written in `log_dir` when the match has a folder.
+    pub fn value_moves(
+        &self,
+        scoring: &Scoring,
+        (cores, watch): (usize, &ScoringWatch),
+        log_dir: Option<&Path>,
+    ) -> Result<[MoveQuality; 2], ValueMovesError> {
+        let never = AtomicBool::new(false);
+        let moves = scoring.value(&self.games_to_score(), (cores, watch, &never), log_dir)?;
+        Ok(self.quality_by_player(&moves))
     }
 
     /// The scored `moves` of [`Self::games_to_score`] per player, in players order.

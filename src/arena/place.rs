@@ -16,17 +16,20 @@
 //! does ([`crate::sequential`]).
 
 use std::collections::BTreeSet;
+use std::path::PathBuf;
 
 use game::othello::ByColor;
-use runs::{published_ladder, rate_games, LadderChoice, RateSettings, RunGame, PUBLISHED_LADDER_PATH};
+use runs::{published_ladder, rate_games, LadderChoice, OpeningsOrder, RateSettings, RunGame, PUBLISHED_LADDER_PATH};
 use serde::Serialize;
 use stats::RatingWatch;
 
+use super::openings::Openings;
 use super::plan::Plan;
 use super::play::GameRecord;
 use super::player_spec::PlayerSpec;
 use super::schedule::{run_games, MatchError, MatchEvent, RunOptions};
 use super::scheduled::ScheduledGame;
+use super::suite_file::SuiteFileError;
 
 /// Where the first pair is played: the middle of the weak ladder, between `random` (0)
 /// and `alphabeta:2` (391).
@@ -80,6 +83,75 @@ pub struct Placement {
     pub rating: RateSettings,
     /// Openings, parallelism, logging, and the games a resume read back.
     pub run: RunOptions,
+}
+
+/// What `place`'s flags give beside the player: the fixed gauntlet (none: every rung,
+/// chosen by the rating), the stop, the seed, games at once, and the openings.
+#[derive(Clone, Debug, Default)]
+pub struct PlaceFlags {
+    /// `--gauntlet`: the rungs to play in turn (none: every rung, the nearest first).
+    pub gauntlet: Vec<String>,
+    /// `--width`: the interval width to stop at (Elo).
+    pub width: f64,
+    /// `--max-pairs`.
+    pub max_pairs: usize,
+    /// `--seed`: the players' and the openings'.
+    pub seed: u64,
+    /// `--parallel` (none: [`DEFAULT_PARALLEL`]).
+    pub parallel: Option<usize>,
+    /// `--openings`: a suite file, dealt in its order, not cycled.
+    pub openings: Option<PathBuf>,
+    /// `--opening-random`: random plies, when no suite is given.
+    pub opening_random: usize,
+}
+
+/// Games at once when `place --parallel` is not given.
+pub const DEFAULT_PARALLEL: usize = 2;
+
+/// Why `place`'s flags name no placement.
+#[derive(Debug, thiserror::Error)]
+pub enum PlaceFlagsError {
+    /// The player or the gauntlet, on the ladder.
+    #[error(transparent)]
+    Place(#[from] PlaceError),
+    /// The openings.
+    #[error(transparent)]
+    Openings(#[from] SuiteFileError),
+}
+
+impl Placement {
+    /// `player` placed on the published ladder as `flags` say: against every rung, the
+    /// one nearest its rating each pair ([`Chooser::Nearest`]), or against the
+    /// gauntlet's rungs in turn ([`Chooser::InTurn`]); rated as
+    /// [`published_rating`]; its openings (`--openings` dealt in order without
+    /// cycling, else random plies) seeded by its seed. With the openings' notes.
+    pub fn on_published_ladder(
+        player: PlayerSpec,
+        flags: &PlaceFlags,
+    ) -> Result<(Placement, Vec<String>), PlaceFlagsError> {
+        let opponents = ladder_opponents(&player.to_string(), published_ladder(), &flags.gauntlet)?;
+        let deal = (OpeningsOrder::Sequential, false, flags.seed);
+        let (openings, notes) = Openings::from_flags(flags.openings.as_deref(), flags.opening_random, deal)?;
+        let placement = Placement {
+            player,
+            opponents,
+            chooser: match flags.gauntlet.is_empty() {
+                true => Chooser::Nearest,
+                false => Chooser::InTurn,
+            },
+            width: flags.width,
+            max_pairs: flags.max_pairs,
+            seed: flags.seed,
+            opening_seed: flags.seed,
+            rating: published_rating(),
+            run: RunOptions {
+                openings,
+                parallel: flags.parallel.unwrap_or(DEFAULT_PARALLEL),
+                ..RunOptions::default()
+            },
+        };
+        Ok((placement, notes))
+    }
 }
 
 /// One pair of a placement and where the player stood after it.

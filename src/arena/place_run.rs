@@ -3,14 +3,48 @@
 //! final rating written to place.json beside the game logs (which `rate` reads as it
 //! reads any run).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use runs::{utc_now, PlaceRun, Resume, RunFile, RunKind};
+use runs::{utc_now, PlaceRun, ReadRunError, Resume, RunFile, RunKind};
 use serde::Serialize;
 
 use super::lifecycle::{Resumed, Run, RunError, Start};
 use super::place::{Chooser, PlaceStep, PlaceStop, Placed, Placement};
 use super::schedule::MatchEvent;
+
+/// Why the run `place --resume` names cannot be continued.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordedPlaceError {
+    /// Its run.json cannot be read.
+    #[error("bad --resume: cannot read {}", .path.display())]
+    Unreadable {
+        /// The run.json.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: ReadRunError,
+    },
+    /// It is a run of another command.
+    #[error("bad --resume: {} is not a place run", .path.display())]
+    NotPlace {
+        /// The run.json.
+        path: PathBuf,
+    },
+}
+
+/// The place run in `dir` as its run.json recorded it (its `argv` the command line
+/// that defines it, its `parallel` the games it played at once).
+pub fn recorded_place(dir: &Path) -> Result<PlaceRun, RecordedPlaceError> {
+    let path = dir.join("run.json");
+    let run = RunFile::read(dir).map_err(|source| RecordedPlaceError::Unreadable {
+        path: path.clone(),
+        source,
+    })?;
+    match run.run {
+        RunKind::Place(recorded) => Ok(recorded),
+        _ => Err(RecordedPlaceError::NotPlace { path }),
+    }
+}
 
 /// The file of a run folder that holds a placement's steps and result.
 pub(crate) const PLACE_FILE: &str = "place.json";

@@ -4,7 +4,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use agent::{Agent, AgentConfig, BlockingEngine, ModelGame};
+use agent::{prompts_dir, Agent, AgentConfig, AgentSource, AgentSourceError, BlockingEngine, ModelGame};
 use engines::EngineSpec;
 use game::Othello;
 use llm::ChatBackend;
@@ -13,13 +13,10 @@ use runs::{RunEngine, RunPlayer};
 
 use super::connection::Connection;
 use super::engine_process::Halt;
+use super::engines_file::{resolve_engine, EnginesFileError};
 use super::external_engine::ExternalEngine;
 use super::player::{EnginePlayer, Player};
 use super::scheduled::Host;
-
-/// An error a caller's lookup gives back (reading a file, resolving settings), kept
-/// whole with its causes.
-pub(crate) type LookupError = Box<dyn std::error::Error + Send + Sync>;
 
 /// An LLM player's settings and server.
 #[derive(Clone)]
@@ -45,23 +42,12 @@ pub enum PlayerSpec<R: ModelGame = Othello> {
     External(ExternalEngine),
 }
 
-/// What a player spec may need beyond its text, each looked up only when a spec needs
-/// it (a settings file that no spec uses is never read).
-pub struct SpecLookups<'a> {
-    /// The settings of an `llm:MODEL` player, given its model.
-    pub agent: &'a dyn Fn(&str) -> Result<AgentConfig, LookupError>,
-    /// The engine process an `ext:NAME` spec (as given) names.
-    pub external: &'a dyn Fn(&str) -> Result<ExternalEngine, LookupError>,
-    /// The model server(s) of `llm:MODEL` players, when one was set up.
-    pub connection: Option<&'a Connection>,
-}
-
 /// A player spec that names no player (each message names the flag or key it came by).
 #[derive(Debug, thiserror::Error)]
 pub enum ParseSpecError {
-    /// `ext:NAME` could not be found or started (the lookup's own message).
+    /// `ext:NAME` names no engine of the `--engines` file.
     #[error(transparent)]
-    External(LookupError),
+    External(#[from] Box<EnginesFileError>),
     /// `llm:` without a model.
     #[error("bad {flag} {text:?}: name the model, as in llm:qwen2.5-coder:0.5b")]
     NoModel {
@@ -79,7 +65,17 @@ pub enum ParseSpecError {
         text: String,
         /// Why.
         #[source]
-        source: LookupError,
+        source: Box<AgentSourceError>,
+    },
+    /// A command that measures an LLM player was given another player.
+    #[error("bad {flag} {text:?}: {command} measures an LLM player, give llm:MODEL")]
+    NotLlm {
+        /// The flag or key.
+        flag: String,
+        /// The spec as given.
+        text: String,
+        /// The command (`eval`, `probe`, `bench llm`).
+        command: &'static str,
     },
     /// An `llm:MODEL` player where no model server was set up.
     #[error("bad {flag} {text:?}: no model server was set up for it")]
@@ -124,13 +120,18 @@ pub struct UnknownSpecError {
 
 impl<R: ModelGame> PlayerSpec<R> {
     /// Reads the player spec `text` given by `flag` (a flag or key, for messages): an
-    /// external engine `ext:NAME`, `llm:MODEL` with its settings on the lookups'
-    /// connection, or an engine spec of `R`.
-    pub fn parse(text: &str, flag: &str, lookups: &SpecLookups<'_>) -> Result<PlayerSpec<R>, ParseSpecError> {
+    /// external engine `ext:NAME` of `agent`'s engines file ([`resolve_engine`]),
+    /// `llm:MODEL` with `agent`'s settings ([`AgentSource::config`]) on `connection`,
+    /// or an engine spec of `R`. The files are read only when a spec needs them.
+    pub fn parse(
+        text: &str,
+        flag: &str,
+        agent: &AgentSource,
+        connection: Option<&Connection>,
+    ) -> Result<PlayerSpec<R>, ParseSpecError> {
         if text.trim().starts_with("ext:") {
-            return (lookups.external)(text)
-                .map(PlayerSpec::External)
-                .map_err(ParseSpecError::External);
+            let engine = resolve_engine::<R>(text, flag, agent.engines.as_deref()).map_err(Box::new)?;
+            return Ok(PlayerSpec::External(engine));
         }
         let named = || (flag.to_string(), text.to_string());
         if let Some(model) = llm_model(text) {
@@ -138,11 +139,15 @@ impl<R: ModelGame> PlayerSpec<R> {
                 let (flag, text) = named();
                 return Err(ParseSpecError::NoModel { flag, text });
             }
-            let config = (lookups.agent)(model).map_err(|source| {
+            let config = agent.config::<R>(model, &prompts_dir()).map_err(|source| {
                 let (flag, text) = named();
-                ParseSpecError::Settings { flag, text, source }
+                ParseSpecError::Settings {
+                    flag,
+                    text,
+                    source: Box::new(source),
+                }
             })?;
-            let Some(connection) = lookups.connection else {
+            let Some(connection) = connection else {
                 let (flag, text) = named();
                 return Err(ParseSpecError::NoServer { flag, text });
             };
@@ -153,6 +158,24 @@ impl<R: ModelGame> PlayerSpec<R> {
             source: UnknownSpecError { reason: e.to_string() },
         })?;
         Ok(PlayerSpec::Engine(spec))
+    }
+
+    /// [`PlayerSpec::parse`] for a command that measures an LLM player (`command`:
+    /// `eval`, `probe`, `bench llm`) on `connection`: any other player is refused.
+    pub fn parse_llm(
+        text: &str,
+        flag: &str,
+        agent: &AgentSource,
+        (connection, command): (&Connection, &'static str),
+    ) -> Result<PlayerSpec<R>, ParseSpecError> {
+        match PlayerSpec::parse(text, flag, agent, Some(connection))? {
+            player @ PlayerSpec::Llm(_) => Ok(player),
+            _ => Err(ParseSpecError::NotLlm {
+                flag: flag.to_string(),
+                text: text.to_string(),
+                command,
+            }),
+        }
     }
 
     /// Builds the player; `seed` fixes its random choices (the agent's fallback too).
@@ -278,37 +301,37 @@ impl<R: ModelGame> fmt::Debug for PlayerSpec<R> {
 mod tests {
     use super::*;
 
-    /// Lookups that must not be made: a spec that needs neither never asks.
-    fn unused() -> SpecLookups<'static> {
-        SpecLookups {
-            agent: &|_| Err("the agent settings were looked up".into()),
-            external: &|_| Err("the engines file was read".into()),
-            connection: None,
-        }
-    }
-
     /// Each kind of spec takes its own way, and each refusal names the flag, the spec
-    /// and what to give.
+    /// and what to give; a file no spec needs is never read.
     #[test]
     fn specs_are_read_by_kind_and_refusals_name_the_flag() {
-        let engine = PlayerSpec::<Othello>::parse(" greedy ", "--vs", &unused()).unwrap();
-        assert_eq!(engine.to_string(), "greedy");
-        let external = PlayerSpec::<Othello>::parse("ext:edax", "--vs", &unused()).unwrap_err();
-        assert_eq!(external.to_string(), "the engines file was read");
-        let settings = PlayerSpec::<Othello>::parse("llm:m", "--agent", &unused()).unwrap_err();
-        assert_eq!(settings.to_string(), "bad settings for --agent llm:m");
-        let no_model = PlayerSpec::<Othello>::parse("llm: ", "--agent", &unused()).unwrap_err();
-        assert!(no_model.to_string().contains("name the model"), "{no_model}");
-        let no_server = SpecLookups {
-            agent: &|model| Ok(AgentConfig::new(model)),
-            ..unused()
+        let missing = std::path::PathBuf::from("/nonexistent/othello-arena.toml");
+        let unread = AgentSource {
+            file: Some(missing.clone()),
+            engines: Some(missing),
+            ..AgentSource::default()
         };
-        let refused = PlayerSpec::<Othello>::parse("llm:m", "--agent", &no_server).unwrap_err();
+        let engine = PlayerSpec::<Othello>::parse(" greedy ", "--vs", &unread, None).unwrap();
+        assert_eq!(engine.to_string(), "greedy");
+        let external = PlayerSpec::<Othello>::parse("ext:edax", "--vs", &unread, None).unwrap_err();
+        assert_eq!(
+            external.to_string(),
+            "cannot read --engines /nonexistent/othello-arena.toml"
+        );
+        let no_file = PlayerSpec::<Othello>::parse("ext:edax", "--vs", &AgentSource::default(), None).unwrap_err();
+        assert!(no_file.to_string().ends_with("with --engines FILE"), "{no_file}");
+        let settings = PlayerSpec::<Othello>::parse("llm:m", "--agent", &unread, None).unwrap_err();
+        assert_eq!(settings.to_string(), "bad settings for --agent llm:m");
+        let why = std::error::Error::source(&settings).unwrap().to_string();
+        assert_eq!(why, "cannot read --agent-file /nonexistent/othello-arena.toml");
+        let no_model = PlayerSpec::<Othello>::parse("llm: ", "--agent", &unread, None).unwrap_err();
+        assert!(no_model.to_string().contains("name the model"), "{no_model}");
+        let refused = PlayerSpec::<Othello>::parse("llm:m", "--agent", &AgentSource::default(), None).unwrap_err();
         assert_eq!(
             refused.to_string(),
             "bad --agent \"llm:m\": no model server was set up for it"
         );
-        let unknown = PlayerSpec::<Othello>::parse("nonsense", "--vs", &unused()).unwrap_err();
+        let unknown = PlayerSpec::<Othello>::parse("nonsense", "--vs", &unread, None).unwrap_err();
         assert_eq!(unknown.to_string(), "bad --vs");
         let why = std::error::Error::source(&unknown).unwrap().to_string();
         assert!(why.ends_with(", llm:MODEL, ext:NAME"), "{why}");

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use game::othello::Color;
 use game::Othello;
+use record::lines::{read_user_file, UserFileError, SETTINGS_FILE_CAP};
 use runs::{
     canonical_player, changed_agent_settings, rate_games, read_game_logs, utc_now, Anchor, EngineTable, LogsError,
     OpeningsOrder, PairingResult, RateError, RateSettings, ReadRunError, Resume, RunFile, RunGame, RunKind,
@@ -150,6 +151,24 @@ pub enum TournamentError {
         /// The folder.
         dir: PathBuf,
     },
+    /// Neither a file nor a run to resume was given.
+    #[error("give a tournament file, or --resume RUN-DIR")]
+    NoFile,
+    /// The file cannot be read.
+    #[error(transparent)]
+    Read(#[from] UserFileError),
+    /// The file is not a tournament file's TOML.
+    #[error(
+        "bad tournament file {}: see docs/tournament.md (format, engines, [[engine]] and [[llm]] tables, games, opening_random, seed, stop, anchor)",
+        .path.display()
+    )]
+    Toml {
+        /// The file (or the run.json that keeps it).
+        path: PathBuf,
+        /// The parse error.
+        #[source]
+        source: toml::de::Error,
+    },
     /// The run folder could not be opened, recorded, resumed or played on.
     #[error(transparent)]
     Run(#[from] RunError),
@@ -247,8 +266,9 @@ pub fn recorded_tournament(dir: &Path) -> Result<TournamentRun, TournamentError>
 }
 
 impl TournamentFile {
-    /// Refuses `games` and `opening_random` out of their flags' ranges and an `[[llm]]`
-    /// name that is not a player name; the message names the file (`path`) and the key.
+    /// Refuses `games` and `opening_random` out of their flags' ranges, an `[[llm]]`
+    /// name that is not a player name and a grid value its flag refuses
+    /// ([`runs::Grid::players`]); the message names the file (`path`) and the key.
     pub fn check(&self, path: &Path) -> Result<(), TournamentError> {
         let bad = |problem: String| TournamentError::File {
             path: path.to_path_buf(),
@@ -264,7 +284,41 @@ impl TournamentFile {
         for name in self.llms.iter().filter_map(|entry| entry.name.as_deref()) {
             agent::AgentConfig::check_name(name).map_err(|e| bad(format!("[[llm]] name: {e}")))?;
         }
+        // A grid's values are checked now, before any server is asked for anything.
+        for entry in &self.llms {
+            if let Some(grid) = &entry.grid {
+                grid.players()
+                    .map_err(|e| bad(format!("[[llm]] {}: {e}", entry.model)))?;
+            }
+        }
         Ok(())
+    }
+}
+
+impl Tournament {
+    /// The tournament of the file at `file`, or, when `resume` names a run folder, of
+    /// the text its run.json keeps ([`recorded_tournament`]); read, then checked as the
+    /// flags of the same names are ([`TournamentFile::check`], [`Tournament::new`]);
+    /// each message names the file and the key.
+    pub fn read(file: Option<&Path>, resume: Option<&Path>) -> Result<Tournament, TournamentError> {
+        let (path, resume, text) = match (file, resume) {
+            (_, Some(dir)) => {
+                let run = recorded_tournament(dir)?;
+                let text = run.tournament_file.clone();
+                (dir.join("run.json"), Some((dir.to_path_buf(), run)), text)
+            }
+            (Some(file), None) => {
+                let text = read_user_file("the tournament file", file, SETTINGS_FILE_CAP)?;
+                (file.to_path_buf(), None, text)
+            }
+            (None, None) => return Err(TournamentError::NoFile),
+        };
+        let parsed: TournamentFile = toml::from_str(&text).map_err(|source| TournamentError::Toml {
+            path: path.clone(),
+            source,
+        })?;
+        parsed.check(&path)?;
+        Tournament::new((path, text), resume, parsed)
     }
 }
 

@@ -35,6 +35,7 @@ use serde_json::Value;
 use stats::{RatingWatch, StopRule};
 
 use super::eval::{opponent_tables, EvalResult};
+use super::intrinsic::stop_judge;
 use super::lifecycle::RunGames;
 use super::matchup::match_plan;
 use super::openings::{OpeningSuite, Openings};
@@ -83,12 +84,21 @@ pub enum VerifyError {
     Bundle(#[from] BundleError),
 }
 
-/// How a stop rule is judged again: the caller's (the intrinsic rule needs the
-/// calibration it was played with).
-pub type JudgeFor<'a> = &'a dyn Fn(StopRule) -> Result<StopJudge, String>;
+/// How a stop rule is judged again.
+type JudgeFor<'a> = &'a dyn Fn(StopRule) -> Result<StopJudge, String>;
+
+/// A stop rule judged again as a run judges it ([`stop_judge`]).
+fn judge_again(rule: StopRule) -> Result<StopJudge, String> {
+    match stop_judge::<Othello>(Some(rule)) {
+        Ok(Some(judge)) => Ok(judge),
+        Ok(None) => Err("no stop rule".to_string()),
+        Err(e) => Err(e.to_string()),
+    }
+}
 
 /// Verifies `path`: a bundle file, or a run folder.
-pub fn verify(path: &Path, judge: JudgeFor<'_>) -> Result<Verified, VerifyError> {
+pub fn verify(path: &Path) -> Result<Verified, VerifyError> {
+    let judge: JudgeFor<'_> = &judge_again;
     let mut verified = Verified::default();
     if !path.exists() {
         return Err(differs(

@@ -1,24 +1,21 @@
 //! `llm:MODEL` players' flags, read into the library's settings: the agent flags
 //! ([`AgentArgs`]) are [`AgentSettings`] (declared there with their ranges, the same
-//! for a flag and a file's key) beside the agent file; the host flags ([`HostArgs`])
-//! are [`HostOptions`]; the player specs they serve ([`parse_player`]). The merging,
-//! defaults, ranges and resolving are the library's.
+//! for a flag and a file's key) beside the agent file, handed over as an
+//! [`AgentSource`]; the host flags ([`HostArgs`]) are [`HostOptions`]; the player specs
+//! they serve ([`parse_player`]). Reading the files, merging, defaults, ranges and
+//! resolving are the library's.
 
 use agent::ModelGame;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
-use serde::Deserialize;
 
-use super::external;
-use super::inputs::{read_or_built_in, read_user_file, SETTINGS_CAP};
 use super::limits;
-use agent::{prompts_dir, AgentConfig, AgentFile, AgentSettings, ShippedKind};
-use arena::{Connection, HostSettings, PlayerSpec, SpecLookups};
-use llm::{Api, HostConfig, HostOptions};
+use agent::{AgentConfig, AgentSettings, AgentSource};
+use arena::{Connection, HostSettings, PlayerSpec};
+use llm::{Api, HostOptions};
 pub use settings::LabelsArg;
-use settings::RangeError;
 
 /// The agent flags of `llm:MODEL` players: the agent settings ([`AgentSettings`],
 /// which declares each flag with its range, the same names as an agent file's keys),
@@ -41,53 +38,27 @@ pub struct AgentArgs {
 }
 
 impl AgentArgs {
-    /// These flags over `base`: each one given here, else `base`'s.
-    pub fn over(&self, base: &AgentArgs) -> AgentArgs {
-        AgentArgs {
-            agent_file: self.agent_file.clone().or_else(|| base.agent_file.clone()),
-            engines: self.engines.clone().or_else(|| base.engines.clone()),
-            settings: self.settings.over(&base.settings),
+    /// The settings these flags give, as the library takes them: read, checked and
+    /// resolved there ([`AgentSource::config`]).
+    pub fn source(&self) -> AgentSource {
+        AgentSource {
+            file: self.agent_file.clone(),
+            settings: self.settings.clone(),
+            engines: self.engines.clone(),
         }
     }
 
-    /// The agent settings for `model` playing game `R`: the flags over the agent file
-    /// ([`AgentSettings::config`]); `prompts` is the folder prompt names resolve in.
+    /// The agent settings for `model` playing game `R` ([`AgentSource::config`]);
+    /// `prompts` is the folder prompt names resolve in.
     pub fn config<R: ModelGame>(&self, model: &str, prompts: &Path) -> Result<AgentConfig> {
-        let file = self.file()?;
-        Ok(self.settings.over(&file.agent).config::<R>(model, prompts)?)
-    }
-
-    /// The `--agent-file`, read and its values checked (none: an empty one).
-    fn file(&self) -> Result<AgentFile> {
-        let Some(path) = &self.agent_file else {
-            return Ok(AgentFile::default());
-        };
-        let built_in = path
-            .to_str()
-            .and_then(agent::shipped)
-            .filter(|f| f.kind == ShippedKind::AgentFile);
-        let text = read_or_built_in("--agent-file", path, built_in.map(|f| f.text), SETTINGS_CAP)?;
-        let file: AgentFile = toml::from_str(&text).with_context(|| {
-            format!(
-                "bad --agent-file {}: fix the TOML (keys are the flag names, options under [options])",
-                path.display()
-            )
-        })?;
-        file.agent.check().map_err(|e| match e {
-            RangeError::Setting { key, message } => anyhow::anyhow!("bad {key} in --agent-file: {message}"),
-            RangeError::Option { key, message } => {
-                anyhow::anyhow!("bad [options] in --agent-file: {key}: {message}")
-            }
-        })?;
-        Ok(file)
+        Ok(self.source().config::<R>(model, prompts)?)
     }
 }
 
 /// Where `llm:MODEL` players' requests go, as flags: [`HostOptions`] (a tournament
-/// file's `[[llm]]` keys read as these, with the same defaults). Not part of the run's
+/// file's `[[llm]]` keys are these, with the same defaults). Not part of the run's
 /// definition: `eval --resume` takes new ones.
-#[derive(Debug, Args, Clone, Deserialize)]
-#[serde(from = "HostOptions")]
+#[derive(Debug, Args, Clone)]
 pub struct HostArgs {
     /// Server API: ollama (/api/chat) or openai (/v1/chat/completions: llama-server, vLLM, LM Studio).
     #[arg(long)]
@@ -169,42 +140,16 @@ impl HostArgs {
     }
 
     /// Connects to the server(s) these flags (or the agent file's `api`/`host`) point
-    /// at: [`HostArgs::settings`], then [`HostSettings::connect`].
+    /// at ([`Connection::open`]).
     pub async fn connect(&self, agent: &AgentArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<Connection> {
-        let settings = self.settings(agent, env)?;
-        Ok(settings.connect().await?)
+        Ok(Connection::open(&self.options(), &agent.source(), env).await?)
     }
 
-    /// The hosts these flags (or the agent file's `api`/`host`) name, checked, each
-    /// with its API key ([`HostOptions::hosts`]); `env` looks up `OLLAMA_HOST` and API
-    /// key variables. One host is a plain backend (as before fleets); several, or a
-    /// fleet file, a fleet.
+    /// The hosts these flags (or the agent file's `api`/`host`) name, checked
+    /// ([`HostSettings::resolve`]); `env` looks up `OLLAMA_HOST` and API key variables.
     pub fn settings(&self, agent: &AgentArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<HostSettings> {
-        limits::timeout_seconds(self.timeout).map_err(|e| anyhow::anyhow!("bad --timeout: {e}"))?;
-        limits::RETRIES
-            .check(i64::from(self.max_retries))
-            .map_err(|e| anyhow::anyhow!("bad --max-retries: {e}"))?;
-        limits::PARALLEL
-            .check(self.max_in_flight as i64)
-            .map_err(|e| anyhow::anyhow!("bad --max-in-flight: {e}"))?;
-        let file = agent.file()?;
-        let fleet = self.fleet.as_deref().map(read_fleet_file).transpose()?;
-        let options = self.options();
-        Ok(HostSettings {
-            hosts: options.hosts((file.api, file.host.as_deref()), fleet, env)?,
-            fleet_file: self.fleet.is_some(),
-            api_key_env: self.api_key_env.clone(),
-            timeout: options.timeout(),
-            retry: options.retry(),
-        })
+        Ok(HostSettings::resolve(&self.options(), &agent.source(), env)?)
     }
-}
-
-/// Reads and checks a `--fleet` file ([`llm::parse_fleet`]).
-fn read_fleet_file(path: &Path) -> Result<Vec<HostConfig>> {
-    let text = read_user_file("--fleet", path, SETTINGS_CAP)?;
-    let in_flight = |n: usize| limits::PARALLEL.check(n as i64).map(drop);
-    Ok(llm::parse_fleet(&text, path, &in_flight)?)
 }
 
 /// Parses a player spec ([`PlayerSpec::parse`]): `llm:MODEL` with `agent` settings on
@@ -215,12 +160,7 @@ pub fn parse_player<R: ModelGame>(
     agent: &AgentArgs,
     connection: Option<&Connection>,
 ) -> Result<PlayerSpec<R>> {
-    let lookups = SpecLookups {
-        agent: &|model| Ok(agent.config::<R>(model, &prompts_dir())?),
-        external: &|text| Ok(external::resolve::<R>(text, flag, agent.engines.as_deref())?),
-        connection,
-    };
-    Ok(PlayerSpec::parse(text, flag, &lookups)?)
+    Ok(PlayerSpec::parse(text, flag, &agent.source(), connection)?)
 }
 
 #[cfg(test)]

@@ -6,7 +6,6 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 
-use super::agent_args::parse_player;
 use super::args::{BenchArgs, BenchTarget};
 use super::positions::parse_empties;
 use super::progress::{progress_bar, resamples_progress};
@@ -45,10 +44,7 @@ pub(super) async fn llm(args: BenchArgs, env: &dyn Fn(&str) -> Option<String>) -
         bail!("bench llm measures a model server: give --agent llm:MODEL (and --host, --api as for eval)");
     };
     let connection = args.hosts.connect(&args.agent, env).await?;
-    let player: PlayerSpec<Othello> = parse_player(spec, "--agent", &args.agent, Some(&connection))?;
-    if player.agent_config().is_none() {
-        bail!("bad --agent {spec:?}: bench llm measures an LLM player, give llm:MODEL");
-    }
+    let player = PlayerSpec::<Othello>::parse_llm(spec, "--agent", &args.agent.source(), (&connection, "bench llm"))?;
     let bar = progress_bar(args.positions, false, "positions");
     let bench = arena::llm_bench(&player, args.positions, args.parallel, args.seed, &|| bar.inc(1)).await;
     bar.finish_and_clear();

@@ -9,8 +9,6 @@ use anyhow::{Context, Result};
 use super::args::{BundleArgs, VerifyArgs};
 use super::outputs::check_output_flag;
 use super::stdout::outln;
-use arena::stop_judge;
-use game::Othello;
 
 pub(super) fn run_bundle(args: BundleArgs) -> Result<()> {
     let inputs: Vec<&Path> = args.runs.iter().map(PathBuf::as_path).collect();
@@ -38,12 +36,7 @@ pub(super) fn run_bundle(args: BundleArgs) -> Result<()> {
 
 pub(super) fn run_verify(args: VerifyArgs) -> Result<()> {
     let started = Instant::now();
-    let judge = |rule| match stop_judge::<Othello>(Some(rule)) {
-        Ok(Some(judge)) => Ok(judge),
-        Ok(None) => Err("no stop rule".to_string()),
-        Err(e) => Err(e.to_string()),
-    };
-    let verified = arena::verify(&args.path, &judge)
+    let verified = arena::verify(&args.path)
         .with_context(|| format!("verify {}: the first thing that does not hold", args.path.display()))?;
     for note in &verified.notes {
         outln!("note: {note}")?;

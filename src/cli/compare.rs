@@ -9,31 +9,24 @@ use super::args::CompareArgs;
 use super::inputs::open_runs;
 use super::stats::print_notes;
 use super::stdout::{out, outln};
-use runs::{CompareError, Compared, ComparedRun, GroupsError};
+use runs::{CompareError, Compared, GroupsError};
 
-/// [`runs::load_run`]; with no LLM game, the reader's notes are printed before the error.
-fn load_run(path: &std::path::Path) -> Result<ComparedRun> {
-    match runs::load_run(path) {
-        Err(CompareError::Groups(GroupsError::NoLlmGame { notes })) => {
-            print_notes(&notes);
-            anyhow::bail!("no game with an llm: player in these logs")
-        }
-        run => Ok(run?),
+/// The reader's notes an error keeps (no LLM game, too few runs), printed before it.
+fn print_kept_notes(err: &CompareError) {
+    match err {
+        CompareError::Groups(GroupsError::NoLlmGame { notes }) | CompareError::TooFew { notes } => print_notes(notes),
+        _ => {}
     }
 }
 
 pub(super) fn run(args: CompareArgs) -> Result<()> {
     let opened = open_runs(&args.runs)?;
-    let mut paths = Vec::new();
-    for path in &opened.paths {
-        let (runs, note) = runs::run_folders(path)?;
-        print_notes(note.as_slice());
-        paths.extend(runs);
-    }
-    if paths.len() < 2 {
-        anyhow::bail!("compare needs two runs or more: give run folders, or a folder that holds several");
-    }
-    let runs = paths.iter().map(|p| load_run(p)).collect::<Result<Vec<_>>>()?;
+    let (paths, notes) = runs::compared_folders(&opened.paths).inspect_err(print_kept_notes)?;
+    print_notes(&notes);
+    let runs = paths
+        .iter()
+        .map(|p| runs::load_run(p).inspect_err(print_kept_notes))
+        .collect::<Result<Vec<_>, _>>()?;
     runs.iter().for_each(|run| print_notes(&run.notes));
     let compared = Compared::new(runs);
     if args.json {

@@ -1,25 +1,23 @@
 //! `eval`: the LLM agent against each opponent, with tables, CSV, JSON and logs.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
 
 use anyhow::{bail, Context, Result};
 
-use super::agent_args::parse_player;
 use super::args::{Cli, Command, EvalArgs, GameArg};
-use super::external;
 use super::openings;
-use super::outputs::{check_output_flag, write_output};
+use super::outputs::write_output;
 use super::progress::GameBar;
 use super::quality;
 use super::stdout::outln;
 use agent::ModelGame;
 use arena::{
-    eval_opponents, recorded_eval, EvalConfig, EvalEnd, EvalPlan, EvalResult, EvalSettings, Interrupt, MoveQuality,
-    MoveValuing, OpenEval, PlayerSpec, RunOptions, ScoredMove, Scoring, ValueMovesError,
+    check_eval_csv, recorded_eval, resumed_scoring, EvalEnd, EvalFlags, EvalPlan, EvalResult, EvalSettings, Interrupt,
+    MoveQuality, MoveValuing, OpenEval, ScoredMove, Scoring, ValueMovesError,
 };
 use game::{Marubatsu, Othello};
 use runs::{EvalRun, HostUsage, PairingStop, RunResults};
@@ -51,17 +49,11 @@ async fn evaluate<R: ModelGame>(
 ) -> Result<()> {
     let mut settings = settings::<R>(&args, env).await?;
     if let Some(csv) = &args.csv {
-        // The run's own results.csv is the one file of its folder --csv may name.
-        let run: Vec<&Path> = args.log_dir.iter().map(PathBuf::as_path).collect();
-        let owned: Vec<PathBuf> = run.iter().map(|dir| dir.join("results.csv")).collect();
-        check_output_flag("--csv", csv, args.overwrite, &run, &owned)?;
+        check_eval_csv(csv, args.overwrite.force, args.log_dir.as_deref())?;
     }
-    let external = match args.reference_engine.as_deref().filter(|_| args.score_moves) {
-        Some(reference) => Some(quality::reference_engine::<R>(reference, args.agent.engines.as_deref()).await?),
-        None => None,
-    };
     let reference = (args.reference.exact_empties, args.reference.reference_depth);
-    let valuing = MoveValuing::new((args.score_moves, args.no_score_moves), reference, external);
+    let external = (args.reference_engine.as_deref(), args.agent.engines.as_deref());
+    let valuing = MoveValuing::from_flags::<R>((args.score_moves, args.no_score_moves), reference, external).await?;
     let opening_seed = args.opening_seed.unwrap_or(args.seed);
     settings.config.run.openings = openings::from_args::<R>(&args.openings, opening_seed)?;
     let plan = EvalPlan::new(settings, valuing, args.stop, (args.log_dir.clone(), recorded))?;
@@ -126,41 +118,22 @@ async fn open<R: ModelGame>(plan: EvalPlan<R>) -> Result<(OpenEval<R>, EvalEnd)>
     Ok((eval, end))
 }
 
-/// The run the flags define: the agent (an LLM player, on its model server) and its
-/// opponents (engines) read from `--agent` and `--vs`, and the seeds (the openings and
-/// the valuing reference are set apart).
+/// The run the flags define ([`EvalSettings::resolve`]): the agent (an LLM player, on
+/// its model server) and its opponents read from `--agent` and `--vs`, and the seeds.
 async fn settings<R: ModelGame>(args: &EvalArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<EvalSettings<R>> {
-    let agent_spec = args.agent_spec.as_deref().unwrap_or_default();
-    let connection = args.hosts.connect(&args.agent, env).await?;
-    let agent: PlayerSpec<R> = parse_player(agent_spec, "--agent", &args.agent, Some(&connection))?;
-    let Some(agent_config) = agent.agent_config().cloned() else {
-        bail!("bad --agent {agent_spec:?}: eval measures an LLM player, give llm:MODEL");
-    };
-    let opponents = eval_opponents::<R>(&args.vs)
-        .iter()
-        .map(|spec| parse_player(spec, "--vs", &args.agent, Some(&connection)))
-        .collect::<Result<Vec<_>>>()?;
-    if opponents.iter().any(|o| o.is_human()) {
-        bail!("bad --vs: eval runs unattended; use `play` to play the agent yourself");
-    }
-    external::identify(&opponents).await?;
-    Ok(EvalSettings {
-        parallel: args.parallel.unwrap_or_else(|| connection.default_parallel()),
-        config: EvalConfig {
-            agent,
-            opponents,
-            games_per_color: args.games,
-            seed: args.seed,
-            opening_seed: args.opening_seed,
-            run: RunOptions::default(),
-        },
-        agent: agent_config,
-        connection,
-        argv: std::env::args().skip(1).collect(),
+    let flags = EvalFlags {
+        agent_spec: args.agent_spec.clone().unwrap_or_default(),
+        vs: args.vs.clone(),
+        agent: args.agent.source(),
+        hosts: args.hosts.options(),
+        games_per_color: args.games,
+        seed: args.seed,
+        opening_seed: args.opening_seed,
+        parallel: args.parallel,
         opening_random: args.openings.opening_random,
-        reference: None,
-        score_moves: None,
-    })
+        argv: std::env::args().skip(1).collect(),
+    };
+    Ok(EvalSettings::resolve(flags, env).await?)
 }
 
 /// The agent's decisions valued ([`OpenEval::value`], the reference on blocking
@@ -254,25 +227,10 @@ fn resumed_args(dir: &Path, now: &EvalArgs) -> Result<(EvalArgs, EvalRun)> {
     // named a path of that time (a copied run must not write onto the original's).
     args.csv = now.csv.clone();
     args.json = now.json;
-    refuse_contrary_scoring(&args, now, &path)?;
-    args.score_moves |= now.score_moves;
-    args.no_score_moves |= now.no_score_moves;
+    let now_scoring = (now.score_moves, now.no_score_moves);
+    (args.score_moves, args.no_score_moves) =
+        resumed_scoring((args.score_moves, args.no_score_moves), now_scoring, &path)?;
     Ok((args, recorded))
-}
-
-/// Refuses a resume that asks for the contrary of the run's own `--score-moves` or
-/// `--no-score-moves` (`run`: the flags its run.json at `path` records), which clap
-/// cannot see: one of the two would be dropped without a word.
-fn refuse_contrary_scoring(run: &EvalArgs, now: &EvalArgs, path: &Path) -> Result<()> {
-    let (recorded, given, keep) = match (run.score_moves, run.no_score_moves, now.score_moves, now.no_score_moves) {
-        (true, _, _, true) => ("--score-moves", "--no-score-moves", "its moves are scored"),
-        (_, true, true, _) => ("--no-score-moves", "--score-moves", "its decisions are not valued"),
-        _ => return Ok(()),
-    };
-    bail!(
-        "bad --resume: the run was started with {recorded} ({}'s argv), so {keep}; resume it without {given}",
-        path.display()
-    )
 }
 
 /// What a Ctrl-C does, told on stderr: the first stops new games, the second quits

@@ -10,7 +10,6 @@ mod engine_server;
 mod eval;
 mod export;
 mod external;
-mod grid;
 mod inputs;
 mod intrinsic;
 mod limits;
@@ -45,7 +44,7 @@ use anyhow::{bail, Context, Result};
 use args::{AnalyzeArgs, Command, PerftArgs, PositionArgs, SolveArgs, WipeoutArgs};
 use engines::lab::Wipeouts;
 use engines::{check_solvable, Analysis, EngineSpec, SolveWatch, Solved, Solver};
-use game::othello::{perft_with_progress, Board, Color, Convention, Move};
+use game::othello::{perft_with_progress, Board, Color, Convention};
 use stdout::{out, outln};
 
 /// `command`, with Ctrl-C and SIGTERM handled for it ([`arena::watch_signals`], told
@@ -115,18 +114,13 @@ fn parse_spec(text: &str, flag: &str) -> Result<EngineSpec> {
 }
 
 impl PositionArgs {
+    /// The position these flags give ([`engines::position_from_flags`]).
     fn board(&self) -> Result<Board> {
-        let side = Color::from(self.side);
-        let mut board = match &self.board {
-            None => Board::new().with_side_to_move(side),
-            Some(text) => Board::parse_squares(text, side).context("bad --board")?,
-        };
-        for (i, text) in self.moves.iter().flat_map(|m| m.split_whitespace()).enumerate() {
-            let bad = || format!("bad --moves: move {} {text:?}", i + 1);
-            let mv: Move = text.parse().with_context(bad)?;
-            board = board.try_play(mv).with_context(bad)?;
-        }
-        Ok(board)
+        Ok(engines::position_from_flags(
+            self.board.as_deref(),
+            Color::from(self.side),
+            self.moves.as_deref(),
+        )?)
     }
 }
 
@@ -152,19 +146,12 @@ fn run_perft(args: PerftArgs) -> Result<()> {
 
 fn run_analyze(args: AnalyzeArgs) -> Result<()> {
     let spec = parse_spec(&args.engine, "--engine")?;
-    if spec == EngineSpec::Human {
-        bail!("bad --engine: human cannot be analysed; choose an engine such as n-hand:3 or search");
-    }
     let board = args.position.board()?;
-    if board.is_game_over() {
-        bail!("the game is over in this position: give a --board where a side can move");
-    }
-    let mut engine = spec.build(args.seed);
-    let analysis = Analysis::run(&mut *engine, &board)?;
+    let (analysis, engine) = Analysis::of(&spec, &board, args.seed)?;
     if args.json {
         outln!("{}", analysis.to_json())?;
     } else {
-        out!("{}", analysis.text(&board, &engine.name()))?;
+        out!("{}", analysis.text(&board, &engine))?;
     }
     Ok(())
 }

@@ -4,21 +4,16 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 
 use super::agent_args::parse_player;
-use super::args::{Command, OpeningsArgs, PlaceArgs};
+use super::args::{Command, PlaceArgs};
 use super::eval::recorded_command;
 use super::external;
-use super::openings;
 use super::progress::GameBar;
+use super::stats::print_notes;
 use super::stdout::outln;
-use arena::{
-    is_llm_spec, ladder_opponents, published_rating, Chooser, Interrupted, PlaceResult, Placement, PlayerSpec,
-    RunOptions,
-};
-use game::Othello;
-use runs::{published_ladder, RunFile, RunKind};
+use arena::{is_llm_spec, recorded_place, Chooser, Interrupted, PlaceFlags, PlaceResult, Placement, PlayerSpec};
 
 pub(super) async fn run(args: PlaceArgs, env: &dyn Fn(&str) -> Option<String>) -> Result<()> {
     let resumed = args.resume.is_some();
@@ -33,32 +28,17 @@ pub(super) async fn run(args: PlaceArgs, env: &dyn Fn(&str) -> Option<String>) -
     };
     let player: PlayerSpec = parse_player(spec, "SPEC", &args.agent, connection.as_ref())?;
     external::identify(std::slice::from_ref(&player)).await?;
-    let opponents = ladder_opponents(&player.to_string(), published_ladder(), &args.gauntlet)?;
-    let openings = OpeningsArgs {
-        opening_random: args.opening_random,
-        openings: args.openings.clone(),
-        openings_order: runs::OpeningsOrder::Sequential,
-        openings_cycle: false,
-    };
-    let placement = Placement {
-        player,
-        opponents,
-        chooser: if args.gauntlet.is_empty() {
-            Chooser::Nearest
-        } else {
-            Chooser::InTurn
-        },
+    let flags = PlaceFlags {
+        gauntlet: args.gauntlet.clone(),
         width: args.width,
         max_pairs: args.max_pairs,
         seed: args.seed,
-        opening_seed: args.seed,
-        rating: published_rating(),
-        run: RunOptions {
-            openings: openings::from_args::<Othello>(&openings, args.seed)?,
-            parallel: args.parallel.unwrap_or(2),
-            ..RunOptions::default()
-        },
+        parallel: args.parallel,
+        openings: args.openings.clone(),
+        opening_random: args.opening_random,
     };
+    let (placement, notes) = Placement::on_published_ladder(player, &flags)?;
+    print_notes(&notes);
     let argv = llm::arguments_without_credentials(std::env::args().skip(1));
     let open = placement.open(args.log_dir.as_deref(), resumed, argv)?;
     if let Some(resumed) = &open.resumed {
@@ -138,10 +118,7 @@ fn text(result: &PlaceResult) -> String {
 /// invocation's --parallel, --json and hosts.
 fn resumed_args(dir: &Path, now: &PlaceArgs) -> Result<PlaceArgs> {
     let path = dir.join("run.json");
-    let run = RunFile::read(dir).with_context(|| format!("bad --resume: cannot read {}", path.display()))?;
-    let RunKind::Place(recorded) = run.run else {
-        bail!("bad --resume: {} is not a place run", path.display());
-    };
+    let recorded = recorded_place(dir)?;
     let Command::Place(mut args) = recorded_command(recorded.argv, &path)? else {
         bail!("bad --resume: {} is not a place run", path.display());
     };

@@ -2,7 +2,7 @@
 
 use agent::ModelGame;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use anyhow::Result;
@@ -43,13 +43,12 @@ async fn play<R: ModelGame>(args: PlayArgs, env: &dyn Fn(&str) -> Option<String>
         parse_player(&args.white, "--white", &args.agent, connection.as_ref())?,
     ];
     external::identify(&players).await?;
-    let external = match args.reference_engine.as_deref().filter(|_| args.score_moves) {
-        Some(reference) => Some(quality::reference_engine::<R>(reference, args.agent.engines.as_deref()).await?),
-        None => None,
-    };
     let reference = (args.reference.exact_empties, args.reference.reference_depth);
+    let external = (args.reference_engine.as_deref(), args.agent.engines.as_deref());
     // Only --score-moves values a match's moves (and reports them).
-    let scoring = MoveValuing::new((args.score_moves, !args.score_moves), reference, external).scoring;
+    let scoring = MoveValuing::from_flags::<R>((args.score_moves, !args.score_moves), reference, external)
+        .await?
+        .scoring;
     let human = players.iter().any(PlayerSpec::is_human);
     let parallel = MatchConfig::<R>::parallel(human || args.show, args.parallel, connection.as_ref());
     if let Some(csv) = &args.csv {
@@ -172,18 +171,18 @@ fn print_players<R: ModelGame>(
     Ok(())
 }
 
-/// Scores both players' moves in every game; per player in players order. Writes
-/// move-scores.jsonl when the match has a log folder.
+/// Scores both players' moves in every game ([`MatchResult::value_moves`]), with a
+/// progress line unless `quiet`; per player in players order.
 fn score_both_players<R: ModelGame>(
     result: &MatchResult<R>,
     scoring: &Scoring,
     quiet: bool,
     log_dir: Option<&Path>,
 ) -> Result<[MoveQuality; 2]> {
-    let games = result.games_to_score();
-    let never = AtomicBool::new(false);
-    let moves = quality::with_progress::<R, _>(games.len(), scoring, quiet, |watch| {
-        scoring.value(&games, (quality::cores(), watch, &never), log_dir)
-    })?;
-    Ok(result.quality_by_player(&moves))
+    Ok(quality::with_progress::<R, _>(
+        result.games.len(),
+        scoring,
+        quiet,
+        |watch| result.value_moves(scoring, (quality::cores(), watch), log_dir),
+    )?)
 }

@@ -8,7 +8,6 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 
-use super::agent_args::parse_player;
 use super::args::{DatagenArgs, GameArg, GenerateArgs, ProbeArgs};
 use super::outputs::{check_output_flag, write_output};
 use super::stdout::{out, outln};
@@ -66,26 +65,8 @@ pub(super) fn run_generate(args: GenerateArgs) -> Result<()> {
 /// Labels `boards` of game `R` (each with its motif, if any) with the reference's
 /// scores and the teacher's move ([`label_positions`]), and writes them.
 fn generate<R: ModelGame>(args: &GenerateArgs, boards: Vec<(R::Position, Option<&str>)>) -> Result<()> {
-    let teacher: Option<R::Spec> = args
-        .teacher
-        .as_deref()
-        .map(|t| {
-            t.parse()
-                .map_err(|e: <R::Spec as std::str::FromStr>::Err| anyhow::anyhow!("{e}"))
-        })
-        .transpose()
-        .context("bad --teacher")?;
-    if teacher.as_ref().is_some_and(R::is_human) {
-        bail!("bad --teacher human: positions are labelled unattended; give an engine spec");
-    }
-    let (exact_empties, depth) = (args.reference.exact_empties, args.reference.reference_depth);
-    let labelling = Labelling {
-        exact_empties,
-        depth,
-        teacher,
-        seed: args.seed,
-        threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
+    let reference = (args.reference.exact_empties, args.reference.reference_depth);
+    let labelling = Labelling::from_flags::<R>(args.teacher.as_deref(), reference, args.seed)?;
     let bar = progress_bar(boards.len(), false, "positions labelled");
     let labelled = label_positions::<R>(&boards, &labelling, &|| bar.inc(1));
     bar.finish_and_clear();
@@ -100,7 +81,7 @@ fn generate<R: ModelGame>(args: &GenerateArgs, boards: Vec<(R::Position, Option<
         "wrote {} positions to {} ({exact} scored exactly; {})",
         positions.len(),
         args.output.display(),
-        R::describe_reference(exact_empties, depth)
+        R::describe_reference(labelling.exact_empties, labelling.depth)
     )?;
     Ok(())
 }
@@ -141,13 +122,9 @@ async fn probe<R: ModelGame>(
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<()> {
     let connection = args.hosts.connect(&args.agent, env).await?;
-    let agent: PlayerSpec<R> = parse_player(&args.agent_spec, "--agent", &args.agent, Some(&connection))?;
-    let Some(config) = agent.agent_config().cloned() else {
-        bail!(
-            "bad --agent {:?}: probe measures an LLM player, give llm:MODEL",
-            args.agent_spec
-        );
-    };
+    let agent_flags = (&connection, "probe");
+    let agent = PlayerSpec::<R>::parse_llm(&args.agent_spec, "--agent", &args.agent.source(), agent_flags)?;
+    let config = agent.agent_config().cloned().unwrap_or_default();
     if let Some(csv) = &args.csv {
         let inputs: Vec<&Path> = [Some(args.positions.as_path()), args.log_dir.as_deref()]
             .into_iter()
@@ -180,12 +157,10 @@ async fn rules_probe(
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<()> {
     let connection = args.hosts.connect(&args.agent, env).await?;
-    let agent: PlayerSpec<Othello> = parse_player(&args.agent_spec, "--agent", &args.agent, Some(&connection))?;
+    let agent_flags = (&connection, "probe");
+    let agent = PlayerSpec::<Othello>::parse_llm(&args.agent_spec, "--agent", &args.agent.source(), agent_flags)?;
     let PlayerSpec::Llm(llm) = &agent else {
-        bail!(
-            "bad --agent {:?}: probe measures an LLM player, give llm:MODEL",
-            args.agent_spec
-        );
+        unreachable!("parse_llm gives an LLM player")
     };
     let run = open_run(&args, &connection, &llm.config, positions.len())?;
     let bar = progress_bar(positions.len(), args.json, "positions");

@@ -1,34 +1,12 @@
-//! Valuing moves, shown: the external reference `--reference ext:NAME` resolved and
-//! its handshake checked, and a valuing ([`arena::Scoring::value`]) with a line on
-//! stderr and a progress line; what is valued and where it is written is the
-//! library's ([`arena::MoveValuing`]).
+//! Valuing moves, shown: a valuing ([`arena::Scoring::value`]) with a line on stderr
+//! and a progress line; what is valued, by which reference, and where it is written is
+//! the library's ([`arena::MoveValuing`]).
 
 use agent::ModelGame;
-use std::path::Path;
 use std::sync::Arc;
 
-use anyhow::{bail, Context, Result};
-
-use super::external;
 use super::progress::scoring_progress;
-use arena::{ExternalEngine, ExternalScorer, Scoring, ScoringWatch};
-
-/// The external reference `--reference` names, an `ext:NAME` of the `--engines` file
-/// `engines`, started once here to check its handshake.
-pub(super) async fn reference_engine<R: ModelGame>(reference: &str, engines: Option<&Path>) -> Result<ExternalEngine> {
-    if !reference.trim().starts_with("ext:") {
-        bail!(
-            "bad --reference {reference:?}: give an external engine ext:NAME of --engines (our own reference is the default; set it with --exact-empties and --reference-depth)"
-        );
-    }
-    let engine = external::resolve::<R>(reference, "--reference", engines)?;
-    ExternalScorer::new(&engine, None).with_context(|| format!("bad --reference {reference}"))?;
-    engine
-        .identify()
-        .await
-        .with_context(|| format!("bad --reference {}: its handshake failed", engine.name()))?;
-    Ok(engine)
-}
+use arena::{Scoring, ScoringWatch};
 
 /// The workers a valuing runs on: every CPU core.
 pub(super) fn cores() -> usize {

@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 
 use super::args::ReportArgs;
-use super::args::DEFAULT_CALIBRATION;
 use super::inputs::open_runs;
 use super::outputs::{check_output_flag, write_output};
 use super::stats::{collect_groups, print_notes};
@@ -25,12 +24,7 @@ pub(super) fn run(args: ReportArgs) -> Result<()> {
     };
     let groups = collect_groups(&args.paths)?;
     print_notes(&groups.logs.notes);
-    let intrinsic = logs_table(
-        &groups.logs,
-        Path::new(DEFAULT_CALIBRATION),
-        runs::DEFAULT_BOOTSTRAP as usize,
-        runs::DEFAULT_BOOTSTRAP_SEED,
-    )?;
+    let intrinsic = logs_table(&groups.logs)?;
     let rating = RateSettings::with_ladder(args.no_ladder);
     let (html, games) = report_page(&args.paths, &groups, &rating, Some(&intrinsic));
     write_output("-o", &args.output, html.as_bytes())?;

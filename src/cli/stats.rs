@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use serde_json::json;
 
 use super::args::StatsArgs;
@@ -23,13 +23,12 @@ pub(super) fn print_notes(notes: &[String]) {
 /// The groups of [`runs::collect_groups`]; with no LLM game, the reader's notes are
 /// printed before the error.
 pub(super) fn collect_groups(paths: &[PathBuf]) -> Result<Groups> {
-    match runs::collect_groups(paths) {
-        Err(GroupsError::NoLlmGame { notes }) => {
-            print_notes(&notes);
-            bail!("no game with an llm: player in these logs")
+    let groups = runs::collect_groups(paths).inspect_err(|err| {
+        if let GroupsError::NoLlmGame { notes } = err {
+            print_notes(notes);
         }
-        groups => Ok(groups?),
-    }
+    });
+    Ok(groups?)
 }
 
 pub(super) fn run(args: StatsArgs) -> Result<()> {

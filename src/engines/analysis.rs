@@ -5,11 +5,11 @@
 use std::fmt::Write as _;
 use std::time::Instant;
 
-use game::othello::{Board, Color, Move, Outcome};
+use game::othello::{Board, Color, IllegalMove, Move, Outcome, ParseBoardError, ParseSquareError};
 use serde::Serialize;
 
 use crate::solver::{Solution, Solver};
-use crate::{Decision, Engine, EngineError};
+use crate::{Decision, Engine, EngineError, EngineSpec};
 
 /// An engine's decision on a position, as `analyze` reports it.
 #[derive(Clone, Debug, Serialize)]
@@ -27,7 +27,87 @@ fn format_value(value: f64) -> String {
     text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
+/// A position `--board`, `--side` and `--moves` do not give.
+#[derive(Debug, thiserror::Error)]
+pub enum PositionFlagsError {
+    /// `--board` is not 64 squares.
+    #[error("bad --board")]
+    Board(#[source] ParseBoardError),
+    /// A move of `--moves` is not a square (nor `pass`).
+    #[error("bad --moves: move {number} {text:?}")]
+    Move {
+        /// Its number, from 1.
+        number: usize,
+        /// The move as given.
+        text: String,
+        /// Why.
+        #[source]
+        source: ParseSquareError,
+    },
+    /// A move of `--moves` is not legal where it is played.
+    #[error("bad --moves: move {number} {text:?}")]
+    Illegal {
+        /// Its number, from 1.
+        number: usize,
+        /// The move as given.
+        text: String,
+        /// Why.
+        #[source]
+        source: IllegalMove,
+    },
+}
+
+/// The position `analyze`, `solve` and `perft` work on: `board` (64 squares, `side` to
+/// move; none: the start with `side` to move), then each move of `moves` (split at
+/// whitespace) played in turn.
+pub fn position_from_flags(board: Option<&str>, side: Color, moves: Option<&str>) -> Result<Board, PositionFlagsError> {
+    let mut position = match board {
+        None => Board::new().with_side_to_move(side),
+        Some(text) => Board::parse_squares(text, side).map_err(PositionFlagsError::Board)?,
+    };
+    for (i, text) in moves.unwrap_or_default().split_whitespace().enumerate() {
+        let (number, text) = (i + 1, text.to_string());
+        let mv: Move = match text.parse() {
+            Ok(mv) => mv,
+            Err(source) => return Err(PositionFlagsError::Move { number, text, source }),
+        };
+        position = position
+            .try_play(mv)
+            .map_err(|source| PositionFlagsError::Illegal { number, text, source })?;
+    }
+    Ok(position)
+}
+
+/// A position or engine `analyze` cannot analyse.
+#[derive(Debug, thiserror::Error)]
+pub enum AnalyzeError {
+    /// A person at the terminal.
+    #[error("bad --engine: human cannot be analysed; choose an engine such as n-hand:3 or search")]
+    Human,
+    /// Neither side can move.
+    #[error("the game is over in this position: give a --board where a side can move")]
+    GameOver,
+    /// The engine failed.
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+}
+
 impl Analysis {
+    /// The decision of the engine `spec` builds (seeded by `seed`) on `board`, timed,
+    /// with the engine's name: an engine that answers by itself, in a position where a
+    /// side can move.
+    pub fn of(spec: &EngineSpec, board: &Board, seed: u64) -> Result<(Analysis, String), AnalyzeError> {
+        if *spec == EngineSpec::Human {
+            return Err(AnalyzeError::Human);
+        }
+        if board.is_game_over() {
+            return Err(AnalyzeError::GameOver);
+        }
+        let mut engine = spec.build(seed);
+        let analysis = Analysis::run(&mut *engine, board)?;
+        Ok((analysis, engine.name()))
+    }
+
     /// `engine`'s decision on `board`, timed.
     pub fn run(engine: &mut dyn Engine, board: &Board) -> Result<Analysis, EngineError> {
         let start = Instant::now();
@@ -198,5 +278,40 @@ mod tests {
         );
         assert!(matches!(check_solvable(&board), Err(Unsolvable::TooManyEmpties(60))));
         assert_eq!(format_value(2.500), "2.5");
+    }
+
+    /// A position is the board given (or the start), then the moves, each refusal
+    /// naming the flag and the move.
+    #[test]
+    fn a_position_is_the_board_then_the_moves() {
+        let board = position_from_flags(None, Color::Black, Some("f5 d6  c3")).unwrap();
+        assert_eq!(board.empties(), 57);
+        let bad = position_from_flags(None, Color::Black, Some("f5 z9")).unwrap_err();
+        assert_eq!(bad.to_string(), "bad --moves: move 2 \"z9\"");
+        let illegal = position_from_flags(None, Color::Black, Some("a1")).unwrap_err();
+        assert!(
+            matches!(illegal, PositionFlagsError::Illegal { number: 1, .. }),
+            "{illegal}"
+        );
+        let short = position_from_flags(Some("X"), Color::Black, None).unwrap_err();
+        assert_eq!(short.to_string(), "bad --board");
+    }
+
+    /// `analyze` asks an engine that answers by itself, in a position where a side can
+    /// move.
+    #[test]
+    fn analyze_refuses_a_person_and_a_finished_game() {
+        let board = Board::new();
+        let (_, name) = Analysis::of(&EngineSpec::Greedy, &board, 1).unwrap();
+        assert_eq!(name, "greedy");
+        assert!(matches!(
+            Analysis::of(&EngineSpec::Human, &board, 1),
+            Err(AnalyzeError::Human)
+        ));
+        let ended = Board::parse_squares(&format!("{}{}", "X".repeat(40), "O".repeat(24)), Color::Black).unwrap();
+        assert!(matches!(
+            Analysis::of(&EngineSpec::Greedy, &ended, 1),
+            Err(AnalyzeError::GameOver)
+        ));
     }
 }

@@ -50,7 +50,10 @@ mod spec;
 mod weights;
 
 pub use alphabeta::{AlphaBeta, Evaluation};
-pub use analysis::{check_solvable, Analysis, Solved, Unsolvable, MAX_SOLVE_EMPTIES};
+pub use analysis::{
+    check_solvable, position_from_flags, Analysis, AnalyzeError, PositionFlagsError, Solved, Unsolvable,
+    MAX_SOLVE_EMPTIES,
+};
 pub use dilute::Dilute;
 pub use games::{canonical_spec, Engines, GameEngine};
 pub use greedy::Greedy;

@@ -299,6 +299,48 @@ pub fn read_settings_or_built_in(path: &Path, shipped: (&str, &str)) -> Result<S
     read_file(path, USER_LINE_CAP, SETTINGS_FILE_CAP)
 }
 
+/// A file a user names that cannot be read: the flag or key that named it, the file,
+/// and why.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot read {what} {path}")]
+pub struct UserFileError {
+    /// The flag or key that named the file (`--agent-file`, `the tournament file`).
+    pub what: String,
+    /// The file, as given.
+    pub path: String,
+    /// Why.
+    #[source]
+    pub source: LineError,
+}
+
+/// The text of the file `path` that `what` names (a flag, a key): every text file a
+/// user names (suites, ladders, engine, agent, fleet and tournament files, templates)
+/// is read whole and exactly as it is, but never more than `file_cap` bytes in lines
+/// of at most [`USER_LINE_CAP`], so `/dev/zero`, a FIFO or one endless line is refused
+/// naming the file and the cap instead of filling memory or waiting.
+pub fn read_user_file(what: &str, path: &Path, file_cap: u64) -> Result<String, UserFileError> {
+    read_file(path, USER_LINE_CAP, file_cap).map_err(|source| UserFileError {
+        what: what.to_string(),
+        path: path.display().to_string(),
+        source,
+    })
+}
+
+/// [`read_user_file`], or, when no file is at `path` and `built_in` is the binary's
+/// own copy of the file it names (a shipped prompt, agent file, ladder or calibration),
+/// that copy: a file in the working directory overrides what is built in.
+pub fn read_user_file_or_built_in(
+    what: &str,
+    path: &Path,
+    built_in: Option<&str>,
+    file_cap: u64,
+) -> Result<String, UserFileError> {
+    match built_in {
+        Some(text) if !path.exists() => Ok(text.to_string()),
+        _ => read_user_file(what, path, file_cap),
+    }
+}
+
 /// The bytes of the file at `path`, within the same caps as [`read_file`] but not
 /// checked as UTF-8 (a game log a crash cut off may end inside a character).
 pub fn read_file_bytes(path: &Path, line_cap: usize, file_cap: u64) -> Result<Vec<u8>, LineError> {

@@ -13,6 +13,7 @@ use serde_json::Value;
 use settings::AgentConfig;
 
 use crate::groups::{collect_groups, Group, GroupsError, Key};
+use crate::logs::{run_folders, LogsError};
 use crate::run_file::RecordedSettings;
 
 /// Why a run cannot be compared.
@@ -27,6 +28,31 @@ pub enum CompareError {
     /// Its games cannot be read or hold no LLM player.
     #[error(transparent)]
     Groups(#[from] GroupsError),
+    /// A folder of runs cannot be listed.
+    #[error(transparent)]
+    Logs(#[from] LogsError),
+    /// Fewer than two runs to compare (with the notes of the folders listed).
+    #[error("compare needs two runs or more: give run folders, or a folder that holds several")]
+    TooFew {
+        /// What listing the folders noted.
+        notes: Vec<String>,
+    },
+}
+
+/// The runs `paths` stand for, to be compared: each run folder, and every run folder
+/// under a folder of runs ([`run_folders`]), with the notes that say so; at least two
+/// (fewer: refused, the notes kept in the error).
+pub fn compared_folders(paths: &[PathBuf]) -> Result<(Vec<PathBuf>, Vec<String>), CompareError> {
+    let (mut folders, mut notes) = (Vec::new(), Vec::new());
+    for path in paths {
+        let (runs, note) = run_folders(path)?;
+        folders.extend(runs);
+        notes.extend(note);
+    }
+    if folders.len() < 2 {
+        return Err(CompareError::TooFew { notes });
+    }
+    Ok((folders, notes))
 }
 
 /// A run compared: its configuration, groups and games.
@@ -476,6 +502,16 @@ fn pooled_line(out: &mut String, i: usize, pooled: &Pooled) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Two runs or more are compared; one is refused with the reason.
+    #[test]
+    fn compare_needs_two_runs_or_more() {
+        let two = [PathBuf::from("no-such-run-a"), PathBuf::from("no-such-run-b")];
+        assert_eq!(compared_folders(&two).unwrap().0, two);
+        let one = compared_folders(&two[..1]).unwrap_err();
+        assert!(matches!(one, CompareError::TooFew { .. }), "{one}");
+        assert!(one.to_string().starts_with("compare needs two runs or more"), "{one}");
+    }
 
     /// `compare --json` was written with `json!`, whose objects sort their keys: each
     /// typed part declares its fields in that order, so the bytes stay the same.

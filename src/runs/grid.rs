@@ -1,12 +1,13 @@
 //! A tournament `[[llm]]` entry's `grid`: agent settings, each with a list of values,
 //! expanded into one player per combination (`llm:MODEL@tool-json-legal`, ...), so an
-//! ablation is one file and one `rate`. Each value is checked by the caller's parser of
-//! its flag (`mode = ["tool"]` is `--mode tool`), so a grid takes exactly what the
-//! flags take.
+//! ablation is one file and one `rate`. Each value is read by its agent flag's own
+//! parser ([`AgentSettings::from_flags`]: `mode = ["tool"]` is `--mode tool`, held to the
+//! flag's range), so a grid takes exactly what the flags take.
 
 use std::fmt;
 
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
+use settings::AgentSettings;
 
 use crate::players::name_part;
 
@@ -17,11 +18,11 @@ pub(crate) const MAX_GRID_PLAYERS: usize = 64;
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Grid(Vec<(String, Vec<toml::Value>)>);
 
-/// One combination of a grid: the flags it sets and the name parts it gives.
+/// One combination of a grid: the agent settings it sets and the name parts it gives.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GridPlayer {
-    /// The flags and their values, as a command line has them (`--mode`, `tool`, ...).
-    pub flags: Vec<String>,
+    /// The settings, as the flags with its values give them (`--mode tool ...`).
+    pub settings: AgentSettings,
     /// The player-name parts, one per setting (`tool`, `json-legal`, `vote-3`).
     pub name_parts: Vec<String>,
 }
@@ -84,9 +85,9 @@ impl Grid {
         self.0.iter().any(|(k, _)| k == key)
     }
 
-    /// Every combination, the first setting varying slowest; each value checked alone
-    /// by `check` (given `[flag, value]`, it says why the flag refuses it).
-    pub fn players(&self, check: &dyn Fn(&[String]) -> Result<(), String>) -> Result<Vec<GridPlayer>, GridError> {
+    /// Every combination, the first setting varying slowest; each value read alone by
+    /// its flag's parser first, so the message names the key and the value.
+    pub fn players(&self) -> Result<Vec<GridPlayer>, GridError> {
         let mut settings: Vec<(&str, Vec<String>)> = Vec::new();
         let mut players = 1usize;
         for (key, values) in &self.0 {
@@ -98,7 +99,7 @@ impl Grid {
                 .map(|value| flag_value(key, value))
                 .collect::<Result<Vec<_>, _>>()?;
             for text in &texts {
-                check(&[grid_flag(key), text.clone()]).map_err(|why| GridError::Refused {
+                AgentSettings::from_flags(&[grid_flag(key), text.clone()]).map_err(|why| GridError::Refused {
                     key: key.clone(),
                     text: text.clone(),
                     why,
@@ -121,7 +122,8 @@ impl Grid {
                     name_parts.push(name_part(key, text));
                 }
                 name_parts.reverse();
-                GridPlayer { flags, name_parts }
+                let settings = AgentSettings::from_flags(&flags).expect("each value was read alone above");
+                GridPlayer { settings, name_parts }
             })
             .collect())
     }
@@ -159,11 +161,7 @@ mod tests {
             grid: Grid,
         }
         let entry: Entry = toml::from_str(text).unwrap();
-        let check = |args: &[String]| match args[1].as_str() {
-            "0" => Err("0 is not in 1 to 16".to_string()),
-            _ => Ok(()),
-        };
-        entry.grid.players(&check)
+        entry.grid.players()
     }
 
     #[test]
@@ -174,7 +172,8 @@ mod tests {
             names,
             ["tool-text", "tool-json-legal", "direct-text", "direct-json-legal"]
         );
-        assert_eq!(found[3].flags, ["--answer-format", "json-legal", "--mode", "direct"]);
+        assert_eq!(found[3].settings.mode, Some(settings::Mode::Direct));
+        assert_eq!(found[3].settings.answer_format, Some(settings::AnswerFormat::JsonLegal));
         let found = players(
             r#"grid = { vote = [1, 3], think = ["High"], answer_reason = [false], system = ["prompts/direct-en.md"] }"#,
         )
@@ -182,6 +181,10 @@ mod tests {
         assert_eq!(
             found[1].name_parts,
             ["vote-3", "think-high", "answer-reason-false", "direct-en"]
+        );
+        assert_eq!(
+            (found[1].settings.vote, found[1].settings.answer_reason),
+            (Some(3), Some(false))
         );
     }
 
@@ -195,6 +198,11 @@ mod tests {
             "{range}"
         );
         assert!(message(r#"grid = { mode = [["tool"]] }"#).contains("not a value a flag takes"));
+        let unknown = message(r#"grid = { colour = ["red"] }"#);
+        assert!(
+            unknown.contains("grid colour = \"red\"") && unknown.contains("agent flags"),
+            "{unknown}"
+        );
         let wide = r#"grid = { vote = [1, 2, 3, 4, 5, 6, 7, 8], max_turns = [1, 2, 3, 4, 5, 6, 7, 8, 9] }"#;
         assert!(message(wide).contains("72 players"));
     }

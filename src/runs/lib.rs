@@ -76,7 +76,9 @@ pub use bundle::{
     Manifest, ManifestFile, RunInputs, BUNDLE_FORMAT, BUNDLE_VERSION, CALIBRATION_ENTRY, LADDER_ENTRY,
 };
 pub use calibration_file::{LoadCalibrationError, ReadCalibrationError, SHIPPED_CALIBRATION, SHIPPED_CALIBRATION_PATH};
-pub use compare::{load_run, CompareError, Compared, ComparedRun, Comparison, Paired, Pooled, Verdict};
+pub use compare::{
+    compared_folders, load_run, CompareError, Compared, ComparedRun, Comparison, Paired, Pooled, Verdict,
+};
 pub use csv_table::CsvTable;
 pub use export::{ggf, transcript, ExportError};
 pub use grid::{Grid, GridError, GridPlayer};

@@ -309,6 +309,21 @@ impl AgentSettings {
         Ok(config)
     }
 
+    /// The settings a command line of agent flags gives (`["--mode", "tool"]`), each
+    /// read by its flag's own parser (and so held to its range), or, when one is
+    /// refused, the first line of clap's reason.
+    pub fn from_flags(flags: &[String]) -> Result<AgentSettings, String> {
+        use clap::Parser;
+        Flags::try_parse_from(flags).map(|flags| flags.settings).map_err(|e| {
+            let why = e.to_string();
+            why.lines()
+                .next()
+                .unwrap_or_default()
+                .trim_start_matches("error: ")
+                .to_string()
+        })
+    }
+
     /// The model options: `[options]`, each overridden by its own setting.
     fn model_options(&self) -> ChatOptions {
         let mut options = self.options.clone();
@@ -320,19 +335,19 @@ impl AgentSettings {
     }
 }
 
+/// The agent settings as flags alone ([`AgentSettings::from_flags`]).
+#[derive(clap::Parser)]
+#[command(no_binary_name = true)]
+struct Flags {
+    #[command(flatten)]
+    settings: AgentSettings,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use clap::Parser;
     use game::Othello;
-
-    /// The settings as flags alone.
-    #[derive(Parser)]
-    #[command(no_binary_name = true)]
-    struct Flags {
-        #[command(flatten)]
-        settings: AgentSettings,
-    }
 
     /// One declaration gives the flag, the file key and the range: a flag out of range
     /// is refused by clap, the same value from a file or a library caller by
@@ -360,5 +375,14 @@ mod tests {
         let given = Flags::try_parse_from(["--max-turns", "7", "--temperature", "0.5"]).unwrap();
         let config = given.settings.config::<Othello>("m", &crate::prompts_dir()).unwrap();
         assert_eq!((config.max_turns, config.options.temperature), (7, Some(0.5)));
+        let flags =
+            |flags: &[&str]| AgentSettings::from_flags(&flags.iter().map(|f| f.to_string()).collect::<Vec<_>>());
+        assert_eq!(flags(&["--max-turns", "7"]).unwrap().max_turns, Some(7));
+        let refused = flags(&["--vote", "0"]).unwrap_err();
+        assert!(
+            refused.starts_with("invalid value '0' for '--vote <VOTE>'"),
+            "{refused}"
+        );
+        assert!(refused.contains("1 to 16"), "{refused}");
     }
 }

@@ -210,6 +210,50 @@ pub struct Labelling<S> {
     pub threads: usize,
 }
 
+/// A `--teacher` that cannot label positions.
+#[derive(Debug, thiserror::Error)]
+pub enum TeacherSpecError {
+    /// Not an engine spec of the game.
+    #[error("bad --teacher")]
+    Spec(#[source] UnknownTeacher),
+    /// A person at the terminal.
+    #[error("bad --teacher human: positions are labelled unattended; give an engine spec")]
+    Human,
+}
+
+/// Why a teacher spec names no engine of the game (the spec parser's words).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UnknownTeacher(pub String);
+
+impl<S: std::str::FromStr<Err: std::fmt::Display>> Labelling<S> {
+    /// The labelling of game `R` that `--teacher` (when given), the reference
+    /// (`exact_empties`, `depth`) and `seed` ask for, on every core: the teacher must be
+    /// an engine of the game that answers by itself.
+    pub fn from_flags<R: Engines<Spec = S>>(
+        teacher: Option<&str>,
+        (exact_empties, depth): (u32, u32),
+        seed: u64,
+    ) -> Result<Labelling<S>, TeacherSpecError> {
+        let teacher = teacher
+            .map(|text| {
+                text.parse::<S>()
+                    .map_err(|e| TeacherSpecError::Spec(UnknownTeacher(e.to_string())))
+            })
+            .transpose()?;
+        if teacher.as_ref().is_some_and(R::is_human) {
+            return Err(TeacherSpecError::Human);
+        }
+        Ok(Labelling {
+            exact_empties,
+            depth,
+            teacher,
+            seed,
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        })
+    }
+}
+
 /// Labels `boards` of game `R` (each with its motif, if any) with the reference's
 /// scores and the teacher's move, on `labelling.threads` threads, calling `done` after
 /// each position; in the boards' order.
@@ -312,5 +356,31 @@ impl LabelledPosition {
             exact: self.exact,
             depth: self.depth,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::EngineSpec;
+    use game::Othello;
+
+    /// A teacher is an engine spec of the game that answers by itself; none is none.
+    #[test]
+    fn a_teacher_is_an_engine_that_answers_by_itself() {
+        let labelling = Labelling::<EngineSpec>::from_flags::<Othello>(Some("greedy"), (14, 4), 7).unwrap();
+        assert_eq!(
+            (labelling.teacher, labelling.exact_empties, labelling.seed),
+            (Some(EngineSpec::Greedy), 14, 7)
+        );
+        assert!(Labelling::<EngineSpec>::from_flags::<Othello>(None, (14, 4), 7)
+            .unwrap()
+            .teacher
+            .is_none());
+        let human = Labelling::<EngineSpec>::from_flags::<Othello>(Some("human"), (14, 4), 7).unwrap_err();
+        assert!(matches!(human, TeacherSpecError::Human), "{human}");
+        let unknown = Labelling::<EngineSpec>::from_flags::<Othello>(Some("nonsense"), (14, 4), 7).unwrap_err();
+        assert_eq!(unknown.to_string(), "bad --teacher");
+        assert!(std::error::Error::source(&unknown).is_some());
     }
 }
