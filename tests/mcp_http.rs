@@ -277,6 +277,20 @@ fn http_is_loopback_only_unless_a_token_is_given() {
         !stdio.status.success() && stderr.contains("--token is for --http"),
         "{stderr}"
     );
+    // The other listening flags bound connections, which stdio has none of.
+    for flag in [["--max-connections", "3"], ["--header-timeout", "3"]] {
+        let stdio = Command::new(BIN)
+            .arg("mcp")
+            .args(flag)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&stdio.stderr);
+        assert!(
+            !stdio.status.success() && stderr.contains("--http"),
+            "{flag:?}: {stderr}"
+        );
+    }
     let _ = std::fs::remove_dir_all(&runs);
 }
 

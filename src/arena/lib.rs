@@ -4,14 +4,14 @@
 //! and move scoring against the reference. Run folders, logs and reports are the `runs` crate's; statistics the `stats` crate's.
 //!
 //! A move's way from a player to the tables, one shape per stage:
-//! - a player's turn gives an [`Action`]: a [`Played`] move (the move, its source, the
+//! - a player's turn gives an `Action`: a `Played` move (the move, its source, the
 //!   agent's [`record::AgentDecision`] for an LLM) or a forfeit; the agent builds it,
 //!   engines and forced passes too;
 //! - the game loop logs it through [`record::GameWriter`] (the one writer of every
 //!   line of a game's log; the agent writes its exchanges through it too) and keeps it
-//!   as a [`PlyRecord`] of the finished [`GameRecord`];
+//!   as a `PlyRecord` of the finished `GameRecord`;
 //! - every report counts a game as a [`runs::GameSummary`], built from a game just
-//!   played ([`GameRecord::summary`]) or from its log, by one tally
+//!   played (`GameRecord::summary`) or from its log, by one tally
 //!   ([`runs::Matchup::add`]).
 //!
 //! The workspace's crate map is in the `game` crate's documentation.
@@ -82,7 +82,7 @@ pub use client::{
     player_name, ClientGames, ClientSettings, MAX_ARGUMENT, MAX_CALLS_PER_PLY, MAX_CLIENTS, MAX_SESSION_GAMES,
 };
 pub use client_calls::{ClientAnswer, ClientCall, ClientError, ClientResult, ClientState, Discs};
-pub use client_game::{by_side, ClientSeat};
+pub use client_game::ClientSeat;
 pub use client_plan::{ClientFlags, ClientPlan, ClientPlanError};
 pub use client_run::ClientRun;
 pub use client_store::ClientStore;
@@ -114,8 +114,7 @@ pub use place::{
 };
 pub use place_run::{recorded_place, OpenPlacement, PlaceResult, RecordedPlaceError};
 pub use plan::{Format, Plan};
-pub use play::{play_game, random_opening, Forfeit, GameContext, GameError, GameRecord, PlyRecord};
-pub use player::{Action, PlayError, Played, Player};
+pub use play::random_opening;
 pub use player_spec::{is_llm_spec, LlmPlayer, ParseSpecError, PlayerSpec, UnknownSpecError};
 pub use players::{OpponentError, Players};
 pub use probe::{
@@ -127,7 +126,7 @@ pub use quality::{
 };
 pub use resume::{rebuild_game, ResumeError, ResumeState};
 pub use rules_probe::{rules_probe_run, rules_summary, run_rules_probe, Ask, BoardScore, ListScore, RulesAnswer};
-pub use schedule::{play_logged, MatchError, MatchEvent, RunOptions, Seat};
+pub use schedule::{MatchError, MatchEvent, RunOptions};
 pub use scheduled::ScheduledGame;
 pub use scoring::{Scoring, ValueMovesError};
 pub use sequential::Pairing;

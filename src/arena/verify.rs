@@ -62,6 +62,10 @@ pub struct Verified {
     pub moves: usize,
     /// Moves of built-in engines chosen again from the game's seed.
     pub engine_moves: usize,
+    /// Moves of models, people and external engines in runs whose plan was derived
+    /// again: legal by the rules, but taken as the log gives them (nobody can be asked
+    /// again).
+    pub logged_moves: usize,
     /// Figures of results.json and decisions.jsonl derived again and compared.
     pub figures: usize,
     /// What was not derived again, one line each (nothing for a tournament).
@@ -377,7 +381,9 @@ fn planned_games<R: ModelGame>(
         )
         .map_err(|e| not_planned(&log.path, e))?;
         let record = rebuild_game::<R>(&log.records).map_err(|e| differs(&log.path, e))?;
-        verified.engine_moves += check_engine_moves(&log.path, &record, &planned.names, scheduled)?;
+        let (asked, logged) = check_engine_moves(&log.path, &record, &planned.names, scheduled)?;
+        verified.engine_moves += asked;
+        verified.logged_moves += logged;
         records[log.number - 1] = Some(record);
     }
     Ok(records)
@@ -402,34 +408,39 @@ fn not_planned(path: &Path, error: ResumeError) -> VerifyError {
 /// Every move a built-in engine made in `record`, chosen again by that engine built
 /// with the seed the game gave it, on the same positions in the same order: an engine
 /// is a function of its seed and the positions it is asked, so a move that differs was
-/// not the engine's. Models, people and external engines are not asked again.
+/// not the engine's. Models, people and external engines are not asked again: answers
+/// how many moves were asked again, and how many of the others' (forced passes aside)
+/// were taken as logged.
 fn check_engine_moves<R: ModelGame>(
     path: &Path,
     record: &GameRecord<R>,
     names: &[String],
     scheduled: &ScheduledGame,
-) -> Result<usize, VerifyError> {
+) -> Result<(usize, usize), VerifyError> {
     let engine_of = |player: usize| {
         let spec = names[player].parse::<R::Spec>().ok()?;
         (!R::is_human(&spec)).then(|| R::engine(&spec, scheduled.player_seed(player)))
     };
     let mut engines = [engine_of(scheduled.black), engine_of(scheduled.white)];
     let mut line = Line::<R>::new(*record.game.start());
-    let mut asked = 0;
+    let (mut asked, mut logged) = (0, 0);
     for &mv in &record.game.moves()[..record.opening_plies] {
         line.try_play(mv)
             .map_err(|e| differs(path, format!("the opening: {e}")))?;
     }
     for ply in &record.plies {
         let number = line.moves().len() + 1;
-        if let Some(engine) = engines[usize::from(ply.color == Color::White)].as_mut() {
-            let played = (ply.played.mv, ply.played.source);
-            asked += usize::from(ask_again(path, number, engine.as_mut(), line.board(), played)?);
+        match engines[usize::from(ply.color == Color::White)].as_mut() {
+            Some(engine) => {
+                let played = (ply.played.mv, ply.played.source);
+                asked += usize::from(ask_again(path, number, engine.as_mut(), line.board(), played)?);
+            }
+            None => logged += usize::from(ply.played.source != MoveSource::ForcedPass),
         }
         line.try_play(ply.played.mv)
             .map_err(|e| differs(path, format!("ply {number}: {e}")))?;
     }
-    Ok(asked)
+    Ok((asked, logged))
 }
 
 /// Ply `ply` of a built-in engine, `(mv, source)` on `board`, against the engine's own

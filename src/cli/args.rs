@@ -993,6 +993,8 @@ pub struct ListenArgs {
 
 /// `mcp`.
 #[derive(Debug, Args)]
+// The listening flags bound connections over --http; over stdio there are none.
+#[command(group(clap::ArgGroup::new("listening").args(["max_connections", "header_timeout"]).multiple(true).requires("http")))]
 pub struct McpArgs {
     /// The game: othello, or marubatsu.
     #[arg(long, value_enum, default_value_t = GameArg::Othello)]

@@ -43,8 +43,9 @@ pub(super) fn run_verify(args: VerifyArgs) -> Result<()> {
     }
     outln!(
         "verified {}: {} run(s); {} files against the manifest; {} prompt texts against their hashes; {} games \
-         ({} moves) replayed through the rules, {} engine moves chosen again from the games' seeds; {} figures \
-         derived again from the games; all hold ({:.1} s)",
+         ({} moves) replayed through the rules, {} engine moves chosen again from the games' seeds ({} moves of \
+         models, people or external engines taken as logged); {} figures derived again from the games; all hold \
+         ({:.1} s)",
         args.path.display(),
         verified.runs,
         verified.files,
@@ -52,6 +53,7 @@ pub(super) fn run_verify(args: VerifyArgs) -> Result<()> {
         verified.games,
         verified.moves,
         verified.engine_moves,
+        verified.logged_moves,
         verified.figures,
         started.elapsed().as_secs_f64()
     )?;
