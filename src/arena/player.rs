@@ -79,11 +79,18 @@ impl<R: ModelGame> Player<R> for EnginePlayer<R> {
 
     async fn act(&mut self, position: &R::Position, _ctx: MoveContext<'_>) -> Result<Action<R>, PlayError> {
         let decision = self.0.choose(position).await?;
-        Ok(Action::Move(Played {
-            mv: R::decision_move(&decision),
+        Ok(EnginePlayer::action(&decision))
+    }
+}
+
+impl<R: ModelGame> EnginePlayer<R> {
+    /// An engine's decision as the move it plays (source `engine`, no agent record).
+    pub(crate) fn action(decision: &<R as engines::Engines>::Decision) -> Action<R> {
+        Action::Move(Played {
+            mv: R::decision_move(decision),
             source: MoveSource::Engine,
             agent: None,
-        }))
+        })
     }
 }
 

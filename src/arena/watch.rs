@@ -15,7 +15,7 @@ use engines::Engines;
 use record::{AgentDecision, MoveSource};
 
 use super::engine_process::Halt;
-use super::player::{Action, PlayError, Played, Player};
+use super::player::{Action, EnginePlayer, PlayError, Played, Player};
 use super::player_spec::PlayerSpec;
 
 /// What a face is shown of a client's game beside its log: every move, the opponent's
@@ -104,11 +104,7 @@ impl<R: ModelGame> Player<R> for WatchedEngine<R> {
     async fn act(&mut self, position: &R::Position, _ctx: MoveContext<'_>) -> Result<Action<R>, PlayError> {
         let decision = self.engine.choose(position).await?;
         self.watch.engine_decided(&self.engine.name(), &decision);
-        Ok(Action::Move(Played {
-            mv: R::decision_move(&decision),
-            source: MoveSource::Engine,
-            agent: None,
-        }))
+        Ok(EnginePlayer::action(&decision))
     }
 }
 
